@@ -1,0 +1,17 @@
+# lit configuration for vtac's golden-file tests: each .tvm file under tests/lit
+# carries its own RUN: and CHECK: lines.
+import os
+import lit.formats
+
+config.name = "vtac"
+config.test_format = lit.formats.ShTest(execute_external=False)
+config.suffixes = [".tvm", ".test"]
+config.excludes = ["Inputs"]
+config.test_source_root = os.path.dirname(__file__)
+config.test_exec_root = os.path.join(config.vtac_obj_root, "tests", "lit")
+
+config.substitutions.append(("%vtac", os.path.join(config.vtac_obj_root, "bin", "vtac")))
+config.substitutions.append(("%samples", os.path.join(config.vtac_src_root, "samples")))
+config.substitutions.append(("FileCheck", config.filecheck))
+config.substitutions.append(("not ", config.llvm_not + " "))
+config.environment["LC_ALL"] = "C"
