@@ -1,0 +1,153 @@
+// Parsing of vta_config.json (LLVM's JSON parser) and the derived sizes of a configuration.
+#include "vta/config.h"
+
+#include <cstdlib>
+
+#include "llvm/Support/JSON.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "vta/isa.h"
+
+namespace vta {
+
+namespace {
+
+llvm::Error configError(const llvm::Twine& message) {
+  return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                 "vta_config: " + message.str());
+}
+
+struct IntKey {
+  const char* name;
+  uint32_t Config::*member;
+};
+
+constexpr IntKey kIntKeys[] = {
+    {"LOG_INP_WIDTH", &Config::logInpWidth},         {"LOG_WGT_WIDTH", &Config::logWgtWidth},
+    {"LOG_ACC_WIDTH", &Config::logAccWidth},         {"LOG_BATCH", &Config::logBatch},
+    {"LOG_BLOCK", &Config::logBlock},                {"LOG_UOP_BUFF_SIZE", &Config::logUopBuffSize},
+    {"LOG_INP_BUFF_SIZE", &Config::logInpBuffSize},  {"LOG_WGT_BUFF_SIZE", &Config::logWgtBuffSize},
+    {"LOG_ACC_BUFF_SIZE", &Config::logAccBuffSize},
+};
+
+// log2 of the depth of an SRAM of 2^logBytes bytes holding elements of 2^logElemBits bits.
+llvm::Expected<uint32_t> logDepth(const char* what, uint32_t logBytes, uint32_t logElemBits) {
+  if (logBytes + 3 < logElemBits)
+    return configError(llvm::Twine(what) + " buffer is smaller than one element");
+  return logBytes + 3 - logElemBits;
+}
+
+}  // namespace
+
+Config Config::tvmDefault() {
+  Config config;
+  llvm::cantFail(config.derive());
+  return config;
+}
+
+llvm::Error Config::derive() {
+  // The simulator's arithmetic is int8 x int8 -> int32 (as TVM's functional simulator, whose
+  // 8-bit accumulator loads assume exactly these widths); shapes and buffer sizes are free.
+  if (logInpWidth != 3 || logWgtWidth != 3 || logAccWidth != 5)
+    return configError("only LOG_INP_WIDTH = LOG_WGT_WIDTH = 3 and LOG_ACC_WIDTH = 5 "
+                       "(int8 inputs and weights, int32 accumulators) are supported");
+  if (logBatch > 6 || logBlock > 8)
+    return configError("LOG_BATCH must be <= 6 and LOG_BLOCK <= 8");
+  if (logUopBuffSize > 24 || logInpBuffSize > 28 || logWgtBuffSize > 28 || logAccBuffSize > 28)
+    return configError("buffer sizes above 2^28 bytes (2^24 for micro-ops) are not supported");
+  inpWidth = 1u << logInpWidth;
+  wgtWidth = 1u << logWgtWidth;
+  accWidth = 1u << logAccWidth;
+  outWidth = inpWidth;
+  batch = 1u << logBatch;
+  blockIn = blockOut = 1u << logBlock;
+  inpElemBytes = batch * blockIn * inpWidth / 8;
+  wgtElemBytes = blockOut * blockIn * wgtWidth / 8;
+  accElemBytes = batch * blockOut * accWidth / 8;
+  outElemBytes = batch * blockOut * outWidth / 8;
+  auto inp = logDepth("input", logInpBuffSize, logBatch + logBlock + logInpWidth);
+  auto wgt = logDepth("weight", logWgtBuffSize, 2 * logBlock + logWgtWidth);
+  auto acc = logDepth("accumulator", logAccBuffSize, logBatch + logBlock + logAccWidth);
+  auto uop = logDepth("micro-op", logUopBuffSize, 5);
+  for (auto* depth : {&inp, &wgt, &acc, &uop})
+    if (!*depth) return depth->takeError();
+  logInpDepth = *inp;
+  logWgtDepth = *wgt;
+  logAccDepth = *acc;
+  logUopDepth = *uop;
+  inpDepth = 1u << logInpDepth;
+  wgtDepth = 1u << logWgtDepth;
+  accDepth = 1u << logAccDepth;
+  uopDepth = 1u << logUopDepth;
+  // The instruction and micro-op layouts must fit their 128 and 32 bits.
+  if (auto layout = isa::Layout::forConfig(*this); !layout) return layout.takeError();
+  return llvm::Error::success();
+}
+
+llvm::Expected<Config> Config::fromJSON(llvm::StringRef text) {
+  auto parsed = llvm::json::parse(text);
+  if (!parsed) return configError("invalid JSON: " + llvm::toString(parsed.takeError()));
+  const llvm::json::Object* object = parsed->getAsObject();
+  if (!object) return configError("expected a JSON object");
+  Config config;
+  if (auto target = object->getString("TARGET")) config.target = target->str();
+  if (auto version = object->getString("HW_VER")) config.hwVersion = version->str();
+  for (const IntKey& key : kIntKeys) {
+    const llvm::json::Value* value = object->get(key.name);
+    if (!value) continue;
+    auto integer = value->getAsInteger();
+    if (!integer || *integer < 0 || *integer > 64)
+      return configError(llvm::Twine(key.name) + " must be an integer in [0, 64]");
+    config.*key.member = static_cast<uint32_t>(*integer);
+  }
+  if (llvm::Error error = config.derive()) return error;
+  return config;
+}
+
+llvm::Expected<Config> Config::fromPathOrJSON(llvm::StringRef pathOrJSON) {
+  llvm::StringRef trimmed = pathOrJSON.ltrim();
+  if (trimmed.startswith("{")) return fromJSON(trimmed);
+  auto buffer = llvm::MemoryBuffer::getFile(pathOrJSON);
+  if (!buffer)
+    return configError("cannot read '" + pathOrJSON + "': " + buffer.getError().message());
+  auto config = fromJSON((*buffer)->getBuffer());
+  if (!config)
+    return configError(pathOrJSON + ": " + llvm::toString(config.takeError()));
+  return config;
+}
+
+llvm::Expected<Config> Config::fromEnvironment() {
+  const char* value = std::getenv("VTA_CONFIG");
+  if (!value || !*value) return tvmDefault();
+  return fromPathOrJSON(value);
+}
+
+std::string Config::toJSON() const {
+  llvm::json::Object object{{"TARGET", target}, {"HW_VER", hwVersion}};
+  for (const IntKey& key : kIntKeys) object[key.name] = static_cast<int64_t>(this->*key.member);
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  os << llvm::formatv("{0:2}", llvm::json::Value(std::move(object)));
+  return os.str();
+}
+
+std::string Config::name() const {
+  return std::to_string(batch) + "x" + std::to_string(blockIn) + "_i" + std::to_string(inpWidth) +
+         "w" + std::to_string(wgtWidth) + "a" + std::to_string(accWidth) + "_" +
+         std::to_string(logUopBuffSize) + "_" + std::to_string(logInpBuffSize) + "_" +
+         std::to_string(logWgtBuffSize) + "_" + std::to_string(logAccBuffSize);
+}
+
+uint32_t Config::dramElemBytes(uint32_t memoryType) const {
+  switch (memoryType) {
+    case isa::kMemUop: return uopElemBytes;
+    case isa::kMemWgt: return wgtElemBytes;
+    case isa::kMemInp: return inpElemBytes;
+    case isa::kMemAcc: return accElemBytes;
+    case isa::kMemOut: return outElemBytes;
+    // Accumulator tiles stored in DRAM with input-width (8-bit) elements.
+    case isa::kMemAcc8Bit: return accElemBytes * inpWidth / accWidth;
+    default: return 0;
+  }
+}
+
+}  // namespace vta

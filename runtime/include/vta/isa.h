@@ -1,0 +1,153 @@
+// The VTA instruction set in the binary encoding of TVM's hw_spec.h, for any configuration.
+//
+// hw_spec.h declares instructions as C bit-fields whose widths depend on the configuration
+// macros. Here the same layout is computed at run time from a vta::Config (following the
+// SysV rule that a bit-field never straddles a unit of its declared type: 64-bit units for
+// instructions, 32-bit units for micro-ops) and fields are read and written with shifts and
+// masks. A program encoded here is therefore bit-identical to one built by TVM's runtime for
+// the same configuration. Shared by the runtime (encoder) and the simulator (decoder).
+#ifndef VTA_ISA_H_
+#define VTA_ISA_H_
+
+#include <cstdint>
+#include <string>
+
+#include "vta/config.h"
+
+namespace vta::isa {
+
+enum Opcode : uint32_t { kOpLoad = 0, kOpStore = 1, kOpGemm = 2, kOpFinish = 3, kOpAlu = 4 };
+enum MemoryType : uint32_t {
+  kMemUop = 0,
+  kMemWgt = 1,
+  kMemInp = 2,
+  kMemAcc = 3,
+  kMemOut = 4,
+  kMemAcc8Bit = 5,
+};
+enum AluOpcode : uint32_t { kAluMin = 0, kAluMax = 1, kAluAdd = 2, kAluShr = 3, kAluMul = 4 };
+
+const char* opcodeName(uint32_t opcode);
+const char* memoryTypeName(uint32_t memoryType);
+const char* aluOpcodeName(uint32_t aluOpcode);
+
+// One 128-bit instruction as it sits in DRAM (two little-endian 64-bit words).
+struct Insn {
+  uint64_t word[2] = {0, 0};
+};
+static_assert(sizeof(Insn) == 16, "an instruction is 128 bits");
+
+// A bit-field of an instruction (offset counted from bit 0 of word 0) or of a micro-op.
+struct Field {
+  uint32_t offset = 0;
+  uint32_t width = 0;
+  bool isSigned = false;
+
+  bool fits(int64_t value) const;
+  uint64_t get(const Insn& insn) const;
+  int64_t getSigned(const Insn& insn) const;
+  void set(Insn& insn, uint64_t value) const;
+  uint32_t get(uint32_t word) const { return (word >> offset) & mask32(); }
+  void set(uint32_t& word, uint32_t value) const {
+    word = (word & ~(mask32() << offset)) | ((value & mask32()) << offset);
+  }
+
+private:
+  uint32_t mask32() const { return width >= 32 ? ~0u : ((1u << width) - 1u); }
+};
+
+// The four dependency flags every instruction carries after its opcode.
+struct DepFlags {
+  bool popPrev = false;
+  bool popNext = false;
+  bool pushPrev = false;
+  bool pushNext = false;
+};
+
+// LOAD and STORE (a STORE or a LOAD with x_size 0 is a no-op carrying dependency flags).
+struct MemInsn {
+  uint32_t opcode = kOpLoad;
+  DepFlags deps;
+  uint32_t memoryType = 0;
+  uint32_t sramBase = 0;
+  uint32_t dramBase = 0;  // in elements of memoryType
+  uint32_t ySize = 0, xSize = 0, xStride = 0;
+  uint32_t yPad0 = 0, yPad1 = 0, xPad0 = 0, xPad1 = 0;
+};
+
+// The micro-op loop nest shared by GEMM and ALU instructions.
+struct UopLoops {
+  bool reset = false;
+  uint32_t uopBgn = 0, uopEnd = 0;
+  uint32_t iterOut = 1, iterIn = 1;
+  uint32_t dstFactorOut = 0, dstFactorIn = 0;
+  uint32_t srcFactorOut = 0, srcFactorIn = 0;
+};
+
+struct GemmInsn {
+  DepFlags deps;
+  UopLoops loops;
+  uint32_t wgtFactorOut = 0, wgtFactorIn = 0;
+};
+
+struct AluInsn {
+  DepFlags deps;
+  UopLoops loops;
+  uint32_t aluOpcode = kAluAdd;
+  bool useImm = false;
+  int32_t imm = 0;
+};
+
+// FINISH (and any instruction seen only through its opcode and flags).
+struct FinishInsn {
+  DepFlags deps;
+};
+
+// A micro-op: accumulator index, source index (input for GEMM, accumulator for ALU), weight.
+struct Uop {
+  uint32_t dst = 0, src = 0, wgt = 0;
+};
+
+class Layout {
+public:
+  // Fails if the fields of this configuration do not fit in 128 (instruction) or 32 (uop) bits.
+  static llvm::Expected<Layout> forConfig(const Config& config);
+
+  uint32_t opcodeOf(const Insn& insn) const { return static_cast<uint32_t>(opcode.get(insn)); }
+  DepFlags depsOf(const Insn& insn) const;
+
+  // Encoding fails (naming the field) when a value does not fit its field.
+  llvm::Expected<Insn> encode(const MemInsn& mem) const;
+  llvm::Expected<Insn> encode(const GemmInsn& gemm) const;
+  llvm::Expected<Insn> encode(const AluInsn& alu) const;
+  Insn encode(const FinishInsn& finish) const;
+  llvm::Expected<uint32_t> encode(const Uop& uop) const;
+
+  MemInsn decodeMem(const Insn& insn) const;
+  GemmInsn decodeGemm(const Insn& insn) const;
+  AluInsn decodeAlu(const Insn& insn) const;
+  Uop decodeUop(uint32_t word) const {
+    return {uopDst.get(word), uopSrc.get(word), uopWgt.get(word)};
+  }
+
+  // "GEMM reset=0 uop=[0,126) iter_out=8 ..." with every field by name (for diagnostics).
+  std::string describe(const Insn& insn) const;
+
+private:
+  Field opcode, popPrev, popNext, pushPrev, pushNext;
+  Field memType, sramBase, dramBase, ySize, xSize, xStride, yPad0, yPad1, xPad0, xPad1;
+  Field reset, uopBgn, uopEnd, iterOut, iterIn;
+  Field gemmDstOut, gemmDstIn, gemmSrcOut, gemmSrcIn, gemmWgtOut, gemmWgtIn;
+  Field aluDstOut, aluDstIn, aluSrcOut, aluSrcIn, aluOpcode, useImm, imm;
+  Field uopDst, uopSrc, uopWgt;
+
+  void setDeps(Insn& insn, const DepFlags& deps) const;
+  llvm::Error setLoops(Insn& insn, const UopLoops& loops, const Field& dstOut,
+                       const Field& dstIn, const Field& srcOut, const Field& srcIn) const;
+  UopLoops getLoops(const Insn& insn, const Field& dstOut, const Field& dstIn,
+                    const Field& srcOut, const Field& srcIn) const;
+};
+
+}  // namespace vta::isa
+
+#endif  // VTA_ISA_H_

@@ -1,0 +1,65 @@
+/*
+ * The VTA functional simulator's own C API (libvta_sim), next to the driver API it
+ * implements (vta/driver.h): statistics, configuration, error reporting and the choice of
+ * the GEMM kernel. Statistics use the names and definitions of TVM's functional simulator.
+ */
+#ifndef VTA_SIM_H_
+#define VTA_SIM_H_
+
+#include <vta/driver.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/*
+ * Statistics of the calling thread since the last VTASimClearStats, as a JSON object with
+ * TVM's counters inp_load_nbytes, wgt_load_nbytes, acc_load_nbytes, uop_load_nbytes,
+ * out_store_nbytes, gemm_counter, alu_counter (plus vtac's insn_counter and finish_counter).
+ * The string is owned by the library and valid until the next call on this thread.
+ */
+const char* VTASimStatsJSON(void);
+
+void VTASimClearStats(void);
+
+/*
+ * Selects the hardware configuration of devices allocated afterwards: a path to a
+ * vta_config.json, a JSON text (starting with '{'), or NULL for TVM's default. Without a call,
+ * the VTA_CONFIG environment variable (a path or JSON text) is read, else the default is used.
+ * Returns 0 on success; on failure the configuration is unchanged (see VTASimLastError).
+ */
+int VTASimSetConfig(const char* path_or_json);
+
+/* The active configuration as TVM's vta_config.json text (owned by the library). */
+const char* VTASimConfigJSON(void);
+
+/* Status codes of VTADeviceRun (0 is success). */
+#define VTA_SIM_OK 0
+#define VTA_SIM_ERR_BAD_INSTRUCTION 1 /* unknown opcode, memory type or ALU opcode */
+#define VTA_SIM_ERR_OUT_OF_RANGE 2    /* SRAM index, DRAM address or buffer overflow */
+#define VTA_SIM_ERR_DEADLOCK 3        /* a dependency pop that can never be satisfied */
+#define VTA_SIM_ERR_BAD_ARGUMENT 4    /* unknown device handle, instruction address, ... */
+
+/*
+ * The first error since the last VTASimClearError on this thread, with the instruction index
+ * and its fields ("" if none). Errors are also logged through spdlog.
+ */
+const char* VTASimLastError(void);
+
+void VTASimClearError(void);
+
+/*
+ * GEMM inner kernel: "auto" (the fastest the CPU supports), "avx512vnni", "avx2" or
+ * "portable". All give identical results. Returns 0, or -1 if the CPU lacks the instructions.
+ * The VTA_SIM_GEMM_KERNEL environment variable sets the initial choice.
+ */
+int VTASimSetGemmKernel(const char* name);
+
+/* The kernel in use ("avx512vnni", "avx2" or "portable"). */
+const char* VTASimGemmKernel(void);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif  // VTA_SIM_H_
