@@ -1,0 +1,84 @@
+// Functions and modules: the Function base (attributes), PrimFunc (a TIR function),
+// GlobalVar (a function's name inside a module) and IRModule (name -> function, in order).
+//
+// Relax functions (@R.function) are a later addition: they will be another Function subclass
+// with a kind in [kFirstFunctionKind, kLastFunctionKind]; code that only handles PrimFuncs
+// checks `func->as<PrimFunc>()`.
+#pragma once
+
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <llvm/ADT/StringMap.h>
+
+#include "vtac/ir/AttrValue.h"
+#include "vtac/ir/Stmt.h"
+
+namespace vtac::ir {
+
+class Function : public Node {
+public:
+  AttrMap attrs;  // T.func_attr({...})
+  static bool classof(NodeKind k) { return kindInRange(k, kFirstFunctionKind, kLastFunctionKind); }
+
+protected:
+  Function(NodeKind kind, AttrMap attrs, SourceLoc loc) : Node(kind, loc), attrs(std::move(attrs)) {}
+};
+using FunctionRef = Ref<Function>;
+
+// A TIR function. params are variables (handles for buffers, scalars otherwise); bufferMap
+// binds handle params to the buffers they hold (`A: T.Buffer(...)` or `T.match_buffer`), in
+// parameter order. retType is void unless the function returns a scalar.
+class PrimFunc : public Function {
+public:
+  std::vector<VarRef> params;
+  std::vector<std::pair<VarRef, BufferRef>> bufferMap;
+  DataType retType;
+  Stmt body;
+  PrimFunc(std::vector<VarRef> params, std::vector<std::pair<VarRef, BufferRef>> bufferMap,
+           Stmt body, AttrMap attrs = {}, DataType retType = DataType::voidTy(), SourceLoc loc = {})
+      : Function(NodeKind::PrimFunc, std::move(attrs), loc), params(std::move(params)),
+        bufferMap(std::move(bufferMap)), retType(retType), body(std::move(body)) {}
+  // The buffer bound to param, or null.
+  BufferRef bufferOf(const VarRef &param) const;
+  static bool classof(NodeKind k) { return k == NodeKind::PrimFunc; }
+};
+using PrimFuncRef = Ref<PrimFunc>;
+
+// The name of a function in a module (what `cls.fn` refers to).
+class GlobalVar : public Node {
+public:
+  std::string name;
+  explicit GlobalVar(std::string name, SourceLoc loc = {})
+      : Node(NodeKind::GlobalVar, loc), name(std::move(name)) {}
+  static bool classof(NodeKind k) { return k == NodeKind::GlobalVar; }
+};
+using GlobalVarRef = Ref<GlobalVar>;
+
+// Functions by name, in insertion order (the printer keeps that order).
+class IRModule {
+public:
+  struct Entry {
+    GlobalVarRef name;
+    FunctionRef function;
+  };
+
+  // Adds or replaces the function called `name`; returns its GlobalVar.
+  GlobalVarRef add(llvm::StringRef name, FunctionRef function);
+  // null when absent.
+  FunctionRef lookup(llvm::StringRef name) const;
+  GlobalVarRef globalVar(llvm::StringRef name) const;
+
+  const std::vector<Entry> &functions() const { return entries_; }
+  size_t size() const { return entries_.size(); }
+  bool empty() const { return entries_.empty(); }
+
+  SourceLoc loc;  // of the class / decorator, when parsed
+
+private:
+  std::vector<Entry> entries_;
+  llvm::StringMap<size_t> index_;
+};
+
+}  // namespace vtac::ir

@@ -1,0 +1,37 @@
+// The canonical TVMScript printer.
+//
+// Writes modules and functions in the form TVM's current printer writes them (header comments,
+// `@I.ir_module class Module:`, `@T.prim_func`, `T.Buffer` parameters, `T.grid` for perfect
+// nests, `T.axis.remap`, `T.reads`/`T.writes`, minimal parentheses, de-duplicated names
+// `x`, `x_1`, ...). Output is deterministic and is what the frontend parses back: printing a
+// re-parsed printout reproduces it byte for byte.
+#pragma once
+
+#include <ostream>
+#include <string>
+
+#include <llvm/Support/raw_ostream.h>
+
+#include "vtac/ir/Function.h"
+
+namespace vtac::ir {
+
+struct PrintOptions {
+  // Emit the `# from tvm.script import ir as I` / `... tir as T` lines.
+  bool headerComments = true;
+};
+
+void printModule(const IRModule &module, llvm::raw_ostream &os, const PrintOptions &options = {});
+void printPrimFunc(const PrimFunc &func, llvm::StringRef name, llvm::raw_ostream &os,
+                   const PrintOptions &options = {});
+std::string printModule(const IRModule &module, const PrintOptions &options = {});
+std::string printPrimFunc(const PrimFunc &func, llvm::StringRef name = "main",
+                          const PrintOptions &options = {});
+std::ostream &operator<<(std::ostream &os, const IRModule &module);
+
+// One expression / statement in TVMScript syntax, for diagnostics and tests. Free variables
+// print under their own names; statements end with a newline.
+std::string printExpr(const Expr &expr);
+std::string printStmt(const Stmt &stmt);
+
+}  // namespace vtac::ir

@@ -1,0 +1,34 @@
+// Structural equality and hashing (TVM's StructuralEqual / StructuralHash).
+//
+// Two trees are equal when they have the same shape and values, with variables and buffers
+// matched by where they are bound rather than by identity: the loop variable of one For maps to
+// the loop variable of the other, block iteration variables, let variables, allocations,
+// declared/allocated/matched buffers and function parameters likewise (alpha-equivalence).
+// Free variables (used but bound nowhere in the compared trees) must be the same object unless
+// `mapFreeVars` is set, in which case they are mapped on first occurrence. Source locations
+// and name hints are ignored. The hash agrees with equality (equal trees hash equal).
+#pragma once
+
+#include <cstddef>
+
+#include "vtac/ir/Function.h"
+
+namespace vtac::ir {
+
+bool structuralEqual(const Expr &a, const Expr &b, bool mapFreeVars = false);
+bool structuralEqual(const Stmt &a, const Stmt &b, bool mapFreeVars = false);
+// Parameters are bound by position, so functions parsed twice compare equal.
+bool structuralEqual(const PrimFunc &a, const PrimFunc &b);
+// Same function names in the same order, each pair structurally equal.
+bool structuralEqual(const IRModule &a, const IRModule &b);
+
+size_t structuralHash(const Expr &expr);
+size_t structuralHash(const Stmt &stmt);
+size_t structuralHash(const PrimFunc &func);
+
+// When two trees differ: a short description of the first difference found (the node kinds or
+// values, and the source location of the left-hand node), for test failure messages; "" when
+// they are equal.
+std::string firstStructuralDifference(const PrimFunc &a, const PrimFunc &b);
+
+}  // namespace vtac::ir
