@@ -115,6 +115,8 @@ public:
 
   uint32_t opcodeOf(const Insn& insn) const { return static_cast<uint32_t>(opcode.get(insn)); }
   DepFlags depsOf(const Insn& insn) const;
+  // Rewrites the four dependency flags (at the same place in every instruction kind).
+  void setDeps(Insn& insn, const DepFlags& deps) const;
 
   // Encoding fails (naming the field) when a value does not fit its field.
   llvm::Expected<Insn> encode(const MemInsn& mem) const;
@@ -141,7 +143,6 @@ private:
   Field aluDstOut, aluDstIn, aluSrcOut, aluSrcIn, aluOpcode, useImm, imm;
   Field uopDst, uopSrc, uopWgt;
 
-  void setDeps(Insn& insn, const DepFlags& deps) const;
   llvm::Error setLoops(Insn& insn, const UopLoops& loops, const Field& dstOut,
                        const Field& dstIn, const Field& srcOut, const Field& srcIn) const;
   UopLoops getLoops(const Insn& insn, const Field& dstOut, const Field& dstIn,

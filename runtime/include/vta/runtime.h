@@ -132,7 +132,7 @@ TVM_DLL int VTARuntimeSetConfig(const char* path_or_json);
 TVM_DLL const char* VTARuntimeConfigJSON(void);
 
 /*
- * The first error reported since the last VTARuntimeClearError on this thread ("" if none).
+ * The most recent error reported since the last VTARuntimeClearError on this thread ("" if none).
  * Every error is also logged through spdlog.
  */
 TVM_DLL const char* VTARuntimeLastError(void);

@@ -41,7 +41,7 @@ const char* VTASimConfigJSON(void);
 #define VTA_SIM_ERR_BAD_ARGUMENT 4    /* unknown device handle, instruction address, ... */
 
 /*
- * The first error since the last VTASimClearError on this thread, with the instruction index
+ * The most recent error since the last VTASimClearError on this thread, with the instruction index
  * and its fields ("" if none). Errors are also logged through spdlog.
  */
 const char* VTASimLastError(void);

@@ -1,0 +1,203 @@
+// The C entry points of libvta_runtime (vta/runtime.h). Errors never abort: they are logged,
+// recorded for VTARuntimeLastError, and turned into a -1 status where the signature allows.
+#include <cstring>
+#include <memory>
+#include <spdlog/fmt/fmt.h>
+
+#include "command_queue.h"
+#include "data_buffer.h"
+#include "runtime_state.h"
+#include "vta/runtime.h"
+
+using namespace vta::runtime;
+
+namespace {
+
+std::unique_ptr<CommandQueue>& threadQueueSlot() {
+  thread_local std::unique_ptr<CommandQueue> queue;
+  return queue;
+}
+
+CommandQueue* threadQueue() {
+  auto& slot = threadQueueSlot();
+  if (!slot) {
+    const ActiveConfig active = activeConfig();
+    slot = CommandQueue::create(active.config, active.generation);
+  }
+  return slot.get();
+}
+
+// The queue behind a command handle; only the calling thread's queue is valid.
+CommandQueue* queueOf(VTACommandHandle cmd, const char* api) {
+  if (cmd && cmd == threadQueueSlot().get()) return static_cast<CommandQueue*>(cmd);
+  reportError(fmt::format("{}: {} is not this thread's command handle (VTATLSCommandHandle)", api, cmd));
+  return nullptr;
+}
+
+// The kernel being recorded on this thread, for the VTAUop* calls made by `finit` closures.
+UopKernel* recordingKernel(const char* api) {
+  CommandQueue* queue = threadQueueSlot().get();
+  UopKernel* kernel = queue ? queue->recordingKernel() : nullptr;
+  if (!kernel) reportError(fmt::format("{}: called outside a micro-kernel closure", api));
+  return kernel;
+}
+
+void barrier(VTACommandHandle cmd, void* buffer, uint32_t elemBits, uint32_t start,
+             uint32_t extent, bool toDevice, const char* api) {
+  if (!queueOf(cmd, api)) return;
+  const DataBuffer* data = DataBuffer::fromHandle(buffer);
+  if (!data) return reportError(fmt::format("{}: {} is not a live buffer handle", api, buffer));
+  const uint64_t elemBytes = (elemBits + 7) / 8;
+  char* host = static_cast<char*>(data->host) + elemBytes * start;
+  const vta_phy_addr_t phy = static_cast<vta_phy_addr_t>(data->phy + elemBytes * start);
+  const int bytes = static_cast<int>(elemBytes * extent);
+  if (toDevice)
+    VTAFlushCache(host, phy, bytes);
+  else
+    VTAInvalidateCache(host, phy, bytes);
+}
+
+}  // namespace
+
+void* VTABufferAlloc(size_t size) { return DataBuffer::allocate(size); }
+
+void VTABufferFree(void* buffer) {
+  if (!DataBuffer::release(buffer))
+    reportError(fmt::format("VTABufferFree: {} is not a live buffer (freed twice?)", buffer));
+}
+
+void VTABufferCopy(const void* from, size_t from_offset, void* to, size_t to_offset, size_t size,
+                   int kind_mask) {
+  const DataBuffer* fromBuffer = nullptr;
+  const DataBuffer* toBuffer = nullptr;
+  if (kind_mask & VTA_MEMCPY_D2H) {
+    fromBuffer = DataBuffer::fromHandle(from);
+    if (!fromBuffer) return reportError(fmt::format("VTABufferCopy: source {} is not a live buffer", from));
+    from = fromBuffer->host;
+  }
+  if (kind_mask & VTA_MEMCPY_H2D) {
+    toBuffer = DataBuffer::fromHandle(to);
+    if (!toBuffer) return reportError(fmt::format("VTABufferCopy: destination {} is not a live buffer", to));
+    to = toBuffer->host;
+  }
+  for (const DataBuffer* buffer : {fromBuffer, toBuffer}) {
+    const size_t offset = buffer == fromBuffer ? from_offset : to_offset;
+    if (buffer && (offset > buffer->bytes || size > buffer->bytes - offset))
+      return reportError(fmt::format("VTABufferCopy: {} bytes at offset {} overrun a buffer of {} bytes",
+                                     size, offset, buffer->bytes));
+  }
+  char* dst = static_cast<char*>(to) + to_offset;
+  const char* src = static_cast<const char*>(from) + from_offset;
+  if (fromBuffer) {
+    VTAInvalidateCache(const_cast<char*>(src), static_cast<vta_phy_addr_t>(fromBuffer->phy + from_offset),
+                       static_cast<int>(size));
+    VTAMemCopyToHost(dst, src, size);
+  } else if (toBuffer) {
+    VTAMemCopyFromHost(dst, src, size);
+    VTAFlushCache(dst, static_cast<vta_phy_addr_t>(toBuffer->phy + to_offset), static_cast<int>(size));
+  } else {
+    std::memcpy(dst, src, size);
+  }
+}
+
+void VTARuntimeShutdown() { threadQueueSlot().reset(); }
+
+VTACommandHandle VTATLSCommandHandle() { return threadQueue(); }
+
+void* VTABufferCPUPtr(VTACommandHandle cmd, void* buffer) {
+  const DataBuffer* data = DataBuffer::fromHandle(buffer);
+  return data ? data->host : buffer;  // a plain CPU pointer is its own CPU address
+}
+
+void VTAWriteBarrier(VTACommandHandle cmd, void* buffer, uint32_t elem_bits, uint32_t start,
+                     uint32_t extent) {
+  barrier(cmd, buffer, elem_bits, start, extent, /*toDevice=*/false, "VTAWriteBarrier");
+}
+
+void VTAReadBarrier(VTACommandHandle cmd, void* buffer, uint32_t elem_bits, uint32_t start,
+                    uint32_t extent) {
+  barrier(cmd, buffer, elem_bits, start, extent, /*toDevice=*/true, "VTAReadBarrier");
+}
+
+void VTASetDebugMode(VTACommandHandle cmd, int debug_flag) {
+  if (CommandQueue* queue = queueOf(cmd, "VTASetDebugMode")) queue->setDebugFlags(debug_flag);
+}
+
+void VTALoadBuffer2D(VTACommandHandle cmd, void* src_dram_addr, uint32_t src_elem_offset,
+                     uint32_t x_size, uint32_t y_size, uint32_t x_stride, uint32_t x_pad_before,
+                     uint32_t y_pad_before, uint32_t x_pad_after, uint32_t y_pad_after,
+                     uint32_t dst_sram_index, uint32_t dst_memory_type) {
+  if (CommandQueue* queue = queueOf(cmd, "VTALoadBuffer2D"))
+    queue->loadBuffer2D(src_dram_addr, src_elem_offset, x_size, y_size, x_stride, x_pad_before,
+                        y_pad_before, x_pad_after, y_pad_after, dst_sram_index, dst_memory_type);
+}
+
+void VTAStoreBuffer2D(VTACommandHandle cmd, uint32_t src_sram_index, uint32_t src_memory_type,
+                      void* dst_dram_addr, uint32_t dst_elem_offset, uint32_t x_size,
+                      uint32_t y_size, uint32_t x_stride) {
+  if (CommandQueue* queue = queueOf(cmd, "VTAStoreBuffer2D"))
+    queue->storeBuffer2D(src_sram_index, src_memory_type, dst_dram_addr, dst_elem_offset, x_size,
+                         y_size, x_stride);
+}
+
+void VTAUopPush(uint32_t mode, uint32_t reset_out, uint32_t dst_index, uint32_t src_index,
+                uint32_t wgt_index, uint32_t opcode, uint32_t use_imm, int32_t imm_val) {
+  if (UopKernel* kernel = recordingKernel("VTAUopPush"))
+    kernel->push(threadQueueSlot()->layout(), mode, reset_out, dst_index, src_index, wgt_index,
+                 opcode, use_imm, imm_val);
+}
+
+void VTAUopLoopBegin(uint32_t extent, uint32_t dst_factor, uint32_t src_factor,
+                     uint32_t wgt_factor) {
+  if (UopKernel* kernel = recordingKernel("VTAUopLoopBegin"))
+    kernel->loopBegin(extent, dst_factor, src_factor, wgt_factor);
+}
+
+void VTAUopLoopEnd() {
+  if (UopKernel* kernel = recordingKernel("VTAUopLoopEnd")) kernel->loopEnd();
+}
+
+int VTAPushGEMMOp(void** uop_handle, int (*finit)(void*), void* signature, int nbytes) {
+  CommandQueue* queue = threadQueue();
+  return queue ? queue->pushUopKernel(/*isGemm=*/true, uop_handle, finit, signature, nbytes) : -1;
+}
+
+int VTAPushALUOp(void** uop_handle, int (*finit)(void*), void* signature, int nbytes) {
+  CommandQueue* queue = threadQueue();
+  return queue ? queue->pushUopKernel(/*isGemm=*/false, uop_handle, finit, signature, nbytes) : -1;
+}
+
+int VTADepPush(VTACommandHandle cmd, int from_qid, int to_qid) {
+  CommandQueue* queue = queueOf(cmd, "VTADepPush");
+  return queue ? queue->depPush(from_qid, to_qid) : -1;
+}
+
+int VTADepPop(VTACommandHandle cmd, int from_qid, int to_qid) {
+  CommandQueue* queue = queueOf(cmd, "VTADepPop");
+  return queue ? queue->depPop(from_qid, to_qid) : -1;
+}
+
+void VTASynchronize(VTACommandHandle cmd, uint32_t wait_cycles) {
+  if (CommandQueue* queue = queueOf(cmd, "VTASynchronize")) queue->synchronize(wait_cycles);
+}
+
+int VTARuntimeSetConfig(const char* path_or_json) {
+  if (llvm::Error error = setActiveConfig(path_or_json)) {
+    reportError("VTARuntimeSetConfig: " + llvm::toString(std::move(error)));
+    return -1;
+  }
+  VTARuntimeShutdown();
+  return 0;
+}
+
+const char* VTARuntimeConfigJSON(void) {
+  thread_local std::string json;
+  json = activeConfig().config.toJSON();
+  return json.c_str();
+}
+
+const char* VTARuntimeLastError(void) { return lastError().c_str(); }
+
+int VTARuntimeErrorCount(void) { return errorCount(); }
+
+void VTARuntimeClearError(void) { clearErrors(); }

@@ -1,0 +1,294 @@
+#include "command_queue.h"
+
+#include <spdlog/fmt/fmt.h>
+
+#include "data_buffer.h"
+#include "runtime_state.h"
+#include "vta/runtime.h"
+
+namespace vta::runtime {
+
+using namespace isa;
+
+namespace {
+// TVM's runtime keeps this many instruction slots free before it synchronises automatically.
+constexpr size_t kInsnHeadroom = 6;
+}  // namespace
+
+std::unique_ptr<CommandQueue> CommandQueue::create(const Config& config, uint64_t configGeneration) {
+  auto layout = Layout::forConfig(config);
+  if (!layout) {
+    reportError("VTATLSCommandHandle: " + llvm::toString(layout.takeError()));
+    return nullptr;
+  }
+  std::unique_ptr<CommandQueue> queue(new CommandQueue(config, *layout, configGeneration));
+  queue->device_ = VTADeviceAlloc();
+  if (!queue->device_) {
+    reportError("VTATLSCommandHandle: VTADeviceAlloc failed");
+    return nullptr;
+  }
+  if (!queue->ensureDeviceBuffers()) return nullptr;
+  return queue;
+}
+
+CommandQueue::CommandQueue(const Config& config, const Layout& layout, uint64_t configGeneration)
+    : config_(config),
+      layout_(layout),
+      configGeneration_(configGeneration),
+      insns_(layout_),
+      uops_(config.uopDepth) {}
+
+CommandQueue::~CommandQueue() {
+  if (insnBuffer_) VTAMemFree(insnBuffer_);
+  if (uopBuffer_) VTAMemFree(uopBuffer_);
+  if (device_) VTADeviceFree(device_);
+}
+
+bool CommandQueue::ensureDeviceBuffers() {
+  insnBuffer_ = VTAMemAlloc(VTA_MAX_XFER, VTA_CACHED);
+  uopBuffer_ = VTAMemAlloc(VTA_MAX_XFER, VTA_CACHED);
+  if (!insnBuffer_ || !uopBuffer_) {
+    reportError("VTATLSCommandHandle: cannot allocate the instruction and micro-op buffers");
+    return false;
+  }
+  insnBufferPhy_ = VTAMemGetPhyAddr(insnBuffer_);
+  uopBufferPhy_ = VTAMemGetPhyAddr(uopBuffer_);
+  return true;
+}
+
+void CommandQueue::fail(const std::string& message) {
+  reportError(message);
+  ++droppedCommands_;
+}
+
+bool CommandQueue::appendChecked(llvm::Expected<Insn> insn, const char* what) {
+  if (!insn) {
+    fail(std::string(what) + ": " + llvm::toString(insn.takeError()));
+    return false;
+  }
+  insns_.append(*insn);
+  return true;
+}
+
+void CommandQueue::syncIfFull(size_t extraUops) {
+  const bool insnsFull = (insns_.size() + kInsnHeadroom) * sizeof(Insn) > VTA_MAX_XFER;
+  const bool uopsFull =
+      (uops_.dramImage().size() + extraUops) * config_.uopElemBytes > VTA_MAX_XFER;
+  if (insnsFull || uopsFull) synchronize(1u << 31);
+}
+
+void CommandQueue::loadBuffer2D(void* srcHandle, uint32_t srcElemOffset, uint32_t xSize,
+                                uint32_t ySize, uint32_t xStride, uint32_t xPadBefore,
+                                uint32_t yPadBefore, uint32_t xPadAfter, uint32_t yPadAfter,
+                                uint32_t dstSramIndex, uint32_t dstMemoryType) {
+  const DataBuffer* src = DataBuffer::fromHandle(srcHandle);
+  if (!src) return fail(fmt::format("VTALoadBuffer2D: {} is not a live buffer handle", srcHandle));
+  const uint32_t elemBytes = config_.dramElemBytes(dstMemoryType);
+  if (elemBytes == 0 || dstMemoryType == kMemOut)
+    return fail(fmt::format("VTALoadBuffer2D: unknown memory type {}", dstMemoryType));
+  if (src->phy % elemBytes != 0)
+    return fail(fmt::format("VTALoadBuffer2D: buffer address {:#x} is not aligned to {}-byte "
+                            "elements", src->phy, elemBytes));
+  MemInsn mem;
+  mem.opcode = kOpLoad;
+  mem.deps = insns_.takePendingPops(stageOfLoad(dstMemoryType));
+  mem.memoryType = dstMemoryType;
+  mem.sramBase = dstSramIndex;
+  const uint64_t dramBase = uint64_t{src->phy} / elemBytes + srcElemOffset;
+  if (dramBase > UINT32_MAX)
+    return fail(fmt::format("VTALoadBuffer2D: DRAM element address {} exceeds 32 bits", dramBase));
+  mem.dramBase = static_cast<uint32_t>(dramBase);
+  mem.ySize = ySize, mem.xSize = xSize, mem.xStride = xStride;
+  mem.yPad0 = yPadBefore, mem.yPad1 = yPadAfter, mem.xPad0 = xPadBefore, mem.xPad1 = xPadAfter;
+  appendChecked(layout_.encode(mem), "VTALoadBuffer2D");
+  syncIfFull(0);
+}
+
+void CommandQueue::storeBuffer2D(uint32_t srcSramIndex, uint32_t srcMemoryType, void* dstHandle,
+                                 uint32_t dstElemOffset, uint32_t xSize, uint32_t ySize,
+                                 uint32_t xStride) {
+  const DataBuffer* dst = DataBuffer::fromHandle(dstHandle);
+  if (!dst) return fail(fmt::format("VTAStoreBuffer2D: {} is not a live buffer handle", dstHandle));
+  const uint32_t elemBytes = config_.dramElemBytes(srcMemoryType);
+  if (elemBytes == 0)
+    return fail(fmt::format("VTAStoreBuffer2D: unknown memory type {}", srcMemoryType));
+  if (dst->phy % elemBytes != 0)
+    return fail(fmt::format("VTAStoreBuffer2D: buffer address {:#x} is not aligned to {}-byte "
+                            "elements", dst->phy, elemBytes));
+  MemInsn mem;
+  mem.opcode = kOpStore;
+  mem.deps = insns_.takePendingPops(kStoreStage);
+  mem.memoryType = srcMemoryType;
+  mem.sramBase = srcSramIndex;
+  const uint64_t dramBase = uint64_t{dst->phy} / elemBytes + dstElemOffset;
+  if (dramBase > UINT32_MAX)
+    return fail(fmt::format("VTAStoreBuffer2D: DRAM element address {} exceeds 32 bits", dramBase));
+  mem.dramBase = static_cast<uint32_t>(dramBase);
+  mem.ySize = ySize, mem.xSize = xSize, mem.xStride = xStride;
+  appendChecked(layout_.encode(mem), "VTAStoreBuffer2D");
+  syncIfFull(0);
+}
+
+namespace {
+bool isNeighbourQueuePair(int from, int to) {
+  return from >= kLoadStage && from <= kStoreStage && to >= kLoadStage && to <= kStoreStage &&
+         (from - to == 1 || to - from == 1);
+}
+}  // namespace
+
+int CommandQueue::depPush(int fromQueue, int toQueue) {
+  if (!isNeighbourQueuePair(fromQueue, toQueue)) {
+    fail(fmt::format("VTADepPush: no dependency queue from {} to {} (queues: 1 load, 2 compute, "
+                     "3 store; only neighbours)", fromQueue, toQueue));
+    return -1;
+  }
+  insns_.depPush(static_cast<Stage>(fromQueue), static_cast<Stage>(toQueue));
+  return 0;
+}
+
+int CommandQueue::depPop(int fromQueue, int toQueue) {
+  if (!isNeighbourQueuePair(fromQueue, toQueue)) {
+    fail(fmt::format("VTADepPop: no dependency queue from {} to {} (queues: 1 load, 2 compute, "
+                     "3 store; only neighbours)", fromQueue, toQueue));
+    return -1;
+  }
+  insns_.depPop(static_cast<Stage>(fromQueue), static_cast<Stage>(toQueue));
+  return 0;
+}
+
+int CommandQueue::pushUopKernel(bool isGemm, void** uopHandle, int (*finit)(void*),
+                                void* signature, int nbytes) {
+  const char* api = isGemm ? "VTAPushGEMMOp" : "VTAPushALUOp";
+  if (!uopHandle || !finit || nbytes < 0 || (nbytes > 0 && !signature)) {
+    fail(fmt::format("{}: invalid arguments (handle slot, finit closure or signature)", api));
+    return -1;
+  }
+  if (recording_) {
+    fail(fmt::format("{}: called while a micro-kernel is being recorded", api));
+    return -1;
+  }
+  auto*& kernels = *reinterpret_cast<UopKernelMap**>(uopHandle);
+  if (!kernels) kernels = new UopKernelMap(configGeneration_);  // lives as long as the call site
+  UopKernel* kernel = kernels->find(signature, nbytes, configGeneration_);
+  if (!kernel) {
+    auto recorded = std::make_unique<UopKernel>();
+    recording_ = recorded.get();
+    const int status = finit(signature);
+    recording_ = nullptr;
+    recorded->finish();
+    if (status != 0) {
+      fail(fmt::format("{}: the micro-kernel closure returned {}", api, status));
+      return -1;
+    }
+    if (!recorded->error().empty()) {
+      fail(fmt::format("{}: {}", api, recorded->error()));
+      return -1;
+    }
+    const UopKernel::Mode expected = isGemm ? UopKernel::Mode::kGemm : UopKernel::Mode::kAlu;
+    if (recorded->mode() != UopKernel::Mode::kUnset && recorded->mode() != expected) {
+      fail(fmt::format("{}: the closure recorded {} micro-ops", api, isGemm ? "ALU" : "GEMM"));
+      return -1;
+    }
+    if (recorded->size() > config_.uopDepth) {
+      fail(fmt::format("{}: a micro-kernel of {} micro-ops does not fit the micro-op SRAM of {} "
+                       "entries", api, recorded->size(), config_.uopDepth));
+      return -1;
+    }
+    if (debugFlags_ & VTA_DEBUG_DUMP_UOP) logInfo(recorded->dump());
+    kernel = kernels->insert(std::move(recorded), signature, nbytes);
+  }
+
+  syncIfFull(kernel->size());
+  const UopCache::Placement placement = uops_.place(*kernel);
+  if (placement.needsLoad) {
+    MemInsn load;
+    load.opcode = kOpLoad;
+    load.deps = insns_.takePendingPops(kComputeStage);
+    load.memoryType = kMemUop;
+    load.sramBase = placement.sramBegin;
+    load.dramBase = static_cast<uint32_t>(
+        (uint64_t{uopBufferPhy_} + placement.dramImageIndex * config_.uopElemBytes) /
+        config_.uopElemBytes);
+    load.ySize = 1;
+    load.xSize = load.xStride = placement.sramEnd - placement.sramBegin;
+    if (!appendChecked(layout_.encode(load), api)) return -1;
+  }
+
+  // Loop mapping of TVM's runtime: a single GEMM loop is the outer one, a single ALU loop the
+  // inner one.
+  const auto& loops = kernel->loops();
+  UopLoops nest;
+  nest.reset = kernel->resetOut();
+  nest.uopBgn = placement.sramBegin;
+  nest.uopEnd = placement.sramEnd;
+  const UopKernel::Loop* outer = nullptr;
+  const UopKernel::Loop* inner = nullptr;
+  if (loops.size() == 2) outer = &loops[0], inner = &loops[1];
+  if (loops.size() == 1) (isGemm ? outer : inner) = &loops[0];
+  if (outer) nest.iterOut = outer->extent, nest.dstFactorOut = outer->dstFactor, nest.srcFactorOut = outer->srcFactor;
+  if (inner) nest.iterIn = inner->extent, nest.dstFactorIn = inner->dstFactor, nest.srcFactorIn = inner->srcFactor;
+  const DepFlags deps = insns_.takePendingPops(kComputeStage);
+  bool appended;
+  if (isGemm) {
+    GemmInsn gemm;
+    gemm.deps = deps;
+    gemm.loops = nest;
+    gemm.wgtFactorOut = outer ? outer->wgtFactor : 0;
+    gemm.wgtFactorIn = inner ? inner->wgtFactor : 0;
+    appended = appendChecked(layout_.encode(gemm), api);
+  } else {
+    AluInsn alu;
+    alu.deps = deps;
+    alu.loops = nest;
+    alu.aluOpcode = kernel->aluOpcode();
+    alu.useImm = kernel->useImm();
+    alu.imm = kernel->imm();
+    appended = appendChecked(layout_.encode(alu), api);
+  }
+  if (!appended) return -1;
+  syncIfFull(0);
+  return 0;
+}
+
+void CommandQueue::synchronize(uint32_t waitCycles) {
+  // Make FINISH wait for the last store and the last load, as TVM's runtime does.
+  insns_.depPush(kStoreStage, kComputeStage);
+  insns_.depPush(kLoadStage, kComputeStage);
+  insns_.depPop(kStoreStage, kComputeStage);
+  insns_.depPop(kLoadStage, kComputeStage);
+  insns_.commitPendingPop(kComputeStage);
+  insns_.append(layout_.encode(FinishInsn{insns_.takePendingPops(kComputeStage)}));
+  if (insns_.hasPendingPops())
+    fail("VTASynchronize: a VTADepPop of the load or store stage is not followed by any "
+         "instruction of that stage");
+
+  const auto& program = insns_.insns();
+  const auto& uopImage = uops_.dramImage();
+  if (droppedCommands_ > 0) {
+    reportError(fmt::format("VTASynchronize: program of {} instructions not run: {} command(s) "
+                            "failed while it was built",
+                            program.size(), droppedCommands_));
+  } else {
+    VTAMemCopyFromHost(uopBuffer_, uopImage.data(), uopImage.size() * sizeof(uint32_t));
+    VTAFlushCache(uopBuffer_, uopBufferPhy_, static_cast<int>(uopImage.size() * sizeof(uint32_t)));
+    VTAMemCopyFromHost(insnBuffer_, program.data(), program.size() * sizeof(Insn));
+    VTAFlushCache(insnBuffer_, insnBufferPhy_, static_cast<int>(program.size() * sizeof(Insn)));
+    if (debugFlags_ & VTA_DEBUG_DUMP_INSN) {
+      std::string dump = fmt::format("{} instructions\n", program.size());
+      for (size_t i = 0; i < program.size(); ++i)
+        dump += fmt::format("  [{}] {}\n", i, layout_.describe(program[i]));
+      logInfo(dump);
+    }
+    const int status = VTADeviceRun(device_, insnBufferPhy_,
+                                    static_cast<uint32_t>(program.size()), waitCycles);
+    if (status != 0)
+      reportError(fmt::format("VTASynchronize: the device failed (status {}: timeout or error) "
+                              "running {} instructions",
+                              status, program.size()));
+  }
+  insns_.reset();
+  uops_.reset();
+  droppedCommands_ = 0;
+}
+
+}  // namespace vta::runtime

@@ -1,0 +1,71 @@
+// A VTA command queue (what VTATLSCommandHandle returns): builds one program of instructions
+// and micro-kernel loads per synchronisation, then runs it on a device through the driver API.
+//
+// An error while building (an unknown buffer handle, a value that does not fit its field, a
+// malformed micro-kernel, ...) is reported at once, the offending command is dropped, and the
+// next VTASynchronize discards the program instead of running a half-built one.
+#ifndef VTA_RUNTIME_COMMAND_QUEUE_H_
+#define VTA_RUNTIME_COMMAND_QUEUE_H_
+
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "instruction_queue.h"
+#include "uop_cache.h"
+#include "uop_kernel.h"
+#include "vta/config.h"
+#include "vta/driver.h"
+#include "vta/isa.h"
+
+namespace vta::runtime {
+
+class CommandQueue {
+public:
+  // nullptr (error reported) if the configuration is unusable or the device cannot be opened.
+  static std::unique_ptr<CommandQueue> create(const Config& config, uint64_t configGeneration);
+  ~CommandQueue();
+
+  void loadBuffer2D(void* srcHandle, uint32_t srcElemOffset, uint32_t xSize, uint32_t ySize,
+                    uint32_t xStride, uint32_t xPadBefore, uint32_t yPadBefore,
+                    uint32_t xPadAfter, uint32_t yPadAfter, uint32_t dstSramIndex,
+                    uint32_t dstMemoryType);
+  void storeBuffer2D(uint32_t srcSramIndex, uint32_t srcMemoryType, void* dstHandle,
+                     uint32_t dstElemOffset, uint32_t xSize, uint32_t ySize, uint32_t xStride);
+  int depPush(int fromQueue, int toQueue);
+  int depPop(int fromQueue, int toQueue);
+  // Records (or finds) the kernel of (handle, signature) and queues a GEMM or ALU instruction.
+  int pushUopKernel(bool isGemm, void** uopHandle, int (*finit)(void*), void* signature,
+                    int nbytes);
+  void synchronize(uint32_t waitCycles);
+
+  // The kernel being recorded by a `finit` closure (nullptr outside one).
+  UopKernel* recordingKernel() const { return recording_; }
+  const isa::Layout& layout() const { return layout_; }
+  void setDebugFlags(int flags) { debugFlags_ = flags; }
+
+private:
+  CommandQueue(const Config& config, const isa::Layout& layout, uint64_t configGeneration);
+  void fail(const std::string& message);
+  bool appendChecked(llvm::Expected<isa::Insn> insn, const char* what);
+  // Keeps the program within what one device run can take (TVM's VTA_MAX_XFER).
+  void syncIfFull(size_t extraUops);
+  bool ensureDeviceBuffers();
+
+  Config config_;
+  isa::Layout layout_;
+  uint64_t configGeneration_;
+  InstructionQueue insns_;
+  UopCache uops_;
+  VTADeviceHandle device_ = nullptr;
+  void* insnBuffer_ = nullptr;  // device copies of the program, VTA_MAX_XFER bytes each
+  void* uopBuffer_ = nullptr;
+  vta_phy_addr_t insnBufferPhy_ = 0, uopBufferPhy_ = 0;
+  UopKernel* recording_ = nullptr;
+  int debugFlags_ = 0;
+  int droppedCommands_ = 0;  // errors since the last synchronisation
+};
+
+}  // namespace vta::runtime
+
+#endif  // VTA_RUNTIME_COMMAND_QUEUE_H_

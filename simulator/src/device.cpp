@@ -1,0 +1,400 @@
+#include "device.h"
+
+#include <algorithm>
+#include <cstring>
+#include <spdlog/fmt/fmt.h>
+
+#include "device_memory.h"
+#include "sim_state.h"
+#include "vta/sim.h"
+
+namespace vta::sim {
+
+using namespace isa;
+
+namespace {
+const RunResult kOk{VTA_SIM_OK, {}};
+
+const char* queueName(int from, int to) {
+  static const char* names[3][3] = {{"", "load->compute", ""},
+                                    {"compute->load", "", "compute->store"},
+                                    {"", "store->compute", ""}};
+  return names[from][to];
+}
+}  // namespace
+
+Device::Device(const Config& config, const Layout& layout)
+    : config_(config),
+      layout_(layout),
+      shape_{config.batch, config.blockIn, config.blockOut},
+      inp_(size_t{config.inpDepth} * config.inpElemBytes),
+      wgt_(size_t{config.wgtDepth} * config.wgtElemBytes),
+      acc_(size_t{config.accDepth} * config.batch * config.blockOut),
+      wgtRowSum_(size_t{config.wgtDepth} * config.blockOut),
+      uop_(config.uopDepth) {}
+
+RunResult Device::failure(int status, uint32_t index, const Insn& insn,
+                          const std::string& why) const {
+  return {status, fmt::format("VTA instruction {}: {}: {}", index, why, layout_.describe(insn))};
+}
+
+// Assigns each instruction to the core that executes it (as TVM's simulator does) and rejects
+// what no core can execute, before anything runs.
+RunResult Device::validate(const Insn* insns, uint32_t count,
+                           std::vector<uint32_t> (&queues)[kNumCores]) const {
+  for (uint32_t i = 0; i < count; ++i) {
+    const Insn& insn = insns[i];
+    const uint32_t op = layout_.opcodeOf(insn);
+    const DepFlags deps = layout_.depsOf(insn);
+    Core core = kComputeCore;
+    switch (op) {
+      case kOpLoad: {
+        const MemInsn mem = layout_.decodeMem(insn);
+        if (mem.memoryType == kMemInp || mem.memoryType == kMemWgt)
+          core = kLoadCore;
+        else if (mem.memoryType != kMemUop && mem.memoryType != kMemAcc &&
+                 mem.memoryType != kMemAcc8Bit)
+          return failure(VTA_SIM_ERR_BAD_INSTRUCTION, i, insn, "LOAD of an unknown memory type");
+        break;
+      }
+      case kOpStore: {
+        const MemInsn mem = layout_.decodeMem(insn);
+        // A STORE with x_size 0 is a no-op carrying dependency flags; its type is irrelevant.
+        if (mem.xSize != 0 && mem.memoryType != kMemOut)
+          return failure(VTA_SIM_ERR_BAD_INSTRUCTION, i, insn,
+                         "STORE supports only memory type OUT");
+        core = kStoreCore;
+        break;
+      }
+      case kOpGemm:
+      case kOpFinish:
+        break;
+      case kOpAlu:
+        if (layout_.decodeAlu(insn).aluOpcode > kAluMul)
+          return failure(VTA_SIM_ERR_BAD_INSTRUCTION, i, insn, "unknown ALU opcode");
+        break;
+      default:
+        return failure(VTA_SIM_ERR_BAD_INSTRUCTION, i, insn, "unknown opcode");
+    }
+    if (core == kLoadCore && (deps.popPrev || deps.pushPrev))
+      return failure(VTA_SIM_ERR_BAD_INSTRUCTION, i, insn,
+                     "a load-queue instruction has no previous stage to pop from or push to");
+    if (core == kStoreCore && (deps.popNext || deps.pushNext))
+      return failure(VTA_SIM_ERR_BAD_INSTRUCTION, i, insn,
+                     "a store-queue instruction has no next stage to pop from or push to");
+    queues[core].push_back(i);
+  }
+  return kOk;
+}
+
+RunResult Device::run(uint64_t insnPhysicalAddress, uint32_t insnCount,
+                      const GemmKernel& gemmKernel, Statistics& statistics) {
+  gemmKernel_ = &gemmKernel;
+  const Insn* insns = reinterpret_cast<const Insn*>(
+      DeviceMemory::global().translate(insnPhysicalAddress, uint64_t{insnCount} * sizeof(Insn)));
+  if (!insns)
+    return {VTA_SIM_ERR_OUT_OF_RANGE,
+            fmt::format("VTADeviceRun: {} instructions at physical address {:#x} are not inside "
+                        "one device allocation",
+                        insnCount, insnPhysicalAddress)};
+  std::vector<uint32_t> queues[kNumCores];
+  if (RunResult checked = validate(insns, insnCount, queues); checked.status != VTA_SIM_OK)
+    return checked;
+
+  // Dependency tokens: tokens[from][to] for the four queues between neighbouring stages.
+  uint64_t tokens[kNumCores][kNumCores] = {};
+  size_t next[kNumCores] = {0, 0, 0};
+  bool progress = true;
+  while (progress) {
+    progress = false;
+    for (int core = kLoadCore; core < kNumCores; ++core) {
+      while (next[core] < queues[core].size()) {
+        const uint32_t index = queues[core][next[core]];
+        const Insn& insn = insns[index];
+        const DepFlags deps = layout_.depsOf(insn);
+        // prev is the stage before this one in load -> compute -> store, next the one after.
+        if ((deps.popPrev && tokens[core - 1][core] == 0) ||
+            (deps.popNext && tokens[core + 1][core] == 0))
+          break;
+        if (deps.popPrev) --tokens[core - 1][core];
+        if (deps.popNext) --tokens[core + 1][core];
+        if (RunResult result = execute(insn, index, statistics); result.status != VTA_SIM_OK)
+          return result;
+        if (deps.pushPrev) ++tokens[core][core - 1];
+        if (deps.pushNext) ++tokens[core][core + 1];
+        ++next[core];
+        progress = true;
+        if (layout_.opcodeOf(insn) == kOpFinish) return kOk;
+      }
+    }
+  }
+  // No core can advance and FINISH has not run: report where each queue is stuck.
+  std::string stuck;
+  for (int core = kLoadCore; core < kNumCores; ++core) {
+    if (next[core] == queues[core].size()) continue;
+    const uint32_t index = queues[core][next[core]];
+    const DepFlags deps = layout_.depsOf(insns[index]);
+    const int from = deps.popPrev && tokens[core - 1][core] == 0 ? core - 1 : core + 1;
+    stuck += fmt::format("; instruction {} waits for a {} token that is never pushed: {}", index,
+                         queueName(from, core), layout_.describe(insns[index]));
+  }
+  if (stuck.empty())
+    return {VTA_SIM_ERR_BAD_INSTRUCTION,
+            fmt::format("VTADeviceRun: the {} instructions end without FINISH", insnCount)};
+  return {VTA_SIM_ERR_DEADLOCK, "VTA deadlock" + stuck};
+}
+
+RunResult Device::execute(const Insn& insn, uint32_t index, Statistics& statistics) {
+  ++statistics.insnCounter;
+  switch (layout_.opcodeOf(insn)) {
+    case kOpLoad: return executeLoad(layout_.decodeMem(insn), index, insn, statistics);
+    case kOpStore: return executeStore(layout_.decodeMem(insn), index, insn, statistics);
+    case kOpGemm: return executeGemm(layout_.decodeGemm(insn), index, insn, statistics);
+    case kOpAlu: return executeAlu(layout_.decodeAlu(insn), index, insn, statistics);
+    default: ++statistics.finishCounter; return kOk;  // FINISH (validate() rejected the rest)
+  }
+}
+
+RunResult Device::executeLoad(const MemInsn& mem, uint32_t index, const Insn& insn,
+                              Statistics& statistics) {
+  if (mem.xSize == 0) return kOk;  // a no-op carrying dependency flags
+  char* sram = nullptr;
+  uint32_t depth = 0, sramElemBytes = 0;
+  uint64_t* counter = nullptr;
+  switch (mem.memoryType) {
+    case kMemInp:
+      sram = reinterpret_cast<char*>(inp_.data()), depth = config_.inpDepth;
+      sramElemBytes = config_.inpElemBytes, counter = &statistics.inpLoadBytes;
+      break;
+    case kMemWgt:
+      sram = reinterpret_cast<char*>(wgt_.data()), depth = config_.wgtDepth;
+      sramElemBytes = config_.wgtElemBytes, counter = &statistics.wgtLoadBytes;
+      break;
+    case kMemUop:
+      sram = reinterpret_cast<char*>(uop_.data()), depth = config_.uopDepth;
+      sramElemBytes = config_.uopElemBytes, counter = &statistics.uopLoadBytes;
+      break;
+    default:  // ACC and ACC_8BIT (validate() rejected other types)
+      sram = reinterpret_cast<char*>(acc_.data()), depth = config_.accDepth;
+      sramElemBytes = config_.accElemBytes, counter = &statistics.accLoadBytes;
+      break;
+  }
+  const uint64_t rowElems = uint64_t{mem.xPad0} + mem.xSize + mem.xPad1;
+  const uint64_t rows = uint64_t{mem.yPad0} + mem.ySize + mem.yPad1;
+  if (mem.sramBase + rowElems * rows > depth)
+    return failure(VTA_SIM_ERR_OUT_OF_RANGE, index, insn,
+                   fmt::format("LOAD of {}x{} elements (with padding) at SRAM index {} overflows "
+                               "the {} buffer of {} elements",
+                               rows, rowElems, mem.sramBase, memoryTypeName(mem.memoryType),
+                               depth));
+  const uint64_t dramElemBytes = config_.dramElemBytes(mem.memoryType);
+  const uint64_t spanElems = mem.ySize == 0 ? 0 : uint64_t{mem.ySize - 1} * mem.xStride + mem.xSize;
+  const char* dram = DeviceMemory::global().translate(uint64_t{mem.dramBase} * dramElemBytes,
+                                                      spanElems * dramElemBytes);
+  if (!dram)
+    return failure(VTA_SIM_ERR_OUT_OF_RANGE, index, insn,
+                   fmt::format("LOAD reads DRAM bytes [{:#x}, {:#x}) outside any device buffer",
+                               uint64_t{mem.dramBase} * dramElemBytes,
+                               (uint64_t{mem.dramBase} + spanElems) * dramElemBytes));
+  *counter += uint64_t{mem.xSize} * mem.ySize * sramElemBytes;
+  if (mem.ySize == 0) return kOk;
+
+  char* out = sram + uint64_t{mem.sramBase} * sramElemBytes;
+  const uint64_t rowBytes = rowElems * sramElemBytes;
+  std::memset(out, 0, mem.yPad0 * rowBytes);
+  out += mem.yPad0 * rowBytes;
+  for (uint32_t y = 0; y < mem.ySize; ++y) {
+    const char* in = dram + uint64_t{y} * mem.xStride * dramElemBytes;
+    std::memset(out, 0, uint64_t{mem.xPad0} * sramElemBytes);
+    char* data = out + uint64_t{mem.xPad0} * sramElemBytes;
+    if (mem.memoryType == kMemAcc8Bit) {
+      // Sign-extend 8-bit values into 32-bit accumulator lanes.
+      const uint64_t lanes = uint64_t{mem.xSize} * config_.batch * config_.blockOut;
+      int32_t* lane = reinterpret_cast<int32_t*>(data);
+      for (uint64_t l = 0; l < lanes; ++l) lane[l] = static_cast<int8_t>(in[l]);
+    } else {
+      std::memcpy(data, in, uint64_t{mem.xSize} * sramElemBytes);
+    }
+    std::memset(data + uint64_t{mem.xSize} * sramElemBytes, 0, uint64_t{mem.xPad1} * sramElemBytes);
+    out += rowBytes;
+  }
+  std::memset(out, 0, mem.yPad1 * rowBytes);
+  if (mem.memoryType == kMemWgt)
+    updateWeightRowSums(mem.sramBase, static_cast<uint32_t>(rowElems * rows));
+  return kOk;
+}
+
+void Device::updateWeightRowSums(uint32_t firstTile, uint32_t tileCount) {
+  for (uint32_t t = firstTile; t < firstTile + tileCount; ++t) {
+    const int8_t* tile = wgt_.data() + size_t{t} * config_.wgtElemBytes;
+    for (uint32_t o = 0; o < config_.blockOut; ++o) {
+      int32_t sum = 0;
+      for (uint32_t i = 0; i < config_.blockIn; ++i) sum += tile[o * config_.blockIn + i];
+      wgtRowSum_[size_t{t} * config_.blockOut + o] = sum;
+    }
+  }
+}
+
+RunResult Device::executeStore(const MemInsn& mem, uint32_t index, const Insn& insn,
+                               Statistics& statistics) {
+  if (mem.xSize == 0) return kOk;
+  if (mem.yPad0 || mem.yPad1 || mem.xPad0 || mem.xPad1)
+    return failure(VTA_SIM_ERR_BAD_INSTRUCTION, index, insn, "STORE with padding");
+  const uint64_t tiles = uint64_t{mem.xSize} * mem.ySize;
+  if (mem.sramBase + tiles > config_.accDepth)
+    return failure(VTA_SIM_ERR_OUT_OF_RANGE, index, insn,
+                   fmt::format("STORE of {} elements from SRAM index {} overruns the accumulator "
+                               "buffer of {} elements",
+                               tiles, mem.sramBase, config_.accDepth));
+  const uint64_t outElemBytes = config_.outElemBytes;
+  const uint64_t spanElems = mem.ySize == 0 ? 0 : uint64_t{mem.ySize - 1} * mem.xStride + mem.xSize;
+  char* dram = DeviceMemory::global().translate(uint64_t{mem.dramBase} * outElemBytes,
+                                                spanElems * outElemBytes);
+  if (!dram)
+    return failure(VTA_SIM_ERR_OUT_OF_RANGE, index, insn,
+                   fmt::format("STORE writes DRAM bytes [{:#x}, {:#x}) outside any device buffer",
+                               uint64_t{mem.dramBase} * outElemBytes,
+                               (uint64_t{mem.dramBase} + spanElems) * outElemBytes));
+  const uint32_t lanes = config_.batch * config_.blockOut;
+  statistics.outStoreBytes += tiles * lanes * config_.outWidth / 8;
+  for (uint32_t y = 0; y < mem.ySize; ++y) {
+    for (uint32_t x = 0; x < mem.xSize; ++x) {
+      const int32_t* src = acc_.data() + (uint64_t{mem.sramBase} + uint64_t{y} * mem.xSize + x) * lanes;
+      int8_t* dst = reinterpret_cast<int8_t*>(dram) + (uint64_t{y} * mem.xStride + x) * outElemBytes;
+      for (uint32_t l = 0; l < lanes; ++l) dst[l] = static_cast<int8_t>(src[l]);  // truncation
+    }
+  }
+  return kOk;
+}
+
+RunResult Device::checkUopLoops(const UopLoops& loops, uint32_t wgtFactorOut,
+                                uint32_t wgtFactorIn, UopUse use, uint32_t index,
+                                const Insn& insn) {
+  if (loops.uopBgn > loops.uopEnd || loops.uopEnd > config_.uopDepth)
+    return failure(VTA_SIM_ERR_OUT_OF_RANGE, index, insn,
+                   fmt::format("micro-op range [{}, {}) outside the micro-op buffer of {} entries",
+                               loops.uopBgn, loops.uopEnd, config_.uopDepth));
+  decodedUops_.clear();
+  for (uint32_t u = loops.uopBgn; u < loops.uopEnd; ++u)
+    decodedUops_.push_back(layout_.decodeUop(uop_[u]));
+  if (loops.iterOut == 0 || loops.iterIn == 0) return kOk;
+  // Indices grow with the loop counters, so the last iteration holds the largest ones.
+  const uint64_t outLast = loops.iterOut - 1, inLast = loops.iterIn - 1;
+  const uint64_t dstReach = outLast * loops.dstFactorOut + inLast * loops.dstFactorIn;
+  const uint64_t srcReach = outLast * loops.srcFactorOut + inLast * loops.srcFactorIn;
+  const uint64_t wgtReach = outLast * wgtFactorOut + inLast * wgtFactorIn;
+  const bool readsSrc = use == UopUse::kGemm || use == UopUse::kAluTensor;
+  const uint64_t srcDepth = use == UopUse::kGemm ? config_.inpDepth : config_.accDepth;
+  for (size_t k = 0; k < decodedUops_.size(); ++k) {
+    const Uop& u = decodedUops_[k];
+    const char* what = nullptr;
+    uint64_t value = 0, depth = 0;
+    if (u.dst + dstReach >= config_.accDepth)
+      what = "accumulator (dst)", value = u.dst + dstReach, depth = config_.accDepth;
+    else if (readsSrc && u.src + srcReach >= srcDepth)
+      what = use == UopUse::kGemm ? "input (src)" : "accumulator (src)",
+      value = u.src + srcReach, depth = srcDepth;
+    else if (use == UopUse::kGemm && u.wgt + wgtReach >= config_.wgtDepth)
+      what = "weight", value = u.wgt + wgtReach, depth = config_.wgtDepth;
+    if (what)
+      return failure(VTA_SIM_ERR_OUT_OF_RANGE, index, insn,
+                     fmt::format("micro-op {} (dst={} src={} wgt={}) reaches {} index {} of a "
+                                 "buffer of {} elements",
+                                 loops.uopBgn + k, u.dst, u.src, u.wgt, what, value, depth));
+  }
+  return kOk;
+}
+
+RunResult Device::executeGemm(const GemmInsn& gemm, uint32_t index, const Insn& insn,
+                              Statistics& statistics) {
+  const UopLoops& loops = gemm.loops;
+  if (RunResult checked = checkUopLoops(loops, gemm.wgtFactorOut, gemm.wgtFactorIn,
+                                        loops.reset ? UopUse::kGemmReset : UopUse::kGemm, index,
+                                        insn);
+      checked.status != VTA_SIM_OK)
+    return checked;
+  const uint32_t lanes = config_.batch * config_.blockOut;
+  if (loops.reset) {
+    for (uint32_t y = 0; y < loops.iterOut; ++y)
+      for (uint32_t x = 0; x < loops.iterIn; ++x)
+        for (const Uop& u : decodedUops_) {
+          const uint64_t dst = u.dst + uint64_t{y} * loops.dstFactorOut + uint64_t{x} * loops.dstFactorIn;
+          std::fill_n(acc_.data() + dst * lanes, lanes, 0);
+        }
+    return kOk;
+  }
+  statistics.gemmCounter += uint64_t{loops.iterOut} * loops.iterIn * decodedUops_.size();
+  tiles_.clear();
+  for (uint32_t y = 0; y < loops.iterOut; ++y)
+    for (uint32_t x = 0; x < loops.iterIn; ++x) {
+      const uint32_t dst = y * loops.dstFactorOut + x * loops.dstFactorIn;
+      const uint32_t src = y * loops.srcFactorOut + x * loops.srcFactorIn;
+      const uint32_t wgt = y * gemm.wgtFactorOut + x * gemm.wgtFactorIn;
+      for (const Uop& u : decodedUops_) tiles_.push_back({u.dst + dst, u.src + src, u.wgt + wgt});
+    }
+  gemmKernel_->run(shape_, GemmMemories{acc_.data(), inp_.data(), wgt_.data(), wgtRowSum_.data()},
+                  tiles_.data(), tiles_.size());
+  return kOk;
+}
+
+namespace {
+// The ALU operations on int32 lanes; wrapping where C++ would overflow.
+struct AluMin { int32_t operator()(int32_t a, int32_t b) const { return std::min(a, b); } };
+struct AluMax { int32_t operator()(int32_t a, int32_t b) const { return std::max(a, b); } };
+struct AluAdd {
+  int32_t operator()(int32_t a, int32_t b) const {
+    return static_cast<int32_t>(static_cast<uint32_t>(a) + static_cast<uint32_t>(b));
+  }
+};
+struct AluMul {
+  int32_t operator()(int32_t a, int32_t b) const {
+    return static_cast<int32_t>(static_cast<uint32_t>(a) * static_cast<uint32_t>(b));
+  }
+};
+// Arithmetic shift right; a negative amount shifts left. Amounts are taken modulo 32, as the
+// shifter of a 32-bit accumulator (and x86's shift instructions) do.
+struct AluShr {
+  int32_t operator()(int32_t a, int32_t b) const {
+    if (b >= 0) return a >> (b & 31);
+    const uint32_t amount = (0u - static_cast<uint32_t>(b)) & 31u;
+    return static_cast<int32_t>(static_cast<uint32_t>(a) << amount);
+  }
+};
+
+template <typename Op>
+void runAluLoops(Op op, const AluInsn& alu, const std::vector<Uop>& uops, int32_t* acc,
+                 uint32_t lanes) {
+  const UopLoops& loops = alu.loops;
+  for (uint32_t y = 0; y < loops.iterOut; ++y)
+    for (uint32_t x = 0; x < loops.iterIn; ++x)
+      for (const Uop& u : uops) {
+        int32_t* dst = acc + (u.dst + uint64_t{y} * loops.dstFactorOut + uint64_t{x} * loops.dstFactorIn) * lanes;
+        if (alu.useImm) {
+          for (uint32_t l = 0; l < lanes; ++l) dst[l] = op(dst[l], alu.imm);
+        } else {
+          const int32_t* src = acc + (u.src + uint64_t{y} * loops.srcFactorOut + uint64_t{x} * loops.srcFactorIn) * lanes;
+          for (uint32_t l = 0; l < lanes; ++l) dst[l] = op(dst[l], src[l]);
+        }
+      }
+}
+}  // namespace
+
+RunResult Device::executeAlu(const AluInsn& alu, uint32_t index, const Insn& insn,
+                             Statistics& statistics) {
+  if (RunResult checked = checkUopLoops(
+          alu.loops, 0, 0, alu.useImm ? UopUse::kAluImmediate : UopUse::kAluTensor, index, insn);
+      checked.status != VTA_SIM_OK)
+    return checked;
+  statistics.aluCounter += uint64_t{alu.loops.iterOut} * alu.loops.iterIn * decodedUops_.size();
+  const uint32_t lanes = config_.batch * config_.blockOut;
+  switch (alu.aluOpcode) {
+    case kAluMin: runAluLoops(AluMin{}, alu, decodedUops_, acc_.data(), lanes); break;
+    case kAluMax: runAluLoops(AluMax{}, alu, decodedUops_, acc_.data(), lanes); break;
+    case kAluAdd: runAluLoops(AluAdd{}, alu, decodedUops_, acc_.data(), lanes); break;
+    case kAluShr: runAluLoops(AluShr{}, alu, decodedUops_, acc_.data(), lanes); break;
+    default: runAluLoops(AluMul{}, alu, decodedUops_, acc_.data(), lanes); break;
+  }
+  return kOk;
+}
+
+}  // namespace vta::sim

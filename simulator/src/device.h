@@ -1,0 +1,76 @@
+// A simulated VTA device: the four on-chip SRAMs of a configuration, the load / compute /
+// store instruction queues with their four dependency-token queues, and the execution of
+// LOAD, STORE, GEMM, ALU and FINISH with TVM's simulator statistics.
+//
+// Every instruction is checked before it touches memory: unknown opcodes or memory types,
+// SRAM indices and DRAM ranges out of bounds, loads that overflow a buffer and dependency pops
+// that can never be satisfied (deadlock) end the run with an error naming the instruction
+// index and its fields; nothing is read or written out of bounds.
+#ifndef VTA_SIM_DEVICE_H_
+#define VTA_SIM_DEVICE_H_
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "gemm_kernel.h"
+#include "vta/config.h"
+#include "vta/isa.h"
+
+namespace vta::sim {
+
+struct Statistics;
+
+// Result of running a program: a VTA_SIM_* status and, on failure, the message.
+struct RunResult {
+  int status;
+  std::string message;
+};
+
+class Device {
+public:
+  Device(const Config& config, const isa::Layout& layout);
+
+  // Runs a program whose GEMMs use `gemmKernel` (any kernel gives the same results).
+  RunResult run(uint64_t insnPhysicalAddress, uint32_t insnCount, const GemmKernel& gemmKernel,
+                Statistics& statistics);
+
+  const Config& config() const { return config_; }
+
+private:
+  enum Core { kLoadCore = 0, kComputeCore = 1, kStoreCore = 2, kNumCores = 3 };
+
+  RunResult validate(const isa::Insn* insns, uint32_t count, std::vector<uint32_t> (&queues)[kNumCores]) const;
+  RunResult execute(const isa::Insn& insn, uint32_t index, Statistics& statistics);
+  RunResult executeLoad(const isa::MemInsn& mem, uint32_t index, const isa::Insn& insn,
+                        Statistics& statistics);
+  RunResult executeStore(const isa::MemInsn& mem, uint32_t index, const isa::Insn& insn,
+                         Statistics& statistics);
+  RunResult executeGemm(const isa::GemmInsn& gemm, uint32_t index, const isa::Insn& insn,
+                        Statistics& statistics);
+  RunResult executeAlu(const isa::AluInsn& alu, uint32_t index, const isa::Insn& insn,
+                       Statistics& statistics);
+  // Which SRAMs the micro-op indices of an instruction address.
+  enum class UopUse { kGemm, kGemmReset, kAluTensor, kAluImmediate };
+  // Decodes the micro-op range into decodedUops_ and checks that every index the loop nest
+  // forms stays inside its SRAM.
+  RunResult checkUopLoops(const isa::UopLoops& loops, uint32_t wgtFactorOut,
+                          uint32_t wgtFactorIn, UopUse use, uint32_t index,
+                          const isa::Insn& insn);
+  void updateWeightRowSums(uint32_t firstTile, uint32_t tileCount);
+  RunResult failure(int status, uint32_t index, const isa::Insn& insn, const std::string& why) const;
+
+  Config config_;
+  isa::Layout layout_;
+  const GemmKernel* gemmKernel_ = nullptr;
+  GemmShape shape_;
+  std::vector<int8_t> inp_, wgt_;
+  std::vector<int32_t> acc_, wgtRowSum_;
+  std::vector<uint32_t> uop_;
+  std::vector<isa::Uop> decodedUops_;  // scratch: the micro-ops of one instruction
+  std::vector<GemmTile> tiles_;        // scratch: the tiles of one GEMM instruction
+};
+
+}  // namespace vta::sim
+
+#endif  // VTA_SIM_DEVICE_H_

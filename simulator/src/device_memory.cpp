@@ -1,0 +1,110 @@
+#include "device_memory.h"
+
+#include <cstdlib>
+
+#include "vta/driver.h"
+
+namespace vta::sim {
+
+namespace {
+constexpr uint64_t kPageBytes = VTA_PAGE_BYTES;
+// Physical address 0 stays unmapped so that a zero address is always an error.
+constexpr uint64_t kFirstPhysical = kPageBytes;
+constexpr uint64_t kPhysicalLimit = uint64_t{1} << (8 * sizeof(vta_phy_addr_t));
+
+uint64_t roundUpToPage(uint64_t bytes) {
+  return (bytes + kPageBytes - 1) / kPageBytes * kPageBytes;
+}
+}  // namespace
+
+DeviceMemory& DeviceMemory::global() {
+  static DeviceMemory* memory = [] {
+    auto* m = new DeviceMemory();  // never destroyed: buffers may be freed during exit
+    m->nextPhysical_ = kFirstPhysical;
+    return m;
+  }();
+  return *memory;
+}
+
+std::optional<uint64_t> DeviceMemory::reservePhysical(uint64_t bytes) {
+  for (auto it = freePhysical_.begin(); it != freePhysical_.end(); ++it) {
+    if (it->second < bytes) continue;
+    uint64_t phy = it->first, left = it->second - bytes;
+    freePhysical_.erase(it);
+    if (left) freePhysical_[phy + bytes] = left;
+    return phy;
+  }
+  if (nextPhysical_ + bytes > kPhysicalLimit) return std::nullopt;
+  uint64_t phy = nextPhysical_;
+  nextPhysical_ += bytes;
+  return phy;
+}
+
+void DeviceMemory::releasePhysical(uint64_t phy, uint64_t bytes) {
+  auto next = freePhysical_.find(phy + bytes);
+  if (next != freePhysical_.end()) {
+    bytes += next->second;
+    freePhysical_.erase(next);
+  }
+  auto it = freePhysical_.lower_bound(phy);
+  if (it != freePhysical_.begin()) {
+    auto prev = std::prev(it);
+    if (prev->first + prev->second == phy) {
+      prev->second += bytes;
+      return;
+    }
+  }
+  freePhysical_[phy] = bytes;
+}
+
+void* DeviceMemory::alloc(size_t requested) {
+  uint64_t bytes = roundUpToPage(requested ? requested : 1);
+  std::lock_guard<std::mutex> lock(mutex_);
+  auto phy = reservePhysical(bytes);
+  if (!phy) return nullptr;
+  char* host = static_cast<char*>(std::aligned_alloc(kPageBytes, bytes));
+  if (!host) {
+    releasePhysical(*phy, bytes);
+    return nullptr;
+  }
+  byPhy_[*phy] = Region{host, *phy, bytes};
+  byHost_[host] = *phy;
+  return host;
+}
+
+bool DeviceMemory::free(void* hostPtr) {
+  const char* host = static_cast<const char*>(hostPtr);
+  std::lock_guard<std::mutex> lock(mutex_);
+  auto it = byHost_.find(host);
+  if (it == byHost_.end()) return false;
+  auto region = byPhy_.find(it->second);
+  std::free(region->second.host);
+  releasePhysical(region->second.phy, region->second.bytes);
+  byPhy_.erase(region);
+  byHost_.erase(it);
+  return true;
+}
+
+std::optional<uint64_t> DeviceMemory::physicalAddress(const void* hostPtr) const {
+  const char* host = static_cast<const char*>(hostPtr);
+  std::lock_guard<std::mutex> lock(mutex_);
+  auto it = byHost_.upper_bound(host);
+  if (it == byHost_.begin()) return std::nullopt;
+  --it;
+  const Region& region = byPhy_.at(it->second);
+  if (host >= region.host + region.bytes) return std::nullopt;
+  return region.phy + static_cast<uint64_t>(host - region.host);
+}
+
+char* DeviceMemory::translate(uint64_t phy, uint64_t bytes) const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  auto it = byPhy_.upper_bound(phy);
+  if (it == byPhy_.begin()) return nullptr;
+  --it;
+  const Region& region = it->second;
+  uint64_t offset = phy - region.phy;
+  if (offset > region.bytes || bytes > region.bytes - offset) return nullptr;
+  return region.host + offset;
+}
+
+}  // namespace vta::sim

@@ -1,0 +1,48 @@
+// The simulated DRAM: host allocations mapped to page-aligned 32-bit physical addresses.
+//
+// Instructions name DRAM only by physical address (in elements); the device translates an
+// address range back to host memory here, and a range that is not inside one live allocation
+// is an error rather than a wild read. One instance per process, shared by all devices.
+#ifndef VTA_SIM_DEVICE_MEMORY_H_
+#define VTA_SIM_DEVICE_MEMORY_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <map>
+#include <mutex>
+#include <optional>
+
+namespace vta::sim {
+
+class DeviceMemory {
+public:
+  static DeviceMemory& global();
+
+  // Page-aligned host memory with a physical address; nullptr if the 32-bit space is full.
+  void* alloc(size_t bytes);
+  // False if `host` is not the start of a live allocation (e.g. freed twice).
+  bool free(void* host);
+  // Physical address of a host address inside a live allocation.
+  std::optional<uint64_t> physicalAddress(const void* host) const;
+  // Host address of [phy, phy + bytes) if the whole range lies inside one live allocation.
+  char* translate(uint64_t phy, uint64_t bytes) const;
+
+private:
+  struct Region {
+    char* host;
+    uint64_t phy;
+    uint64_t bytes;  // rounded up to whole pages
+  };
+  std::optional<uint64_t> reservePhysical(uint64_t bytes);
+  void releasePhysical(uint64_t phy, uint64_t bytes);
+
+  mutable std::mutex mutex_;
+  std::map<uint64_t, Region> byPhy_;             // keyed by physical base
+  std::map<const char*, uint64_t> byHost_;       // host base -> physical base
+  std::map<uint64_t, uint64_t> freePhysical_;    // physical base -> bytes, coalesced
+  uint64_t nextPhysical_;
+};
+
+}  // namespace vta::sim
+
+#endif  // VTA_SIM_DEVICE_MEMORY_H_

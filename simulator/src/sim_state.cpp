@@ -1,0 +1,73 @@
+#include "sim_state.h"
+
+#include <mutex>
+#include <spdlog/sinks/stdout_color_sinks.h>
+#include <spdlog/spdlog.h>
+
+namespace vta::sim {
+
+std::string Statistics::toJSON() const {
+  return fmt::format(
+      "{{\n \"inp_load_nbytes\": {},\n \"wgt_load_nbytes\": {},\n \"acc_load_nbytes\": {},\n"
+      " \"uop_load_nbytes\": {},\n \"out_store_nbytes\": {},\n \"gemm_counter\": {},\n"
+      " \"alu_counter\": {},\n \"insn_counter\": {},\n \"finish_counter\": {}\n}}\n",
+      inpLoadBytes, wgtLoadBytes, accLoadBytes, uopLoadBytes, outStoreBytes, gemmCounter,
+      aluCounter, insnCounter, finishCounter);
+}
+
+Statistics& threadStatistics() {
+  thread_local Statistics statistics;
+  return statistics;
+}
+
+namespace {
+std::string& threadLastError() {
+  thread_local std::string error;
+  return error;
+}
+
+spdlog::logger& logger() {
+  static std::shared_ptr<spdlog::logger> instance = [] {
+    auto existing = spdlog::get("vta_sim");
+    return existing ? existing : spdlog::stderr_color_mt("vta_sim");
+  }();
+  return *instance;
+}
+
+std::mutex configMutex;
+Config* configSlot() {
+  static Config* config = [] {
+    auto fromEnvironment = Config::fromEnvironment();
+    if (fromEnvironment) return new Config(*fromEnvironment);
+    reportError("VTA_CONFIG: " + llvm::toString(fromEnvironment.takeError()) +
+                "; using the default configuration");
+    return new Config(Config::tvmDefault());
+  }();
+  return config;
+}
+}  // namespace
+
+void reportError(const std::string& message) {
+  logger().error("{}", message);
+  threadLastError() = message;
+}
+
+const std::string& lastError() { return threadLastError(); }
+
+void clearError() { threadLastError().clear(); }
+
+Config activeConfig() {
+  std::lock_guard<std::mutex> lock(configMutex);
+  return *configSlot();
+}
+
+llvm::Error setActiveConfig(const char* pathOrJSON) {
+  auto config = pathOrJSON ? Config::fromPathOrJSON(pathOrJSON) : Config::tvmDefault();
+  if (!config) return config.takeError();
+  std::lock_guard<std::mutex> lock(configMutex);
+  // Devices copy the configuration when allocated, so replacing it in place is safe.
+  *configSlot() = *config;
+  return llvm::Error::success();
+}
+
+}  // namespace vta::sim

@@ -1,0 +1,41 @@
+// Per-thread state of the simulator's C API: statistics (TVM's counters) and the last error,
+// plus the active configuration and GEMM kernel choice for devices allocated afterwards.
+#ifndef VTA_SIM_SIM_STATE_H_
+#define VTA_SIM_SIM_STATE_H_
+
+#include <cstdint>
+#include <string>
+
+#include "vta/config.h"
+
+namespace vta::sim {
+
+struct Statistics {
+  uint64_t inpLoadBytes = 0;
+  uint64_t wgtLoadBytes = 0;
+  uint64_t accLoadBytes = 0;
+  uint64_t uopLoadBytes = 0;
+  uint64_t outStoreBytes = 0;
+  uint64_t gemmCounter = 0;
+  uint64_t aluCounter = 0;
+  uint64_t insnCounter = 0;
+  uint64_t finishCounter = 0;
+
+  std::string toJSON() const;
+};
+
+// Statistics of the calling thread (TVM's simulator keeps them per thread, too).
+Statistics& threadStatistics();
+
+// Logs through spdlog and records as the calling thread's last error.
+void reportError(const std::string& message);
+const std::string& lastError();
+void clearError();
+
+// The configuration devices are created with (VTA_CONFIG or the default until set).
+Config activeConfig();
+llvm::Error setActiveConfig(const char* pathOrJSON);
+
+}  // namespace vta::sim
+
+#endif  // VTA_SIM_SIM_STATE_H_
