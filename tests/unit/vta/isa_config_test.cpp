@@ -1,0 +1,181 @@
+// The configuration parser and the instruction encoding. The encoding is checked against C
+// bit-fields declared the way TVM's hw_spec.h declares them, for the default configuration:
+// that is the binary compatibility TVM's runtime and simulator rely on.
+#include <catch2/catch.hpp>
+#include <cstring>
+#include <random>
+
+#include "vta/config.h"
+#include "vta/isa.h"
+
+using namespace vta;
+using namespace vta::isa;
+
+namespace {
+
+// hw_spec.h's formats with the default configuration's widths (micro-op SRAM depth 2^13,
+// accumulator and input 2^11, weight 2^10).
+struct BitfieldMemInsn {
+  uint64_t opcode : 3, popPrev : 1, popNext : 1, pushPrev : 1, pushNext : 1, memoryType : 3,
+      sramBase : 16, dramBase : 32, ySize : 16, xSize : 16, xStride : 16, yPad0 : 4, yPad1 : 4,
+      xPad0 : 4, xPad1 : 4;
+};
+struct BitfieldGemmInsn {
+  uint64_t opcode : 3, popPrev : 1, popNext : 1, pushPrev : 1, pushNext : 1, reset : 1,
+      uopBgn : 13, uopEnd : 14, iterOut : 14, iterIn : 14, dstOut : 11, dstIn : 11, srcOut : 11,
+      srcIn : 11, wgtOut : 10, wgtIn : 10;
+};
+struct BitfieldAluInsn {
+  uint64_t opcode : 3, popPrev : 1, popNext : 1, pushPrev : 1, pushNext : 1, reset : 1,
+      uopBgn : 13, uopEnd : 14, iterOut : 14, iterIn : 14, dstOut : 11, dstIn : 11, srcOut : 11,
+      srcIn : 11, aluOpcode : 3, useImm : 1;
+  int64_t imm : 16;
+};
+struct BitfieldUop {
+  uint32_t dst : 11, src : 11, wgt : 10;
+};
+static_assert(sizeof(BitfieldMemInsn) == 16 && sizeof(BitfieldGemmInsn) == 16 &&
+                  sizeof(BitfieldAluInsn) == 16 && sizeof(BitfieldUop) == 4,
+              "hw_spec.h's formats are 128-bit instructions and 32-bit micro-ops");
+
+template <typename T>
+T as(const Insn& insn) {
+  T value;
+  std::memcpy(&value, &insn, sizeof value);
+  return value;
+}
+
+Layout defaultLayout() { return llvm::cantFail(Layout::forConfig(Config::tvmDefault())); }
+
+}  // namespace
+
+TEST_CASE("the default configuration derives TVM's sizes", "[vta][config]") {
+  const Config c = Config::tvmDefault();
+  CHECK(c.batch == 1);
+  CHECK(c.blockIn == 16);
+  CHECK(c.inpElemBytes == 16);
+  CHECK(c.wgtElemBytes == 256);
+  CHECK(c.accElemBytes == 64);
+  CHECK(c.outElemBytes == 16);
+  CHECK(c.inpDepth == 2048);
+  CHECK(c.wgtDepth == 1024);
+  CHECK(c.accDepth == 2048);
+  CHECK(c.uopDepth == 8192);
+  CHECK(c.dramElemBytes(kMemAcc8Bit) == 16);
+}
+
+TEST_CASE("a vta_config.json changes every derived size", "[vta][config]") {
+  auto block32 = Config::fromJSON(R"({"TARGET": "sim", "LOG_BLOCK": 5, "LOG_BATCH": 1})");
+  REQUIRE(static_cast<bool>(block32));
+  CHECK(block32->batch == 2);
+  CHECK(block32->blockIn == 32);
+  CHECK(block32->blockOut == 32);
+  CHECK(block32->inpElemBytes == 64);
+  CHECK(block32->wgtElemBytes == 1024);
+  CHECK(block32->accElemBytes == 256);
+  CHECK(block32->inpDepth == (1u << 15) / 64);
+  CHECK(block32->wgtDepth == (1u << 18) / 1024);
+  CHECK(block32->accDepth == (1u << 17) / 256);
+  // The text round-trips.
+  auto again = Config::fromJSON(block32->toJSON());
+  REQUIRE(static_cast<bool>(again));
+  CHECK(again->name() == block32->name());
+}
+
+TEST_CASE("bad configurations are errors, not guesses", "[vta][config]") {
+  auto expectError = [](llvm::Expected<Config> config, const std::string& fragment) {
+    REQUIRE_FALSE(static_cast<bool>(config));
+    const std::string message = llvm::toString(config.takeError());
+    CAPTURE(message);
+    CHECK(message.find(fragment) != std::string::npos);
+  };
+  expectError(Config::fromJSON("{ not json"), "invalid JSON");
+  expectError(Config::fromJSON(R"({"LOG_ACC_WIDTH": 4})"), "LOG_ACC_WIDTH");
+  expectError(Config::fromJSON(R"({"LOG_BLOCK": "four"})"), "LOG_BLOCK must be an integer");
+  expectError(Config::fromPathOrJSON("/nonexistent/vta_config.json"), "cannot read");
+  // Loop factors of 2 x (14 + 15 + 16) bits do not fit the second 64-bit word.
+  expectError(Config::fromJSON(R"({"LOG_INP_BUFF_SIZE": 18, "LOG_ACC_BUFF_SIZE": 20, "LOG_WGT_BUFF_SIZE": 24})"),
+              "instruction fields exceed 128 bits");
+  // Micro-op fields of 11 + 11 + 11 bits exceed 32 bits (the instructions still fit).
+  expectError(Config::fromJSON(R"({"LOG_INP_BUFF_SIZE": 14, "LOG_WGT_BUFF_SIZE": 19})"),
+              "micro-op fields exceed 32 bits");
+}
+
+TEST_CASE("instructions encode exactly as hw_spec.h's bit-fields", "[vta][isa]") {
+  const Layout layout = defaultLayout();
+  std::mt19937 rng(5);
+  auto bits = [&](int width) { return static_cast<uint32_t>(rng() & ((uint64_t{1} << width) - 1)); };
+  for (int trial = 0; trial < 200; ++trial) {
+    MemInsn mem;
+    mem.opcode = bits(1);  // LOAD or STORE
+    mem.deps = {bits(1) != 0, bits(1) != 0, bits(1) != 0, bits(1) != 0};
+    mem.memoryType = bits(3), mem.sramBase = bits(16), mem.dramBase = bits(32);
+    mem.ySize = bits(16), mem.xSize = bits(16), mem.xStride = bits(16);
+    mem.yPad0 = bits(4), mem.yPad1 = bits(4), mem.xPad0 = bits(4), mem.xPad1 = bits(4);
+    const Insn memInsn = llvm::cantFail(layout.encode(mem));
+    const auto m = as<BitfieldMemInsn>(memInsn);
+    CHECK((m.opcode == mem.opcode && m.popPrev == mem.deps.popPrev && m.pushNext == mem.deps.pushNext));
+    CHECK((m.memoryType == mem.memoryType && m.sramBase == mem.sramBase && m.dramBase == mem.dramBase));
+    CHECK((m.ySize == mem.ySize && m.xSize == mem.xSize && m.xStride == mem.xStride));
+    CHECK((m.yPad0 == mem.yPad0 && m.yPad1 == mem.yPad1 && m.xPad0 == mem.xPad0 && m.xPad1 == mem.xPad1));
+    const MemInsn back = layout.decodeMem(memInsn);
+    CHECK((back.dramBase == mem.dramBase && back.xPad1 == mem.xPad1 && back.memoryType == mem.memoryType));
+
+    GemmInsn gemm;
+    gemm.deps = {bits(1) != 0, bits(1) != 0, bits(1) != 0, bits(1) != 0};
+    gemm.loops.reset = bits(1) != 0;
+    gemm.loops.uopBgn = bits(13), gemm.loops.uopEnd = bits(14);
+    gemm.loops.iterOut = bits(14), gemm.loops.iterIn = bits(14);
+    gemm.loops.dstFactorOut = bits(11), gemm.loops.dstFactorIn = bits(11);
+    gemm.loops.srcFactorOut = bits(11), gemm.loops.srcFactorIn = bits(11);
+    gemm.wgtFactorOut = bits(10), gemm.wgtFactorIn = bits(10);
+    const Insn gemmInsn = llvm::cantFail(layout.encode(gemm));
+    const auto g = as<BitfieldGemmInsn>(gemmInsn);
+    CHECK((g.opcode == kOpGemm && g.reset == gemm.loops.reset && g.popNext == gemm.deps.popNext));
+    CHECK((g.uopBgn == gemm.loops.uopBgn && g.uopEnd == gemm.loops.uopEnd));
+    CHECK((g.iterOut == gemm.loops.iterOut && g.iterIn == gemm.loops.iterIn));
+    CHECK((g.dstOut == gemm.loops.dstFactorOut && g.dstIn == gemm.loops.dstFactorIn));
+    CHECK((g.srcOut == gemm.loops.srcFactorOut && g.srcIn == gemm.loops.srcFactorIn));
+    CHECK((g.wgtOut == gemm.wgtFactorOut && g.wgtIn == gemm.wgtFactorIn));
+    CHECK(layout.decodeGemm(gemmInsn).wgtFactorIn == gemm.wgtFactorIn);
+
+    AluInsn alu;
+    alu.deps = {bits(1) != 0, bits(1) != 0, bits(1) != 0, bits(1) != 0};
+    alu.loops.uopBgn = bits(13), alu.loops.uopEnd = bits(14);
+    alu.loops.iterOut = bits(14), alu.loops.iterIn = bits(14);
+    alu.loops.dstFactorOut = bits(11), alu.loops.srcFactorIn = bits(11);
+    alu.aluOpcode = bits(3) % 5, alu.useImm = bits(1) != 0;
+    alu.imm = static_cast<int16_t>(bits(16));
+    const Insn aluInsn = llvm::cantFail(layout.encode(alu));
+    const auto a = as<BitfieldAluInsn>(aluInsn);
+    CHECK((a.opcode == kOpAlu && a.pushPrev == alu.deps.pushPrev && a.dstOut == alu.loops.dstFactorOut));
+    CHECK((a.srcIn == alu.loops.srcFactorIn && a.aluOpcode == alu.aluOpcode && a.useImm == alu.useImm));
+    CHECK(a.imm == alu.imm);
+    CHECK(layout.decodeAlu(aluInsn).imm == alu.imm);
+
+    const Uop uop{bits(11), bits(11), bits(10)};
+    const uint32_t word = llvm::cantFail(layout.encode(uop));
+    BitfieldUop u;
+    std::memcpy(&u, &word, sizeof u);
+    CHECK((u.dst == uop.dst && u.src == uop.src && u.wgt == uop.wgt));
+    const Uop decoded = layout.decodeUop(word);
+    CHECK((decoded.dst == uop.dst && decoded.src == uop.src && decoded.wgt == uop.wgt));
+  }
+}
+
+TEST_CASE("a value too wide for its field is an error naming the field", "[vta][isa]") {
+  const Layout layout = defaultLayout();
+  MemInsn mem;
+  mem.xSize = 1 << 16;
+  auto encoded = layout.encode(mem);
+  REQUIRE_FALSE(static_cast<bool>(encoded));
+  CHECK(llvm::toString(encoded.takeError()).find("x_size = 65536") != std::string::npos);
+  AluInsn alu;
+  alu.imm = 40000;
+  auto aluEncoded = layout.encode(alu);
+  REQUIRE_FALSE(static_cast<bool>(aluEncoded));
+  CHECK(llvm::toString(aluEncoded.takeError()).find("imm") != std::string::npos);
+  auto uop = layout.encode(Uop{2048, 0, 0});
+  REQUIRE_FALSE(static_cast<bool>(uop));
+  CHECK(llvm::toString(uop.takeError()).find("dst_idx") != std::string::npos);
+}
