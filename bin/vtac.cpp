@@ -1,0 +1,78 @@
+// vtac: the command-line driver. It parses flags and hands each subcommand to
+// the library that implements it; nothing of substance lives here. A new
+// subcommand is one more register*Command function.
+//
+// Exit status: 0 on success, 1 on an error in the input, 2 on a usage error.
+#include "vtac/frontend/Commands.h"
+
+#include <CLI/CLI.hpp>
+#include <spdlog/sinks/stdout_color_sinks.h>
+#include <spdlog/spdlog.h>
+
+#include <functional>
+#include <iostream>
+
+namespace {
+
+constexpr int kInputError = 1;
+constexpr int kUsageError = 2;
+
+// The subcommand CLI11 selected sets this to the work it will do.
+using Action = std::function<bool()>;
+
+void registerPrintCommand(CLI::App &app, Action &action) {
+  auto *command = app.add_subcommand(
+      "print", "Parse TVMScript files and print them in canonical TVMScript form.\n"
+               "The output parses back to the same program and prints identically.");
+  auto inputs = std::make_shared<std::vector<std::string>>();
+  auto output = std::make_shared<std::string>();
+  command->add_option("FILE", *inputs, "Input .tvm files ('-' reads standard input)")->required();
+  command->add_option("-o,--output", *output,
+                      "Write to this file instead of standard output (replaced atomically, "
+                      "and only when every input is free of errors)");
+  command->callback([&action, inputs, output] {
+    action = [inputs, output] {
+      return vtac::frontend::runPrint(*inputs, *output, std::cout, std::cerr);
+    };
+  });
+}
+
+void registerCheckCommand(CLI::App &app, Action &action) {
+  auto *command = app.add_subcommand(
+      "check", "Parse and verify TVMScript files; print nothing when they are correct,\n"
+               "otherwise one 'file:line:col: error: message' diagnostic per problem.");
+  auto inputs = std::make_shared<std::vector<std::string>>();
+  command->add_option("FILE", *inputs, "Input .tvm files ('-' reads standard input)")->required();
+  command->callback([&action, inputs] {
+    action = [inputs] { return vtac::frontend::runCheck(*inputs, std::cerr); };
+  });
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  CLI::App app{"vtac: compiler driver for TVMScript tensor programs and the VTA accelerator"};
+  app.set_version_flag("--version", std::string("vtac ") + VTAC_VERSION);
+  app.require_subcommand(1);
+  app.fallthrough();
+
+  bool verbose = false;
+  std::string logLevel = "warn";
+  app.add_flag("-v,--verbose", verbose, "Log progress and timings (same as --log-level=debug)");
+  app.add_option("--log-level", logLevel, "Logging threshold")
+      ->check(CLI::IsMember({"trace", "debug", "info", "warn", "error", "critical", "off"}));
+
+  Action action;
+  registerPrintCommand(app, action);
+  registerCheckCommand(app, action);
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError &e) {
+    return app.exit(e) == 0 ? 0 : kUsageError;
+  }
+  spdlog::set_default_logger(spdlog::stderr_color_mt("vtac"));
+  spdlog::set_level(verbose ? spdlog::level::debug : spdlog::level::from_str(logLevel));
+  spdlog::set_pattern("vtac: %l: %v");
+  return action() ? 0 : kInputError;
+}

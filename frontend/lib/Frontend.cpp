@@ -1,0 +1,168 @@
+// Module level of the frontend: decorators, the module class, and dispatching
+// each def to the prim_func builder (or recording an @R.function).
+#include "vtac/frontend/Frontend.h"
+
+#include "FunctionBuilder.h"
+#include "SyntaxParser.h"
+
+namespace vtac::frontend {
+
+namespace {
+
+enum class DecoratorKind { PrimFunc, RelaxFunction, IRModule, Unknown };
+
+// Decorators are recognised by their dotted name; arguments such as
+// `@T.prim_func(private=True)` do not change what the def is.
+DecoratorKind classify(Grammar::DecoratorContext *decorator) {
+  std::string text = decorator->expr()->getText();
+  std::string name = text.substr(0, text.find('('));
+  if (name == "T.prim_func" || name == "tvm.script.tir.prim_func")
+    return DecoratorKind::PrimFunc;
+  if (name == "R.function")
+    return DecoratorKind::RelaxFunction;
+  if (name == "I.ir_module" || name == "tvm.script.ir_module" || name == "ir_module")
+    return DecoratorKind::IRModule;
+  return DecoratorKind::Unknown;
+}
+
+class ModuleBuilder {
+public:
+  ModuleBuilder(const SourceFile &file, DiagnosticEngine &diagnostics)
+      : file_(file), diagnostics_(diagnostics) {}
+
+  std::optional<ParsedModule> build(Grammar::File_inputContext *root);
+
+private:
+  ir::SourceLoc loc(const antlr4::ParserRuleContext *context) const {
+    return locationOf(file_, context);
+  }
+  void addDefinition(Grammar::StmtContext *stmt, bool insideClass);
+  void addFunction(Grammar::FuncdefContext *def, DecoratorKind kind);
+  bool claimName(const std::string &name, ir::SourceLoc at);
+
+  const SourceFile &file_;
+  DiagnosticEngine &diagnostics_;
+  ParsedModule result_;
+  std::vector<std::string> names_;
+};
+
+bool ModuleBuilder::claimName(const std::string &name, ir::SourceLoc at) {
+  if (std::find(names_.begin(), names_.end(), name) != names_.end()) {
+    diagnostics_.error(at, "redefinition of function '" + name + "'");
+    return false;
+  }
+  names_.push_back(name);
+  return true;
+}
+
+void ModuleBuilder::addFunction(Grammar::FuncdefContext *def, DecoratorKind kind) {
+  std::string name = def->NAME()->getText();
+  ir::SourceLoc at = locationOf(file_, def->NAME()->getSymbol());
+  if (!claimName(name, at))
+    return;
+  if (kind == DecoratorKind::RelaxFunction) {
+    result_.relaxFunctions.push_back({name, at});
+    return;
+  }
+  FunctionBuilder builder(file_, diagnostics_);
+  if (ir::PrimFuncRef func = builder.build(def))
+    result_.module.add(name, func);
+}
+
+void ModuleBuilder::addDefinition(Grammar::StmtContext *stmt, bool insideClass) {
+  const char *expected = insideClass
+                             ? "expected a @T.prim_func or @R.function def in the module class"
+                             : "expected a @T.prim_func def or an @I.ir_module class";
+  auto *compound = stmt->compound_stmt();
+  if (!compound) {
+    // Docstrings and `pass` are harmless.
+    auto *simple = stmt->simple_stmt();
+    for (auto *small : simple->small_stmt()) {
+      auto *exprStmt = small->expr_stmt();
+      bool harmless = small->PASS() ||
+                      (exprStmt && !exprStmt->annassign() && !exprStmt->augassign() &&
+                       !exprStmt->ASSIGN() && small->getStart()->getType() == Grammar::STRING);
+      if (!harmless) {
+        diagnostics_.error(loc(small), expected);
+        return;
+      }
+    }
+    return;
+  }
+  auto *decorated = compound->decorated();
+  if (!decorated) {
+    diagnostics_.error(loc(compound), expected);
+    return;
+  }
+  DecoratorKind kind = DecoratorKind::Unknown;
+  for (auto *decorator : decorated->decorator()) {
+    kind = classify(decorator);
+    if (kind == DecoratorKind::Unknown) {
+      diagnostics_.error(loc(decorator->expr()),
+                         "unknown decorator '@" + decorator->expr()->getText() + "'");
+      return;
+    }
+  }
+  if (auto *def = decorated->funcdef()) {
+    if (kind == DecoratorKind::IRModule) {
+      diagnostics_.error(loc(def), "@I.ir_module decorates a class, not a def");
+      return;
+    }
+    addFunction(def, kind);
+    return;
+  }
+  auto *cls = decorated->classdef();
+  if (kind != DecoratorKind::IRModule || insideClass) {
+    diagnostics_.error(loc(cls), insideClass ? "a module class cannot contain another class"
+                                             : "a class must be decorated with @I.ir_module");
+    return;
+  }
+  if (!result_.className.empty() || !result_.module.empty() || !result_.relaxFunctions.empty()) {
+    diagnostics_.error(loc(cls), "a file holds one module: one @I.ir_module class or bare functions");
+    return;
+  }
+  result_.className = cls->NAME()->getText();
+  result_.module.loc = loc(cls);
+  auto *suite = cls->suite();
+  if (suite->simple_stmt()) {
+    diagnostics_.error(loc(suite), expected);
+    return;
+  }
+  for (auto *member : suite->stmt()) {
+    if (diagnostics_.limitReached())
+      return;
+    addDefinition(member, true);
+  }
+}
+
+std::optional<ParsedModule> ModuleBuilder::build(Grammar::File_inputContext *root) {
+  size_t errorsBefore = diagnostics_.errorCount();
+  std::vector<Grammar::StmtContext *> stmts = root->stmt();
+  if (stmts.empty()) {
+    diagnostics_.error(file_.at(1, 1), "empty module: expected a @T.prim_func def or an @I.ir_module class");
+    return std::nullopt;
+  }
+  for (auto *stmt : stmts) {
+    if (diagnostics_.limitReached())
+      break;
+    if (!result_.className.empty()) {
+      diagnostics_.error(loc(stmt), "a file holds one module: nothing may follow the module class");
+      break;
+    }
+    addDefinition(stmt, false);
+  }
+  if (diagnostics_.errorCount() != errorsBefore)
+    return std::nullopt;
+  return std::move(result_);
+}
+
+} // namespace
+
+std::optional<ParsedModule> parseModule(const SourceFile &file, DiagnosticEngine &diagnostics) {
+  SyntaxTree tree = parseSyntax(file, diagnostics);
+  if (!tree.root)
+    return std::nullopt;
+  return ModuleBuilder(file, diagnostics).build(tree.root);
+}
+
+} // namespace vtac::frontend

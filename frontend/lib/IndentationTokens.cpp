@@ -1,0 +1,236 @@
+#include "IndentationTokens.h"
+
+#include <antlr4-runtime.h>
+
+#include <cstdio>
+
+namespace vtac::frontend {
+
+using grammar::TVMScriptLexer;
+using antlr4::Token;
+
+namespace {
+
+// Spelling of a character for a message: printable ASCII as itself, anything
+// else as its code point, so a diagnostic never carries raw control bytes.
+std::string describeCharacter(const std::string &text) {
+  if (text.size() == 1 && text[0] >= 0x20 && text[0] < 0x7f)
+    return "'" + text + "'";
+  uint32_t codePoint = 0;
+  auto bytes = reinterpret_cast<const unsigned char *>(text.data());
+  if (text.size() == 1)
+    codePoint = bytes[0];
+  else if (text.size() == 2)
+    codePoint = ((bytes[0] & 0x1F) << 6) | (bytes[1] & 0x3F);
+  else if (text.size() == 3)
+    codePoint = ((bytes[0] & 0x0F) << 12) | ((bytes[1] & 0x3F) << 6) | (bytes[2] & 0x3F);
+  else if (text.size() == 4)
+    codePoint = ((bytes[0] & 0x07) << 18) | ((bytes[1] & 0x3F) << 12) |
+                ((bytes[2] & 0x3F) << 6) | (bytes[3] & 0x3F);
+  char buffer[16];
+  std::snprintf(buffer, sizeof buffer, "U+%04X", codePoint);
+  return buffer;
+}
+
+bool isOpenBracket(size_t type) {
+  return type == TVMScriptLexer::LPAREN || type == TVMScriptLexer::LBRACK ||
+         type == TVMScriptLexer::LBRACE;
+}
+
+size_t closerOf(size_t open) {
+  switch (open) {
+  case TVMScriptLexer::LPAREN: return TVMScriptLexer::RPAREN;
+  case TVMScriptLexer::LBRACK: return TVMScriptLexer::RBRACK;
+  default: return TVMScriptLexer::RBRACE;
+  }
+}
+
+bool isCloseBracket(size_t type) {
+  return type == TVMScriptLexer::RPAREN || type == TVMScriptLexer::RBRACK ||
+         type == TVMScriptLexer::RBRACE;
+}
+
+// Tokens after which `+`, `-` and `~` are binary operators.
+bool endsOperand(size_t type) {
+  switch (type) {
+  case TVMScriptLexer::NAME: case TVMScriptLexer::INTEGER:
+  case TVMScriptLexer::FLOAT_NUMBER: case TVMScriptLexer::STRING:
+  case TVMScriptLexer::NONE: case TVMScriptLexer::TRUE: case TVMScriptLexer::FALSE:
+  case TVMScriptLexer::RPAREN: case TVMScriptLexer::RBRACK: case TVMScriptLexer::RBRACE:
+    return true;
+  default:
+    return false;
+  }
+}
+
+// Width of the indentation at the end of a NEWLINE token's text, with tabs
+// advancing to the next multiple of 8 as in Python.
+uint32_t indentationWidth(const std::string &newlineText) {
+  uint32_t width = 0;
+  for (char c : newlineText) {
+    if (c == '\n' || c == '\r' || c == '\f')
+      width = 0;
+    else if (c == '\t')
+      width = (width / 8 + 1) * 8;
+    else
+      ++width;
+  }
+  return width;
+}
+
+class TokenLayout {
+public:
+  TokenLayout(TVMScriptLexer &lexer, const SourceFile &file, DiagnosticEngine &diagnostics)
+      : lexer_(lexer), file_(file), diagnostics_(diagnostics) {}
+
+  std::vector<std::unique_ptr<Token>> run();
+
+private:
+  std::unique_ptr<Token> synthesize(size_t type, const std::string &text, const Token &at) {
+    auto token = std::make_unique<antlr4::CommonToken>(
+        std::make_pair(static_cast<antlr4::TokenSource *>(&lexer_), lexer_.getInputStream()),
+        type, Token::DEFAULT_CHANNEL, at.getStartIndex(), at.getStartIndex() - 1);
+    token->setLine(at.getLine());
+    token->setCharPositionInLine(at.getCharPositionInLine());
+    token->setText(text);
+    return token;
+  }
+
+  void startLogicalLine(const Token &first, uint32_t width);
+  bool checkToken(const Token &token);
+  void finish(std::unique_ptr<Token> eof);
+
+  ir::SourceLoc at(const Token &token) const {
+    return file_.at(token.getLine(), token.getCharPositionInLine() + 1);
+  }
+
+  TVMScriptLexer &lexer_;
+  const SourceFile &file_;
+  DiagnosticEngine &diagnostics_;
+  std::vector<std::unique_ptr<Token>> out_;
+  std::vector<uint32_t> indents_{0};
+  std::vector<const Token *> openBrackets_;
+  // Recursion the parser will need for the current logical line.
+  size_t lineNesting_ = 0;
+  size_t previousType_ = Token::INVALID_TYPE;
+  bool lineHasTokens_ = false;
+};
+
+void TokenLayout::startLogicalLine(const Token &first, uint32_t width) {
+  if (lineHasTokens_)
+    out_.push_back(synthesize(TVMScriptLexer::NEWLINE, "\n", *out_.back()));
+  lineHasTokens_ = true;
+  lineNesting_ = 0;
+  previousType_ = Token::INVALID_TYPE;
+  if (width > indents_.back()) {
+    if (indents_.size() > kMaxNestingDepth) {
+      diagnostics_.error(at(first), "indentation nested too deeply (more than " +
+                                                std::to_string(kMaxNestingDepth) + " levels)");
+      return;
+    }
+    indents_.push_back(width);
+    out_.push_back(synthesize(TVMScriptLexer::INDENT, "<INDENT>", first));
+    return;
+  }
+  while (width < indents_.back()) {
+    indents_.pop_back();
+    out_.push_back(synthesize(TVMScriptLexer::DEDENT, "<DEDENT>", first));
+  }
+  if (width != indents_.back())
+    diagnostics_.error(at(first),
+                       "unindent does not match any outer indentation level");
+}
+
+// Checks one real token; false when the token is so wrong that tokenizing stops.
+bool TokenLayout::checkToken(const Token &token) {
+  size_t type = token.getType();
+  if (type == TVMScriptLexer::UNKNOWN_CHAR) {
+    diagnostics_.error(at(token), "invalid character " +
+                                              describeCharacter(token.getText()) +
+                                              " in program text");
+  } else if (type == TVMScriptLexer::UNTERMINATED_STRING) {
+    diagnostics_.error(at(token), "unterminated string literal");
+  } else if (isOpenBracket(type)) {
+    openBrackets_.push_back(&token);
+    ++lineNesting_;
+  } else if (isCloseBracket(type)) {
+    if (openBrackets_.empty()) {
+      diagnostics_.error(at(token), "unmatched '" + token.getText() + "'");
+    } else {
+      const Token *open = openBrackets_.back();
+      openBrackets_.pop_back();
+      if (closerOf(open->getType()) != type)
+        diagnostics_.error(at(token),
+                           "closing '" + token.getText() + "' does not match opening '" +
+                               open->getText() + "' at line " +
+                               std::to_string(open->getLine()));
+    }
+  } else if (type == TVMScriptLexer::POWER || type == TVMScriptLexer::IF ||
+             type == TVMScriptLexer::NOT || type == TVMScriptLexer::LAMBDA ||
+             ((type == TVMScriptLexer::MINUS || type == TVMScriptLexer::PLUS ||
+               type == TVMScriptLexer::TILDE) &&
+              !endsOperand(previousType_))) {
+    ++lineNesting_;
+  }
+  previousType_ = type;
+  if (lineNesting_ + openBrackets_.size() > kMaxNestingDepth) {
+    diagnostics_.error(at(token), "expression nested too deeply (more than " +
+                                              std::to_string(kMaxNestingDepth) + " levels)");
+    return false;
+  }
+  return true;
+}
+
+void TokenLayout::finish(std::unique_ptr<Token> eof) {
+  for (const Token *open : openBrackets_)
+    diagnostics_.error(at(*open), "'" + open->getText() + "' was never closed");
+  if (lineHasTokens_)
+    out_.push_back(synthesize(TVMScriptLexer::NEWLINE, "\n", *eof));
+  for (size_t level = 1; level < indents_.size(); ++level)
+    out_.push_back(synthesize(TVMScriptLexer::DEDENT, "<DEDENT>", *eof));
+  out_.push_back(std::move(eof));
+}
+
+std::vector<std::unique_ptr<Token>> TokenLayout::run() {
+  std::unique_ptr<Token> lastNewline;
+  bool atFileStart = true;
+  for (;;) {
+    std::unique_ptr<Token> token = lexer_.nextToken();
+    size_t type = token->getType();
+    if (type == Token::EOF) {
+      finish(std::move(token));
+      return std::move(out_);
+    }
+    if (type == TVMScriptLexer::NEWLINE) {
+      // Inside brackets a line break is whitespace; otherwise only the last of
+      // a run of line breaks matters, it carries the next line's indentation.
+      if (openBrackets_.empty())
+        lastNewline = std::move(token);
+      continue;
+    }
+    if (lastNewline || atFileStart) {
+      uint32_t width = lastNewline ? indentationWidth(lastNewline->getText())
+                                   : static_cast<uint32_t>(token->getCharPositionInLine());
+      startLogicalLine(*token, width);
+      lastNewline.reset();
+      atFileStart = false;
+    }
+    bool keepGoing = checkToken(*token);
+    out_.push_back(std::move(token));
+    if (!keepGoing || diagnostics_.limitReached()) {
+      openBrackets_.clear();
+      auto eof = synthesize(Token::EOF, "<EOF>", *out_.back());
+      finish(std::move(eof));
+      return std::move(out_);
+    }
+  }
+}
+
+} // namespace
+
+std::vector<std::unique_ptr<Token>> layOutTokens(TVMScriptLexer &lexer, const SourceFile &file,
+                                                 DiagnosticEngine &diagnostics) {
+  return TokenLayout(lexer, file, diagnostics).run();
+}
+
+} // namespace vtac::frontend

@@ -1,0 +1,109 @@
+// checkRelaxCalls: each R.call_tir / R.call_dps_packed whose callee is a prim_func of the
+// module is checked against the callee's buffers: one buffer per argument plus one for the
+// output, element types equal, ranks equal, and dimensions consistent. The callee's symbolic
+// sizes are unified afresh for every call (linear0 is called with n = 128 and with n = 10),
+// so a size the callee uses twice must receive the same caller dimension both times.
+#include "RelaxFunctionBuilder.h"
+
+namespace vtac::frontend {
+
+namespace relax = ir::relax;
+
+namespace {
+
+class CallChecker {
+public:
+  CallChecker(const ir::PrimFunc &callee, const relax::Call &call, DiagnosticEngine &diagnostics)
+      : callee_(callee), call_(call), diagnostics_(diagnostics) {}
+
+  void check() {
+    std::vector<ir::BufferRef> buffers;
+    for (const ir::VarRef &param : callee_.params) {
+      ir::BufferRef buffer = callee_.bufferOf(param);
+      if (!buffer) {
+        diagnostics_.error(call_.calleeLoc, "'" + call_.callee + "' takes the scalar parameter '" +
+                                                 param->name + "', which a graph call cannot pass");
+        return;
+      }
+      buffers.push_back(buffer);
+    }
+    if (buffers.size() != call_.args.size() + 1) {
+      diagnostics_.error(call_.calleeLoc,
+                         "'" + call_.callee + "' takes " + std::to_string(buffers.size()) +
+                             " buffers but the call passes " + std::to_string(call_.args.size()) +
+                             " arguments and 1 output");
+      return;
+    }
+    for (size_t i = 0; i < call_.args.size(); ++i)
+      if (!matchBuffer(*buffers[i], call_.args[i].sinfo(), call_.args[i].loc,
+                       "argument " + std::to_string(i)))
+        return;
+    matchBuffer(*buffers.back(), call_.outSinfo, call_.outSinfo.loc, "the output");
+  }
+
+private:
+  bool matchBuffer(const ir::Buffer &buffer, const relax::TensorStructInfo &sinfo,
+                   ir::SourceLoc at, const std::string &what) {
+    std::string prefix = what + " of '" + call_.callee + "' (buffer " + buffer.name + ") ";
+    if (!sinfo.dtype.isVoid() && sinfo.dtype != buffer.dtype) {
+      diagnostics_.error(at, prefix + "has element type " + buffer.dtype.str() + ", not " +
+                                 sinfo.dtype.str());
+      return false;
+    }
+    if (sinfo.rank() >= 0 && size_t(sinfo.rank()) != buffer.rank()) {
+      diagnostics_.error(at, prefix + "has rank " + std::to_string(buffer.rank()) + ", not " +
+                                 std::to_string(sinfo.rank()));
+      return false;
+    }
+    if (!sinfo.shape) return true;
+    for (size_t d = 0; d < buffer.rank(); ++d) {
+      const ir::Expr &calleeDim = buffer.shape[d];
+      const ir::Expr &callerDim = (*sinfo.shape)[d];
+      ir::Expr expected = calleeDim;
+      if (calleeDim.isa<ir::Var>()) {
+        auto [it, inserted] = unified_.emplace(calleeDim.get(), callerDim);
+        if (inserted) continue;
+        expected = it->second;
+      }
+      if (relax::dimsConflict(expected, callerDim)) {
+        std::string origin = calleeDim.isa<ir::Var>()
+                                 ? " (its size " + relax::printDim(calleeDim) + " is " +
+                                       relax::printDim(expected) + " from an earlier argument)"
+                                 : "";
+        diagnostics_.error(at, prefix + "needs dimension " + std::to_string(d) + " = " +
+                                   relax::printDim(expected) + ", got " +
+                                   relax::printDim(callerDim) + origin);
+        return false;
+      }
+    }
+    return true;
+  }
+
+  const ir::PrimFunc &callee_;
+  const relax::Call &call_;
+  DiagnosticEngine &diagnostics_;
+  std::unordered_map<const ir::Node *, ir::Expr> unified_;
+};
+
+} // namespace
+
+void checkRelaxCalls(const ir::IRModule &module, DiagnosticEngine &diagnostics) {
+  for (const ir::IRModule::Entry &entry : module.functions()) {
+    const ir::RelaxFunction *func = ir::asRelaxFunction(entry.function);
+    if (!func) continue;
+    for (const relax::BindingBlock &block : func->blocks)
+      for (const relax::Binding &binding : block.bindings) {
+        if (!binding.call) continue;
+        const relax::Call &call = *binding.call;
+        ir::FunctionRef target = module.lookup(call.callee);
+        const auto *prim = target ? target->as<ir::PrimFunc>() : nullptr;
+        if (prim) {
+          CallChecker(*prim, call, diagnostics).check();
+        } else if (call.kind == relax::CallKind::CallTIR) {
+          diagnostics.error(call.calleeLoc, "'" + call.callee + "' is not a prim_func of the module");
+        }
+      }
+  }
+}
+
+} // namespace vtac::frontend

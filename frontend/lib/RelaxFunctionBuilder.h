@@ -1,0 +1,97 @@
+// RelaxFunctionBuilder: turns the parse tree of one `@R.function` def into a RelaxFunction,
+// the way TVM's Relax parser reads it: parameters annotated `R.Tensor(shape, dtype)` whose
+// string dimensions ("m") define the function's symbolic sizes, `m = T.int64()` declarations,
+// `cls = Module`, `with R.dataflow():` blocks of bindings to `R.call_tir` /
+// `R.call_dps_packed` calls or to other variables, `R.output(...)`, and `return`.
+//
+// Scoping follows Relax: a variable bound inside a dataflow block is visible outside it only
+// when the block's `R.output` lists it; `R.output` is only allowed as the last statement of a
+// dataflow block.
+//
+// Calls are checked against their callees once the whole module is known
+// (checkRelaxCalls): argument and output struct info against the prim_func's buffers, with
+// the callee's symbolic sizes unified per call. Names that are not prim_funcs of the module
+// are runtime functions, resolved when the graph runs.
+#pragma once
+
+#include "TVMScriptParser.h"
+#include "vtac/frontend/Diagnostics.h"
+#include "vtac/frontend/SourceFile.h"
+#include "vtac/ir/Relax.h"
+
+#include <memory>
+#include <string>
+#include <unordered_map>
+#include <unordered_set>
+#include <vector>
+
+namespace vtac::frontend {
+
+class RelaxFunctionBuilder {
+public:
+  using Grammar = grammar::TVMScriptParser;
+
+  /// `moduleName` is the class the function is defined in ("" for a bare function): the
+  /// name `cls = Module` may alias.
+  RelaxFunctionBuilder(const SourceFile &file, DiagnosticEngine &diagnostics,
+                       std::string moduleName = "")
+      : file_(file), diagnostics_(diagnostics), moduleName_(std::move(moduleName)) {}
+
+  /// The function, or null when it had errors (they are in the engine).
+  ir::RelaxFunctionRef build(Grammar::FuncdefContext *def);
+
+private:
+  ir::SourceLoc loc(const antlr4::ParserRuleContext *context) const;
+  ir::SourceLoc loc(antlr4::tree::TerminalNode *node) const;
+  void error(ir::SourceLoc at, std::string message);
+
+  // Annotations and shapes.
+  std::optional<ir::relax::TensorStructInfo> structInfo(Grammar::ExprContext *expr,
+                                                        bool inSignature);
+  ir::Expr dim(Grammar::ExprContext *expr, bool inSignature);
+  ir::VarRef symbolicVar(const std::string &name, ir::SourceLoc at, bool createIfMissing);
+
+  // Statements.
+  void statements(const std::vector<Grammar::StmtContext *> &stmts);
+  void suite(Grammar::SuiteContext *suite);
+  void smallStatement(Grammar::Small_stmtContext *stmt, bool lastInBlock);
+  void assignment(Grammar::Expr_stmtContext *stmt);
+  void dataflowBlock(Grammar::With_stmtContext *stmt);
+  void output(Grammar::CallExprContext *call, bool lastInBlock);
+  void returnStatement(Grammar::TestlistContext *values, ir::SourceLoc at);
+  bool declareSymbolicVars(Grammar::Expr_stmtContext *stmt);
+  void bind(const std::string &name, ir::SourceLoc at,
+            std::optional<ir::relax::TensorStructInfo> annotation,
+            Grammar::ExprContext *value);
+
+  // Values.
+  std::optional<ir::relax::Call> call(Grammar::CallExprContext *call);
+  std::optional<ir::relax::Arg> argument(Grammar::ExprContext *expr);
+  ir::relax::VarPtr lookupVar(const std::string &name, ir::SourceLoc at);
+
+  ir::relax::BindingBlock &bindingBlockOutsideDataflow();
+
+  const SourceFile &file_;
+  DiagnosticEngine &diagnostics_;
+  std::string moduleName_;
+  size_t errorsAtStart_ = 0;
+
+  std::vector<ir::relax::VarPtr> params_;
+  std::vector<ir::VarRef> symbolic_;
+  std::unordered_map<std::string, ir::VarRef> symbolicByName_;
+  std::unordered_map<std::string, ir::relax::VarPtr> visible_;      // function scope
+  std::unordered_map<std::string, ir::relax::VarPtr> dataflowScope_;  // current dataflow block
+  std::unordered_set<std::string> hiddenDataflowNames_;  // bound in a closed block, not output
+  std::unordered_set<std::string> moduleAliases_;        // `cls = Module`
+  std::vector<std::shared_ptr<ir::relax::Constant>> constants_;  // by metadata index
+  std::vector<ir::relax::BindingBlock> blocks_;
+  bool inDataflow_ = false;
+  bool returned_ = false;
+  std::vector<ir::relax::Arg> results_;
+  bool resultIsTuple_ = false;
+};
+
+/// Checks every call of every Relax function in `module` against its callee (see above).
+void checkRelaxCalls(const ir::IRModule &module, DiagnosticEngine &diagnostics);
+
+} // namespace vtac::frontend

@@ -1,0 +1,743 @@
+// Statements: bodies (with statements that scope over the rest of their body),
+// assignments, buffer stores, loops, `with`, `if`, `while` and `assert`.
+#include "FunctionBuilder.h"
+
+namespace vtac::frontend {
+
+using ir::DataType;
+using ir::Expr;
+using ir::NodeKind;
+using ir::Stmt;
+
+static Stmt noOp(ir::SourceLoc at) { return ir::make<ir::Evaluate>(ir::intImm(0), at); }
+
+// A body under construction. Statements that scope over the rest of the body
+// (lets, allocations, buffer declarations, statement-form T.attr, assert) are
+// kept as wrappers and applied from the inside out when the body is finished,
+// so a long body never recurses deeply.
+class FunctionBuilder::BodyBuilder {
+public:
+  std::vector<Stmt> &current() { return current_; }
+
+  void scopeRest(std::optional<Wrapper> wrapper) {
+    if (!wrapper)
+      return;
+    pending_.emplace_back(std::move(current_), std::move(*wrapper));
+    current_.clear();
+  }
+
+  /// The body; null when it holds no statement at all.
+  Stmt finish(ir::SourceLoc at) {
+    Stmt body = current_.empty() ? nullptr : ir::seq(std::move(current_));
+    for (auto it = pending_.rbegin(); it != pending_.rend(); ++it) {
+      it->first.push_back(it->second(body ? body : noOp(at)));
+      body = ir::seq(std::move(it->first));
+    }
+    return body;
+  }
+
+private:
+  std::vector<Stmt> current_;
+  std::vector<std::pair<std::vector<Stmt>, Wrapper>> pending_;
+};
+
+Stmt FunctionBuilder::buildSuite(Grammar::SuiteContext *suite) {
+  if (auto *simple = suite->simple_stmt()) {
+    // `if c: x = 1` on one line: a body of one simple statement.
+    BodyBuilder body;
+    for (auto *small : simple->small_stmt())
+      body.scopeRest(buildSmallStatement(small, body.current()));
+    return body.finish(loc(suite));
+  }
+  return buildStatements(suite->stmt());
+}
+
+Stmt FunctionBuilder::buildStatements(const std::vector<Grammar::StmtContext *> &stmts) {
+  BodyBuilder body;
+  ir::SourceLoc last;
+  for (auto *stmt : stmts) {
+    if (diagnostics_.limitReached())
+      break;
+    last = loc(stmt);
+    if (auto *simple = stmt->simple_stmt()) {
+      for (auto *small : simple->small_stmt())
+        body.scopeRest(buildSmallStatement(small, body.current()));
+    } else if (Stmt built = buildCompound(stmt->compound_stmt())) {
+      body.current().push_back(built);
+    }
+  }
+  return body.finish(last);
+}
+
+std::optional<FunctionBuilder::Wrapper>
+FunctionBuilder::buildSmallStatement(Grammar::Small_stmtContext *stmt, std::vector<Stmt> &out) {
+  ir::SourceLoc at = loc(stmt);
+  if (auto *exprStmt = stmt->expr_stmt())
+    return buildAssignment(exprStmt, out);
+  if (stmt->PASS())
+    return std::nullopt;
+  if (stmt->ASSERT()) {
+    Expr condition = toExprOf(eval(stmt->expr(0)), DataType::boolTy(), "a condition");
+    Expr message = stmt->expr().size() > 1 ? toExpr(eval(stmt->expr(1)), "a message")
+                                           : Expr(ir::make<ir::StringImm>("", at));
+    if (!condition || !message)
+      return std::nullopt;
+    return Wrapper([=](Stmt rest) { return ir::make<ir::AssertStmt>(condition, message, rest, at); });
+  }
+  if (stmt->RETURN())
+    error(at, "return is not supported in a prim_func body");
+  else if (stmt->BREAK() || stmt->CONTINUE())
+    error(at, "'" + stmt->getStart()->getText() + "' is not supported in TVMScript");
+  return std::nullopt;
+}
+
+static std::optional<NodeKind> augmentedKind(Grammar::AugassignContext *op) {
+  if (op->ADD_ASSIGN()) return NodeKind::Add;
+  if (op->SUB_ASSIGN()) return NodeKind::Sub;
+  if (op->MUL_ASSIGN()) return NodeKind::Mul;
+  if (op->DIV_ASSIGN()) return NodeKind::Div;
+  if (op->FLOORDIV_ASSIGN()) return NodeKind::FloorDiv;
+  if (op->MOD_ASSIGN()) return NodeKind::FloorMod;
+  return std::nullopt;
+}
+
+// The name a target expression binds, or "" when it is not a plain name.
+static std::string plainName(Grammar::ExprContext *target) {
+  if (auto *atom = dynamic_cast<Grammar::AtomExprContext *>(target))
+    if (auto *name = dynamic_cast<Grammar::NameAtomContext *>(atom->atom()))
+      return name->NAME()->getText();
+  return "";
+}
+
+// Builtins whose result needs the name it is assigned to: buffers take it as
+// their name, size variables and block axes are named after it.
+static bool isBindingBuiltin(const std::string &path) {
+  static const char *const names[] = {"T.match_buffer", "T.alloc_buffer", "T.allocate",
+                                      "T.decl_buffer",  "T.buffer_decl",  "T.Buffer",
+                                      "T.var"};
+  for (const char *name : names)
+    if (path == name)
+      return true;
+  return path.rfind("T.axis.", 0) == 0;
+}
+
+static bool isSizeVariableDeclaration(const std::string &path, const CallArgs &args) {
+  if (!args.positional.empty() || !args.keywords.empty())
+    return false;
+  std::optional<DataType> dtype =
+      path.rfind("T.", 0) == 0 ? DataType::parse(path.substr(2)) : std::nullopt;
+  return dtype && dtype->isIntOrUInt();
+}
+
+std::optional<FunctionBuilder::Wrapper>
+FunctionBuilder::buildAssignment(Grammar::Expr_stmtContext *stmt, std::vector<Stmt> &out) {
+  ir::SourceLoc at = loc(stmt);
+  std::vector<Grammar::ExprContext *> targets = stmt->testlist(0)->expr();
+  bool targetIsTuple = targets.size() > 1 || !stmt->testlist(0)->COMMA().empty();
+
+  // A bare expression: a statement-like builtin or an expression evaluated for effect.
+  if (!stmt->annassign() && !stmt->augassign() && !stmt->ASSIGN()) {
+    if (targetIsTuple) {
+      error(at, "a tuple is not a statement");
+      return std::nullopt;
+    }
+    if (auto *call = dynamic_cast<Grammar::CallExprContext *>(targets[0]))
+      return buildCallStatement(call, out);
+    Value value = eval(targets[0]);
+    if (value.kind == Value::Kind::String)
+      return std::nullopt;  // a docstring
+    if (Expr expr = toExpr(value, "a statement"))
+      out.push_back(ir::make<ir::Evaluate>(expr, at));
+    return std::nullopt;
+  }
+
+  if (auto *augmented = stmt->augassign()) {
+    auto *store = dynamic_cast<Grammar::SubscriptExprContext *>(targets[0]);
+    if (targetIsTuple || !store) {
+      error(at, "augmented assignment is only supported on buffer elements, as in B[i] += x");
+      return std::nullopt;
+    }
+    Value value = eval(stmt->testlist(1)->expr(0));
+    if (Stmt built = buildStore(store, value, augmentedKind(augmented), loc(augmented)))
+      out.push_back(built);
+    return std::nullopt;
+  }
+
+  Grammar::TestlistContext *valueList =
+      stmt->annassign() ? stmt->annassign()->testlist() : stmt->testlist(1);
+  if (!valueList) {
+    error(at, "a variable declaration needs a value, as in x: T.int32 = 0");
+    return std::nullopt;
+  }
+  std::vector<Grammar::ExprContext *> values = valueList->expr();
+  bool valueIsTuple = values.size() > 1 || !valueList->COMMA().empty();
+
+  if (!targetIsTuple)
+    if (auto *store = dynamic_cast<Grammar::SubscriptExprContext *>(targets[0])) {
+      Value value = valueIsTuple ? Value::ofItems(Value::Kind::Tuple, evalList(values), at)
+                                 : eval(values[0]);
+      if (Stmt built = buildStore(store, value, std::nullopt, at))
+        out.push_back(built);
+      return std::nullopt;
+    }
+
+  std::vector<std::pair<std::string, ir::SourceLoc>> names;
+  for (auto *target : targets) {
+    std::string name = plainName(target);
+    if (name.empty()) {
+      error(loc(target), "cannot assign to this expression");
+      return std::nullopt;
+    }
+    names.emplace_back(name, loc(target));
+  }
+
+  std::optional<DataType> annotation;
+  if (auto *annotated = stmt->annassign()) {
+    if (targetIsTuple) {
+      error(at, "only a single name can carry a type annotation");
+      return std::nullopt;
+    }
+    Value type = eval(annotated->expr());
+    annotation = toDataType(type);
+    if (!annotation)
+      return std::nullopt;
+  }
+
+  // `m, n = T.int64(), T.int64()`: pairwise, so that each value sees its name.
+  if (targetIsTuple && valueIsTuple && names.size() == values.size()) {
+    std::vector<Wrapper> wrappers;
+    for (size_t i = 0; i < names.size(); ++i)
+      if (auto wrapper = assignOne({names[i]}, values[i], std::nullopt, at))
+        wrappers.push_back(std::move(*wrapper));
+    return chain(std::move(wrappers));
+  }
+  if (!valueIsTuple)
+    return assignOne(names, values[0], annotation, at);
+  return bindValue(names, Value::ofItems(Value::Kind::Tuple, evalList(values), at), annotation, at);
+}
+
+std::optional<FunctionBuilder::Wrapper> FunctionBuilder::chain(std::vector<Wrapper> wrappers) {
+  if (wrappers.empty())
+    return std::nullopt;
+  if (wrappers.size() == 1)
+    return std::move(wrappers[0]);
+  return Wrapper([wrappers](Stmt rest) {
+    for (auto it = wrappers.rbegin(); it != wrappers.rend(); ++it)
+      rest = (*it)(rest);
+    return rest;
+  });
+}
+
+// Assigns the value of one expression to `names`. Builtins that need the
+// assigned name (T.match_buffer, T.axis.remap, T.int64(), ...) get it.
+std::optional<FunctionBuilder::Wrapper>
+FunctionBuilder::assignOne(const NameList &names, Grammar::ExprContext *valueExpr,
+                           std::optional<DataType> annotation, ir::SourceLoc at) {
+  if (auto *call = dynamic_cast<Grammar::CallExprContext *>(valueExpr)) {
+    Value callee = eval(call->expr());
+    if (callee.isInvalid()) {
+      for (const auto &[name, where] : names)
+        define(name, Value::invalid(), where);
+      return std::nullopt;
+    }
+    if (callee.kind == Value::Kind::Path) {
+      CallArgs args = evalArgs(call->arglist(), loc(call));
+      if (callee.text.rfind("T.axis.", 0) == 0) {
+        bindBlockAxes(names, callee.text, args, loc(call));
+        return std::nullopt;
+      }
+      if (isBindingBuiltin(callee.text) || isSizeVariableDeclaration(callee.text, args)) {
+        if (names.size() != 1) {
+          error(at, callee.text + " defines one name, " + std::to_string(names.size()) +
+                        " are assigned");
+          return std::nullopt;
+        }
+        return bindBuiltinResult(names[0].first, names[0].second, callee.text, args, loc(call));
+      }
+      return bindValue(names, callBuiltin(callee.text, args, loc(call)), annotation, at);
+    }
+  }
+  return bindValue(names, eval(valueExpr), annotation, at);
+}
+
+// `x = e` and `x: T.int32 = e` bind an expression with a let over the rest of
+// the body; other values (buffers, strings, tuples) simply get the name.
+std::optional<FunctionBuilder::Wrapper>
+FunctionBuilder::bindValue(const NameList &names,
+                           Value value, std::optional<DataType> annotation, ir::SourceLoc at) {
+  if (value.isInvalid()) {
+    for (const auto &[name, where] : names)
+      define(name, Value::invalid(), where);  // no "undefined name" echoes later
+    return std::nullopt;
+  }
+  if (names.size() > 1) {
+    if (!value.isSequence() || value.items.size() != names.size()) {
+      error(at, "cannot unpack " + std::string(describeKind(value.kind)) + " into " +
+                    std::to_string(names.size()) + " names");
+      return std::nullopt;
+    }
+    std::vector<Wrapper> wrappers;
+    for (size_t i = 0; i < names.size(); ++i)
+      if (auto wrapper = bindValue({names[i]}, value.items[i], std::nullopt, at))
+        wrappers.push_back(std::move(*wrapper));
+    return chain(std::move(wrappers));
+  }
+  const auto &[name, where] = names[0];
+  if (value.kind != Value::Kind::Expr || (annotation == std::nullopt && value.literal)) {
+    if (annotation) {
+      error(at, "cannot declare a " + annotation->str() + " variable from " + describeKind(value.kind));
+      return std::nullopt;
+    }
+    define(name, value, where);
+    return std::nullopt;
+  }
+  Expr expr = annotation ? toExprOf(value, *annotation, "a value") : value.expr;
+  if (!expr)
+    return std::nullopt;
+  if (annotation && expr->dtype != *annotation) {
+    error(value.loc, "cannot initialise " + annotation->str() + " variable '" + name +
+                         "' with a value of type " + expr->dtype.str());
+    return std::nullopt;
+  }
+  ir::VarRef var = ir::makeVar(name, expr->dtype, where);
+  define(name, Value::ofExpr(var, where), where);
+  return Wrapper([var, expr, at](Stmt rest) { return ir::make<ir::LetStmt>(var, expr, rest, at); });
+}
+
+std::optional<FunctionBuilder::Wrapper>
+FunctionBuilder::bindBuiltinResult(const std::string &name, ir::SourceLoc where,
+                                   const std::string &path, CallArgs &args, ir::SourceLoc at) {
+  if (path == "T.var" || isSizeVariableDeclaration(path, args)) {
+    std::optional<DataType> dtype = path == "T.var"
+                                        ? (args.positional.size() == 1
+                                               ? toDataType(args.positional[0])
+                                               : (error(at, "T.var takes a dtype"), std::nullopt))
+                                        : DataType::parse(path.substr(2));
+    if (!dtype)
+      return std::nullopt;
+    define(name, Value::ofExpr(ir::makeVar(name, *dtype, where), where), where);
+    return std::nullopt;
+  }
+  if (path == "T.match_buffer") {
+    if (args.positional.empty()) {
+      error(at, "T.match_buffer needs the parameter or region it matches");
+      return std::nullopt;
+    }
+    ir::BufferRef buffer = makeBufferFromArgs(name, args, 1, at);
+    if (!buffer)
+      return std::nullopt;
+    const Value &source = args.positional[0];
+    if (source.kind == Value::Kind::Region || (source.kind == Value::Kind::Buffer && currentBlock())) {
+      if (BlockFrame *block = currentBlock())
+        block->matchBuffers.push_back({buffer, toRegion(source)});
+      else
+        error(at, "T.match_buffer of a region must be inside a block");
+    } else {
+      Expr param = toExpr(source, "a handle parameter");
+      if (!param)
+        return std::nullopt;
+      auto found = std::find_if(params_.begin(), params_.end(),
+                                [&](const ir::VarRef &p) { return p == param; });
+      if (found == params_.end() || !param->dtype.isHandle()) {
+        error(source.loc, "T.match_buffer must match a T.handle parameter of the function");
+        return std::nullopt;
+      }
+      for (const auto &[bound, existing] : bufferMap_)
+        if (bound == param) {
+          error(source.loc, "parameter '" + (*found)->name + "' is already bound to buffer '" +
+                                existing->name + "'");
+          return std::nullopt;
+        }
+      bufferMap_.emplace_back(*found, buffer);
+    }
+    define(name, Value::ofBuffer(buffer, where), where);
+    return std::nullopt;
+  }
+  if (path == "T.alloc_buffer") {
+    ir::BufferRef buffer = makeBufferFromArgs(name, args, 0, at);
+    if (!buffer)
+      return std::nullopt;
+    blocks_.back().allocBuffers.push_back(buffer);
+    define(name, Value::ofBuffer(buffer, where), where);
+    return std::nullopt;
+  }
+  if (path == "T.allocate") {
+    // T.allocate(extents, dtype, scope="global", condition=True)
+    const Value *extentsValue = args.positional.size() > 0 ? &args.positional[0] : args.keyword("extents");
+    const Value *dtypeValue = args.positional.size() > 1 ? &args.positional[1] : args.keyword("dtype");
+    const Value *scopeValue = args.positional.size() > 2 ? &args.positional[2] : args.keyword("scope");
+    if (!extentsValue || !dtypeValue) {
+      error(at, "T.allocate needs extents and a dtype");
+      return std::nullopt;
+    }
+    std::optional<std::vector<Expr>> extents = toShape(*extentsValue);
+    std::optional<DataType> dtype = toDataType(*dtypeValue);
+    std::optional<std::string> scope =
+        scopeValue ? toString(*scopeValue, "a storage scope") : std::optional<std::string>("global");
+    Expr condition = ir::boolImm(true);
+    if (const Value *value = args.positional.size() > 3 ? &args.positional[3] : args.keyword("condition"))
+      condition = toExprOf(*value, DataType::boolTy(), "a condition");
+    if (!extents || !dtype || !scope || !condition)
+      return std::nullopt;
+    ir::VarRef var = ir::make<ir::Var>(name, ir::PointerType{*dtype, *scope}, where);
+    // The name stands for the allocation's pointer; indexing it reads the
+    // allocation as a flat buffer, as TVM's allocate result does.
+    ir::BufferRef view = ir::make<ir::Buffer>(name, var, *dtype, *extents, std::vector<Expr>{},
+                                              nullptr, ir::Buffer::kDefaultAlignment, 0, where);
+    define(name, Value::ofBuffer(view, where), where);
+    return Wrapper([=](Stmt rest) {
+      return ir::make<ir::Allocate>(var, *dtype, *extents, condition, rest, ir::AttrMap{}, at);
+    });
+  }
+  // T.decl_buffer / T.buffer_decl / T.Buffer: a buffer declared over the rest of the body.
+  if (path == "T.decl_buffer" && args.positional.size() > 2) {
+    // decl_buffer's third positional argument is the scope, not the data.
+    args.keywords.emplace_back("scope", args.positional[2]);
+    args.positional.resize(2);
+  }
+  ir::BufferRef buffer = makeBufferFromArgs(name, args, 0, at);
+  if (!buffer)
+    return std::nullopt;
+  define(name, Value::ofBuffer(buffer, where), where);
+  return Wrapper([=](Stmt rest) { return ir::make<ir::DeclBuffer>(buffer, rest, at); });
+}
+
+Stmt FunctionBuilder::buildStore(Grammar::SubscriptExprContext *target, Value value,
+                                 std::optional<NodeKind> augmentedOp, ir::SourceLoc at) {
+  Value object = eval(target->expr());
+  if (object.isInvalid() || value.isInvalid())
+    return nullptr;
+  if (object.kind != Value::Kind::Buffer) {
+    error(loc(target), std::string("cannot store into ") + describeKind(object.kind));
+    return nullptr;
+  }
+  Value location = evalIndex(object, target->subscriptlist(), loc(target));
+  if (location.isInvalid())
+    return nullptr;
+  if (location.kind == Value::Kind::Region) {
+    error(loc(target), "cannot store into a slice of buffer '" + object.buffer->name + "'");
+    return nullptr;
+  }
+  auto *load = location.expr.as<ir::BufferLoad>();
+  const ir::BufferRef &buffer = object.buffer;
+  if (augmentedOp)
+    value = evalBinary(*augmentedOp, location, value, at);
+  if (value.isInvalid())
+    return nullptr;
+  DataType element = buffer->dtype;
+  Expr stored = value.literal ? toExprOf(value, element, "a value") : toExpr(value, "a value");
+  if (!stored)
+    return nullptr;
+  if (stored->dtype.elementType() != element) {
+    error(value.loc, "cannot store a value of type " + stored->dtype.str() + " into buffer '" +
+                         buffer->name + "' of type " + element.str() +
+                         " without a cast (use T.Cast(\"" + element.str() + "\", ...))");
+    return nullptr;
+  }
+  return ir::make<ir::BufferStore>(buffer, stored, load->indices, loc(target));
+}
+
+std::optional<FunctionBuilder::Wrapper>
+FunctionBuilder::buildCallStatement(Grammar::CallExprContext *call, std::vector<Stmt> &out) {
+  ir::SourceLoc at = loc(call);
+  Value callee = eval(call->expr());
+  if (callee.isInvalid())
+    return std::nullopt;
+  if (callee.kind != Value::Kind::Path) {
+    Value value = evalCall(call);
+    if (Expr expr = toExpr(value, "a statement"))
+      out.push_back(ir::make<ir::Evaluate>(expr, at));
+    return std::nullopt;
+  }
+  const std::string &path = callee.text;
+  CallArgs args = evalArgs(call->arglist(), at);
+  if (handleBlockDeclaration(path, args, at))
+    return std::nullopt;
+  if (path == "T.func_attr") {
+    std::optional<ir::AttrMap> attrs = args.positional.size() == 1 ? toAttrMap(args.positional[0])
+                                                                    : std::nullopt;
+    if (args.positional.size() != 1)
+      error(at, "T.func_attr takes one dictionary");
+    if (!attrs)
+      return std::nullopt;
+    if (blocks_.size() > 1)
+      error(at, "T.func_attr must be at the top level of the function body");
+    for (const auto &[key, value] : *attrs)
+      attrs_.set(key, value);
+    return std::nullopt;
+  }
+  if (path == "T.evaluate") {
+    if (args.positional.size() != 1) {
+      error(at, "T.evaluate takes one expression");
+      return std::nullopt;
+    }
+    if (Expr expr = toExpr(args.positional[0], "an expression"))
+      out.push_back(ir::make<ir::Evaluate>(expr, at));
+    return std::nullopt;
+  }
+  if (path == "T.attr") {
+    // Statement form: the attribute scopes over the rest of the body.
+    auto attr = buildAttr(args, at);
+    if (!attr)
+      return std::nullopt;
+    return Wrapper([attr](Stmt rest) {
+      return ir::make<ir::AttrStmt>(attr->node, attr->key, attr->value, rest, attr->loc);
+    });
+  }
+  Value value = callBuiltin(path, args, at);
+  if (Expr expr = toExpr(value, "a statement"))
+    out.push_back(ir::make<ir::Evaluate>(expr, at));
+  return std::nullopt;
+}
+
+// T.attr(node, key, value): node may be an iteration variable, a variable, a
+// buffer or a string (the pragma forms TVM prints).
+std::optional<FunctionBuilder::AttrParts> FunctionBuilder::buildAttr(CallArgs &args, ir::SourceLoc at) {
+  if (args.positional.size() != 3) {
+    error(at, "T.attr takes a node, a key and a value");
+    return std::nullopt;
+  }
+  const Value &node = args.positional[0];
+  ir::NodeRef target;
+  if (node.kind == Value::Kind::IterVar)
+    target = node.iterVar;
+  else if (node.kind == Value::Kind::Buffer)
+    target = node.buffer;
+  else if (Expr expr = toExpr(node, "an attribute node"))
+    target = expr;
+  std::optional<std::string> key = toString(args.positional[1], "an attribute key");
+  Expr value = toExpr(args.positional[2], "an attribute value");
+  if (!target || !key || !value)
+    return std::nullopt;
+  return AttrParts{target, *key, value, at};
+}
+
+Stmt FunctionBuilder::buildCompound(Grammar::Compound_stmtContext *stmt) {
+  if (auto *forStmt = stmt->for_stmt())
+    return buildFor(forStmt);
+  if (auto *withStmt = stmt->with_stmt())
+    return buildWith(withStmt);
+  if (auto *ifStmt = stmt->if_stmt())
+    return buildIf(ifStmt->expr(), ifStmt->suite(), ifStmt->elif_clause(), 0, ifStmt->else_clause());
+  if (auto *whileStmt = stmt->while_stmt()) {
+    Expr condition = toExprOf(eval(whileStmt->expr()), DataType::boolTy(), "a condition");
+    pushScope();
+    Stmt body = buildSuite(whileStmt->suite());
+    popScope();
+    if (!condition)
+      return nullptr;
+    return ir::make<ir::While>(condition, body ? body : noOp(loc(whileStmt)), loc(whileStmt));
+  }
+  error(loc(stmt), "a nested function or class definition is not supported in a prim_func");
+  return nullptr;
+}
+
+Stmt FunctionBuilder::buildIf(Grammar::ExprContext *conditionExpr, Grammar::SuiteContext *thenSuite,
+                              const std::vector<Grammar::Elif_clauseContext *> &elifs,
+                              size_t nextElif, Grammar::Else_clauseContext *elseClause) {
+  Expr condition = toExprOf(eval(conditionExpr), DataType::boolTy(), "a condition");
+  if (condition && !condition->dtype.isBool()) {
+    error(loc(conditionExpr), "condition must be a bool expression, got " + condition->dtype.str());
+    condition = nullptr;
+  }
+  pushScope();
+  Stmt thenCase = buildSuite(thenSuite);
+  popScope();
+  Stmt elseCase;
+  if (nextElif < elifs.size()) {
+    auto *elif = elifs[nextElif];
+    elseCase = buildIf(elif->expr(), elif->suite(), elifs, nextElif + 1, elseClause);
+  } else if (elseClause) {
+    pushScope();
+    elseCase = buildSuite(elseClause->suite());
+    popScope();
+  }
+  if (!condition)
+    return nullptr;
+  return ir::make<ir::IfThenElse>(condition, thenCase ? thenCase : noOp(loc(thenSuite)), elseCase,
+                                  loc(conditionExpr));
+}
+
+FunctionBuilder::NameList FunctionBuilder::targetNames(Grammar::TargetlistContext *list) {
+  std::vector<std::pair<std::string, ir::SourceLoc>> names;
+  for (auto *target : list->target()) {
+    if (target->NAME())
+      names.emplace_back(target->NAME()->getText(), loc(target));
+    else if (target->targetlist())
+      for (auto &inner : targetNames(target->targetlist()))
+        names.push_back(std::move(inner));
+  }
+  return names;
+}
+
+static std::optional<ir::ForKind> loopKind(const std::string &path) {
+  if (path == "range" || path == "T.serial") return ir::ForKind::Serial;
+  if (path == "T.parallel") return ir::ForKind::Parallel;
+  if (path == "T.vectorized") return ir::ForKind::Vectorized;
+  if (path == "T.unroll") return ir::ForKind::Unrolled;
+  if (path == "T.thread_binding") return ir::ForKind::ThreadBinding;
+  return std::nullopt;
+}
+
+// `for i, j in T.grid(a, b)`, `for i in range(n)`, `T.serial(lo, hi)`,
+// `T.thread_binding(n, thread="threadIdx.x")`, ...
+Stmt FunctionBuilder::buildFor(Grammar::For_stmtContext *stmt) {
+  ir::SourceLoc at = loc(stmt);
+  auto names = targetNames(stmt->targetlist());
+  std::vector<Grammar::ExprContext *> iterables = stmt->testlist()->expr();
+  auto *call = iterables.size() == 1 ? dynamic_cast<Grammar::CallExprContext *>(iterables[0]) : nullptr;
+  Value callee = call ? eval(call->expr()) : Value::invalid();
+  if (!call || callee.kind != Value::Kind::Path) {
+    if (!call || !callee.isInvalid())
+      error(loc(stmt->testlist()), "a loop must iterate over T.grid(...), range(...) or T.serial/parallel/vectorized/unroll/thread_binding(...)");
+    return nullptr;
+  }
+  CallArgs args = evalArgs(call->arglist(), loc(call));
+  struct Loop {
+    ir::Range range;
+    ir::ForKind kind;
+    ir::AttrMap annotations;
+    std::string thread;
+  };
+  std::vector<Loop> loops;
+  auto loopRange = [&](const std::vector<Value> &bounds) -> ir::Range {
+    Value lo = bounds.size() == 2 ? bounds[0] : Value::ofExpr(ir::intImm(0, DataType::int32(), at), at, true);
+    Value hi = bounds.size() == 2 ? bounds[1] : bounds[0];
+    lo.expr = toExpr(lo, "a loop bound");
+    hi.expr = toExpr(hi, "a loop bound");
+    if (!lo.expr || !hi.expr || !matchTypes(lo, hi, at))
+      return {};
+    if (!lo.expr->dtype.isIntOrUInt()) {
+      error(hi.loc, "loop bounds must be integers, got " + lo.expr->dtype.str());
+      return {};
+    }
+    auto *min = lo.expr.as<ir::IntImm>();
+    auto *max = hi.expr.as<ir::IntImm>();
+    if (min && min->value == 0)
+      return {lo.expr, hi.expr};
+    if (min && max)
+      return {lo.expr, ir::intImm(max->value - min->value, hi.expr->dtype)};
+    return {lo.expr, ir::binary(NodeKind::Sub, hi.expr, lo.expr)};
+  };
+  const std::string &path = callee.text;
+  if (path == "T.grid") {
+    if (args.positional.size() != names.size()) {
+      error(loc(call), "T.grid has " + std::to_string(args.positional.size()) + " extents but " +
+                           std::to_string(names.size()) + " loop variables are given");
+      return nullptr;
+    }
+    for (const Value &extent : args.positional)
+      loops.push_back({loopRange({extent}), ir::ForKind::Serial, {}, ""});
+  } else if (std::optional<ir::ForKind> kind = loopKind(path)) {
+    if (names.size() != 1) {
+      error(at, path + " defines one loop variable, " + std::to_string(names.size()) + " are given");
+      return nullptr;
+    }
+    if (args.positional.empty() || args.positional.size() > 2) {
+      error(loc(call), path + " takes an extent or a (start, stop) pair");
+      return nullptr;
+    }
+    Loop loop{loopRange(args.positional), *kind, {}, ""};
+    for (const auto &[key, value] : args.keywords) {
+      if (key == "thread" && *kind == ir::ForKind::ThreadBinding) {
+        if (auto thread = toString(value, "a thread tag"))
+          loop.thread = *thread;
+      } else if (key == "annotations") {
+        if (auto map = toAttrMap(value))
+          loop.annotations = *map;
+      } else {
+        error(value.loc, "unexpected keyword argument '" + key + "' for " + path);
+      }
+    }
+    if (*kind == ir::ForKind::ThreadBinding && loop.thread.empty())
+      error(loc(call), "T.thread_binding needs thread=\"...\"");
+    loops.push_back(std::move(loop));
+  } else {
+    if (isKnownBuiltin(path))
+      error(loc(call), path + " cannot be iterated over in a for loop");
+    else
+      error(loc(call), "unknown function '" + path + "'");
+    return nullptr;
+  }
+
+  pushScope();
+  std::vector<ir::VarRef> vars;
+  bool ok = true;
+  for (size_t i = 0; i < loops.size(); ++i) {
+    ok &= loops[i].range.defined();
+    DataType dtype = loops[i].range.defined() ? loops[i].range.extent->dtype : DataType::int32();
+    ir::VarRef var = ir::makeVar(names[i].first, dtype, names[i].second);
+    vars.push_back(var);
+    define(names[i].first, Value::ofExpr(var, names[i].second), names[i].second);
+    loopDomains_[var.get()] = loops[i].range;
+  }
+  Stmt body = buildSuite(stmt->suite());
+  popScope();
+  if (!ok)
+    return nullptr;
+  if (!body)
+    body = noOp(at);
+  for (size_t i = loops.size(); i-- > 0;) {
+    Loop &loop = loops[i];
+    ir::IterVarRef binding;
+    if (loop.kind == ir::ForKind::ThreadBinding)
+      binding = ir::make<ir::IterVar>(vars[i], loop.range, ir::IterType::ThreadIndex, loop.thread, at);
+    body = ir::make<ir::For>(vars[i], loop.range.min, loop.range.extent, loop.kind, body, binding,
+                             loop.annotations, at);
+  }
+  return body;
+}
+
+Stmt FunctionBuilder::buildWith(Grammar::With_stmtContext *stmt) {
+  ir::SourceLoc at = loc(stmt);
+  if (stmt->with_item().size() != 1) {
+    error(at, "a with statement must have exactly one context");
+    return nullptr;
+  }
+  auto *item = stmt->with_item(0);
+  auto *call = dynamic_cast<Grammar::CallExprContext *>(item->expr());
+  Value callee = call ? eval(call->expr()) : Value::invalid();
+  if (!call || callee.kind != Value::Kind::Path) {
+    if (!call || !callee.isInvalid())
+      error(loc(item), "expected T.block(...), T.init() or T.attr(...) after 'with'");
+    return nullptr;
+  }
+  if (item->AS())
+    error(loc(item->target()), "'with ... as' is not supported; declare block axes with T.axis");
+  CallArgs args = evalArgs(call->arglist(), loc(call));
+  const std::string &path = callee.text;
+  if (path == "T.block")
+    return buildBlock(args, stmt->suite(), at);
+  if (path == "T.init") {
+    BlockFrame *block = currentBlock();
+    if (!block) {
+      error(at, "T.init() must be inside a block");
+      return nullptr;
+    }
+    if (block->init) {
+      error(at, "block '" + block->name + "' has more than one T.init()");
+      return nullptr;
+    }
+    pushScope();
+    Stmt init = buildSuite(stmt->suite());
+    popScope();
+    block->init = init ? init : noOp(at);
+    return nullptr;
+  }
+  if (path == "T.attr") {
+    auto attr = buildAttr(args, loc(call));
+    pushScope();
+    Stmt body = buildSuite(stmt->suite());
+    popScope();
+    if (!attr)
+      return nullptr;
+    return ir::make<ir::AttrStmt>(attr->node, attr->key, attr->value, body ? body : noOp(at), at);
+  }
+  if (isKnownBuiltin(path))
+    error(loc(call), path + "(...) cannot be used in a with statement");
+  else
+    error(loc(call), "unknown function '" + path + "'");
+  return nullptr;
+}
+
+} // namespace vtac::frontend
