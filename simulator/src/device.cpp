@@ -104,6 +104,7 @@ RunResult Device::run(uint64_t insnPhysicalAddress, uint32_t insnCount,
   // Dependency tokens: tokens[from][to] for the four queues between neighbouring stages.
   uint64_t tokens[kNumCores][kNumCores] = {};
   size_t next[kNumCores] = {0, 0, 0};
+  bool finished = false;
   bool progress = true;
   while (progress) {
     progress = false;
@@ -124,11 +125,12 @@ RunResult Device::run(uint64_t insnPhysicalAddress, uint32_t insnCount,
         if (deps.pushNext) ++tokens[core][core + 1];
         ++next[core];
         progress = true;
-        if (layout_.opcodeOf(insn) == kOpFinish) return kOk;
+        finished |= layout_.opcodeOf(insn) == kOpFinish;
       }
     }
   }
-  // No core can advance and FINISH has not run: report where each queue is stuck.
+  // Every queue runs to its end (a FINISH does not cut short the other queues); if no core can
+  // advance before that, report where each queue is stuck.
   std::string stuck;
   for (int core = kLoadCore; core < kNumCores; ++core) {
     if (next[core] == queues[core].size()) continue;
@@ -138,10 +140,11 @@ RunResult Device::run(uint64_t insnPhysicalAddress, uint32_t insnCount,
     stuck += fmt::format("; instruction {} waits for a {} token that is never pushed: {}", index,
                          queueName(from, core), layout_.describe(insns[index]));
   }
-  if (stuck.empty())
+  if (!stuck.empty()) return {VTA_SIM_ERR_DEADLOCK, "VTA deadlock" + stuck};
+  if (!finished)
     return {VTA_SIM_ERR_BAD_INSTRUCTION,
             fmt::format("VTADeviceRun: the {} instructions end without FINISH", insnCount)};
-  return {VTA_SIM_ERR_DEADLOCK, "VTA deadlock" + stuck};
+  return kOk;
 }
 
 RunResult Device::execute(const Insn& insn, uint32_t index, Statistics& statistics) {

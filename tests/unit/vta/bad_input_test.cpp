@@ -1,0 +1,336 @@
+// Bad input to the simulator (raw instruction streams through the driver API) and to the
+// runtime: each case must be detected and reported — an error status through the API and a
+// message naming the instruction index and its fields — never a crash, a hang or a silent
+// write out of bounds.
+#include <catch2/catch.hpp>
+#include <string>
+#include <vector>
+
+#include "vta/driver.h"
+#include "vta/isa.h"
+#include "vta_test_support.h"
+
+using namespace vta;
+using namespace vta::isa;
+
+namespace {
+
+bool contains(const std::string& text, const std::string& fragment) {
+  return text.find(fragment) != std::string::npos;
+}
+
+// A hand-written instruction stream for the default configuration, run on its own device.
+class RawProgram {
+public:
+  RawProgram() : layout_(llvm::cantFail(Layout::forConfig(Config::tvmDefault()))) {
+    VTASimSetConfig(nullptr);
+    VTASimClearError();
+    device_ = VTADeviceAlloc();
+  }
+  ~RawProgram() {
+    VTADeviceFree(device_);
+    for (void* buffer : buffers_) VTAMemFree(buffer);
+  }
+
+  const Layout& layout() const { return layout_; }
+  void add(const Insn& insn) { insns_.push_back(insn); }
+  void add(llvm::Expected<Insn> insn) { insns_.push_back(llvm::cantFail(std::move(insn))); }
+  void finish(DepFlags deps = {}) { insns_.push_back(layout_.encode(FinishInsn{deps})); }
+
+  // Device memory holding `words`; returns its physical address.
+  vta_phy_addr_t deviceWords(const std::vector<uint32_t>& words, size_t bytes = 0) {
+    void* buffer = VTAMemAlloc(std::max(bytes, words.size() * 4), VTA_CACHED);
+    buffers_.push_back(buffer);
+    VTAMemCopyFromHost(buffer, words.data(), words.size() * 4);
+    return VTAMemGetPhyAddr(buffer);
+  }
+  // LOAD UOP of micro-ops into micro-op SRAM index 0.
+  void loadUops(const std::vector<Uop>& uops) {
+    std::vector<uint32_t> words;
+    for (const Uop& u : uops) words.push_back(llvm::cantFail(layout_.encode(u)));
+    MemInsn load;
+    load.memoryType = kMemUop;
+    load.dramBase = deviceWords(words) / 4;
+    load.ySize = 1;
+    load.xSize = load.xStride = static_cast<uint32_t>(words.size());
+    add(layout_.encode(load));
+  }
+
+  int run() {
+    const vta_phy_addr_t phy = deviceWords(
+        std::vector<uint32_t>(reinterpret_cast<const uint32_t*>(insns_.data()),
+                              reinterpret_cast<const uint32_t*>(insns_.data() + insns_.size())));
+    return VTADeviceRun(device_, phy, static_cast<uint32_t>(insns_.size()), 1000);
+  }
+
+private:
+  Layout layout_;
+  VTADeviceHandle device_;
+  std::vector<Insn> insns_;
+  std::vector<void*> buffers_;
+};
+
+MemInsn inputLoad(uint32_t dramBase, uint32_t sramBase, uint32_t xSize) {
+  MemInsn load;
+  load.memoryType = kMemInp;
+  load.dramBase = dramBase;
+  load.sramBase = sramBase;
+  load.ySize = 1;
+  load.xSize = load.xStride = xSize;
+  return load;
+}
+
+void expectError(int status, int expectedStatus, const std::vector<std::string>& fragments) {
+  CHECK(status == expectedStatus);
+  const std::string message = VTASimLastError();
+  CAPTURE(message);
+  for (const std::string& fragment : fragments) CHECK(contains(message, fragment));
+}
+
+}  // namespace
+
+TEST_CASE("the simulator rejects an unknown opcode", "[vta][bad-input]") {
+  RawProgram program;
+  MemInsn bogus;
+  bogus.opcode = 6;
+  program.add(program.layout().encode(bogus));
+  program.finish();
+  expectError(program.run(), VTA_SIM_ERR_BAD_INSTRUCTION,
+              {"instruction 0", "unknown opcode", "opcode 6"});
+}
+
+TEST_CASE("the simulator rejects unknown memory types", "[vta][bad-input]") {
+  {
+    RawProgram program;
+    MemInsn load = inputLoad(0, 0, 1);
+    load.memoryType = 7;
+    program.finish();
+    program.add(program.layout().encode(load));
+    expectError(program.run(), VTA_SIM_ERR_BAD_INSTRUCTION,
+                {"instruction 1", "LOAD of an unknown memory type", "memory_type=7"});
+  }
+  {
+    RawProgram program;
+    MemInsn store = inputLoad(0, 0, 1);
+    store.opcode = kOpStore;  // a store of the input buffer
+    program.add(program.layout().encode(store));
+    program.finish();
+    expectError(program.run(), VTA_SIM_ERR_BAD_INSTRUCTION,
+                {"instruction 0", "STORE supports only memory type OUT", "memory_type=2 (INP)"});
+  }
+}
+
+TEST_CASE("the simulator rejects SRAM indices out of range", "[vta][bad-input]") {
+  const Config c = Config::tvmDefault();
+  {
+    // The micro-op is fine, the loop walks it past the end of the accumulator.
+    RawProgram program;
+    program.loadUops({{c.accDepth - 10, 0, 0}});
+    GemmInsn gemm;
+    gemm.loops.uopBgn = 0, gemm.loops.uopEnd = 1;
+    gemm.loops.iterOut = 20, gemm.loops.dstFactorOut = 1;
+    program.add(program.layout().encode(gemm));
+    program.finish();
+    expectError(program.run(), VTA_SIM_ERR_OUT_OF_RANGE,
+                {"instruction 1", "accumulator (dst) index 2057", "iter_out=20"});
+  }
+  {
+    RawProgram program;
+    program.loadUops({{0, 5, c.wgtDepth - 1}});
+    GemmInsn gemm;
+    gemm.loops.uopBgn = 0, gemm.loops.uopEnd = 1;
+    gemm.loops.iterIn = 2;
+    gemm.wgtFactorIn = 1;
+    program.add(program.layout().encode(gemm));
+    program.finish();
+    expectError(program.run(), VTA_SIM_ERR_OUT_OF_RANGE, {"instruction 1", "weight index 1024"});
+  }
+  {
+    RawProgram program;
+    AluInsn alu;
+    alu.loops.uopBgn = 8000, alu.loops.uopEnd = 8200;
+    program.add(program.layout().encode(alu));
+    program.finish();
+    expectError(program.run(), VTA_SIM_ERR_OUT_OF_RANGE,
+                {"instruction 0", "micro-op range [8000, 8200)", "ALU"});
+  }
+  {
+    RawProgram program;
+    MemInsn store;
+    store.opcode = kOpStore;
+    store.memoryType = kMemOut;
+    store.sramBase = c.accDepth - 1;
+    store.ySize = 1, store.xSize = store.xStride = 2;
+    program.add(program.layout().encode(store));
+    program.finish();
+    expectError(program.run(), VTA_SIM_ERR_OUT_OF_RANGE, {"instruction 0", "overruns the accumulator"});
+  }
+}
+
+TEST_CASE("the simulator rejects DRAM addresses outside device memory", "[vta][bad-input]") {
+  RawProgram program;
+  // One page holds 256 input tiles of 16 bytes; 300 reach past it.
+  const vta_phy_addr_t phy = program.deviceWords(std::vector<uint32_t>(1024, 0), 4096);
+  program.add(program.layout().encode(inputLoad(phy / 16, 0, 300)));
+  program.finish();
+  expectError(program.run(), VTA_SIM_ERR_OUT_OF_RANGE,
+              {"instruction 0", "outside any device buffer", "x_size=300"});
+  // Physical address 0 is never mapped.
+  RawProgram nullProgram;
+  nullProgram.add(nullProgram.layout().encode(inputLoad(0, 0, 1)));
+  nullProgram.finish();
+  expectError(nullProgram.run(), VTA_SIM_ERR_OUT_OF_RANGE, {"instruction 0", "dram_base=0"});
+}
+
+TEST_CASE("the simulator rejects a load that overflows the on-chip buffer", "[vta][bad-input]") {
+  const Config c = Config::tvmDefault();
+  RawProgram program;
+  const vta_phy_addr_t phy = program.deviceWords(std::vector<uint32_t>(1024, 0));
+  MemInsn load = inputLoad(phy / 16, c.inpDepth - 8, 8);
+  load.xPad1 = 1;  // the padding column is the one element too many
+  program.add(program.layout().encode(load));
+  program.finish();
+  expectError(program.run(), VTA_SIM_ERR_OUT_OF_RANGE,
+              {"instruction 0", "overflows the INP buffer of 2048 elements", "x_pad=[0,1]"});
+}
+
+TEST_CASE("the simulator reports a deadlock instead of hanging", "[vta][bad-input]") {
+  RawProgram program;
+  // FINISH pops a load->compute token that no load instruction ever pushes.
+  program.add(program.layout().encode(inputLoad(0, 0, 0)));  // a no-op load, no push
+  program.finish({/*popPrev=*/true, false, false, false});
+  expectError(program.run(), VTA_SIM_ERR_DEADLOCK,
+              {"deadlock", "instruction 1", "load->compute token", "FINISH"});
+}
+
+TEST_CASE("the simulator rejects malformed programs and handles", "[vta][bad-input]") {
+  {
+    RawProgram program;  // no FINISH
+    program.add(program.layout().encode(inputLoad(0, 0, 0)));
+    expectError(program.run(), VTA_SIM_ERR_BAD_INSTRUCTION, {"without FINISH"});
+  }
+  {
+    RawProgram program;  // a load-queue instruction cannot pop from a previous stage
+    MemInsn load = inputLoad(0, 0, 0);
+    load.deps.popPrev = true;
+    program.add(program.layout().encode(load));
+    program.finish();
+    expectError(program.run(), VTA_SIM_ERR_BAD_INSTRUCTION, {"instruction 0", "no previous stage"});
+  }
+  VTASimClearError();
+  CHECK(VTADeviceRun(reinterpret_cast<VTADeviceHandle>(0x1234), 4096, 1, 0) == VTA_SIM_ERR_BAD_ARGUMENT);
+  CHECK(contains(VTASimLastError(), "not a live device"));
+  VTADeviceHandle device = VTADeviceAlloc();
+  CHECK(VTADeviceRun(device, 0, 4, 0) == VTA_SIM_ERR_OUT_OF_RANGE);
+  VTADeviceFree(device);
+}
+
+TEST_CASE("the simulator reports device memory freed twice", "[vta][bad-input]") {
+  VTASimClearError();
+  void* buffer = VTAMemAlloc(100, VTA_CACHED);
+  VTAMemFree(buffer);
+  CHECK(std::string(VTASimLastError()).empty());
+  VTAMemFree(buffer);
+  CHECK(contains(VTASimLastError(), "freed twice"));
+}
+
+namespace {
+
+int oversizedKernel(void* signature) {
+  const uint32_t uops = *static_cast<uint32_t*>(signature);
+  for (uint32_t i = 0; i < uops; ++i) VTAUopPush(0, 0, i % 2048, 0, 0, 0, 0, 0);
+  return 0;
+}
+
+int threeLoopKernel(void*) {
+  for (int loop = 0; loop < 3; ++loop) VTAUopLoopBegin(2, 1, 0, 0);
+  VTAUopPush(0, 0, 0, 0, 0, 0, 0, 0);
+  for (int loop = 0; loop < 3; ++loop) VTAUopLoopEnd();
+  return 0;
+}
+
+}  // namespace
+
+TEST_CASE("the runtime rejects a micro-kernel larger than the micro-op SRAM", "[vta][bad-input]") {
+  test::ConfigGuard guard(R"({"TARGET": "sim"})");
+  static void* handle = nullptr;
+  uint32_t uops = guard.config().uopDepth + 1;
+  CHECK(VTAPushGEMMOp(&handle, oversizedKernel, &uops, sizeof uops) == -1);
+  CHECK(contains(VTARuntimeLastError(), "micro-kernel of 8193 micro-ops does not fit the micro-op SRAM of 8192"));
+  // The program with the failed command is discarded, not run.
+  VTASynchronize(VTATLSCommandHandle(), 1000);
+  CHECK(contains(VTARuntimeLastError(), "not run"));
+  // A kernel that fits exactly is accepted.
+  VTARuntimeClearError();
+  uops = guard.config().uopDepth;
+  CHECK(VTAPushGEMMOp(&handle, oversizedKernel, &uops, sizeof uops) == 0);
+  VTASynchronize(VTATLSCommandHandle(), 1000);
+  CHECK(VTARuntimeErrorCount() == 0);
+  CHECK(test::simStat("uop_load_nbytes") == 4 * guard.config().uopDepth);
+}
+
+TEST_CASE("the runtime reports malformed commands and keeps working", "[vta][bad-input]") {
+  test::ConfigGuard guard(R"({"TARGET": "sim"})");
+  VTACommandHandle cmd = VTATLSCommandHandle();
+  test::DeviceBuffer buffer(4096);
+
+  VTALoadBuffer2D(cmd, buffer.handle(), 0, 1, 1, 1, 0, 0, 0, 0, 0, 7);
+  CHECK(contains(VTARuntimeLastError(), "unknown memory type 7"));
+  VTALoadBuffer2D(cmd, reinterpret_cast<void*>(0x42), 0, 1, 1, 1, 0, 0, 0, 0, 0, test::kMemInp);
+  CHECK(contains(VTARuntimeLastError(), "not a live buffer handle"));
+  VTALoadBuffer2D(cmd, buffer.handle(), 0, 70000, 1, 1, 0, 0, 0, 0, 0, test::kMemInp);
+  CHECK(contains(VTARuntimeLastError(), "x_size = 70000 does not fit its 16-bit encoding"));
+  CHECK(VTADepPush(cmd, 1, 3) == -1);
+  CHECK(contains(VTARuntimeLastError(), "no dependency queue from 1 to 3"));
+  VTAUopPush(0, 0, 0, 0, 0, 0, 0, 0);
+  CHECK(contains(VTARuntimeLastError(), "outside a micro-kernel closure"));
+  static void* handle = nullptr;
+  CHECK(VTAPushGEMMOp(&handle, threeLoopKernel, nullptr, 0) == -1);
+  CHECK(contains(VTARuntimeLastError(), "at most two loops"));
+  CHECK(VTAPushALUOp(nullptr, threeLoopKernel, nullptr, 0) == -1);
+  VTASynchronize(cmd, 1000);
+  CHECK(contains(VTARuntimeLastError(), "not run"));
+
+  // The next program runs normally.
+  VTARuntimeClearError();
+  std::vector<int32_t> values(16 * guard.config().batch * guard.config().blockOut, 3);
+  buffer.upload(values);
+  VTALoadBuffer2D(cmd, buffer.handle(), 0, 16, 1, 16, 0, 0, 0, 0, 0, test::kMemAcc);
+  REQUIRE(test::pushAlu({16, 0, 0, test::kAluAdd, 1, 4}) == 0);
+  VTADepPush(cmd, test::kComputeQueue, test::kStoreQueue);
+  VTADepPop(cmd, test::kComputeQueue, test::kStoreQueue);
+  VTAStoreBuffer2D(cmd, 0, test::kMemOut, buffer.handle(), 0, 16, 1, 16);
+  VTASynchronize(cmd, 1000);
+  CHECK(VTARuntimeErrorCount() == 0);
+  CHECK(buffer.download<int8_t>()[0] == 7);
+}
+
+TEST_CASE("the runtime reports device failures and buffers freed twice", "[vta][bad-input]") {
+  test::ConfigGuard guard(R"({"TARGET": "sim"})");
+  VTACommandHandle cmd = VTATLSCommandHandle();
+  {
+    // Popping a token nobody pushes: the device reports a deadlock, VTASynchronize a failure.
+    test::DeviceBuffer buffer(4096);
+    VTADepPop(cmd, test::kLoadQueue, test::kComputeQueue);
+    REQUIRE(test::pushAlu({1, 0, 0, test::kAluAdd, 1, 1}) == 0);
+    VTASynchronize(cmd, 1000);
+    CHECK(contains(VTARuntimeLastError(), "the device failed"));
+    CHECK(contains(VTASimLastError(), "deadlock"));
+  }
+  {
+    // An SRAM overflow found by the device, reported through both libraries.
+    test::DeviceBuffer buffer(1 << 16);
+    VTALoadBuffer2D(cmd, buffer.handle(), 0, 16, 1, 16, 0, 0, 0, 0,
+                    guard.config().inpDepth - 8, test::kMemInp);
+    VTASynchronize(cmd, 1000);
+    CHECK(contains(VTARuntimeLastError(), "the device failed"));
+    CHECK(contains(VTASimLastError(), "overflows the INP buffer"));
+  }
+  VTARuntimeClearError();
+  void* buffer = VTABufferAlloc(64);
+  VTABufferFree(buffer);
+  CHECK(VTARuntimeErrorCount() == 0);
+  VTABufferFree(buffer);
+  CHECK(VTARuntimeErrorCount() == 1);
+  CHECK(contains(VTARuntimeLastError(), "freed twice"));
+}
