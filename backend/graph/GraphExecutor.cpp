@@ -1,0 +1,336 @@
+#include "vtac/graph/GraphExecutor.h"
+
+#include <algorithm>
+#include <map>
+#include <unordered_map>
+
+#include "vtac/backend/Diagnostic.h"
+#include "vtac/func_registry.h"
+#include "vtac/graph/BuiltinFunctions.h"
+
+namespace vtac::graph {
+
+namespace relax = ir::relax;
+using backend::Tensor;
+
+namespace {
+
+std::string shapeText(const relax::TensorStructInfo &sinfo) { return relax::printStructInfo(sinfo); }
+
+vtac_dtype toRegistryType(ir::DataType dtype) {
+  vtac_dtype t;
+  t.code = dtype.isFloat() ? VTAC_DTYPE_FLOAT
+           : dtype.isUInt() ? VTAC_DTYPE_UINT
+           : dtype.isBool() ? VTAC_DTYPE_BOOL
+                            : VTAC_DTYPE_INT;
+  t.bits = uint8_t(dtype.isBool() ? 8 : dtype.bits());  // Tensor stores a bool per byte
+  t.lanes = uint16_t(dtype.lanes());
+  return t;
+}
+
+// One binding, with its callee resolved and its variables mapped to slots.
+struct Step {
+  enum class Kind { PrimFunc, Registered, Alias };
+  Kind kind;
+  const relax::Binding *binding;
+  backend::CompiledFunction *prim = nullptr;
+  vtac_packed_func function = nullptr;
+  void *resource = nullptr;
+  std::vector<int> argSlots;  // Alias: the source
+  int outSlot = -1;
+  std::vector<int> releaseAfter;  // slots whose last use is this step
+};
+
+}  // namespace
+
+struct GraphExecutor::Impl {
+  const ir::IRModule *module = nullptr;
+  const ir::RelaxFunction *func = nullptr;
+  const backend::ExternRegistry *externs = nullptr;
+  std::vector<GraphParam> params;
+  std::vector<int> paramSlots;
+  std::map<std::string, std::unique_ptr<backend::CompiledFunction>> compiled;
+  std::vector<std::pair<int, std::shared_ptr<Tensor>>> constantSlots;
+  std::vector<Step> steps;
+  std::vector<int> resultSlots;
+  int numSlots = 0;
+  GraphStats stats;
+  int64_t liveBytes = 0;
+
+  llvm::Error prepare();
+  llvm::Error bindInputs(const NamedTensors &inputs, std::vector<std::shared_ptr<Tensor>> &slots,
+                         relax::ShapeBindings &sizes);
+  std::shared_ptr<Tensor> allocate(ir::DataType dtype, std::vector<int64_t> shape);
+  llvm::Error callPrimFunc(const Step &step, std::vector<std::shared_ptr<Tensor>> &slots);
+  llvm::Error callRegistered(const Step &step, std::vector<std::shared_ptr<Tensor>> &slots);
+};
+
+llvm::Error GraphExecutor::Impl::prepare() {
+  std::unordered_map<const relax::Var *, int> varSlots;
+  std::unordered_map<const relax::Constant *, int> constantSlotOf;
+  auto slotOf = [&](const relax::Arg &arg) -> llvm::Expected<int> {
+    if (arg.var) return varSlots.at(arg.var.get());
+    auto [it, inserted] = constantSlotOf.emplace(arg.constant.get(), numSlots);
+    if (!inserted) return it->second;
+    ++numSlots;
+    const relax::Constant &constant = *arg.constant;
+    if (!constant.data)
+      return backend::diagnosticError(arg.loc, "this constant has no data (the metadata section "
+                                               "was omitted); bind parameters with --params instead");
+    auto tensor = std::make_shared<Tensor>(constant.data->dtype, constant.data->shape);
+    std::copy(constant.data->bytes.begin(), constant.data->bytes.end(), tensor->data());
+    constantSlots.emplace_back(it->second, std::move(tensor));
+    return it->second;
+  };
+
+  for (const relax::VarPtr &param : func->params) {
+    varSlots[param.get()] = numSlots;
+    paramSlots.push_back(numSlots++);
+    params.push_back({param->name, param->sinfo});
+  }
+  std::vector<int> lastUse;
+  auto use = [&](int slot, int step) {
+    if (size_t(slot) >= lastUse.size()) lastUse.resize(slot + 1, -1);
+    lastUse[slot] = std::max(lastUse[slot], step);
+  };
+  for (const relax::BindingBlock &block : func->blocks)
+    for (const relax::Binding &binding : block.bindings) {
+      Step step;
+      step.binding = &binding;
+      int index = int(steps.size());
+      std::vector<relax::Arg> inputs = binding.call ? binding.call->args : std::vector{binding.alias};
+      for (const relax::Arg &arg : inputs) {
+        llvm::Expected<int> slot = slotOf(arg);
+        if (!slot) return slot.takeError();
+        step.argSlots.push_back(*slot);
+        use(*slot, index);
+      }
+      step.outSlot = numSlots++;
+      varSlots[binding.var.get()] = step.outSlot;
+      if (!binding.call) {
+        step.kind = Step::Kind::Alias;
+      } else {
+        const relax::Call &call = *binding.call;
+        ir::FunctionRef target = module->lookup(call.callee);
+        if (target && target->isa<ir::PrimFunc>()) {
+          step.kind = Step::Kind::PrimFunc;
+          auto &entry = compiled[call.callee];
+          if (!entry) {
+            auto compiledFunc = backend::CompiledFunction::compile(
+                cast<ir::PrimFunc>(target), call.callee, *externs);
+            if (!compiledFunc) return compiledFunc.takeError();
+            entry = std::move(*compiledFunc);
+          }
+          step.prim = entry.get();
+          if (entry->params().size() != call.args.size() + 1)
+            return backend::diagnosticError(
+                call.calleeLoc, "'" + call.callee + "' takes " + llvm::Twine(entry->params().size()) +
+                                    " parameters but the call passes " + llvm::Twine(call.args.size()) +
+                                    " arguments and 1 output");
+        } else if (call.kind == relax::CallKind::CallTIR) {
+          return backend::diagnosticError(call.calleeLoc,
+                                          "'" + call.callee + "' is not a prim_func of the module");
+        } else if (vtac_get_func(call.callee.c_str(), &step.function, &step.resource) == 0) {
+          step.kind = Step::Kind::Registered;
+        } else {
+          return backend::diagnosticError(
+              call.calleeLoc, "unknown packed function '" + call.callee +
+                                  "': not a prim_func of the module and not registered "
+                                  "(built-ins: env.linear, env.relu; add others with --load-library)");
+        }
+      }
+      steps.push_back(std::move(step));
+    }
+  for (const relax::Arg &result : func->results) {
+    llvm::Expected<int> slot = slotOf(result);
+    if (!slot) return slot.takeError();
+    resultSlots.push_back(*slot);
+  }
+  // Free each intermediate right after its last use; results and constants are kept.
+  for (size_t slot = 0; slot < lastUse.size(); ++slot) {
+    bool kept = std::count(resultSlots.begin(), resultSlots.end(), int(slot)) != 0 ||
+                std::any_of(constantSlots.begin(), constantSlots.end(),
+                            [&](const auto &c) { return c.first == int(slot); });
+    if (!kept && lastUse[slot] >= 0) steps[lastUse[slot]].releaseAfter.push_back(int(slot));
+  }
+  return llvm::Error::success();
+}
+
+std::shared_ptr<Tensor> GraphExecutor::Impl::allocate(ir::DataType dtype, std::vector<int64_t> shape) {
+  auto *tensor = new Tensor(dtype, std::move(shape));
+  int64_t bytes = int64_t(tensor->byteSize());
+  liveBytes += bytes;
+  stats.totalTensorBytes += bytes;
+  stats.peakTensorBytes = std::max(stats.peakTensorBytes, liveBytes);
+  return std::shared_ptr<Tensor>(tensor, [this, bytes](Tensor *t) {
+    liveBytes -= bytes;
+    delete t;
+  });
+}
+
+llvm::Error GraphExecutor::Impl::bindInputs(const NamedTensors &inputs,
+                                            std::vector<std::shared_ptr<Tensor>> &slots,
+                                            relax::ShapeBindings &sizes) {
+  for (const auto &[name, tensor] : inputs)
+    if (std::none_of(params.begin(), params.end(), [&](const GraphParam &p) { return p.name == name; }))
+      return backend::diagnosticError(func->loc(), "the function has no parameter '" + name + "'");
+  for (size_t i = 0; i < params.size(); ++i) {
+    const GraphParam &param = params[i];
+    const relax::Var &var = *func->params[i];
+    auto it = std::find_if(inputs.begin(), inputs.end(), [&](const auto &in) { return in.first == param.name; });
+    if (it == inputs.end())
+      return backend::diagnosticError(var.loc, "no input for parameter '" + param.name + "'");
+    const Tensor &tensor = it->second;
+    if (!param.sinfo.dtype.isVoid() && tensor.dtype() != param.sinfo.dtype)
+      return backend::diagnosticError(param.sinfo.loc, "input '" + param.name + "' is " +
+                                                           tensor.dtype().str() + ", declared " +
+                                                           param.sinfo.dtype.str());
+    if (std::optional<std::string> conflict = relax::unifyShape(param.sinfo, tensor.shape(), sizes))
+      return backend::diagnosticError(param.sinfo.loc,
+                                      "input '" + param.name + "' of shape " +
+                                          backend::formatShape(tensor.shape()) + " does not match " +
+                                          shapeText(param.sinfo) + ": " + *conflict);
+    slots[paramSlots[i]] = std::make_shared<Tensor>(tensor);
+  }
+  return llvm::Error::success();
+}
+
+llvm::Error GraphExecutor::Impl::callPrimFunc(const Step &step,
+                                              std::vector<std::shared_ptr<Tensor>> &slots) {
+  const relax::Call &call = *step.binding->call;
+  // The interpreter takes its arguments by value: move the tensors in and back out (a tensor
+  // passed twice is copied the second time).
+  std::vector<Tensor> arguments;
+  std::vector<int> sources;  // per argument: the slot moved in, or -1 for a copy
+  std::vector<Tensor *> moved;
+  arguments.reserve(step.argSlots.size() + 1);
+  for (int slot : step.argSlots) {
+    Tensor *tensor = slots[slot].get();
+    auto previous = std::find(moved.begin(), moved.end(), tensor);
+    if (previous != moved.end()) {
+      arguments.push_back(arguments[previous - moved.begin()]);
+      sources.push_back(-1);
+    } else {
+      arguments.push_back(std::move(*tensor));
+      sources.push_back(slot);
+    }
+    moved.push_back(tensor);
+  }
+  arguments.push_back(std::move(*slots[step.outSlot]));
+  sources.push_back(step.outSlot);
+
+  std::vector<const Tensor *> given;
+  for (const Tensor &argument : arguments) given.push_back(&argument);
+  llvm::Error failure = llvm::Error::success();
+  if (llvm::Expected<backend::SizeBindings> bound = step.prim->bindSizes(given); !bound)
+    failure = backend::diagnosticError(call.calleeLoc, "arguments do not fit '" + call.callee +
+                                                           "': " + llvm::toString(bound.takeError()));
+  else
+    failure = step.prim->run(arguments);
+  for (size_t i = 0; i < arguments.size(); ++i)
+    if (sources[i] >= 0) *slots[sources[i]] = std::move(arguments[i]);
+  ++stats.primFuncCalls;
+  return failure;
+}
+
+llvm::Error GraphExecutor::Impl::callRegistered(const Step &step,
+                                                std::vector<std::shared_ptr<Tensor>> &slots) {
+  std::vector<vtac_tensor> views;
+  std::vector<int> all = step.argSlots;
+  all.push_back(step.outSlot);
+  for (int slot : all) {
+    Tensor &tensor = *slots[slot];
+    vtac_tensor view;
+    view.data = tensor.data();
+    view.dtype = toRegistryType(tensor.dtype());
+    view.ndim = int32_t(tensor.shape().size());
+    view.shape = tensor.shape().data();
+    views.push_back(view);
+  }
+  vtac_set_last_error("");
+  int status = step.function(views.data(), int32_t(views.size()), step.resource);
+  ++stats.registeredCalls;
+  if (status != 0) {
+    const relax::Call &call = *step.binding->call;
+    std::string reason = vtac_get_last_error();
+    return backend::diagnosticError(call.calleeLoc, "'" + call.callee + "' failed" +
+                                                        (reason.empty() ? "" : ": " + reason));
+  }
+  return llvm::Error::success();
+}
+
+GraphExecutor::GraphExecutor(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+GraphExecutor::GraphExecutor(GraphExecutor &&) noexcept = default;
+GraphExecutor::~GraphExecutor() = default;
+
+llvm::Expected<GraphExecutor> GraphExecutor::create(const ir::IRModule &module, llvm::StringRef entry,
+                                                    const backend::ExternRegistry &externs) {
+  registerBuiltinFunctions();
+  auto impl = std::make_unique<Impl>();
+  impl->module = &module;
+  impl->externs = &externs;
+  impl->func = ir::asRelaxFunction(module.lookup(entry));
+  if (!impl->func)
+    return backend::diagnosticError("the module has no Relax function '" + entry + "'");
+  if (llvm::Error error = impl->prepare()) return std::move(error);
+  return GraphExecutor(std::move(impl));
+}
+
+const std::vector<GraphParam> &GraphExecutor::params() const { return impl_->params; }
+
+std::vector<std::string> GraphExecutor::resultNames() const {
+  std::vector<std::string> names;
+  for (size_t i = 0; i < impl_->func->results.size(); ++i) {
+    const relax::Arg &result = impl_->func->results[i];
+    names.push_back(result.var ? result.var->name : "result" + std::to_string(i));
+  }
+  return names;
+}
+
+const GraphStats &GraphExecutor::stats() const { return impl_->stats; }
+
+llvm::Expected<NamedTensors> GraphExecutor::run(const NamedTensors &inputs) {
+  Impl &impl = *impl_;
+  impl.stats = GraphStats{};
+  std::vector<std::shared_ptr<Tensor>> slots(impl.numSlots);
+  relax::ShapeBindings sizes;
+  if (llvm::Error error = impl.bindInputs(inputs, slots, sizes)) return std::move(error);
+  for (const auto &[slot, tensor] : impl.constantSlots) slots[slot] = tensor;
+
+  for (const Step &step : impl.steps) {
+    const relax::Binding &binding = *step.binding;
+    if (step.kind == Step::Kind::Alias) {
+      slots[step.outSlot] = slots[step.argSlots[0]];
+      const Tensor &value = *slots[step.outSlot];
+      if (std::optional<std::string> conflict = relax::unifyShape(binding.var->sinfo, value.shape(), sizes))
+        return backend::diagnosticError(binding.var->sinfo.loc,
+                                        "'" + binding.var->name + "' of shape " +
+                                            backend::formatShape(value.shape()) + " does not match " +
+                                            shapeText(binding.var->sinfo) + ": " + *conflict);
+    } else {
+      const relax::Call &call = *binding.call;
+      std::vector<int64_t> shape;
+      for (const ir::Expr &dim : *call.outSinfo.shape) {
+        std::optional<int64_t> value = relax::evaluateDim(dim, sizes);
+        if (!value || *value < 0)
+          return backend::diagnosticError(call.outSinfo.loc,
+                                          "cannot size the output of '" + call.callee + "': " +
+                                              relax::printDim(dim) + " is not known from the inputs");
+        shape.push_back(*value);
+      }
+      slots[step.outSlot] = impl.allocate(call.outSinfo.dtype, std::move(shape));
+      llvm::Error error = step.kind == Step::Kind::PrimFunc ? impl.callPrimFunc(step, slots)
+                                                            : impl.callRegistered(step, slots);
+      if (error) return std::move(error);
+    }
+    for (int slot : step.releaseAfter) slots[slot].reset();
+  }
+
+  NamedTensors results;
+  std::vector<std::string> names = resultNames();
+  for (size_t i = 0; i < impl.resultSlots.size(); ++i)
+    results.emplace_back(names[i], *slots[impl.resultSlots[i]]);
+  return results;
+}
+
+}  // namespace vtac::graph

@@ -1,0 +1,14 @@
+// IEEE 754 binary16 <-> binary32 conversions (round to nearest, ties to even).
+//
+// float16 tensors are stored as raw 16-bit patterns; the interpreter computes in float and
+// rounds every float16 result back through floatToHalf so arithmetic matches a float16 machine.
+#pragma once
+
+#include <cstdint>
+
+namespace vtac::backend {
+
+float halfToFloat(uint16_t bits);
+uint16_t floatToHalf(float value);
+
+}  // namespace vtac::backend

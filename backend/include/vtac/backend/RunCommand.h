@@ -1,0 +1,56 @@
+// `vtac run`: execute a prim_func with the interpreter — on the VTA simulator when it calls
+// the VTA runtime — with data from .npy files or the seeded generator, then write outputs,
+// print simulator statistics and compare against a reference program.
+//
+//   vtac run FILE [--entry NAME] [--input NAME=PATH.npy]... [--random-inputs] [--seed N]
+//            [--size VAR=VALUE]... [--output NAME=PATH.npy]... [--stats] [--stats-json PATH]
+//            [--reference FILE2 [--reference-entry NAME]] [--vta-config PATH] [--timing]
+//
+// Parameters are named by the prim_func's parameter names. A parameter with no --input is
+// zero-filled, or filled by the generator of RandomFill.h with --random-inputs (seed --seed,
+// default 0). Symbolic sizes come from the inputs' shapes or from --size. --output writes a
+// parameter's contents after the call. --reference runs FILE2's function on the same
+// arguments (by position) and compares every parameter afterwards: exact for integers,
+// relative tolerance 1e-5 for floats; a mismatch prints the count and the first differing
+// indices and makes the exit status 1. Every error (bad file, shape, name, an out-of-bounds
+// access, a VTA deadlock...) is printed as a diagnostic, gives exit status 1 and writes no
+// output file.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <ostream>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace CLI {
+class App;
+}
+
+namespace vtac::backend {
+
+struct RunOptions {
+  std::string file;
+  std::string entry;  // empty: "main", else the module's only prim_func
+  std::vector<std::pair<std::string, std::string>> inputs;   // parameter name, .npy path
+  std::vector<std::pair<std::string, std::string>> outputs;  // parameter name, .npy path
+  std::vector<std::pair<std::string, int64_t>> sizes;        // size variable name, value
+  bool randomInputs = false;
+  uint64_t seed = 0;
+  bool stats = false;
+  std::string statsJsonPath;
+  std::string referenceFile;
+  std::string referenceEntry;
+  std::string vtaConfig;
+  bool timing = false;  // phase times (parse, host interpretation, simulation) to `errors`
+};
+
+// Runs the command; returns the exit status (0: success, 1: error or mismatch).
+int runCommand(const RunOptions &options, std::ostream &out, std::ostream &errors);
+
+// Adds the `run` subcommand to the driver; when it is selected, `action` is set to run it
+// (returning false for exit status 1).
+void registerRunCommand(CLI::App &app, std::function<bool()> &action);
+
+}  // namespace vtac::backend

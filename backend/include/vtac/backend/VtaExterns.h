@@ -1,0 +1,34 @@
+// TVM's VTA runtime C API as interpreter externs, so lowered VTA programs run on the simulator.
+//
+// Registers, by name, the runtime functions lowered VTA code calls through T.call_extern
+// (VTALoadBuffer2D, VTAStoreBuffer2D, VTAUopLoopBegin/End, VTAPushGEMMOp/ALUOp, VTADepPush/Pop,
+// VTASynchronize, VTATLSCommandHandle, ...) and the T.tir.vta.* intrinsics with the meaning
+// TVM's code generator gives them:
+//   coproc_dep_push(from, to) -> VTADepPush(VTATLSCommandHandle(), from, to), likewise pop;
+//   uop_push(...)             -> VTAUopPush(...);
+//   command_handle()          -> VTATLSCommandHandle();
+//   coproc_sync()             -> VTASynchronize(VTATLSCommandHandle(), 1 << 31).
+// VTAPushGEMMOp/VTAPushALUOp receive the interpreter's micro-kernel closure (see Interpreter.h,
+// `coproc_uop_scope`) and hand the runtime a C trampoline that runs it. Buffers of programs
+// calling these functions are allocated with VTABufferAlloc, so `B.data` is a VTA DRAM buffer.
+// Every runtime error (VTARuntimeLastError, with the simulator's VTASimLastError detail, e.g. a
+// dependency-queue deadlock) becomes the failing call's error.
+#pragma once
+
+#include <cstdint>
+
+#include "vtac/backend/ExternRegistry.h"
+
+namespace vtac::backend {
+
+// Time spent inside VTASynchronize (where the simulator executes the queued program).
+struct VtaTiming {
+  double synchronizeSeconds = 0;
+  uint64_t synchronizeCalls = 0;
+};
+
+// Adds the VTA externs and VTA device memory to `registry`; `timing` (optional, must outlive
+// the registry's use) accumulates simulation time.
+void registerVtaExterns(ExternRegistry &registry, VtaTiming *timing = nullptr);
+
+}  // namespace vtac::backend

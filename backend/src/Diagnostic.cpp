@@ -1,0 +1,50 @@
+#include "vtac/backend/Diagnostic.h"
+
+#include <llvm/Support/raw_ostream.h>
+
+namespace vtac::backend {
+
+char DiagnosticError::ID = 0;
+
+void DiagnosticError::log(llvm::raw_ostream &os) const {
+  std::string text = ir::formatDiagnostic(loc_, ir::Severity::Error, message_);
+  // llvm::toString adds no newline of its own; keep the rendered form free of a trailing one.
+  if (!text.empty() && text.back() == '\n') text.pop_back();
+  os << text;
+}
+
+llvm::Error diagnosticError(ir::SourceLoc loc, const llvm::Twine &message) {
+  return llvm::make_error<DiagnosticError>(loc, message.str());
+}
+
+llvm::Error diagnosticError(const llvm::Twine &message) {
+  return llvm::make_error<DiagnosticError>(ir::SourceLoc{}, message.str());
+}
+
+std::string errorMessage(llvm::Error error) {
+  std::string text;
+  llvm::handleAllErrors(
+      std::move(error),
+      [&](const DiagnosticError &diagnostic) {
+        text += (text.empty() ? "" : "; ") + diagnostic.text();
+      },
+      [&](const llvm::ErrorInfoBase &other) {
+        text += (text.empty() ? "" : "; ") + other.message();
+      });
+  return text;
+}
+
+std::string renderError(llvm::Error error) {
+  std::string text;
+  llvm::handleAllErrors(
+      std::move(error),
+      [&](const DiagnosticError &diagnostic) {
+        llvm::raw_string_ostream os(text);
+        diagnostic.log(os);
+        os << "\n";
+      },
+      [&](const llvm::ErrorInfoBase &other) { text += "error: " + other.message() + "\n"; });
+  return text;
+}
+
+}  // namespace vtac::backend

@@ -1,0 +1,278 @@
+#include "vtac/backend/RunCommand.h"
+
+#include <chrono>
+#include <optional>
+
+#include <llvm/ADT/StringExtras.h>
+#include <llvm/Support/Format.h>
+#include <llvm/Support/FormatVariadic.h>
+#include <llvm/Support/JSON.h>
+#include <llvm/Support/raw_os_ostream.h>
+#include <vta/runtime.h>
+#include <vta/sim.h>
+
+#include "vtac/backend/AtomicFile.h"
+#include "vtac/backend/Diagnostic.h"
+#include "vtac/backend/Interpreter.h"
+#include "vtac/backend/Npy.h"
+#include "vtac/backend/RandomFill.h"
+#include "vtac/backend/TensorCompare.h"
+#include "vtac/backend/VtaExterns.h"
+#include "vtac/frontend/Commands.h"
+
+namespace vtac::backend {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double secondsSince(Clock::time_point start) {
+  return std::chrono::duration<double>(Clock::now() - start).count();
+}
+
+// TVM's counters, in the order TVM's simulator prints them.
+const char *const kTvmCounters[] = {"inp_load_nbytes", "wgt_load_nbytes", "acc_load_nbytes", "uop_load_nbytes",
+                                    "out_store_nbytes", "gemm_counter", "alu_counter"};
+
+std::string joinNames(const std::vector<std::string> &names) { return llvm::join(names, ", "); }
+
+// The prim_func to run: `entry`, else "main", else the only one.
+llvm::Expected<std::pair<std::string, ir::PrimFuncRef>> selectFunction(const ir::IRModule &module,
+                                                                      const std::string &entry,
+                                                                      const std::string &file) {
+  std::vector<std::string> names;
+  for (const auto &function : module.functions())
+    if (function.function.isa<ir::PrimFunc>()) names.push_back(function.name->name);
+  auto pick = [&](const std::string &name) -> std::optional<ir::PrimFuncRef> {
+    ir::FunctionRef function = module.lookup(name);
+    if (!function || !function.isa<ir::PrimFunc>()) return std::nullopt;
+    return ir::cast<ir::PrimFunc>(function);
+  };
+  if (!entry.empty()) {
+    if (auto function = pick(entry)) return std::make_pair(entry, *function);
+    return diagnosticError(file + ": no prim_func named '" + entry + "' (prim_funcs: " +
+                           (names.empty() ? std::string("none") : joinNames(names)) + ")");
+  }
+  if (auto function = pick("main")) return std::make_pair(std::string("main"), *function);
+  if (names.size() == 1) return std::make_pair(names[0], *pick(names[0]));
+  if (names.empty()) return diagnosticError(file + ": no prim_func to run");
+  return diagnosticError(file + ": several prim_funcs (" + joinNames(names) + "); choose one with --entry");
+}
+
+struct LoadedFunction {
+  std::unique_ptr<CompiledFunction> compiled;
+  double parseSeconds = 0;
+};
+
+// Parses `file` and compiles its function `entry`; diagnostics of the parse go to `errors`.
+std::optional<LoadedFunction> loadFunction(const std::string &file, const std::string &entry,
+                                           const ExternRegistry &registry, std::ostream &errors) {
+  LoadedFunction loaded;
+  Clock::time_point start = Clock::now();
+  std::optional<frontend::ParsedModule> parsed = frontend::loadModule(file, errors);
+  loaded.parseSeconds = secondsSince(start);
+  if (!parsed) return std::nullopt;
+  auto selected = selectFunction(parsed->module, entry, file);
+  if (!selected) {
+    errors << renderError(selected.takeError());
+    return std::nullopt;
+  }
+  auto compiled = CompiledFunction::compile(selected->second, selected->first, registry);
+  if (!compiled) {
+    errors << renderError(compiled.takeError());
+    return std::nullopt;
+  }
+  loaded.compiled = std::move(*compiled);
+  return loaded;
+}
+
+std::string parameterList(const CompiledFunction &function) {
+  std::vector<std::string> names;
+  for (const ParamInfo &param : function.params()) names.push_back(param.name);
+  return joinNames(names);
+}
+
+// The arguments of `function`: .npy inputs, then zero or random data for the rest.
+llvm::Expected<std::vector<Tensor>> prepareArguments(const CompiledFunction &function, const RunOptions &options) {
+  size_t count = function.params().size();
+  std::vector<std::optional<Tensor>> given(count);
+  std::vector<const Tensor *> givenPointers(count, nullptr);
+  llvm::StringMap<int64_t> namedSizes;
+  for (const auto &[name, value] : options.sizes) namedSizes[name] = value;
+  for (const auto &[name, path] : options.inputs) {
+    int index = function.paramIndex(name);
+    if (index < 0)
+      return diagnosticError("--input " + name + "=" + path + ": '" + function.name() + "' has no parameter '" + name +
+                             "' (parameters: " + parameterList(function) + ")");
+    if (given[index]) return diagnosticError("--input: parameter '" + name + "' is given twice");
+    auto tensor = readNpy(path);
+    if (!tensor) return tensor.takeError();
+    given[index] = std::move(*tensor);
+    // Each file on its own first, so that a mismatch names the file.
+    std::vector<const Tensor *> alone(count, nullptr);
+    alone[index] = &*given[index];
+    auto sizes = function.bindSizes(alone, namedSizes);
+    if (!sizes) return diagnosticError(path + ": " + errorMessage(sizes.takeError()));
+    givenPointers[index] = &*given[index];
+  }
+  auto sizes = function.bindSizes(givenPointers, namedSizes);
+  if (!sizes) return sizes.takeError();
+  std::vector<Tensor> arguments;
+  for (size_t i = 0; i < count; ++i) {
+    if (given[i]) {
+      arguments.push_back(std::move(*given[i]));
+      continue;
+    }
+    const ParamInfo &param = function.params()[i];
+    auto shape = function.shapeOf(i, *sizes);
+    if (!shape)
+      return diagnosticError(errorMessage(shape.takeError()) +
+                             "; give an input that determines it, or --size NAME=VALUE");
+    Tensor tensor(param.dtype, std::move(*shape));
+    if (options.randomInputs) fillRandom(tensor, options.seed, param.name);
+    arguments.push_back(std::move(tensor));
+  }
+  return arguments;
+}
+
+// Every output path is checked before anything runs, so a bad one costs no work and leaves
+// nothing behind.
+llvm::Error checkOutputs(const CompiledFunction &function, const RunOptions &options) {
+  for (const auto &[name, path] : options.outputs) {
+    if (function.paramIndex(name) < 0)
+      return diagnosticError("--output " + name + "=" + path + ": '" + function.name() + "' has no parameter '" +
+                             name + "' (parameters: " + parameterList(function) + ")");
+    if (llvm::Error error = checkOutputDirectory(path)) return error;
+  }
+  if (!options.statsJsonPath.empty())
+    if (llvm::Error error = checkOutputDirectory(options.statsJsonPath)) return error;
+  return llvm::Error::success();
+}
+
+void printStatsTable(llvm::StringRef json, const std::string &functionName, std::ostream &out) {
+  auto parsed = llvm::json::parse(json);
+  const llvm::json::Object *object = parsed ? parsed->getAsObject() : nullptr;
+  if (!object) {
+    llvm::consumeError(parsed.takeError());
+    out << "VTA statistics unavailable\n";
+    return;
+  }
+  std::vector<std::string> names(std::begin(kTvmCounters), std::end(kTvmCounters));
+  std::vector<std::string> extra;
+  for (const auto &entry : *object)
+    if (!llvm::is_contained(names, entry.first.str())) extra.push_back(entry.first.str());
+  llvm::sort(extra);
+  names.insert(names.end(), extra.begin(), extra.end());
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  os << "VTA simulator statistics of '" << functionName << "':\n";
+  for (const std::string &name : names) {
+    llvm::Optional<int64_t> value = object->getInteger(name);
+    if (!value) continue;
+    os << "  " << llvm::left_justify(name, 18) << " " << *value << "\n";
+  }
+  out << os.str();
+}
+
+// Compares every parameter after both runs; true when all match.
+bool compareWithReference(const CompiledFunction &function, llvm::ArrayRef<Tensor> results,
+                          llvm::ArrayRef<Tensor> expected, std::ostream &out) {
+  bool allEqual = true;
+  for (size_t i = 0; i < results.size(); ++i) {
+    const std::string &name = function.params()[i].name;
+    TensorComparison comparison = compareTensors(expected[i], results[i]);
+    if (!comparison.incompatibility.empty()) {
+      out << name << ": cannot compare with the reference: " << comparison.incompatibility << "\n";
+      allEqual = false;
+      continue;
+    }
+    if (comparison.equal()) {
+      out << name << ": all " << comparison.numElements << " elements match the reference\n";
+      continue;
+    }
+    allEqual = false;
+    out << name << ": " << comparison.numMismatches << " of " << comparison.numElements
+        << " elements differ from the reference\n";
+    for (const Mismatch &mismatch : comparison.firstMismatches)
+      out << "  " << name << formatIndex(mismatch.index) << ": expected " << mismatch.expected << ", got "
+          << mismatch.actual << "\n";
+  }
+  return allEqual;
+}
+
+llvm::Error selectVtaConfig(const std::string &path) {
+  if (VTARuntimeSetConfig(path.c_str()) != 0) {
+    std::string message = VTARuntimeLastError();
+    VTARuntimeClearError();
+    return diagnosticError("--vta-config " + path + ": " + message);
+  }
+  if (VTASimSetConfig(path.c_str()) != 0) {
+    std::string message = VTASimLastError();
+    VTASimClearError();
+    return diagnosticError("--vta-config " + path + ": " + message);
+  }
+  return llvm::Error::success();
+}
+
+}  // namespace
+
+int runCommand(const RunOptions &options, std::ostream &out, std::ostream &errors) {
+  auto fail = [&](llvm::Error error) {
+    errors << renderError(std::move(error));
+    return 1;
+  };
+  if (!options.vtaConfig.empty())
+    if (llvm::Error error = selectVtaConfig(options.vtaConfig)) return fail(std::move(error));
+
+  VtaTiming timing;
+  ExternRegistry registry;
+  registerVtaExterns(registry, &timing);
+
+  std::optional<LoadedFunction> main = loadFunction(options.file, options.entry, registry, errors);
+  if (!main) return 1;
+  CompiledFunction &function = *main->compiled;
+  if (llvm::Error error = checkOutputs(function, options)) return fail(std::move(error));
+  auto arguments = prepareArguments(function, options);
+  if (!arguments) return fail(arguments.takeError());
+  std::vector<Tensor> referenceArguments;
+  if (!options.referenceFile.empty()) referenceArguments = *arguments;
+
+  VTARuntimeClearError();
+  VTASimClearError();
+  VTASimClearStats();
+  Clock::time_point start = Clock::now();
+  if (llvm::Error error = function.run(*arguments)) return fail(std::move(error));
+  double runSeconds = secondsSince(start);
+  std::string statsJson = VTASimStatsJSON();
+
+  bool matches = true;
+  if (!options.referenceFile.empty()) {
+    std::optional<LoadedFunction> reference =
+        loadFunction(options.referenceFile, options.referenceEntry, registry, errors);
+    if (!reference) return 1;
+    if (reference->compiled->params().size() != function.params().size())
+      return fail(diagnosticError(options.referenceFile + ": '" + reference->compiled->name() + "' takes " +
+                                  llvm::Twine(reference->compiled->params().size()) + " parameters, '" +
+                                  function.name() + "' takes " + llvm::Twine(function.params().size())));
+    if (llvm::Error error = reference->compiled->run(referenceArguments))
+      return fail(diagnosticError("reference " + options.referenceFile + ": " + errorMessage(std::move(error))));
+    matches = compareWithReference(function, *arguments, referenceArguments, out);
+  }
+
+  for (const auto &[name, path] : options.outputs)
+    if (llvm::Error error = writeNpy(path, (*arguments)[function.paramIndex(name)])) return fail(std::move(error));
+  if (!options.statsJsonPath.empty())
+    if (llvm::Error error = writeFileAtomically(options.statsJsonPath, statsJson + "\n")) return fail(std::move(error));
+  if (options.stats) printStatsTable(statsJson, function.name().str(), out);
+  if (options.timing) {
+    double host = runSeconds - timing.synchronizeSeconds;
+    errors << llvm::formatv("timing: parse {0:f4} s, host interpretation {1:f4} s ({2} statements), "
+                            "simulation {3:f4} s ({4} VTASynchronize calls)\n",
+                            main->parseSeconds, host, function.statementsExecuted(), timing.synchronizeSeconds,
+                            timing.synchronizeCalls)
+                  .str();
+  }
+  return matches ? 0 : 1;
+}
+
+}  // namespace vtac::backend

@@ -1,0 +1,80 @@
+// The `run` subcommand's flags (CLI11); the command itself is runCommand (RunCommand.cpp).
+#include <iostream>
+#include <memory>
+
+#include <CLI/CLI.hpp>
+
+#include "vtac/backend/RunCommand.h"
+
+namespace vtac::backend {
+
+namespace {
+
+// "NAME=VALUE" -> (NAME, VALUE); CLI11 has validated the form.
+std::pair<std::string, std::string> splitAssignment(const std::string &text) {
+  size_t equals = text.find('=');
+  return {text.substr(0, equals), text.substr(equals + 1)};
+}
+
+std::string checkAssignment(const std::string &text) {
+  size_t equals = text.find('=');
+  if (equals == std::string::npos || equals == 0 || equals + 1 == text.size())
+    return "expected NAME=VALUE, got '" + text + "'";
+  return "";
+}
+
+std::string checkSize(const std::string &text) {
+  std::string problem = checkAssignment(text);
+  if (!problem.empty()) return problem;
+  const std::string value = splitAssignment(text).second;
+  size_t used = 0;
+  try {
+    long long parsed = std::stoll(value, &used);
+    if (used != value.size() || parsed < 0) return "size '" + value + "' is not a non-negative integer";
+  } catch (const std::exception &) {
+    return "size '" + value + "' is not a non-negative integer";
+  }
+  return "";
+}
+
+}  // namespace
+
+void registerRunCommand(CLI::App &app, std::function<bool()> &action) {
+  auto *command = app.add_subcommand(
+      "run", "Execute a prim_func with the reference interpreter (lowered VTA code runs on the\n"
+             "VTA simulator), with inputs from .npy files or seeded random data.");
+  auto options = std::make_shared<RunOptions>();
+  auto inputs = std::make_shared<std::vector<std::string>>();
+  auto outputs = std::make_shared<std::vector<std::string>>();
+  auto sizes = std::make_shared<std::vector<std::string>>();
+  command->add_option("FILE", options->file, "Input .tvm file")->required();
+  command->add_option("--entry", options->entry, "The prim_func to run (default: main, or the only one)");
+  command->add_option("--input", *inputs, "NAME=PATH.npy: data of parameter NAME")
+      ->check(CLI::Validator(checkAssignment, "NAME=PATH"));
+  command->add_flag("--random-inputs", options->randomInputs,
+                    "Fill every parameter without --input with seeded random data (see RandomFill.h)");
+  command->add_option("--seed", options->seed, "Seed of --random-inputs (default 0)");
+  command->add_option("--size", *sizes, "VAR=VALUE: value of a symbolic size no input determines")
+      ->check(CLI::Validator(checkSize, "VAR=VALUE"));
+  command->add_option("--output", *outputs, "NAME=PATH.npy: write parameter NAME after the call")
+      ->check(CLI::Validator(checkAssignment, "NAME=PATH"));
+  command->add_flag("--stats", options->stats, "Print the VTA simulator's counters");
+  command->add_option("--stats-json", options->statsJsonPath, "Write the VTA simulator's counters as JSON");
+  auto *reference = command->add_option("--reference", options->referenceFile,
+                                        "Run this program on the same inputs and compare every parameter");
+  command->add_option("--reference-entry", options->referenceEntry, "The prim_func of --reference to run")
+      ->needs(reference);
+  command->add_option("--vta-config", options->vtaConfig, "vta_config.json of the simulated VTA");
+  command->add_flag("--timing", options->timing, "Print parse, interpretation and simulation times");
+  command->callback([&action, options, inputs, outputs, sizes] {
+    for (const std::string &text : *inputs) options->inputs.push_back(splitAssignment(text));
+    for (const std::string &text : *outputs) options->outputs.push_back(splitAssignment(text));
+    for (const std::string &text : *sizes) {
+      auto [name, value] = splitAssignment(text);
+      options->sizes.emplace_back(name, std::stoll(value));
+    }
+    action = [options] { return runCommand(*options, std::cout, std::cerr) == 0; };
+  });
+}
+
+}  // namespace vtac::backend

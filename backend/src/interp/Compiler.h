@@ -1,0 +1,102 @@
+// Translates a PrimFunc's IR into the node tree of Nodes.h.
+//
+// Variables are resolved to slots here (scoped: a binding is visible in its body only), calls
+// are resolved against the extern registry, buffer shapes and strides are folded into the
+// access nodes, and integer +, -, * by constants become one affine node. A construct the
+// interpreter cannot execute is reported with its source location; compilation goes on with
+// a placeholder so that the first error is the one returned.
+#pragma once
+
+#include <llvm/ADT/DenseMap.h>
+
+#include "Nodes.h"
+#include "vtac/backend/ExternRegistry.h"
+#include "vtac/ir/IR.h"
+
+namespace vtac::backend::interp {
+
+enum class VarKind : uint8_t { Int, Float, Storage, RawHandle };
+
+struct VarInfo {
+  int slot = -1;
+  VarKind kind = VarKind::Int;
+  ir::DataType dtype;
+};
+
+class FunctionCompiler {
+public:
+  explicit FunctionCompiler(const ExternRegistry &registry) : registry_(registry) {}
+
+  int newSlot() { return numSlots_++; }
+  int numSlots() const { return numSlots_; }
+  bool usesDeviceMemory() const { return usesDeviceMemory_; }
+
+  // Binds `var` until the returned guard is destroyed (then the previous binding returns).
+  class ScopedBinding {
+  public:
+    ScopedBinding(FunctionCompiler &compiler, const ir::Var *var, VarInfo info);
+    ScopedBinding(ScopedBinding &&other) noexcept;
+    ~ScopedBinding();
+
+  private:
+    FunctionCompiler *compiler_;
+    const ir::Var *var_;
+    std::optional<VarInfo> previous_;
+  };
+  ScopedBinding bind(const ir::Var *var, VarInfo info) { return ScopedBinding(*this, var, info); }
+  // A binding for the whole function (parameters and their symbolic sizes).
+  void bindForever(const ir::Var *var, VarInfo info) { vars_[var] = info; }
+  const VarInfo *lookup(const ir::Var *var) const;
+  static VarKind kindOf(ir::DataType dtype);
+
+  IntPtr compileInt(const ir::Expr &expr);
+  FloatPtr compileFloat(const ir::Expr &expr);
+  HandlePtr compileHandle(const ir::Expr &expr);
+  StmtPtr compileStmt(const ir::Stmt &stmt);
+
+  // The first error found, or success.
+  llvm::Error takeError();
+
+private:
+  friend class ScopedBinding;
+
+  // Expressions (ExprCompiler.cpp).
+  ir::SourceLoc locOf(const ir::Node &node) const;
+  void fail(const ir::Node &node, const llvm::Twine &message);
+  IntPtr compileIntBinary(const ir::BinaryExpr &op);
+  IntPtr compileComparison(const ir::BinaryExpr &op);
+  IntPtr compileAffine(const ir::BinaryExpr &op);
+  IntPtr compileIntCast(const ir::Cast &op);
+  IntPtr compileIntCall(const ir::Call &call);
+  FloatPtr compileFloatCall(const ir::Call &call);
+  HandlePtr compileHandleCall(const ir::Call &call);
+  // Registry calls (call_extern and registered intrinsics); null when the op is not one.
+  std::optional<ExternCall> compileExternCall(const ir::Call &call);
+  ArgumentExpr compileArgument(const ir::Expr &expr);
+  SlotAssign compileAssign(int slot, const ir::Expr &value);
+  Operand compileOperand(const ir::Expr &expr);
+  BufferAccess compileAccess(const ir::Buffer &buffer, const std::vector<ir::Expr> &indices,
+                             const ir::Node &at);
+  bool checkScalar(const ir::ExprNode &expr);
+
+  // Statements (StmtCompiler.cpp).
+  StmtPtr compileStore(const ir::BufferStore &store);
+  StmtPtr compileLet(const ir::LetStmt &let);
+  StmtPtr compileAttr(const ir::AttrStmt &attr);
+  StmtPtr compileUopScope(const ir::AttrStmt &attr);
+  StmtPtr compileFor(const ir::For &loop);
+  StmtPtr compileAllocate(const ir::Allocate &allocate);
+  StmtPtr compileBlock(const ir::Block &block, const ir::BlockRealize *realize);
+  Allocation compileAllocation(int slot, const std::string &name, ir::DataType dtype,
+                               const std::vector<ir::Expr> &extents, const ir::Node &at);
+
+  const ExternRegistry &registry_;
+  llvm::DenseMap<const ir::Var *, VarInfo> vars_;
+  int numSlots_ = 0;
+  bool usesDeviceMemory_ = false;
+  ir::SourceLoc stmtLoc_;  // location of the statement being compiled (fallback for exprs)
+  llvm::Error error_ = llvm::Error::success();
+  bool failed_ = false;
+};
+
+}  // namespace vtac::backend::interp

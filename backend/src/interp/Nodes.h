@@ -1,0 +1,641 @@
+// The compiled form the interpreter executes: a tree of small typed nodes.
+//
+// Every IR expression becomes an IntExpr (all integer types and bool, held as int64 normalised
+// to the type's width), a FloatExpr (held as double, rounded to the type after every
+// operation, so float32 arithmetic is exactly IEEE float32) or a HandleExpr; every statement
+// becomes a StmtExec. Variables are slot indices, constant shapes are folded into the access
+// nodes, and integer index arithmetic (+, -, * by constants) is folded into one affine node, so
+// evaluating a node allocates nothing and costs one virtual call.
+#pragma once
+
+#include <cmath>
+#include <cstring>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "Runtime.h"
+#include "vtac/ir/DataType.h"
+
+namespace vtac::backend::interp {
+
+struct IntExpr {
+  virtual ~IntExpr() = default;
+  virtual int64_t eval(Frame &frame) const = 0;
+};
+struct FloatExpr {
+  virtual ~FloatExpr() = default;
+  virtual double eval(Frame &frame) const = 0;
+};
+// Evaluates to the pointer an extern receives (a buffer's externPointer(), a command handle).
+struct HandleExpr {
+  virtual ~HandleExpr() = default;
+  virtual void *eval(Frame &frame) const = 0;
+};
+struct StmtExec {
+  virtual ~StmtExec() = default;
+  virtual void exec(Frame &frame) const = 0;
+};
+
+using IntPtr = std::unique_ptr<IntExpr>;
+using FloatPtr = std::unique_ptr<FloatExpr>;
+using HandlePtr = std::unique_ptr<HandleExpr>;
+using StmtPtr = std::unique_ptr<StmtExec>;
+
+// ---- integer normalisation ------------------------------------------------------------------
+
+// The integer types the interpreter distinguishes; values are kept sign- or zero-extended
+// into int64 (bool as 0/1), so comparisons of normalised values are plain int64 comparisons
+// except for uint64.
+struct IntType {
+  uint8_t bits = 32;
+  bool isSigned = true;
+  bool isBool = false;
+
+  static IntType of(ir::DataType dtype) {
+    return {uint8_t(dtype.bits()), dtype.isInt(), dtype.isBool()};
+  }
+  bool isUInt64() const { return !isSigned && !isBool && bits == 64; }
+  int64_t wrap(int64_t value) const {
+    if (isBool) return value != 0;
+    if (bits >= 64) return value;
+    int shift = 64 - bits;
+    return isSigned ? int64_t(uint64_t(value) << shift) >> shift
+                    : int64_t(uint64_t(value) & ((uint64_t(1) << bits) - 1));
+  }
+};
+
+struct WrapInt32 {
+  int64_t operator()(int64_t v) const { return int32_t(uint32_t(uint64_t(v))); }
+};
+struct WrapInt64 {
+  int64_t operator()(int64_t v) const { return v; }
+};
+struct WrapGeneric {
+  IntType type;
+  int64_t operator()(int64_t v) const { return type.wrap(v); }
+};
+
+// Float rounding after each operation.
+enum class FloatWidth : uint8_t { F16, F32, F64 };
+double roundToWidth(double value, FloatWidth width);
+inline FloatWidth floatWidthOf(ir::DataType dtype) {
+  return dtype.bits() == 16 ? FloatWidth::F16 : dtype.bits() == 32 ? FloatWidth::F32 : FloatWidth::F64;
+}
+
+// ---- leaves ----------------------------------------------------------------------------------
+
+struct IntConst final : IntExpr {
+  int64_t value;
+  explicit IntConst(int64_t value) : value(value) {}
+  int64_t eval(Frame &) const override { return value; }
+};
+struct IntSlot final : IntExpr {
+  int slot;
+  explicit IntSlot(int slot) : slot(slot) {}
+  int64_t eval(Frame &frame) const override { return frame.slots[slot].i; }
+};
+struct FloatConst final : FloatExpr {
+  double value;
+  explicit FloatConst(double value) : value(value) {}
+  double eval(Frame &) const override { return value; }
+};
+struct FloatSlot final : FloatExpr {
+  int slot;
+  explicit FloatSlot(int slot) : slot(slot) {}
+  double eval(Frame &frame) const override { return frame.slots[slot].f; }
+};
+
+// A variable no statement binds: evaluating it is an error at its location.
+struct UnboundVar {
+  std::string name;
+  ir::SourceLoc loc;
+  UnboundVar(std::string name, ir::SourceLoc loc) : name(std::move(name)), loc(loc) {}
+  void fail(Frame &frame) const { frame.trap(loc, "variable '" + name + "' is not bound"); }
+};
+struct UnboundIntVar final : IntExpr {
+  UnboundVar var;
+  UnboundIntVar(std::string name, ir::SourceLoc loc) : var(std::move(name), loc) {}
+  int64_t eval(Frame &frame) const override { var.fail(frame); return 0; }
+};
+struct UnboundFloatVar final : FloatExpr {
+  UnboundVar var;
+  UnboundFloatVar(std::string name, ir::SourceLoc loc) : var(std::move(name), loc) {}
+  double eval(Frame &frame) const override { var.fail(frame); return 0; }
+};
+struct UnboundHandleVar final : HandleExpr {
+  UnboundVar var;
+  UnboundHandleVar(std::string name, ir::SourceLoc loc) : var(std::move(name), loc) {}
+  void *eval(Frame &frame) const override { var.fail(frame); return nullptr; }
+};
+
+// ---- integer arithmetic ---------------------------------------------------------------------
+
+// c0 + sum(coefficient * slot) + sum(coefficient * expr), computed modulo 2^64 and wrapped to
+// the type once at the end — the same value as wrapping after every + - *, because wrapping
+// is a ring homomorphism.
+template <class Wrap> struct IntAffine final : IntExpr {
+  struct SlotTerm { int slot; int64_t coefficient; };
+  struct ExprTerm { IntPtr expr; int64_t coefficient; };
+  uint64_t constant = 0;
+  std::vector<SlotTerm> slotTerms;
+  std::vector<ExprTerm> exprTerms;
+  Wrap wrap;
+  int64_t eval(Frame &frame) const override {
+    uint64_t sum = constant;
+    const Slot *slots = frame.slots.data();
+    for (const SlotTerm &term : slotTerms) sum += uint64_t(slots[term.slot].i) * uint64_t(term.coefficient);
+    for (const ExprTerm &term : exprTerms) sum += uint64_t(term.expr->eval(frame)) * uint64_t(term.coefficient);
+    return wrap(int64_t(sum));
+  }
+};
+
+struct OpAdd { static int64_t apply(int64_t a, int64_t b) { return int64_t(uint64_t(a) + uint64_t(b)); } };
+struct OpSub { static int64_t apply(int64_t a, int64_t b) { return int64_t(uint64_t(a) - uint64_t(b)); } };
+struct OpMul { static int64_t apply(int64_t a, int64_t b) { return int64_t(uint64_t(a) * uint64_t(b)); } };
+struct OpMin { static int64_t apply(int64_t a, int64_t b) { return a < b ? a : b; } };
+struct OpMax { static int64_t apply(int64_t a, int64_t b) { return a > b ? a : b; } };
+struct OpUMin { static int64_t apply(int64_t a, int64_t b) { return uint64_t(a) < uint64_t(b) ? a : b; } };
+struct OpUMax { static int64_t apply(int64_t a, int64_t b) { return uint64_t(a) > uint64_t(b) ? a : b; } };
+struct OpAnd { static int64_t apply(int64_t a, int64_t b) { return a & b; } };
+struct OpOr { static int64_t apply(int64_t a, int64_t b) { return a | b; } };
+struct OpXor { static int64_t apply(int64_t a, int64_t b) { return a ^ b; } };
+
+template <class Op, class Wrap> struct IntBinary final : IntExpr {
+  IntPtr a, b;
+  Wrap wrap;
+  IntBinary(IntPtr a, IntPtr b, Wrap wrap) : a(std::move(a)), b(std::move(b)), wrap(wrap) {}
+  int64_t eval(Frame &frame) const override {
+    int64_t x = a->eval(frame);
+    return wrap(Op::apply(x, b->eval(frame)));
+  }
+};
+
+// Div/Mod (truncating) and FloorDiv/FloorMod; division by zero is an error.
+struct IntDivide final : IntExpr {
+  enum class Kind : uint8_t { TruncDiv, TruncMod, FloorDiv, FloorMod };
+  Kind op;
+  IntType type;
+  IntPtr a, b;
+  ir::SourceLoc loc;
+  int64_t eval(Frame &frame) const override;
+};
+
+struct IntShift final : IntExpr {
+  bool left;
+  IntType type;
+  IntPtr a, b;
+  ir::SourceLoc loc;
+  int64_t eval(Frame &frame) const override;
+};
+
+struct IntNot final : IntExpr {  // bitwise not, wrapped
+  IntType type;
+  IntPtr a;
+  int64_t eval(Frame &frame) const override { return type.wrap(~a->eval(frame)); }
+};
+
+struct CmpEQ { template <class T> static bool apply(T a, T b) { return a == b; } };
+struct CmpNE { template <class T> static bool apply(T a, T b) { return a != b; } };
+struct CmpLT { template <class T> static bool apply(T a, T b) { return a < b; } };
+struct CmpLE { template <class T> static bool apply(T a, T b) { return a <= b; } };
+struct CmpGT { template <class T> static bool apply(T a, T b) { return a > b; } };
+struct CmpGE { template <class T> static bool apply(T a, T b) { return a >= b; } };
+
+template <class Cmp, class T> struct IntCompare final : IntExpr {
+  IntPtr a, b;
+  IntCompare(IntPtr a, IntPtr b) : a(std::move(a)), b(std::move(b)) {}
+  int64_t eval(Frame &frame) const override {
+    T x = T(a->eval(frame));
+    return Cmp::apply(x, T(b->eval(frame)));
+  }
+};
+template <class Cmp> struct FloatCompare final : IntExpr {
+  FloatPtr a, b;
+  FloatCompare(FloatPtr a, FloatPtr b) : a(std::move(a)), b(std::move(b)) {}
+  int64_t eval(Frame &frame) const override {
+    double x = a->eval(frame);
+    return Cmp::apply(x, b->eval(frame));
+  }
+};
+
+// Short-circuit && and || (the right operand may be an access guarded by the left one).
+struct LogicalAnd final : IntExpr {
+  IntPtr a, b;
+  int64_t eval(Frame &frame) const override { return a->eval(frame) && b->eval(frame); }
+};
+struct LogicalOr final : IntExpr {
+  IntPtr a, b;
+  int64_t eval(Frame &frame) const override { return a->eval(frame) || b->eval(frame); }
+};
+struct LogicalNot final : IntExpr {
+  IntPtr a;
+  int64_t eval(Frame &frame) const override { return !a->eval(frame); }
+};
+
+// T.Select evaluates both sides; T.if_then_else only the chosen one.
+template <class E, class R> struct SelectNode final : E {
+  IntPtr condition;
+  std::unique_ptr<E> onTrue, onFalse;
+  bool lazy;
+  R eval(Frame &frame) const override {
+    if (lazy) return condition->eval(frame) ? onTrue->eval(frame) : onFalse->eval(frame);
+    int64_t c = condition->eval(frame);
+    R t = onTrue->eval(frame);
+    R f = onFalse->eval(frame);
+    return c ? t : f;
+  }
+};
+using IntSelect = SelectNode<IntExpr, int64_t>;
+using FloatSelect = SelectNode<FloatExpr, double>;
+using HandleSelect = SelectNode<HandleExpr, void *>;
+
+template <class Wrap> struct IntWrap final : IntExpr {  // integer -> integer cast
+  IntPtr a;
+  Wrap wrap;
+  IntWrap(IntPtr a, Wrap wrap) : a(std::move(a)), wrap(wrap) {}
+  int64_t eval(Frame &frame) const override { return wrap(a->eval(frame)); }
+};
+
+struct IntFromFloat final : IntExpr {  // float -> integer cast (out of range is an error)
+  IntType type;
+  FloatPtr a;
+  ir::SourceLoc loc;
+  int64_t eval(Frame &frame) const override;
+};
+
+struct FloatFromInt final : FloatExpr {
+  FloatWidth width;
+  bool fromUInt64;
+  IntPtr a;
+  double eval(Frame &frame) const override {
+    int64_t v = a->eval(frame);
+    return roundToWidth(fromUInt64 ? double(uint64_t(v)) : double(v), width);
+  }
+};
+
+struct FloatRound final : FloatExpr {  // float -> float cast
+  FloatWidth width;
+  FloatPtr a;
+  double eval(Frame &frame) const override { return roundToWidth(a->eval(frame), width); }
+};
+
+// ---- float arithmetic -----------------------------------------------------------------------
+
+struct FAdd { static double apply(double a, double b) { return a + b; } };
+struct FSub { static double apply(double a, double b) { return a - b; } };
+struct FMul { static double apply(double a, double b) { return a * b; } };
+struct FDiv { static double apply(double a, double b) { return a / b; } };
+struct FMin { static double apply(double a, double b) { return std::fmin(a, b); } };
+struct FMax { static double apply(double a, double b) { return std::fmax(a, b); } };
+struct FFloorDiv { static double apply(double a, double b) { return std::floor(a / b); } };
+struct FFloorMod { static double apply(double a, double b) { return a - std::floor(a / b) * b; } };
+struct FMod { static double apply(double a, double b) { return std::fmod(a, b); } };
+struct FPow { static double apply(double a, double b) { return std::pow(a, b); } };
+
+// Exact float32 arithmetic: a double result of one + - * / on float32 inputs rounds to the
+// same float32 as the float32 operation (double has more than 2 * 24 + 2 bits).
+template <class Op> struct FloatBinary final : FloatExpr {
+  FloatWidth width;
+  FloatPtr a, b;
+  FloatBinary(FloatWidth width, FloatPtr a, FloatPtr b) : width(width), a(std::move(a)), b(std::move(b)) {}
+  double eval(Frame &frame) const override {
+    double x = a->eval(frame);
+    double r = Op::apply(x, b->eval(frame));
+    return width == FloatWidth::F32 ? double(float(r)) : roundToWidth(r, width);
+  }
+};
+
+struct FloatUnaryMath final : FloatExpr {
+  double (*function)(double);
+  FloatWidth width;
+  FloatPtr a;
+  double eval(Frame &frame) const override { return roundToWidth(function(a->eval(frame)), width); }
+};
+
+// ---- let ------------------------------------------------------------------------------------
+
+// Assigns one slot from an expression of any kind (let values, block bindings, signatures).
+struct SlotAssign {
+  int slot = -1;
+  IntPtr intValue;
+  FloatPtr floatValue;
+  HandlePtr handleValue;
+  void run(Frame &frame) const {
+    if (intValue) frame.slots[slot].i = intValue->eval(frame);
+    else if (floatValue) frame.slots[slot].f = floatValue->eval(frame);
+    else frame.slots[slot].p = handleValue->eval(frame);
+  }
+};
+
+template <class E, class R> struct LetNode final : E {
+  SlotAssign binding;
+  std::unique_ptr<E> body;
+  R eval(Frame &frame) const override {
+    binding.run(frame);
+    return body->eval(frame);
+  }
+};
+using IntLet = LetNode<IntExpr, int64_t>;
+using FloatLet = LetNode<FloatExpr, double>;
+
+// ---- buffer access --------------------------------------------------------------------------
+
+// An integer operand that is usually a constant or a variable: evaluated without a virtual
+// call in those cases.
+struct Operand {
+  enum class Kind : uint8_t { Const, Slot, Expr };
+  Kind kind = Kind::Const;
+  int slot = 0;
+  int64_t value = 0;
+  IntPtr expr;
+  int64_t eval(Frame &frame) const {
+    switch (kind) {
+    case Kind::Const: return value;
+    case Kind::Slot: return frame.slots[slot].i;
+    default: return expr->eval(frame);
+    }
+  }
+  bool isConst() const { return kind == Kind::Const; }
+};
+
+// The address of buffer[indices]: every index is checked against its dimension's extent and
+// the element against the storage it lives in, so no access leaves its allocation.
+struct BufferAccess {
+  struct Dim {
+    Operand index, extent, stride;
+  };
+  int dataSlot = 0;
+  int elementBytes = 1;
+  std::string bufferName;
+  ir::SourceLoc loc;
+  std::vector<Dim> dims;
+  Operand elemOffset;  // Const 0 unless the buffer has an element offset
+
+  uint8_t *address(Frame &frame) const {
+    int64_t flat = elemOffset.eval(frame);
+    for (size_t d = 0; d < dims.size(); ++d) {
+      const Dim &dim = dims[d];
+      int64_t index = dim.index.eval(frame);
+      int64_t extent = dim.extent.eval(frame);
+      if (uint64_t(index) >= uint64_t(extent)) return outOfBounds(frame, d, index, extent);
+      flat += index * dim.stride.eval(frame);
+    }
+    auto *storage = static_cast<Storage *>(frame.slots[dataSlot].p);
+    if (!storage || flat < 0 || (flat + 1) * elementBytes > storage->byteSize)
+      return outsideStorage(frame, storage, flat);
+    return storage->data + flat * elementBytes;
+  }
+
+  [[gnu::cold]] uint8_t *outOfBounds(Frame &frame, size_t dim, int64_t index, int64_t extent) const;
+  [[gnu::cold]] uint8_t *outsideStorage(Frame &frame, const Storage *storage, int64_t flat) const;
+};
+
+// Element types as stored, with their conversion to the interpreter's value domain.
+template <class T> struct IntElement {
+  static int64_t load(const uint8_t *p) { T v; std::memcpy(&v, p, sizeof v); return int64_t(v); }
+  static void store(uint8_t *p, int64_t value) { T v = T(uint64_t(value)); std::memcpy(p, &v, sizeof v); }
+};
+struct BoolElement {
+  static int64_t load(const uint8_t *p) { return *p != 0; }
+  static void store(uint8_t *p, int64_t value) { *p = value != 0; }
+};
+template <class T> struct FloatElement {
+  static double load(const uint8_t *p) { T v; std::memcpy(&v, p, sizeof v); return double(v); }
+  static void store(uint8_t *p, double value) { T v = T(value); std::memcpy(p, &v, sizeof v); }
+};
+struct HalfElement {
+  static double load(const uint8_t *p);
+  static void store(uint8_t *p, double value);
+};
+
+template <class Element> struct IntLoad final : IntExpr {
+  BufferAccess access;
+  int64_t eval(Frame &frame) const override {
+    const uint8_t *p = access.address(frame);
+    return p ? Element::load(p) : 0;
+  }
+};
+template <class Element> struct FloatLoad final : FloatExpr {
+  BufferAccess access;
+  double eval(Frame &frame) const override {
+    const uint8_t *p = access.address(frame);
+    return p ? Element::load(p) : 0.0;
+  }
+};
+
+template <class Element> struct IntStore final : StmtExec {
+  BufferAccess access;
+  IntPtr value;
+  void exec(Frame &frame) const override {
+    ++frame.statements;
+    int64_t v = value->eval(frame);
+    if (uint8_t *p = access.address(frame)) Element::store(p, v);
+  }
+};
+template <class Element> struct FloatStore final : StmtExec {
+  BufferAccess access;
+  FloatPtr value;
+  void exec(Frame &frame) const override {
+    ++frame.statements;
+    double v = value->eval(frame);
+    if (uint8_t *p = access.address(frame)) Element::store(p, v);
+  }
+};
+
+// ---- handles --------------------------------------------------------------------------------
+
+struct StorageHandle final : HandleExpr {  // a buffer's data variable
+  int slot;
+  explicit StorageHandle(int slot) : slot(slot) {}
+  void *eval(Frame &frame) const override {
+    auto *storage = static_cast<Storage *>(frame.slots[slot].p);
+    return storage ? storage->externPointer() : nullptr;
+  }
+};
+struct RawHandleSlot final : HandleExpr {
+  int slot;
+  explicit RawHandleSlot(int slot) : slot(slot) {}
+  void *eval(Frame &frame) const override { return frame.slots[slot].p; }
+};
+struct HandleConst final : HandleExpr {
+  void *value;
+  explicit HandleConst(void *value) : value(value) {}
+  void *eval(Frame &) const override { return value; }
+};
+
+// ---- extern calls ---------------------------------------------------------------------------
+
+struct ArgumentExpr {
+  IntPtr intValue;
+  FloatPtr floatValue;
+  HandlePtr handleValue;
+  std::string stringValue;
+  bool isString = false;
+  Value eval(Frame &frame) const {
+    if (intValue) return Value::fromInt(intValue->eval(frame));
+    if (floatValue) return Value::fromFloat(floatValue->eval(frame));
+    if (handleValue) return Value::fromHandle(handleValue->eval(frame));
+    return Value::fromString(stringValue);
+  }
+};
+
+// Calls a registered function; the result is converted to the call's dtype.
+struct ExternCall {
+  const ExternEntry *entry = nullptr;
+  std::string name;
+  ir::DataType returnType;
+  ir::SourceLoc loc;
+  std::vector<ArgumentExpr> arguments;
+  mutable std::vector<Value> scratch;  // argument values; a call never re-enters itself
+
+  Value call(Frame &frame) const;
+};
+
+struct IntCall final : IntExpr {
+  ExternCall call;
+  IntType type;
+  int64_t eval(Frame &frame) const override;
+};
+struct FloatCall final : FloatExpr {
+  ExternCall call;
+  FloatWidth width;
+  double eval(Frame &frame) const override;
+};
+struct HandleCall final : HandleExpr {
+  ExternCall call;
+  void *eval(Frame &frame) const override;
+};
+
+// ---- statements -----------------------------------------------------------------------------
+
+struct SeqExec final : StmtExec {
+  std::vector<StmtPtr> stmts;
+  void exec(Frame &frame) const override {
+    for (const StmtPtr &stmt : stmts) {
+      stmt->exec(frame);
+      if (frame.trapped) return;
+    }
+  }
+};
+
+struct ForExec final : StmtExec {
+  int slot;
+  IntPtr min, extent;
+  IntType type;
+  StmtPtr body;
+  void exec(Frame &frame) const override {
+    int64_t begin = min->eval(frame);
+    int64_t end = begin + extent->eval(frame);
+    for (int64_t i = begin; i < end; ++i) {
+      frame.slots[slot].i = type.wrap(i);
+      body->exec(frame);
+      if (frame.trapped) return;
+    }
+  }
+};
+
+struct WhileExec final : StmtExec {
+  IntPtr condition;
+  StmtPtr body;
+  void exec(Frame &frame) const override {
+    while (condition->eval(frame) && !frame.trapped) {
+      body->exec(frame);
+      if (frame.trapped) return;
+    }
+  }
+};
+
+struct IfExec final : StmtExec {
+  IntPtr condition;
+  StmtPtr thenCase, elseCase;  // elseCase may be null
+  void exec(Frame &frame) const override {
+    int64_t c = condition->eval(frame);
+    if (frame.trapped) return;
+    if (c) thenCase->exec(frame);
+    else if (elseCase) elseCase->exec(frame);
+  }
+};
+
+struct LetExec final : StmtExec {
+  SlotAssign binding;
+  StmtPtr body;
+  void exec(Frame &frame) const override {
+    ++frame.statements;
+    binding.run(frame);
+    if (!frame.trapped) body->exec(frame);
+  }
+};
+
+struct EvaluateExec final : StmtExec {
+  SlotAssign value;  // evaluated into a scratch slot
+  void exec(Frame &frame) const override {
+    ++frame.statements;
+    value.run(frame);
+  }
+};
+
+struct AssertExec final : StmtExec {
+  IntPtr condition;
+  std::string message;
+  ir::SourceLoc loc;
+  StmtPtr body;
+  void exec(Frame &frame) const override;
+};
+
+// Storage for a T.allocate or a block's alloc_buffer, live while body runs.
+struct Allocation {
+  int slot;
+  std::string name;
+  int elementBytes;
+  std::vector<IntPtr> extents;
+  ir::SourceLoc loc;
+  // Allocates into the slot; nullptr (and a trap) on failure.
+  std::unique_ptr<Storage> allocate(Frame &frame) const;
+};
+
+struct AllocateExec final : StmtExec {
+  Allocation allocation;
+  StmtPtr body;
+  void exec(Frame &frame) const override {
+    std::unique_ptr<Storage> storage = allocation.allocate(frame);
+    if (storage) body->exec(frame);
+  }
+};
+
+// One execution of a block: bind its iteration variables, test the predicate, allocate its
+// buffers, run init on the first step of every reduction axis, then the body.
+struct BlockExec final : StmtExec {
+  std::vector<SlotAssign> bindings;
+  IntPtr predicate;      // null: always
+  IntPtr initCondition;  // null with init: always
+  std::vector<Allocation> allocations;
+  StmtPtr init;  // may be null
+  StmtPtr body;
+  void exec(Frame &frame) const override;
+};
+
+// `with T.attr(..., "coproc_uop_scope", "VTAPushGEMMOp")`: the body becomes a micro-kernel
+// closure handed to the named runtime function together with a per-node kernel-cache slot
+// and the packed values of the body's free variables (its signature), as TVM's code
+// generator does for VTA.
+struct UopScopeExec final : StmtExec, KernelClosure {
+  struct Captured {
+    int slot;
+    int bytes;     // packed width in the signature
+    bool isFloat;
+    IntType type;  // of integer values (to sign- or zero-extend them when unpacking)
+  };
+  const ExternEntry *pushFunction = nullptr;
+  std::string pushName;
+  ir::SourceLoc loc;
+  std::vector<Captured> captured;
+  StmtPtr body;
+  mutable void *uopHandle = nullptr;  // the runtime's kernel cache for this scope
+  mutable Frame *activeFrame = nullptr;
+
+  void exec(Frame &frame) const override;
+  int run(const void *signature) const override;
+};
+
+}  // namespace vtac::backend::interp

@@ -1,0 +1,38 @@
+#include "Runtime.h"
+
+#include <cstdlib>
+#include <cstring>
+
+#include "vtac/backend/Diagnostic.h"
+
+namespace vtac::backend::interp {
+
+Storage::~Storage() {
+  if (deviceHandle)
+    device->release(deviceHandle);
+  else
+    std::free(data);
+}
+
+llvm::Expected<std::unique_ptr<Storage>> allocateStorage(int64_t bytes, const DeviceMemory *device) {
+  if (bytes < 0) return diagnosticError("negative allocation size " + llvm::Twine(bytes));
+  auto storage = std::make_unique<Storage>();
+  storage->byteSize = bytes;
+  // Never a zero-byte request: every storage gets a distinct, valid address.
+  size_t rounded = (size_t(bytes) + 63) / 64 * 64 + 64;
+  if (device) {
+    auto handle = device->allocate(rounded);
+    if (!handle) return handle.takeError();
+    storage->device = device;
+    storage->deviceHandle = *handle;
+    storage->data = device->cpuAddress(*handle);
+  } else {
+    storage->data = static_cast<uint8_t *>(std::aligned_alloc(64, rounded));
+    if (!storage->data)
+      return diagnosticError("out of memory allocating " + llvm::Twine(bytes) + " bytes");
+  }
+  std::memset(storage->data, 0, rounded);
+  return storage;
+}
+
+}  // namespace vtac::backend::interp

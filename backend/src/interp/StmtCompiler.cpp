@@ -1,0 +1,341 @@
+// Statements: IR statement -> StmtExec (see Compiler.h).
+#include <llvm/ADT/DenseSet.h>
+
+#include "Compiler.h"
+
+namespace vtac::backend::interp {
+
+using ir::DataType;
+using ir::NodeKind;
+
+FunctionCompiler::ScopedBinding::ScopedBinding(FunctionCompiler &compiler, const ir::Var *var, VarInfo info)
+    : compiler_(&compiler), var_(var) {
+  auto it = compiler.vars_.find(var);
+  if (it != compiler.vars_.end()) previous_ = it->second;
+  compiler.vars_[var] = info;
+}
+
+FunctionCompiler::ScopedBinding::ScopedBinding(ScopedBinding &&other) noexcept
+    : compiler_(other.compiler_), var_(other.var_), previous_(other.previous_) {
+  other.compiler_ = nullptr;
+}
+
+FunctionCompiler::ScopedBinding::~ScopedBinding() {
+  if (!compiler_) return;
+  if (previous_)
+    compiler_->vars_[var_] = *previous_;
+  else
+    compiler_->vars_.erase(var_);
+}
+
+namespace {
+
+// Variables a micro-kernel body reads but does not bind: its closure signature.
+class FreeVarCollector : public ir::StmtExprVisitor {
+public:
+  std::vector<const ir::Var *> freeVars() const {
+    std::vector<const ir::Var *> result;
+    for (const ir::Var *var : used_)
+      if (!bound_.count(var)) result.push_back(var);
+    return result;
+  }
+
+  void visitVar(const ir::Var &op) override {
+    if (seen_.insert(&op).second) used_.push_back(&op);
+  }
+  void visitFor(const ir::For &op) override {
+    bound_.insert(op.loopVar.get());
+    StmtExprVisitor::visitFor(op);
+  }
+  void visitLetStmt(const ir::LetStmt &op) override {
+    bound_.insert(op.var.get());
+    StmtExprVisitor::visitLetStmt(op);
+  }
+  void visitLet(const ir::Let &op) override {
+    bound_.insert(op.var.get());
+    StmtExprVisitor::visitLet(op);
+  }
+  void visitAllocate(const ir::Allocate &op) override {
+    bound_.insert(op.bufferVar.get());
+    StmtExprVisitor::visitAllocate(op);
+  }
+  void visitBlock(const ir::Block &op) override {
+    for (const ir::IterVarRef &iv : op.iterVars) bound_.insert(iv->var.get());
+    for (const ir::BufferRef &buffer : op.allocBuffers) bound_.insert(buffer->data.get());
+    StmtExprVisitor::visitBlock(op);
+  }
+
+private:
+  std::vector<const ir::Var *> used_;
+  llvm::DenseSet<const ir::Var *> seen_, bound_;
+};
+
+template <class Make> StmtPtr forIntElement(DataType element, Make &&make) {
+  if (element.isBool()) return make(BoolElement{});
+  bool isSigned = element.isInt();
+  switch (element.bits()) {
+  case 8: return isSigned ? make(IntElement<int8_t>{}) : make(IntElement<uint8_t>{});
+  case 16: return isSigned ? make(IntElement<int16_t>{}) : make(IntElement<uint16_t>{});
+  case 32: return isSigned ? make(IntElement<int32_t>{}) : make(IntElement<uint32_t>{});
+  default: return isSigned ? make(IntElement<int64_t>{}) : make(IntElement<uint64_t>{});
+  }
+}
+
+template <class Make> StmtPtr forFloatElement(DataType element, Make &&make) {
+  switch (element.bits()) {
+  case 16: return make(HalfElement{});
+  case 32: return make(FloatElement<float>{});
+  default: return make(FloatElement<double>{});
+  }
+}
+
+}  // namespace
+
+StmtPtr FunctionCompiler::compileStmt(const ir::Stmt &stmt) {
+  ir::SourceLoc outer = stmtLoc_;
+  if (stmt->loc().isKnown()) stmtLoc_ = stmt->loc();
+  StmtPtr result;
+  switch (stmt->kind()) {
+  case NodeKind::BufferStore: result = compileStore(static_cast<const ir::BufferStore &>(*stmt)); break;
+  case NodeKind::LetStmt: result = compileLet(static_cast<const ir::LetStmt &>(*stmt)); break;
+  case NodeKind::AttrStmt: result = compileAttr(static_cast<const ir::AttrStmt &>(*stmt)); break;
+  case NodeKind::AssertStmt: {
+    auto &assertion = static_cast<const ir::AssertStmt &>(*stmt);
+    auto node = std::make_unique<AssertExec>();
+    node->condition = compileInt(assertion.condition);
+    if (auto *text = assertion.message.as<ir::StringImm>()) node->message = text->value;
+    node->loc = locOf(assertion);
+    node->body = compileStmt(assertion.body);
+    result = std::move(node);
+    break;
+  }
+  case NodeKind::For: result = compileFor(static_cast<const ir::For &>(*stmt)); break;
+  case NodeKind::While: {
+    auto &loop = static_cast<const ir::While &>(*stmt);
+    auto node = std::make_unique<WhileExec>();
+    node->condition = compileInt(loop.condition);
+    node->body = compileStmt(loop.body);
+    result = std::move(node);
+    break;
+  }
+  case NodeKind::IfThenElse: {
+    auto &branch = static_cast<const ir::IfThenElse &>(*stmt);
+    auto node = std::make_unique<IfExec>();
+    node->condition = compileInt(branch.condition);
+    node->thenCase = compileStmt(branch.thenCase);
+    if (branch.elseCase) node->elseCase = compileStmt(branch.elseCase);
+    result = std::move(node);
+    break;
+  }
+  case NodeKind::SeqStmt: {
+    auto node = std::make_unique<SeqExec>();
+    for (const ir::Stmt &child : static_cast<const ir::SeqStmt &>(*stmt).stmts)
+      node->stmts.push_back(compileStmt(child));
+    result = std::move(node);
+    break;
+  }
+  case NodeKind::Evaluate: {
+    auto node = std::make_unique<EvaluateExec>();
+    node->value = compileAssign(newSlot(), static_cast<const ir::Evaluate &>(*stmt).value);
+    result = std::move(node);
+    break;
+  }
+  case NodeKind::Allocate: result = compileAllocate(static_cast<const ir::Allocate &>(*stmt)); break;
+  case NodeKind::DeclBuffer:  // a view: accesses find the storage through its data variable
+    result = compileStmt(static_cast<const ir::DeclBuffer &>(*stmt).body);
+    break;
+  case NodeKind::BlockRealize: {
+    auto &realize = static_cast<const ir::BlockRealize &>(*stmt);
+    result = compileBlock(*realize.block, &realize);
+    break;
+  }
+  case NodeKind::Block: result = compileBlock(static_cast<const ir::Block &>(*stmt), nullptr); break;
+  default:
+    fail(*stmt, llvm::Twine(ir::nodeKindName(stmt->kind())) + " is not supported by the interpreter");
+    result = std::make_unique<SeqExec>();
+    break;
+  }
+  stmtLoc_ = outer;
+  return result;
+}
+
+StmtPtr FunctionCompiler::compileStore(const ir::BufferStore &store) {
+  DataType element = store.buffer->dtype;
+  if (kindOf(store.value->dtype) != kindOf(element) || element.isHandle()) {
+    fail(store, "cannot store a " + store.value->dtype.str() + " value into buffer '" +
+                    store.buffer->name + "' of " + element.str());
+    return std::make_unique<SeqExec>();
+  }
+  BufferAccess access = compileAccess(*store.buffer, store.indices, store);
+  if (element.isFloat())
+    return forFloatElement(element, [&](auto tag) -> StmtPtr {
+      auto node = std::make_unique<FloatStore<decltype(tag)>>();
+      node->access = std::move(access);
+      node->value = compileFloat(store.value);
+      return node;
+    });
+  return forIntElement(element, [&](auto tag) -> StmtPtr {
+    auto node = std::make_unique<IntStore<decltype(tag)>>();
+    node->access = std::move(access);
+    node->value = compileInt(store.value);
+    return node;
+  });
+}
+
+StmtPtr FunctionCompiler::compileLet(const ir::LetStmt &let) {
+  // A handle bound to a buffer's data variable names the same storage: alias the slot.
+  if (auto *value = let.value.as<ir::Var>()) {
+    const VarInfo *info = lookup(value);
+    if (info && info->kind == VarKind::Storage) {
+      auto guard = bind(let.var.get(), *info);
+      return compileStmt(let.body);
+    }
+  }
+  auto node = std::make_unique<LetExec>();
+  int slot = newSlot();
+  node->binding = compileAssign(slot, let.value);
+  auto guard = bind(let.var.get(), {slot, kindOf(let.var->dtype), let.var->dtype});
+  node->body = compileStmt(let.body);
+  return node;
+}
+
+StmtPtr FunctionCompiler::compileAttr(const ir::AttrStmt &attr) {
+  if (attr.key == "coproc_uop_scope") return compileUopScope(attr);
+  auto *iterVar = attr.node.as<ir::IterVar>();
+  if (iterVar && (attr.key == "thread_extent" || attr.key == "virtual_thread")) {
+    // A launched thread or virtual thread runs its body once per index, one after another.
+    auto node = std::make_unique<ForExec>();
+    node->min = std::make_unique<IntConst>(0);
+    node->extent = compileInt(attr.value);
+    node->slot = newSlot();
+    node->type = IntType::of(iterVar->var->dtype);
+    auto guard = bind(iterVar->var.get(), {node->slot, VarKind::Int, iterVar->var->dtype});
+    node->body = compileStmt(attr.body);
+    return node;
+  }
+  // Every other attribute (coproc_scope, pragmas, storage hints) only annotates its body.
+  return compileStmt(attr.body);
+}
+
+StmtPtr FunctionCompiler::compileUopScope(const ir::AttrStmt &attr) {
+  auto *pushName = attr.value.as<ir::StringImm>();
+  if (!pushName) {
+    fail(attr, "coproc_uop_scope needs the name of the runtime function as its value");
+    return std::make_unique<SeqExec>();
+  }
+  const ExternEntry *push = registry_.find(pushName->value);
+  if (!push) {
+    fail(attr, "micro-kernel function '" + pushName->value + "' of coproc_uop_scope is not registered");
+    return std::make_unique<SeqExec>();
+  }
+  usesDeviceMemory_ |= push->usesDeviceMemory;
+  auto node = std::make_unique<UopScopeExec>();
+  node->pushFunction = push;
+  node->pushName = pushName->value;
+  node->loc = locOf(attr);
+  FreeVarCollector collector;
+  collector.visitStmt(attr.body);
+  for (const ir::Var *var : collector.freeVars()) {
+    const VarInfo *info = lookup(var);
+    if (!info) continue;  // reported as unbound when the body runs
+    if (info->kind == VarKind::Int)
+      node->captured.push_back({info->slot, std::max(1, info->dtype.bytes()), false, IntType::of(info->dtype)});
+    else if (info->kind == VarKind::Float)
+      node->captured.push_back({info->slot, info->dtype.bits() == 64 ? 8 : 4, true, IntType{}});
+    // Buffers and other handles are the same in every call: not part of the kernel's key.
+  }
+  node->body = compileStmt(attr.body);
+  return node;
+}
+
+StmtPtr FunctionCompiler::compileFor(const ir::For &loop) {
+  auto node = std::make_unique<ForExec>();
+  node->min = compileInt(loop.min);
+  node->extent = compileInt(loop.extent);
+  node->slot = newSlot();
+  node->type = IntType::of(loop.loopVar->dtype);
+  auto guard = bind(loop.loopVar.get(), {node->slot, VarKind::Int, loop.loopVar->dtype});
+  node->body = compileStmt(loop.body);
+  return node;
+}
+
+Allocation FunctionCompiler::compileAllocation(int slot, const std::string &name, DataType dtype,
+                                               const std::vector<ir::Expr> &extents, const ir::Node &at) {
+  Allocation allocation;
+  allocation.slot = slot;
+  allocation.name = name;
+  allocation.elementBytes = dtype.bytes();
+  allocation.loc = locOf(at);
+  for (const ir::Expr &extent : extents) allocation.extents.push_back(compileInt(extent));
+  return allocation;
+}
+
+StmtPtr FunctionCompiler::compileAllocate(const ir::Allocate &allocate) {
+  auto node = std::make_unique<AllocateExec>();
+  int slot = newSlot();
+  node->allocation = compileAllocation(slot, allocate.bufferVar->name, allocate.dtype, allocate.extents, allocate);
+  auto guard = bind(allocate.bufferVar.get(), {slot, VarKind::Storage, allocate.bufferVar->dtype});
+  node->body = compileStmt(allocate.body);
+  return node;
+}
+
+StmtPtr FunctionCompiler::compileBlock(const ir::Block &block, const ir::BlockRealize *realize) {
+  auto node = std::make_unique<BlockExec>();
+  std::vector<ScopedBinding> guards;
+  size_t numValues = realize ? realize->iterValues.size() : 0;
+  if (numValues != block.iterVars.size()) {
+    fail(block, "block '" + block.name + "' has " + llvm::Twine(block.iterVars.size()) +
+                    " iteration variables but " + llvm::Twine(numValues) + " bound values");
+    return node;
+  }
+  // Values first (they refer to the enclosing loops), then the block's variables.
+  std::vector<VarInfo> infos;
+  for (size_t i = 0; i < numValues; ++i) {
+    const ir::Var &var = *block.iterVars[i]->var;
+    const ir::Expr &value = realize->iterValues[i];
+    auto *loopVar = value.as<ir::Var>();
+    const VarInfo *loopInfo = loopVar ? lookup(loopVar) : nullptr;
+    if (loopInfo && loopInfo->kind == VarKind::Int && loopInfo->dtype == var.dtype) {
+      infos.push_back(*loopInfo);  // bound to a loop variable as is: share its slot
+      continue;
+    }
+    int slot = newSlot();
+    node->bindings.push_back(compileAssign(slot, value));
+    infos.push_back({slot, VarKind::Int, var.dtype});
+  }
+  for (size_t i = 0; i < numValues; ++i) guards.push_back(bind(block.iterVars[i]->var.get(), infos[i]));
+  if (realize && realize->predicate) {
+    auto *always = realize->predicate.as<ir::IntImm>();
+    if (!always || always->value == 0) node->predicate = compileInt(realize->predicate);
+  }
+  for (const ir::BufferRef &buffer : block.allocBuffers) {
+    int slot = newSlot();
+    node->allocations.push_back(compileAllocation(slot, buffer->name, buffer->dtype, buffer->shape, block));
+    guards.push_back(bind(buffer->data.get(), {slot, VarKind::Storage, buffer->data->dtype}));
+  }
+  if (!block.matchBuffers.empty()) {
+    fail(block, "match_buffer inside block '" + block.name + "' is not supported by the interpreter");
+    return node;
+  }
+  if (block.init) {
+    node->init = compileStmt(block.init);
+    // Init runs on the first step of every reduction axis (TVM's lowering of T.init()).
+    for (const ir::IterVarRef &iv : block.iterVars) {
+      if (iv->iterType != ir::IterType::CommReduce) continue;
+      IntPtr first = iv->dom.defined() ? compileInt(iv->dom.min) : std::make_unique<IntConst>(0);
+      IntPtr isFirst = std::make_unique<IntCompare<CmpEQ, int64_t>>(compileInt(ir::Expr(iv->var)), std::move(first));
+      if (!node->initCondition) {
+        node->initCondition = std::move(isFirst);
+      } else {
+        auto both = std::make_unique<LogicalAnd>();
+        both->a = std::move(node->initCondition);
+        both->b = std::move(isFirst);
+        node->initCondition = std::move(both);
+      }
+    }
+  }
+  node->body = compileStmt(block.body);
+  return node;
+}
+
+}  // namespace vtac::backend::interp
