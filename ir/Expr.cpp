@@ -13,7 +13,7 @@ const char *nodeKindName(NodeKind kind) {
       "BufferStore", "LetStmt", "AttrStmt", "AssertStmt", "For", "While", "IfThenElse", "SeqStmt",
       "Evaluate", "Allocate", "DeclBuffer", "Block", "BlockRealize",
       "IterVar", "Buffer", "GlobalVar",
-      "PrimFunc",
+      "PrimFunc", "RelaxFunction",
   };
   return names[size_t(kind)];
 }
@@ -24,7 +24,9 @@ static DataType binaryResultType(NodeKind op, const Expr &a) {
 }
 
 BinaryExpr::BinaryExpr(NodeKind op, Expr a, Expr b, SourceLoc loc)
-    : BinaryExpr(op, binaryResultType(op, a), std::move(a), std::move(b), loc) {}
+    : ExprNode(op, binaryResultType(op, a), loc), a(std::move(a)), b(std::move(b)) {
+  assert(classof(op) && "BinaryExpr built with a non-binary kind");
+}
 
 Not::Not(Expr a, SourceLoc loc)
     : ExprNode(NodeKind::Not, DataType::boolTy(a->dtype.lanes()), loc), a(std::move(a)) {}
@@ -65,7 +67,8 @@ Buffer::Buffer(std::string name, VarRef data, DataType dtype, std::vector<Expr> 
     : Node(NodeKind::Buffer, loc), name(std::move(name)), data(std::move(data)), dtype(dtype),
       shape(std::move(shape)), strides(std::move(strides)),
       elemOffset(isLiteralZero(elemOffset) ? Expr() : std::move(elemOffset)),
-      dataAlignment(dataAlignment), offsetFactor(offsetFactor) {}
+      dataAlignment(dataAlignment > 0 ? dataAlignment : kDefaultAlignment),
+      offsetFactor(offsetFactor != 0 ? offsetFactor : 1) {}
 
 const std::string &Buffer::scope() const {
   static const std::string global = "global";
@@ -76,7 +79,7 @@ BufferRef makeBuffer(std::string name, DataType dtype, std::vector<Expr> shape, 
                      SourceLoc loc) {
   VarRef data = make<Var>(name, PointerType{dtype, std::move(scope)}, loc);
   return make<Buffer>(std::move(name), std::move(data), dtype, std::move(shape), std::vector<Expr>{},
-                      Expr(), Buffer::kDefaultAlignment, 0, loc);
+                      Expr(), Buffer::kDefaultAlignment, 1, loc);
 }
 
 static const char *const kIterTypeNames[] = {"DataPar",  "ThreadIndex", "CommReduce",

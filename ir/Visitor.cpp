@@ -116,4 +116,8 @@ void preOrderVisit(const Stmt &stmt, const std::function<void(const Node &)> &fn
   PreOrderCallback(fn).visitStmt(stmt);
 }
 
+void preOrderVisit(const Expr &expr, const std::function<void(const Node &)> &fn) {
+  PreOrderCallback(fn).visitExpr(expr);
+}
+
 }  // namespace vtac::ir

@@ -60,6 +60,7 @@ struct PointerType {
   friend bool operator==(const PointerType &a, const PointerType &b) {
     return a.element == b.element && a.scope == b.scope;
   }
+  friend bool operator!=(const PointerType &a, const PointerType &b) { return !(a == b); }
 };
 
 // A variable. Identity is the object; `name` is only a hint for printing.
@@ -164,7 +165,8 @@ struct Range {
 
 // A multi-dimensional array: name (hint), the handle variable holding its address, element
 // type, shape (may be symbolic), strides (empty: compact row-major), element offset (null:
-// zero), alignment and offset factor as in TVM. The storage scope is that of the data
+// zero), alignment (<= 0 means the default 64) and offset factor (0 means the default 1) as in
+// TVM. The storage scope is that of the data
 // variable (`scope()`), so buffers declared over the same allocation agree on it.
 class Buffer : public Node {
 public:
@@ -175,13 +177,13 @@ public:
   std::vector<Expr> strides;
   Expr elemOffset;  // null means 0 (the constructor turns a literal 0 into null)
   int dataAlignment = kDefaultAlignment;
-  int offsetFactor = 0;
+  int offsetFactor = 1;
 
   static constexpr int kDefaultAlignment = 64;
 
   Buffer(std::string name, VarRef data, DataType dtype, std::vector<Expr> shape,
          std::vector<Expr> strides = {}, Expr elemOffset = nullptr,
-         int dataAlignment = kDefaultAlignment, int offsetFactor = 0, SourceLoc loc = {});
+         int dataAlignment = kDefaultAlignment, int offsetFactor = 1, SourceLoc loc = {});
 
   // Storage scope of the data variable, "global" when it carries none.
   const std::string &scope() const;

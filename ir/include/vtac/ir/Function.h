@@ -56,7 +56,8 @@ public:
 };
 using GlobalVarRef = Ref<GlobalVar>;
 
-// Functions by name, in insertion order (the printer keeps that order).
+// Functions by name, in insertion order. (The printer writes them in TVM's order: prim_funcs
+// by name, then `main` last.)
 class IRModule {
 public:
   struct Entry {

@@ -37,8 +37,11 @@ enum class NodeKind : uint8_t {
   Allocate, DeclBuffer, Block, BlockRealize,
   // neither expression nor statement
   IterVar, Buffer, GlobalVar,
-  // functions (Relax functions will join this range)
+  // functions
   PrimFunc,
+  // The Relax function (Relax.h). It follows the function range rather than being in it
+  // until Relax.h relies on NodeKind::RelaxFunction instead of kLastFunctionKind + 1.
+  RelaxFunction,
 };
 
 constexpr NodeKind kFirstExprKind = NodeKind::IntImm;
@@ -49,7 +52,7 @@ constexpr NodeKind kFirstStmtKind = NodeKind::BufferStore;
 constexpr NodeKind kLastStmtKind = NodeKind::BlockRealize;
 constexpr NodeKind kFirstFunctionKind = NodeKind::PrimFunc;
 constexpr NodeKind kLastFunctionKind = NodeKind::PrimFunc;
-constexpr size_t kNumNodeKinds = size_t(NodeKind::PrimFunc) + 1;
+constexpr size_t kNumNodeKinds = size_t(NodeKind::RelaxFunction) + 1;
 
 inline bool kindInRange(NodeKind k, NodeKind first, NodeKind last) {
   return uint8_t(k) >= uint8_t(first) && uint8_t(k) <= uint8_t(last);

@@ -1,12 +1,18 @@
 // Read/write region inference for blocks (what TVM does when T.reads/T.writes are absent).
 //
-// For every buffer a block accesses, the regions of all its accesses are unioned per dimension:
-// an index that is an affine expression of block iteration variables and loop variables of
-// loops inside the block spans the bounds those variables' domains give it; a constant index is
-// a point. A dimension whose index is not analysable covers the whole buffer extent. Buffers
-// allocated by the block itself are left out. Accesses in `init` count too; a buffer both read
-// and written appears in both lists (TVM's rule; opaque accesses such as `B.data` make whole
-// buffer regions). Results are in order of first access.
+// For every buffer a block accesses, the regions of all its accesses are unioned per
+// dimension. An index that is linear in loop variables of loops inside the block spans the
+// bounds those loops give it; block iteration variables and outer variables stay symbolic, so
+// `A[vi, vk]` reads the point (vi, vk) and `A[vi]`, `A[vi + 1]`, `A[vi + 2]` read
+// `A[vi:vi + 3]`. A dimension that cannot be bounded that way (an index not linear in an inner
+// loop variable, or bounds of two accesses that differ by a non-constant) covers the whole
+// dimension. Inner blocks contribute their own reads/writes with their bindings substituted.
+// A buffer's data pointer used directly (`B.data`, `tvm_access_ptr`) makes a whole-buffer
+// access (read and write, or as tvm_access_ptr's mask says); `knownBuffers` are the buffers
+// whose data pointers are recognised besides those the block accesses itself. Buffers the
+// block allocates are left out, and when the block has an init statement the buffers it
+// writes are left out of its reads (TVM's rule for reductions). Results are in order of first
+// access.
 #pragma once
 
 #include <vector>
@@ -19,6 +25,6 @@ struct BlockAccessRegions {
   std::vector<BufferRegion> reads, writes;
 };
 
-BlockAccessRegions inferAccessRegions(const Block &block);
+BlockAccessRegions inferAccessRegions(const Block &block, const std::vector<BufferRef> &knownBuffers = {});
 
 }  // namespace vtac::ir

@@ -21,6 +21,13 @@ protected:
 };
 using Stmt = Ref<StmtNode>;
 
+// Optional conditions are null when they always hold, so `T.where(True)` and no T.where, or
+// an allocation condition of True and none, are the same tree.
+inline Expr nullIfTrue(Expr condition) {
+  const auto *imm = condition.as<IntImm>();
+  return imm && imm->value != 0 ? Expr() : condition;
+}
+
 // buffer[indices] = value
 class BufferStore : public StmtNode {
 public:
@@ -137,13 +144,13 @@ public:
   VarRef bufferVar;
   DataType dtype;
   std::vector<Expr> extents;
-  Expr condition;  // true unless the allocation is conditional
+  Expr condition;  // null: unconditional (a literal true is stored as null)
   AttrMap annotations;
   Stmt body;
   Allocate(VarRef bufferVar, DataType dtype, std::vector<Expr> extents, Expr condition, Stmt body,
            AttrMap annotations = {}, SourceLoc loc = {})
       : StmtNode(NodeKind::Allocate, loc), bufferVar(std::move(bufferVar)), dtype(dtype),
-        extents(std::move(extents)), condition(std::move(condition)),
+        extents(std::move(extents)), condition(nullIfTrue(std::move(condition))),
         annotations(std::move(annotations)), body(std::move(body)) {}
   const std::string &scope() const;
   static bool classof(NodeKind k) { return k == NodeKind::Allocate; }
@@ -191,11 +198,11 @@ using BlockRef = Ref<Block>;
 class BlockRealize : public StmtNode {
 public:
   std::vector<Expr> iterValues;
-  Expr predicate;
+  Expr predicate;  // null: always (a literal true is stored as null)
   BlockRef block;
   BlockRealize(std::vector<Expr> iterValues, Expr predicate, BlockRef block, SourceLoc loc = {})
       : StmtNode(NodeKind::BlockRealize, loc), iterValues(std::move(iterValues)),
-        predicate(std::move(predicate)), block(std::move(block)) {}
+        predicate(nullIfTrue(std::move(predicate))), block(std::move(block)) {}
   static bool classof(NodeKind k) { return k == NodeKind::BlockRealize; }
 };
 

@@ -19,7 +19,7 @@ bool structuralEqual(const Expr &a, const Expr &b, bool mapFreeVars = false);
 bool structuralEqual(const Stmt &a, const Stmt &b, bool mapFreeVars = false);
 // Parameters are bound by position, so functions parsed twice compare equal.
 bool structuralEqual(const PrimFunc &a, const PrimFunc &b);
-// Same function names in the same order, each pair structurally equal.
+// The same function names (in any order), each pair structurally equal.
 bool structuralEqual(const IRModule &a, const IRModule &b);
 
 size_t structuralHash(const Expr &expr);

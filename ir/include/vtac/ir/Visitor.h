@@ -52,7 +52,9 @@ protected:
   void visitRegion(const BufferRegion &region);
 };
 
-// Calls fn(node) for every expression/statement node under stmt, parents before children.
+// Calls fn(node) for every expression/statement node under stmt (or expr), parents before
+// children.
 void preOrderVisit(const Stmt &stmt, const std::function<void(const Node &)> &fn);
+void preOrderVisit(const Expr &expr, const std::function<void(const Node &)> &fn);
 
 }  // namespace vtac::ir

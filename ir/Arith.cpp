@@ -1,0 +1,315 @@
+// TVM's operator semantics (type matching, constant folding) and the linear simplifier.
+#include "vtac/ir/Arith.h"
+
+#include <cmath>
+
+#include "LinearForm.h"
+#include "vtac/ir/StructuralEqual.h"
+
+namespace vtac::ir {
+
+std::optional<int64_t> asConstInt(const Expr &e) {
+  if (const auto *imm = e.as<IntImm>()) return imm->value;
+  return std::nullopt;
+}
+
+bool isConstInt(const Expr &e, int64_t value) {
+  auto v = asConstInt(e);
+  return v && *v == value;
+}
+
+static std::optional<double> asConstFloat(const Expr &e) {
+  if (const auto *imm = e.as<FloatImm>()) return imm->value;
+  return std::nullopt;
+}
+
+// Wraps an int64 result into the value range of dtype (two's complement), as the hardware
+// integer of that width would hold it.
+static int64_t wrapToType(int64_t value, DataType dtype) {
+  int bits = dtype.bits();
+  if (dtype.isBool()) return value != 0;
+  if (bits >= 64) return value;
+  uint64_t mask = (uint64_t(1) << bits) - 1;
+  uint64_t u = uint64_t(value) & mask;
+  if (dtype.isInt() && (u >> (bits - 1)) & 1) u |= ~mask;
+  return int64_t(u);
+}
+
+static Expr literalLike(DataType dtype, int64_t value) { return intImm(wrapToType(value, dtype), dtype); }
+
+static int64_t floorDivInt(int64_t a, int64_t b) {
+  int64_t q = a / b;
+  return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q;
+}
+static int64_t floorModInt(int64_t a, int64_t b) { return a - floorDivInt(a, b) * b; }
+
+static Expr foldBothInts(NodeKind kind, DataType dtype, int64_t x, int64_t y) {
+  DataType boolTy = DataType::boolTy(dtype.lanes());
+  switch (kind) {
+  case NodeKind::Add: return literalLike(dtype, x + y);
+  case NodeKind::Sub: return literalLike(dtype, x - y);
+  case NodeKind::Mul: return literalLike(dtype, x * y);
+  case NodeKind::Div: return y == 0 ? Expr() : literalLike(dtype, x / y);
+  case NodeKind::Mod: return y == 0 ? Expr() : literalLike(dtype, x % y);
+  case NodeKind::FloorDiv: return y == 0 ? Expr() : literalLike(dtype, floorDivInt(x, y));
+  case NodeKind::FloorMod: return y == 0 ? Expr() : literalLike(dtype, floorModInt(x, y));
+  case NodeKind::Min: return literalLike(dtype, std::min(x, y));
+  case NodeKind::Max: return literalLike(dtype, std::max(x, y));
+  case NodeKind::EQ: return intImm(x == y, boolTy);
+  case NodeKind::NE: return intImm(x != y, boolTy);
+  case NodeKind::LT: return intImm(x < y, boolTy);
+  case NodeKind::LE: return intImm(x <= y, boolTy);
+  case NodeKind::GT: return intImm(x > y, boolTy);
+  case NodeKind::GE: return intImm(x >= y, boolTy);
+  case NodeKind::And: return intImm(x && y, boolTy);
+  case NodeKind::Or: return intImm(x || y, boolTy);
+  default: return nullptr;
+  }
+}
+
+static Expr foldBothFloats(NodeKind kind, DataType dtype, double x, double y) {
+  DataType boolTy = DataType::boolTy(dtype.lanes());
+  switch (kind) {
+  case NodeKind::Add: return floatImm(x + y, dtype);
+  case NodeKind::Sub: return floatImm(x - y, dtype);
+  case NodeKind::Mul: return floatImm(x * y, dtype);
+  case NodeKind::Div: return y == 0 ? Expr() : floatImm(x / y, dtype);
+  case NodeKind::Min: return floatImm(std::min(x, y), dtype);
+  case NodeKind::Max: return floatImm(std::max(x, y), dtype);
+  case NodeKind::EQ: return intImm(x == y, boolTy);
+  case NodeKind::NE: return intImm(x != y, boolTy);
+  case NodeKind::LT: return intImm(x < y, boolTy);
+  case NodeKind::LE: return intImm(x <= y, boolTy);
+  case NodeKind::GT: return intImm(x > y, boolTy);
+  case NodeKind::GE: return intImm(x >= y, boolTy);
+  default: return nullptr;
+  }
+}
+
+static bool isLiteralValue(const Expr &e, double value) {
+  if (auto i = asConstInt(e)) return double(*i) == value;
+  if (auto f = asConstFloat(e)) return *f == value;
+  return false;
+}
+
+Expr tryConstFold(NodeKind kind, const Expr &a, const Expr &b) {
+  auto ia = asConstInt(a), ib = asConstInt(b);
+  if (ia && ib) return foldBothInts(kind, a->dtype, *ia, *ib);
+  auto fa = asConstFloat(a), fb = asConstFloat(b);
+  if (fa && fb) return foldBothFloats(kind, a->dtype, *fa, *fb);
+  // Identities with one literal side (TVM's TryConstFold).
+  switch (kind) {
+  case NodeKind::Add:
+    if (isLiteralValue(a, 0)) return b;
+    if (isLiteralValue(b, 0)) return a;
+    return nullptr;
+  case NodeKind::Sub:
+    return isLiteralValue(b, 0) ? a : nullptr;
+  case NodeKind::Mul:
+    if (isLiteralValue(a, 1)) return b;
+    if (isLiteralValue(a, 0)) return a;
+    if (isLiteralValue(b, 1)) return a;
+    if (isLiteralValue(b, 0)) return b;
+    return nullptr;
+  case NodeKind::Div:
+  case NodeKind::FloorDiv:
+    if (ia && *ia == 0) return a;
+    if (isLiteralValue(b, 1)) return a;
+    return nullptr;
+  case NodeKind::Mod:
+  case NodeKind::FloorMod:
+    if (ia && *ia == 0) return a;
+    if (ib && *ib == 1) return literalLike(a->dtype, 0);
+    return nullptr;
+  case NodeKind::And:
+    if (ia) return *ia ? b : a;
+    if (ib) return *ib ? a : b;
+    return nullptr;
+  case NodeKind::Or:
+    if (ia) return *ia ? a : b;
+    if (ib) return *ib ? b : a;
+    return nullptr;
+  default:
+    return nullptr;
+  }
+}
+
+Expr castExpr(DataType dtype, Expr value, SourceLoc loc) {
+  if (value->dtype == dtype) return value;
+  if (auto i = asConstInt(value)) {
+    if (dtype.isFloat()) return make<FloatImm>(dtype, double(*i), loc);
+    if (dtype.isScalar()) return make<IntImm>(dtype, wrapToType(*i, dtype), loc);
+  }
+  if (auto f = asConstFloat(value)) {
+    if (dtype.isFloat()) return make<FloatImm>(dtype, *f, loc);
+    if (dtype.isScalar()) return make<IntImm>(dtype, wrapToType(int64_t(*f), dtype), loc);
+  }
+  if (value->dtype.isScalar() && dtype.isVector())
+    return make<Broadcast>(castExpr(dtype.elementType(), std::move(value), loc), dtype.lanes(), loc);
+  return make<Cast>(dtype, std::move(value), loc);
+}
+
+void matchBinaryTypes(Expr &a, Expr &b) {
+  DataType ta = a->dtype, tb = b->dtype;
+  if (ta == tb) return;
+  if (ta.lanes() != tb.lanes()) {
+    if (ta.isScalar()) a = make<Broadcast>(a, tb.lanes(), a->loc());
+    else if (tb.isScalar()) b = make<Broadcast>(b, ta.lanes(), b->loc());
+    ta = a->dtype;
+    tb = b->dtype;
+    if (ta == tb) return;
+  }
+  if (!ta.isFloat() && tb.isFloat()) {
+    a = castExpr(tb, a);
+  } else if (ta.isFloat() && !tb.isFloat()) {
+    b = castExpr(ta, b);
+  } else if (ta.code() == tb.code()) {
+    // Same kind of number, different widths: widen the narrower one.
+    if (ta.bits() < tb.bits()) a = castExpr(tb, a);
+    else b = castExpr(ta, b);
+  } else if (ta.isIntOrUInt() && tb.isIntOrUInt()) {
+    // Signed with unsigned: the wider wins; at equal width unsigned wins.
+    if (ta.bits() < tb.bits()) a = castExpr(tb, a);
+    else if (ta.bits() > tb.bits()) b = castExpr(ta, b);
+    else if (ta.isUInt()) b = castExpr(ta, b);
+    else a = castExpr(tb, a);
+  } else if (ta.isBool() && tb.isIntOrUInt()) {
+    a = castExpr(tb, a);
+  } else if (tb.isBool() && ta.isIntOrUInt()) {
+    b = castExpr(ta, b);
+  }
+}
+
+Expr makeBinary(NodeKind kind, Expr a, Expr b, SourceLoc loc) {
+  if (BinaryExpr::isLogical(kind)) {
+    a = castExpr(DataType::boolTy(a->dtype.lanes()), std::move(a));
+    b = castExpr(DataType::boolTy(b->dtype.lanes()), std::move(b));
+  }
+  matchBinaryTypes(a, b);
+  if (Expr folded = tryConstFold(kind, a, b)) return folded;
+  return make<BinaryExpr>(kind, std::move(a), std::move(b), loc);
+}
+
+Expr notExpr(Expr a, SourceLoc loc) {
+  if (auto v = asConstInt(a)) return intImm(!*v, DataType::boolTy(a->dtype.lanes()), loc);
+  return make<Not>(std::move(a), loc);
+}
+
+namespace detail {
+
+static bool sameAtom(const Expr &x, const Expr &y) {
+  if (x == y) return true;
+  if (x.isa<Var>() || y.isa<Var>()) return false;
+  return structuralEqual(x, y);
+}
+
+void LinearForm::addTerm(const Expr &atom, int64_t coeff) {
+  for (LinearTerm &t : terms) {
+    if (sameAtom(t.atom, atom)) {
+      t.coeff += coeff;
+      return;
+    }
+  }
+  terms.push_back({atom, coeff});
+}
+
+void LinearForm::add(const LinearForm &other, int64_t scale) {
+  for (const LinearTerm &t : other.terms) addTerm(t.atom, t.coeff * scale);
+  constant += other.constant * scale;
+}
+
+bool LinearForm::isConstant() const {
+  for (const LinearTerm &t : terms)
+    if (t.coeff != 0) return false;
+  return true;
+}
+
+int64_t LinearForm::coeffOf(const Expr &atom) const {
+  for (const LinearTerm &t : terms)
+    if (sameAtom(t.atom, atom)) return t.coeff;
+  return 0;
+}
+
+static void collect(const Expr &e, int64_t scale, LinearForm &form) {
+  if (auto v = asConstInt(e)) {
+    form.constant += *v * scale;
+    return;
+  }
+  if (const auto *bin = e.as<BinaryExpr>(); bin && bin->a->dtype == e->dtype && bin->b->dtype == e->dtype) {
+    switch (bin->kind()) {
+    case NodeKind::Add:
+      collect(bin->a, scale, form);
+      collect(bin->b, scale, form);
+      return;
+    case NodeKind::Sub:
+      collect(bin->a, scale, form);
+      collect(bin->b, -scale, form);
+      return;
+    case NodeKind::Mul:
+      if (auto c = asConstInt(bin->b)) return collect(bin->a, scale * *c, form);
+      if (auto c = asConstInt(bin->a)) return collect(bin->b, scale * *c, form);
+      break;
+    default:
+      break;
+    }
+  }
+  form.addTerm(simplify(e), scale);
+}
+
+std::optional<LinearForm> toLinearForm(const Expr &e) {
+  if (!e->dtype.isIntOrUInt() || !e->dtype.isScalar()) return std::nullopt;
+  LinearForm form;
+  collect(e, 1, form);
+  return form;
+}
+
+Expr fromLinearForm(const LinearForm &form, DataType dtype) {
+  Expr result;
+  for (const LinearTerm &t : form.terms) {
+    if (t.coeff == 0) continue;
+    int64_t magnitude = t.coeff < 0 ? -t.coeff : t.coeff;
+    Expr term = magnitude == 1 ? t.atom : make<BinaryExpr>(NodeKind::Mul, t.atom, intImm(magnitude, dtype));
+    if (!result) {
+      result = t.coeff > 0 ? term : make<BinaryExpr>(NodeKind::Mul, t.atom, intImm(t.coeff, dtype));
+    } else {
+      result = make<BinaryExpr>(t.coeff > 0 ? NodeKind::Add : NodeKind::Sub, result, term);
+    }
+  }
+  if (!result) return intImm(form.constant, dtype);
+  if (form.constant > 0) return make<BinaryExpr>(NodeKind::Add, result, intImm(form.constant, dtype));
+  if (form.constant < 0) return make<BinaryExpr>(NodeKind::Sub, result, intImm(-form.constant, dtype));
+  return result;
+}
+
+}  // namespace detail
+
+Expr simplify(const Expr &e) {
+  if (const auto *bin = e.as<BinaryExpr>()) {
+    NodeKind k = bin->kind();
+    bool linear = k == NodeKind::Add || k == NodeKind::Sub || k == NodeKind::Mul;
+    if (linear && e->dtype.isIntOrUInt() && e->dtype.isScalar()) {
+      auto form = detail::toLinearForm(e);
+      return detail::fromLinearForm(*form, e->dtype);
+    }
+    Expr a = simplify(bin->a), b = simplify(bin->b);
+    if (a == bin->a && b == bin->b && !tryConstFold(k, a, b)) return e;
+    return makeBinary(k, a, b, e->loc());
+  }
+  if (const auto *n = e.as<Not>()) {
+    Expr a = simplify(n->a);
+    return a == n->a && !asConstInt(a) ? e : notExpr(a, e->loc());
+  }
+  if (const auto *c = e.as<Cast>()) {
+    Expr v = simplify(c->value);
+    return v == c->value && !v.isa<IntImm>() && !v.isa<FloatImm>() ? e : castExpr(c->dtype, v, e->loc());
+  }
+  return e;
+}
+
+Range rangeFromBeginEnd(Expr begin, Expr end) {
+  if (isZero(begin)) return Range{std::move(begin), std::move(end)};
+  Expr extent = simplify(subExpr(end, begin));
+  return Range{std::move(begin), std::move(extent)};
+}
+
+}  // namespace vtac::ir

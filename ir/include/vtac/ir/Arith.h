@@ -1,0 +1,59 @@
+// Expression building with TVM's operator semantics, constant folding and a small linear
+// simplifier.
+//
+// The frontend builds Python operators (`a + b`, `a // b`, `a < b`, `a and b`, T.Cast, ...)
+// with these functions, as TVM's parser does with tvm.tir's operators: operands of different
+// dtypes are first brought to a common type (int8 + int32 -> int32, int + float -> float,
+// scalar + vector -> broadcast), then constants fold (`2 + 3` -> 5, `x + 0` -> x, `x * 1` -> x,
+// `x // 1` -> x, `True and c` -> c, ...). The printer uses the same rule in reverse: it writes
+// `a + b` only when addExpr(a, b) rebuilds that very node, and `T.Add(a, b)` otherwise, so
+// printing and re-parsing reproduces the tree.
+//
+// simplify() puts integer expressions built from +, -, and * by constants into a canonical
+// linear form (terms in order of first appearance, then the constant): `(i + 3) - i` -> 3.
+// The frontend turns `begin:end` slices and `(begin, end)` domains into ranges with
+// rangeFromBeginEnd(), which simplifies `end - begin` that way (TVM's Range(begin, end)).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+
+#include "vtac/ir/Expr.h"
+
+namespace vtac::ir {
+
+// The operator of `kind` (a BinaryExpr kind) with type matching and folding.
+Expr makeBinary(NodeKind kind, Expr a, Expr b, SourceLoc loc = {});
+inline Expr addExpr(Expr a, Expr b, SourceLoc loc = {}) { return makeBinary(NodeKind::Add, std::move(a), std::move(b), loc); }
+inline Expr subExpr(Expr a, Expr b, SourceLoc loc = {}) { return makeBinary(NodeKind::Sub, std::move(a), std::move(b), loc); }
+inline Expr mulExpr(Expr a, Expr b, SourceLoc loc = {}) { return makeBinary(NodeKind::Mul, std::move(a), std::move(b), loc); }
+inline Expr floorDivExpr(Expr a, Expr b, SourceLoc loc = {}) { return makeBinary(NodeKind::FloorDiv, std::move(a), std::move(b), loc); }
+inline Expr floorModExpr(Expr a, Expr b, SourceLoc loc = {}) { return makeBinary(NodeKind::FloorMod, std::move(a), std::move(b), loc); }
+Expr notExpr(Expr a, SourceLoc loc = {});
+// T.Cast(dtype, value): value itself when it already has dtype; a literal of dtype when value
+// is a literal; a Cast node otherwise.
+Expr castExpr(DataType dtype, Expr value, SourceLoc loc = {});
+
+// The folded result of `a <kind> b` when it folds (both literals, or an identity such as
+// x + 0, x * 1, x * 0, x // 1, x % 1, True and x); null when a node would be built. Operands
+// must already have matching dtypes.
+Expr tryConstFold(NodeKind kind, const Expr &a, const Expr &b);
+
+// Brings a and b to a common dtype as TVM's BinaryOpMatchTypes does.
+void matchBinaryTypes(Expr &a, Expr &b);
+
+// Integer literal value, if e is an IntImm (bools included).
+std::optional<int64_t> asConstInt(const Expr &e);
+bool isConstInt(const Expr &e, int64_t value);
+inline bool isZero(const Expr &e) { return isConstInt(e, 0); }
+inline bool isOne(const Expr &e) { return isConstInt(e, 1); }
+
+// Canonical linear form of integer arithmetic; other expressions have their operands
+// simplified and literals folded.
+Expr simplify(const Expr &e);
+
+// Range with min `begin` and extent `end - begin` (simplified); extent is `end` itself when
+// begin is literal zero.
+Range rangeFromBeginEnd(Expr begin, Expr end);
+
+}  // namespace vtac::ir
