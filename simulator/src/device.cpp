@@ -30,6 +30,8 @@ Device::Device(const Config& config, const Layout& layout)
       inp_(size_t{config.inpDepth} * config.inpElemBytes),
       wgt_(size_t{config.wgtDepth} * config.wgtElemBytes),
       acc_(size_t{config.accDepth} * config.batch * config.blockOut),
+      inpBiased_(inp_.size()),
+      wgtInterleaved_(wgt_.size()),
       wgtRowSum_(size_t{config.wgtDepth} * config.blockOut),
       uop_(config.uopDepth) {}
 
@@ -222,20 +224,13 @@ RunResult Device::executeLoad(const MemInsn& mem, uint32_t index, const Insn& in
     out += rowBytes;
   }
   std::memset(out, 0, mem.yPad1 * rowBytes);
+  const uint32_t loadedTiles = static_cast<uint32_t>(rowElems * rows);
+  if (mem.memoryType == kMemInp)
+    prepareInputTiles(shape_, inp_.data(), inpBiased_.data(), mem.sramBase, loadedTiles);
   if (mem.memoryType == kMemWgt)
-    updateWeightRowSums(mem.sramBase, static_cast<uint32_t>(rowElems * rows));
+    prepareWeightTiles(shape_, wgt_.data(), wgtInterleaved_.data(), wgtRowSum_.data(),
+                       mem.sramBase, loadedTiles);
   return kOk;
-}
-
-void Device::updateWeightRowSums(uint32_t firstTile, uint32_t tileCount) {
-  for (uint32_t t = firstTile; t < firstTile + tileCount; ++t) {
-    const int8_t* tile = wgt_.data() + size_t{t} * config_.wgtElemBytes;
-    for (uint32_t o = 0; o < config_.blockOut; ++o) {
-      int32_t sum = 0;
-      for (uint32_t i = 0; i < config_.blockIn; ++i) sum += tile[o * config_.blockIn + i];
-      wgtRowSum_[size_t{t} * config_.blockOut + o] = sum;
-    }
-  }
 }
 
 RunResult Device::executeStore(const MemInsn& mem, uint32_t index, const Insn& insn,
@@ -328,15 +323,16 @@ RunResult Device::executeGemm(const GemmInsn& gemm, uint32_t index, const Insn& 
   }
   statistics.gemmCounter += uint64_t{loops.iterOut} * loops.iterIn * decodedUops_.size();
   tiles_.clear();
+  for (const Uop& u : decodedUops_) tiles_.push_back({u.dst, u.src, u.wgt});
+  const GemmMemories memories{acc_.data(),       inp_.data(),            wgt_.data(),
+                              inpBiased_.data(), wgtInterleaved_.data(), wgtRowSum_.data()};
   for (uint32_t y = 0; y < loops.iterOut; ++y)
     for (uint32_t x = 0; x < loops.iterIn; ++x) {
-      const uint32_t dst = y * loops.dstFactorOut + x * loops.dstFactorIn;
-      const uint32_t src = y * loops.srcFactorOut + x * loops.srcFactorIn;
-      const uint32_t wgt = y * gemm.wgtFactorOut + x * gemm.wgtFactorIn;
-      for (const Uop& u : decodedUops_) tiles_.push_back({u.dst + dst, u.src + src, u.wgt + wgt});
+      const GemmTile offset{y * loops.dstFactorOut + x * loops.dstFactorIn,
+                            y * loops.srcFactorOut + x * loops.srcFactorIn,
+                            y * gemm.wgtFactorOut + x * gemm.wgtFactorIn};
+      gemmKernel_->run(shape_, memories, tiles_.data(), tiles_.size(), offset);
     }
-  gemmKernel_->run(shape_, GemmMemories{acc_.data(), inp_.data(), wgt_.data(), wgtRowSum_.data()},
-                  tiles_.data(), tiles_.size());
   return kOk;
 }
 

@@ -57,7 +57,6 @@ private:
   RunResult checkUopLoops(const isa::UopLoops& loops, uint32_t wgtFactorOut,
                           uint32_t wgtFactorIn, UopUse use, uint32_t index,
                           const isa::Insn& insn);
-  void updateWeightRowSums(uint32_t firstTile, uint32_t tileCount);
   RunResult failure(int status, uint32_t index, const isa::Insn& insn, const std::string& why) const;
 
   Config config_;
@@ -65,10 +64,14 @@ private:
   const GemmKernel* gemmKernel_ = nullptr;
   GemmShape shape_;
   std::vector<int8_t> inp_, wgt_;
-  std::vector<int32_t> acc_, wgtRowSum_;
+  std::vector<int32_t> acc_;
+  // Derived copies of the input and weight SRAMs for the VNNI kernel (see GemmMemories).
+  std::vector<uint8_t> inpBiased_;
+  std::vector<int8_t> wgtInterleaved_;
+  std::vector<int32_t> wgtRowSum_;
   std::vector<uint32_t> uop_;
   std::vector<isa::Uop> decodedUops_;  // scratch: the micro-ops of one instruction
-  std::vector<GemmTile> tiles_;        // scratch: the tiles of one GEMM instruction
+  std::vector<GemmTile> tiles_;        // scratch: the micro-ops of one GEMM instruction
 };
 
 }  // namespace vta::sim

@@ -1,9 +1,17 @@
-// AVX-512 VNNI GEMM kernel. vpdpbusd multiplies unsigned by signed bytes, so the input is
-// biased by 128 (x ^ 0x80 = x + 128 as unsigned) and 128 * (row sum of the weights) is
-// subtracted afterwards; modulo 2^32 this is exactly the signed product. Four weight rows
-// share one 512-bit register, 16 output rows are reduced at once.
+// AVX-512 VNNI GEMM kernel. One 512-bit register holds the 16 int32 accumulators of 16 output
+// rows; vpdpbusd adds, per row, the products of 4 input bytes (broadcast to every lane) with
+// the 4 weights of that row for the same input channels (the interleaved weight copy), so no
+// horizontal reduction is needed. vpdpbusd multiplies unsigned by signed bytes: the inputs are
+// read biased by 128 and 128 * (row sum of the weights) is subtracted, which modulo 2^32 is
+// exactly the signed product.
+//
+// The dot product is formed from zero and only then added to the accumulator, so that the
+// chain of vpdpbusd latencies is not on the path through memory: micro-ops that revisit an
+// accumulator tile (a convolution's do, every 14 micro-ops in the seed program) then overlap.
 // Compiled with -mavx512f -mavx512vnni; called only when the CPU has both.
 #include <immintrin.h>
+
+#include <cstring>
 
 #include "gemm_kernel.h"
 
@@ -11,69 +19,124 @@ namespace vta::sim {
 
 namespace {
 
-// 16 input channels of rows o..o+3 of a weight tile, one row per 128-bit lane.
-__m512i loadFourRows(const int8_t* wgt, uint32_t blockIn, uint32_t o, uint32_t chunk) {
-  const int8_t* first = wgt + o * blockIn + 16 * chunk;
-  if (blockIn == 16) return _mm512_loadu_si512(first);
-  __m512i rows = _mm512_castsi128_si512(_mm_loadu_si128(reinterpret_cast<const __m128i*>(first)));
-  for (int r = 1; r < 4; ++r) {
-    const __m128i row = _mm_loadu_si128(reinterpret_cast<const __m128i*>(first + r * blockIn));
-    switch (r) {
-      case 1: rows = _mm512_inserti32x4(rows, row, 1); break;
-      case 2: rows = _mm512_inserti32x4(rows, row, 2); break;
-      default: rows = _mm512_inserti32x4(rows, row, 3); break;
-    }
-  }
-  return rows;
+__m512i broadcastFourInputs(const uint8_t* x) {
+  int32_t four;
+  std::memcpy(&four, x, sizeof four);
+  return _mm512_set1_epi32(four);
 }
 
-// p[g] lane 4j+q holds a partial sum of row 4g+j; returns the 16 row sums in row order.
-__m512i reduceRows16(const __m512i p[4]) {
-  const __m512i s01 = _mm512_add_epi32(_mm512_unpacklo_epi32(p[0], p[1]),
-                                       _mm512_unpackhi_epi32(p[0], p[1]));
-  const __m512i s23 = _mm512_add_epi32(_mm512_unpacklo_epi32(p[2], p[3]),
-                                       _mm512_unpackhi_epi32(p[2], p[3]));
-  // Lane 4j+g now holds the sum of row 4g+j.
-  const __m512i sums = _mm512_add_epi32(_mm512_unpacklo_epi64(s01, s23),
-                                        _mm512_unpackhi_epi64(s01, s23));
-  const __m512i rowOrder =
-      _mm512_setr_epi32(0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15);
-  return _mm512_permutexvar_epi32(rowOrder, sums);
+// Adds the dot products of one input row x (groups of 4 biased bytes) with 16 weight rows.
+template <uint32_t kGroups>
+void accumulateRow16(const uint8_t* x, const int8_t* wgt, uint32_t groupStride,
+                     const int32_t* rowSum, int32_t* out) {
+  __m512i even = _mm512_setzero_si512(), odd = _mm512_setzero_si512();
+  for (uint32_t g = 0; g < kGroups; g += 2) {
+    even = _mm512_dpbusd_epi32(even, broadcastFourInputs(x + 4 * g),
+                               _mm512_loadu_si512(wgt + g * groupStride));
+    if (g + 1 < kGroups)
+      odd = _mm512_dpbusd_epi32(odd, broadcastFourInputs(x + 4 * (g + 1)),
+                                _mm512_loadu_si512(wgt + (g + 1) * groupStride));
+  }
+  const __m512i dot = _mm512_sub_epi32(_mm512_add_epi32(even, odd),
+                                       _mm512_slli_epi32(_mm512_loadu_si512(rowSum), 7));
+  _mm512_storeu_si512(out, _mm512_add_epi32(_mm512_loadu_si512(out), dot));
+}
+
+// Any batch, blockOut a multiple of 16; kGroups = blockIn / 4 when known at compile time.
+// Shapes and base pointers are copied into locals: the accumulator stores could otherwise
+// alias them (int32 vs uint32) and force reloads in the inner loop.
+template <uint32_t kGroups>
+void runTiles(const GemmShape& shapeRef, const GemmMemories& memRef, const GemmTile* uops,
+              size_t count, const GemmTile& offsetRef) {
+  const GemmShape shape = shapeRef;
+  const GemmTile offset = offsetRef;
+  int32_t* const accBase = memRef.acc;
+  const uint8_t* const inpBase = memRef.inpBiased;
+  const int8_t* const wgtBase = memRef.wgtInterleaved;
+  const int32_t* const rowSumBase = memRef.wgtRowSum;
+  const uint32_t inpTile = shape.batch * shape.blockIn;
+  const uint32_t wgtTile = shape.blockOut * shape.blockIn;
+  const uint32_t accTile = shape.batch * shape.blockOut;
+  const uint32_t groupStride = shape.blockOut * 4;  // bytes between groups of 4 channels
+  for (size_t t = 0; t < count; ++t) {
+    const GemmTile uop = uops[t];
+    int32_t* acc = accBase + size_t{uop.acc + offset.acc} * accTile;
+    const uint8_t* inp = inpBase + size_t{uop.inp + offset.inp} * inpTile;
+    const int8_t* wgt = wgtBase + size_t{uop.wgt + offset.wgt} * wgtTile;
+    const int32_t* rowSum = rowSumBase + size_t{uop.wgt + offset.wgt} * shape.blockOut;
+    for (uint32_t b = 0; b < shape.batch; ++b)
+      for (uint32_t o0 = 0; o0 < shape.blockOut; o0 += 16)
+        accumulateRow16<kGroups>(inp + b * shape.blockIn, wgt + o0 * 4, groupStride,
+                                 rowSum + o0, acc + b * shape.blockOut + o0);
+  }
+}
+
+// TVM's default shape (BATCH 1, BLOCK 16): one register of accumulators per micro-op. The
+// weight tile (four registers) and its correction stay in registers while consecutive
+// micro-ops use the same weight tile (a convolution's 14 output columns in the seed program).
+void runTiles1x16x16(const GemmMemories& memRef, const GemmTile* uops, size_t count,
+                     const GemmTile& offsetRef) {
+  const GemmTile offset = offsetRef;
+  int32_t* const accBase = memRef.acc;
+  const uint8_t* const inpBase = memRef.inpBiased;
+  const int8_t* const wgtBase = memRef.wgtInterleaved;
+  const int32_t* const rowSumBase = memRef.wgtRowSum;
+  size_t t = 0;
+  while (t < count) {
+    const uint32_t wgtIndex = uops[t].wgt;
+    const int8_t* wgt = wgtBase + size_t{wgtIndex + offset.wgt} * 256;
+    const __m512i w0 = _mm512_loadu_si512(wgt), w1 = _mm512_loadu_si512(wgt + 64);
+    const __m512i w2 = _mm512_loadu_si512(wgt + 128), w3 = _mm512_loadu_si512(wgt + 192);
+    const __m512i correction =
+        _mm512_slli_epi32(_mm512_loadu_si512(rowSumBase + size_t{wgtIndex + offset.wgt} * 16), 7);
+    do {
+      const uint8_t* x = inpBase + size_t{uops[t].inp + offset.inp} * 16;
+      int32_t* out = accBase + size_t{uops[t].acc + offset.acc} * 16;
+      const __m512i even = _mm512_dpbusd_epi32(
+          _mm512_dpbusd_epi32(_mm512_setzero_si512(), broadcastFourInputs(x), w0),
+          broadcastFourInputs(x + 8), w2);
+      const __m512i odd = _mm512_dpbusd_epi32(
+          _mm512_dpbusd_epi32(_mm512_setzero_si512(), broadcastFourInputs(x + 4), w1),
+          broadcastFourInputs(x + 12), w3);
+      const __m512i dot = _mm512_sub_epi32(_mm512_add_epi32(even, odd), correction);
+      _mm512_storeu_si512(out, _mm512_add_epi32(_mm512_loadu_si512(out), dot));
+      ++t;
+    } while (t < count && uops[t].wgt == wgtIndex);
+  }
 }
 
 }  // namespace
 
-void runAvx512VnniGemm(const GemmShape& shape, const GemmMemories& mem, const GemmTile* tiles,
-                       size_t count) {
+void runAvx512VnniGemm(const GemmShape& shape, const GemmMemories& mem, const GemmTile* uops,
+                       size_t count, const GemmTile& offset) {
+  if (shape.batch == 1 && shape.blockIn == 16 && shape.blockOut == 16)
+    return runTiles1x16x16(mem, uops, count, offset);
+  switch (shape.blockIn) {
+    case 16: return runTiles<4>(shape, mem, uops, count, offset);
+    case 32: return runTiles<8>(shape, mem, uops, count, offset);
+    case 64: return runTiles<16>(shape, mem, uops, count, offset);
+    default: break;
+  }
+  // Other multiples of 4: one group of 4 channels at a time.
   const uint32_t inpTile = shape.batch * shape.blockIn;
   const uint32_t wgtTile = shape.blockOut * shape.blockIn;
   const uint32_t accTile = shape.batch * shape.blockOut;
-  const uint32_t chunks = shape.blockIn / 16;
-  const __m128i bias = _mm_set1_epi8(static_cast<char>(0x80));
+  const uint32_t groupStride = shape.blockOut * 4;
   for (size_t t = 0; t < count; ++t) {
-    int32_t* acc = mem.acc + size_t{tiles[t].acc} * accTile;
-    const int8_t* inp = mem.inp + size_t{tiles[t].inp} * inpTile;
-    const int8_t* wgt = mem.wgt + size_t{tiles[t].wgt} * wgtTile;
-    const int32_t* rowSum = mem.wgtRowSum + size_t{tiles[t].wgt} * shape.blockOut;
-    for (uint32_t b = 0; b < shape.batch; ++b) {
-      const int8_t* x = inp + b * shape.blockIn;
-      int32_t* out = acc + b * shape.blockOut;
+    int32_t* acc = mem.acc + size_t{uops[t].acc + offset.acc} * accTile;
+    const uint8_t* inp = mem.inpBiased + size_t{uops[t].inp + offset.inp} * inpTile;
+    const int8_t* wgt = mem.wgtInterleaved + size_t{uops[t].wgt + offset.wgt} * wgtTile;
+    const int32_t* rowSum = mem.wgtRowSum + size_t{uops[t].wgt + offset.wgt} * shape.blockOut;
+    for (uint32_t b = 0; b < shape.batch; ++b)
       for (uint32_t o0 = 0; o0 < shape.blockOut; o0 += 16) {
-        __m512i partial[4] = {_mm512_setzero_si512(), _mm512_setzero_si512(),
-                              _mm512_setzero_si512(), _mm512_setzero_si512()};
-        for (uint32_t c = 0; c < chunks; ++c) {
-          const __m128i xu = _mm_xor_si128(
-              _mm_loadu_si128(reinterpret_cast<const __m128i*>(x + 16 * c)), bias);
-          const __m512i xb = _mm512_broadcast_i32x4(xu);
-          for (uint32_t g = 0; g < 4; ++g)
-            partial[g] = _mm512_dpbusd_epi32(partial[g], xb,
-                                             loadFourRows(wgt, shape.blockIn, o0 + 4 * g, c));
-        }
-        const __m512i correction = _mm512_slli_epi32(_mm512_loadu_si512(rowSum + o0), 7);
-        const __m512i sums = _mm512_sub_epi32(reduceRows16(partial), correction);
-        _mm512_storeu_si512(out + o0, _mm512_add_epi32(_mm512_loadu_si512(out + o0), sums));
+        __m512i dot = _mm512_setzero_si512();
+        for (uint32_t g = 0; g < shape.blockIn / 4; ++g)
+          dot = _mm512_dpbusd_epi32(dot, broadcastFourInputs(inp + b * shape.blockIn + 4 * g),
+                                    _mm512_loadu_si512(wgt + g * groupStride + o0 * 4));
+        dot = _mm512_sub_epi32(dot, _mm512_slli_epi32(_mm512_loadu_si512(rowSum + o0), 7));
+        int32_t* out = acc + b * shape.blockOut + o0;
+        _mm512_storeu_si512(out, _mm512_add_epi32(_mm512_loadu_si512(out), dot));
       }
-    }
   }
 }
 

@@ -14,23 +14,38 @@ struct GemmShape {
   uint32_t batch, blockIn, blockOut;
 };
 
-// The three SRAMs as the kernels see them. `wgtRowSum[w * blockOut + o]` is the sum of row o
-// of weight tile w, maintained by weight loads (the VNNI kernel needs it to turn its
-// unsigned-by-signed products back into signed-by-signed ones).
+// The three SRAMs as the kernels see them, plus derived copies that loads keep up to date
+// (see prepareInputTiles / prepareWeightTiles) for the VNNI kernel, whose vpdpbusd multiplies
+// unsigned by signed bytes:
+//  - inpBiased: every input byte x stored as x + 128 (= x ^ 0x80) in unsigned form;
+//  - wgtInterleaved: each weight tile regrouped as [i / 4][o][i % 4], so that one 32-bit lane
+//    per output row o holds four consecutive weights of that row;
+//  - wgtRowSum[w * blockOut + o]: the sum of row o of weight tile w, to subtract
+//    128 * rowSum and get back the signed product.
 struct GemmMemories {
   int32_t* acc;
   const int8_t* inp;
   const int8_t* wgt;
+  const uint8_t* inpBiased;
+  const int8_t* wgtInterleaved;
   const int32_t* wgtRowSum;
 };
 
-// One micro-op instance: tile indices (already offset by the loop nest, already checked).
+// Refreshes the derived copies of `count` input (weight) tiles starting at `first`, after a load.
+void prepareInputTiles(const GemmShape& shape, const int8_t* inp, uint8_t* inpBiased,
+                       uint32_t first, uint32_t count);
+void prepareWeightTiles(const GemmShape& shape, const int8_t* wgt, int8_t* wgtInterleaved,
+                        int32_t* wgtRowSum, uint32_t first, uint32_t count);
+
+// Tile indices of one micro-op: accumulator, input and weight.
 struct GemmTile {
   uint32_t acc, inp, wgt;
 };
 
+// Runs `count` micro-ops, each shifted by `offset` (one iteration of the instruction's loop
+// nest); the caller has checked that every shifted index is inside its SRAM.
 using GemmKernelFn = void (*)(const GemmShape& shape, const GemmMemories& memories,
-                              const GemmTile* tiles, size_t count);
+                              const GemmTile* uops, size_t count, const GemmTile& offset);
 
 struct GemmKernel {
   const char* name;
@@ -45,10 +60,10 @@ const GemmKernel& avx512VnniGemmKernel();
 
 // The vectorised bodies, each in a file compiled for its instruction set (only called after
 // the CPU check); they handle the shapes their GemmKernel entry accepts.
-void runAvx2Gemm(const GemmShape& shape, const GemmMemories& memories, const GemmTile* tiles,
-                 size_t count);
+void runAvx2Gemm(const GemmShape& shape, const GemmMemories& memories, const GemmTile* uops,
+                 size_t count, const GemmTile& offset);
 void runAvx512VnniGemm(const GemmShape& shape, const GemmMemories& memories,
-                       const GemmTile* tiles, size_t count);
+                       const GemmTile* uops, size_t count, const GemmTile& offset);
 
 // The kernel named `name` ("auto" = fastest usable) for `shape`; falls back to the portable
 // kernel when the named one cannot handle the shape. nullptr if the name is unknown or the CPU

@@ -7,25 +7,48 @@ namespace vta::sim {
 
 namespace {
 
-void runPortable(const GemmShape& shape, const GemmMemories& mem, const GemmTile* tiles,
-                 size_t count) {
+// dot(x, w) over kBlockIn channels; a compile-time length for the common block sizes lets the
+// compiler unroll it.
+template <uint32_t kBlockIn>
+int32_t dot(const int8_t* x, const int8_t* w, uint32_t blockIn) {
+  const uint32_t length = kBlockIn ? kBlockIn : blockIn;
+  // At most 256 int8 products: the sum fits int32.
+  int32_t sum = 0;
+  for (uint32_t i = 0; i < length; ++i) sum += int32_t{x[i]} * int32_t{w[i]};
+  return sum;
+}
+
+// Shapes and pointers are copied into locals: the accumulator stores could otherwise alias
+// them (int32 vs uint32) and force reloads in the inner loop.
+template <uint32_t kBlockIn>
+void runPortableTiles(const GemmShape& shapeRef, const GemmMemories& memRef,
+                      const GemmTile* uops, size_t count, const GemmTile& offsetRef) {
+  const GemmShape shape = shapeRef;
+  const GemmMemories mem = memRef;
+  const GemmTile offset = offsetRef;
   const uint32_t inpTile = shape.batch * shape.blockIn;
   const uint32_t wgtTile = shape.blockOut * shape.blockIn;
   const uint32_t accTile = shape.batch * shape.blockOut;
   for (size_t t = 0; t < count; ++t) {
-    int32_t* acc = mem.acc + size_t{tiles[t].acc} * accTile;
-    const int8_t* inp = mem.inp + size_t{tiles[t].inp} * inpTile;
-    const int8_t* wgt = mem.wgt + size_t{tiles[t].wgt} * wgtTile;
-    for (uint32_t b = 0; b < shape.batch; ++b) {
+    int32_t* acc = mem.acc + size_t{uops[t].acc + offset.acc} * accTile;
+    const int8_t* inp = mem.inp + size_t{uops[t].inp + offset.inp} * inpTile;
+    const int8_t* wgt = mem.wgt + size_t{uops[t].wgt + offset.wgt} * wgtTile;
+    for (uint32_t b = 0; b < shape.batch; ++b)
       for (uint32_t o = 0; o < shape.blockOut; ++o) {
-        // Unsigned arithmetic: int32 accumulation wraps like the hardware's adder.
-        uint32_t sum = static_cast<uint32_t>(acc[b * shape.blockOut + o]);
-        for (uint32_t i = 0; i < shape.blockIn; ++i)
-          sum += static_cast<uint32_t>(int32_t{inp[b * shape.blockIn + i]} *
-                                       int32_t{wgt[o * shape.blockIn + i]});
-        acc[b * shape.blockOut + o] = static_cast<int32_t>(sum);
+        const int32_t sum = dot<kBlockIn>(inp + b * shape.blockIn, wgt + o * shape.blockIn, shape.blockIn);
+        // The accumulator wraps like the hardware's 32-bit adder (hence unsigned).
+        int32_t& out = acc[b * shape.blockOut + o];
+        out = static_cast<int32_t>(static_cast<uint32_t>(out) + static_cast<uint32_t>(sum));
       }
-    }
+  }
+}
+
+void runPortable(const GemmShape& shape, const GemmMemories& mem, const GemmTile* uops,
+                 size_t count, const GemmTile& offset) {
+  switch (shape.blockIn) {
+    case 16: return runPortableTiles<16>(shape, mem, uops, count, offset);
+    case 32: return runPortableTiles<32>(shape, mem, uops, count, offset);
+    default: return runPortableTiles<0>(shape, mem, uops, count, offset);
   }
 }
 
@@ -39,10 +62,36 @@ bool cpuHasAvx512Vnni() {
 }
 // AVX2: 16 input channels per step, 8 output rows per reduction.
 bool avx2Shape(const GemmShape& s) { return s.blockIn % 16 == 0 && s.blockOut % 8 == 0; }
-// VNNI: 16 input channels per step, 16 output rows per reduction.
-bool avx512VnniShape(const GemmShape& s) { return s.blockIn % 16 == 0 && s.blockOut % 16 == 0; }
+// VNNI: 4 input channels per step, 16 output rows per register.
+bool avx512VnniShape(const GemmShape& s) { return s.blockIn % 4 == 0 && s.blockOut % 16 == 0; }
 
 }  // namespace
+
+void prepareInputTiles(const GemmShape& shape, const int8_t* inp, uint8_t* inpBiased,
+                       uint32_t first, uint32_t count) {
+  const size_t tileBytes = size_t{shape.batch} * shape.blockIn;
+  for (size_t i = first * tileBytes; i < (size_t{first} + count) * tileBytes; ++i)
+    inpBiased[i] = static_cast<uint8_t>(inp[i] ^ 0x80);
+}
+
+void prepareWeightTiles(const GemmShape& shape, const int8_t* wgt, int8_t* wgtInterleaved,
+                        int32_t* wgtRowSum, uint32_t first, uint32_t count) {
+  const size_t tileBytes = size_t{shape.blockOut} * shape.blockIn;
+  for (uint32_t t = first; t < first + count; ++t) {
+    const int8_t* tile = wgt + t * tileBytes;
+    int8_t* interleaved = wgtInterleaved + t * tileBytes;
+    for (uint32_t o = 0; o < shape.blockOut; ++o) {
+      const int8_t* row = tile + o * shape.blockIn;
+      int32_t sum = 0;
+      for (uint32_t i = 0; i < shape.blockIn; ++i) sum += row[i];
+      wgtRowSum[size_t{t} * shape.blockOut + o] = sum;
+      // Groups of 4 channels move together (blockIn is a power of two: a multiple of 4 or
+      // smaller than 4, and the VNNI kernel only runs for multiples of 4).
+      for (uint32_t i = 0; i + 4 <= shape.blockIn; i += 4)
+        std::memcpy(interleaved + ((i / 4) * shape.blockOut + o) * 4, row + i, 4);
+    }
+  }
+}
 
 const GemmKernel& portableGemmKernel() {
   static const GemmKernel kernel{"portable", runPortable, always, anyShape};

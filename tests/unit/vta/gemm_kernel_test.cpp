@@ -14,37 +14,48 @@ namespace {
 
 struct GemmCase {
   GemmShape shape;
-  std::vector<int8_t> inp, wgt;
+  std::vector<int8_t> inp, wgt, wgtInterleaved;
+  std::vector<uint8_t> inpBiased;
   std::vector<int32_t> acc, rowSum;
   std::vector<GemmTile> tiles;
 };
 
 GemmCase randomCase(const GemmShape& shape, uint32_t seed) {
+  // Tile indices stay below kTilesPerMemory - 3 so that the shifted run (+1, +2, +3) fits.
   constexpr uint32_t kTilesPerMemory = 16, kTileCount = 200;
   std::mt19937 rng(seed);
   std::uniform_int_distribution<int> byte(-128, 127);
   std::uniform_int_distribution<int32_t> word(INT32_MIN, INT32_MAX);
-  std::uniform_int_distribution<uint32_t> tile(0, kTilesPerMemory - 1);
-  GemmCase c{shape, {}, {}, {}, {}, {}};
+  std::uniform_int_distribution<uint32_t> tile(0, kTilesPerMemory - 4);
+  GemmCase c{shape, {}, {}, {}, {}, {}, {}, {}};
   c.inp.resize(kTilesPerMemory * shape.batch * shape.blockIn);
   c.wgt.resize(kTilesPerMemory * shape.blockOut * shape.blockIn);
   c.acc.resize(kTilesPerMemory * shape.batch * shape.blockOut);
   for (auto& v : c.inp) v = static_cast<int8_t>(byte(rng));
   for (auto& v : c.wgt) v = static_cast<int8_t>(byte(rng));
   for (auto& v : c.acc) v = word(rng);
-  c.rowSum.assign(kTilesPerMemory * shape.blockOut, 0);
-  for (uint32_t t = 0; t < kTilesPerMemory; ++t)
-    for (uint32_t o = 0; o < shape.blockOut; ++o)
-      for (uint32_t i = 0; i < shape.blockIn; ++i)
-        c.rowSum[t * shape.blockOut + o] += c.wgt[(t * shape.blockOut + o) * shape.blockIn + i];
-  for (uint32_t n = 0; n < kTileCount; ++n) c.tiles.push_back({tile(rng), tile(rng), tile(rng)});
+  // The derived copies the simulator keeps for the VNNI kernel, as a load would refresh them.
+  c.inpBiased.resize(c.inp.size());
+  c.wgtInterleaved.resize(c.wgt.size());
+  c.rowSum.resize(kTilesPerMemory * shape.blockOut);
+  prepareInputTiles(shape, c.inp.data(), c.inpBiased.data(), 0, kTilesPerMemory);
+  prepareWeightTiles(shape, c.wgt.data(), c.wgtInterleaved.data(), c.rowSum.data(), 0, kTilesPerMemory);
+  // Runs of micro-ops sharing a weight tile, as in a convolution (kernels may keep it loaded).
+  std::bernoulli_distribution sameWeight(0.6);
+  for (uint32_t n = 0; n < kTileCount; ++n) {
+    const uint32_t wgt = n > 0 && sameWeight(rng) ? c.tiles.back().wgt : tile(rng);
+    c.tiles.push_back({tile(rng), tile(rng), wgt});
+  }
   return c;
 }
 
 std::vector<int32_t> runKernel(const GemmKernel& kernel, const GemmCase& c) {
   std::vector<int32_t> acc = c.acc;
-  kernel.run(c.shape, GemmMemories{acc.data(), c.inp.data(), c.wgt.data(), c.rowSum.data()},
-             c.tiles.data(), c.tiles.size());
+  // The tiles as micro-ops of one loop iteration (offset 0) plus a shifted second iteration.
+  const GemmMemories memories{acc.data(),         c.inp.data(),           c.wgt.data(),
+                              c.inpBiased.data(), c.wgtInterleaved.data(), c.rowSum.data()};
+  kernel.run(c.shape, memories, c.tiles.data(), c.tiles.size(), GemmTile{0, 0, 0});
+  kernel.run(c.shape, memories, c.tiles.data(), c.tiles.size(), GemmTile{1, 2, 3});
   return acc;
 }
 
@@ -52,7 +63,9 @@ std::vector<int32_t> runKernel(const GemmKernel& kernel, const GemmCase& c) {
 std::vector<int32_t> directGemm(const GemmCase& c) {
   const GemmShape& s = c.shape;
   std::vector<int64_t> acc(c.acc.begin(), c.acc.end());
-  for (const GemmTile& t : c.tiles)
+  std::vector<GemmTile> tiles = c.tiles;
+  for (const GemmTile& t : c.tiles) tiles.push_back({t.acc + 1, t.inp + 2, t.wgt + 3});
+  for (const GemmTile& t : tiles)
     for (uint32_t b = 0; b < s.batch; ++b)
       for (uint32_t o = 0; o < s.blockOut; ++o)
         for (uint32_t i = 0; i < s.blockIn; ++i)
@@ -67,7 +80,8 @@ std::vector<int32_t> directGemm(const GemmCase& c) {
 }  // namespace
 
 TEST_CASE("every GEMM kernel gives the portable kernel's results", "[vta][sim][gemm]") {
-  const GemmShape shapes[] = {{1, 16, 16}, {2, 16, 16}, {1, 32, 32}, {4, 64, 64}, {1, 8, 8}, {2, 16, 8}};
+  const GemmShape shapes[] = {{1, 16, 16}, {2, 16, 16}, {1, 32, 32}, {4, 64, 64},
+                              {1, 8, 8},   {2, 16, 8},  {1, 4, 16},  {2, 8, 32}};
   uint32_t seed = 1;
   for (const GemmShape& shape : shapes) {
     CAPTURE(shape.batch, shape.blockIn, shape.blockOut);
