@@ -41,8 +41,16 @@ Stmt FunctionBuilder::buildBlock(CallArgs &args, Grammar::SuiteContext *suite, i
                                    block.allocBuffers, block.matchBuffers, block.annotations, at);
   // As TVM does when T.reads / T.writes are missing: infer them from the body.
   ir::BlockAccessRegions inferred;
-  if (!block.reads || !block.writes)
-    inferred = ir::inferAccessRegions(*built);
+  if (!block.reads || !block.writes) {
+    // Buffers whose `B.data` uses count as accesses: the function's and those
+    // allocated by enclosing blocks.
+    std::vector<ir::BufferRef> known;
+    for (const auto &[param, buffer] : bufferMap_)
+      known.push_back(buffer);
+    for (const BlockFrame &outer : blocks_)
+      known.insert(known.end(), outer.allocBuffers.begin(), outer.allocBuffers.end());
+    inferred = ir::inferAccessRegions(*built, known);
+  }
   auto *withRegions = ir::copyNode(*built);
   withRegions->reads = block.reads ? *block.reads : inferred.reads;
   withRegions->writes = block.writes ? *block.writes : inferred.writes;

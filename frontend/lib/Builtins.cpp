@@ -80,6 +80,12 @@ Value binaryBuiltin(FunctionBuilder &b, CallArgs &args, ir::SourceLoc at, const 
       {"Div", NodeKind::Div},           {"Mod", NodeKind::Mod},
       {"FloorDiv", NodeKind::FloorDiv}, {"FloorMod", NodeKind::FloorMod},
       {"Max", NodeKind::Max},           {"Min", NodeKind::Min},
+      {"Add", NodeKind::Add},           {"Sub", NodeKind::Sub},
+      {"Mul", NodeKind::Mul},           {"EQ", NodeKind::EQ},
+      {"NE", NodeKind::NE},             {"LT", NodeKind::LT},
+      {"LE", NodeKind::LE},             {"GT", NodeKind::GT},
+      {"GE", NodeKind::GE},             {"And", NodeKind::And},
+      {"Or", NodeKind::Or},
   };
   if (!checkArity(b, args, 2, 2, path))
     return Value::invalid();
@@ -88,7 +94,7 @@ Value binaryBuiltin(FunctionBuilder &b, CallArgs &args, ir::SourceLoc at, const 
   y.expr = b.toExpr(y, "an operand");
   if (!x.expr || !y.expr || !b.matchTypes(x, y, at))
     return Value::invalid();
-  return Value::ofExpr(ir::binary(kinds.at(shortName(path)), x.expr, y.expr, at), at);
+  return Value::ofExpr(makeBinary(kinds.at(shortName(path)), x.expr, y.expr, at), at);
 }
 
 // Intrinsics whose result has the (matched) dtype of their operands:
@@ -280,8 +286,11 @@ const std::unordered_map<std::string, Handler> &builtinTable() {
       t[std::string("T.") + dtype] = typedValue;
     for (const char *name : {"Cast", "cast"})
       t[std::string("T.") + name] = castBuiltin;
+    // The capitalised forms are how TVM prints an operator whose operands are
+    // both constants (Python would fold `16 * 16`).
     for (const char *name : {"max", "min", "floordiv", "floormod", "truncdiv", "truncmod", "Div",
-                             "Mod", "FloorDiv", "FloorMod", "Max", "Min"})
+                             "Mod", "FloorDiv", "FloorMod", "Max", "Min", "Add", "Sub", "Mul",
+                             "EQ", "NE", "LT", "LE", "GT", "GE", "And", "Or"})
       t[std::string("T.") + name] = binaryBuiltin;
     for (const char *name : {"shift_right", "shift_left", "bitwise_and", "bitwise_or",
                              "bitwise_xor", "bitwise_not", "pow", "fmod", "exp", "exp2", "exp10",
@@ -369,12 +378,20 @@ Value FunctionBuilder::callMethod(const Value &method, CallArgs &args, ir::Sourc
   if (const Value *value = argument(args, 4, "extent"); value && value->kind != Value::Kind::None) {
     extent = toExprOf(*value, DataType::int32(), "an extent");
   } else {
-    // The whole buffer from the offset on.
-    extent = buffer->shape.empty() ? ir::intImm(1) : buffer->shape[0];
-    for (size_t i = 1; i < buffer->shape.size(); ++i)
-      extent = ir::binary(NodeKind::Mul, extent, buffer->shape[i]);
+    // The whole buffer from the offset on; constant shapes fold as TVM's do.
+    int64_t constantSize = 1;
+    bool constant = true;
+    for (const Expr &dim : buffer->shape) {
+      auto *value = dim.as<ir::IntImm>();
+      constant &= value != nullptr;
+      if (value)
+        constantSize *= value->value;
+    }
+    extent = constant ? ir::intImm(constantSize) : buffer->shape[0];
+    for (size_t i = 1; !constant && i < buffer->shape.size(); ++i)
+      extent = makeBinary(NodeKind::Mul, extent, buffer->shape[i]);
     if (!offset.isa<ir::IntImm>() || offset.as<ir::IntImm>()->value != 0)
-      extent = ir::binary(NodeKind::Sub, extent, offset);
+      extent = makeBinary(NodeKind::Sub, extent, offset);
   }
   if (!offset || !extent)
     return Value::invalid();

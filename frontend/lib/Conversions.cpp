@@ -163,7 +163,7 @@ ir::Range FunctionBuilder::toRange(const Value &domain, DataType dtype) {
     auto *hi = max.as<ir::IntImm>();
     if (lo && hi)
       return {min, ir::intImm(hi->value - lo->value, dtype)};
-    return {min, ir::binary(ir::NodeKind::Sub, max, min)};
+    return {min, makeBinary(ir::NodeKind::Sub, max, min)};
   }
   Expr extent = toExprOf(domain, dtype, "a domain extent");
   if (!extent)

@@ -3,6 +3,8 @@
 // narrower integers widen, integers meet floats as floats).
 #include "FunctionBuilder.h"
 
+#include "vtac/ir/StructuralEqual.h"
+
 #include <cmath>
 #include <limits>
 
@@ -36,6 +38,13 @@ const Value *CallArgs::keyword(const std::string &name) const {
     if (key == name)
       return &value;
   return nullptr;
+}
+
+Expr makeBinary(NodeKind op, Expr a, Expr b, ir::SourceLoc at) {
+  // The result dtype is computed here rather than by the IR's (op, a, b)
+  // constructor, which reads `a` after moving it.
+  DataType dtype = ir::BinaryExpr::isComparison(op) ? DataType::boolTy(a->dtype.lanes()) : a->dtype;
+  return ir::make<ir::BinaryExpr>(op, dtype, std::move(a), std::move(b), at);
 }
 
 // ---- literals ----------------------------------------------------------------
@@ -308,7 +317,7 @@ Value FunctionBuilder::evalBinary(NodeKind op, Value a, Value b, ir::SourceLoc a
   if (!matchTypes(a, b, at))
     return Value::invalid();
   bool literal = a.literal && b.literal;
-  return Value::ofExpr(ir::binary(op, a.expr, b.expr, at), at, literal);
+  return Value::ofExpr(makeBinary(op, a.expr, b.expr, at), at, literal);
 }
 
 Value FunctionBuilder::evalCompare(Grammar::CompareExprContext *expr) {
@@ -343,7 +352,7 @@ Value FunctionBuilder::evalLogical(NodeKind op, Grammar::ExprContext *a, Grammar
   Expr eb = toExprOf(vb, DataType::boolTy(), "a condition");
   if (!ea || !eb)
     return Value::invalid();
-  return Value::ofExpr(ir::binary(op, ea, eb, at), at);
+  return Value::ofExpr(makeBinary(op, ea, eb, at), at);
 }
 
 Value FunctionBuilder::evalUnary(Grammar::UnaryExprContext *expr) {
@@ -470,7 +479,7 @@ static ir::Range sliceRange(const ir::Buffer &buffer, size_t dim, const Expr &st
     return {min, ir::intImm(1)};
   // `vi:vi + 3` has extent 3: recognise the `start + c` stop TVM prints.
   if (auto *sum = end.as<ir::BinaryExpr>())
-    if (sum->kind() == NodeKind::Add && sum->a == min && sum->b.isa<ir::IntImm>())
+    if (sum->kind() == NodeKind::Add && sum->b.isa<ir::IntImm>() && ir::structuralEqual(sum->a, min))
       return {min, sum->b};
   auto *lo = min.as<ir::IntImm>();
   auto *hi = end.as<ir::IntImm>();
@@ -478,7 +487,7 @@ static ir::Range sliceRange(const ir::Buffer &buffer, size_t dim, const Expr &st
     return {min, ir::intImm(hi->value - lo->value, end->dtype)};
   if (lo && lo->value == 0)
     return {min, end};
-  return {min, ir::binary(NodeKind::Sub, end, min)};
+  return {min, makeBinary(NodeKind::Sub, end, min)};
 }
 
 Value FunctionBuilder::evalIndex(const Value &object, Grammar::SubscriptlistContext *subscripts,

@@ -104,9 +104,8 @@ ir::PrimFuncRef FunctionBuilder::build(Grammar::FuncdefContext *def) {
     }
   }
 
-  pushScope();
+  // Parameters and the body share one scope, as in Python.
   ir::Stmt body = buildSuite(def->suite());
-  popScope();
   if (!body)
     body = ir::make<ir::Evaluate>(ir::intImm(0), loc(def->suite()));
   body = wrapInRootBlock(body);

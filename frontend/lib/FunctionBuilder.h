@@ -40,6 +40,9 @@ struct CallArgs {
   const Value *keyword(const std::string &name) const;
 };
 
+/// `a op b` with TVM's result dtype (bool for comparisons, a's otherwise).
+ir::Expr makeBinary(ir::NodeKind op, ir::Expr a, ir::Expr b, ir::SourceLoc at = {});
+
 /// Whether `path` names a builtin known to the frontend (for "unknown function").
 bool isKnownBuiltin(const std::string &path);
 

@@ -617,7 +617,7 @@ Stmt FunctionBuilder::buildFor(Grammar::For_stmtContext *stmt) {
       return {lo.expr, hi.expr};
     if (min && max)
       return {lo.expr, ir::intImm(max->value - min->value, hi.expr->dtype)};
-    return {lo.expr, ir::binary(NodeKind::Sub, hi.expr, lo.expr)};
+    return {lo.expr, makeBinary(NodeKind::Sub, hi.expr, lo.expr)};
   };
   const std::string &path = callee.text;
   if (path == "T.grid") {

@@ -63,6 +63,11 @@ public:
     }
     ir::SourceLoc at = file_.at(line, column + 1);
     size_t type = offending->getType();
+    // After one error, ANTLR's recovery tends to trip over the dedents and the
+    // end of file that close the broken statement: those add nothing.
+    if (reported_ && (type == TVMScriptLexer::DEDENT || type == antlr4::Token::EOF))
+      return;
+    reported_ = true;
     std::string message;
     if (type == TVMScriptLexer::INDENT)
       message = "unexpected indent";
@@ -87,6 +92,7 @@ public:
 private:
   const SourceFile &file_;
   DiagnosticEngine &diagnostics_;
+  bool reported_ = false;
 };
 
 } // namespace
