@@ -210,7 +210,7 @@ IntPtr FunctionCompiler::compileInt(const ir::Expr &expr) {
   case NodeKind::Var: {
     auto &var = static_cast<const ir::Var &>(e);
     const VarInfo *info = lookup(&var);
-    if (!info) return std::make_unique<UnboundIntVar>(var.name, locOf(e));
+    if (!info) return std::make_unique<UnboundIntVar>(var.name, stmtLoc_);  // a Var's own location is its declaration
     if (info->kind != VarKind::Int) {
       fail(e, "variable '" + var.name + "' is not an integer");
       return std::make_unique<IntConst>(0);
@@ -581,7 +581,7 @@ FloatPtr FunctionCompiler::compileFloat(const ir::Expr &expr) {
   case NodeKind::Var: {
     auto &var = static_cast<const ir::Var &>(e);
     const VarInfo *info = lookup(&var);
-    if (!info) return std::make_unique<UnboundFloatVar>(var.name, locOf(e));
+    if (!info) return std::make_unique<UnboundFloatVar>(var.name, stmtLoc_);
     if (info->kind != VarKind::Float) {
       fail(e, "variable '" + var.name + "' is not a floating-point value");
       return std::make_unique<FloatConst>(0);
@@ -716,7 +716,7 @@ HandlePtr FunctionCompiler::compileHandle(const ir::Expr &expr) {
   const ir::ExprNode &e = *expr;
   if (auto *var = expr.as<ir::Var>()) {
     const VarInfo *info = lookup(var);
-    if (!info) return std::make_unique<UnboundHandleVar>(var->name, locOf(e));
+    if (!info) return std::make_unique<UnboundHandleVar>(var->name, stmtLoc_);
     if (info->kind == VarKind::Storage) return std::make_unique<StorageHandle>(info->slot);
     if (info->kind == VarKind::RawHandle) return std::make_unique<RawHandleSlot>(info->slot);
     fail(e, "variable '" + var->name + "' is not a handle");
