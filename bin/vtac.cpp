@@ -3,6 +3,7 @@
 // subcommand is one more register*Command function.
 //
 // Exit status: 0 on success, 1 on an error in the input, 2 on a usage error.
+#include "vtac/backend/RunCommand.h"
 #include "vtac/frontend/Commands.h"
 
 #include <CLI/CLI.hpp>
@@ -65,6 +66,7 @@ int main(int argc, char **argv) {
   Action action;
   registerPrintCommand(app, action);
   registerCheckCommand(app, action);
+  vtac::backend::registerRunCommand(app, action);
 
   try {
     app.parse(argc, argv);
