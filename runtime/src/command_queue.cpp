@@ -251,12 +251,16 @@ int CommandQueue::pushUopKernel(bool isGemm, void** uopHandle, int (*finit)(void
 }
 
 void CommandQueue::synchronize(uint32_t waitCycles) {
-  // Make FINISH wait for the last store and the last load, as TVM's runtime does.
-  insns_.depPush(kStoreStage, kComputeStage);
-  insns_.depPush(kLoadStage, kComputeStage);
-  insns_.depPop(kStoreStage, kComputeStage);
-  insns_.depPop(kLoadStage, kComputeStage);
-  insns_.commitPendingPop(kComputeStage);
+  if (debugFlags_ & VTA_DEBUG_FORCE_SERIAL) {
+    insns_.serializeAll();
+  } else {
+    // Make FINISH wait for the last store and the last load, as TVM's runtime does.
+    insns_.depPush(kStoreStage, kComputeStage);
+    insns_.depPush(kLoadStage, kComputeStage);
+    insns_.depPop(kStoreStage, kComputeStage);
+    insns_.depPop(kLoadStage, kComputeStage);
+    insns_.commitPendingPop(kComputeStage);
+  }
   insns_.append(layout_.encode(FinishInsn{insns_.takePendingPops(kComputeStage)}));
   if (insns_.hasPendingPops())
     fail("VTASynchronize: a VTADepPop of the load or store stage is not followed by any "

@@ -26,6 +26,45 @@ Stage InstructionQueue::stageOf(const Insn& insn) const {
   }
 }
 
+Stage InstructionQueue::queueOf(const Insn& insn) const {
+  const Stage stage = stageOf(insn);
+  return stage != kNoStage ? stage : stageOfLoad(layout_.decodeMem(insn).memoryType);
+}
+
+void InstructionQueue::serializeAll() {
+  size_t lastStore = 0;
+  bool endsWithStore = false;
+  for (size_t i = 1; i < insns_.size(); ++i) {
+    const Stage before = queueOf(insns_[i - 1]), now = queueOf(insns_[i]);
+    DepFlags first = layout_.depsOf(insns_[i - 1]), second = layout_.depsOf(insns_[i]);
+    first.pushPrev = first.pushNext = second.popPrev = second.popNext = false;
+    // The earlier instruction pushes towards the later one's stage, which pops it.
+    if (before + 1 == now && (now == kComputeStage || now == kStoreStage))
+      first.pushNext = second.popPrev = true;
+    else if (before == now + 1 && (before == kComputeStage || before == kStoreStage))
+      first.pushPrev = second.popNext = true;
+    layout_.setDeps(insns_[i - 1], first);
+    layout_.setDeps(insns_[i], second);
+    if (now == kStoreStage) lastStore = i;
+    endsWithStore = now == kStoreStage;
+  }
+  if (endsWithStore) {
+    DepFlags deps = layout_.depsOf(insns_[lastStore]);
+    deps.pushPrev = true;
+    layout_.setDeps(insns_[lastStore], deps);
+    if (!pendingPopNext_[kComputeStage]) depPop(kStoreStage, kComputeStage);
+    commitPendingPop(kComputeStage);
+  } else {
+    pendingPopNext_[kComputeStage] = false;
+  }
+  depPush(kComputeStage, kLoadStage);
+  depPop(kLoadStage, kComputeStage);
+  if (!pendingPopNext_[kLoadStage]) depPop(kComputeStage, kLoadStage);
+  commitPendingPop(kLoadStage);
+  depPush(kLoadStage, kComputeStage);
+  commitPendingPop(kComputeStage);
+}
+
 DepFlags InstructionQueue::takePendingPops(Stage stage) {
   DepFlags deps;
   deps.popPrev = pendingPopPrev_[stage];

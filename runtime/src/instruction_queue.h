@@ -32,6 +32,10 @@ public:
   // Materialises pending pops of `stage` on a no-op.
   void commitPendingPop(Stage stage);
   bool hasPendingPops() const;
+  // VTA_DEBUG_FORCE_SERIAL: rewrites every dependency flag so that each instruction waits for
+  // the one before it whenever they run in neighbouring stages (TVM's serial debug mode), then
+  // closes the program as the normal end of a synchronisation does.
+  void serializeAll();
 
   const std::vector<isa::Insn>& insns() const { return insns_; }
   size_t size() const { return insns_.size(); }
@@ -40,6 +44,8 @@ public:
 private:
   // The stage an instruction runs in; kNoStage for a LOAD no-op (TVM never merges into those).
   Stage stageOf(const isa::Insn& insn) const;
+  // The stage of any instruction, a LOAD no-op counting in the stage of its memory type.
+  Stage queueOf(const isa::Insn& insn) const;
   void pushNoop(Stage stage, const isa::DepFlags& deps);
 
   const isa::Layout& layout_;

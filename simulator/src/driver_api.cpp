@@ -111,11 +111,11 @@ VTA_SIM_API vta_phy_addr_t VTAMemGetPhyAddr(void* buf) {
 }
 
 VTA_SIM_API void VTAMemCopyFromHost(void* dst, const void* src, size_t size) {
-  std::memcpy(dst, src, size);
+  if (size) std::memcpy(dst, src, size);
 }
 
 VTA_SIM_API void VTAMemCopyToHost(void* dst, const void* src, size_t size) {
-  std::memcpy(dst, src, size);
+  if (size) std::memcpy(dst, src, size);
 }
 
 // The simulator's memory is the host's: nothing to flush or invalidate.

@@ -2,6 +2,7 @@
 // bit-fields declared the way TVM's hw_spec.h declares them, for the default configuration:
 // that is the binary compatibility TVM's runtime and simulator rely on.
 #include <catch2/catch.hpp>
+#include <cstdlib>
 #include <cstring>
 #include <random>
 
@@ -178,4 +179,15 @@ TEST_CASE("a value too wide for its field is an error naming the field", "[vta][
   auto uop = layout.encode(Uop{2048, 0, 0});
   REQUIRE_FALSE(static_cast<bool>(uop));
   CHECK(llvm::toString(uop.takeError()).find("dst_idx") != std::string::npos);
+}
+
+TEST_CASE("VTA_CONFIG selects the configuration", "[vta][config]") {
+  ::setenv("VTA_CONFIG", R"({"LOG_BATCH": 1})", 1);
+  auto inline_json = Config::fromEnvironment();
+  ::unsetenv("VTA_CONFIG");
+  REQUIRE(static_cast<bool>(inline_json));
+  CHECK(inline_json->batch == 2);
+  auto unset = Config::fromEnvironment();
+  REQUIRE(static_cast<bool>(unset));
+  CHECK(unset->batch == 1);
 }
