@@ -169,12 +169,12 @@ int VTAPushALUOp(void** uop_handle, int (*finit)(void*), void* signature, int nb
 
 int VTADepPush(VTACommandHandle cmd, int from_qid, int to_qid) {
   CommandQueue* queue = queueOf(cmd, "VTADepPush");
-  return queue ? queue->depPush(from_qid, to_qid) : -1;
+  return queue ? queue->dependency(/*push=*/true, from_qid, to_qid) : -1;
 }
 
 int VTADepPop(VTACommandHandle cmd, int from_qid, int to_qid) {
   CommandQueue* queue = queueOf(cmd, "VTADepPop");
-  return queue ? queue->depPop(from_qid, to_qid) : -1;
+  return queue ? queue->dependency(/*push=*/false, from_qid, to_qid) : -1;
 }
 
 void VTASynchronize(VTACommandHandle cmd, uint32_t wait_cycles) {

@@ -129,30 +129,18 @@ void CommandQueue::storeBuffer2D(uint32_t srcSramIndex, uint32_t srcMemoryType, 
   syncIfFull(0);
 }
 
-namespace {
-bool isNeighbourQueuePair(int from, int to) {
-  return from >= kLoadStage && from <= kStoreStage && to >= kLoadStage && to <= kStoreStage &&
-         (from - to == 1 || to - from == 1);
-}
-}  // namespace
-
-int CommandQueue::depPush(int fromQueue, int toQueue) {
-  if (!isNeighbourQueuePair(fromQueue, toQueue)) {
-    fail(fmt::format("VTADepPush: no dependency queue from {} to {} (queues: 1 load, 2 compute, "
-                     "3 store; only neighbours)", fromQueue, toQueue));
+int CommandQueue::dependency(bool push, int fromQueue, int toQueue) {
+  const bool neighbours = fromQueue >= kLoadStage && fromQueue <= kStoreStage &&
+                          toQueue >= kLoadStage && toQueue <= kStoreStage &&
+                          (fromQueue - toQueue == 1 || toQueue - fromQueue == 1);
+  if (!neighbours) {
+    fail(fmt::format("{}: no dependency queue from {} to {} (queues: 1 load, 2 compute, 3 store; "
+                     "only neighbours)",
+                     push ? "VTADepPush" : "VTADepPop", fromQueue, toQueue));
     return -1;
   }
-  insns_.depPush(static_cast<Stage>(fromQueue), static_cast<Stage>(toQueue));
-  return 0;
-}
-
-int CommandQueue::depPop(int fromQueue, int toQueue) {
-  if (!isNeighbourQueuePair(fromQueue, toQueue)) {
-    fail(fmt::format("VTADepPop: no dependency queue from {} to {} (queues: 1 load, 2 compute, "
-                     "3 store; only neighbours)", fromQueue, toQueue));
-    return -1;
-  }
-  insns_.depPop(static_cast<Stage>(fromQueue), static_cast<Stage>(toQueue));
+  const Stage from = static_cast<Stage>(fromQueue), to = static_cast<Stage>(toQueue);
+  push ? insns_.depPush(from, to) : insns_.depPop(from, to);
   return 0;
 }
 

@@ -32,8 +32,8 @@ public:
                     uint32_t dstMemoryType);
   void storeBuffer2D(uint32_t srcSramIndex, uint32_t srcMemoryType, void* dstHandle,
                      uint32_t dstElemOffset, uint32_t xSize, uint32_t ySize, uint32_t xStride);
-  int depPush(int fromQueue, int toQueue);
-  int depPop(int fromQueue, int toQueue);
+  // VTADepPush (push) or VTADepPop between neighbouring queues; -1 for any other pair.
+  int dependency(bool push, int fromQueue, int toQueue);
   // Records (or finds) the kernel of (handle, signature) and queues a GEMM or ALU instruction.
   int pushUopKernel(bool isGemm, void** uopHandle, int (*finit)(void*), void* signature,
                     int nbytes);
