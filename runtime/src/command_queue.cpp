@@ -45,8 +45,10 @@ CommandQueue::~CommandQueue() {
 }
 
 bool CommandQueue::ensureDeviceBuffers() {
-  insnBuffer_ = VTAMemAlloc(VTA_MAX_XFER, VTA_CACHED);
+  // Micro-op buffer first, as TVM's runtime does: with the same device the two runtimes then
+  // produce byte-identical programs (the LOAD UOP addresses included).
   uopBuffer_ = VTAMemAlloc(VTA_MAX_XFER, VTA_CACHED);
+  insnBuffer_ = VTAMemAlloc(VTA_MAX_XFER, VTA_CACHED);
   if (!insnBuffer_ || !uopBuffer_) {
     reportError("VTATLSCommandHandle: cannot allocate the instruction and micro-op buffers");
     return false;
