@@ -182,8 +182,9 @@ void matchBinaryTypes(Expr &a, Expr &b) {
 
 Expr makeBinary(NodeKind kind, Expr a, Expr b, SourceLoc loc) {
   if (BinaryExpr::isLogical(kind)) {
-    a = castExpr(DataType::boolTy(a->dtype.lanes()), std::move(a));
-    b = castExpr(DataType::boolTy(b->dtype.lanes()), std::move(b));
+    DataType boolA = DataType::boolTy(a->dtype.lanes()), boolB = DataType::boolTy(b->dtype.lanes());
+    a = castExpr(boolA, std::move(a));
+    b = castExpr(boolB, std::move(b));
   }
   matchBinaryTypes(a, b);
   if (Expr folded = tryConstFold(kind, a, b)) return folded;
@@ -230,6 +231,16 @@ int64_t LinearForm::coeffOf(const Expr &atom) const {
   return 0;
 }
 
+// An atom keeps its own operator; only its operands are simplified (simplifying the atom
+// itself would come straight back here).
+static Expr simplifyAtom(const Expr &e) {
+  const auto *bin = e.as<BinaryExpr>();
+  if (!bin) return simplify(e);
+  Expr a = simplify(bin->a), b = simplify(bin->b);
+  if (a == bin->a && b == bin->b) return e;
+  return makeBinary(bin->kind(), a, b, e->loc());
+}
+
 static void collect(const Expr &e, int64_t scale, LinearForm &form) {
   if (auto v = asConstInt(e)) {
     form.constant += *v * scale;
@@ -253,7 +264,7 @@ static void collect(const Expr &e, int64_t scale, LinearForm &form) {
       break;
     }
   }
-  form.addTerm(simplify(e), scale);
+  form.addTerm(simplifyAtom(e), scale);
 }
 
 std::optional<LinearForm> toLinearForm(const Expr &e) {

@@ -27,10 +27,19 @@ public:
     locations_.pop_back();
   }
 
+  // Expressions refine the location too, except variables (their location is where they
+  // were declared, not where they are used).
+  void visitExpr(const Expr &e) override {
+    bool refines = e->loc().isKnown() && !e.isa<Var>();
+    if (refines) locations_.push_back(e->loc());
+    StmtExprVisitor::visitExpr(e);
+    if (refines) locations_.pop_back();
+  }
+
   // ---- expressions -----------------------------------------------------------------------
   void visitVar(const Var &op) override {
     if (!inScope_.count(&op) && reportedVars_.insert(&op).second)
-      report(op, "variable '" + op.name + "' is used outside the scope that defines it");
+      diagnostics_.push_back({locations_.back(), "variable '" + op.name + "' is used outside the scope that defines it"});
   }
 
   void visitBinary(const BinaryExpr &op) override {

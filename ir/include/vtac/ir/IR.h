@@ -1,7 +1,9 @@
 // Everything of the IR library in one include.
 #pragma once
 
+#include "vtac/ir/Arith.h"
 #include "vtac/ir/AttrValue.h"
+#include "vtac/ir/Builtins.h"
 #include "vtac/ir/DataType.h"
 #include "vtac/ir/Expr.h"
 #include "vtac/ir/Function.h"
@@ -13,5 +15,6 @@
 #include "vtac/ir/SourceLoc.h"
 #include "vtac/ir/Stmt.h"
 #include "vtac/ir/StructuralEqual.h"
+#include "vtac/ir/Substitute.h"
 #include "vtac/ir/Verifier.h"
 #include "vtac/ir/Visitor.h"

@@ -1,0 +1,89 @@
+// TVM operator semantics: folding, type matching, linear simplification, slice ranges.
+#include <catch2/catch.hpp>
+
+#include "IRTestUtil.h"
+#include "vtac/ir/Arith.h"
+
+using namespace vtac::ir;
+using namespace vtac::ir::test;
+
+TEST_CASE("literals fold", "[ir][arith]") {
+  CHECK(asConstInt(mulExpr(i32(16), i32(16))) == 256);
+  CHECK(asConstInt(floorDivExpr(i32(-7), i32(2))) == -4);
+  CHECK(asConstInt(floorModExpr(i32(-7), i32(2))) == 1);
+  CHECK(asConstInt(makeBinary(NodeKind::Div, i32(-7), i32(2))) == -3);
+  CHECK(asConstInt(makeBinary(NodeKind::Mod, i32(-7), i32(2))) == -1);
+  CHECK(asConstInt(makeBinary(NodeKind::Max, i32(3), i32(9))) == 9);
+  Expr lt = makeBinary(NodeKind::LT, i32(1), i32(2));
+  CHECK(lt->dtype == DataType::boolTy());
+  CHECK(asConstInt(lt) == 1);
+  // int8 arithmetic wraps like the hardware type.
+  CHECK(asConstInt(addExpr(intImm(127, DataType::intTy(8)), intImm(1, DataType::intTy(8)))) == -128);
+  Expr sum = addExpr(f32(1.5), f32(2.0));
+  REQUIRE(sum.isa<FloatImm>());
+  CHECK(sum.as<FloatImm>()->value == 3.5);
+}
+
+TEST_CASE("identities with one literal side fold, others build nodes", "[ir][arith]") {
+  VarRef x = makeVar("x");
+  CHECK(addExpr(x, i32(0)) == x);
+  CHECK(addExpr(i32(0), x) == x);
+  CHECK(subExpr(x, i32(0)) == x);
+  CHECK(mulExpr(x, i32(1)) == x);
+  CHECK(isZero(mulExpr(x, i32(0))));
+  CHECK(floorDivExpr(x, i32(1)) == x);
+  CHECK(isZero(floorModExpr(x, i32(1))));
+  VarRef c = makeVar("c", DataType::boolTy());
+  CHECK(makeBinary(NodeKind::And, boolImm(true), c) == c);
+  CHECK(isZero(makeBinary(NodeKind::And, boolImm(false), c)));
+  CHECK(makeBinary(NodeKind::Or, boolImm(false), c) == c);
+  CHECK(addExpr(x, i32(1)).isa<BinaryExpr>());
+  CHECK(!tryConstFold(NodeKind::Sub, i32(0), x));
+}
+
+TEST_CASE("operands are brought to a common type", "[ir][arith]") {
+  VarRef i8 = makeVar("a", DataType::intTy(8));
+  VarRef i64 = makeVar("n", DataType::int64());
+  VarRef f = makeVar("f", DataType::float32());
+  Expr widened = addExpr(i8, makeVar("b", DataType::int32()));
+  CHECK(widened->dtype == DataType::int32());
+  CHECK(widened.as<BinaryExpr>()->a.isa<Cast>());
+  // The narrower side converts; a literal becomes a literal of the wider type.
+  Expr scaled = mulExpr(i64, i32(4));
+  CHECK(scaled->dtype == DataType::int64());
+  CHECK(scaled.as<BinaryExpr>()->b.as<IntImm>()->dtype == DataType::int64());
+  CHECK(addExpr(f, i32(1))->dtype == DataType::float32());
+  Expr mixed = addExpr(makeVar("u", DataType::uintTy(32)), makeVar("s", DataType::int32()));
+  CHECK(mixed->dtype == DataType::uintTy(32));
+  CHECK(castExpr(DataType::intTy(8), i32(300)).as<IntImm>()->value == 44);
+  CHECK(castExpr(DataType::int32(), i8).isa<Cast>());
+  VarRef same = makeVar("s");
+  CHECK(castExpr(DataType::int32(), same) == same);
+}
+
+TEST_CASE("simplify puts integer arithmetic in linear canonical form", "[ir][arith]") {
+  VarRef i = makeVar("i"), j = makeVar("j");
+  CHECK(asConstInt(simplify(subExpr(addExpr(i, i32(3)), i))) == 3);
+  Expr start = mulExpr(i, i32(16));
+  CHECK(asConstInt(simplify(subExpr(addExpr(start, i32(16)), start))) == 16);
+  // (j + 2 * i) - (i - 1) == j + i + 1, terms in order of first appearance.
+  Expr e = subExpr(addExpr(j, mulExpr(i32(2), i)), subExpr(i, i32(1)));
+  Expr s = simplify(e);
+  CHECK(structuralEqual(s, addExpr(addExpr(j, i), i32(1))));
+  CHECK(structuralEqual(simplify(subExpr(i, mulExpr(j, i32(3)))), subExpr(i, mulExpr(j, i32(3)))));
+  // Non-linear parts are atoms.
+  Expr q = floorDivExpr(i, i32(4));
+  CHECK(asConstInt(simplify(subExpr(addExpr(q, i32(5)), floorDivExpr(i, i32(4))))) == 5);
+}
+
+TEST_CASE("slice ranges have simplified extents", "[ir][arith]") {
+  VarRef vi = makeVar("vi");
+  Expr start = mulExpr(vi, i32(16));
+  Range r = rangeFromBeginEnd(start, addExpr(start, i32(16)));
+  CHECK(r.min == start);
+  CHECK(asConstInt(r.extent) == 16);
+  VarRef n = makeVar("n");
+  Range fromZero = rangeFromBeginEnd(i32(0), n);
+  CHECK(fromZero.extent == n);
+  CHECK(rangeFromBeginEnd(i32(2), addExpr(n, i32(2))).extent == n);
+}
