@@ -117,7 +117,7 @@ llvm::Error GraphExecutor::Impl::prepare() {
           auto &entry = compiled[call.callee];
           if (!entry) {
             auto compiledFunc = backend::CompiledFunction::compile(
-                cast<ir::PrimFunc>(target), call.callee, *externs);
+                ir::cast<ir::PrimFunc>(target), call.callee, *externs);
             if (!compiledFunc) return compiledFunc.takeError();
             entry = std::move(*compiledFunc);
           }
@@ -272,7 +272,7 @@ llvm::Expected<GraphExecutor> GraphExecutor::create(const ir::IRModule &module, 
   impl->func = ir::asRelaxFunction(module.lookup(entry));
   if (!impl->func)
     return backend::diagnosticError("the module has no Relax function '" + entry + "'");
-  if (llvm::Error error = impl->prepare()) return std::move(error);
+  if (llvm::Error error = impl->prepare()) return error;
   return GraphExecutor(std::move(impl));
 }
 
@@ -294,7 +294,7 @@ llvm::Expected<NamedTensors> GraphExecutor::run(const NamedTensors &inputs) {
   impl.stats = GraphStats{};
   std::vector<std::shared_ptr<Tensor>> slots(impl.numSlots);
   relax::ShapeBindings sizes;
-  if (llvm::Error error = impl.bindInputs(inputs, slots, sizes)) return std::move(error);
+  if (llvm::Error error = impl.bindInputs(inputs, slots, sizes)) return error;
   for (const auto &[slot, tensor] : impl.constantSlots) slots[slot] = tensor;
 
   for (const Step &step : impl.steps) {
@@ -321,7 +321,7 @@ llvm::Expected<NamedTensors> GraphExecutor::run(const NamedTensors &inputs) {
       slots[step.outSlot] = impl.allocate(call.outSinfo.dtype, std::move(shape));
       llvm::Error error = step.kind == Step::Kind::PrimFunc ? impl.callPrimFunc(step, slots)
                                                             : impl.callRegistered(step, slots);
-      if (error) return std::move(error);
+      if (error) return error;
     }
     for (int slot : step.releaseAfter) slots[slot].reset();
   }

@@ -393,10 +393,9 @@ void RelaxFunctionBuilder::bind(const std::string &name, ir::SourceLoc at,
     inferred = alias->sinfo();
   }
   if (annotation) {
-    if (std::optional<std::string> conflict = relax::structInfoConflict(*annotation, inferred)) {
+    // Reported, then bound as annotated so later uses do not echo the error.
+    if (std::optional<std::string> conflict = relax::structInfoConflict(*annotation, inferred))
       error(annotation->loc, "the annotation of '" + name + "' does not match its value: " + *conflict);
-      return;
-    }
   }
   auto var = std::make_shared<relax::Var>();
   var->name = name;

@@ -1,0 +1,115 @@
+// Relax IR helpers: struct info construction, symbolic shape evaluation, unification and
+// comparison.
+#include "vtac/ir/Relax.h"
+
+namespace vtac::ir {
+
+const RelaxFunction *asRelaxFunction(const FunctionRef &function) {
+  if (!function || function->kind() != kRelaxFunctionKind) return nullptr;
+  return static_cast<const RelaxFunction *>(function.get());
+}
+
+bool moduleHasRelaxFunction(const IRModule &module) {
+  for (const IRModule::Entry &entry : module.functions())
+    if (asRelaxFunction(entry.function)) return true;
+  return false;
+}
+
+namespace relax {
+
+TensorStructInfo TensorStructInfo::known(std::vector<Expr> dims, DataType dtype, SourceLoc loc) {
+  TensorStructInfo sinfo;
+  sinfo.ndim = int(dims.size());
+  sinfo.shape = std::move(dims);
+  sinfo.dtype = dtype;
+  sinfo.loc = loc;
+  return sinfo;
+}
+
+std::optional<int64_t> evaluateDim(const Expr &dim, const ShapeBindings &bindings) {
+  if (const auto *imm = dim.as<IntImm>()) return imm->value;
+  if (dim.isa<ir::Var>()) {
+    auto it = bindings.find(cast<ir::Var>(dim));
+    if (it == bindings.end()) return std::nullopt;
+    return it->second;
+  }
+  const auto *bin = dim.as<BinaryExpr>();
+  if (!bin) return std::nullopt;
+  std::optional<int64_t> a = evaluateDim(bin->a, bindings), b = evaluateDim(bin->b, bindings);
+  if (!a || !b) return std::nullopt;
+  switch (bin->kind()) {
+  case NodeKind::Add: return *a + *b;
+  case NodeKind::Sub: return *a - *b;
+  case NodeKind::Mul: return *a * *b;
+  case NodeKind::FloorDiv:
+    if (*b == 0) return std::nullopt;
+    return *a / *b - ((*a % *b != 0) && ((*a < 0) != (*b < 0)));
+  case NodeKind::FloorMod:
+    if (*b == 0) return std::nullopt;
+    return ((*a % *b) + *b) % *b;
+  case NodeKind::Min: return std::min(*a, *b);
+  case NodeKind::Max: return std::max(*a, *b);
+  default: return std::nullopt;
+  }
+}
+
+std::optional<std::string> unifyShape(const TensorStructInfo &declared,
+                                      llvm::ArrayRef<int64_t> actual, ShapeBindings &bindings) {
+  if (declared.rank() >= 0 && size_t(declared.rank()) != actual.size())
+    return "rank " + std::to_string(actual.size()) + " does not match the declared rank " +
+           std::to_string(declared.rank());
+  if (!declared.shape) return std::nullopt;
+  // Whole-dimension variables bind first, so `(n, n * 2)` checks the second against the first.
+  for (size_t i = 0; i < actual.size(); ++i) {
+    const Expr &dim = (*declared.shape)[i];
+    if (!dim.isa<ir::Var>()) continue;
+    VarRef var = cast<ir::Var>(dim);
+    auto [it, inserted] = bindings.emplace(var, actual[i]);
+    if (!inserted && it->second != actual[i])
+      return "dimension " + std::to_string(i) + " is " + std::to_string(actual[i]) + " but '" +
+             var->name + "' is " + std::to_string(it->second);
+  }
+  for (size_t i = 0; i < actual.size(); ++i) {
+    const Expr &dim = (*declared.shape)[i];
+    if (dim.isa<ir::Var>()) continue;
+    std::optional<int64_t> expected = evaluateDim(dim, bindings);
+    if (expected && *expected != actual[i])
+      return "dimension " + std::to_string(i) + " is " + std::to_string(actual[i]) +
+             " but the declared size is " + std::to_string(*expected);
+  }
+  return std::nullopt;
+}
+
+bool dimsConflict(const Expr &a, const Expr &b) {
+  const auto *ia = a.as<IntImm>(), *ib = b.as<IntImm>();
+  if (ia && ib) return ia->value != ib->value;
+  if (a.isa<ir::Var>() && b.isa<ir::Var>()) return a != b;
+  return false;
+}
+
+std::optional<std::string> structInfoConflict(const TensorStructInfo &declared,
+                                              const TensorStructInfo &actual) {
+  if (!declared.dtype.isVoid() && !actual.dtype.isVoid() && declared.dtype != actual.dtype)
+    return "element type " + actual.dtype.str() + " does not match " + declared.dtype.str();
+  if (declared.rank() >= 0 && actual.rank() >= 0 && declared.rank() != actual.rank())
+    return "rank " + std::to_string(actual.rank()) + " does not match " +
+           std::to_string(declared.rank());
+  if (!declared.shape || !actual.shape) return std::nullopt;
+  for (size_t i = 0; i < declared.shape->size(); ++i)
+    if (dimsConflict((*declared.shape)[i], (*actual.shape)[i]))
+      return "dimension " + std::to_string(i) + " is " + printDim((*actual.shape)[i]) +
+             " where " + printDim((*declared.shape)[i]) + " is expected";
+  return std::nullopt;
+}
+
+TensorStructInfo substitute(const TensorStructInfo &sinfo, const ShapeBindings &bindings) {
+  if (!sinfo.shape) return sinfo;
+  TensorStructInfo result = sinfo;
+  for (Expr &dim : *result.shape)
+    if (std::optional<int64_t> value = evaluateDim(dim, bindings); value && !dim.isa<IntImm>())
+      dim = intImm(*value, DataType::int64(), dim->loc());
+  return result;
+}
+
+}  // namespace relax
+}  // namespace vtac::ir

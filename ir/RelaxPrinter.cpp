@@ -1,0 +1,302 @@
+// Prints Relax functions as TVM's printer does: struct info `R.Tensor((1, n), dtype="float32")`
+// with the function's symbolic sizes quoted in the signature and declared (`n = T.int64()`) at
+// the top of the body in order of first appearance (return type first), `cls = Module` before
+// the first `R.call_tir(cls.f, ...)`, call bindings without annotations, alias bindings with
+// one, `R.output(...)` closing each dataflow block, constants as metadata references.
+#include <unordered_map>
+#include <unordered_set>
+
+#include "vtac/ir/Relax.h"
+
+namespace vtac::ir::relax {
+
+namespace {
+
+int precedence(NodeKind kind) {
+  switch (kind) {
+  case NodeKind::Add:
+  case NodeKind::Sub: return 1;
+  case NodeKind::Mul:
+  case NodeKind::FloorDiv:
+  case NodeKind::FloorMod: return 2;
+  default: return 3;
+  }
+}
+
+const char *binaryOperator(NodeKind kind) {
+  switch (kind) {
+  case NodeKind::Add: return " + ";
+  case NodeKind::Sub: return " - ";
+  case NodeKind::Mul: return " * ";
+  case NodeKind::FloorDiv: return " // ";
+  case NodeKind::FloorMod: return " % ";
+  default: return nullptr;
+  }
+}
+
+// Shape dimensions: integers print bare (Relax shapes are int64 by definition), variables by
+// name, arithmetic with Python precedence.
+void writeDim(const Expr &dim, llvm::raw_ostream &os, int parentPrecedence = 0) {
+  if (const auto *imm = dim.as<IntImm>()) {
+    os << imm->value;
+  } else if (const auto *var = dim.as<ir::Var>()) {
+    os << var->name;
+  } else if (const auto *bin = dim.as<BinaryExpr>()) {
+    if (const char *op = binaryOperator(bin->kind())) {
+      int p = precedence(bin->kind());
+      if (p < parentPrecedence) os << '(';
+      writeDim(bin->a, os, p);
+      os << op;
+      writeDim(bin->b, os, p + 1);  // left-associative
+      if (p < parentPrecedence) os << ')';
+    } else {
+      os << (bin->kind() == NodeKind::Min ? "T.min(" : "T.max(");
+      writeDim(bin->a, os);
+      os << ", ";
+      writeDim(bin->b, os);
+      os << ')';
+    }
+  } else {
+    os << "<?>";
+  }
+}
+
+bool usesAny(const Expr &dim, const std::vector<VarRef> &vars) {
+  if (const auto *bin = dim.as<BinaryExpr>()) return usesAny(bin->a, vars) || usesAny(bin->b, vars);
+  return dim.isa<ir::Var>() && std::find(vars.begin(), vars.end(), cast<ir::Var>(dim)) != vars.end();
+}
+
+void collectVars(const Expr &dim, std::vector<VarRef> &out) {
+  if (const auto *bin = dim.as<BinaryExpr>()) {
+    collectVars(bin->a, out);
+    collectVars(bin->b, out);
+  } else if (dim.isa<ir::Var>() && std::find(out.begin(), out.end(), cast<ir::Var>(dim)) == out.end()) {
+    out.push_back(cast<ir::Var>(dim));
+  }
+}
+
+void collectVars(const TensorStructInfo &sinfo, std::vector<VarRef> &out) {
+  if (sinfo.shape)
+    for (const Expr &dim : *sinfo.shape) collectVars(dim, out);
+}
+
+class FunctionPrinter {
+public:
+  FunctionPrinter(const RelaxFunction &func, RelaxPrintState &state, llvm::raw_ostream &os)
+      : func_(func), state_(state), os_(os) {}
+
+  void print(llvm::StringRef name, unsigned indent) {
+    std::string pad(indent, ' ');
+    // The signature defines the symbolic sizes it mentions, return type first (as TVM).
+    std::vector<VarRef> signatureVars;
+    std::vector<std::string> retParts;
+    if (func_.resultIsTuple) {
+      for (const Arg &result : func_.results) collectVars(result.sinfo(), signatureVars);
+    } else {
+      collectVars(func_.retSinfo, signatureVars);
+    }
+    for (const VarPtr &param : func_.params) collectVars(param->sinfo, signatureVars);
+
+    os_ << pad << "@R.function\n" << pad << "def " << name << '(';
+    for (size_t i = 0; i < func_.params.size(); ++i) {
+      if (i) os_ << ", ";
+      os_ << define(func_.params[i]) << ": " << printStructInfo(func_.params[i]->sinfo, signatureVars);
+    }
+    os_ << ") -> " << returnAnnotation(signatureVars) << ":\n";
+
+    std::string bodyPad = pad + "    ";
+    for (const VarRef &sym : signatureVars) declareSymbolic(sym, bodyPad);
+    for (const BindingBlock &block : func_.blocks) printBlock(block, bodyPad);
+    body_ += bodyPad + "return " + returnValue() + "\n";
+    os_ << preamble_ << body_;
+  }
+
+private:
+  std::string returnAnnotation(const std::vector<VarRef> &quoted) {
+    if (!func_.resultIsTuple) return printStructInfo(func_.retSinfo, quoted);
+    std::string text = "R.Tuple(";
+    for (size_t i = 0; i < func_.results.size(); ++i)
+      text += (i ? ", " : "") + printStructInfo(func_.results[i].sinfo(), quoted);
+    return text + ")";
+  }
+
+  std::string returnValue() {
+    if (!func_.resultIsTuple) return use(func_.results.front());
+    std::string text = "(";
+    for (size_t i = 0; i < func_.results.size(); ++i) text += (i ? ", " : "") + use(func_.results[i]);
+    return text + (func_.results.size() == 1 ? ",)" : ")");
+  }
+
+  void declareSymbolic(const VarRef &sym, const std::string &pad) {
+    if (!declared_.insert(sym).second) return;
+    preamble_ += pad + sym->name + " = T.int64()\n";
+  }
+
+  // Body uses of sizes not in the signature declare them where TVM does: before the body.
+  void declareUsedSymbolic(const TensorStructInfo &sinfo, const std::string &pad) {
+    std::vector<VarRef> vars;
+    collectVars(sinfo, vars);
+    for (const VarRef &var : vars) declareSymbolic(var, pad);
+  }
+
+  std::string define(const VarPtr &var) {
+    // A name bound twice (Python rebinding) prints as name_1, name_2, ... as TVM does.
+    std::string name = var->name.empty() ? "v" : var->name;
+    std::string unique = name;
+    for (unsigned suffix = 1; takenNames_.count(unique); ++suffix)
+      unique = name + "_" + std::to_string(suffix);
+    takenNames_.insert(unique);
+    names_[var.get()] = unique;
+    return unique;
+  }
+
+  std::string use(const Arg &arg) {
+    if (arg.constant)
+      return "metadata[\"relax.expr.Constant\"][" +
+             std::to_string(state_.constantIndex(arg.constant.get())) + "]";
+    auto it = names_.find(arg.var.get());
+    return it != names_.end() ? it->second : arg.var->name;
+  }
+
+  std::string printCall(const Call &call, const std::string &pad) {
+    std::string text;
+    if (call.kind == CallKind::CallTIR) {
+      if (!moduleAliasPrinted_) {
+        preamble_ += pad + "cls = Module\n";
+        moduleAliasPrinted_ = true;
+      }
+      text = "R.call_tir(cls." + call.callee;
+    } else {
+      text = "R.call_dps_packed(\"" + call.callee + "\"";
+    }
+    text += ", (";
+    for (size_t i = 0; i < call.args.size(); ++i) text += (i ? ", " : "") + use(call.args[i]);
+    if (call.args.size() == 1) text += ",";
+    declareUsedSymbolic(call.outSinfo, pad);
+    return text + "), out_sinfo=" + printStructInfo(call.outSinfo) + ")";
+  }
+
+  void printBlock(const BindingBlock &block, const std::string &pad) {
+    std::string inner = block.dataflow ? pad + "    " : pad;
+    if (block.dataflow) body_ += pad + "with R.dataflow():\n";
+    std::vector<std::string> outputs;
+    for (const Binding &binding : block.bindings) {
+      std::string rhs;
+      std::string annotation;
+      if (binding.call) {
+        rhs = printCall(*binding.call, pad);
+      } else {
+        rhs = use(binding.alias);
+        declareUsedSymbolic(binding.var->sinfo, pad);
+        annotation = ": " + printStructInfo(binding.var->sinfo);
+      }
+      std::string name = define(binding.var);
+      body_ += inner + name + annotation + " = " + rhs + "\n";
+      if (block.dataflow && !binding.var->dataflow) outputs.push_back(name);
+    }
+    if (block.dataflow) {
+      body_ += inner + "R.output(";
+      for (size_t i = 0; i < outputs.size(); ++i) body_ += (i ? ", " : "") + outputs[i];
+      body_ += ")\n";
+    }
+  }
+
+  const RelaxFunction &func_;
+  RelaxPrintState &state_;
+  llvm::raw_ostream &os_;
+  std::string preamble_, body_;
+  std::unordered_set<VarRef> declared_;
+  std::unordered_map<const Var *, std::string> names_;
+  std::unordered_set<std::string> takenNames_;
+  bool moduleAliasPrinted_ = false;
+};
+
+}  // namespace
+
+std::string printStructInfo(const TensorStructInfo &sinfo, const std::vector<VarRef> &quoted) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  std::vector<std::string> args;
+  if (sinfo.shape) {
+    std::string shape;
+    llvm::raw_string_ostream shapeOs(shape);
+    shapeOs << '(';
+    for (size_t i = 0; i < sinfo.shape->size(); ++i) {
+      if (i) shapeOs << ", ";
+      const Expr &dim = (*sinfo.shape)[i];
+      bool quote = usesAny(dim, quoted);
+      if (quote) shapeOs << '"';
+      writeDim(dim, shapeOs);
+      if (quote) shapeOs << '"';
+    }
+    if (sinfo.shape->size() == 1) shapeOs << ',';
+    shapeOs << ')';
+    args.push_back(shapeOs.str());
+  }
+  if (!sinfo.dtype.isVoid()) args.push_back("dtype=\"" + sinfo.dtype.str() + "\"");
+  if (!sinfo.shape && sinfo.ndim >= 0) args.push_back("ndim=" + std::to_string(sinfo.ndim));
+  os << "R.Tensor";
+  if (args.empty()) return os.str();
+  os << '(';
+  for (size_t i = 0; i < args.size(); ++i) os << (i ? ", " : "") << args[i];
+  os << ')';
+  return os.str();
+}
+
+std::string printDim(const Expr &dim) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  writeDim(dim, os);
+  return os.str();
+}
+
+size_t RelaxPrintState::constantIndex(const Constant *constant) {
+  auto it = std::find(constants.begin(), constants.end(), constant);
+  if (it != constants.end()) return size_t(it - constants.begin());
+  constants.push_back(constant);
+  return constants.size() - 1;
+}
+
+void printRelaxFunction(const RelaxFunction &func, llvm::StringRef name, unsigned indent,
+                        RelaxPrintState &state, llvm::raw_ostream &os) {
+  FunctionPrinter(func, state, os).print(name, indent);
+}
+
+bool relaxFunctionUsesTir(const RelaxFunction &func) {
+  std::vector<VarRef> vars;
+  for (const VarPtr &param : func.params) collectVars(param->sinfo, vars);
+  collectVars(func.retSinfo, vars);
+  for (const Arg &result : func.results) collectVars(result.sinfo(), vars);
+  for (const BindingBlock &block : func.blocks)
+    for (const Binding &binding : block.bindings) {
+      collectVars(binding.var->sinfo, vars);
+      if (binding.call) collectVars(binding.call->outSinfo, vars);
+    }
+  return !vars.empty();
+}
+
+std::string printRelaxOnlyModule(const IRModule &module, bool bareFunction) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  bool usesTir = false;
+  for (const IRModule::Entry &entry : module.functions())
+    if (const RelaxFunction *func = asRelaxFunction(entry.function))
+      usesTir = usesTir || relaxFunctionUsesTir(*func);
+  if (!bareFunction) os << "# from tvm.script import ir as I\n";
+  if (usesTir) os << "# from tvm.script import tir as T\n";
+  os << "# from tvm.script import relax as R\n\n";
+  if (!bareFunction) os << "@I.ir_module\nclass Module:\n";
+  RelaxPrintState state;
+  bool first = true;
+  for (const IRModule::Entry &entry : module.functions()) {
+    const RelaxFunction *func = asRelaxFunction(entry.function);
+    if (!func) continue;
+    if (!first) os << '\n';
+    first = false;
+    printRelaxFunction(*func, entry.name->name, bareFunction ? 0 : 4, state, os);
+  }
+  if (!state.constants.empty()) os << kMetadataOmittedComment << '\n';
+  return os.str();
+}
+
+}  // namespace vtac::ir::relax

@@ -1,0 +1,215 @@
+// The Relax-like graph level of the IR: a `RelaxFunction` (an @R.function) whose body is a
+// sequence of binding blocks, most of them dataflow blocks (`with R.dataflow():`), each binding
+// a variable to a destination-passing call (`R.call_tir(cls.f, (args,), out_sinfo=...)`,
+// `R.call_dps_packed("name", (args,), R.Tensor(...))`) or to another variable
+// (`gv: R.Tensor(...) = lv`), and which returns a variable (or a tuple of them).
+//
+// Tensors carry struct info `R.Tensor(shape, dtype)` whose dimensions are int64 TIR
+// expressions: constants or the function's symbolic sizes (`"m"` in a parameter annotation,
+// `m = T.int64()` in the body), so shapes flow through the graph as in TVM. Parameters bound
+// to data (relax.transform.BindParams) become constants, printed as TVM prints them:
+// `metadata["relax.expr.Constant"][i]`.
+//
+// Unlike TIR nodes, graph variables, calls and bindings are plain values owned by their
+// function; only the function itself is an IR node, stored in an IRModule beside PrimFuncs.
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include <llvm/ADT/ArrayRef.h>
+#include <llvm/ADT/StringRef.h>
+#include <llvm/Support/Error.h>
+#include <llvm/Support/raw_ostream.h>
+
+#include "vtac/ir/Function.h"
+
+namespace vtac::ir {
+
+// Until the IR's NodeKind enumeration lists RelaxFunction, the first kind after the function
+// range stands for it (Function::classof does not cover it; IRModule stores it as any Function).
+inline constexpr NodeKind kRelaxFunctionKind = NodeKind(uint8_t(kLastFunctionKind) + 1);
+
+namespace relax {
+
+// `R.Tensor((1, n), "float32")`. An absent shape means "rank `ndim`, sizes unknown" (-1: rank
+// unknown too); a void dtype means the element type is unknown.
+struct TensorStructInfo {
+  std::optional<std::vector<Expr>> shape;
+  int ndim = -1;
+  DataType dtype;
+  SourceLoc loc;
+
+  static TensorStructInfo known(std::vector<Expr> dims, DataType dtype, SourceLoc loc = {});
+  bool hasShape() const { return shape.has_value(); }
+  int rank() const { return shape ? int(shape->size()) : ndim; }
+};
+
+// The data of a bound constant: C-order little-endian bytes.
+struct TensorData {
+  DataType dtype;
+  std::vector<int64_t> shape;
+  std::vector<uint8_t> bytes;
+};
+
+// A graph variable. `dataflow` variables live inside one dataflow block; the others (params,
+// R.output'ed variables, bindings outside dataflow blocks) are visible in the whole function.
+struct Var {
+  std::string name;
+  TensorStructInfo sinfo;
+  bool dataflow = false;
+  SourceLoc loc;
+};
+using VarPtr = std::shared_ptr<Var>;
+
+// A constant argument: `metadata["relax.expr.Constant"][i]`. `data` is null when the text only
+// named the slot (the metadata section was omitted).
+struct Constant {
+  TensorStructInfo sinfo;
+  std::shared_ptr<const TensorData> data;
+  SourceLoc loc;
+};
+using ConstantPtr = std::shared_ptr<const Constant>;
+
+// An argument of a call or the value of an alias binding: a variable or a constant.
+struct Arg {
+  VarPtr var;
+  ConstantPtr constant;
+  SourceLoc loc;  // of the use
+
+  const TensorStructInfo &sinfo() const { return var ? var->sinfo : constant->sinfo; }
+};
+
+enum class CallKind { CallTIR, CallDPSPacked };
+
+// `R.call_tir(cls.callee, (args,), out_sinfo=...)` — callee a prim_func of the module — or
+// `R.call_dps_packed("callee", (args,), out_sinfo)` — a prim_func of the module or a
+// registered runtime function, resolved when the graph runs.
+struct Call {
+  CallKind kind = CallKind::CallDPSPacked;
+  std::string callee;
+  SourceLoc calleeLoc;
+  std::vector<Arg> args;
+  TensorStructInfo outSinfo;
+};
+
+struct Binding {
+  VarPtr var;
+  std::optional<Call> call;  // absent: an alias of `alias`
+  Arg alias;
+  SourceLoc loc;
+};
+
+struct BindingBlock {
+  bool dataflow = true;
+  std::vector<Binding> bindings;
+  SourceLoc loc;
+};
+
+}  // namespace relax
+
+class RelaxFunction : public Function {
+public:
+  std::vector<relax::VarPtr> params;
+  // Symbolic sizes (int64 TIR Vars) in order of declaration.
+  std::vector<VarRef> symbolicVars;
+  std::vector<relax::BindingBlock> blocks;
+  // What `return` returns: one value, or several when `resultIsTuple` (`return (a, b)`).
+  std::vector<relax::Arg> results;
+  bool resultIsTuple = false;
+  relax::TensorStructInfo retSinfo;  // of a single result
+
+  RelaxFunction(std::vector<relax::VarPtr> params, std::vector<VarRef> symbolicVars,
+                std::vector<relax::BindingBlock> blocks, std::vector<relax::Arg> results,
+                bool resultIsTuple, relax::TensorStructInfo retSinfo, AttrMap attrs = {},
+                SourceLoc loc = {})
+      : Function(kRelaxFunctionKind, std::move(attrs), loc), params(std::move(params)),
+        symbolicVars(std::move(symbolicVars)), blocks(std::move(blocks)),
+        results(std::move(results)), resultIsTuple(resultIsTuple), retSinfo(std::move(retSinfo)) {}
+  static bool classof(NodeKind k) { return k == kRelaxFunctionKind; }
+};
+using RelaxFunctionRef = Ref<RelaxFunction>;
+
+// The RelaxFunction a module entry holds, or null (Function::classof does not cover its kind,
+// so use this rather than `as<>` on a FunctionRef).
+const RelaxFunction *asRelaxFunction(const FunctionRef &function);
+bool moduleHasRelaxFunction(const IRModule &module);
+
+namespace relax {
+
+// ---- Symbolic shapes -------------------------------------------------------------------------
+
+// Values of symbolic sizes, by variable.
+using ShapeBindings = std::unordered_map<VarRef, int64_t>;
+
+// The value of a dimension given the bindings; nullopt when it uses an unbound variable or is
+// not an integer expression.
+std::optional<int64_t> evaluateDim(const Expr &dim, const ShapeBindings &bindings);
+
+// Matches a concrete shape against declared struct info: binds unbound symbolic variables that
+// appear as whole dimensions, and checks every other dimension. On a mismatch returns a message
+// such as "dimension 1 is 10 but 'n' is 128 (from an earlier binding)".
+std::optional<std::string> unifyShape(const TensorStructInfo &declared,
+                                      llvm::ArrayRef<int64_t> actual, ShapeBindings &bindings);
+
+// Why struct info `actual` cannot be used where `declared` is expected, or nullopt: element
+// types or ranks differ, or a dimension differs (two different constants, or two different
+// symbolic sizes). A constant against a symbolic size is not a conflict here; shapes are
+// checked again when the graph runs.
+std::optional<std::string> structInfoConflict(const TensorStructInfo &declared,
+                                              const TensorStructInfo &actual);
+// Whether two dimensions are certainly different (see structInfoConflict).
+bool dimsConflict(const Expr &a, const Expr &b);
+// "1", "n", "n * 2": a dimension as printed in a Relax body.
+std::string printDim(const Expr &dim);
+
+// The struct info with every bound symbolic variable replaced by its value.
+TensorStructInfo substitute(const TensorStructInfo &sinfo, const ShapeBindings &bindings);
+
+// ---- Printing (TVMScript, as TVM prints Relax) ----------------------------------------------
+
+// "R.Tensor((1, n), dtype=\"float32\")"; dims using a variable in `quoted` print as strings,
+// as TVM prints a function's signature.
+std::string printStructInfo(const TensorStructInfo &sinfo,
+                            const std::vector<VarRef> &quoted = {});
+
+struct RelaxPrintState {
+  // Constants in order of first printing: their index in metadata["relax.expr.Constant"].
+  std::vector<const Constant *> constants;
+  size_t constantIndex(const Constant *constant);
+};
+
+// Prints `@R.function` + `def name(...)` + body at `indent` spaces. The module printer calls
+// this for each Relax function; `state` numbers constants across the module.
+void printRelaxFunction(const RelaxFunction &func, llvm::StringRef name, unsigned indent,
+                        RelaxPrintState &state, llvm::raw_ostream &os);
+// Does the function print anything from `T.` (symbolic sizes)?
+bool relaxFunctionUsesTir(const RelaxFunction &func);
+// The comment TVM writes after a module that has constants.
+inline constexpr llvm::StringLiteral kMetadataOmittedComment =
+    "# Metadata omitted. Use show_meta=True in script() method to show it.";
+// A whole module with only Relax functions (or one bare function), with TVM's header comments;
+// used until the module printer dispatches Relax functions itself.
+std::string printRelaxOnlyModule(const IRModule &module, bool bareFunction);
+
+// ---- Transformations -----------------------------------------------------------------------
+
+struct RelaxDiagnostic {
+  SourceLoc loc;
+  std::string message;
+};
+
+// relax.transform.BindParams: replaces each parameter whose name is in `params` by a constant
+// holding that data, binds the symbolic sizes the data determines, and substitutes them in
+// every struct info of the function. Returns null and sets `diagnostic` when a tensor's dtype
+// or shape conflicts with its parameter's annotation (located at the annotation).
+RelaxFunctionRef
+bindParams(const RelaxFunction &func,
+           const std::vector<std::pair<std::string, std::shared_ptr<const TensorData>>> &params,
+           RelaxDiagnostic &diagnostic);
+
+}  // namespace relax
+}  // namespace vtac::ir

@@ -1,0 +1,80 @@
+#include <catch2/catch.hpp>
+
+#include <cstdio>
+#include <fstream>
+
+#include <llvm/Support/FileSystem.h>
+
+#include "RelaxTestSupport.h"
+#include "vtac/backend/Diagnostic.h"
+#include "vtac/graph/Npz.h"
+
+using namespace vtac;
+
+namespace {
+
+std::string temporaryPath(const char *stem) {
+  llvm::SmallString<128> path;
+  llvm::sys::fs::createUniquePath(std::string("relax-") + stem + "-%%%%%%.npz", path, true);
+  return path.str().str();
+}
+
+}  // namespace
+
+TEST_CASE("npz: stored and deflated archives round-trip", "[relax][npz]") {
+  graph::NamedTensors tensors = relax_test::mlpInputs(11);
+  backend::Tensor counts(ir::DataType::int32(), {4});
+  for (int i = 0; i < 4; ++i) counts.setInt(i, i * 1000 - 7);
+  tensors.emplace_back("counts", counts);
+  for (bool compress : {false, true}) {
+    std::string path = temporaryPath(compress ? "deflated" : "stored");
+    REQUIRE(!graph::writeNpz(path, tensors, compress));
+    llvm::Expected<graph::NamedTensors> read = graph::readNpz(path);
+    REQUIRE(bool(read));
+    REQUIRE(read->size() == tensors.size());
+    for (size_t i = 0; i < tensors.size(); ++i) {
+      CHECK((*read)[i].first == tensors[i].first);
+      CHECK((*read)[i].second.shape() == tensors[i].second.shape());
+      CHECK((*read)[i].second.dtype() == tensors[i].second.dtype());
+      CHECK(relax_test::maxAbsDifference((*read)[i].second, tensors[i].second) == 0);
+    }
+    std::remove(path.c_str());
+  }
+}
+
+TEST_CASE("npz: a corrupt or missing archive is an error naming the file", "[relax][npz]") {
+  std::string path = temporaryPath("corrupt");
+  {
+    std::ofstream out(path, std::ios::binary);
+    out << "PK\x03\x04 this is not really a zip archive";
+  }
+  llvm::Expected<graph::NamedTensors> corrupt = graph::readNpz(path);
+  REQUIRE(!corrupt);
+  std::string message = backend::renderError(corrupt.takeError());
+  CHECK(message.find("cannot read '" + path + "' as an .npz archive") != std::string::npos);
+  std::remove(path.c_str());
+
+  llvm::Expected<graph::NamedTensors> missing = graph::readNpz("/nonexistent/params.npz");
+  REQUIRE(!missing);
+  CHECK(backend::renderError(missing.takeError()).find("/nonexistent/params.npz") != std::string::npos);
+}
+
+TEST_CASE("npz: a member that is not a .npy array is reported", "[relax][npz]") {
+  std::string path = temporaryPath("badmember");
+  graph::NamedTensors tensors = {{"w", relax_test::randomTensor({2, 2}, 3)}};
+  REQUIRE(!graph::writeNpz(path, tensors));
+  // Corrupt the .npy magic inside the stored (uncompressed) member.
+  std::fstream file(path, std::ios::in | std::ios::out | std::ios::binary);
+  std::string bytes((std::istreambuf_iterator<char>(file)), {});
+  size_t magic = bytes.find("\x93NUMPY");
+  REQUIRE(magic != std::string::npos);
+  file.seekp(std::streamoff(magic));
+  file.write("XXXXXX", 6);
+  file.close();
+  llvm::Expected<graph::NamedTensors> read = graph::readNpz(path);
+  REQUIRE(!read);
+  std::string message = backend::renderError(read.takeError());
+  // Either the zip CRC check or the .npy parser rejects it; both name the archive.
+  CHECK(message.find(path) != std::string::npos);
+  std::remove(path.c_str());
+}

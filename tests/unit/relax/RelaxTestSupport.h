@@ -1,0 +1,38 @@
+// Helpers shared by the relax unit tests: parsing a file into a module that holds its prim_funcs
+// and its Relax functions, and the seed-004 MLP computed directly (the reference the graph
+// runs are compared with).
+#pragma once
+
+#include <optional>
+#include <string>
+
+#include "vtac/backend/Tensor.h"
+#include "vtac/graph/Npz.h"
+#include "vtac/ir/Function.h"
+
+namespace vtac::relax_test {
+
+struct ParsedFile {
+  ir::IRModule module;
+  bool bare = false;        // no @I.ir_module class
+  std::string diagnostics;  // rendered errors; empty on success
+};
+
+// Parses `text` (named `name` in diagnostics): prim_funcs through the frontend, @R.function
+// defs through the RelaxFunctionBuilder, then the call checks.
+ParsedFile parseText(const std::string &name, const std::string &text);
+ParsedFile parseSample(const std::string &sampleName);
+std::string readSample(const std::string &sampleName);
+
+// Seeded float32 data in [-1, 1).
+backend::Tensor randomTensor(std::vector<int64_t> shape, uint64_t seed);
+
+// The 784-128-10 MLP's input x and parameters w0, b0, w1, b1.
+graph::NamedTensors mlpInputs(uint64_t seed);
+// relu(x @ w0.T + b0) @ w1.T + b1, in double precision then rounded.
+backend::Tensor referenceMlp(const graph::NamedTensors &inputs);
+
+// Largest |a - b| over all elements (shapes must match).
+double maxAbsDifference(const backend::Tensor &a, const backend::Tensor &b);
+
+}  // namespace vtac::relax_test
