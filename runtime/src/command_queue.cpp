@@ -1,5 +1,6 @@
 #include "command_queue.h"
 
+#include <mutex>
 #include <spdlog/fmt/fmt.h>
 
 #include "data_buffer.h"
@@ -157,6 +158,9 @@ int CommandQueue::pushUopKernel(bool isGemm, void** uopHandle, int (*finit)(void
     fail(fmt::format("{}: called while a micro-kernel is being recorded", api));
     return -1;
   }
+  // Call sites are shared by all threads: one thread at a time looks up or records a kernel.
+  static std::mutex kernelMapsMutex;
+  std::unique_lock<std::mutex> lock(kernelMapsMutex);
   auto*& kernels = *reinterpret_cast<UopKernelMap**>(uopHandle);
   if (!kernels) kernels = new UopKernelMap(configGeneration_);  // lives as long as the call site
   UopKernel* kernel = kernels->find(signature, nbytes, configGeneration_);
@@ -187,6 +191,7 @@ int CommandQueue::pushUopKernel(bool isGemm, void** uopHandle, int (*finit)(void
     if (debugFlags_ & VTA_DEBUG_DUMP_UOP) logInfo(recorded->dump());
     kernel = kernels->insert(std::move(recorded), signature, nbytes);
   }
+  lock.unlock();
 
   syncIfFull(kernel->size());
   const UopCache::Placement placement = uops_.place(*kernel);

@@ -75,6 +75,7 @@ std::string UopKernel::dump() const {
 
 UopKernel* UopKernelMap::find(const void* signature, int nbytes, uint64_t generation) {
   if (generation != generation_) {
+    for (auto& entry : kernels_) retired_.push_back(std::move(entry.second));
     kernels_.clear();
     generation_ = generation;
     return nullptr;

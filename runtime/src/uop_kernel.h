@@ -61,7 +61,8 @@ private:
 };
 
 // The kernels of one call site (one `void** uop_handle`), keyed by signature bytes. Recorded
-// under one configuration generation; a newer configuration drops them.
+// under one configuration generation; a newer configuration retires them (kept, never freed,
+// so that no later kernel can take the address of one a command queue still knows).
 class UopKernelMap {
 public:
   explicit UopKernelMap(uint64_t generation) : generation_(generation) {}
@@ -72,6 +73,7 @@ public:
 private:
   uint64_t generation_;
   std::unordered_map<std::string, std::unique_ptr<UopKernel>> kernels_;
+  std::vector<std::unique_ptr<UopKernel>> retired_;
 };
 
 }  // namespace vta::runtime
