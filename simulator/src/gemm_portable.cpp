@@ -7,49 +7,39 @@ namespace vta::sim {
 
 namespace {
 
-// dot(x, w) over kBlockIn channels; a compile-time length for the common block sizes lets the
-// compiler unroll it.
-template <uint32_t kBlockIn>
-int32_t dot(const int8_t* x, const int8_t* w, uint32_t blockIn) {
-  const uint32_t length = kBlockIn ? kBlockIn : blockIn;
-  // At most 256 int8 products: the sum fits int32.
-  int32_t sum = 0;
-  for (uint32_t i = 0; i < length; ++i) sum += int32_t{x[i]} * int32_t{w[i]};
-  return sum;
-}
-
 // Shapes and pointers are copied into locals: the accumulator stores could otherwise alias
-// them (int32 vs uint32) and force reloads in the inner loop.
-template <uint32_t kBlockIn>
+// them (int32 vs uint32) and force reloads in the inner loop. Non-zero template arguments fix
+// the tile shape at compile time (TVM's default shape), which lets the compiler unroll.
+template <uint32_t kBatch, uint32_t kBlockIn, uint32_t kBlockOut>
 void runPortableTiles(const GemmShape& shapeRef, const GemmMemories& memRef,
                       const GemmTile* uops, size_t count, const GemmTile& offsetRef) {
-  const GemmShape shape = shapeRef;
+  const uint32_t batch = kBatch ? kBatch : shapeRef.batch;
+  const uint32_t blockIn = kBlockIn ? kBlockIn : shapeRef.blockIn;
+  const uint32_t blockOut = kBlockOut ? kBlockOut : shapeRef.blockOut;
   const GemmMemories mem = memRef;
   const GemmTile offset = offsetRef;
-  const uint32_t inpTile = shape.batch * shape.blockIn;
-  const uint32_t wgtTile = shape.blockOut * shape.blockIn;
-  const uint32_t accTile = shape.batch * shape.blockOut;
   for (size_t t = 0; t < count; ++t) {
-    int32_t* acc = mem.acc + size_t{uops[t].acc + offset.acc} * accTile;
-    const int8_t* inp = mem.inp + size_t{uops[t].inp + offset.inp} * inpTile;
-    const int8_t* wgt = mem.wgt + size_t{uops[t].wgt + offset.wgt} * wgtTile;
-    for (uint32_t b = 0; b < shape.batch; ++b)
-      for (uint32_t o = 0; o < shape.blockOut; ++o) {
-        const int32_t sum = dot<kBlockIn>(inp + b * shape.blockIn, wgt + o * shape.blockIn, shape.blockIn);
+    int32_t* acc = mem.acc + size_t{uops[t].acc + offset.acc} * batch * blockOut;
+    const int8_t* inp = mem.inp + size_t{uops[t].inp + offset.inp} * batch * blockIn;
+    const int8_t* wgt = mem.wgt + size_t{uops[t].wgt + offset.wgt} * blockOut * blockIn;
+    for (uint32_t b = 0; b < batch; ++b)
+      for (uint32_t o = 0; o < blockOut; ++o) {
+        // At most 256 int8 products: the dot product fits int32.
+        int32_t dot = 0;
+        for (uint32_t i = 0; i < blockIn; ++i)
+          dot += int32_t{inp[b * blockIn + i]} * int32_t{wgt[o * blockIn + i]};
         // The accumulator wraps like the hardware's 32-bit adder (hence unsigned).
-        int32_t& out = acc[b * shape.blockOut + o];
-        out = static_cast<int32_t>(static_cast<uint32_t>(out) + static_cast<uint32_t>(sum));
+        int32_t& out = acc[b * blockOut + o];
+        out = static_cast<int32_t>(static_cast<uint32_t>(out) + static_cast<uint32_t>(dot));
       }
   }
 }
 
 void runPortable(const GemmShape& shape, const GemmMemories& mem, const GemmTile* uops,
                  size_t count, const GemmTile& offset) {
-  switch (shape.blockIn) {
-    case 16: return runPortableTiles<16>(shape, mem, uops, count, offset);
-    case 32: return runPortableTiles<32>(shape, mem, uops, count, offset);
-    default: return runPortableTiles<0>(shape, mem, uops, count, offset);
-  }
+  if (shape.batch == 1 && shape.blockIn == 16 && shape.blockOut == 16)
+    return runPortableTiles<1, 16, 16>(shape, mem, uops, count, offset);
+  return runPortableTiles<0, 0, 0>(shape, mem, uops, count, offset);
 }
 
 bool always() { return true; }
