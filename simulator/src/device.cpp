@@ -160,6 +160,21 @@ RunResult Device::execute(const Insn& insn, uint32_t index, Statistics& statisti
   }
 }
 
+RunResult Device::mapDramRows(const MemInsn& mem, uint64_t elemBytes, uint32_t index,
+                              const Insn& insn, char*& host) const {
+  host = nullptr;
+  if (mem.ySize == 0) return kOk;  // no row is read or written (padding may still be)
+  const uint64_t first = uint64_t{mem.dramBase} * elemBytes;
+  const uint64_t bytes = (uint64_t{mem.ySize - 1} * mem.xStride + mem.xSize) * elemBytes;
+  host = DeviceMemory::global().translate(first, bytes);
+  if (!host)
+    return failure(VTA_SIM_ERR_OUT_OF_RANGE, index, insn,
+                   fmt::format("{} DRAM bytes [{:#x}, {:#x}) outside any device buffer",
+                               mem.opcode == kOpLoad ? "LOAD reads" : "STORE writes", first,
+                               first + bytes));
+  return kOk;
+}
+
 RunResult Device::executeLoad(const MemInsn& mem, uint32_t index, const Insn& insn,
                               Statistics& statistics) {
   if (mem.xSize == 0) return kOk;  // a no-op carrying dependency flags
@@ -193,16 +208,11 @@ RunResult Device::executeLoad(const MemInsn& mem, uint32_t index, const Insn& in
                                rows, rowElems, mem.sramBase, memoryTypeName(mem.memoryType),
                                depth));
   const uint64_t dramElemBytes = config_.dramElemBytes(mem.memoryType);
-  const uint64_t spanElems = mem.ySize == 0 ? 0 : uint64_t{mem.ySize - 1} * mem.xStride + mem.xSize;
-  const char* dram = DeviceMemory::global().translate(uint64_t{mem.dramBase} * dramElemBytes,
-                                                      spanElems * dramElemBytes);
-  if (!dram)
-    return failure(VTA_SIM_ERR_OUT_OF_RANGE, index, insn,
-                   fmt::format("LOAD reads DRAM bytes [{:#x}, {:#x}) outside any device buffer",
-                               uint64_t{mem.dramBase} * dramElemBytes,
-                               (uint64_t{mem.dramBase} + spanElems) * dramElemBytes));
+  char* dram = nullptr;
+  if (RunResult mapped = mapDramRows(mem, dramElemBytes, index, insn, dram);
+      mapped.status != VTA_SIM_OK)
+    return mapped;
   *counter += uint64_t{mem.xSize} * mem.ySize * sramElemBytes;
-  if (mem.ySize == 0) return kOk;
 
   char* out = sram + uint64_t{mem.sramBase} * sramElemBytes;
   const uint64_t rowBytes = rowElems * sramElemBytes;
@@ -245,14 +255,10 @@ RunResult Device::executeStore(const MemInsn& mem, uint32_t index, const Insn& i
                                "buffer of {} elements",
                                tiles, mem.sramBase, config_.accDepth));
   const uint64_t outElemBytes = config_.outElemBytes;
-  const uint64_t spanElems = mem.ySize == 0 ? 0 : uint64_t{mem.ySize - 1} * mem.xStride + mem.xSize;
-  char* dram = DeviceMemory::global().translate(uint64_t{mem.dramBase} * outElemBytes,
-                                                spanElems * outElemBytes);
-  if (!dram)
-    return failure(VTA_SIM_ERR_OUT_OF_RANGE, index, insn,
-                   fmt::format("STORE writes DRAM bytes [{:#x}, {:#x}) outside any device buffer",
-                               uint64_t{mem.dramBase} * outElemBytes,
-                               (uint64_t{mem.dramBase} + spanElems) * outElemBytes));
+  char* dram = nullptr;
+  if (RunResult mapped = mapDramRows(mem, outElemBytes, index, insn, dram);
+      mapped.status != VTA_SIM_OK)
+    return mapped;
   const uint32_t lanes = config_.batch * config_.blockOut;
   statistics.outStoreBytes += tiles * lanes * config_.outWidth / 8;
   for (uint32_t y = 0; y < mem.ySize; ++y) {

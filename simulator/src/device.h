@@ -50,6 +50,10 @@ private:
                         Statistics& statistics);
   RunResult executeAlu(const isa::AluInsn& alu, uint32_t index, const isa::Insn& insn,
                        Statistics& statistics);
+  // The host address of the DRAM rows of a LOAD or STORE (nullptr when y_size is 0), or a
+  // failure if they are not all inside one device buffer.
+  RunResult mapDramRows(const isa::MemInsn& mem, uint64_t elemBytes, uint32_t index,
+                        const isa::Insn& insn, char*& host) const;
   // Which SRAMs the micro-op indices of an instruction address.
   enum class UopUse { kGemm, kGemmReset, kAluTensor, kAluImmediate };
   // Decodes the micro-op range into decodedUops_ and checks that every index the loop nest
