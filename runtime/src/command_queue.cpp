@@ -80,27 +80,47 @@ void CommandQueue::syncIfFull(size_t extraUops) {
   if (insnsFull || uopsFull) synchronize(1u << 31);
 }
 
+std::optional<uint32_t> CommandQueue::dramElementAddress(const char* api, const void* handle,
+                                                         uint32_t memoryType,
+                                                         uint32_t elemOffset) {
+  const DataBuffer* buffer = DataBuffer::fromHandle(handle);
+  if (!buffer) {
+    fail(fmt::format("{}: {} is not a live buffer handle", api, handle));
+    return std::nullopt;
+  }
+  const uint32_t elemBytes = config_.dramElemBytes(memoryType);
+  if (elemBytes == 0) {
+    fail(fmt::format("{}: unknown memory type {}", api, memoryType));
+    return std::nullopt;
+  }
+  if (buffer->phy % elemBytes != 0) {
+    fail(fmt::format("{}: buffer address {:#x} is not aligned to {}-byte elements", api,
+                     buffer->phy, elemBytes));
+    return std::nullopt;
+  }
+  const uint64_t address = uint64_t{buffer->phy} / elemBytes + elemOffset;
+  if (address > UINT32_MAX) {
+    fail(fmt::format("{}: DRAM element address {} exceeds 32 bits", api, address));
+    return std::nullopt;
+  }
+  return static_cast<uint32_t>(address);
+}
+
 void CommandQueue::loadBuffer2D(void* srcHandle, uint32_t srcElemOffset, uint32_t xSize,
                                 uint32_t ySize, uint32_t xStride, uint32_t xPadBefore,
                                 uint32_t yPadBefore, uint32_t xPadAfter, uint32_t yPadAfter,
                                 uint32_t dstSramIndex, uint32_t dstMemoryType) {
-  const DataBuffer* src = DataBuffer::fromHandle(srcHandle);
-  if (!src) return fail(fmt::format("VTALoadBuffer2D: {} is not a live buffer handle", srcHandle));
-  const uint32_t elemBytes = config_.dramElemBytes(dstMemoryType);
-  if (elemBytes == 0 || dstMemoryType == kMemOut)
+  if (dstMemoryType == kMemOut)  // the output buffer is written by stores only
     return fail(fmt::format("VTALoadBuffer2D: unknown memory type {}", dstMemoryType));
-  if (src->phy % elemBytes != 0)
-    return fail(fmt::format("VTALoadBuffer2D: buffer address {:#x} is not aligned to {}-byte "
-                            "elements", src->phy, elemBytes));
+  const auto dramBase =
+      dramElementAddress("VTALoadBuffer2D", srcHandle, dstMemoryType, srcElemOffset);
+  if (!dramBase) return;
   MemInsn mem;
   mem.opcode = kOpLoad;
   mem.deps = insns_.takePendingPops(stageOfLoad(dstMemoryType));
   mem.memoryType = dstMemoryType;
   mem.sramBase = dstSramIndex;
-  const uint64_t dramBase = uint64_t{src->phy} / elemBytes + srcElemOffset;
-  if (dramBase > UINT32_MAX)
-    return fail(fmt::format("VTALoadBuffer2D: DRAM element address {} exceeds 32 bits", dramBase));
-  mem.dramBase = static_cast<uint32_t>(dramBase);
+  mem.dramBase = *dramBase;
   mem.ySize = ySize, mem.xSize = xSize, mem.xStride = xStride;
   mem.yPad0 = yPadBefore, mem.yPad1 = yPadAfter, mem.xPad0 = xPadBefore, mem.xPad1 = xPadAfter;
   appendChecked(layout_.encode(mem), "VTALoadBuffer2D");
@@ -110,23 +130,15 @@ void CommandQueue::loadBuffer2D(void* srcHandle, uint32_t srcElemOffset, uint32_
 void CommandQueue::storeBuffer2D(uint32_t srcSramIndex, uint32_t srcMemoryType, void* dstHandle,
                                  uint32_t dstElemOffset, uint32_t xSize, uint32_t ySize,
                                  uint32_t xStride) {
-  const DataBuffer* dst = DataBuffer::fromHandle(dstHandle);
-  if (!dst) return fail(fmt::format("VTAStoreBuffer2D: {} is not a live buffer handle", dstHandle));
-  const uint32_t elemBytes = config_.dramElemBytes(srcMemoryType);
-  if (elemBytes == 0)
-    return fail(fmt::format("VTAStoreBuffer2D: unknown memory type {}", srcMemoryType));
-  if (dst->phy % elemBytes != 0)
-    return fail(fmt::format("VTAStoreBuffer2D: buffer address {:#x} is not aligned to {}-byte "
-                            "elements", dst->phy, elemBytes));
+  const auto dramBase =
+      dramElementAddress("VTAStoreBuffer2D", dstHandle, srcMemoryType, dstElemOffset);
+  if (!dramBase) return;
   MemInsn mem;
   mem.opcode = kOpStore;
   mem.deps = insns_.takePendingPops(kStoreStage);
   mem.memoryType = srcMemoryType;
   mem.sramBase = srcSramIndex;
-  const uint64_t dramBase = uint64_t{dst->phy} / elemBytes + dstElemOffset;
-  if (dramBase > UINT32_MAX)
-    return fail(fmt::format("VTAStoreBuffer2D: DRAM element address {} exceeds 32 bits", dramBase));
-  mem.dramBase = static_cast<uint32_t>(dramBase);
+  mem.dramBase = *dramBase;
   mem.ySize = ySize, mem.xSize = xSize, mem.xStride = xStride;
   appendChecked(layout_.encode(mem), "VTAStoreBuffer2D");
   syncIfFull(0);

@@ -9,6 +9,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "instruction_queue.h"
@@ -47,6 +48,10 @@ public:
 private:
   CommandQueue(const Config& config, const isa::Layout& layout, uint64_t configGeneration);
   void fail(const std::string& message);
+  // The DRAM address, in elements of `memoryType`, of element `elemOffset` of a buffer handle;
+  // nothing (error reported) for an unknown handle or type or an address beyond 32 bits.
+  std::optional<uint32_t> dramElementAddress(const char* api, const void* handle,
+                                             uint32_t memoryType, uint32_t elemOffset);
   bool appendChecked(llvm::Expected<isa::Insn> insn, const char* what);
   // Keeps the program within what one device run can take (TVM's VTA_MAX_XFER).
   void syncIfFull(size_t extraUops);
