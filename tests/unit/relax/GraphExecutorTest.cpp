@@ -1,8 +1,15 @@
 #include <catch2/catch.hpp>
 
 #include "RelaxTestSupport.h"
+#include <vta/sim.h>
+
+#include <llvm/Support/JSON.h>
+
 #include "vtac/backend/Diagnostic.h"
+#include "vtac/backend/RandomFill.h"
+#include "vtac/backend/VtaExterns.h"
 #include "vtac/func_registry.h"
+#include "vtac/graph/FunctionLibrary.h"
 #include "vtac/graph/GraphExecutor.h"
 
 using namespace vtac;
@@ -15,8 +22,9 @@ struct Run {
   std::string error;
 };
 
-Run runGraph(const ir::IRModule &module, const graph::NamedTensors &inputs) {
+Run runGraph(const ir::IRModule &module, const graph::NamedTensors &inputs, bool withVta = false) {
   backend::ExternRegistry externs;
+  if (withVta) backend::registerVtaExterns(externs);
   Run run;
   llvm::Expected<graph::GraphExecutor> executor = graph::GraphExecutor::create(module, "main", externs);
   if (!executor) {
@@ -173,4 +181,67 @@ TEST_CASE("graph: user functions registered through the C API are called", "[rel
   REQUIRE(run.error.empty());
   for (int i = 0; i < 6; ++i) CHECK(run.results[0].second.doubleAt(i) == 4 * x.doubleAt(i));
   vtac_remove_func("user.double");
+}
+
+TEST_CASE("graph: a VTA prim_func between CPU prim_funcs runs on the simulator", "[relax][graph][vta]") {
+  relax_test::ParsedFile parsed = relax_test::parseText(
+      "vta_mixed_graph.tvm", relax_test::readFile("tests/lit/relax/Inputs/vta_mixed_graph.tvm"));
+  REQUIRE(parsed.diagnostics.empty());
+  backend::Tensor a(ir::DataType::int32(), {16, 64, 1, 16}), b(ir::DataType::int32(), {16, 64, 1, 16});
+  backend::fillRandom(a, 3, "A");
+  backend::fillRandom(b, 3, "B");
+  for (int64_t i = 0; i < a.numElements(); ++i) {  // keep 2 * A + B clear of int32 overflow
+    a.setInt(i, a.intAt(i) % 1000);
+    b.setInt(i, b.intAt(i) % 1000);
+  }
+  VTASimClearStats();
+  Run run = runGraph(parsed.module, {{"A", a}, {"B", b}}, true);
+  INFO(run.error);
+  REQUIRE(run.error.empty());
+  const backend::Tensor &d = run.results[0].second;
+  int64_t mismatches = 0;
+  for (int64_t i = 0; i < d.numElements(); ++i)
+    mismatches += d.intAt(i) != int64_t(int8_t(uint8_t((2 * a.intAt(i) + b.intAt(i)) & 0xff)));
+  CHECK(mismatches == 0);
+  CHECK(run.stats.primFuncCalls == 3);
+  llvm::Expected<llvm::json::Value> stats = llvm::json::parse(VTASimStatsJSON());
+  REQUIRE(bool(stats));
+  const llvm::json::Object *counters = stats->getAsObject();
+  REQUIRE(counters);
+  // The vector add's traffic (samples/README.md): 2 x 64 KiB ACC loads, 1024 ALU ops, 16 KiB stored.
+  CHECK(counters->getInteger("acc_load_nbytes") == llvm::Optional<int64_t>(131072));
+  CHECK(counters->getInteger("alu_counter") == llvm::Optional<int64_t>(1024));
+  CHECK(counters->getInteger("out_store_nbytes") == llvm::Optional<int64_t>(16384));
+}
+
+TEST_CASE("graph: functions of a library loaded at run time", "[relax][graph][library]") {
+  REQUIRE(!llvm::errorToBool(graph::loadFunctionLibrary(RELAX_USER_LIBRARY)));
+  relax_test::ParsedFile parsed = relax_test::parseText(
+      "library.tvm",
+      "@R.function\n"
+      "def main(x: R.Tensor((3,), \"float32\")):\n"
+      "    with R.dataflow():\n"
+      "        y = R.call_dps_packed(\"user.scale3\", (x,), R.Tensor((3,), \"float32\"))\n"
+      "        z = R.call_dps_packed(\"env.relu\", (y,), R.Tensor((3,), \"float32\"))\n"
+      "        R.output(z)\n"
+      "    return z\n");
+  REQUIRE(parsed.diagnostics.empty());
+  backend::Tensor x(ir::DataType::float32(), {3});
+  x.setDouble(0, -1.5);
+  x.setDouble(1, 0.25);
+  x.setDouble(2, 2);
+  Run run = runGraph(parsed.module, {{"x", x}});
+  REQUIRE(run.error.empty());
+  CHECK(run.results[0].second.doubleAt(0) == 0);
+  CHECK(run.results[0].second.doubleAt(1) == 0.75);
+  CHECK(run.results[0].second.doubleAt(2) == 6);
+  CHECK(run.stats.registeredCalls == 2);
+}
+
+TEST_CASE("graph: a library that cannot be loaded or fails to initialise", "[relax][graph][library]") {
+  CHECK(backend::renderError(graph::loadFunctionLibrary("/nonexistent/libnothing.so"))
+            .rfind("error: cannot load library '/nonexistent/libnothing.so': ", 0) == 0);
+  CHECK(backend::renderError(graph::loadFunctionLibrary(RELAX_FAILING_LIBRARY)) ==
+        std::string("error: library '") + RELAX_FAILING_LIBRARY +
+            "' failed to initialise: the accelerator this library needs is absent\n");
 }

@@ -61,12 +61,14 @@ ParsedFile parseText(const std::string &name, const std::string &text) {
   return result;
 }
 
-std::string readSample(const std::string &sampleName) {
-  std::ifstream in("samples/" + sampleName);
+std::string readFile(const std::string &path) {
+  std::ifstream in(path);
   std::stringstream text;
   text << in.rdbuf();
   return text.str();
 }
+
+std::string readSample(const std::string &sampleName) { return readFile("samples/" + sampleName); }
 
 ParsedFile parseSample(const std::string &sampleName) {
   return parseText("samples/" + sampleName, readSample(sampleName));

@@ -23,6 +23,8 @@ struct ParsedFile {
 ParsedFile parseText(const std::string &name, const std::string &text);
 ParsedFile parseSample(const std::string &sampleName);
 std::string readSample(const std::string &sampleName);
+// A file relative to the repository root (the tests' working directory).
+std::string readFile(const std::string &path);
 
 // Seeded float32 data in [-1, 1).
 backend::Tensor randomTensor(std::vector<int64_t> shape, uint64_t seed);

@@ -1,0 +1,191 @@
+#include "vtac/graph/GraphRunCommand.h"
+
+#include <llvm/Support/JSON.h>
+#include <vta/sim.h>
+
+#include "vtac/backend/AtomicFile.h"
+#include "vtac/backend/Diagnostic.h"
+#include "vtac/backend/Npy.h"
+#include "vtac/backend/RandomFill.h"
+#include "vtac/backend/VtaExterns.h"
+#include "vtac/graph/FunctionLibrary.h"
+#include "vtac/graph/GraphExecutor.h"
+
+namespace vtac::graph {
+
+namespace relax = ir::relax;
+
+namespace {
+
+std::string entryName(const std::string &entry) { return entry.empty() ? "main" : entry; }
+
+// The arguments: --input files, then zero or random data shaped by the sizes the inputs fix.
+llvm::Expected<NamedTensors> prepareInputs(const GraphExecutor &executor, const GraphRunOptions &options) {
+  NamedTensors inputs;
+  relax::ShapeBindings sizes;
+  for (const auto &[name, path] : options.inputs) {
+    auto param = std::find_if(executor.params().begin(), executor.params().end(),
+                              [&](const GraphParam &p) { return p.name == name; });
+    if (param == executor.params().end())
+      return backend::diagnosticError("--input " + name + "=" + path + ": the graph has no parameter '" +
+                                      name + "'" + (options.paramsFile.empty() ? "" : " (or it was bound by --params)"));
+    llvm::Expected<backend::Tensor> tensor = backend::readNpy(path);
+    if (!tensor) return tensor.takeError();
+    // Mismatches are reported by the executor with the annotation's location; here the sizes
+    // only serve to shape the parameters nobody gave.
+    relax::ShapeBindings attempt = sizes;
+    if (!relax::unifyShape(param->sinfo, tensor->shape(), attempt)) sizes = std::move(attempt);
+    inputs.emplace_back(name, std::move(*tensor));
+  }
+  for (const GraphParam &param : executor.params()) {
+    if (std::any_of(inputs.begin(), inputs.end(), [&](const auto &in) { return in.first == param.name; }))
+      continue;
+    std::vector<int64_t> shape;
+    for (const ir::Expr &dim : param.sinfo.shape ? *param.sinfo.shape : std::vector<ir::Expr>{}) {
+      std::optional<int64_t> value = relax::evaluateDim(dim, sizes);
+      if (!value)
+        return backend::diagnosticError(param.sinfo.loc, "no data for parameter '" + param.name +
+                                                             "': give it with --input or --params");
+      shape.push_back(*value);
+    }
+    if (!param.sinfo.shape || param.sinfo.dtype.isVoid())
+      return backend::diagnosticError(param.sinfo.loc, "no data for parameter '" + param.name +
+                                                           "' and its annotation does not fix its shape");
+    backend::Tensor tensor(param.sinfo.dtype, shape);
+    if (options.randomInputs) backend::fillRandom(tensor, options.seed, param.name);
+    inputs.emplace_back(param.name, std::move(tensor));
+  }
+  return inputs;
+}
+
+llvm::Error checkOutputs(const GraphExecutor &executor, const GraphRunOptions &options) {
+  std::vector<std::string> names = executor.resultNames();
+  for (const auto &[name, path] : options.outputs) {
+    if (name.empty() ? names.size() != 1 : std::find(names.begin(), names.end(), name) == names.end()) {
+      std::string list;
+      for (const std::string &n : names) list += (list.empty() ? "" : ", ") + n;
+      return backend::diagnosticError("--output " + (name.empty() ? path : name + "=" + path) + ": " +
+                                      (name.empty() ? "the graph has several results; name one"
+                                                    : "the graph returns no '" + name + "'") +
+                                      " (results: " + list + ")");
+    }
+    if (llvm::Error error = backend::checkOutputDirectory(path)) return error;
+  }
+  if (!options.statsJsonPath.empty())
+    if (llvm::Error error = backend::checkOutputDirectory(options.statsJsonPath)) return error;
+  return llvm::Error::success();
+}
+
+std::string statsJson(const GraphStats &stats, const std::string &vtaJson) {
+  llvm::json::Object object{{"prim_func_calls", int64_t(stats.primFuncCalls)},
+                            {"registered_calls", int64_t(stats.registeredCalls)},
+                            {"peak_tensor_bytes", stats.peakTensorBytes},
+                            {"total_tensor_bytes", stats.totalTensorBytes}};
+  llvm::Expected<llvm::json::Value> vta = llvm::json::parse(vtaJson);
+  if (vta) object["vta"] = std::move(*vta);
+  else llvm::consumeError(vta.takeError());
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  os << llvm::json::Value(std::move(object));
+  return os.str();
+}
+
+void printStats(const GraphStats &stats, const std::string &entry, const std::string &vtaJson,
+                std::ostream &out) {
+  out << "graph statistics of '" << entry << "':\n"
+      << "  prim_func calls    " << stats.primFuncCalls << "\n"
+      << "  registered calls   " << stats.registeredCalls << "\n"
+      << "  peak tensor bytes  " << stats.peakTensorBytes << "\n"
+      << "  total tensor bytes " << stats.totalTensorBytes << "\n";
+  llvm::Expected<llvm::json::Value> vta = llvm::json::parse(vtaJson);
+  if (!vta) {
+    llvm::consumeError(vta.takeError());
+    return;
+  }
+  const llvm::json::Object *counters = vta->getAsObject();
+  bool any = false;
+  for (const auto &entry : counters ? *counters : llvm::json::Object{})
+    any = any || entry.second.getAsInteger().getValueOr(0) != 0;
+  if (!any) return;  // no prim_func ran on the simulator
+  out << "VTA simulator statistics:\n";
+  std::vector<std::string> names;
+  for (const auto &entry : *counters) names.push_back(entry.first.str());
+  std::sort(names.begin(), names.end());
+  for (const std::string &name : names)
+    out << "  " << name << std::string(name.size() < 18 ? 18 - name.size() : 1, ' ') << " "
+        << counters->getInteger(name).getValueOr(0) << "\n";
+}
+
+}  // namespace
+
+bool isGraphEntry(const ir::IRModule &module, const std::string &entry) {
+  return ir::asRelaxFunction(module.lookup(entryName(entry))) != nullptr;
+}
+
+llvm::Expected<ir::IRModule> bindParamsFromFile(const ir::IRModule &module, const std::string &entry,
+                                                const std::string &npzPath) {
+  const ir::RelaxFunction *func = ir::asRelaxFunction(module.lookup(entryName(entry)));
+  if (!func) return backend::diagnosticError("--params: the module has no Relax function '" + entryName(entry) + "'");
+  llvm::Expected<NamedTensors> arrays = readNpz(npzPath);
+  if (!arrays) return arrays.takeError();
+  std::vector<std::pair<std::string, std::shared_ptr<const relax::TensorData>>> params;
+  for (auto &[name, tensor] : *arrays) {
+    if (std::none_of(func->params.begin(), func->params.end(),
+                     [&](const relax::VarPtr &p) { return p->name == name; }))
+      continue;  // like BindParams, arrays that name no parameter are not used
+    auto data = std::make_shared<relax::TensorData>();
+    data->dtype = tensor.dtype();
+    data->shape = tensor.shape().vec();
+    data->bytes.assign(tensor.data(), tensor.data() + tensor.byteSize());
+    params.emplace_back(name, std::move(data));
+  }
+  relax::RelaxDiagnostic diagnostic;
+  ir::RelaxFunctionRef bound = relax::bindParams(*func, params, diagnostic);
+  if (!bound) return backend::diagnosticError(diagnostic.loc, npzPath + ": " + diagnostic.message);
+  ir::IRModule result = module;
+  result.add(entryName(entry), bound);
+  return result;
+}
+
+int runGraphCommand(const ir::IRModule &parsed, const GraphRunOptions &options, std::ostream &out,
+                    std::ostream &errors) {
+  auto fail = [&](llvm::Error error) {
+    errors << backend::renderError(std::move(error));
+    return 1;
+  };
+  for (const std::string &library : options.libraries)
+    if (llvm::Error error = loadFunctionLibrary(library)) return fail(std::move(error));
+  ir::IRModule module = parsed;
+  if (!options.paramsFile.empty()) {
+    llvm::Expected<ir::IRModule> bound = bindParamsFromFile(parsed, options.entry, options.paramsFile);
+    if (!bound) return fail(bound.takeError());
+    module = std::move(*bound);
+  }
+
+  backend::ExternRegistry externs;
+  backend::registerVtaExterns(externs);
+  llvm::Expected<GraphExecutor> executor = GraphExecutor::create(module, entryName(options.entry), externs);
+  if (!executor) return fail(executor.takeError());
+  if (llvm::Error error = checkOutputs(*executor, options)) return fail(std::move(error));
+  llvm::Expected<NamedTensors> inputs = prepareInputs(*executor, options);
+  if (!inputs) return fail(inputs.takeError());
+
+  VTASimClearStats();
+  llvm::Expected<NamedTensors> results = executor->run(*inputs);
+  if (!results) return fail(results.takeError());
+  std::string vtaJson = VTASimStatsJSON();
+
+  for (const auto &[name, path] : options.outputs) {
+    const backend::Tensor &tensor =
+        name.empty() ? results->front().second
+                     : std::find_if(results->begin(), results->end(), [&](const auto &r) { return r.first == name; })->second;
+    if (llvm::Error error = backend::writeNpy(path, tensor)) return fail(std::move(error));
+  }
+  if (!options.statsJsonPath.empty())
+    if (llvm::Error error = backend::writeFileAtomically(options.statsJsonPath, statsJson(executor->stats(), vtaJson) + "\n"))
+      return fail(std::move(error));
+  if (options.stats) printStats(executor->stats(), entryName(options.entry), vtaJson, out);
+  return 0;
+}
+
+}  // namespace vtac::graph

@@ -1,0 +1,53 @@
+// `vtac run FILE --entry main` when the entry is a Relax function: runs the graph with the
+// graph executor and reports like `vtac run` does for a prim_func.
+//
+//   --input NAME=PATH.npy     data of parameter NAME (others: zero-filled, or seeded random data
+//                             with --random-inputs; their shapes must follow from the given ones)
+//   --params FILE.npz         binds parameters by name (relax.transform.BindParams) first
+//   --load-library PATH.so    loads a library that registers runtime functions (repeatable)
+//   --output NAME=PATH.npy    writes result NAME (a returned variable's name);
+//   --output PATH.npy           or the only result
+//   --stats / --stats-json    graph statistics (calls, peak and total tensor bytes) and the VTA
+//                             simulator's counters of the prim_funcs that ran on it
+// Errors are diagnostics (file:line:col where a source location exists) and exit status 1;
+// no output file is written then.
+#pragma once
+
+#include <cstdint>
+#include <ostream>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <llvm/Support/Error.h>
+
+#include "vtac/ir/Function.h"
+
+namespace vtac::graph {
+
+struct GraphRunOptions {
+  std::string file;   // for messages
+  std::string entry;  // empty: "main"
+  std::vector<std::pair<std::string, std::string>> inputs;   // parameter name, .npy path
+  std::vector<std::pair<std::string, std::string>> outputs;  // result name ("" = the only one), path
+  std::string paramsFile;
+  std::vector<std::string> libraries;
+  bool randomInputs = false;
+  uint64_t seed = 0;
+  bool stats = false;
+  std::string statsJsonPath;
+};
+
+// True when `entry` ("" = main) names a Relax function of `module`: `vtac run` then runs the
+// graph instead of a prim_func.
+bool isGraphEntry(const ir::IRModule &module, const std::string &entry);
+
+// The module with `entry`'s parameters bound to the arrays of `npzPath` that share their names.
+llvm::Expected<ir::IRModule> bindParamsFromFile(const ir::IRModule &module, const std::string &entry,
+                                                const std::string &npzPath);
+
+// Runs the command on a parsed module; returns the exit status.
+int runGraphCommand(const ir::IRModule &module, const GraphRunOptions &options, std::ostream &out,
+                    std::ostream &errors);
+
+}  // namespace vtac::graph
