@@ -5,6 +5,7 @@
 // around a function body that contains blocks.
 #include "FunctionBuilder.h"
 
+#include "vtac/ir/Arith.h"
 #include "vtac/ir/RegionInference.h"
 
 namespace vtac::frontend {
@@ -55,8 +56,7 @@ Stmt FunctionBuilder::buildBlock(CallArgs &args, Grammar::SuiteContext *suite, i
   withRegions->reads = block.reads ? *block.reads : inferred.reads;
   withRegions->writes = block.writes ? *block.writes : inferred.writes;
   built = ir::BlockRef(withRegions);
-  Expr predicate = block.predicate ? block.predicate : ir::boolImm(true);
-  return ir::make<ir::BlockRealize>(block.bindings, predicate, built, at);
+  return ir::make<ir::BlockRealize>(block.bindings, block.predicate, built, at);
 }
 
 // Statements that only declare something about the enclosing block. Returns
@@ -101,8 +101,8 @@ bool FunctionBuilder::handleBlockDeclaration(const std::string &path, CallArgs &
     Expr predicate = toExprOf(args.positional[0], DataType::boolTy(), "a condition");
     if (predicate && !predicate->dtype.isBool())
       error(args.positional[0].loc, "T.where needs a bool condition, got " + predicate->dtype.str());
-    else if (predicate)
-      block->predicate = predicate;
+    else if (predicate && !ir::isConstInt(predicate, 1))
+      block->predicate = predicate;  // a literal-true predicate is stored as none
     return true;
   }
   if (auto attrs = toAttrMap(args.positional[0]))
@@ -232,7 +232,7 @@ Stmt FunctionBuilder::wrapInRootBlock(Stmt body) {
                                    std::vector<ir::BufferRegion>{}, std::vector<ir::BufferRegion>{},
                                    body, nullptr, root.allocBuffers,
                                    std::vector<ir::MatchBufferRegion>{}, ir::AttrMap{}, body->loc());
-  return ir::make<ir::BlockRealize>(std::vector<Expr>{}, ir::boolImm(true), block, body->loc());
+  return ir::make<ir::BlockRealize>(std::vector<Expr>{}, nullptr, block, body->loc());
 }
 
 } // namespace vtac::frontend

@@ -5,6 +5,9 @@
 // where they may appear, in Statements.cpp and Blocks.cpp.
 #include "FunctionBuilder.h"
 
+#include "vtac/ir/Arith.h"
+#include "vtac/ir/Builtins.h"
+
 #include <unordered_map>
 #include <unordered_set>
 
@@ -39,7 +42,7 @@ bool checkArity(FunctionBuilder &b, const CallArgs &args, size_t min, size_t max
 
 std::string shortName(const std::string &path) { return path.substr(path.rfind('.') + 1); }
 
-// T.int32(x), T.float32(0), T.bool(True): a typed constant or a cast.
+// T.int32(x), T.float32(0), T.bool(True): a typed constant or a conversion.
 Value typedValue(FunctionBuilder &b, CallArgs &args, ir::SourceLoc at, const std::string &path) {
   DataType dtype = *DataType::parse(shortName(path));
   if (args.positional.empty() && args.keywords.empty()) {
@@ -55,23 +58,22 @@ Value typedValue(FunctionBuilder &b, CallArgs &args, ir::SourceLoc at, const std
   Expr expr = b.toExpr(value, "a value");
   if (!expr)
     return Value::invalid();
-  if (expr->dtype == dtype)
-    return Value::ofExpr(expr, at);
-  return Value::ofExpr(ir::make<ir::Cast>(dtype, expr, at), at);
+  return Value::ofExpr(ir::castExpr(dtype, expr, at), at);
 }
 
+// T.Cast(dtype, value), built as written.
 Value castBuiltin(FunctionBuilder &b, CallArgs &args, ir::SourceLoc at, const std::string &path) {
   if (!checkArity(b, args, 2, 2, path))
     return Value::invalid();
-  // T.Cast(dtype, value); the lower-case T.cast(value, dtype) swaps them.
-  bool dtypeFirst = shortName(path) == "Cast";
-  std::optional<DataType> dtype = b.toDataType(args.positional[dtypeFirst ? 0 : 1]);
-  Expr value = b.toExpr(args.positional[dtypeFirst ? 1 : 0], "a value");
+  std::optional<DataType> dtype = b.toDataType(args.positional[0]);
+  Expr value = b.toExpr(args.positional[1], "a value");
   if (!dtype || !value)
     return Value::invalid();
   return Value::ofExpr(ir::make<ir::Cast>(*dtype, value, at), at);
 }
 
+// The written-out operator constructors (T.Add(a, b), T.max(a, b), ...) build
+// the node as written; T.floordiv and friends fold like Python operators.
 Value binaryBuiltin(FunctionBuilder &b, CallArgs &args, ir::SourceLoc at, const std::string &path) {
   static const std::unordered_map<std::string, NodeKind> kinds = {
       {"max", NodeKind::Max},           {"min", NodeKind::Min},
@@ -89,42 +91,28 @@ Value binaryBuiltin(FunctionBuilder &b, CallArgs &args, ir::SourceLoc at, const 
   };
   if (!checkArity(b, args, 2, 2, path))
     return Value::invalid();
+  std::string name = shortName(path);
+  NodeKind kind = kinds.at(name);
   Value x = args.positional[0], y = args.positional[1];
   x.expr = b.toExpr(x, "an operand");
   y.expr = b.toExpr(y, "an operand");
   if (!x.expr || !y.expr || !b.matchTypes(x, y, at))
     return Value::invalid();
-  return Value::ofExpr(makeBinary(kinds.at(shortName(path)), x.expr, y.expr, at), at);
+  if (name == "floordiv" || name == "floormod" || name == "truncdiv")
+    return Value::ofExpr(ir::makeBinary(kind, x.expr, y.expr, at), at);
+  return Value::ofExpr(ir::make<ir::BinaryExpr>(kind, x.expr, y.expr, at), at);
 }
 
-// Intrinsics whose result has the (matched) dtype of their operands:
-// T.shift_right(a, b), T.exp(x), T.bitwise_and(a, b), ...
-Value elementwiseIntrinsic(FunctionBuilder &b, CallArgs &args, ir::SourceLoc at,
-                           const std::string &path) {
-  static const std::unordered_set<std::string> binary = {
-      "shift_right", "shift_left", "bitwise_and", "bitwise_or", "bitwise_xor", "pow", "fmod"};
-  std::string name = shortName(path);
-  size_t arity = binary.count(name) ? 2 : 1;
-  if (!checkArity(b, args, arity, arity, path))
+Value notBuiltin(FunctionBuilder &b, CallArgs &args, ir::SourceLoc at, const std::string &path) {
+  if (!checkArity(b, args, 1, 1, path))
     return Value::invalid();
-  std::vector<Expr> operands;
-  if (arity == 2) {
-    Value x = args.positional[0], y = args.positional[1];
-    x.expr = b.toExpr(x, "an operand");
-    y.expr = b.toExpr(y, "an operand");
-    if (!x.expr || !y.expr || !b.matchTypes(x, y, at))
-      return Value::invalid();
-    operands = {x.expr, y.expr};
-  } else {
-    Expr x = b.toExpr(args.positional[0], "an operand");
-    if (!x)
-      return Value::invalid();
-    operands = {x};
-  }
-  DataType dtype = operands[0]->dtype;
-  return Value::ofExpr(ir::make<ir::Call>(dtype, "tir." + name, std::move(operands), at), at);
+  Expr operand = b.toExprOf(args.positional[0], DataType::boolTy(), "a condition");
+  if (!operand)
+    return Value::invalid();
+  return Value::ofExpr(ir::make<ir::Not>(operand, at), at);
 }
 
+// T.if_then_else(c, a, b) / T.Select(c, a, b): the branches share one dtype.
 Value ifThenElse(FunctionBuilder &b, CallArgs &args, ir::SourceLoc at, const std::string &path) {
   if (!checkArity(b, args, 3, 3, path))
     return Value::invalid();
@@ -156,56 +144,89 @@ std::optional<std::vector<Expr>> exprList(FunctionBuilder &b, const std::vector<
   return exprs;
 }
 
-// T.call_extern("int32", "name", args...) or the older
-// T.call_extern("name", args..., dtype="int32"); likewise call_pure_extern.
-Value callExtern(FunctionBuilder &b, CallArgs &args, ir::SourceLoc at, const std::string &path) {
+// A call of an op from the IR's builtin table (Builtins.h): T.shift_right(a, b),
+// T.exp(x), T.call_extern("int32", "f", ...) and its older spelling with
+// dtype="int32", T.tir.vta.uop_push(...), ...
+Value tableCall(FunctionBuilder &b, const ir::BuiltinInfo &info, CallArgs &args, ir::SourceLoc at,
+                const std::string &path) {
   const Value *dtypeKeyword = args.keyword("dtype");
-  size_t nameIndex = dtypeKeyword ? 0 : 1;
-  if (args.positional.size() <= nameIndex) {
-    b.error(at, path + " needs a result dtype and a function name");
+  for (const auto &[key, value] : args.keywords)
+    if (key != "dtype" || info.rule != ir::CallTypeRule::DtypeFirst)
+      b.error(value.loc, "unexpected keyword argument '" + key + "' for " + path);
+  bool dtypeFirst = info.rule == ir::CallTypeRule::DtypeFirst && !dtypeKeyword;
+  if (dtypeFirst && args.positional.empty()) {
+    b.error(at, path + " needs the result dtype as its first argument");
     return Value::invalid();
   }
-  std::optional<DataType> dtype = b.toDataType(dtypeKeyword ? *dtypeKeyword : args.positional[0]);
-  std::optional<std::string> name = b.toString(args.positional[nameIndex], "a function name");
-  auto operands = exprList(b, args.positional, nameIndex + 1);
-  if (!dtype || !name || !operands)
-    return Value::invalid();
-  operands->insert(operands->begin(), ir::make<ir::StringImm>(*name, args.positional[nameIndex].loc));
-  return Value::ofExpr(ir::make<ir::Call>(*dtype, "tir." + shortName(path), std::move(*operands), at),
-                       at);
-}
-
-// Calls whose result dtype is fixed: VTA intrinsics (T.tir.vta.*), thread
-// contexts, access pointers.
-Value fixedTypeCall(FunctionBuilder &b, CallArgs &args, ir::SourceLoc at, const std::string &path) {
-  std::string name = shortName(path);
-  bool isVta = path.rfind("T.tir.vta.", 0) == 0;
-  auto operands = exprList(b, args.positional, 0);
-  if (!operands)
-    return Value::invalid();
-  if (!args.keywords.empty()) {
-    b.error(at, path + " takes no keyword arguments");
-    return Value::invalid();
-  }
-  DataType dtype = DataType::int32();
-  if (name == "command_handle" || name == "tvm_access_ptr")
-    dtype = DataType::handle();
-  else if (name == "tvm_thread_context") {
-    if (!checkArity(b, args, 1, 1, path))
+  std::vector<Value> operands(args.positional.begin() + (dtypeFirst ? 1 : 0), args.positional.end());
+  // Two-operand intrinsics (shift_right, pow, ...) match their operands' types.
+  if (info.rule == ir::CallTypeRule::SameAsArg0 && operands.size() == 2) {
+    operands[0].expr = b.toExpr(operands[0], "an operand");
+    operands[1].expr = b.toExpr(operands[1], "an operand");
+    if (!operands[0].expr || !operands[1].expr || !b.matchTypes(operands[0], operands[1], at))
       return Value::invalid();
-    dtype = (*operands)[0]->dtype;
   }
-  return Value::ofExpr(
-      ir::make<ir::Call>(dtype, (isVta ? "tir.vta." : "tir.") + name, std::move(*operands), at), at);
-}
-
-Value typeAnnotation(FunctionBuilder &b, CallArgs &args, ir::SourceLoc at, const std::string &path) {
-  if (!checkArity(b, args, 1, 1, path))
+  auto exprs = exprList(b, operands, 0);
+  if (!exprs)
     return Value::invalid();
-  std::optional<DataType> dtype = b.toDataType(args.positional[0]);
+  std::optional<DataType> dtype;
+  if (info.rule == ir::CallTypeRule::DtypeFirst)
+    dtype = b.toDataType(dtypeKeyword ? *dtypeKeyword : args.positional[0]);
+  else if (!(dtype = ir::defaultCallType(info, *exprs)))
+    b.error(at, path + " is missing arguments");
   if (!dtype)
     return Value::invalid();
-  return Value::ofExpr(ir::make<ir::Call>(*dtype, "tir.type_annotation", std::vector<Expr>{}, at), at);
+  return Value::ofExpr(ir::make<ir::Call>(*dtype, info.op, std::move(*exprs), at), at);
+}
+
+// T.call_intrin("dtype", "op.name", args...): any op, typed as written.
+Value callIntrin(FunctionBuilder &b, CallArgs &args, ir::SourceLoc at, const std::string &path) {
+  if (args.positional.size() < 2) {
+    b.error(at, path + " needs a dtype and an op name");
+    return Value::invalid();
+  }
+  std::optional<DataType> dtype = b.toDataType(args.positional[0]);
+  std::optional<std::string> op = b.toString(args.positional[1], "an op name");
+  auto exprs = exprList(b, args.positional, 2);
+  if (!dtype || !op || !exprs)
+    return Value::invalid();
+  return Value::ofExpr(ir::make<ir::Call>(*dtype, *op, std::move(*exprs), at), at);
+}
+
+// T.Range(begin, end): a range value (domains of T.iter_var).
+Value rangeBuiltin(FunctionBuilder &b, CallArgs &args, ir::SourceLoc at, const std::string &path) {
+  if (!checkArity(b, args, 2, 2, path))
+    return Value::invalid();
+  Value begin = args.positional[0], end = args.positional[1];
+  begin.expr = b.toExpr(begin, "a range bound");
+  end.expr = b.toExpr(end, "a range bound");
+  if (!begin.expr || !end.expr || !b.matchTypes(begin, end, at))
+    return Value::invalid();
+  Value range;
+  range.kind = Value::Kind::Range;
+  range.loc = at;
+  range.ranges.push_back(ir::rangeFromBeginEnd(begin.expr, end.expr));
+  return range;
+}
+
+// T.Let(body, where={x: value}).
+Value letBuiltin(FunctionBuilder &b, CallArgs &args, ir::SourceLoc at, const std::string &path) {
+  const Value *where = args.keyword("where");
+  if (!checkArity(b, args, 1, 1, path) || !where || where->kind != Value::Kind::Dict ||
+      where->items.size() != 2) {
+    b.error(at, "T.Let takes a body and where={variable: value}");
+    return Value::invalid();
+  }
+  Expr var = b.toExpr(where->items[0], "a variable");
+  Expr value = b.toExpr(where->items[1], "a value");
+  Expr body = b.toExpr(args.positional[0], "a body");
+  if (!var || !value || !body)
+    return Value::invalid();
+  if (!var.isa<ir::Var>()) {
+    b.error(where->items[0].loc, "T.Let binds a variable");
+    return Value::invalid();
+  }
+  return Value::ofExpr(ir::make<ir::Let>(ir::cast<ir::Var>(var), value, body, at), at);
 }
 
 Value iterVar(FunctionBuilder &b, CallArgs &args, ir::SourceLoc at, const std::string &path) {
@@ -220,16 +241,13 @@ Value iterVar(FunctionBuilder &b, CallArgs &args, ir::SourceLoc at, const std::s
     return Value::invalid();
   }
   ir::Range dom;
-  if (args.positional[1].kind != Value::Kind::None) {
-    std::optional<std::vector<Expr>> bounds;
-    const Value &domain = args.positional[1];
-    if (domain.isSequence() && domain.items.size() == 2)
-      bounds = exprList(b, domain.items, 0);
-    if (!bounds) {
-      b.error(domain.loc, "the domain of T.iter_var must be None or (min, extent)");
-      return Value::invalid();
-    }
-    dom = {(*bounds)[0], (*bounds)[1]};
+  const Value &domain = args.positional[1];
+  if (domain.kind == Value::Kind::Range) {
+    dom = domain.ranges[0];
+  } else if (domain.kind != Value::Kind::None) {
+    if (!domain.isInvalid())
+      b.error(domain.loc, "the domain of T.iter_var must be None or T.Range(begin, end)");
+    return Value::invalid();
   }
   std::optional<std::string> typeName = b.toString(args.positional[2], "an iteration type");
   std::optional<ir::IterType> type = typeName ? ir::parseIterType(*typeName) : std::nullopt;
@@ -284,51 +302,47 @@ const std::unordered_map<std::string, Handler> &builtinTable() {
     for (const char *dtype : {"int8", "int16", "int32", "int64", "uint8", "uint16", "uint32",
                               "uint64", "float16", "float32", "float64", "bool"})
       t[std::string("T.") + dtype] = typedValue;
-    for (const char *name : {"Cast", "cast"})
-      t[std::string("T.") + name] = castBuiltin;
-    // The capitalised forms are how TVM prints an operator whose operands are
-    // both constants (Python would fold `16 * 16`).
+    t["T.Cast"] = castBuiltin;
     for (const char *name : {"max", "min", "floordiv", "floormod", "truncdiv", "truncmod", "Div",
                              "Mod", "FloorDiv", "FloorMod", "Max", "Min", "Add", "Sub", "Mul",
                              "EQ", "NE", "LT", "LE", "GT", "GE", "And", "Or"})
       t[std::string("T.") + name] = binaryBuiltin;
-    for (const char *name : {"shift_right", "shift_left", "bitwise_and", "bitwise_or",
-                             "bitwise_xor", "bitwise_not", "pow", "fmod", "exp", "exp2", "exp10",
-                             "log", "log2", "log10", "sqrt", "rsqrt", "tanh", "sigmoid", "sin",
-                             "cos", "tan", "floor", "ceil", "round", "trunc", "fabs", "erf",
-                             "popcount", "isnan", "likely"})
-      t[std::string("T.") + name] = elementwiseIntrinsic;
-    for (const char *name : {"if_then_else", "Select"})
-      t[std::string("T.") + name] = ifThenElse;
-    for (const char *name : {"call_extern", "call_pure_extern"})
-      t[std::string("T.") + name] = callExtern;
-    for (const char *name : {"tvm_thread_context", "tvm_access_ptr"})
-      t[std::string("T.") + name] = fixedTypeCall;
-    t["T.type_annotation"] = typeAnnotation;
+    t["T.Not"] = notBuiltin;
+    t["T.if_then_else"] = ifThenElse;
+    t["T.Select"] = ifThenElse;
+    t["T.call_intrin"] = callIntrin;
     t["T.iter_var"] = iterVar;
     t["T.Ramp"] = vectorBuiltin;
     t["T.Broadcast"] = vectorBuiltin;
+    t["T.Range"] = rangeBuiltin;
+    t["T.Let"] = letBuiltin;
     for (const char *name : {"T.reads", "T.writes", "T.where", "T.block_attr", "T.func_attr",
                              "T.evaluate", "T.attr", "T.grid", "T.serial", "T.parallel",
                              "T.vectorized", "T.unroll", "T.thread_binding", "T.block", "T.init",
                              "T.match_buffer", "T.alloc_buffer", "T.allocate", "T.decl_buffer",
-                             "T.buffer_decl", "T.var", "T.axis.remap", "T.axis.spatial",
-                             "T.axis.reduce", "T.axis.S", "T.axis.R", "range"})
+                             "T.buffer_decl", "T.var", "T.handle", "T.axis.remap",
+                             "T.axis.spatial", "T.axis.reduce", "T.axis.S", "T.axis.R",
+                             "T.LetStmt", "T.Assert", "range"})
       t[name] = statementOnly;
     return t;
   }();
   return table;
 }
 
+const ir::BuiltinInfo *tableBuiltin(const std::string &path) {
+  return path.rfind("T.", 0) == 0 ? ir::lookupBuiltinByScriptName(path.substr(2)) : nullptr;
+}
+
 } // namespace
 
 bool isKnownBuiltin(const std::string &path) {
-  return builtinTable().count(path) != 0 || path.rfind("T.tir.vta.", 0) == 0 || path == "T.Buffer";
+  return builtinTable().count(path) != 0 || tableBuiltin(path) || path == "T.Buffer";
 }
 
 Value FunctionBuilder::callBuiltin(const std::string &path, CallArgs &args, ir::SourceLoc at) {
-  if (path.rfind("T.tir.vta.", 0) == 0)
-    return fixedTypeCall(*this, args, at, path);
+  if (const ir::BuiltinInfo *info = tableBuiltin(path))
+    if (path != "T.if_then_else")
+      return tableCall(*this, *info, args, at, path);
   if (path == "T.Buffer") {
     // A buffer type (a parameter annotation); statements make declarations of it.
     ir::BufferRef buffer = makeBufferFromArgs("buffer", args, 0, at);
@@ -352,7 +366,7 @@ Value FunctionBuilder::callMethod(const Value &method, CallArgs &args, ir::Sourc
       return Value::invalid();
     if (object.literal)
       return Value::ofExpr(toExprOf(object, *dtype, "a value"), at);
-    return Value::ofExpr(ir::make<ir::Cast>(*dtype, object.expr, at), at);
+    return Value::ofExpr(ir::castExpr(*dtype, object.expr, at), at);
   }
   // B.access_ptr(mask, ptr_type="handle", content_lanes=1, offset=0, extent=None)
   const ir::BufferRef &buffer = object.buffer;
@@ -378,20 +392,12 @@ Value FunctionBuilder::callMethod(const Value &method, CallArgs &args, ir::Sourc
   if (const Value *value = argument(args, 4, "extent"); value && value->kind != Value::Kind::None) {
     extent = toExprOf(*value, DataType::int32(), "an extent");
   } else {
-    // The whole buffer from the offset on; constant shapes fold as TVM's do.
-    int64_t constantSize = 1;
-    bool constant = true;
-    for (const Expr &dim : buffer->shape) {
-      auto *value = dim.as<ir::IntImm>();
-      constant &= value != nullptr;
-      if (value)
-        constantSize *= value->value;
-    }
-    extent = constant ? ir::intImm(constantSize) : buffer->shape[0];
-    for (size_t i = 1; !constant && i < buffer->shape.size(); ++i)
-      extent = makeBinary(NodeKind::Mul, extent, buffer->shape[i]);
-    if (!offset.isa<ir::IntImm>() || offset.as<ir::IntImm>()->value != 0)
-      extent = makeBinary(NodeKind::Sub, extent, offset);
+    // The whole buffer from the offset on (constant shapes fold, as in TVM).
+    extent = ir::intImm(1);
+    for (const Expr &dim : buffer->shape)
+      extent = ir::makeBinary(NodeKind::Mul, extent, dim);
+    if (offset)
+      extent = ir::makeBinary(NodeKind::Sub, extent, offset);
   }
   if (!offset || !extent)
     return Value::invalid();

@@ -3,6 +3,8 @@
 // buffers described by `T.Buffer(...)`-style arguments.
 #include "FunctionBuilder.h"
 
+#include "vtac/ir/Arith.h"
+
 namespace vtac::frontend {
 
 using ir::DataType;
@@ -155,15 +157,11 @@ ir::Range FunctionBuilder::toRange(const Value &domain, DataType dtype) {
       error(domain.loc, "a domain must be an extent or a (min, max) pair");
       return {};
     }
-    Expr min = toExprOf(domain.items[0], dtype, "a domain bound");
-    Expr max = toExprOf(domain.items[1], dtype, "a domain bound");
-    if (!min || !max)
+    Expr begin = toExprOf(domain.items[0], dtype, "a domain bound");
+    Expr end = toExprOf(domain.items[1], dtype, "a domain bound");
+    if (!begin || !end)
       return {};
-    auto *lo = min.as<ir::IntImm>();
-    auto *hi = max.as<ir::IntImm>();
-    if (lo && hi)
-      return {min, ir::intImm(hi->value - lo->value, dtype)};
-    return {min, makeBinary(ir::NodeKind::Sub, max, min)};
+    return ir::rangeFromBeginEnd(begin, end);
   }
   Expr extent = toExprOf(domain, dtype, "a domain extent");
   if (!extent)

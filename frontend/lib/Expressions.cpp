@@ -3,7 +3,7 @@
 // narrower integers widen, integers meet floats as floats).
 #include "FunctionBuilder.h"
 
-#include "vtac/ir/StructuralEqual.h"
+#include "vtac/ir/Arith.h"
 
 #include <cmath>
 #include <limits>
@@ -27,6 +27,7 @@ const char *describeKind(Value::Kind kind) {
   case Value::Kind::Dict: return "a dictionary";
   case Value::Kind::Slice: return "a slice";
   case Value::Kind::Region: return "a buffer region";
+  case Value::Kind::Range: return "a range";
   case Value::Kind::Path: return "a function";
   case Value::Kind::Method: return "a method";
   }
@@ -38,13 +39,6 @@ const Value *CallArgs::keyword(const std::string &name) const {
     if (key == name)
       return &value;
   return nullptr;
-}
-
-Expr makeBinary(NodeKind op, Expr a, Expr b, ir::SourceLoc at) {
-  // The result dtype is computed here rather than by the IR's (op, a, b)
-  // constructor, which reads `a` after moving it.
-  DataType dtype = ir::BinaryExpr::isComparison(op) ? DataType::boolTy(a->dtype.lanes()) : a->dtype;
-  return ir::make<ir::BinaryExpr>(op, dtype, std::move(a), std::move(b), at);
 }
 
 // ---- literals ----------------------------------------------------------------
@@ -231,93 +225,45 @@ Expr FunctionBuilder::toExprOf(const Value &value, DataType dtype, const char *w
   return expr;
 }
 
-// Rank of an integer type for widening: wider bits win.
-static DataType widerInteger(DataType a, DataType b) { return a.bits() >= b.bits() ? a : b; }
-
 bool FunctionBuilder::matchTypes(Value &a, Value &b, ir::SourceLoc at) {
+  // A Python literal takes the dtype of the other operand, as TVM converts it.
   if (a.literal && !b.literal) {
     DataType target = b.expr->dtype;
-    if (a.expr->dtype.isFloat() && !target.isFloat()) {
-      // An int expression meets a float literal: the expression becomes float.
-      b = Value::ofExpr(ir::make<ir::Cast>(a.expr->dtype, b.expr, b.loc), b.loc);
-      return true;
+    if (!(a.expr->dtype.isFloat() && !target.isFloat())) {
+      a = Value::ofExpr(toExprOf(a, target, "an operand"), a.loc);
+      if (!a.expr)
+        return false;
     }
-    a = Value::ofExpr(toExprOf(a, target, "an operand"), a.loc);
-    return bool(a.expr);
-  }
-  if (b.literal && !a.literal)
+  } else if (b.literal && !a.literal) {
     return matchTypes(b, a, at);
+  }
   DataType ta = a.expr->dtype, tb = b.expr->dtype;
-  if (ta == tb)
-    return true;
-  if (ta.lanes() == tb.lanes() && ta.isIntOrUInt() && tb.isIntOrUInt()) {
-    DataType wide = widerInteger(ta, tb);
-    if (ta != wide)
-      a = Value::ofExpr(ir::make<ir::Cast>(wide, a.expr, a.loc), a.loc, a.literal);
-    if (tb != wide)
-      b = Value::ofExpr(ir::make<ir::Cast>(wide, b.expr, b.loc), b.loc, b.literal);
-    return true;
+  auto numeric = [](DataType t) { return t.isIntOrUInt() || t.isFloat() || t.isBool(); };
+  if (ta != tb && (!numeric(ta) || !numeric(tb) ||
+                   (ta.lanes() != tb.lanes() && !ta.isScalar() && !tb.isScalar()))) {
+    error(at, "operands have incompatible types " + ta.str() + " and " + tb.str());
+    return false;
   }
-  if (ta.lanes() == tb.lanes() && (ta.isFloat() || tb.isFloat()) &&
-      (ta.isIntOrUInt() || tb.isIntOrUInt() || (ta.isFloat() && tb.isFloat()))) {
-    DataType wide = ta.isFloat() && tb.isFloat() ? (ta.bits() >= tb.bits() ? ta : tb)
-                    : ta.isFloat()               ? ta
-                                                 : tb;
-    if (ta != wide)
-      a = Value::ofExpr(ir::make<ir::Cast>(wide, a.expr, a.loc), a.loc);
-    if (tb != wide)
-      b = Value::ofExpr(ir::make<ir::Cast>(wide, b.expr, b.loc), b.loc);
-    return true;
-  }
-  error(at, "operands have different types " + ta.str() + " and " + tb.str());
-  return false;
-}
-
-// Python arithmetic on two int literals, folded as the Python interpreter
-// would before TVM ever sees it.
-static std::optional<int64_t> foldIntegers(NodeKind op, int64_t a, int64_t b) {
-  auto floorDiv = [](int64_t x, int64_t y) {
-    int64_t q = x / y;
-    return (x % y != 0 && ((x < 0) != (y < 0))) ? q - 1 : q;
-  };
-  switch (op) {
-  case NodeKind::Add: return a + b;
-  case NodeKind::Sub: return a - b;
-  case NodeKind::Mul: return a * b;
-  case NodeKind::FloorDiv: return b == 0 ? std::nullopt : std::optional<int64_t>(floorDiv(a, b));
-  case NodeKind::FloorMod:
-    return b == 0 ? std::nullopt : std::optional<int64_t>(a - floorDiv(a, b) * b);
-  case NodeKind::Min: return std::min(a, b);
-  case NodeKind::Max: return std::max(a, b);
-  default: return std::nullopt;
-  }
+  ir::matchBinaryTypes(a.expr, b.expr);
+  return true;
 }
 
 Value FunctionBuilder::evalBinary(NodeKind op, Value a, Value b, ir::SourceLoc at) {
-  Expr ea = toExpr(a, "an operand");
-  Expr eb = toExpr(b, "an operand");
-  if (!ea || !eb)
+  a.expr = toExpr(a, "an operand");
+  b.expr = toExpr(b, "an operand");
+  if (!a.expr || !b.expr)
     return Value::invalid();
-  a.expr = ea;
-  b.expr = eb;
-  if (a.literal && b.literal) {
-    auto *ia = ea.as<ir::IntImm>();
-    auto *ib = eb.as<ir::IntImm>();
-    if (ia && ib && ea->dtype.isInt() && eb->dtype.isInt()) {
-      if ((op == NodeKind::FloorDiv || op == NodeKind::FloorMod) && ib->value == 0) {
-        error(at, "division by zero");
-        return Value::invalid();
-      }
-      if (std::optional<int64_t> folded = foldIntegers(op, ia->value, ib->value)) {
-        DataType dtype = widerInteger(ea->dtype, eb->dtype);
-        return Value::ofExpr(ir::intImm(*folded, dtype, at), at, true);
-      }
-    }
+  bool divides = op == NodeKind::Div || op == NodeKind::Mod || op == NodeKind::FloorDiv ||
+                 op == NodeKind::FloorMod;
+  if (divides && b.expr->dtype.isIntOrUInt() && ir::isZero(b.expr)) {
+    error(at, "division by zero");
+    return Value::invalid();
   }
   if (!matchTypes(a, b, at))
     return Value::invalid();
+  // Arithmetic on two Python literals is still a Python literal.
   bool literal = a.literal && b.literal;
-  return Value::ofExpr(makeBinary(op, a.expr, b.expr, at), at, literal);
+  return Value::ofExpr(ir::makeBinary(op, a.expr, b.expr, at), at, literal);
 }
 
 Value FunctionBuilder::evalCompare(Grammar::CompareExprContext *expr) {
@@ -352,7 +298,7 @@ Value FunctionBuilder::evalLogical(NodeKind op, Grammar::ExprContext *a, Grammar
   Expr eb = toExprOf(vb, DataType::boolTy(), "a condition");
   if (!ea || !eb)
     return Value::invalid();
-  return Value::ofExpr(makeBinary(op, ea, eb, at), at);
+  return Value::ofExpr(ir::makeBinary(op, ea, eb, at), at, va.literal && vb.literal);
 }
 
 Value FunctionBuilder::evalUnary(Grammar::UnaryExprContext *expr) {
@@ -376,8 +322,9 @@ Value FunctionBuilder::evalUnary(Grammar::UnaryExprContext *expr) {
     if (auto *number = value.as<ir::FloatImm>())
       return Value::ofExpr(ir::floatImm(-number->value, value->dtype, at), at, true);
   }
-  Value zero = Value::ofExpr(ir::intImm(0, DataType::int32(), at), at, true);
-  return evalBinary(NodeKind::Sub, zero, operand, at);
+  // TVM negates an expression by multiplying it with -1.
+  Value minusOne = Value::ofExpr(ir::intImm(-1, DataType::int32(), at), at, true);
+  return evalBinary(NodeKind::Mul, operand, minusOne, at);
 }
 
 // ---- attribute access, calls and subscripts ----------------------------------------
@@ -470,24 +417,14 @@ Value FunctionBuilder::evalCall(Grammar::CallExprContext *expr) {
   return Value::invalid();
 }
 
-// [min, min + extent) from a slice `start:stop` of dimension `dim` of buffer.
+// The range of slice `start:stop` of dimension `dim` of buffer; an omitted
+// bound is the start or the end of the dimension.
 static ir::Range sliceRange(const ir::Buffer &buffer, size_t dim, const Expr &start,
                             const Expr &stop) {
-  Expr min = start ? start : ir::intImm(0, stop ? stop->dtype : DataType::int32());
-  Expr end = stop ? stop : (dim < buffer.shape.size() ? buffer.shape[dim] : nullptr);
-  if (!end)
-    return {min, ir::intImm(1)};
-  // `vi:vi + 3` has extent 3: recognise the `start + c` stop TVM prints.
-  if (auto *sum = end.as<ir::BinaryExpr>())
-    if (sum->kind() == NodeKind::Add && sum->b.isa<ir::IntImm>() && ir::structuralEqual(sum->a, min))
-      return {min, sum->b};
-  auto *lo = min.as<ir::IntImm>();
-  auto *hi = end.as<ir::IntImm>();
-  if (lo && hi)
-    return {min, ir::intImm(hi->value - lo->value, end->dtype)};
-  if (lo && lo->value == 0)
-    return {min, end};
-  return {min, makeBinary(NodeKind::Sub, end, min)};
+  Expr begin = start ? start : ir::intImm(0, stop ? stop->dtype : DataType::int32());
+  Expr end = stop ? stop : buffer.shape[dim];
+  ir::matchBinaryTypes(begin, end);
+  return ir::rangeFromBeginEnd(begin, end);
 }
 
 Value FunctionBuilder::evalIndex(const Value &object, Grammar::SubscriptlistContext *subscripts,
@@ -539,7 +476,7 @@ Value FunctionBuilder::evalIndex(const Value &object, Grammar::SubscriptlistCont
         error(loc(slice), "slices with a step are not supported");
         ok = false;
       }
-      if (ok)
+      if (ok && dim < buffer.rank())
         ranges.push_back(sliceRange(buffer, dim, start, stop));
     } else if (start) {
       ranges.push_back({start, ir::intImm(1, start->dtype)});
@@ -608,7 +545,7 @@ Value FunctionBuilder::eval(Grammar::ExprContext *expr) {
     Expr operand = toExprOf(eval(logicalNot->expr()), DataType::boolTy(), "a condition");
     if (!operand)
       return Value::invalid();
-    return Value::ofExpr(ir::make<ir::Not>(operand, loc(expr)), loc(expr));
+    return Value::ofExpr(ir::notExpr(operand, loc(expr)), loc(expr));
   }
   if (auto *unary = dynamic_cast<Grammar::UnaryExprContext *>(expr))
     return evalUnary(unary);

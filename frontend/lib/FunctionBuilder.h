@@ -40,9 +40,6 @@ struct CallArgs {
   const Value *keyword(const std::string &name) const;
 };
 
-/// `a op b` with TVM's result dtype (bool for comparisons, a's otherwise).
-ir::Expr makeBinary(ir::NodeKind op, ir::Expr a, ir::Expr b, ir::SourceLoc at = {});
-
 /// Whether `path` names a builtin known to the frontend (for "unknown function").
 bool isKnownBuiltin(const std::string &path);
 
@@ -111,7 +108,8 @@ public:
   std::optional<std::vector<ir::Expr>> toShape(const Value &value);
   std::optional<ir::AttrValue> toAttrValue(const Value &value);
   std::optional<ir::AttrMap> toAttrMap(const Value &value);
-  /// Both operands with matching dtypes (TVM's binary_op_match_type).
+  /// Both operands with matching dtypes (literals adopt the other side's,
+  /// then TVM's binary_op_match_type); false after reporting incompatible ones.
   bool matchTypes(Value &a, Value &b, ir::SourceLoc at);
   ir::BufferRegion toRegion(const Value &value);
 
@@ -143,8 +141,10 @@ public:
                                    std::optional<ir::DataType> annotation, ir::SourceLoc at);
   /// One wrapper applying `wrappers` in order (the first outermost).
   static std::optional<Wrapper> chain(std::vector<Wrapper> wrappers);
+  /// `forceLet`: bind even a literal with a let (`with T.LetStmt(0) as x`).
   std::optional<Wrapper> bindValue(const NameList &names, Value value,
-                                   std::optional<ir::DataType> annotation, ir::SourceLoc at);
+                                   std::optional<ir::DataType> annotation, ir::SourceLoc at,
+                                   bool forceLet = false);
   std::optional<Wrapper> bindBuiltinResult(const std::string &name, ir::SourceLoc where,
                                            const std::string &path, CallArgs &args,
                                            ir::SourceLoc at);

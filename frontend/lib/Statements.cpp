@@ -2,6 +2,8 @@
 // assignments, buffer stores, loops, `with`, `if`, `while` and `assert`.
 #include "FunctionBuilder.h"
 
+#include "vtac/ir/Arith.h"
+
 namespace vtac::frontend {
 
 using ir::DataType;
@@ -114,19 +116,20 @@ static std::string plainName(Grammar::ExprContext *target) {
 static bool isBindingBuiltin(const std::string &path) {
   static const char *const names[] = {"T.match_buffer", "T.alloc_buffer", "T.allocate",
                                       "T.decl_buffer",  "T.buffer_decl",  "T.Buffer",
-                                      "T.var"};
+                                      "T.var",          "T.handle",       "T.LetStmt"};
   for (const char *name : names)
     if (path == name)
       return true;
   return path.rfind("T.axis.", 0) == 0;
 }
 
-static bool isSizeVariableDeclaration(const std::string &path, const CallArgs &args) {
+// `n = T.int64()`, `x = T.float32()`: a variable that nothing else defines.
+static bool isVariableDeclaration(const std::string &path, const CallArgs &args) {
   if (!args.positional.empty() || !args.keywords.empty())
     return false;
   std::optional<DataType> dtype =
       path.rfind("T.", 0) == 0 ? DataType::parse(path.substr(2)) : std::nullopt;
-  return dtype && dtype->isIntOrUInt();
+  return dtype && !dtype->isVoid() && !dtype->isHandle();
 }
 
 std::optional<FunctionBuilder::Wrapper>
@@ -246,7 +249,7 @@ FunctionBuilder::assignOne(const NameList &names, Grammar::ExprContext *valueExp
         bindBlockAxes(names, callee.text, args, loc(call));
         return std::nullopt;
       }
-      if (isBindingBuiltin(callee.text) || isSizeVariableDeclaration(callee.text, args)) {
+      if (isBindingBuiltin(callee.text) || isVariableDeclaration(callee.text, args)) {
         if (names.size() != 1) {
           error(at, callee.text + " defines one name, " + std::to_string(names.size()) +
                         " are assigned");
@@ -263,8 +266,8 @@ FunctionBuilder::assignOne(const NameList &names, Grammar::ExprContext *valueExp
 // `x = e` and `x: T.int32 = e` bind an expression with a let over the rest of
 // the body; other values (buffers, strings, tuples) simply get the name.
 std::optional<FunctionBuilder::Wrapper>
-FunctionBuilder::bindValue(const NameList &names,
-                           Value value, std::optional<DataType> annotation, ir::SourceLoc at) {
+FunctionBuilder::bindValue(const NameList &names, Value value, std::optional<DataType> annotation,
+                           ir::SourceLoc at, bool forceLet) {
   if (value.isInvalid()) {
     for (const auto &[name, where] : names)
       define(name, Value::invalid(), where);  // no "undefined name" echoes later
@@ -283,7 +286,7 @@ FunctionBuilder::bindValue(const NameList &names,
     return chain(std::move(wrappers));
   }
   const auto &[name, where] = names[0];
-  if (value.kind != Value::Kind::Expr || (annotation == std::nullopt && value.literal)) {
+  if (value.kind != Value::Kind::Expr || (!annotation && !forceLet && value.literal)) {
     if (annotation) {
       error(at, "cannot declare a " + annotation->str() + " variable from " + describeKind(value.kind));
       return std::nullopt;
@@ -307,16 +310,42 @@ FunctionBuilder::bindValue(const NameList &names,
 std::optional<FunctionBuilder::Wrapper>
 FunctionBuilder::bindBuiltinResult(const std::string &name, ir::SourceLoc where,
                                    const std::string &path, CallArgs &args, ir::SourceLoc at) {
-  if (path == "T.var" || isSizeVariableDeclaration(path, args)) {
-    std::optional<DataType> dtype = path == "T.var"
-                                        ? (args.positional.size() == 1
-                                               ? toDataType(args.positional[0])
-                                               : (error(at, "T.var takes a dtype"), std::nullopt))
-                                        : DataType::parse(path.substr(2));
+  if (path == "T.var" || isVariableDeclaration(path, args)) {
+    std::optional<DataType> dtype;
+    if (path != "T.var")
+      dtype = DataType::parse(path.substr(2));
+    else if (args.positional.size() == 1)
+      dtype = toDataType(args.positional[0]);
+    else
+      error(at, "T.var takes a dtype");
     if (!dtype)
       return std::nullopt;
     define(name, Value::ofExpr(ir::makeVar(name, *dtype, where), where), where);
     return std::nullopt;
+  }
+  if (path == "T.handle") {
+    // p = T.handle("int8", "scope"): a pointer variable; T.handle() an opaque one.
+    if (args.positional.empty()) {
+      define(name, Value::ofExpr(ir::makeVar(name, DataType::handle(), where), where), where);
+      return std::nullopt;
+    }
+    std::optional<DataType> element = toDataType(args.positional[0]);
+    std::optional<std::string> scope = args.positional.size() > 1
+                                           ? toString(args.positional[1], "a storage scope")
+                                           : std::optional<std::string>("global");
+    if (!element || !scope)
+      return std::nullopt;
+    define(name, Value::ofExpr(ir::make<ir::Var>(name, ir::PointerType{*element, *scope}, where), where),
+           where);
+    return std::nullopt;
+  }
+  if (path == "T.LetStmt") {
+    // `with T.LetStmt(value) as x:` (the scoped form of `x: T.int32 = value`).
+    if (args.positional.size() != 1) {
+      error(at, "T.LetStmt takes one value");
+      return std::nullopt;
+    }
+    return bindValue({{name, where}}, args.positional[0], std::nullopt, at, /*forceLet=*/true);
   }
   if (path == "T.match_buffer") {
     if (args.positional.empty()) {
@@ -374,10 +403,16 @@ FunctionBuilder::bindBuiltinResult(const std::string &name, ir::SourceLoc where,
     std::optional<DataType> dtype = toDataType(*dtypeValue);
     std::optional<std::string> scope =
         scopeValue ? toString(*scopeValue, "a storage scope") : std::optional<std::string>("global");
-    Expr condition = ir::boolImm(true);
-    if (const Value *value = args.positional.size() > 3 ? &args.positional[3] : args.keyword("condition"))
+    // A literal-true condition is stored as none, as the printer expects.
+    Expr condition;
+    bool conditionOk = true;
+    if (const Value *value = args.positional.size() > 3 ? &args.positional[3] : args.keyword("condition")) {
       condition = toExprOf(*value, DataType::boolTy(), "a condition");
-    if (!extents || !dtype || !scope || !condition)
+      conditionOk = bool(condition);
+      if (condition && ir::isConstInt(condition, 1))
+        condition = nullptr;
+    }
+    if (!extents || !dtype || !scope || !conditionOk)
       return std::nullopt;
     ir::VarRef var = ir::make<ir::Var>(name, ir::PointerType{*dtype, *scope}, where);
     // The name stands for the allocation's pointer; indexing it reads the
@@ -389,17 +424,33 @@ FunctionBuilder::bindBuiltinResult(const std::string &name, ir::SourceLoc where,
       return ir::make<ir::Allocate>(var, *dtype, *extents, condition, rest, ir::AttrMap{}, at);
     });
   }
-  // T.decl_buffer / T.buffer_decl / T.Buffer: a buffer declared over the rest of the body.
-  if (path == "T.decl_buffer" && args.positional.size() > 2) {
+  if (path == "T.Buffer" || path == "T.buffer_decl") {
+    // A buffer object (usually a view of another allocation); no statement.
+    ir::BufferRef buffer = makeBufferFromArgs(name, args, 0, at);
+    if (buffer)
+      define(name, Value::ofBuffer(buffer, where), where);
+    return std::nullopt;
+  }
+  // T.decl_buffer(shape, dtype, scope, data=...): a DeclBuffer over the rest of
+  // the body, plus the Allocate of its memory when no data is given (TVM's rule).
+  if (args.positional.size() > 2) {
     // decl_buffer's third positional argument is the scope, not the data.
     args.keywords.emplace_back("scope", args.positional[2]);
     args.positional.resize(2);
   }
+  const Value *data = args.keyword("data");
+  bool allocates = !data || data->kind == Value::Kind::None;
   ir::BufferRef buffer = makeBufferFromArgs(name, args, 0, at);
   if (!buffer)
     return std::nullopt;
   define(name, Value::ofBuffer(buffer, where), where);
-  return Wrapper([=](Stmt rest) { return ir::make<ir::DeclBuffer>(buffer, rest, at); });
+  return Wrapper([=](Stmt rest) -> Stmt {
+    Stmt declared = ir::make<ir::DeclBuffer>(buffer, rest, at);
+    if (!allocates)
+      return declared;
+    return ir::make<ir::Allocate>(buffer->data, buffer->dtype, buffer->shape, nullptr, declared,
+                                  ir::AttrMap{}, at);
+  });
 }
 
 Stmt FunctionBuilder::buildStore(Grammar::SubscriptExprContext *target, Value value,
@@ -611,13 +662,7 @@ Stmt FunctionBuilder::buildFor(Grammar::For_stmtContext *stmt) {
       error(hi.loc, "loop bounds must be integers, got " + lo.expr->dtype.str());
       return {};
     }
-    auto *min = lo.expr.as<ir::IntImm>();
-    auto *max = hi.expr.as<ir::IntImm>();
-    if (min && min->value == 0)
-      return {lo.expr, hi.expr};
-    if (min && max)
-      return {lo.expr, ir::intImm(max->value - min->value, hi.expr->dtype)};
-    return {lo.expr, makeBinary(NodeKind::Sub, hi.expr, lo.expr)};
+    return ir::rangeFromBeginEnd(lo.expr, hi.expr);
   };
   const std::string &path = callee.text;
   if (path == "T.grid") {
@@ -702,10 +747,40 @@ Stmt FunctionBuilder::buildWith(Grammar::With_stmtContext *stmt) {
       error(loc(item), "expected T.block(...), T.init() or T.attr(...) after 'with'");
     return nullptr;
   }
-  if (item->AS())
-    error(loc(item->target()), "'with ... as' is not supported; declare block axes with T.axis");
   CallArgs args = evalArgs(call->arglist(), loc(call));
   const std::string &path = callee.text;
+  if (item->AS()) {
+    // The scoped forms the printer writes for a let, an allocation or a buffer
+    // declaration that is not last in its sequence: `with T.allocate(...) as x:`.
+    auto *target = item->target();
+    if (!target->NAME() || path == "T.block") {
+      error(loc(target), "'with " + path + "(...) as' must name one variable");
+      return nullptr;
+    }
+    pushScope();
+    std::optional<Wrapper> wrapper =
+        isBindingBuiltin(path) ? bindBuiltinResult(target->NAME()->getText(), loc(target), path, args, loc(call))
+                               : (error(loc(call), "'with ... as' is not supported for " + path), std::nullopt);
+    Stmt body = buildSuite(stmt->suite());
+    popScope();
+    if (!wrapper)
+      return nullptr;
+    return (*wrapper)(body ? body : noOp(at));
+  }
+  if (path == "T.Assert") {
+    Expr condition = args.positional.size() == 2
+                         ? toExprOf(args.positional[0], DataType::boolTy(), "a condition")
+                         : nullptr;
+    Expr message = args.positional.size() == 2 ? toExpr(args.positional[1], "a message") : nullptr;
+    if (args.positional.size() != 2)
+      error(loc(call), "T.Assert takes a condition and a message");
+    pushScope();
+    Stmt body = buildSuite(stmt->suite());
+    popScope();
+    if (!condition || !message)
+      return nullptr;
+    return ir::make<ir::AssertStmt>(condition, message, body ? body : noOp(at), at);
+  }
   if (path == "T.block")
     return buildBlock(args, stmt->suite(), at);
   if (path == "T.init") {

@@ -25,6 +25,7 @@ struct Value {
     Dict,     // items alternate key, value
     Slice,    // items: start, stop, step (None when omitted)
     Region,   // buffer + ranges: `A[i:i + 16, k]`
+    Range,    // ranges[0]: `T.Range(begin, end)`
     Path,     // a dotted builtin name: `T.grid`, `T.axis.remap`, `T.tir.vta.uop_push`
     Method,   // a bound method: `B.access_ptr`, `e.astype` (object in items[0])
   };
