@@ -42,9 +42,14 @@ UopKernel* recordingKernel(const char* api) {
   return kernel;
 }
 
+// VTAReadBarrier (the device is about to read: flush CPU writes) and VTAWriteBarrier (the
+// device has written: invalidate the CPU's copy), unless the debug flags skip them.
 void barrier(VTACommandHandle cmd, void* buffer, uint32_t elemBits, uint32_t start,
              uint32_t extent, bool toDevice, const char* api) {
-  if (!queueOf(cmd, api)) return;
+  const CommandQueue* queue = queueOf(cmd, api);
+  if (!queue) return;
+  if (queue->debugFlags() & (toDevice ? VTA_DEBUG_SKIP_READ_BARRIER : VTA_DEBUG_SKIP_WRITE_BARRIER))
+    return;
   const DataBuffer* data = DataBuffer::fromHandle(buffer);
   if (!data) return reportError(fmt::format("{}: {} is not a live buffer handle", api, buffer));
   const uint64_t elemBytes = (elemBits + 7) / 8;

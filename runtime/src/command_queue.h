@@ -44,6 +44,7 @@ public:
   UopKernel* recordingKernel() const { return recording_; }
   const isa::Layout& layout() const { return layout_; }
   void setDebugFlags(int flags) { debugFlags_ = flags; }
+  int debugFlags() const { return debugFlags_; }
 
 private:
   CommandQueue(const Config& config, const isa::Layout& layout, uint64_t configGeneration);
