@@ -5,7 +5,6 @@
 
 #include <llvm/ADT/StringExtras.h>
 #include <llvm/Support/Format.h>
-#include <llvm/Support/FormatVariadic.h>
 #include <llvm/Support/JSON.h>
 #include <llvm/Support/raw_os_ostream.h>
 #include <vta/runtime.h>
@@ -266,11 +265,13 @@ int runCommand(const RunOptions &options, std::ostream &out, std::ostream &error
   if (options.stats) printStatsTable(statsJson, function.name().str(), out);
   if (options.timing) {
     double host = runSeconds - timing.synchronizeSeconds;
-    errors << llvm::formatv("timing: parse {0:f4} s, host interpretation {1:f4} s ({2} statements), "
-                            "simulation {3:f4} s ({4} VTASynchronize calls)\n",
-                            main->parseSeconds, host, function.statementsExecuted(), timing.synchronizeSeconds,
-                            timing.synchronizeCalls)
-                  .str();
+    std::string text;
+    llvm::raw_string_ostream os(text);
+    os << llvm::format("timing: parse %.4f s, host interpretation %.4f s (%llu statements), simulation %.4f s "
+                       "(%llu VTASynchronize calls)\n",
+                       main->parseSeconds, host, (unsigned long long)function.statementsExecuted(),
+                       timing.synchronizeSeconds, (unsigned long long)timing.synchronizeCalls);
+    errors << os.str();
   }
   return matches ? 0 : 1;
 }

@@ -65,6 +65,13 @@ private:
   void fail(const ir::Node &node, const llvm::Twine &message);
   IntPtr compileIntBinary(const ir::BinaryExpr &op);
   IntPtr compileComparison(const ir::BinaryExpr &op);
+  // The terms of an integer +, -, * (by constants) tree: constant, variables, other terms.
+  struct AffineTerms {
+    uint64_t constant = 0;
+    std::vector<std::pair<int, uint64_t>> slots;
+    std::vector<std::pair<IntPtr, uint64_t>> exprs;
+  };
+  AffineTerms collectAffine(const ir::BinaryExpr &root);
   IntPtr compileAffine(const ir::BinaryExpr &op);
   IntPtr compileIntCast(const ir::Cast &op);
   IntPtr compileIntCall(const ir::Call &call);

@@ -119,6 +119,24 @@ Operand FunctionCompiler::compileOperand(const ir::Expr &expr) {
       return operand;
     }
   }
+  // Index arithmetic over variables only: evaluated inline by the access.
+  auto *binary = expr.as<ir::BinaryExpr>();
+  bool additive = expr->kind() == NodeKind::Add || expr->kind() == NodeKind::Sub ||
+                  (expr->kind() == NodeKind::Mul && (binary->a.isa<ir::IntImm>() || binary->b.isa<ir::IntImm>()));
+  if (binary && additive && kindOf(expr->dtype) == VarKind::Int && checkScalar(*expr)) {
+    AffineTerms terms = collectAffine(*binary);
+    if (terms.exprs.empty() && terms.slots.size() <= size_t(AffineSum::kMaxTerms)) {
+      operand.kind = Operand::Kind::Affine;
+      operand.type = IntType::of(expr->dtype);
+      operand.affine.constant = terms.constant;
+      for (auto &term : terms.slots) {
+        operand.affine.slots[operand.affine.count] = term.first;
+        operand.affine.coefficients[operand.affine.count++] = term.second;
+      }
+      return operand;
+    }
+    // Not only variables: compiled as an expression node instead (these terms are dropped).
+  }
   operand.kind = Operand::Kind::Expr;
   operand.expr = compileInt(expr);
   return operand;
@@ -191,6 +209,8 @@ BufferAccess FunctionCompiler::compileAccess(const ir::Buffer &buffer,
     }
   }
   if (buffer.elemOffset) access.elemOffset = compileOperand(buffer.elemOffset);
+  access.isFlat = rank == 1 && buffer.strides.empty() && access.dims[0].extent.isConst() && access.elemOffset.isConst() &&
+                  access.elemOffset.value == 0;
   return access;
 }
 
@@ -324,35 +344,26 @@ IntPtr FunctionCompiler::compileIntBinary(const ir::BinaryExpr &op) {
   }
 }
 
-IntPtr FunctionCompiler::compileAffine(const ir::BinaryExpr &root) {
-  IntType type = IntType::of(root.dtype);
-  // A product of two non-constants is not affine: a plain multiply node.
-  if (root.kind() == NodeKind::Mul && !root.a.isa<ir::IntImm>() && !root.b.isa<ir::IntImm>())
-    return withWrap(type, [&](auto wrap) -> IntPtr {
-      return std::make_unique<IntBinary<OpMul, decltype(wrap)>>(compileInt(root.a), compileInt(root.b), wrap);
-    });
-
-  uint64_t constant = 0;
-  std::vector<std::pair<int, uint64_t>> slotTerms;
-  std::vector<std::pair<IntPtr, uint64_t>> exprTerms;
+FunctionCompiler::AffineTerms FunctionCompiler::collectAffine(const ir::BinaryExpr &root) {
+  AffineTerms terms;
   std::function<void(const ir::Expr &, uint64_t)> collect = [&](const ir::Expr &e, uint64_t coefficient) {
     if (e->dtype != root.dtype) {  // a different width wraps differently: opaque term
-      exprTerms.emplace_back(compileInt(e), coefficient);
+      terms.exprs.emplace_back(compileInt(e), coefficient);
       return;
     }
     if (auto *imm = e.as<ir::IntImm>()) {
-      constant += coefficient * uint64_t(imm->value);
+      terms.constant += coefficient * uint64_t(imm->value);
       return;
     }
     if (auto *var = e.as<ir::Var>()) {
       const VarInfo *info = lookup(var);
       if (info && info->kind == VarKind::Int) {
-        for (auto &term : slotTerms)
+        for (auto &term : terms.slots)
           if (term.first == info->slot) {
             term.second += coefficient;
             return;
           }
-        slotTerms.emplace_back(info->slot, coefficient);
+        terms.slots.emplace_back(info->slot, coefficient);
         return;
       }
     }
@@ -374,19 +385,45 @@ IntPtr FunctionCompiler::compileAffine(const ir::BinaryExpr &root) {
         break;
       }
     }
-    exprTerms.emplace_back(compileInt(e), coefficient);
+    terms.exprs.emplace_back(compileInt(e), coefficient);
   };
   collect(ir::Expr(&root), 1);
+  return terms;
+}
 
-  if (exprTerms.empty() && slotTerms.empty()) return std::make_unique<IntConst>(type.wrap(int64_t(constant)));
-  if (exprTerms.empty() && slotTerms.size() == 1 && slotTerms[0].second == 1 && constant == 0)
-    return std::make_unique<IntSlot>(slotTerms[0].first);
+IntPtr FunctionCompiler::compileAffine(const ir::BinaryExpr &root) {
+  IntType type = IntType::of(root.dtype);
+  // A product of two non-constants is not affine: a plain multiply node.
+  if (root.kind() == NodeKind::Mul && !root.a.isa<ir::IntImm>() && !root.b.isa<ir::IntImm>())
+    return withWrap(type, [&](auto wrap) -> IntPtr {
+      return std::make_unique<IntBinary<OpMul, decltype(wrap)>>(compileInt(root.a), compileInt(root.b), wrap);
+    });
+  AffineTerms terms = collectAffine(root);
+  if (terms.exprs.empty() && terms.slots.empty()) return std::make_unique<IntConst>(type.wrap(int64_t(terms.constant)));
+  if (terms.exprs.empty() && terms.slots.size() == 1 && terms.slots[0].second == 1 && terms.constant == 0)
+    return std::make_unique<IntSlot>(terms.slots[0].first);
+  // a + b or a - b of two non-variables (e.g. an accumulation): one binary node.
+  if (terms.slots.empty() && terms.constant == 0 && terms.exprs.size() == 2 && terms.exprs[0].second == 1 &&
+      (terms.exprs[1].second == 1 || terms.exprs[1].second == uint64_t(-1)))
+    return withWrap(type, [&](auto wrap) -> IntPtr {
+      IntPtr a = std::move(terms.exprs[0].first), b = std::move(terms.exprs[1].first);
+      if (terms.exprs[1].second == 1)
+        return std::make_unique<IntBinary<OpAdd, decltype(wrap)>>(std::move(a), std::move(b), wrap);
+      return std::make_unique<IntBinary<OpSub, decltype(wrap)>>(std::move(a), std::move(b), wrap);
+    });
   return withWrap(type, [&](auto wrap) -> IntPtr {
     auto node = std::make_unique<IntAffine<decltype(wrap)>>();
-    node->constant = constant;
     node->wrap = wrap;
-    for (auto &term : slotTerms) node->slotTerms.push_back({term.first, int64_t(term.second)});
-    for (auto &term : exprTerms) node->exprTerms.push_back({std::move(term.first), int64_t(term.second)});
+    node->sum.constant = terms.constant;
+    for (auto &term : terms.slots) {
+      if (node->sum.count < AffineSum::kMaxTerms) {
+        node->sum.slots[node->sum.count] = term.first;
+        node->sum.coefficients[node->sum.count++] = term.second;
+      } else {
+        node->exprTerms.push_back({std::make_unique<IntSlot>(term.first), term.second});
+      }
+    }
+    for (auto &term : terms.exprs) node->exprTerms.push_back({std::move(term.first), term.second});
     return node;
   });
 }

@@ -131,22 +131,44 @@ struct UnboundHandleVar final : HandleExpr {
 
 // ---- integer arithmetic ---------------------------------------------------------------------
 
-// c0 + sum(coefficient * slot) + sum(coefficient * expr), computed modulo 2^64 and wrapped to
-// the type once at the end — the same value as wrapping after every + - *, because wrapping
-// is a ring homomorphism.
-template <class Wrap> struct IntAffine final : IntExpr {
-  struct SlotTerm { int slot; int64_t coefficient; };
-  struct ExprTerm { IntPtr expr; int64_t coefficient; };
+// c0 + sum(coefficient * slot), modulo 2^64, for up to kMaxTerms variables: integer index
+// arithmetic (+, -, * by constants) folded into one loop without virtual calls. Wrapping the
+// sum to the expression's type once at the end gives the same value as wrapping after every
+// + - *, because wrapping is a ring homomorphism.
+struct AffineSum {
+  static constexpr int kMaxTerms = 8;
   uint64_t constant = 0;
-  std::vector<SlotTerm> slotTerms;
+  int count = 0;
+  int slots[kMaxTerms] = {};
+  uint64_t coefficients[kMaxTerms] = {};
+  uint64_t eval(const Frame &frame) const {
+    const Slot *v = frame.slots.data();
+    uint64_t sum = constant;
+    // Unrolled: a loop here costs as much as the arithmetic.
+    switch (count) {
+    case 8: sum += uint64_t(v[slots[7]].i) * coefficients[7]; [[fallthrough]];
+    case 7: sum += uint64_t(v[slots[6]].i) * coefficients[6]; [[fallthrough]];
+    case 6: sum += uint64_t(v[slots[5]].i) * coefficients[5]; [[fallthrough]];
+    case 5: sum += uint64_t(v[slots[4]].i) * coefficients[4]; [[fallthrough]];
+    case 4: sum += uint64_t(v[slots[3]].i) * coefficients[3]; [[fallthrough]];
+    case 3: sum += uint64_t(v[slots[2]].i) * coefficients[2]; [[fallthrough]];
+    case 2: sum += uint64_t(v[slots[1]].i) * coefficients[1]; [[fallthrough]];
+    case 1: sum += uint64_t(v[slots[0]].i) * coefficients[0]; [[fallthrough]];
+    default: return sum;
+    }
+  }
+};
+
+// An AffineSum plus terms that are not variables (loads, divisions, other widths).
+template <class Wrap> struct IntAffine final : IntExpr {
+  struct ExprTerm { IntPtr expr; uint64_t coefficient; };
+  AffineSum sum;
   std::vector<ExprTerm> exprTerms;
   Wrap wrap;
   int64_t eval(Frame &frame) const override {
-    uint64_t sum = constant;
-    const Slot *slots = frame.slots.data();
-    for (const SlotTerm &term : slotTerms) sum += uint64_t(slots[term.slot].i) * uint64_t(term.coefficient);
-    for (const ExprTerm &term : exprTerms) sum += uint64_t(term.expr->eval(frame)) * uint64_t(term.coefficient);
-    return wrap(int64_t(sum));
+    uint64_t total = sum.eval(frame);
+    for (const ExprTerm &term : exprTerms) total += uint64_t(term.expr->eval(frame)) * term.coefficient;
+    return wrap(int64_t(total));
   }
 };
 
@@ -341,18 +363,24 @@ using FloatLet = LetNode<FloatExpr, double>;
 
 // ---- buffer access --------------------------------------------------------------------------
 
-// An integer operand that is usually a constant or a variable: evaluated without a virtual
-// call in those cases.
+// An integer operand that is usually a constant, a variable or an affine index: evaluated
+// without a virtual call in those cases.
 struct Operand {
-  enum class Kind : uint8_t { Const, Slot, Expr };
+  enum class Kind : uint8_t { Const, Slot, Affine, Expr };
   Kind kind = Kind::Const;
   int slot = 0;
   int64_t value = 0;
+  AffineSum affine;
+  IntType type;  // of an Affine operand, to wrap the sum
   IntPtr expr;
   int64_t eval(Frame &frame) const {
     switch (kind) {
     case Kind::Const: return value;
     case Kind::Slot: return frame.slots[slot].i;
+    case Kind::Affine: {
+      uint64_t sum = affine.eval(frame);
+      return type.isSigned && type.bits == 32 ? int64_t(int32_t(uint32_t(sum))) : type.wrap(int64_t(sum));
+    }
     default: return expr->eval(frame);
     }
   }
@@ -371,8 +399,17 @@ struct BufferAccess {
   ir::SourceLoc loc;
   std::vector<Dim> dims;
   Operand elemOffset;  // Const 0 unless the buffer has an element offset
+  // One dimension of constant extent, no offset: the lowered-TIR case, checked in two compares.
+  bool isFlat = false;
 
   uint8_t *address(Frame &frame) const {
+    if (isFlat) {
+      int64_t index = dims[0].index.eval(frame);
+      if (uint64_t(index) >= uint64_t(dims[0].extent.value)) return outOfBounds(frame, 0, index, dims[0].extent.value);
+      auto *storage = static_cast<Storage *>(frame.slots[dataSlot].p);
+      if (!storage || (index + 1) * elementBytes > storage->byteSize) return outsideStorage(frame, storage, index);
+      return storage->data + index * elementBytes;
+    }
     int64_t flat = elemOffset.eval(frame);
     for (size_t d = 0; d < dims.size(); ++d) {
       const Dim &dim = dims[d];
@@ -522,13 +559,13 @@ struct SeqExec final : StmtExec {
 struct ForExec final : StmtExec {
   int slot;
   IntPtr min, extent;
-  IntType type;
   StmtPtr body;
   void exec(Frame &frame) const override {
     int64_t begin = min->eval(frame);
     int64_t end = begin + extent->eval(frame);
+    // Every value of [begin, end) is a value of the loop variable's type: no wrapping.
     for (int64_t i = begin; i < end; ++i) {
-      frame.slots[slot].i = type.wrap(i);
+      frame.slots[slot].i = i;
       body->exec(frame);
       if (frame.trapped) return;
     }
@@ -563,6 +600,18 @@ struct LetExec final : StmtExec {
   void exec(Frame &frame) const override {
     ++frame.statements;
     binding.run(frame);
+    if (!frame.trapped) body->exec(frame);
+  }
+};
+
+// The common let: an integer value (index arithmetic, CSE variables).
+struct IntLetExec final : StmtExec {
+  int slot;
+  IntPtr value;
+  StmtPtr body;
+  void exec(Frame &frame) const override {
+    ++frame.statements;
+    frame.slots[slot].i = value->eval(frame);
     if (!frame.trapped) body->exec(frame);
   }
 };

@@ -191,8 +191,16 @@ StmtPtr FunctionCompiler::compileLet(const ir::LetStmt &let) {
       return compileStmt(let.body);
     }
   }
-  auto node = std::make_unique<LetExec>();
   int slot = newSlot();
+  if (kindOf(let.value->dtype) == VarKind::Int && kindOf(let.var->dtype) == VarKind::Int) {
+    auto node = std::make_unique<IntLetExec>();
+    node->slot = slot;
+    node->value = compileInt(let.value);
+    auto guard = bind(let.var.get(), {slot, VarKind::Int, let.var->dtype});
+    node->body = compileStmt(let.body);
+    return node;
+  }
+  auto node = std::make_unique<LetExec>();
   node->binding = compileAssign(slot, let.value);
   auto guard = bind(let.var.get(), {slot, kindOf(let.var->dtype), let.var->dtype});
   node->body = compileStmt(let.body);
@@ -208,7 +216,6 @@ StmtPtr FunctionCompiler::compileAttr(const ir::AttrStmt &attr) {
     node->min = std::make_unique<IntConst>(0);
     node->extent = compileInt(attr.value);
     node->slot = newSlot();
-    node->type = IntType::of(iterVar->var->dtype);
     auto guard = bind(iterVar->var.get(), {node->slot, VarKind::Int, iterVar->var->dtype});
     node->body = compileStmt(attr.body);
     return node;
@@ -253,7 +260,6 @@ StmtPtr FunctionCompiler::compileFor(const ir::For &loop) {
   node->min = compileInt(loop.min);
   node->extent = compileInt(loop.extent);
   node->slot = newSlot();
-  node->type = IntType::of(loop.loopVar->dtype);
   auto guard = bind(loop.loopVar.get(), {node->slot, VarKind::Int, loop.loopVar->dtype});
   node->body = compileStmt(loop.body);
   return node;
