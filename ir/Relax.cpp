@@ -5,7 +5,7 @@
 namespace vtac::ir {
 
 const RelaxFunction *asRelaxFunction(const FunctionRef &function) {
-  if (!function || function->kind() != kRelaxFunctionKind) return nullptr;
+  if (!function || function->kind() != NodeKind::RelaxFunction) return nullptr;
   return static_cast<const RelaxFunction *>(function.get());
 }
 

@@ -262,41 +262,21 @@ void printRelaxFunction(const RelaxFunction &func, llvm::StringRef name, unsigne
   FunctionPrinter(func, state, os).print(name, indent);
 }
 
+}  // namespace vtac::ir::relax
+
+namespace vtac::ir {
+
 bool relaxFunctionUsesTir(const RelaxFunction &func) {
   std::vector<VarRef> vars;
-  for (const VarPtr &param : func.params) collectVars(param->sinfo, vars);
-  collectVars(func.retSinfo, vars);
-  for (const Arg &result : func.results) collectVars(result.sinfo(), vars);
-  for (const BindingBlock &block : func.blocks)
-    for (const Binding &binding : block.bindings) {
-      collectVars(binding.var->sinfo, vars);
-      if (binding.call) collectVars(binding.call->outSinfo, vars);
+  for (const relax::VarPtr &param : func.params) relax::collectVars(param->sinfo, vars);
+  relax::collectVars(func.retSinfo, vars);
+  for (const relax::Arg &result : func.results) relax::collectVars(result.sinfo(), vars);
+  for (const relax::BindingBlock &block : func.blocks)
+    for (const relax::Binding &binding : block.bindings) {
+      relax::collectVars(binding.var->sinfo, vars);
+      if (binding.call) relax::collectVars(binding.call->outSinfo, vars);
     }
   return !vars.empty();
 }
 
-std::string printRelaxOnlyModule(const IRModule &module, bool bareFunction) {
-  std::string text;
-  llvm::raw_string_ostream os(text);
-  bool usesTir = false;
-  for (const IRModule::Entry &entry : module.functions())
-    if (const RelaxFunction *func = asRelaxFunction(entry.function))
-      usesTir = usesTir || relaxFunctionUsesTir(*func);
-  if (!bareFunction) os << "# from tvm.script import ir as I\n";
-  if (usesTir) os << "# from tvm.script import tir as T\n";
-  os << "# from tvm.script import relax as R\n\n";
-  if (!bareFunction) os << "@I.ir_module\nclass Module:\n";
-  RelaxPrintState state;
-  bool first = true;
-  for (const IRModule::Entry &entry : module.functions()) {
-    const RelaxFunction *func = asRelaxFunction(entry.function);
-    if (!func) continue;
-    if (!first) os << '\n';
-    first = false;
-    printRelaxFunction(*func, entry.name->name, bareFunction ? 0 : 4, state, os);
-  }
-  if (!state.constants.empty()) os << kMetadataOmittedComment << '\n';
-  return os.str();
-}
-
-}  // namespace vtac::ir::relax
+}  // namespace vtac::ir

@@ -272,18 +272,19 @@ std::optional<relax::Arg> RelaxFunctionBuilder::argument(Grammar::ExprContext *e
       Grammar::SubscriptContext *key = inner->subscriptlist()->subscript(0);
       Grammar::SubscriptContext *index = outer->subscriptlist()->subscript(0);
       std::optional<std::string> kind = key->expr() && !key->slice_tail() ? stringOf(key->expr()) : std::nullopt;
-      std::optional<int64_t> slot = index->expr() && !index->slice_tail() ? intOf(index->expr()) : std::nullopt;
-      if (kind != std::optional<std::string>("relax.expr.Constant") || !slot || *slot < 0 ||
-          *slot > 1'000'000) {
+      int64_t slot = -1;
+      if (index->expr() && !index->slice_tail())
+        if (std::optional<int64_t> value = intOf(index->expr())) slot = *value;
+      if (kind != std::optional<std::string>("relax.expr.Constant") || slot < 0 || slot > 1'000'000) {
         error(arg.loc, "expected metadata[\"relax.expr.Constant\"][index]");
         return std::nullopt;
       }
-      if (size_t(*slot) >= constants_.size()) constants_.resize(size_t(*slot) + 1);
-      if (!constants_[*slot]) {
-        constants_[*slot] = std::make_shared<relax::Constant>();
-        constants_[*slot]->loc = arg.loc;
+      if (size_t(slot) >= constants_.size()) constants_.resize(size_t(slot) + 1);
+      if (!constants_[slot]) {
+        constants_[slot] = std::make_shared<relax::Constant>();
+        constants_[slot]->loc = arg.loc;
       }
-      arg.constant = constants_[*slot];
+      arg.constant = constants_[slot];
       return arg;
     }
   }

@@ -1,6 +1,7 @@
 #include <catch2/catch.hpp>
 
 #include "RelaxTestSupport.h"
+#include "vtac/ir/Printer.h"
 #include "vtac/ir/Relax.h"
 
 using namespace vtac;
@@ -9,9 +10,7 @@ using relax_test::parseText;
 
 namespace {
 
-std::string printRelax(const relax_test::ParsedFile &parsed) {
-  return ir::relax::printRelaxOnlyModule(parsed.module, parsed.bare);
-}
+std::string printRelax(const relax_test::ParsedFile &parsed) { return ir::printModule(parsed.module); }
 
 }  // namespace
 
@@ -57,11 +56,10 @@ TEST_CASE("relax print: two dataflow blocks, output variables visible after the 
   relax_test::ParsedFile parsed = parseSample("mlp_main_two_dataflow_blocks.tvm");
   REQUIRE(parsed.diagnostics.empty());
   std::string printed = printRelax(parsed);
-  CHECK(printed.rfind("# from tvm.script import tir as T\n# from tvm.script import relax as R\n\n@R.function\ndef main(", 0) == 0);
-  CHECK(printed.find("        gv0 = R.call_dps_packed(\"relu0\", (lv0,), out_sinfo=R.Tensor((1, n), dtype=\"float32\"))\n"
-                     "        R.output(gv0)\n"
-                     "    with R.dataflow():\n"
-                     "        out = R.call_dps_packed(\"linear0\", (gv0, w1, b1), out_sinfo=R.Tensor((1, k), dtype=\"float32\"))\n") != std::string::npos);
+  CHECK(printed.find("            gv0 = R.call_dps_packed(\"relu0\", (lv0,), out_sinfo=R.Tensor((1, n), dtype=\"float32\"))\n"
+                     "            R.output(gv0)\n"
+                     "        with R.dataflow():\n"
+                     "            out = R.call_dps_packed(\"linear0\", (gv0, w1, b1), out_sinfo=R.Tensor((1, k), dtype=\"float32\"))\n") != std::string::npos);
 }
 
 TEST_CASE("relax: annotated alias bindings and rebinding a name print like TVM", "[relax][print]") {
@@ -76,8 +74,8 @@ TEST_CASE("relax: annotated alias bindings and rebinding a name print like TVM",
                                             "    return gv\n");
   REQUIRE(parsed.diagnostics.empty());
   std::string printed = printRelax(parsed);
-  CHECK(printed.find("        b_1 = R.call_dps_packed(\"env.relu\", (b,), out_sinfo=R.Tensor((4,), dtype=\"float32\"))\n"
-                     "        gv: R.Tensor((4,), dtype=\"float32\") = b_1\n") != std::string::npos);
+  CHECK(printed.find("            b_1 = R.call_dps_packed(\"env.relu\", (b,), out_sinfo=R.Tensor((4,), dtype=\"float32\"))\n"
+                     "            gv: R.Tensor((4,), dtype=\"float32\") = b_1\n") != std::string::npos);
 }
 
 TEST_CASE("relax: BindParams turns parameters into metadata constants and fixes the sizes",
@@ -103,7 +101,7 @@ TEST_CASE("relax: BindParams turns parameters into metadata constants and fixes 
   ir::IRModule module;
   module.add("main", bound);
   // The form of seed 004's MyModuleWithParams listing (samples/mlp_mixture_params_bound.tvm).
-  CHECK(ir::relax::printRelaxOnlyModule(module, false) ==
+  CHECK(ir::printModule(module) ==
         "# from tvm.script import ir as I\n"
         "# from tvm.script import relax as R\n"
         "\n"

@@ -4,60 +4,19 @@
 #include <fstream>
 #include <sstream>
 
-#include "RelaxFunctionBuilder.h"
-#include "SyntaxParser.h"
 #include "vtac/backend/RandomFill.h"
-#include "vtac/frontend/Frontend.h"
+#include "vtac/frontend/RelaxFrontend.h"
 
 namespace vtac::relax_test {
-
-using Grammar = grammar::TVMScriptParser;
-
-namespace {
-
-bool isRelaxDecorated(Grammar::DecoratedContext *decorated) {
-  for (Grammar::DecoratorContext *decorator : decorated->decorator())
-    if (decorator->expr()->getText().rfind("R.function", 0) == 0) return true;
-  return false;
-}
-
-void addRelaxFunctions(const std::vector<Grammar::StmtContext *> &stmts,
-                       const frontend::SourceFile &file, frontend::DiagnosticEngine &diagnostics,
-                       const std::string &className, ir::IRModule &module) {
-  for (Grammar::StmtContext *stmt : stmts) {
-    Grammar::Compound_stmtContext *compound = stmt->compound_stmt();
-    Grammar::DecoratedContext *decorated = compound ? compound->decorated() : nullptr;
-    if (!decorated) continue;
-    if (Grammar::ClassdefContext *cls = decorated->classdef()) {
-      if (!cls->suite()->simple_stmt())
-        addRelaxFunctions(cls->suite()->stmt(), file, diagnostics, cls->NAME()->getText(), module);
-      continue;
-    }
-    if (!isRelaxDecorated(decorated)) continue;
-    Grammar::FuncdefContext *def = decorated->funcdef();
-    frontend::RelaxFunctionBuilder builder(file, diagnostics, className);
-    if (ir::RelaxFunctionRef func = builder.build(def)) module.add(def->NAME()->getText(), func);
-  }
-}
-
-}  // namespace
 
 ParsedFile parseText(const std::string &name, const std::string &text) {
   ParsedFile result;
   frontend::SourceFile file(name, text);
   frontend::DiagnosticEngine diagnostics;
-  std::optional<frontend::ParsedModule> parsed = frontend::parseModule(file, diagnostics);
-  if (!parsed) {
-    result.diagnostics = diagnostics.render();
-    return result;
-  }
-  result.bare = parsed->className.empty();
-  for (const ir::IRModule::Entry &entry : parsed->module.functions())
-    result.module.add(entry.name->name, entry.function);
-  frontend::SyntaxTree tree = frontend::parseSyntax(file, diagnostics);
-  addRelaxFunctions(tree.root->stmt(), file, diagnostics, parsed->className, result.module);
-  if (!diagnostics.hasErrors()) frontend::checkRelaxCalls(result.module, diagnostics);
+  std::optional<frontend::ParsedModule> parsed = frontend::parseModuleWithRelax(file, diagnostics);
   result.diagnostics = diagnostics.render();
+  if (!parsed) return result;
+  result.module = std::move(parsed->module);
   return result;
 }
 

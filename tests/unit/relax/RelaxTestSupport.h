@@ -14,7 +14,6 @@ namespace vtac::relax_test {
 
 struct ParsedFile {
   ir::IRModule module;
-  bool bare = false;        // no @I.ir_module class
   std::string diagnostics;  // rendered errors; empty on success
 };
 

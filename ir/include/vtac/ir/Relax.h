@@ -29,10 +29,6 @@
 
 namespace vtac::ir {
 
-// Until the IR's NodeKind enumeration lists RelaxFunction, the first kind after the function
-// range stands for it (Function::classof does not cover it; IRModule stores it as any Function).
-inline constexpr NodeKind kRelaxFunctionKind = NodeKind(uint8_t(kLastFunctionKind) + 1);
-
 namespace relax {
 
 // `R.Tensor((1, n), "float32")`. An absent shape means "rank `ndim`, sizes unknown" (-1: rank
@@ -126,17 +122,18 @@ public:
                 std::vector<relax::BindingBlock> blocks, std::vector<relax::Arg> results,
                 bool resultIsTuple, relax::TensorStructInfo retSinfo, AttrMap attrs = {},
                 SourceLoc loc = {})
-      : Function(kRelaxFunctionKind, std::move(attrs), loc), params(std::move(params)),
+      : Function(NodeKind::RelaxFunction, std::move(attrs), loc), params(std::move(params)),
         symbolicVars(std::move(symbolicVars)), blocks(std::move(blocks)),
         results(std::move(results)), resultIsTuple(resultIsTuple), retSinfo(std::move(retSinfo)) {}
-  static bool classof(NodeKind k) { return k == kRelaxFunctionKind; }
+  static bool classof(NodeKind k) { return k == NodeKind::RelaxFunction; }
 };
 using RelaxFunctionRef = Ref<RelaxFunction>;
 
-// The RelaxFunction a module entry holds, or null (Function::classof does not cover its kind,
-// so use this rather than `as<>` on a FunctionRef).
+// The RelaxFunction a module entry holds, or null.
 const RelaxFunction *asRelaxFunction(const FunctionRef &function);
 bool moduleHasRelaxFunction(const IRModule &module);
+// Does the function print anything from `T.` (symbolic sizes)? (The module printer's header.)
+bool relaxFunctionUsesTir(const RelaxFunction &func);
 
 namespace relax {
 
@@ -186,14 +183,9 @@ struct RelaxPrintState {
 // this for each Relax function; `state` numbers constants across the module.
 void printRelaxFunction(const RelaxFunction &func, llvm::StringRef name, unsigned indent,
                         RelaxPrintState &state, llvm::raw_ostream &os);
-// Does the function print anything from `T.` (symbolic sizes)?
-bool relaxFunctionUsesTir(const RelaxFunction &func);
 // The comment TVM writes after a module that has constants.
 inline constexpr llvm::StringLiteral kMetadataOmittedComment =
     "# Metadata omitted. Use show_meta=True in script() method to show it.";
-// A whole module with only Relax functions (or one bare function), with TVM's header comments;
-// used until the module printer dispatches Relax functions itself.
-std::string printRelaxOnlyModule(const IRModule &module, bool bareFunction);
 
 // ---- Transformations -----------------------------------------------------------------------
 
