@@ -3,15 +3,15 @@
 namespace vtac::frontend {
 
 void DiagnosticEngine::error(ir::SourceLoc location, std::string message) {
-  if (errorCount_ > errorLimit_)
+  if (limitReached())
     return;
-  if (errorCount_++ == errorLimit_) {
+  ++errorCount_;
+  diagnostics_.push_back({ir::Severity::Error, location, std::move(message)});
+  // Like clang: say so as soon as the limit is hit, since reporting stops here.
+  if (limitReached())
     diagnostics_.push_back({ir::Severity::Note, {location.file, 0, 0},
                             "too many errors (limit " + std::to_string(errorLimit_) +
                                 "), stopping"});
-    return;
-  }
-  diagnostics_.push_back({ir::Severity::Error, location, std::move(message)});
 }
 
 std::string DiagnosticEngine::render() const {

@@ -226,17 +226,19 @@ Expr FunctionBuilder::toExprOf(const Value &value, DataType dtype, const char *w
 }
 
 bool FunctionBuilder::matchTypes(Value &a, Value &b, ir::SourceLoc at) {
-  // A Python literal takes the dtype of the other operand, as TVM converts it.
-  if (a.literal && !b.literal) {
-    DataType target = b.expr->dtype;
-    if (!(a.expr->dtype.isFloat() && !target.isFloat())) {
-      a = Value::ofExpr(toExprOf(a, target, "an operand"), a.loc);
-      if (!a.expr)
-        return false;
-    }
-  } else if (b.literal && !a.literal) {
-    return matchTypes(b, a, at);
-  }
+  // A Python literal takes the dtype of the other operand, as TVM converts it
+  // (a float literal meeting an integer makes the integer side float instead).
+  auto adopt = [&](Value &literal, const Value &typed) {
+    DataType target = typed.expr->dtype;
+    if (literal.expr->dtype.isFloat() && !target.isFloat())
+      return true;
+    literal = Value::ofExpr(toExprOf(literal, target, "an operand"), literal.loc);
+    return bool(literal.expr);
+  };
+  if (a.literal && !b.literal && !adopt(a, b))
+    return false;
+  if (b.literal && !a.literal && !adopt(b, a))
+    return false;
   DataType ta = a.expr->dtype, tb = b.expr->dtype;
   auto numeric = [](DataType t) { return t.isIntOrUInt() || t.isFloat() || t.isBool(); };
   if (ta != tb && (!numeric(ta) || !numeric(tb) ||
@@ -267,7 +269,7 @@ Value FunctionBuilder::evalBinary(NodeKind op, Value a, Value b, ir::SourceLoc a
 }
 
 Value FunctionBuilder::evalCompare(Grammar::CompareExprContext *expr) {
-  ir::SourceLoc at = loc(expr->comp_op());
+  ir::SourceLoc at = loc(expr);
   auto *op = expr->comp_op();
   NodeKind kind;
   if (op->LT()) kind = NodeKind::LT;
@@ -527,20 +529,20 @@ Value FunctionBuilder::eval(Grammar::ExprContext *expr) {
   if (auto *subscript = dynamic_cast<Grammar::SubscriptExprContext *>(expr))
     return evalSubscript(subscript);
   if (auto *add = dynamic_cast<Grammar::AddExprContext *>(expr))
-    return evalBinary(arithmeticKind(add->op), eval(add->expr(0)), eval(add->expr(1)), loc(add->op));
+    return evalBinary(arithmeticKind(add->op), eval(add->expr(0)), eval(add->expr(1)), loc(add));
   if (auto *mul = dynamic_cast<Grammar::MulExprContext *>(expr)) {
     if (mul->op->getType() == Grammar::AT) {
       error(loc(mul->op), "operator '@' is not supported in TVMScript expressions");
       return Value::invalid();
     }
-    return evalBinary(arithmeticKind(mul->op), eval(mul->expr(0)), eval(mul->expr(1)), loc(mul->op));
+    return evalBinary(arithmeticKind(mul->op), eval(mul->expr(0)), eval(mul->expr(1)), loc(mul));
   }
   if (auto *compare = dynamic_cast<Grammar::CompareExprContext *>(expr))
     return evalCompare(compare);
   if (auto *logicalAnd = dynamic_cast<Grammar::AndExprContext *>(expr))
-    return evalLogical(NodeKind::And, logicalAnd->expr(0), logicalAnd->expr(1), loc(logicalAnd->AND()));
+    return evalLogical(NodeKind::And, logicalAnd->expr(0), logicalAnd->expr(1), loc(logicalAnd));
   if (auto *logicalOr = dynamic_cast<Grammar::OrExprContext *>(expr))
-    return evalLogical(NodeKind::Or, logicalOr->expr(0), logicalOr->expr(1), loc(logicalOr->OR()));
+    return evalLogical(NodeKind::Or, logicalOr->expr(0), logicalOr->expr(1), loc(logicalOr));
   if (auto *logicalNot = dynamic_cast<Grammar::NotExprContext *>(expr)) {
     Expr operand = toExprOf(eval(logicalNot->expr()), DataType::boolTy(), "a condition");
     if (!operand)

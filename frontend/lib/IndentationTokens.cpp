@@ -96,7 +96,7 @@ private:
     return token;
   }
 
-  void startLogicalLine(const Token &first, uint32_t width);
+  void startLogicalLine(const Token &first, const Token *lineBreak, uint32_t width);
   bool checkToken(const Token &token);
   void finish(std::unique_ptr<Token> eof);
 
@@ -110,15 +110,18 @@ private:
   std::vector<std::unique_ptr<Token>> out_;
   std::vector<uint32_t> indents_{0};
   std::vector<const Token *> openBrackets_;
-  // Recursion the parser will need for the current logical line.
+  // Recursion the parser will need for the current logical line, besides
+  // one level per open bracket.
   size_t lineNesting_ = 0;
   size_t previousType_ = Token::INVALID_TYPE;
   bool lineHasTokens_ = false;
 };
 
-void TokenLayout::startLogicalLine(const Token &first, uint32_t width) {
-  if (lineHasTokens_)
-    out_.push_back(synthesize(TVMScriptLexer::NEWLINE, "\n", *out_.back()));
+// `lineBreak` is the raw NEWLINE that ended the previous line (where an
+// "unexpected end of line" points), null at the start of the file.
+void TokenLayout::startLogicalLine(const Token &first, const Token *lineBreak, uint32_t width) {
+  if (lineHasTokens_ && lineBreak)
+    out_.push_back(synthesize(TVMScriptLexer::NEWLINE, "\n", *lineBreak));
   lineHasTokens_ = true;
   lineNesting_ = 0;
   previousType_ = Token::INVALID_TYPE;
@@ -150,9 +153,11 @@ bool TokenLayout::checkToken(const Token &token) {
                                               " in program text");
   } else if (type == TVMScriptLexer::UNTERMINATED_STRING) {
     diagnostics_.error(at(token), "unterminated string literal");
+    // The string swallowed the rest of its line, closing brackets included.
+    while (!openBrackets_.empty() && openBrackets_.back()->getLine() == token.getLine())
+      openBrackets_.pop_back();
   } else if (isOpenBracket(type)) {
     openBrackets_.push_back(&token);
-    ++lineNesting_;
   } else if (isCloseBracket(type)) {
     if (openBrackets_.empty()) {
       diagnostics_.error(at(token), "unmatched '" + token.getText() + "'");
@@ -192,7 +197,7 @@ void TokenLayout::finish(std::unique_ptr<Token> eof) {
 }
 
 std::vector<std::unique_ptr<Token>> TokenLayout::run() {
-  std::unique_ptr<Token> lastNewline;
+  std::unique_ptr<Token> firstNewline, lastNewline;
   bool atFileStart = true;
   for (;;) {
     std::unique_ptr<Token> token = lexer_.nextToken();
@@ -204,14 +209,18 @@ std::vector<std::unique_ptr<Token>> TokenLayout::run() {
     if (type == TVMScriptLexer::NEWLINE) {
       // Inside brackets a line break is whitespace; otherwise only the last of
       // a run of line breaks matters, it carries the next line's indentation.
-      if (openBrackets_.empty())
-        lastNewline = std::move(token);
+      if (!openBrackets_.empty())
+        continue;
+      if (!firstNewline)
+        firstNewline = std::make_unique<antlr4::CommonToken>(token.get());
+      lastNewline = std::move(token);
       continue;
     }
     if (lastNewline || atFileStart) {
       uint32_t width = lastNewline ? indentationWidth(lastNewline->getText())
                                    : static_cast<uint32_t>(token->getCharPositionInLine());
-      startLogicalLine(*token, width);
+      startLogicalLine(*token, firstNewline ? firstNewline.get() : nullptr, width);
+      firstNewline.reset();
       lastNewline.reset();
       atFileStart = false;
     }

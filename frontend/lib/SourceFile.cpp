@@ -10,9 +10,30 @@
 
 namespace vtac::frontend {
 
+static size_t utf8SequenceLength(std::string_view text, size_t i);
+
+// The text diagnostics quote: bytes that are not UTF-8 become '?', so that an
+// error about a binary file does not write raw bytes to the terminal.
+static std::string displayText(const std::string &text) {
+  std::string shown;
+  shown.reserve(text.size());
+  for (size_t i = 0; i < text.size();) {
+    size_t length = utf8SequenceLength(text, i);
+    if (length == 0) {
+      shown += '?';
+      ++i;
+    } else {
+      shown.append(text, i, length);
+      i += length;
+    }
+  }
+  return shown;
+}
+
 SourceFile::SourceFile(std::string name, std::string text)
-    : name_(std::move(name)), text_(std::move(text)),
-      id_(ir::registerSourceFile(name_, text_)) {}
+    : name_(std::move(name)), text_(std::move(text)) {
+  id_ = ir::registerSourceFile(name_, firstInvalidUtf8().isKnown() ? displayText(text_) : text_);
+}
 
 // Length of the UTF-8 sequence starting at text[i], or 0 when it is malformed
 // (overlong forms and surrogates included, as the ANTLR decoder rejects them).

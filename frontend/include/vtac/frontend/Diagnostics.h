@@ -7,8 +7,9 @@
 //
 // (rendering is the IR's formatDiagnostic, so the frontend, the verifier and
 // later passes print alike). Libraries report into an engine and carry on;
-// only the driver decides what to print and which exit status follows. After
-// `errorLimit()` errors further reports are dropped and one note says so.
+// only the driver decides what to print and which exit status follows. The
+// `errorLimit`-th error is followed by a note saying that reporting stops; later
+// errors are dropped.
 #pragma once
 
 #include "vtac/ir/SourceLoc.h"

@@ -31,7 +31,7 @@ public:
 private:
   std::string name_;
   std::string text_;
-  uint32_t id_;
+  uint32_t id_ = 0;
 };
 
 /// Reads `path` ("-" is standard input). On failure returns false and sets
