@@ -19,6 +19,7 @@
 #include "UseScopes.h"
 #include "vtac/ir/Arith.h"
 #include "vtac/ir/Builtins.h"
+#include "vtac/ir/Relax.h"
 #include "vtac/ir/StructuralEqual.h"
 #include "vtac/ir/Visitor.h"
 
@@ -1210,30 +1211,55 @@ void reserveBuiltinNames(ScriptPrinter &printer) {
 
 const char *kIrHeader = "# from tvm.script import ir as I\n";
 const char *kTirHeader = "# from tvm.script import tir as T\n";
+const char *kRelaxHeader = "# from tvm.script import relax as R\n";
 
 }  // namespace
 
 void printModule(const IRModule &module, llvm::raw_ostream &os, const PrintOptions &options) {
-  // TVM's order: prim_funcs by name, `main` last.
+  // TVM's order: prim_funcs, then Relax functions, each by name; `main` last.
+  auto priority = [](const IRModule::Entry *e) {
+    if (e->name->name == "main") return 1000;
+    return e->function->isa<PrimFunc>() ? 1 : 3;
+  };
   std::vector<const IRModule::Entry *> order;
-  for (const auto &entry : module.functions())
-    if (entry.function->isa<PrimFunc>()) order.push_back(&entry);
-  std::stable_sort(order.begin(), order.end(), [](const IRModule::Entry *a, const IRModule::Entry *b) {
-    bool aMain = a->name->name == "main", bMain = b->name->name == "main";
-    if (aMain != bMain) return bMain;
+  bool usesTir = false, usesRelax = false;
+  for (const auto &entry : module.functions()) {
+    if (entry.function->isa<PrimFunc>()) {
+      usesTir = true;
+    } else if (const RelaxFunction *relax = asRelaxFunction(entry.function)) {
+      usesRelax = true;
+      usesTir = usesTir || relaxFunctionUsesTir(*relax);
+    } else {
+      continue;
+    }
+    order.push_back(&entry);
+  }
+  std::stable_sort(order.begin(), order.end(), [&](const IRModule::Entry *a, const IRModule::Entry *b) {
+    if (priority(a) != priority(b)) return priority(a) < priority(b);
     return a->name->name < b->name->name;
   });
-  if (options.headerComments) os << kIrHeader << kTirHeader << "\n";
+  if (options.headerComments) {
+    os << kIrHeader;
+    if (usesTir) os << kTirHeader;
+    if (usesRelax) os << kRelaxHeader;
+    os << "\n";
+  }
   os << "@I.ir_module\nclass Module:\n";
   if (order.empty()) os << "    pass\n";
+  relax::RelaxPrintState relaxState;  // numbers bound constants across the module
   for (size_t i = 0; i < order.size(); ++i) {
     if (i) os << "\n";
+    const IRModule::Entry &entry = *order[i];
+    if (const RelaxFunction *relax = asRelaxFunction(entry.function)) {
+      relax::printRelaxFunction(*relax, entry.name->name, 4, relaxState, os);
+      continue;
+    }
     ScriptPrinter printer;
     reserveBuiltinNames(printer);
     printer.reserveName("Module");
-    DocLines lines = printer.printFunction(*order[i]->function->as<PrimFunc>(), order[i]->name->name);
-    renderLines(lines, 4, os);
+    renderLines(printer.printFunction(*entry.function->as<PrimFunc>(), entry.name->name), 4, os);
   }
+  if (!relaxState.constants.empty()) os << relax::kMetadataOmittedComment << "\n";
 }
 
 void printPrimFunc(const PrimFunc &func, llvm::StringRef name, llvm::raw_ostream &os,

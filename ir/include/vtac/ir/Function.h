@@ -1,9 +1,8 @@
 // Functions and modules: the Function base (attributes), PrimFunc (a TIR function),
 // GlobalVar (a function's name inside a module) and IRModule (name -> function, in order).
 //
-// Relax functions (@R.function) are a later addition: they will be another Function subclass
-// with a kind in [kFirstFunctionKind, kLastFunctionKind]; code that only handles PrimFuncs
-// checks `func->as<PrimFunc>()`.
+// Relax functions (@R.function, Relax.h) are the other Function subclass; code that only
+// handles PrimFuncs checks `func->as<PrimFunc>()`.
 #pragma once
 
 #include <string>

@@ -39,9 +39,7 @@ enum class NodeKind : uint8_t {
   IterVar, Buffer, GlobalVar,
   // functions
   PrimFunc,
-  // The Relax function (Relax.h). It follows the function range rather than being in it
-  // until Relax.h relies on NodeKind::RelaxFunction instead of kLastFunctionKind + 1.
-  RelaxFunction,
+  RelaxFunction,  // Relax.h
 };
 
 constexpr NodeKind kFirstExprKind = NodeKind::IntImm;
@@ -51,7 +49,7 @@ constexpr NodeKind kLastBinaryKind = NodeKind::Or;
 constexpr NodeKind kFirstStmtKind = NodeKind::BufferStore;
 constexpr NodeKind kLastStmtKind = NodeKind::BlockRealize;
 constexpr NodeKind kFirstFunctionKind = NodeKind::PrimFunc;
-constexpr NodeKind kLastFunctionKind = NodeKind::PrimFunc;
+constexpr NodeKind kLastFunctionKind = NodeKind::RelaxFunction;
 constexpr size_t kNumNodeKinds = size_t(NodeKind::RelaxFunction) + 1;
 
 inline bool kindInRange(NodeKind k, NodeKind first, NodeKind last) {
