@@ -42,6 +42,7 @@ public:
     if (!consume('{')) return fail("expected '{' at the start of the header dict");
     while (true) {
       skipSpace();
+      if (pos_ == text_.size()) return fail("unterminated header dict");
       if (consume('}')) break;
       auto key = parseString();
       if (!key) return key.takeError();
@@ -121,6 +122,7 @@ private:
     std::vector<int64_t> shape;
     while (true) {
       skipSpace();
+      if (pos_ == text_.size()) return fail("unterminated tuple for 'shape'");
       if (consume(')')) return shape;
       size_t start = pos_;
       while (pos_ < text_.size() && llvm::isDigit(text_[pos_])) ++pos_;

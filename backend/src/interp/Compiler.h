@@ -88,6 +88,8 @@ private:
 
   // Statements (StmtCompiler.cpp).
   StmtPtr compileStore(const ir::BufferStore &store);
+  // buffer[i] = buffer[i] <op> value as one read-modify-write node; null if not that shape.
+  StmtPtr compileAccumulate(const ir::BufferStore &store);
   StmtPtr compileLet(const ir::LetStmt &let);
   StmtPtr compileAttr(const ir::AttrStmt &attr);
   StmtPtr compileUopScope(const ir::AttrStmt &attr);

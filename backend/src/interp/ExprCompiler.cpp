@@ -1,4 +1,5 @@
 // Expressions: IR expression -> IntExpr / FloatExpr / HandleExpr (see Compiler.h).
+#include <algorithm>
 #include <cmath>
 
 #include "Compiler.h"
@@ -32,7 +33,11 @@ template <class Cmp> IntPtr makeIntCompare(bool isUnsigned64, IntPtr a, IntPtr b
 }
 
 template <class Op> FloatPtr makeFloatBinary(FloatWidth width, FloatPtr a, FloatPtr b) {
-  return std::make_unique<FloatBinary<Op>>(width, std::move(a), std::move(b));
+  switch (width) {
+  case FloatWidth::F16: return std::make_unique<FloatBinary<Op, FloatWidth::F16>>(std::move(a), std::move(b));
+  case FloatWidth::F32: return std::make_unique<FloatBinary<Op, FloatWidth::F32>>(std::move(a), std::move(b));
+  default: return std::make_unique<FloatBinary<Op, FloatWidth::F64>>(std::move(a), std::move(b));
+  }
 }
 
 struct UnaryMath {
@@ -209,8 +214,11 @@ BufferAccess FunctionCompiler::compileAccess(const ir::Buffer &buffer,
     }
   }
   if (buffer.elemOffset) access.elemOffset = compileOperand(buffer.elemOffset);
-  access.isFlat = rank == 1 && buffer.strides.empty() && access.dims[0].extent.isConst() && access.elemOffset.isConst() &&
-                  access.elemOffset.value == 0;
+  bool noOffset = access.elemOffset.isConst() && access.elemOffset.value == 0;
+  access.isFlat = rank == 1 && buffer.strides.empty() && access.dims[0].extent.isConst() && noOffset;
+  access.isConstLayout = noOffset && std::all_of(access.dims.begin(), access.dims.end(), [](const BufferAccess::Dim &dim) {
+                           return dim.extent.isConst() && dim.stride.isConst();
+                         });
   return access;
 }
 

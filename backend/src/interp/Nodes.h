@@ -317,14 +317,18 @@ struct FPow { static double apply(double a, double b) { return std::pow(a, b); }
 
 // Exact float32 arithmetic: a double result of one + - * / on float32 inputs rounds to the
 // same float32 as the float32 operation (double has more than 2 * 24 + 2 bits).
-template <class Op> struct FloatBinary final : FloatExpr {
-  FloatWidth width;
+template <FloatWidth Width> double roundTo(double value) {
+  if constexpr (Width == FloatWidth::F32) return double(float(value));
+  else if constexpr (Width == FloatWidth::F64) return value;
+  else return roundToWidth(value, Width);
+}
+
+template <class Op, FloatWidth Width> struct FloatBinary final : FloatExpr {
   FloatPtr a, b;
-  FloatBinary(FloatWidth width, FloatPtr a, FloatPtr b) : width(width), a(std::move(a)), b(std::move(b)) {}
+  FloatBinary(FloatPtr a, FloatPtr b) : a(std::move(a)), b(std::move(b)) {}
   double eval(Frame &frame) const override {
     double x = a->eval(frame);
-    double r = Op::apply(x, b->eval(frame));
-    return width == FloatWidth::F32 ? double(float(r)) : roundToWidth(r, width);
+    return roundTo<Width>(Op::apply(x, b->eval(frame)));
   }
 };
 
@@ -401,16 +405,26 @@ struct BufferAccess {
   Operand elemOffset;  // Const 0 unless the buffer has an element offset
   // One dimension of constant extent, no offset: the lowered-TIR case, checked in two compares.
   bool isFlat = false;
+  // Constant extents and strides, no offset (TensorIR buffers of static shape).
+  bool isConstLayout = false;
 
   uint8_t *address(Frame &frame) const {
     if (isFlat) {
       int64_t index = dims[0].index.eval(frame);
       if (uint64_t(index) >= uint64_t(dims[0].extent.value)) return outOfBounds(frame, 0, index, dims[0].extent.value);
-      auto *storage = static_cast<Storage *>(frame.slots[dataSlot].p);
-      if (!storage || (index + 1) * elementBytes > storage->byteSize) return outsideStorage(frame, storage, index);
-      return storage->data + index * elementBytes;
+      return inStorage(frame, index);
     }
-    int64_t flat = elemOffset.eval(frame);
+    int64_t flat = 0;
+    if (isConstLayout) {
+      for (size_t d = 0; d < dims.size(); ++d) {
+        const Dim &dim = dims[d];
+        int64_t index = dim.index.eval(frame);
+        if (uint64_t(index) >= uint64_t(dim.extent.value)) return outOfBounds(frame, d, index, dim.extent.value);
+        flat += index * dim.stride.value;
+      }
+      return inStorage(frame, flat);
+    }
+    flat = elemOffset.eval(frame);
     for (size_t d = 0; d < dims.size(); ++d) {
       const Dim &dim = dims[d];
       int64_t index = dim.index.eval(frame);
@@ -418,6 +432,10 @@ struct BufferAccess {
       if (uint64_t(index) >= uint64_t(extent)) return outOfBounds(frame, d, index, extent);
       flat += index * dim.stride.eval(frame);
     }
+    return inStorage(frame, flat);
+  }
+
+  uint8_t *inStorage(Frame &frame, int64_t flat) const {
     auto *storage = static_cast<Storage *>(frame.slots[dataSlot].p);
     if (!storage || flat < 0 || (flat + 1) * elementBytes > storage->byteSize)
       return outsideStorage(frame, storage, flat);
@@ -477,6 +495,32 @@ template <class Element> struct FloatStore final : StmtExec {
     ++frame.statements;
     double v = value->eval(frame);
     if (uint8_t *p = access.address(frame)) Element::store(p, v);
+  }
+};
+
+// buffer[i] = buffer[i] <op> value with the address computed once (reductions, accumulations).
+template <class Element, class Op> struct IntAccumulate final : StmtExec {
+  BufferAccess access;
+  IntPtr value;
+  void exec(Frame &frame) const override {
+    ++frame.statements;
+    uint8_t *p = access.address(frame);
+    if (!p) return;
+    int64_t old = Element::load(p);
+    int64_t v = value->eval(frame);
+    Element::store(p, Op::apply(old, v));  // storing truncates to the element: the int wrap
+  }
+};
+template <class Element, class Op> struct FloatAccumulate final : StmtExec {
+  BufferAccess access;
+  FloatPtr value;
+  void exec(Frame &frame) const override {
+    ++frame.statements;
+    uint8_t *p = access.address(frame);
+    if (!p) return;
+    double old = Element::load(p);
+    double v = value->eval(frame);
+    Element::store(p, Op::apply(old, v));  // storing rounds once to the element type
   }
 };
 

@@ -166,6 +166,7 @@ StmtPtr FunctionCompiler::compileStore(const ir::BufferStore &store) {
                     store.buffer->name + "' of " + element.str());
     return std::make_unique<SeqExec>();
   }
+  if (StmtPtr accumulate = compileAccumulate(store)) return accumulate;
   BufferAccess access = compileAccess(*store.buffer, store.indices, store);
   if (element.isFloat())
     return forFloatElement(element, [&](auto tag) -> StmtPtr {
@@ -179,6 +180,54 @@ StmtPtr FunctionCompiler::compileStore(const ir::BufferStore &store) {
     node->access = std::move(access);
     node->value = compileInt(store.value);
     return node;
+  });
+}
+
+StmtPtr FunctionCompiler::compileAccumulate(const ir::BufferStore &store) {
+  auto *binary = store.value.as<ir::BinaryExpr>();
+  auto *load = binary ? binary->a.as<ir::BufferLoad>() : nullptr;
+  if (!load || load->buffer != store.buffer || load->indices.size() != store.indices.size()) return nullptr;
+  for (size_t i = 0; i < store.indices.size(); ++i)
+    if (!ir::structuralEqual(load->indices[i], store.indices[i])) return nullptr;
+  DataType element = store.buffer->dtype;
+  NodeKind op = binary->kind();
+  bool supported = op == NodeKind::Add || op == NodeKind::Sub || op == NodeKind::Mul ||
+                   ((op == NodeKind::Min || op == NodeKind::Max) && !IntType::of(element).isUInt64());
+  if (!supported) return nullptr;
+  // The load comes first in the original too: an out-of-bounds index is reported at the load.
+  BufferAccess access = compileAccess(*store.buffer, store.indices, *load);
+  if (element.isFloat())
+    return forFloatElement(element, [&](auto tag) -> StmtPtr {
+      using Element = decltype(tag);
+      auto make = [&](auto opTag) -> StmtPtr {
+        auto node = std::make_unique<FloatAccumulate<Element, decltype(opTag)>>();
+        node->access = std::move(access);
+        node->value = compileFloat(binary->b);
+        return node;
+      };
+      switch (op) {
+      case NodeKind::Add: return make(FAdd{});
+      case NodeKind::Sub: return make(FSub{});
+      case NodeKind::Mul: return make(FMul{});
+      case NodeKind::Min: return make(FMin{});
+      default: return make(FMax{});
+      }
+    });
+  return forIntElement(element, [&](auto tag) -> StmtPtr {
+    using Element = decltype(tag);
+    auto make = [&](auto opTag) -> StmtPtr {
+      auto node = std::make_unique<IntAccumulate<Element, decltype(opTag)>>();
+      node->access = std::move(access);
+      node->value = compileInt(binary->b);
+      return node;
+    };
+    switch (op) {
+    case NodeKind::Add: return make(OpAdd{});
+    case NodeKind::Sub: return make(OpSub{});
+    case NodeKind::Mul: return make(OpMul{});
+    case NodeKind::Min: return make(OpMin{});
+    default: return make(OpMax{});
+    }
   });
 }
 
@@ -341,6 +390,9 @@ StmtPtr FunctionCompiler::compileBlock(const ir::Block &block, const ir::BlockRe
     }
   }
   node->body = compileStmt(block.body);
+  // Bindings shared with the loops, no predicate, storage or init: the block is its body.
+  if (node->bindings.empty() && !node->predicate && node->allocations.empty() && !node->init)
+    return std::move(node->body);
   return node;
 }
 
