@@ -40,6 +40,10 @@ llvm::Expected<NamedTensors> prepareInputs(const GraphExecutor &executor, const 
   for (const GraphParam &param : executor.params()) {
     if (std::any_of(inputs.begin(), inputs.end(), [&](const auto &in) { return in.first == param.name; }))
       continue;
+    // With --params the caller said where the parameters come from: a gap is a mistake.
+    if (!options.paramsFile.empty())
+      return backend::diagnosticError(param.sinfo.loc, "parameter '" + param.name + "' is not in " +
+                                                           options.paramsFile + " and has no --input");
     std::vector<int64_t> shape;
     for (const ir::Expr &dim : param.sinfo.shape ? *param.sinfo.shape : std::vector<ir::Expr>{}) {
       std::optional<int64_t> value = relax::evaluateDim(dim, sizes);

@@ -3,7 +3,8 @@
 //
 //   --input NAME=PATH.npy     data of parameter NAME (others: zero-filled, or seeded random data
 //                             with --random-inputs; their shapes must follow from the given ones)
-//   --params FILE.npz         binds parameters by name (relax.transform.BindParams) first
+//   --params FILE.npz         binds parameters by name (relax.transform.BindParams) first; then
+//                             every remaining parameter needs an --input
 //   --load-library PATH.so    loads a library that registers runtime functions (repeatable)
 //   --output NAME=PATH.npy    writes result NAME (a returned variable's name);
 //   --output PATH.npy           or the only result
