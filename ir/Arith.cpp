@@ -43,6 +43,18 @@ static int64_t floorDivInt(int64_t a, int64_t b) {
 }
 static int64_t floorModInt(int64_t a, int64_t b) { return a - floorDivInt(a, b) * b; }
 
+template <class T> static Expr foldComparison(NodeKind kind, T x, T y, DataType boolTy) {
+  switch (kind) {
+  case NodeKind::EQ: return intImm(x == y, boolTy);
+  case NodeKind::NE: return intImm(x != y, boolTy);
+  case NodeKind::LT: return intImm(x < y, boolTy);
+  case NodeKind::LE: return intImm(x <= y, boolTy);
+  case NodeKind::GT: return intImm(x > y, boolTy);
+  case NodeKind::GE: return intImm(x >= y, boolTy);
+  default: return nullptr;
+  }
+}
+
 static Expr foldBothInts(NodeKind kind, DataType dtype, int64_t x, int64_t y) {
   DataType boolTy = DataType::boolTy(dtype.lanes());
   switch (kind) {
@@ -55,20 +67,13 @@ static Expr foldBothInts(NodeKind kind, DataType dtype, int64_t x, int64_t y) {
   case NodeKind::FloorMod: return y == 0 ? Expr() : literalLike(dtype, floorModInt(x, y));
   case NodeKind::Min: return literalLike(dtype, std::min(x, y));
   case NodeKind::Max: return literalLike(dtype, std::max(x, y));
-  case NodeKind::EQ: return intImm(x == y, boolTy);
-  case NodeKind::NE: return intImm(x != y, boolTy);
-  case NodeKind::LT: return intImm(x < y, boolTy);
-  case NodeKind::LE: return intImm(x <= y, boolTy);
-  case NodeKind::GT: return intImm(x > y, boolTy);
-  case NodeKind::GE: return intImm(x >= y, boolTy);
   case NodeKind::And: return intImm(x && y, boolTy);
   case NodeKind::Or: return intImm(x || y, boolTy);
-  default: return nullptr;
+  default: return foldComparison(kind, x, y, boolTy);
   }
 }
 
 static Expr foldBothFloats(NodeKind kind, DataType dtype, double x, double y) {
-  DataType boolTy = DataType::boolTy(dtype.lanes());
   switch (kind) {
   case NodeKind::Add: return floatImm(x + y, dtype);
   case NodeKind::Sub: return floatImm(x - y, dtype);
@@ -76,13 +81,7 @@ static Expr foldBothFloats(NodeKind kind, DataType dtype, double x, double y) {
   case NodeKind::Div: return y == 0 ? Expr() : floatImm(x / y, dtype);
   case NodeKind::Min: return floatImm(std::min(x, y), dtype);
   case NodeKind::Max: return floatImm(std::max(x, y), dtype);
-  case NodeKind::EQ: return intImm(x == y, boolTy);
-  case NodeKind::NE: return intImm(x != y, boolTy);
-  case NodeKind::LT: return intImm(x < y, boolTy);
-  case NodeKind::LE: return intImm(x <= y, boolTy);
-  case NodeKind::GT: return intImm(x > y, boolTy);
-  case NodeKind::GE: return intImm(x >= y, boolTy);
-  default: return nullptr;
+  default: return foldComparison(kind, x, y, DataType::boolTy(dtype.lanes()));
   }
 }
 

@@ -659,14 +659,19 @@ ScriptPrinter::BufferAttrs ScriptPrinter::bufferAttrs(const Buffer &buffer, Fram
     return false;
   };
 
+  // `(a, b)` / `(a,)`; new variables in it are declared on their own line first.
+  auto tuple = [&](const std::vector<Expr> &exprs) {
+    std::string text = "(";
+    for (size_t i = 0; i < exprs.size(); ++i) {
+      if (const Var *v = newVar(exprs[i])) declareOutOfLine(*v);
+      if (i) text += ", ";
+      printExpr(exprs[i], text);
+    }
+    return text + (exprs.size() == 1 ? ",)" : ")");
+  };
+
   BufferAttrs attrs;
-  attrs.shape = "(";
-  for (size_t i = 0; i < buffer.shape.size(); ++i) {
-    if (const Var *v = newVar(buffer.shape[i])) declareOutOfLine(*v);
-    if (i) attrs.shape += ", ";
-    printExpr(buffer.shape[i], attrs.shape);
-  }
-  attrs.shape += buffer.shape.size() == 1 ? ",)" : ")";
+  attrs.shape = tuple(buffer.shape);
   if (buffer.dtype != DataType::float32()) attrs.dtype = quoted(buffer.dtype.str());
 
   bool dataInline = false;
@@ -676,15 +681,7 @@ ScriptPrinter::BufferAttrs ScriptPrinter::bufferAttrs(const Buffer &buffer, Fram
   }
   if (!dataInline) printExpr(buffer.data, attrs.data);
 
-  if (!buffer.strides.empty()) {
-    attrs.strides = "(";
-    for (size_t i = 0; i < buffer.strides.size(); ++i) {
-      if (const Var *v = newVar(buffer.strides[i])) declareOutOfLine(*v);
-      if (i) attrs.strides += ", ";
-      printExpr(buffer.strides[i], attrs.strides);
-    }
-    attrs.strides += buffer.strides.size() == 1 ? ",)" : ")";
-  }
+  if (!buffer.strides.empty()) attrs.strides = tuple(buffer.strides);
 
   bool needsFactor = false;
   if (buffer.elemOffset) {

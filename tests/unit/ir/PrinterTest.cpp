@@ -282,3 +282,30 @@ TEST_CASE("printStmt declares free variables first", "[ir][printer]") {
         "n = T.int32()\n"
         "A[0] = n\n");
 }
+
+TEST_CASE("loop kinds, non-zero starts, thread bindings and annotations", "[ir][printer]") {
+  BufferRef A = buffer("A", {64});
+  VarRef i = makeVar("i"), t = makeVar("t"), v = makeVar("v"), s = makeVar("s");
+  IterVarRef block = make<IterVar>(makeVar("blockIdx.x"), rangeFromExtent(i32(8)), IterType::ThreadIndex, "blockIdx.x");
+  AttrMap ann;
+  ann.set("pragma_unroll_explicit", int64_t(1));
+  ann.set("list", AttrValue::Array{int64_t(1), "x"});
+  Stmt body = seq({
+      make<For>(i, i32(2), i32(8), ForKind::Serial, store(A, f32(0.0), {i})),
+      make<For>(t, i32(0), i32(8), ForKind::ThreadBinding, store(A, f32(1.0), {t}), block),
+      make<For>(v, i32(0), i32(4), ForKind::Vectorized, store(A, f32(2.0), {v})),
+      make<For>(s, i32(0), i32(4), ForKind::Serial, store(A, f32(3.0), {s}), nullptr, ann),
+  });
+  auto f = funcWithBuffers({A}, body);
+  CHECK(printPrimFunc(*f, "f", noHeader()) ==
+        "@T.prim_func\n"
+        "def f(A: T.Buffer((64,), \"float32\")):\n"
+        "    for i in range(2, 10):\n"
+        "        A[i] = T.float32(0.0)\n"
+        "    for t in T.thread_binding(8, thread=\"blockIdx.x\"):\n"
+        "        A[t] = T.float32(1.0)\n"
+        "    for v in T.vectorized(4):\n"
+        "        A[v] = T.float32(2.0)\n"
+        "    for s in T.serial(4, annotations={\"list\": [1, \"x\"], \"pragma_unroll_explicit\": 1}):\n"
+        "        A[s] = T.float32(3.0)\n");
+}
