@@ -30,7 +30,7 @@ backend::Tensor randomTensor(std::vector<int64_t> shape, uint64_t seed);
 
 // The 784-128-10 MLP's input x and parameters w0, b0, w1, b1.
 graph::NamedTensors mlpInputs(uint64_t seed);
-// relu(x @ w0.T + b0) @ w1.T + b1, in double precision then rounded.
+// The reference MLP (tests/e2e/relax/ReferenceMlp.h) of the inputs named x, w0, b0, w1, b1.
 backend::Tensor referenceMlp(const graph::NamedTensors &inputs);
 
 // Largest |a - b| over all elements (shapes must match).
