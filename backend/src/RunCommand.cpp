@@ -240,8 +240,10 @@ int runCommand(const RunOptions &options, std::ostream &out, std::ostream &error
   VTASimClearError();
   VTASimClearStats();
   Clock::time_point start = Clock::now();
+  double cpuStart = threadCpuSeconds();
   if (llvm::Error error = function.run(*arguments)) return fail(std::move(error));
   double runSeconds = secondsSince(start);
+  double runCpuSeconds = threadCpuSeconds() - cpuStart;
   std::string statsJson = VTASimStatsJSON();
 
   bool matches = true;
@@ -264,13 +266,14 @@ int runCommand(const RunOptions &options, std::ostream &out, std::ostream &error
     if (llvm::Error error = writeFileAtomically(options.statsJsonPath, statsJson + "\n")) return fail(std::move(error));
   if (options.stats) printStatsTable(statsJson, function.name().str(), out);
   if (options.timing) {
-    double host = runSeconds - timing.synchronizeSeconds;
     std::string text;
     llvm::raw_string_ostream os(text);
-    os << llvm::format("timing: parse %.4f s, host interpretation %.4f s (%llu statements), simulation %.4f s "
-                       "(%llu VTASynchronize calls)\n",
-                       main->parseSeconds, host, (unsigned long long)function.statementsExecuted(),
-                       timing.synchronizeSeconds, (unsigned long long)timing.synchronizeCalls);
+    os << llvm::format("timing: parse %.4f s, host interpretation %.4f s (%.4f s CPU, %llu statements), "
+                       "simulation %.4f s (%.4f s CPU, %llu VTASynchronize calls)\n",
+                       main->parseSeconds, runSeconds - timing.synchronizeSeconds,
+                       runCpuSeconds - timing.synchronizeCpuSeconds,
+                       (unsigned long long)function.statementsExecuted(), timing.synchronizeSeconds,
+                       timing.synchronizeCpuSeconds, (unsigned long long)timing.synchronizeCalls);
     errors << os.str();
   }
   return matches ? 0 : 1;

@@ -1,6 +1,7 @@
 #include "vtac/backend/VtaExterns.h"
 
 #include <chrono>
+#include <ctime>
 #include <string>
 
 #include <vta/runtime.h>
@@ -102,9 +103,11 @@ Body synchronize(VtaTiming *timing, bool withArguments) {
       waitCycles = uint32_t(*cycles);
     }
     auto start = std::chrono::steady_clock::now();
+    double cpuStart = threadCpuSeconds();
     VTASynchronize(cmd, waitCycles);
     if (timing) {
       timing->synchronizeSeconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+      timing->synchronizeCpuSeconds += threadCpuSeconds() - cpuStart;
       ++timing->synchronizeCalls;
     }
     return Value::fromInt(0);
@@ -112,6 +115,12 @@ Body synchronize(VtaTiming *timing, bool withArguments) {
 }
 
 }  // namespace
+
+double threadCpuSeconds() {
+  timespec now;
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &now);
+  return double(now.tv_sec) + double(now.tv_nsec) * 1e-9;
+}
 
 void registerVtaExterns(ExternRegistry &registry, VtaTiming *timing) {
   add(registry, "VTALoadBuffer2D", 12, [](llvm::ArrayRef<Value> args) -> llvm::Expected<Value> {

@@ -111,3 +111,10 @@ TEST_CASE("te_matmul and te_relu from the BlockBuilder", "[samples][mlc]") {
   for (int64_t i = 0; i < expected.numElements(); ++i) expected.setDouble(i, std::max(relu[0].doubleAt(i), 0.0));
   requireMatch(expected, relu[1]);
 }
+
+// 2^30 multiply-adds in the interpreter (about 30 s of CPU): tagged [slow], run by its own
+// ctest entry (label "slow") so that `ctest -LE slow` can skip it.
+TEST_CASE("the tensorized 1024x1024 matmul blocks (MatmulBlockModule) at full size", "[samples][mlc][slow]") {
+  auto args = runOnRandom(test::loadSample("matmul_block_module.tvm"), {{1024, 1024}, {1024, 1024}, {1024, 1024}});
+  requireMatch(matmulReference(args[0], args[1], /*transposeB=*/true), args[2]);
+}

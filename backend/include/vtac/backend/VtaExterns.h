@@ -21,11 +21,16 @@
 
 namespace vtac::backend {
 
-// Time spent inside VTASynchronize (where the simulator executes the queued program).
+// Time spent inside VTASynchronize (where the simulator executes the queued program): wall
+// time, and CPU time of the calling thread (the simulator runs on it).
 struct VtaTiming {
   double synchronizeSeconds = 0;
+  double synchronizeCpuSeconds = 0;
   uint64_t synchronizeCalls = 0;
 };
+
+// CPU time consumed by the calling thread so far, in seconds.
+double threadCpuSeconds();
 
 // Adds the VTA externs and VTA device memory to `registry`; `timing` (optional, must outlive
 // the registry's use) accumulates simulation time.
