@@ -10,7 +10,13 @@ parser grammar TVMScriptParser;
 
 options { tokenVocab = TVMScriptLexer; }
 
-file_input : ( NEWLINE | stmt )* EOF;
+// Entry points. A file is parsed one top-level definition (or one member of a
+// module class) at a time, so that only one definition's tokens and tree are
+// in memory at once: `single_stmt` for a definition, `class_header` for the
+// `@I.ir_module class Name:` line that opens a module class.
+single_stmt : stmt EOF;
+
+class_header : decorator* CLASS NAME ( LPAREN arglist? RPAREN )? COLON NEWLINE INDENT EOF;
 
 stmt : simple_stmt | compound_stmt;
 

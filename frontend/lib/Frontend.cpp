@@ -5,6 +5,10 @@
 #include "FunctionBuilder.h"
 #include "SyntaxParser.h"
 
+#include <spdlog/spdlog.h>
+
+#include <chrono>
+
 namespace vtac::frontend {
 
 namespace {
@@ -30,13 +34,14 @@ public:
   ModuleBuilder(const SourceFile &file, DiagnosticEngine &diagnostics)
       : file_(file), diagnostics_(diagnostics) {}
 
-  std::optional<ParsedModule> build(Grammar::File_inputContext *root);
+  std::optional<ParsedModule> build(SyntaxStream &syntax);
 
 private:
   ir::SourceLoc loc(const antlr4::ParserRuleContext *context) const {
     return locationOf(file_, context);
   }
   void addDefinition(Grammar::StmtContext *stmt, bool insideClass);
+  void beginClass(Grammar::Class_headerContext *header);
   void addFunction(Grammar::FuncdefContext *def, DecoratorKind kind);
   bool claimName(const std::string &name, ir::SourceLoc at);
 
@@ -111,45 +116,51 @@ void ModuleBuilder::addDefinition(Grammar::StmtContext *stmt, bool insideClass) 
     addFunction(def, kind);
     return;
   }
-  auto *cls = decorated->classdef();
-  if (kind != DecoratorKind::IRModule || insideClass) {
-    diagnostics_.error(loc(cls), insideClass ? "a module class cannot contain another class"
-                                             : "a class must be decorated with @I.ir_module");
+  // A class written on one line (`class M: pass`): its header was not split off.
+  diagnostics_.error(loc(decorated->classdef()),
+                     insideClass ? "a module class cannot contain another class"
+                                 : "a module class needs an indented body");
+}
+
+void ModuleBuilder::beginClass(Grammar::Class_headerContext *header) {
+  bool isModule = !header->decorator().empty();
+  for (auto *decorator : header->decorator())
+    isModule &= classify(decorator) == DecoratorKind::IRModule;
+  if (!isModule) {
+    diagnostics_.error(loc(header), "a class must be decorated with @I.ir_module");
     return;
   }
   if (!result_.className.empty() || !result_.module.empty() || !result_.relaxFunctions.empty()) {
-    diagnostics_.error(loc(cls), "a file holds one module: one @I.ir_module class or bare functions");
+    diagnostics_.error(loc(header), "a file holds one module: one @I.ir_module class or bare functions");
     return;
   }
-  result_.className = cls->NAME()->getText();
-  result_.module.loc = loc(cls);
-  auto *suite = cls->suite();
-  if (suite->simple_stmt()) {
-    diagnostics_.error(loc(suite), expected);
-    return;
-  }
-  for (auto *member : suite->stmt()) {
-    if (diagnostics_.limitReached())
-      return;
-    addDefinition(member, true);
-  }
+  result_.className = header->NAME()->getText();
+  result_.module.loc = loc(header);
 }
 
-std::optional<ParsedModule> ModuleBuilder::build(Grammar::File_inputContext *root) {
+std::optional<ParsedModule> ModuleBuilder::build(SyntaxStream &syntax) {
   size_t errorsBefore = diagnostics_.errorCount();
-  std::vector<Grammar::StmtContext *> stmts = root->stmt();
-  if (stmts.empty()) {
-    diagnostics_.error(file_.at(1, 1), "empty module: expected a @T.prim_func def or an @I.ir_module class");
-    return std::nullopt;
-  }
-  for (auto *stmt : stmts) {
+  bool sawPiece = false;
+  for (SyntaxPiece piece = syntax.next(); piece.kind != SyntaxPiece::Kind::End;
+       piece = syntax.next()) {
+    sawPiece = true;
     if (diagnostics_.limitReached())
       break;
-    if (!result_.className.empty()) {
-      diagnostics_.error(loc(stmt), "a file holds one module: nothing may follow the module class");
+    if (piece.kind == SyntaxPiece::Kind::ClassHeader) {
+      if (piece.header)
+        beginClass(piece.header);
+      continue;
+    }
+    if (!result_.className.empty() && !piece.insideClass) {
+      diagnostics_.error(piece.loc, "a file holds one module: nothing may follow the module class");
       break;
     }
-    addDefinition(stmt, false);
+    if (piece.stmt)
+      addDefinition(piece.stmt, piece.insideClass);
+  }
+  if (!sawPiece && !diagnostics_.hasErrors()) {
+    diagnostics_.error(file_.at(1, 1), "empty module: expected a @T.prim_func def or an @I.ir_module class");
+    return std::nullopt;
   }
   if (diagnostics_.errorCount() != errorsBefore)
     return std::nullopt;
@@ -159,10 +170,12 @@ std::optional<ParsedModule> ModuleBuilder::build(Grammar::File_inputContext *roo
 } // namespace
 
 std::optional<ParsedModule> parseModule(const SourceFile &file, DiagnosticEngine &diagnostics) {
-  SyntaxTree tree = parseSyntax(file, diagnostics);
-  if (!tree.root)
-    return std::nullopt;
-  return ModuleBuilder(file, diagnostics).build(tree.root);
+  auto start = std::chrono::steady_clock::now();
+  SyntaxStream syntax(file, diagnostics);
+  std::optional<ParsedModule> module = ModuleBuilder(file, diagnostics).build(syntax);
+  spdlog::debug("{}: parsed and built in {:.1f} ms", file.name(),
+                std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
+  return module;
 }
 
 } // namespace vtac::frontend

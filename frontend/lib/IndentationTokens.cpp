@@ -78,44 +78,32 @@ uint32_t indentationWidth(const std::string &newlineText) {
   return width;
 }
 
-class TokenLayout {
-public:
-  TokenLayout(TVMScriptLexer &lexer, const SourceFile &file, DiagnosticEngine &diagnostics)
-      : lexer_(lexer), file_(file), diagnostics_(diagnostics) {}
+} // namespace
 
-  std::vector<std::unique_ptr<Token>> run();
-
-private:
-  std::unique_ptr<Token> synthesize(size_t type, const std::string &text, const Token &at) {
-    auto token = std::make_unique<antlr4::CommonToken>(
-        std::make_pair(static_cast<antlr4::TokenSource *>(&lexer_), lexer_.getInputStream()),
-        type, Token::DEFAULT_CHANNEL, at.getStartIndex(), at.getStartIndex() - 1);
-    token->setLine(at.getLine());
-    token->setCharPositionInLine(at.getCharPositionInLine());
-    token->setText(text);
-    return token;
-  }
-
-  void startLogicalLine(const Token &first, const Token *lineBreak, uint32_t width);
-  bool checkToken(const Token &token);
-  void finish(std::unique_ptr<Token> eof);
-
-  ir::SourceLoc at(const Token &token) const {
-    return file_.at(token.getLine(), token.getCharPositionInLine() + 1);
-  }
-
-  TVMScriptLexer &lexer_;
-  const SourceFile &file_;
-  DiagnosticEngine &diagnostics_;
-  std::vector<std::unique_ptr<Token>> out_;
-  std::vector<uint32_t> indents_{0};
-  std::vector<const Token *> openBrackets_;
-  // Recursion the parser will need for the current logical line, besides
-  // one level per open bracket.
-  size_t lineNesting_ = 0;
-  size_t previousType_ = Token::INVALID_TYPE;
-  bool lineHasTokens_ = false;
+struct TokenLayout::OpenBracket {
+  size_t type;
+  std::string text;
+  size_t line, column;
 };
+
+TokenLayout::TokenLayout(TVMScriptLexer &lexer, const SourceFile &file, DiagnosticEngine &diagnostics)
+    : lexer_(lexer), file_(file), diagnostics_(diagnostics) {}
+
+TokenLayout::~TokenLayout() = default;
+
+std::unique_ptr<Token> TokenLayout::synthesize(size_t type, const std::string &text, const Token &at) {
+  auto token = std::make_unique<antlr4::CommonToken>(
+      std::make_pair(static_cast<antlr4::TokenSource *>(&lexer_), lexer_.getInputStream()), type,
+      Token::DEFAULT_CHANNEL, at.getStartIndex(), at.getStartIndex() - 1);
+  token->setLine(at.getLine());
+  token->setCharPositionInLine(at.getCharPositionInLine());
+  token->setText(text);
+  return token;
+}
+
+ir::SourceLoc TokenLayout::at(const Token &token) const {
+  return file_.at(token.getLine(), token.getCharPositionInLine() + 1);
+}
 
 // `lineBreak` is the raw NEWLINE that ended the previous line (where an
 // "unexpected end of line" points), null at the start of the file.
@@ -154,21 +142,19 @@ bool TokenLayout::checkToken(const Token &token) {
   } else if (type == TVMScriptLexer::UNTERMINATED_STRING) {
     diagnostics_.error(at(token), "unterminated string literal");
     // The string swallowed the rest of its line, closing brackets included.
-    while (!openBrackets_.empty() && openBrackets_.back()->getLine() == token.getLine())
+    while (!openBrackets_.empty() && openBrackets_.back().line == token.getLine())
       openBrackets_.pop_back();
   } else if (isOpenBracket(type)) {
-    openBrackets_.push_back(&token);
+    openBrackets_.push_back({type, token.getText(), token.getLine(), token.getCharPositionInLine() + 1});
   } else if (isCloseBracket(type)) {
     if (openBrackets_.empty()) {
       diagnostics_.error(at(token), "unmatched '" + token.getText() + "'");
     } else {
-      const Token *open = openBrackets_.back();
+      OpenBracket open = openBrackets_.back();
       openBrackets_.pop_back();
-      if (closerOf(open->getType()) != type)
-        diagnostics_.error(at(token),
-                           "closing '" + token.getText() + "' does not match opening '" +
-                               open->getText() + "' at line " +
-                               std::to_string(open->getLine()));
+      if (closerOf(open.type) != type)
+        diagnostics_.error(at(token), "closing '" + token.getText() + "' does not match opening '" +
+                                          open.text + "' at line " + std::to_string(open.line));
     }
   } else if (type == TVMScriptLexer::POWER || type == TVMScriptLexer::IF ||
              type == TVMScriptLexer::NOT || type == TVMScriptLexer::LAMBDA ||
@@ -187,59 +173,73 @@ bool TokenLayout::checkToken(const Token &token) {
 }
 
 void TokenLayout::finish(std::unique_ptr<Token> eof) {
-  for (const Token *open : openBrackets_)
-    diagnostics_.error(at(*open), "'" + open->getText() + "' was never closed");
+  for (const OpenBracket &open : openBrackets_)
+    diagnostics_.error(file_.at(open.line, open.column), "'" + open.text + "' was never closed");
   if (lineHasTokens_)
-    out_.push_back(synthesize(TVMScriptLexer::NEWLINE, "\n", *eof));
+    out_.push_back(synthesize(TVMScriptLexer::NEWLINE, "\n", firstNewline_ ? *firstNewline_ : *eof));
   for (size_t level = 1; level < indents_.size(); ++level)
     out_.push_back(synthesize(TVMScriptLexer::DEDENT, "<DEDENT>", *eof));
   out_.push_back(std::move(eof));
 }
 
-std::vector<std::unique_ptr<Token>> TokenLayout::run() {
-  std::unique_ptr<Token> firstNewline, lastNewline;
-  bool atFileStart = true;
-  for (;;) {
-    std::unique_ptr<Token> token = lexer_.nextToken();
-    size_t type = token->getType();
-    if (type == Token::EOF) {
-      finish(std::move(token));
-      return std::move(out_);
-    }
-    if (type == TVMScriptLexer::NEWLINE) {
-      // Inside brackets a line break is whitespace; otherwise only the last of
-      // a run of line breaks matters, it carries the next line's indentation.
-      if (!openBrackets_.empty())
-        continue;
-      if (!firstNewline)
-        firstNewline = std::make_unique<antlr4::CommonToken>(token.get());
-      lastNewline = std::move(token);
-      continue;
-    }
-    if (lastNewline || atFileStart) {
-      uint32_t width = lastNewline ? indentationWidth(lastNewline->getText())
-                                   : static_cast<uint32_t>(token->getCharPositionInLine());
-      startLogicalLine(*token, firstNewline ? firstNewline.get() : nullptr, width);
-      firstNewline.reset();
-      lastNewline.reset();
-      atFileStart = false;
-    }
-    bool keepGoing = checkToken(*token);
-    out_.push_back(std::move(token));
-    if (!keepGoing || diagnostics_.limitReached()) {
-      openBrackets_.clear();
-      auto eof = synthesize(Token::EOF, "<EOF>", *out_.back());
-      finish(std::move(eof));
-      return std::move(out_);
-    }
+std::unique_ptr<Token> TokenLayout::next() {
+  while (out_.empty() && !finished_)
+    step();
+  if (out_.empty())
+    return synthesize(Token::EOF, "<EOF>", *lastEof_);
+  std::unique_ptr<Token> token = std::move(out_.front());
+  out_.pop_front();
+  return token;
+}
+
+// Reads one raw token and queues what it lays out to.
+void TokenLayout::step() {
+  std::unique_ptr<Token> token = lexer_.nextToken();
+  size_t type = token->getType();
+  if (type == Token::EOF) {
+    lastEof_ = std::make_unique<antlr4::CommonToken>(token.get());
+    finish(std::move(token));
+    finished_ = true;
+    return;
+  }
+  if (type == TVMScriptLexer::NEWLINE) {
+    // Inside brackets a line break is whitespace; otherwise only the last of a
+    // run of line breaks matters, it carries the next line's indentation.
+    if (!openBrackets_.empty())
+      return;
+    if (!firstNewline_)
+      firstNewline_ = std::make_unique<antlr4::CommonToken>(token.get());
+    lastNewline_ = std::move(token);
+    return;
+  }
+  if (lastNewline_ || atFileStart_) {
+    uint32_t width = lastNewline_ ? indentationWidth(lastNewline_->getText())
+                                  : static_cast<uint32_t>(token->getCharPositionInLine());
+    startLogicalLine(*token, firstNewline_.get(), width);
+    firstNewline_.reset();
+    lastNewline_.reset();
+    atFileStart_ = false;
+  }
+  bool keepGoing = checkToken(*token);
+  std::unique_ptr<Token> eof = synthesize(Token::EOF, "<EOF>", *token);
+  out_.push_back(std::move(token));
+  if (!keepGoing || diagnostics_.limitReached()) {
+    // Stop here: the rest of the file is not looked at.
+    openBrackets_.clear();
+    lastEof_ = std::make_unique<antlr4::CommonToken>(eof.get());
+    finish(std::move(eof));
+    finished_ = true;
   }
 }
 
-} // namespace
-
 std::vector<std::unique_ptr<Token>> layOutTokens(TVMScriptLexer &lexer, const SourceFile &file,
                                                  DiagnosticEngine &diagnostics) {
-  return TokenLayout(lexer, file, diagnostics).run();
+  TokenLayout layout(lexer, file, diagnostics);
+  std::vector<std::unique_ptr<Token>> tokens;
+  do
+    tokens.push_back(layout.next());
+  while (tokens.back()->getType() != Token::EOF);
+  return tokens;
 }
 
 } // namespace vtac::frontend

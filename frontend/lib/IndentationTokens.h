@@ -12,6 +12,7 @@
 #include "vtac/frontend/Diagnostics.h"
 #include "vtac/frontend/SourceFile.h"
 
+#include <deque>
 #include <memory>
 #include <vector>
 
@@ -21,8 +22,45 @@ namespace vtac::frontend {
 /// operators on one logical line, or indentation levels) is rejected.
 constexpr size_t kMaxNestingDepth = 200;
 
+/// Lays out tokens one at a time, reading the lexer only as far as needed, so
+/// that a large file never has all its tokens in memory at once.
+class TokenLayout {
+public:
+  TokenLayout(grammar::TVMScriptLexer &lexer, const SourceFile &file, DiagnosticEngine &diagnostics);
+  ~TokenLayout();
+
+  /// The next token; EOF again and again once the input is exhausted.
+  std::unique_ptr<antlr4::Token> next();
+
+private:
+  struct OpenBracket;
+
+  void step();
+  void startLogicalLine(const antlr4::Token &first, const antlr4::Token *lineBreak, uint32_t width);
+  bool checkToken(const antlr4::Token &token);
+  void finish(std::unique_ptr<antlr4::Token> eof);
+  std::unique_ptr<antlr4::Token> synthesize(size_t type, const std::string &text,
+                                            const antlr4::Token &at);
+  ir::SourceLoc at(const antlr4::Token &token) const;
+
+  grammar::TVMScriptLexer &lexer_;
+  const SourceFile &file_;
+  DiagnosticEngine &diagnostics_;
+  std::deque<std::unique_ptr<antlr4::Token>> out_;
+  std::vector<uint32_t> indents_{0};
+  std::vector<OpenBracket> openBrackets_;
+  // Recursion the parser will need for the current logical line, besides one
+  // level per open bracket.
+  size_t lineNesting_ = 0;
+  size_t previousType_ = 0;
+  bool lineHasTokens_ = false;
+  bool atFileStart_ = true;
+  bool finished_ = false;
+  std::unique_ptr<antlr4::Token> firstNewline_, lastNewline_, lastEof_;
+};
+
+/// Every token of the input at once (for tests and small inputs).
 std::vector<std::unique_ptr<antlr4::Token>>
-layOutTokens(grammar::TVMScriptLexer &lexer, const SourceFile &file,
-             DiagnosticEngine &diagnostics);
+layOutTokens(grammar::TVMScriptLexer &lexer, const SourceFile &file, DiagnosticEngine &diagnostics);
 
 } // namespace vtac::frontend

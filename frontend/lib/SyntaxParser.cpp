@@ -97,53 +97,145 @@ private:
 
 } // namespace
 
-SyntaxTree parseSyntax(const SourceFile &file, DiagnosticEngine &diagnostics) {
-  SyntaxTree tree;
+SyntaxStream::SyntaxStream(const SourceFile &file, DiagnosticEngine &diagnostics)
+    : file_(file), diagnostics_(diagnostics) {
   ir::SourceLoc badByte = file.firstInvalidUtf8();
   if (badByte.isKnown()) {
     diagnostics.error(badByte, "file is not valid UTF-8 text");
-    return tree;
+    finished_ = true;
+    return;
   }
-  tree.input = std::make_unique<antlr4::ANTLRInputStream>(file.text());
-  tree.input->name = file.name();
-  tree.lexer = std::make_unique<TVMScriptLexer>(tree.input.get());
-  tree.lexer->removeErrorListeners();
-  size_t errorsBefore = diagnostics.errorCount();
-  auto laidOut = layOutTokens(*tree.lexer, file, diagnostics);
-  // Lexical errors (brackets, indentation, stray characters) make the parser's
-  // own messages mostly noise, so they are reported alone.
-  if (diagnostics.errorCount() != errorsBefore)
-    return tree;
-  tree.tokenSource = std::make_unique<antlr4::ListTokenSource>(std::move(laidOut));
-  tree.tokens = std::make_unique<antlr4::CommonTokenStream>(tree.tokenSource.get());
-  tree.tokens->fill();
-  tree.parser = std::make_unique<TVMScriptParser>(tree.tokens.get());
-  TVMScriptParser &parser = *tree.parser;
+  input_ = std::make_unique<antlr4::ANTLRInputStream>(file.text());
+  input_->name = file.name();
+  lexer_ = std::make_unique<TVMScriptLexer>(input_.get());
+  lexer_->removeErrorListeners();
+  layout_ = std::make_unique<TokenLayout>(*lexer_, file, diagnostics);
+}
+
+SyntaxStream::~SyntaxStream() = default;
+
+const antlr4::Token &SyntaxStream::peek() {
+  if (!peeked_)
+    peeked_ = layout_->next();
+  return *peeked_;
+}
+
+std::unique_ptr<antlr4::Token> SyntaxStream::take() {
+  std::unique_ptr<antlr4::Token> token = peeked_ ? std::move(peeked_) : layout_->next();
+  if (token->getType() == TVMScriptLexer::INDENT)
+    ++depth_;
+  else if (token->getType() == TVMScriptLexer::DEDENT)
+    --depth_;
+  return token;
+}
+
+SyntaxPiece SyntaxStream::next() {
+  pieceParser_.reset();
+  pieceStream_.reset();
+  pieceTokens_.reset();
+  SyntaxPiece piece;
+  if (finished_)
+    return piece;
+  using Token = antlr4::Token;
+  std::vector<std::unique_ptr<Token>> tokens;
+  size_t errorsBefore = diagnostics_.errorCount();
+  for (;;) {
+    size_t type = peek().getType();
+    // Blank statements between pieces, and the dedent that closes the class.
+    bool closesClass = type == TVMScriptLexer::DEDENT && memberDepth_ >= 0 && depth_ <= memberDepth_;
+    if (type != TVMScriptLexer::NEWLINE && !closesClass)
+      break;
+    take();
+    if (closesClass)
+      memberDepth_ = -1;
+  }
+  if (peek().getType() == Token::EOF) {
+    finished_ = true;
+    return piece;
+  }
+  int pieceDepth = depth_;
+  piece.loc = locationOf(file_, &peek());
+  piece.insideClass = memberDepth_ >= 0;
+  bool lineIsDecorator = false, atLineStart = true, isClassHeader = false, sawClass = false;
+  for (;;) {
+    std::unique_ptr<Token> token = take();
+    size_t type = token->getType();
+    if (type == Token::EOF) {
+      finished_ = true;
+      break;
+    }
+    if (atLineStart && depth_ == pieceDepth) {
+      lineIsDecorator = type == TVMScriptLexer::AT;
+      sawClass = sawClass || (type == TVMScriptLexer::CLASS && memberDepth_ < 0);
+    }
+    atLineStart = type == TVMScriptLexer::NEWLINE;
+    tokens.push_back(std::move(token));
+    // A piece ends where its last line ends back at its own depth; decorator
+    // lines belong to the def that follows. A module class stops after its
+    // header: its members are pieces of their own.
+    if (type == TVMScriptLexer::INDENT && sawClass && depth_ == pieceDepth + 1) {
+      isClassHeader = true;
+      memberDepth_ = depth_;
+      break;
+    }
+    bool lineEnds = type == TVMScriptLexer::NEWLINE && depth_ == pieceDepth && !lineIsDecorator &&
+                    peek().getType() != TVMScriptLexer::INDENT;
+    if (lineEnds || (type == TVMScriptLexer::DEDENT && depth_ == pieceDepth))
+      break;
+  }
+  if (tokens.empty())
+    return piece;
+  piece.kind = isClassHeader ? SyntaxPiece::Kind::ClassHeader : SyntaxPiece::Kind::Statement;
+  // Lexical errors (brackets, indentation, stray characters) make the
+  // parser's own messages mostly noise, so such a piece is not parsed.
+  if (diagnostics_.errorCount() != errorsBefore || diagnostics_.limitReached())
+    return piece;
+  antlr4::ParserRuleContext *tree = parse(std::move(tokens), isClassHeader);
+  if (isClassHeader)
+    piece.header = static_cast<grammar::TVMScriptParser::Class_headerContext *>(tree);
+  else if (tree)
+    piece.stmt = static_cast<grammar::TVMScriptParser::Single_stmtContext *>(tree)->stmt();
+  return piece;
+}
+
+antlr4::ParserRuleContext *SyntaxStream::parse(std::vector<std::unique_ptr<antlr4::Token>> tokens,
+                                               bool isClassHeader) {
+  // The piece ends with its own end of file, where the last token ends.
+  const antlr4::Token &last = *tokens.back();
+  auto eof = std::make_unique<antlr4::CommonToken>(antlr4::Token::EOF, "<EOF>");
+  eof->setLine(last.getLine());
+  eof->setCharPositionInLine(last.getCharPositionInLine());
+  tokens.push_back(std::move(eof));
+  pieceTokens_ = std::make_unique<antlr4::ListTokenSource>(std::move(tokens));
+  pieceStream_ = std::make_unique<antlr4::CommonTokenStream>(pieceTokens_.get());
+  pieceParser_ = std::make_unique<TVMScriptParser>(pieceStream_.get());
+  TVMScriptParser &parser = *pieceParser_;
+  auto entry = [&]() -> antlr4::ParserRuleContext * {
+    if (isClassHeader)
+      return parser.class_header();
+    return parser.single_stmt();
+  };
 
   parser.removeErrorListeners();
   parser.setErrorHandler(std::make_shared<antlr4::BailErrorStrategy>());
   parser.getInterpreter<antlr4::atn::ParserATNSimulator>()->setPredictionMode(
       antlr4::atn::PredictionMode::SLL);
   try {
-    tree.root = parser.file_input();
-    return tree;
+    return entry();
   } catch (antlr4::ParseCancellationException &) {
     // SLL could not decide or the input is wrong: retry with full LL, which
     // also produces the error messages.
   }
-
-  tree.tokens->seek(0);
+  pieceStream_->seek(0);
   parser.reset();
-  SyntaxErrorReporter reporter(file, diagnostics);
+  SyntaxErrorReporter reporter(file_, diagnostics_);
   parser.addErrorListener(&reporter);
   parser.setErrorHandler(std::make_shared<antlr4::DefaultErrorStrategy>());
   parser.getInterpreter<antlr4::atn::ParserATNSimulator>()->setPredictionMode(
       antlr4::atn::PredictionMode::LL);
-  auto *root = parser.file_input();
+  antlr4::ParserRuleContext *tree = entry();
   parser.removeErrorListeners();
-  if (parser.getNumberOfSyntaxErrors() == 0)
-    tree.root = root;
-  return tree;
+  return parser.getNumberOfSyntaxErrors() == 0 ? tree : nullptr;
 }
 
 } // namespace vtac::frontend
