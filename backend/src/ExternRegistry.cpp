@@ -13,26 +13,31 @@ const ExternEntry *ExternRegistry::find(llvm::StringRef name) const {
   return it == entries_.end() ? nullptr : &it->second;
 }
 
-llvm::Expected<int64_t> intArgument(llvm::StringRef function, llvm::ArrayRef<Value> args,
-                                    size_t index) {
+namespace {
+
+// args[index] when it exists and has `kind`, else an error naming the function and position.
+llvm::Expected<const Value *> argument(llvm::StringRef function, llvm::ArrayRef<Value> args, size_t index,
+                                       Value::Kind kind, llvm::StringRef kindName) {
   if (index >= args.size())
     return diagnosticError("'" + function + "' needs at least " + llvm::Twine(index + 1) +
                            " arguments, got " + llvm::Twine(args.size()));
-  if (args[index].kind != Value::Kind::Int)
-    return diagnosticError("argument " + llvm::Twine(index + 1) + " of '" + function +
-                           "' must be an integer");
-  return args[index].i;
+  if (args[index].kind != kind)
+    return diagnosticError("argument " + llvm::Twine(index + 1) + " of '" + function + "' must be " + kindName);
+  return &args[index];
 }
 
-llvm::Expected<void *> handleArgument(llvm::StringRef function, llvm::ArrayRef<Value> args,
-                                      size_t index) {
-  if (index >= args.size())
-    return diagnosticError("'" + function + "' needs at least " + llvm::Twine(index + 1) +
-                           " arguments, got " + llvm::Twine(args.size()));
-  if (args[index].kind != Value::Kind::Handle)
-    return diagnosticError("argument " + llvm::Twine(index + 1) + " of '" + function +
-                           "' must be a handle");
-  return args[index].p;
+}  // namespace
+
+llvm::Expected<int64_t> intArgument(llvm::StringRef function, llvm::ArrayRef<Value> args, size_t index) {
+  auto value = argument(function, args, index, Value::Kind::Int, "an integer");
+  if (!value) return value.takeError();
+  return (*value)->i;
+}
+
+llvm::Expected<void *> handleArgument(llvm::StringRef function, llvm::ArrayRef<Value> args, size_t index) {
+  auto value = argument(function, args, index, Value::Kind::Handle, "a handle");
+  if (!value) return value.takeError();
+  return (*value)->p;
 }
 
 }  // namespace vtac::backend

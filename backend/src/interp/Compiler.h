@@ -80,6 +80,19 @@ private:
   // Registry calls (call_extern and registered intrinsics); null when the op is not one.
   std::optional<ExternCall> compileExternCall(const ir::Call &call);
   ArgumentExpr compileArgument(const ir::Expr &expr);
+  // True when `call` has `count` arguments; otherwise records the error.
+  bool checkArity(const ir::Call &call, size_t count);
+  // cond ? a : b of any kind; `lazy` evaluates only the chosen side (T.if_then_else).
+  template <class Node, class CompileSide>
+  std::unique_ptr<Node> compileSelect(const ir::Expr &condition, const ir::Expr &a, const ir::Expr &b, bool lazy,
+                                      CompileSide compileSide) {
+    auto node = std::make_unique<Node>();
+    node->lazy = lazy;
+    node->condition = compileInt(condition);
+    node->onTrue = (this->*compileSide)(a);
+    node->onFalse = (this->*compileSide)(b);
+    return node;
+  }
   SlotAssign compileAssign(int slot, const ir::Expr &value);
   Operand compileOperand(const ir::Expr &expr);
   BufferAccess compileAccess(const ir::Buffer &buffer, const std::vector<ir::Expr> &indices,

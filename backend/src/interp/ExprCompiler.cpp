@@ -253,33 +253,23 @@ IntPtr FunctionCompiler::compileInt(const ir::Expr &expr) {
   }
   case NodeKind::Select: {
     auto &select = static_cast<const ir::Select &>(e);
-    auto node = std::make_unique<IntSelect>();
-    node->lazy = false;
-    node->condition = compileInt(select.condition);
-    node->onTrue = compileInt(select.trueValue);
-    node->onFalse = compileInt(select.falseValue);
-    return node;
+    return compileSelect<IntSelect>(select.condition, select.trueValue, select.falseValue, false,
+                                    &FunctionCompiler::compileInt);
   }
   case NodeKind::BufferLoad: {
     auto &load = static_cast<const ir::BufferLoad &>(e);
     BufferAccess access = compileAccess(*load.buffer, load.indices, e);
     DataType element = load.buffer->dtype;
-    auto make = [&](auto tag) -> IntPtr {
-      auto node = std::make_unique<IntLoad<decltype(tag)>>();
-      node->access = std::move(access);
-      return node;
-    };
-    if (element.isBool()) return make(BoolElement{});
-    bool isSigned = element.isInt();
-    switch (element.bits()) {
-    case 8: return isSigned ? make(IntElement<int8_t>{}) : make(IntElement<uint8_t>{});
-    case 16: return isSigned ? make(IntElement<int16_t>{}) : make(IntElement<uint16_t>{});
-    case 32: return isSigned ? make(IntElement<int32_t>{}) : make(IntElement<uint32_t>{});
-    case 64: return isSigned ? make(IntElement<int64_t>{}) : make(IntElement<uint64_t>{});
-    default:
+    if (element.bits() != 1 && element.bits() != 8 && element.bits() != 16 && element.bits() != 32 &&
+        element.bits() != 64) {
       fail(e, "buffer '" + load.buffer->name + "' has unsupported element type " + element.str());
       return std::make_unique<IntConst>(0);
     }
+    return forIntElement(element, [&](auto tag) -> IntPtr {
+      auto node = std::make_unique<IntLoad<decltype(tag)>>();
+      node->access = std::move(access);
+      return node;
+    });
   }
   case NodeKind::Call: return compileIntCall(static_cast<const ir::Call &>(e));
   case NodeKind::Let: {
@@ -494,19 +484,10 @@ IntPtr FunctionCompiler::compileIntCast(const ir::Cast &cast) {
 IntPtr FunctionCompiler::compileIntCall(const ir::Call &call) {
   IntType type = call.dtype.isVoid() ? IntType{} : IntType::of(call.dtype);
   const std::string &op = call.op;
-  auto needArgs = [&](size_t count) {
-    if (call.args.size() == count) return true;
-    fail(call, "'" + op + "' takes " + llvm::Twine(count) + " arguments, got " + llvm::Twine(call.args.size()));
-    return false;
-  };
+  auto needArgs = [&](size_t count) { return checkArity(call, count); };
   if (op == "tir.if_then_else") {
     if (!needArgs(3)) return std::make_unique<IntConst>(0);
-    auto node = std::make_unique<IntSelect>();
-    node->lazy = true;
-    node->condition = compileInt(call.args[0]);
-    node->onTrue = compileInt(call.args[1]);
-    node->onFalse = compileInt(call.args[2]);
-    return node;
+    return compileSelect<IntSelect>(call.args[0], call.args[1], call.args[2], true, &FunctionCompiler::compileInt);
   }
   if (op == "tir.shift_right" || op == "tir.shift_left") {
     if (!needArgs(2)) return std::make_unique<IntConst>(0);
@@ -593,6 +574,12 @@ std::optional<ExternCall> FunctionCompiler::compileExternCall(const ir::Call &ca
   return external;
 }
 
+bool FunctionCompiler::checkArity(const ir::Call &call, size_t count) {
+  if (call.args.size() == count) return true;
+  fail(call, "'" + call.op + "' takes " + llvm::Twine(count) + " arguments, got " + llvm::Twine(call.args.size()));
+  return false;
+}
+
 ArgumentExpr FunctionCompiler::compileArgument(const ir::Expr &expr) {
   ArgumentExpr argument;
   if (auto *text = expr.as<ir::StringImm>()) {
@@ -655,26 +642,17 @@ FloatPtr FunctionCompiler::compileFloat(const ir::Expr &expr) {
   }
   case NodeKind::Select: {
     auto &select = static_cast<const ir::Select &>(e);
-    auto node = std::make_unique<FloatSelect>();
-    node->lazy = false;
-    node->condition = compileInt(select.condition);
-    node->onTrue = compileFloat(select.trueValue);
-    node->onFalse = compileFloat(select.falseValue);
-    return node;
+    return compileSelect<FloatSelect>(select.condition, select.trueValue, select.falseValue, false,
+                                      &FunctionCompiler::compileFloat);
   }
   case NodeKind::BufferLoad: {
     auto &load = static_cast<const ir::BufferLoad &>(e);
     BufferAccess access = compileAccess(*load.buffer, load.indices, e);
-    auto make = [&](auto tag) -> FloatPtr {
+    return forFloatElement(load.buffer->dtype, [&](auto tag) -> FloatPtr {
       auto node = std::make_unique<FloatLoad<decltype(tag)>>();
       node->access = std::move(access);
       return node;
-    };
-    switch (load.buffer->dtype.bits()) {
-    case 16: return make(HalfElement{});
-    case 32: return make(FloatElement<float>{});
-    default: return make(FloatElement<double>{});
-    }
+    });
   }
   case NodeKind::Call: return compileFloatCall(static_cast<const ir::Call &>(e));
   case NodeKind::Let: {
@@ -712,19 +690,10 @@ FloatPtr FunctionCompiler::compileFloat(const ir::Expr &expr) {
 FloatPtr FunctionCompiler::compileFloatCall(const ir::Call &call) {
   FloatWidth width = floatWidthOf(call.dtype);
   const std::string &op = call.op;
-  auto needArgs = [&](size_t count) {
-    if (call.args.size() == count) return true;
-    fail(call, "'" + op + "' takes " + llvm::Twine(count) + " arguments, got " + llvm::Twine(call.args.size()));
-    return false;
-  };
+  auto needArgs = [&](size_t count) { return checkArity(call, count); };
   if (op == "tir.if_then_else") {
     if (!needArgs(3)) return std::make_unique<FloatConst>(0);
-    auto node = std::make_unique<FloatSelect>();
-    node->lazy = true;
-    node->condition = compileInt(call.args[0]);
-    node->onTrue = compileFloat(call.args[1]);
-    node->onFalse = compileFloat(call.args[2]);
-    return node;
+    return compileSelect<FloatSelect>(call.args[0], call.args[1], call.args[2], true, &FunctionCompiler::compileFloat);
   }
   if (op == "tir.tvm_thread_context" || op == "tir.likely") {
     if (!needArgs(1)) return std::make_unique<FloatConst>(0);
@@ -775,12 +744,8 @@ HandlePtr FunctionCompiler::compileHandle(const ir::Expr &expr) {
     if ((call->op == "tir.tvm_thread_context" || call->op == "tir.likely") && call->args.size() == 1)
       return compileHandle(call->args[0]);
     if (call->op == "tir.if_then_else" && call->args.size() == 3) {
-      auto node = std::make_unique<HandleSelect>();
-      node->lazy = true;
-      node->condition = compileInt(call->args[0]);
-      node->onTrue = compileHandle(call->args[1]);
-      node->onFalse = compileHandle(call->args[2]);
-      return node;
+      return compileSelect<HandleSelect>(call->args[0], call->args[1], call->args[2], true,
+                                         &FunctionCompiler::compileHandle);
     }
     if (auto external = compileExternCall(*call)) {
       auto node = std::make_unique<HandleCall>();

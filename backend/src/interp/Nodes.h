@@ -464,6 +464,25 @@ struct HalfElement {
   static void store(uint8_t *p, double value);
 };
 
+// Calls make(ElementTag{}) for the element type of a buffer (integer/bool or float family).
+template <class Make> auto forIntElement(ir::DataType element, Make &&make) {
+  if (element.isBool()) return make(BoolElement{});
+  bool isSigned = element.isInt();
+  switch (element.bits()) {
+  case 8: return isSigned ? make(IntElement<int8_t>{}) : make(IntElement<uint8_t>{});
+  case 16: return isSigned ? make(IntElement<int16_t>{}) : make(IntElement<uint16_t>{});
+  case 32: return isSigned ? make(IntElement<int32_t>{}) : make(IntElement<uint32_t>{});
+  default: return isSigned ? make(IntElement<int64_t>{}) : make(IntElement<uint64_t>{});
+  }
+}
+template <class Make> auto forFloatElement(ir::DataType element, Make &&make) {
+  switch (element.bits()) {
+  case 16: return make(HalfElement{});
+  case 32: return make(FloatElement<float>{});
+  default: return make(FloatElement<double>{});
+  }
+}
+
 template <class Element> struct IntLoad final : IntExpr {
   BufferAccess access;
   int64_t eval(Frame &frame) const override {

@@ -70,25 +70,6 @@ private:
   llvm::DenseSet<const ir::Var *> seen_, bound_;
 };
 
-template <class Make> StmtPtr forIntElement(DataType element, Make &&make) {
-  if (element.isBool()) return make(BoolElement{});
-  bool isSigned = element.isInt();
-  switch (element.bits()) {
-  case 8: return isSigned ? make(IntElement<int8_t>{}) : make(IntElement<uint8_t>{});
-  case 16: return isSigned ? make(IntElement<int16_t>{}) : make(IntElement<uint16_t>{});
-  case 32: return isSigned ? make(IntElement<int32_t>{}) : make(IntElement<uint32_t>{});
-  default: return isSigned ? make(IntElement<int64_t>{}) : make(IntElement<uint64_t>{});
-  }
-}
-
-template <class Make> StmtPtr forFloatElement(DataType element, Make &&make) {
-  switch (element.bits()) {
-  case 16: return make(HalfElement{});
-  case 32: return make(FloatElement<float>{});
-  default: return make(FloatElement<double>{});
-  }
-}
-
 }  // namespace
 
 StmtPtr FunctionCompiler::compileStmt(const ir::Stmt &stmt) {
