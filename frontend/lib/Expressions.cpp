@@ -115,7 +115,7 @@ static std::string decodeStringLiteral(const std::string &token) {
 
 Value FunctionBuilder::evalAtom(Grammar::AtomContext *atom) {
   ir::SourceLoc at = loc(atom);
-  if (auto *name = dynamic_cast<Grammar::NameAtomContext *>(atom)) {
+  if (auto *name = exactly<Grammar::NameAtomContext>(atom)) {
     std::string text = name->NAME()->getText();
     if (const Value *value = lookup(text)) {
       Value copy = *value;
@@ -128,7 +128,7 @@ Value FunctionBuilder::evalAtom(Grammar::AtomContext *atom) {
     error(at, "undefined name '" + text + "'");
     return Value::invalid();
   }
-  if (auto *integer = dynamic_cast<Grammar::IntAtomContext *>(atom)) {
+  if (auto *integer = exactly<Grammar::IntAtomContext>(atom)) {
     std::optional<int64_t> value = parseIntegerLiteral(integer->INTEGER()->getText());
     if (!value) {
       error(at, "integer literal " + integer->INTEGER()->getText() + " does not fit in 64 bits");
@@ -139,31 +139,31 @@ Value FunctionBuilder::evalAtom(Grammar::AtomContext *atom) {
     return Value::ofExpr(ir::intImm(*value, fits32 ? DataType::int32() : DataType::int64(), at),
                          at, true);
   }
-  if (auto *number = dynamic_cast<Grammar::FloatAtomContext *>(atom)) {
+  if (auto *number = exactly<Grammar::FloatAtomContext>(atom)) {
     double value = std::strtod(withoutUnderscores(number->FLOAT_NUMBER()->getText()).c_str(), nullptr);
     return Value::ofExpr(ir::floatImm(value, DataType::float32(), at), at, true);
   }
-  if (auto *strings = dynamic_cast<Grammar::StringAtomContext *>(atom)) {
+  if (auto *strings = exactly<Grammar::StringAtomContext>(atom)) {
     std::string text;
     for (auto *piece : strings->STRING())
       text += decodeStringLiteral(piece->getText());
     return Value::ofString(std::move(text), at);
   }
-  if (dynamic_cast<Grammar::NoneAtomContext *>(atom))
+  if (exactly<Grammar::NoneAtomContext>(atom))
     return Value::none(at);
-  if (dynamic_cast<Grammar::TrueAtomContext *>(atom))
+  if (exactly<Grammar::TrueAtomContext>(atom))
     return Value::ofExpr(ir::boolImm(true, at), at, true);
-  if (dynamic_cast<Grammar::FalseAtomContext *>(atom))
+  if (exactly<Grammar::FalseAtomContext>(atom))
     return Value::ofExpr(ir::boolImm(false, at), at, true);
-  if (auto *paren = dynamic_cast<Grammar::ParenAtomContext *>(atom)) {
+  if (auto *paren = exactly<Grammar::ParenAtomContext>(atom)) {
     // `(e)` is e itself; a comma (or nothing) makes a tuple.
     if (paren->expr().size() == 1 && paren->COMMA().empty())
       return eval(paren->expr(0));
     return Value::ofItems(Value::Kind::Tuple, evalList(paren->expr()), at);
   }
-  if (auto *list = dynamic_cast<Grammar::ListAtomContext *>(atom))
+  if (auto *list = exactly<Grammar::ListAtomContext>(atom))
     return Value::ofItems(Value::Kind::List, evalList(list->expr()), at);
-  if (auto *dict = dynamic_cast<Grammar::DictAtomContext *>(atom)) {
+  if (auto *dict = exactly<Grammar::DictAtomContext>(atom)) {
     std::vector<Value> items;
     for (auto *entry : dict->dict_entry()) {
       items.push_back(eval(entry->expr(0)));
@@ -283,7 +283,7 @@ Value FunctionBuilder::evalCompare(Grammar::CompareExprContext *expr) {
     return Value::invalid();
   }
   // Python chains comparisons: `a < b < c` means `a < b and b < c`.
-  auto *left = dynamic_cast<Grammar::CompareExprContext *>(expr->expr(0));
+  auto *left = exactly<Grammar::CompareExprContext>(expr->expr(0));
   if (left) {
     Value chained = evalCompare(left);
     Value middle = eval(left->expr(1));
@@ -390,7 +390,7 @@ CallArgs FunctionBuilder::evalArgs(Grammar::ArglistContext *arglist, ir::SourceL
   if (!arglist)
     return args;
   for (auto *argument : arglist->argument()) {
-    if (auto *keyword = dynamic_cast<Grammar::KeywordArgumentContext *>(argument)) {
+    if (auto *keyword = exactly<Grammar::KeywordArgumentContext>(argument)) {
       std::string name = keyword->NAME()->getText();
       if (args.keyword(name))
         error(loc(keyword), "keyword argument '" + name + "' repeated");
@@ -520,38 +520,38 @@ static NodeKind arithmeticKind(const antlr4::Token *op) {
 }
 
 Value FunctionBuilder::eval(Grammar::ExprContext *expr) {
-  if (auto *atom = dynamic_cast<Grammar::AtomExprContext *>(expr))
+  if (auto *atom = exactly<Grammar::AtomExprContext>(expr))
     return evalAtom(atom->atom());
-  if (auto *call = dynamic_cast<Grammar::CallExprContext *>(expr))
+  if (auto *call = exactly<Grammar::CallExprContext>(expr))
     return evalCall(call);
-  if (auto *attribute = dynamic_cast<Grammar::AttributeExprContext *>(expr))
+  if (auto *attribute = exactly<Grammar::AttributeExprContext>(expr))
     return evalAttribute(attribute);
-  if (auto *subscript = dynamic_cast<Grammar::SubscriptExprContext *>(expr))
+  if (auto *subscript = exactly<Grammar::SubscriptExprContext>(expr))
     return evalSubscript(subscript);
-  if (auto *add = dynamic_cast<Grammar::AddExprContext *>(expr))
+  if (auto *add = exactly<Grammar::AddExprContext>(expr))
     return evalBinary(arithmeticKind(add->op), eval(add->expr(0)), eval(add->expr(1)), loc(add));
-  if (auto *mul = dynamic_cast<Grammar::MulExprContext *>(expr)) {
+  if (auto *mul = exactly<Grammar::MulExprContext>(expr)) {
     if (mul->op->getType() == Grammar::AT) {
       error(loc(mul->op), "operator '@' is not supported in TVMScript expressions");
       return Value::invalid();
     }
     return evalBinary(arithmeticKind(mul->op), eval(mul->expr(0)), eval(mul->expr(1)), loc(mul));
   }
-  if (auto *compare = dynamic_cast<Grammar::CompareExprContext *>(expr))
+  if (auto *compare = exactly<Grammar::CompareExprContext>(expr))
     return evalCompare(compare);
-  if (auto *logicalAnd = dynamic_cast<Grammar::AndExprContext *>(expr))
+  if (auto *logicalAnd = exactly<Grammar::AndExprContext>(expr))
     return evalLogical(NodeKind::And, logicalAnd->expr(0), logicalAnd->expr(1), loc(logicalAnd));
-  if (auto *logicalOr = dynamic_cast<Grammar::OrExprContext *>(expr))
+  if (auto *logicalOr = exactly<Grammar::OrExprContext>(expr))
     return evalLogical(NodeKind::Or, logicalOr->expr(0), logicalOr->expr(1), loc(logicalOr));
-  if (auto *logicalNot = dynamic_cast<Grammar::NotExprContext *>(expr)) {
+  if (auto *logicalNot = exactly<Grammar::NotExprContext>(expr)) {
     Expr operand = toExprOf(eval(logicalNot->expr()), DataType::boolTy(), "a condition");
     if (!operand)
       return Value::invalid();
     return Value::ofExpr(ir::notExpr(operand, loc(expr)), loc(expr));
   }
-  if (auto *unary = dynamic_cast<Grammar::UnaryExprContext *>(expr))
+  if (auto *unary = exactly<Grammar::UnaryExprContext>(expr))
     return evalUnary(unary);
-  if (auto *conditional = dynamic_cast<Grammar::ConditionalExprContext *>(expr)) {
+  if (auto *conditional = exactly<Grammar::ConditionalExprContext>(expr)) {
     // `a if c else b` is T.Select(c, a, b).
     Value trueValue = eval(conditional->expr(0));
     Expr condition = toExprOf(eval(conditional->expr(1)), DataType::boolTy(), "a condition");
@@ -572,16 +572,16 @@ Value FunctionBuilder::eval(Grammar::ExprContext *expr) {
     args.positional = {eval(a), eval(b)};
     return callBuiltin(builtin, args, args.loc);
   };
-  if (auto *shift = dynamic_cast<Grammar::ShiftExprContext *>(expr))
+  if (auto *shift = exactly<Grammar::ShiftExprContext>(expr))
     return bitwise(shift->LSHIFT() ? "T.shift_left" : "T.shift_right", shift->expr(0), shift->expr(1));
-  if (auto *bitAnd = dynamic_cast<Grammar::BitAndExprContext *>(expr))
+  if (auto *bitAnd = exactly<Grammar::BitAndExprContext>(expr))
     return bitwise("T.bitwise_and", bitAnd->expr(0), bitAnd->expr(1));
-  if (auto *bitOr = dynamic_cast<Grammar::BitOrExprContext *>(expr))
+  if (auto *bitOr = exactly<Grammar::BitOrExprContext>(expr))
     return bitwise("T.bitwise_or", bitOr->expr(0), bitOr->expr(1));
-  if (auto *bitXor = dynamic_cast<Grammar::BitXorExprContext *>(expr))
+  if (auto *bitXor = exactly<Grammar::BitXorExprContext>(expr))
     return bitwise("T.bitwise_xor", bitXor->expr(0), bitXor->expr(1));
-  const char *what = dynamic_cast<Grammar::PowerExprContext *>(expr) ? "'**'"
-                     : dynamic_cast<Grammar::LambdaExprContext *>(expr) ? "lambda"
+  const char *what = exactly<Grammar::PowerExprContext>(expr) ? "'**'"
+                     : exactly<Grammar::LambdaExprContext>(expr) ? "lambda"
                                                                         : "this expression";
   error(loc(expr), std::string(what) + " is not supported in TVMScript expressions");
   return Value::invalid();

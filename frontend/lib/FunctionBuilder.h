@@ -22,6 +22,7 @@
 #include "vtac/ir/Function.h"
 
 #include <functional>
+#include <typeinfo>
 #include <optional>
 #include <string>
 #include <unordered_map>
@@ -39,6 +40,13 @@ struct CallArgs {
 
   const Value *keyword(const std::string &name) const;
 };
+
+/// `context` as the labelled-alternative class T when it is exactly that
+/// class, else null: dynamic_cast without its cost (a type_info address
+/// comparison; the generated classes live in one binary and have no subclasses).
+template <class T, class Context> T *exactly(Context *context) {
+  return context && &typeid(*context) == &typeid(T) ? static_cast<T *>(context) : nullptr;
+}
 
 /// Whether `path` names a builtin known to the frontend (for "unknown function").
 bool isKnownBuiltin(const std::string &path);

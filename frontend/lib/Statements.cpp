@@ -105,8 +105,8 @@ static std::optional<NodeKind> augmentedKind(Grammar::AugassignContext *op) {
 
 // The name a target expression binds, or "" when it is not a plain name.
 static std::string plainName(Grammar::ExprContext *target) {
-  if (auto *atom = dynamic_cast<Grammar::AtomExprContext *>(target))
-    if (auto *name = dynamic_cast<Grammar::NameAtomContext *>(atom->atom()))
+  if (auto *atom = exactly<Grammar::AtomExprContext>(target))
+    if (auto *name = exactly<Grammar::NameAtomContext>(atom->atom()))
       return name->NAME()->getText();
   return "";
 }
@@ -144,7 +144,7 @@ FunctionBuilder::buildAssignment(Grammar::Expr_stmtContext *stmt, std::vector<St
       error(at, "a tuple is not a statement");
       return std::nullopt;
     }
-    if (auto *call = dynamic_cast<Grammar::CallExprContext *>(targets[0]))
+    if (auto *call = exactly<Grammar::CallExprContext>(targets[0]))
       return buildCallStatement(call, out);
     Value value = eval(targets[0]);
     if (value.kind == Value::Kind::String)
@@ -155,7 +155,7 @@ FunctionBuilder::buildAssignment(Grammar::Expr_stmtContext *stmt, std::vector<St
   }
 
   if (auto *augmented = stmt->augassign()) {
-    auto *store = dynamic_cast<Grammar::SubscriptExprContext *>(targets[0]);
+    auto *store = exactly<Grammar::SubscriptExprContext>(targets[0]);
     if (targetIsTuple || !store) {
       error(at, "augmented assignment is only supported on buffer elements, as in B[i] += x");
       return std::nullopt;
@@ -176,7 +176,7 @@ FunctionBuilder::buildAssignment(Grammar::Expr_stmtContext *stmt, std::vector<St
   bool valueIsTuple = values.size() > 1 || !valueList->COMMA().empty();
 
   if (!targetIsTuple)
-    if (auto *store = dynamic_cast<Grammar::SubscriptExprContext *>(targets[0])) {
+    if (auto *store = exactly<Grammar::SubscriptExprContext>(targets[0])) {
       Value value = valueIsTuple ? Value::ofItems(Value::Kind::Tuple, evalList(values), at)
                                  : eval(values[0]);
       if (Stmt built = buildStore(store, value, std::nullopt, at))
@@ -236,7 +236,7 @@ std::optional<FunctionBuilder::Wrapper> FunctionBuilder::chain(std::vector<Wrapp
 std::optional<FunctionBuilder::Wrapper>
 FunctionBuilder::assignOne(const NameList &names, Grammar::ExprContext *valueExpr,
                            std::optional<DataType> annotation, ir::SourceLoc at) {
-  if (auto *call = dynamic_cast<Grammar::CallExprContext *>(valueExpr)) {
+  if (auto *call = exactly<Grammar::CallExprContext>(valueExpr)) {
     Value callee = eval(call->expr());
     if (callee.isInvalid()) {
       for (const auto &[name, where] : names)
@@ -636,7 +636,7 @@ Stmt FunctionBuilder::buildFor(Grammar::For_stmtContext *stmt) {
   ir::SourceLoc at = loc(stmt);
   auto names = targetNames(stmt->targetlist());
   std::vector<Grammar::ExprContext *> iterables = stmt->testlist()->expr();
-  auto *call = iterables.size() == 1 ? dynamic_cast<Grammar::CallExprContext *>(iterables[0]) : nullptr;
+  auto *call = iterables.size() == 1 ? exactly<Grammar::CallExprContext>(iterables[0]) : nullptr;
   Value callee = call ? eval(call->expr()) : Value::invalid();
   if (!call || callee.kind != Value::Kind::Path) {
     if (!call || !callee.isInvalid())
@@ -740,7 +740,7 @@ Stmt FunctionBuilder::buildWith(Grammar::With_stmtContext *stmt) {
     return nullptr;
   }
   auto *item = stmt->with_item(0);
-  auto *call = dynamic_cast<Grammar::CallExprContext *>(item->expr());
+  auto *call = exactly<Grammar::CallExprContext>(item->expr());
   Value callee = call ? eval(call->expr()) : Value::invalid();
   if (!call || callee.kind != Value::Kind::Path) {
     if (!call || !callee.isInvalid())
