@@ -15,31 +15,27 @@ bool isRelaxDecorated(Grammar::DecoratedContext *decorated) {
   return false;
 }
 
-void addRelaxFunctions(const std::vector<Grammar::StmtContext *> &stmts, const SourceFile &file,
-                       DiagnosticEngine &diagnostics, const std::string &className, ir::IRModule &module) {
-  for (Grammar::StmtContext *stmt : stmts) {
-    Grammar::Compound_stmtContext *compound = stmt->compound_stmt();
-    Grammar::DecoratedContext *decorated = compound ? compound->decorated() : nullptr;
-    if (!decorated) continue;
-    if (Grammar::ClassdefContext *cls = decorated->classdef()) {
-      if (!cls->suite()->simple_stmt())
-        addRelaxFunctions(cls->suite()->stmt(), file, diagnostics, cls->NAME()->getText(), module);
-      continue;
-    }
-    if (!isRelaxDecorated(decorated)) continue;
-    Grammar::FuncdefContext *def = decorated->funcdef();
-    if (ir::RelaxFunctionRef func = RelaxFunctionBuilder(file, diagnostics, className).build(def))
-      module.add(def->NAME()->getText(), func);
-  }
-}
-
 } // namespace
 
 std::optional<ParsedModule> parseModuleWithRelax(const SourceFile &file, DiagnosticEngine &diagnostics) {
   std::optional<ParsedModule> parsed = parseModule(file, diagnostics);
   if (!parsed) return std::nullopt;
-  SyntaxTree tree = parseSyntax(file, diagnostics);
-  addRelaxFunctions(tree.root->stmt(), file, diagnostics, parsed->className, parsed->module);
+  // A second pass over the pieces, building what parseModule recorded as skipped.
+  SyntaxStream syntax(file, diagnostics);
+  std::string className;
+  for (SyntaxPiece piece = syntax.next(); piece.kind != SyntaxPiece::Kind::End; piece = syntax.next()) {
+    if (piece.kind == SyntaxPiece::Kind::ClassHeader) {
+      if (piece.header) className = piece.header->NAME()->getText();
+      continue;
+    }
+    Grammar::Compound_stmtContext *compound = piece.stmt ? piece.stmt->compound_stmt() : nullptr;
+    Grammar::DecoratedContext *decorated = compound ? compound->decorated() : nullptr;
+    if (!decorated || !decorated->funcdef() || !isRelaxDecorated(decorated)) continue;
+    Grammar::FuncdefContext *def = decorated->funcdef();
+    std::string moduleName = piece.insideClass ? className : "";
+    if (ir::RelaxFunctionRef func = RelaxFunctionBuilder(file, diagnostics, moduleName).build(def))
+      parsed->module.add(def->NAME()->getText(), func);
+  }
   if (!diagnostics.hasErrors()) checkRelaxCalls(parsed->module, diagnostics);
   if (diagnostics.hasErrors()) return std::nullopt;
   parsed->relaxFunctions.clear();
