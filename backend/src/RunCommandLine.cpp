@@ -52,7 +52,7 @@ void registerRunCommand(CLI::App &app, std::function<bool()> &action) {
   command->add_option("--input", *inputs, "NAME=PATH.npy: data of parameter NAME")
       ->check(CLI::Validator(checkAssignment, "NAME=PATH"));
   command->add_flag("--random-inputs", options->randomInputs,
-                    "Fill every parameter without --input with seeded random data (see RandomFill.h)");
+                    "Fill every parameter without --input with seeded random data (SplitMix64 per parameter, documented in backend/include/vtac/backend/RandomFill.h)");
   command->add_option("--seed", options->seed, "Seed of --random-inputs (default 0)");
   command->add_option("--size", *sizes, "VAR=VALUE: value of a symbolic size no input determines")
       ->check(CLI::Validator(checkSize, "VAR=VALUE"));
