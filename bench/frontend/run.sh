@@ -19,10 +19,12 @@ lines=$(wc -l < "$module")
 report=$(mktemp)
 /usr/bin/time -v "$build/bin/vtac" print "$module" 2> "$report" > /dev/null
 seconds=$(awk -F': ' '/Elapsed \(wall clock\)/ {n = split($2, t, ":"); s = 0; for (i = 1; i <= n; i++) s = s * 60 + t[i]; print s}' "$report")
+cpu=$(awk -F': ' '/User time|System time/ {s += $2} END {print s}' "$report")
 peak_kb=$(awk -F': ' '/Maximum resident set size/ {print $2}' "$report")
 rm -f "$report"
-awk -v b="$bytes" -v l="$lines" -v s="$seconds" -v m="$peak_kb" 'BEGIN {
+awk -v b="$bytes" -v l="$lines" -v s="$seconds" -v c="$cpu" -v m="$peak_kb" 'BEGIN {
   printf "input: %d lines, %.2f MB\n", l, b / 1e6
-  printf "time:  %.3f s   (%.2f MB/s, %.0f lines/s)\n", s, b / 1e6 / s, l / s
+  printf "wall:  %.3f s   (%.2f MB/s, %.0f lines/s)\n", s, b / 1e6 / s, l / s
+  printf "cpu:   %.3f s   (%.2f MB/s, %.0f lines/s)\n", c, b / 1e6 / c, l / c
   printf "peak:  %.1f MB  (%.1fx the input)\n", m / 1024, m * 1024 / b
 }'
