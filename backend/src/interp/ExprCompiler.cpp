@@ -4,6 +4,7 @@
 
 #include "Compiler.h"
 #include "vtac/backend/Diagnostic.h"
+#include "vtac/backend/Tensor.h"
 
 namespace vtac::backend::interp {
 
@@ -172,6 +173,11 @@ BufferAccess FunctionCompiler::compileAccess(const ir::Buffer &buffer,
     return access;
   }
   access.dataSlot = data->slot;
+  if (!isSupportedTensorType(buffer.dtype)) {  // the element types loads and stores know
+    fail(at, "buffer '" + buffer.name + "' has element type " + buffer.dtype.str() +
+                 ", which the interpreter does not support");
+    return access;
+  }
   size_t rank = buffer.shape.size();
   if (indices.size() != rank) {
     fail(at, "buffer '" + buffer.name + "' has " + llvm::Twine(rank) + " dimensions but is accessed with " +
@@ -260,11 +266,6 @@ IntPtr FunctionCompiler::compileInt(const ir::Expr &expr) {
     auto &load = static_cast<const ir::BufferLoad &>(e);
     BufferAccess access = compileAccess(*load.buffer, load.indices, e);
     DataType element = load.buffer->dtype;
-    if (element.bits() != 1 && element.bits() != 8 && element.bits() != 16 && element.bits() != 32 &&
-        element.bits() != 64) {
-      fail(e, "buffer '" + load.buffer->name + "' has unsupported element type " + element.str());
-      return std::make_unique<IntConst>(0);
-    }
     return forIntElement(element, [&](auto tag) -> IntPtr {
       auto node = std::make_unique<IntLoad<decltype(tag)>>();
       node->access = std::move(access);

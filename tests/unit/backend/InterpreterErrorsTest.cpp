@@ -120,3 +120,17 @@ def main(A: T.Buffer((2, 3), "int8")):
   REQUIRE(!sizes);
   CHECK(llvm::toString(sizes.takeError()) == "error: parameter 'A' has element type int8, the input has float32");
 }
+
+TEST_CASE("buffers of element types without a storage format are rejected at compile time", "[interpreter][errors]") {
+  auto function = test::parseFunction(R"(
+@T.prim_func
+def main(A: T.Buffer((4,), "int32")):
+    B = T.alloc_buffer((4,), "int4")
+    for i in range(4):
+        B[i] = T.Cast("int4", A[i])
+)");
+  ExternRegistry registry;
+  auto compiled = CompiledFunction::compile(function, "main", registry);
+  REQUIRE(!compiled);
+  CHECK_THAT(llvm::toString(compiled.takeError()), Catch::Contains("buffer 'B' has element type int4, which the interpreter does not support"));
+}
