@@ -524,8 +524,9 @@ void ScriptPrinter::printExpr(const Expr &expr, std::string &out) {
     out += "T.Let(";
     printExpr(let.body, out);
     out += ", where={";
-    if (!isDefined(let.var.get())) defineVar(*let.var, top());
-    appendBinding(let.var.get(), out);
+    if (!isDefined(let.var.get()) && !frames_.empty()) defineVar(*let.var, top());
+    if (isDefined(let.var.get())) appendBinding(let.var.get(), out);
+    else out += let.var->name;
     out += ": ";
     printExpr(let.value, out);
     out += "})";

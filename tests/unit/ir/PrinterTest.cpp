@@ -123,6 +123,14 @@ TEST_CASE("nodes that an operator would fold or retype print as T.<Op> calls", "
   CHECK(printExpr(addExpr(n, intImm(128, DataType::int64()))) == "n + T.int64(128)");
 }
 
+TEST_CASE("vector and let expressions", "[ir][printer]") {
+  VarRef x = makeVar("x"), y = makeVar("y");
+  CHECK(printExpr(make<Ramp>(x, i32(1), 4)) == "T.Ramp(x, 1, 4)");
+  CHECK(printExpr(make<Broadcast>(f32(0.0), 8)) == "T.Broadcast(T.float32(0.0), 8)");
+  CHECK(printExpr(make<Let>(y, addExpr(x, i32(1)), mulExpr(y, y))) == "T.Let(y * y, where={y: x + 1})");
+  CHECK(printExpr(make<Select>(boolImm(false), x, y)) == "T.Select(T.bool(False), x, y)");
+}
+
 TEST_CASE("literals, casts and calls", "[ir][printer]") {
   VarRef x = makeVar("x", DataType::int32());
   CHECK(printExpr(floatImm(0.0)) == "T.float32(0.0)");
