@@ -205,7 +205,7 @@ Value rangeBuiltin(FunctionBuilder &b, CallArgs &args, ir::SourceLoc at, const s
   Value range;
   range.kind = Value::Kind::Range;
   range.loc = at;
-  range.ranges.push_back(ir::rangeFromBeginEnd(begin.expr, end.expr));
+  range.ranges.push_back(rangeBetween(begin.expr, end.expr));
   return range;
 }
 

@@ -4,11 +4,19 @@
 #include "FunctionBuilder.h"
 
 #include "vtac/ir/Arith.h"
+#include "vtac/ir/StructuralEqual.h"
 
 namespace vtac::frontend {
 
 using ir::DataType;
 using ir::Expr;
+
+ir::Range rangeBetween(Expr begin, Expr end) {
+  if (auto *sum = end.as<ir::BinaryExpr>())
+    if (sum->kind() == ir::NodeKind::Add && ir::structuralEqual(sum->a, begin))
+      return {begin, sum->b};
+  return ir::rangeFromBeginEnd(std::move(begin), std::move(end));
+}
 
 std::optional<DataType> FunctionBuilder::toDataType(const Value &value) {
   std::string spelling;
@@ -161,7 +169,7 @@ ir::Range FunctionBuilder::toRange(const Value &domain, DataType dtype) {
     Expr end = toExprOf(domain.items[1], dtype, "a domain bound");
     if (!begin || !end)
       return {};
-    return ir::rangeFromBeginEnd(begin, end);
+    return rangeBetween(begin, end);
   }
   Expr extent = toExprOf(domain, dtype, "a domain extent");
   if (!extent)

@@ -426,7 +426,7 @@ static ir::Range sliceRange(const ir::Buffer &buffer, size_t dim, const Expr &st
   Expr begin = start ? start : ir::intImm(0, stop ? stop->dtype : DataType::int32());
   Expr end = stop ? stop : buffer.shape[dim];
   ir::matchBinaryTypes(begin, end);
-  return ir::rangeFromBeginEnd(begin, end);
+  return rangeBetween(begin, end);
 }
 
 Value FunctionBuilder::evalIndex(const Value &object, Grammar::SubscriptlistContext *subscripts,

@@ -41,6 +41,11 @@ struct CallArgs {
   const Value *keyword(const std::string &name) const;
 };
 
+/// The range [begin, end). The printer writes a range as `min:min + extent`,
+/// so an `end` of that shape gives back exactly `extent` (round trips stay
+/// stable); anything else is ir::rangeFromBeginEnd (extent simplified).
+ir::Range rangeBetween(ir::Expr begin, ir::Expr end);
+
 /// `context` as the labelled-alternative class T when it is exactly that
 /// class, else null: dynamic_cast without its cost (a type_info address
 /// comparison; the generated classes live in one binary and have no subclasses).

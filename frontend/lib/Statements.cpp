@@ -662,7 +662,7 @@ Stmt FunctionBuilder::buildFor(Grammar::For_stmtContext *stmt) {
       error(hi.loc, "loop bounds must be integers, got " + lo.expr->dtype.str());
       return {};
     }
-    return ir::rangeFromBeginEnd(lo.expr, hi.expr);
+    return rangeBetween(lo.expr, hi.expr);
   };
   const std::string &path = callee.text;
   if (path == "T.grid") {
