@@ -161,7 +161,7 @@ int sugarPrecedence(NodeKind kind) {
 // operands already share a dtype and the operator would not fold (see Arith.h).
 bool printsAsOperator(const BinaryExpr &op) {
   NodeKind kind = op.kind();
-  if (!sugarToken(kind)) return false;
+  if (!sugarToken(kind) || !op.a || !op.b) return false;
   if (op.a->dtype != op.b->dtype) return false;
   if (kind == NodeKind::Div && !op.a->dtype.isFloat()) return false;
   if (BinaryExpr::isLogical(kind) && !op.a->dtype.isBool()) return false;
@@ -368,6 +368,7 @@ ScriptPrinter::Frame *ScriptPrinter::frameForFreeObject(const Node *obj) {
 // ---- expressions ---------------------------------------------------------------------------
 
 int ScriptPrinter::precedenceOf(const Expr &e) const {
+  if (!e) return kPrecAtom;
   if (const auto *bin = e.as<BinaryExpr>()) return printsAsOperator(*bin) ? sugarPrecedence(bin->kind()) : kPrecAtom;
   if (const auto *n = e.as<Not>()) return n->a.isa<IntImm>() || n->a.isa<FloatImm>() ? kPrecAtom : kPrecNot;
   return kPrecAtom;
@@ -478,6 +479,11 @@ void ScriptPrinter::printRegion(const BufferRegion &region, std::string &out) {
 }
 
 void ScriptPrinter::printExpr(const Expr &expr, std::string &out) {
+  // Ill-formed trees (a pass that left a field empty) still print, for debugging.
+  if (!expr) {
+    out += "None";
+    return;
+  }
   const ExprNode &e = *expr;
   switch (e.kind()) {
   case NodeKind::IntImm: printIntImm(static_cast<const IntImm &>(e), out); return;
@@ -635,6 +641,7 @@ ScriptPrinter::BufferAttrs ScriptPrinter::bufferAttrs(const Buffer &buffer, Fram
     while (!work.empty()) {
       const ExprNode *e = work.back();
       work.pop_back();
+      if (!e) continue;
       if (const auto *v = e->as<Var>()) ++useCount[v];
       else if (const auto *bin = e->as<BinaryExpr>()) work.insert(work.end(), {bin->a.get(), bin->b.get()});
       else if (const auto *c = e->as<Cast>()) work.push_back(c->value.get());
@@ -771,6 +778,7 @@ void ScriptPrinter::printBody(const Stmt &stmt, Frame &frame) {
 }
 
 DocLines ScriptPrinter::printStmt(const Stmt &stmt) {
+  if (!stmt) return {};
   const StmtNode &s = *stmt;
   switch (s.kind()) {
   case NodeKind::BufferStore: {
@@ -827,6 +835,7 @@ DocLines ScriptPrinter::printFor(const For &loop) {
     while (!work.empty() && !found) {
       const ExprNode *n = work.back();
       work.pop_back();
+      if (!n) continue;
       if (const auto *v = n->as<Var>()) found = gridVars.count(v) != 0;
       else if (const auto *bin = n->as<BinaryExpr>()) work.insert(work.end(), {bin->a.get(), bin->b.get()});
       else if (const auto *c = n->as<Cast>()) work.push_back(c->value.get());
@@ -861,7 +870,7 @@ DocLines ScriptPrinter::printFor(const For &loop) {
   }
 
   std::string args;
-  if (isZero(loop.min)) {
+  if (isZero(loop.min) || !loop.min || !loop.extent) {
     printExpr(loop.extent, args);
   } else {
     printExpr(loop.min, args);

@@ -96,6 +96,7 @@ void UseScopes::visitAttrs(const AttrMap &attrs) {
 }
 
 void UseScopes::visitExpr(const Expr &expr) {
+  if (!expr) return;
   const ExprNode &e = *expr;
   switch (e.kind()) {
   case NodeKind::Var: use(&e); return;
@@ -142,6 +143,7 @@ void UseScopes::visitExpr(const Expr &expr) {
 }
 
 void UseScopes::visitStmt(const Stmt &stmt) {
+  if (!stmt) return;
   enter(stmt.get());
   const StmtNode &s = *stmt;
   switch (s.kind()) {

@@ -22,6 +22,10 @@ public:
   }
 
   void visitStmt(const Stmt &s) override {
+    if (!s) {
+      diagnostics_.push_back({locations_.back(), "missing statement (an empty field)"});
+      return;
+    }
     locations_.push_back(s->loc().isKnown() ? s->loc() : locations_.back());
     StmtExprVisitor::visitStmt(s);
     locations_.pop_back();
@@ -30,6 +34,10 @@ public:
   // Expressions refine the location too, except variables (their location is where they
   // were declared, not where they are used).
   void visitExpr(const Expr &e) override {
+    if (!e) {
+      diagnostics_.push_back({locations_.back(), "missing expression (an empty field)"});
+      return;
+    }
     bool refines = e->loc().isKnown() && !e.isa<Var>();
     if (refines) locations_.push_back(e->loc());
     StmtExprVisitor::visitExpr(e);
@@ -45,11 +53,11 @@ public:
   void visitBinary(const BinaryExpr &op) override {
     StmtExprVisitor::visitBinary(op);
     const char *name = nodeKindName(op.kind());
-    if (op.a->dtype != op.b->dtype) {
-      report(op, std::string("operands of ") + name + " have different dtypes (" + op.a->dtype.str() +
-                     " and " + op.b->dtype.str() + ")");
-    } else if (BinaryExpr::isLogical(op.kind()) && !op.a->dtype.isBool()) {
-      report(op, std::string("operands of ") + name + " must be bool, not " + op.a->dtype.str());
+    if (dtypeOf(op.a) != dtypeOf(op.b)) {
+      report(op, std::string("operands of ") + name + " have different dtypes (" + dtypeOf(op.a).str() +
+                     " and " + dtypeOf(op.b).str() + ")");
+    } else if (BinaryExpr::isLogical(op.kind()) && !dtypeOf(op.a).isBool()) {
+      report(op, std::string("operands of ") + name + " must be bool, not " + dtypeOf(op.a).str());
     }
   }
 
@@ -61,7 +69,7 @@ public:
   void visitSelect(const Select &op) override {
     StmtExprVisitor::visitSelect(op);
     requireBool(op.condition, op, "condition of Select");
-    if (op.trueValue->dtype != op.falseValue->dtype) report(op, "branches of Select have different dtypes");
+    if (dtypeOf(op.trueValue) != dtypeOf(op.falseValue)) report(op, "branches of Select have different dtypes");
   }
 
   void visitCall(const Call &op) override {
@@ -72,13 +80,13 @@ public:
         return;
       }
       requireBool(op.args[0], op, "condition of T.if_then_else");
-      if (op.args[1]->dtype != op.args[2]->dtype) report(op, "branches of T.if_then_else have different dtypes");
+      if (dtypeOf(op.args[1]) != dtypeOf(op.args[2])) report(op, "branches of T.if_then_else have different dtypes");
     }
   }
 
   void visitLet(const Let &op) override {
     visitExpr(op.value);
-    if (op.value->dtype != op.var->dtype) report(op, "let value dtype differs from variable '" + op.var->name + "'");
+    if (dtypeOf(op.value) != op.var->dtype) report(op, "let value dtype differs from variable '" + op.var->name + "'");
     define(*op.var, op);
     visitExpr(op.body);
     inScope_.erase(op.var.get());
@@ -93,18 +101,18 @@ public:
   void visitBufferStore(const BufferStore &op) override {
     checkAccess(op.buffer, op.indices, op);
     StmtExprVisitor::visitBufferStore(op);
-    int lanes = op.indices.empty() ? 1 : op.indices.back()->dtype.lanes();
+    int lanes = op.indices.empty() ? 1 : dtypeOf(op.indices.back()).lanes();
     DataType expected = op.buffer->dtype.withLanes(op.buffer->dtype.lanes() * lanes);
-    if (op.value->dtype != expected) {
-      report(op, "stored value has dtype " + op.value->dtype.str() + " but buffer '" + op.buffer->name +
+    if (dtypeOf(op.value) != expected) {
+      report(op, "stored value has dtype " + dtypeOf(op.value).str() + " but buffer '" + op.buffer->name +
                      "' holds " + expected.str());
     }
   }
 
   void visitLetStmt(const LetStmt &op) override {
     visitExpr(op.value);
-    if (op.value->dtype != op.var->dtype) {
-      report(op, "value of '" + op.var->name + "' has dtype " + op.value->dtype.str() + ", the variable " +
+    if (dtypeOf(op.value) != op.var->dtype) {
+      report(op, "value of '" + op.var->name + "' has dtype " + dtypeOf(op.value).str() + ", the variable " +
                      op.var->dtype.str());
     }
     define(*op.var, op);
@@ -138,9 +146,9 @@ public:
     visitExpr(op.min);
     visitExpr(op.extent);
     DataType t = op.loopVar->dtype;
-    if (op.min->dtype != t || op.extent->dtype != t) {
-      report(op, "bounds of loop '" + op.loopVar->name + "' (" + op.min->dtype.str() + ", " +
-                     op.extent->dtype.str() + ") differ from its variable's dtype " + t.str());
+    if (dtypeOf(op.min) != t || dtypeOf(op.extent) != t) {
+      report(op, "bounds of loop '" + op.loopVar->name + "' (" + dtypeOf(op.min).str() + ", " +
+                     dtypeOf(op.extent).str() + ") differ from its variable's dtype " + t.str());
     }
     if ((op.forKind == ForKind::ThreadBinding) != bool(op.threadBinding))
       report(op, "loop '" + op.loopVar->name + "': a thread binding goes with kind thread_binding only");
@@ -162,7 +170,7 @@ public:
   void visitAllocate(const Allocate &op) override {
     visitExprs(op.extents);
     for (const Expr &e : op.extents)
-      if (!e->dtype.isIntOrUInt()) report(op, "allocation extent of '" + op.bufferVar->name + "' is not an integer");
+      if (!dtypeOf(e).isIntOrUInt()) report(op, "allocation extent of '" + op.bufferVar->name + "' is not an integer");
     if (op.condition) {
       visitExpr(op.condition);
       requireBool(op.condition, op, "allocation condition");
@@ -190,9 +198,9 @@ public:
     } else {
       for (size_t i = 0; i < op.iterValues.size(); ++i) {
         const Var &v = *block.iterVars[i]->var;
-        if (op.iterValues[i]->dtype != v.dtype) {
+        if (dtypeOf(op.iterValues[i]) != v.dtype) {
           report(op, "binding of '" + v.name + "' in block '" + block.name + "' has dtype " +
-                         op.iterValues[i]->dtype.str() + ", the variable " + v.dtype.str());
+                         dtypeOf(op.iterValues[i]).str() + ", the variable " + v.dtype.str());
         }
       }
     }
@@ -228,8 +236,11 @@ private:
     diagnostics_.push_back({at.loc().isKnown() ? at.loc() : locations_.back(), std::move(message)});
   }
 
+  // Missing expressions are reported on their own; here they have no dtype.
+  static DataType dtypeOf(const Expr &e) { return e ? e->dtype : DataType::voidTy(); }
+
   void requireBool(const Expr &e, const Node &at, const char *what) {
-    if (!e->dtype.isBool()) report(at, std::string(what) + " has dtype " + e->dtype.str() + ", expected bool");
+    if (e && !dtypeOf(e).isBool()) report(at, std::string(what) + " has dtype " + dtypeOf(e).str() + ", expected bool");
   }
 
   // Returns false (after reporting) when the variable is already in scope.
@@ -270,7 +281,7 @@ private:
                      std::to_string(indices.size()) + " indices");
     }
     for (const Expr &i : indices)
-      if (!i->dtype.isIntOrUInt()) report(at, "index into buffer '" + buffer->name + "' has dtype " + i->dtype.str());
+      if (!dtypeOf(i).isIntOrUInt()) report(at, "index into buffer '" + buffer->name + "' has dtype " + dtypeOf(i).str());
   }
 
   void checkRegion(const BufferRegion &region, const Node &at) {

@@ -94,3 +94,14 @@ TEST_CASE("iteration variables of T.attr scopes are in scope for their bodies", 
   auto f = funcWithBuffers({}, make<AttrStmt>(iv, "coproc_scope", i32(2), inner));
   CHECK(messages(*f).empty());
 }
+
+TEST_CASE("empty fields are reported, not dereferenced", "[ir][verifier]") {
+  BufferRef A = buffer("A", {4});
+  VarRef i = makeVar("i");
+  Stmt broken = make<For>(i, i32(0), Expr(), ForKind::Serial, store(A, Expr(), {i}));
+  auto f = funcWithBuffers({A}, broken);
+  Messages found = messages(*f);
+  CHECK(std::count(found.begin(), found.end(), "missing expression (an empty field)") == 2);
+  // The printer shows the hole instead of crashing (for --print-after-all of a broken pass).
+  CHECK(printPrimFunc(*f, "f").find("for i in range(None):\n        A[i] = None\n") != std::string::npos);
+}
