@@ -1,10 +1,12 @@
 // TVM's operator semantics (type matching, constant folding) and the linear simplifier.
 #include "vtac/ir/Arith.h"
 
+#include <algorithm>
 #include <cmath>
 
 #include "LinearForm.h"
 #include "vtac/ir/StructuralEqual.h"
+#include "vtac/ir/Visitor.h"
 
 namespace vtac::ir {
 
@@ -320,6 +322,32 @@ Range rangeFromBeginEnd(Expr begin, Expr end) {
   if (isZero(begin)) return Range{std::move(begin), std::move(end)};
   Expr extent = simplify(subExpr(end, begin));
   return Range{std::move(begin), std::move(extent)};
+}
+
+std::optional<LinearEquation> detectLinearEquation(const Expr &e, const std::vector<VarRef> &vars) {
+  auto form = detail::toLinearForm(e);
+  if (!form) return std::nullopt;
+  auto isTarget = [&](const Node &n) {
+    return std::any_of(vars.begin(), vars.end(), [&](const VarRef &v) { return v.get() == &n; });
+  };
+  LinearEquation eq;
+  eq.coeffs.assign(vars.size(), 0);
+  detail::LinearForm rest;
+  rest.constant = form->constant;
+  for (const detail::LinearTerm &t : form->terms) {
+    if (t.coeff == 0) continue;
+    auto it = std::find_if(vars.begin(), vars.end(), [&](const VarRef &v) { return v == t.atom; });
+    if (it != vars.end()) {
+      eq.coeffs[it - vars.begin()] += t.coeff;
+      continue;
+    }
+    bool mentionsTarget = false;
+    preOrderVisit(t.atom, [&](const Node &n) { mentionsTarget |= isTarget(n); });
+    if (mentionsTarget) return std::nullopt;
+    rest.addTerm(t.atom, t.coeff);
+  }
+  eq.base = detail::fromLinearForm(rest, e->dtype);
+  return eq;
 }
 
 }  // namespace vtac::ir

@@ -87,3 +87,37 @@ TEST_CASE("slice ranges have simplified extents", "[ir][arith]") {
   CHECK(fromZero.extent == n);
   CHECK(rangeFromBeginEnd(i32(2), addExpr(n, i32(2))).extent == n);
 }
+
+TEST_CASE("linear equations in chosen variables", "[ir][arith]") {
+  VarRef i = makeVar("i"), j = makeVar("j"), n = makeVar("n");
+  // (i * 16 + j) * 4 + n * 2 - 3 in (i, j): coefficients 64 and 4, base n * 2 - 3.
+  Expr e = (i * 16 + j) * 4 + n * 2 - 3;
+  auto eq = detectLinearEquation(e, {i, j});
+  REQUIRE(eq);
+  CHECK(eq->coeffs == std::vector<int64_t>{64, 4});
+  CHECK(structuralEqual(eq->base, n * 2 - 3));
+  // A variable that does not occur has coefficient 0; a constant expression is all base.
+  auto constant = detectLinearEquation(i32(7), {i});
+  REQUIRE(constant);
+  CHECK(constant->coeffs == std::vector<int64_t>{0});
+  CHECK(asConstInt(constant->base) == 7);
+  // Not linear in i.
+  CHECK(!detectLinearEquation(floorDivExpr(i, i32(2)) + j, {i, j}));
+  CHECK(!detectLinearEquation(mulExpr(i, j), {i}));
+  // Linear in j once i is not a target: i // 2 is part of the base.
+  auto partial = detectLinearEquation(floorDivExpr(i, i32(2)) + j, {j});
+  REQUIRE(partial);
+  CHECK(partial->coeffs == std::vector<int64_t>{1});
+  CHECK(printExpr(partial->base) == "i // 2");
+}
+
+TEST_CASE("expression operators follow the operator semantics", "[ir][arith]") {
+  VarRef i = makeVar("i");
+  VarRef n = makeVar("n", DataType::int64());
+  CHECK(printExpr(i * 16 + 1) == "i * 16 + 1");
+  CHECK(i + 0 == i);
+  Expr wide = n - 1;
+  CHECK(wide->dtype == DataType::int64());
+  CHECK(printExpr(wide) == "n - T.int64(1)");
+  CHECK(asConstInt(i32(3) * i32(5)) == 15);
+}

@@ -17,6 +17,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <vector>
 
 #include "vtac/ir/Expr.h"
 
@@ -55,5 +56,24 @@ Expr simplify(const Expr &e);
 // Range with min `begin` and extent `end - begin` (simplified); extent is `end` itself when
 // begin is literal zero.
 Range rangeFromBeginEnd(Expr begin, Expr end);
+
+// e == coeffs[0] * vars[0] + ... + coeffs[n-1] * vars[n-1] + base, with integer literal
+// coefficients and a base that mentions none of `vars` (TVM's DetectLinearEquation, for
+// integer expressions); nullopt when e is not of that form (a var under a division, a
+// product of two vars, ...). The base is in simplify()'s canonical form.
+struct LinearEquation {
+  std::vector<int64_t> coeffs;
+  Expr base;
+};
+std::optional<LinearEquation> detectLinearEquation(const Expr &e, const std::vector<VarRef> &vars);
+
+// Operators for building expressions in passes: the same semantics as the functions above
+// (`i * 16 + j`, `n - 1`; an integer operand becomes a literal of the other side's type).
+inline Expr operator+(const Expr &a, const Expr &b) { return addExpr(a, b); }
+inline Expr operator-(const Expr &a, const Expr &b) { return subExpr(a, b); }
+inline Expr operator*(const Expr &a, const Expr &b) { return mulExpr(a, b); }
+inline Expr operator+(const Expr &a, int64_t b) { return addExpr(a, intImm(b, a->dtype)); }
+inline Expr operator-(const Expr &a, int64_t b) { return subExpr(a, intImm(b, a->dtype)); }
+inline Expr operator*(const Expr &a, int64_t b) { return mulExpr(a, intImm(b, a->dtype)); }
 
 }  // namespace vtac::ir
