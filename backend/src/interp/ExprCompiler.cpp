@@ -221,8 +221,8 @@ BufferAccess FunctionCompiler::compileAccess(const ir::Buffer &buffer,
   }
   if (buffer.elemOffset) access.elemOffset = compileOperand(buffer.elemOffset);
   bool noOffset = access.elemOffset.isConst() && access.elemOffset.value == 0;
-  access.isFlat = rank == 1 && buffer.strides.empty() && access.dims[0].extent.isConst() && noOffset;
-  access.isConstLayout = noOffset && std::all_of(access.dims.begin(), access.dims.end(), [](const BufferAccess::Dim &dim) {
+  access.isFlat = rank == 1 && buffer.strides.empty() && noOffset;
+  access.isConstLayout = rank > 1 && noOffset && std::all_of(access.dims.begin(), access.dims.end(), [](const BufferAccess::Dim &dim) {
                            return dim.extent.isConst() && dim.stride.isConst();
                          });
   return access;

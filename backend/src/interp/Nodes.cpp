@@ -94,23 +94,20 @@ int64_t IntFromFloat::eval(Frame &frame) const {
 }
 
 uint8_t *BufferAccess::outOfBounds(Frame &frame, size_t dim, int64_t index, int64_t extent) const {
-  if (dims.size() == 1)
-    frame.trap(loc, "index " + std::to_string(index) + " is out of bounds for buffer '" +
-                        bufferName + "' of extent " + std::to_string(extent));
-  else
-    frame.trap(loc, "index " + std::to_string(index) + " is out of bounds for dimension " +
-                        std::to_string(dim) + " of buffer '" + bufferName + "' (extent " +
-                        std::to_string(extent) + ")");
+  frame.trap(loc, "index " + std::to_string(index) + " is out of bounds for dimension " + std::to_string(dim) +
+                      " of buffer '" + bufferName + "' (extent " + std::to_string(extent) + ")");
   return nullptr;
 }
 
 uint8_t *BufferAccess::outsideStorage(Frame &frame, const Storage *storage, int64_t flat) const {
   if (!storage)
     frame.trap(loc, "buffer '" + bufferName + "' has no storage");
+  else if (dims.size() == 1 && elemOffset.isConst() && elemOffset.value == 0)
+    frame.trap(loc, "index " + std::to_string(flat) + " is out of bounds for buffer '" + bufferName +
+                        "' (its allocation holds " + std::to_string(storage->byteSize / elementBytes) + " elements)");
   else
     frame.trap(loc, "element " + std::to_string(flat) + " of buffer '" + bufferName +
-                        "' lies outside its allocation of " + std::to_string(storage->byteSize) +
-                        " bytes");
+                        "' lies outside its allocation of " + std::to_string(storage->byteSize) + " bytes");
   return nullptr;
 }
 

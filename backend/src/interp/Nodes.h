@@ -391,8 +391,11 @@ struct Operand {
   bool isConst() const { return kind == Kind::Const; }
 };
 
-// The address of buffer[indices]: every index is checked against its dimension's extent and
-// the element against the storage it lives in, so no access leaves its allocation.
+// The address of buffer[indices]. The element must lie inside the storage the buffer views,
+// so no access leaves its allocation; indices of multi-dimensional buffers must also lie inside
+// their dimension's extent. A one-dimensional buffer is lowered TIR's view of raw memory (TVM
+// declares (16384,) views over a 32768-element allocation after merging buffers and indexes
+// them past 16384), so its declared extent is not a bound.
 struct BufferAccess {
   struct Dim {
     Operand index, extent, stride;
@@ -403,17 +406,13 @@ struct BufferAccess {
   ir::SourceLoc loc;
   std::vector<Dim> dims;
   Operand elemOffset;  // Const 0 unless the buffer has an element offset
-  // One dimension of constant extent, no offset: the lowered-TIR case, checked in two compares.
+  // One dimension, compact, no offset: the lowered-TIR case, one check against the storage.
   bool isFlat = false;
-  // Constant extents and strides, no offset (TensorIR buffers of static shape).
+  // Several dimensions of constant extents and strides, no offset (static TensorIR buffers).
   bool isConstLayout = false;
 
   uint8_t *address(Frame &frame) const {
-    if (isFlat) {
-      int64_t index = dims[0].index.eval(frame);
-      if (uint64_t(index) >= uint64_t(dims[0].extent.value)) return outOfBounds(frame, 0, index, dims[0].extent.value);
-      return inStorage(frame, index);
-    }
+    if (isFlat) return inStorage(frame, dims[0].index.eval(frame));
     int64_t flat = 0;
     if (isConstLayout) {
       for (size_t d = 0; d < dims.size(); ++d) {
@@ -428,8 +427,10 @@ struct BufferAccess {
     for (size_t d = 0; d < dims.size(); ++d) {
       const Dim &dim = dims[d];
       int64_t index = dim.index.eval(frame);
-      int64_t extent = dim.extent.eval(frame);
-      if (uint64_t(index) >= uint64_t(extent)) return outOfBounds(frame, d, index, extent);
+      if (dims.size() > 1) {
+        int64_t extent = dim.extent.eval(frame);
+        if (uint64_t(index) >= uint64_t(extent)) return outOfBounds(frame, d, index, extent);
+      }
       flat += index * dim.stride.eval(frame);
     }
     return inStorage(frame, flat);
@@ -437,7 +438,8 @@ struct BufferAccess {
 
   uint8_t *inStorage(Frame &frame, int64_t flat) const {
     auto *storage = static_cast<Storage *>(frame.slots[dataSlot].p);
-    if (!storage || flat < 0 || (flat + 1) * elementBytes > storage->byteSize)
+    // The first test also catches negative and huge indices, so the product cannot overflow.
+    if (!storage || uint64_t(flat) >= uint64_t(storage->byteSize) || (flat + 1) * elementBytes > storage->byteSize)
       return outsideStorage(frame, storage, flat);
     return storage->data + flat * elementBytes;
   }
