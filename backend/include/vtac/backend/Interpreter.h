@@ -6,8 +6,10 @@
 // narrowing casts; Div/Mod truncate, FloorDiv/FloorMod (TVMScript's // and %) floor;
 // shift_right of a signed value is arithmetic; floats are IEEE at their own width (float32
 // results are rounded to float32 after each operation). T.if_then_else evaluates only the
-// chosen branch, `and`/`or` short-circuit. Every buffer access is checked against the
-// buffer's shape and against its allocation; an out-of-bounds access, a division by zero, a
+// chosen branch, `and`/`or` short-circuit. Every buffer access is checked against its
+// allocation, and indices of multi-dimensional buffers against their extents (a flat buffer of
+// lowered TIR is a view of raw memory: TVM indexes merged buffers past their declared extent);
+// an out-of-bounds access, a division by zero, a
 // float-to-int cast out of range, a failing extern or a variable nobody binds stops the run
 // with an error at the source location of the offending expression. Allocations start
 // zero-filled. Loops of every kind (parallel, vectorized, thread bindings) run sequentially.
