@@ -796,7 +796,8 @@ Stmt FunctionBuilder::buildWith(Grammar::With_stmtContext *stmt) {
     pushScope();
     Stmt init = buildSuite(stmt->suite());
     popScope();
-    block->init = init ? init : noOp(at);
+    // Blocks nested in the init may have moved the frames: look the block up again.
+    currentBlock()->init = init ? init : noOp(at);
     return nullptr;
   }
   if (path == "T.attr") {

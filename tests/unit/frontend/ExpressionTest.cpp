@@ -57,7 +57,8 @@ TEST_CASE("Python literals take the dtype of their context", "[frontend][expr]")
 }
 
 TEST_CASE("arithmetic on two literals folds like Python", "[frontend][expr]") {
-  auto *folded = storedValue("B[0] = 7 // 2 * 3 - 1").as<ir::IntImm>();
+  ir::Expr value = storedValue("B[0] = 7 // 2 * 3 - 1");
+  auto *folded = value.as<ir::IntImm>();
   REQUIRE(folded);
   CHECK(folded->value == 8);
   CHECK(storedValue("B[0] = -7 // 2").as<ir::IntImm>()->value == -4);
