@@ -352,23 +352,13 @@ Value FunctionBuilder::evalAttribute(Grammar::AttributeExprContext *expr) {
       return Value::ofItems(Value::Kind::Tuple, std::move(dims), at);
     }
     if (attribute == "access_ptr") {
-      Value method;
-      method.kind = Value::Kind::Method;
-      method.loc = at;
-      method.text = attribute;
-      method.items.push_back(std::move(object));
-      return method;
+      return Value::ofMethod(attribute, std::move(object), at);
     }
     error(at, "buffer '" + object.buffer->name + "' has no attribute '" + attribute + "'");
     return Value::invalid();
   case Value::Kind::Expr:
     if (attribute == "astype") {
-      Value method;
-      method.kind = Value::Kind::Method;
-      method.loc = at;
-      method.text = attribute;
-      method.items.push_back(std::move(object));
-      return method;
+      return Value::ofMethod(attribute, std::move(object), at);
     }
     if (attribute == "dtype")
       return Value::ofString(object.expr->dtype.str(), at);

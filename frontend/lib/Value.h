@@ -46,46 +46,43 @@ struct Value {
   bool isSequence() const { return kind == Kind::Tuple || kind == Kind::List; }
 
   static Value invalid() { return {}; }
-  static Value none(ir::SourceLoc loc) {
-    Value v;
-    v.kind = Kind::None;
-    v.loc = loc;
-    return v;
-  }
+  static Value none(ir::SourceLoc loc) { return of(Kind::None, loc); }
   static Value ofExpr(ir::Expr expr, ir::SourceLoc loc, bool literal = false) {
-    Value v;
-    v.kind = Kind::Expr;
-    v.loc = loc;
+    Value v = of(Kind::Expr, loc);
     v.expr = std::move(expr);
     v.literal = literal;
     return v;
   }
   static Value ofBuffer(ir::BufferRef buffer, ir::SourceLoc loc) {
-    Value v;
-    v.kind = Kind::Buffer;
-    v.loc = loc;
+    Value v = of(Kind::Buffer, loc);
     v.buffer = std::move(buffer);
     return v;
   }
-  static Value ofString(std::string text, ir::SourceLoc loc) {
-    Value v;
-    v.kind = Kind::String;
-    v.loc = loc;
+  /// A String, or a Path when `kind` says so (both keep their text).
+  static Value ofString(std::string text, ir::SourceLoc loc, Kind kind = Kind::String) {
+    Value v = of(kind, loc);
     v.text = std::move(text);
     return v;
   }
+  static Value ofPath(std::string path, ir::SourceLoc loc) {
+    return ofString(std::move(path), loc, Kind::Path);
+  }
   static Value ofItems(Kind kind, std::vector<Value> items, ir::SourceLoc loc) {
-    Value v;
-    v.kind = kind;
-    v.loc = loc;
+    Value v = of(kind, loc);
     v.items = std::move(items);
     return v;
   }
-  static Value ofPath(std::string path, ir::SourceLoc loc) {
+  static Value ofMethod(std::string name, Value object, ir::SourceLoc loc) {
+    Value v = ofString(std::move(name), loc, Kind::Method);
+    v.items.push_back(std::move(object));
+    return v;
+  }
+
+private:
+  static Value of(Kind kind, ir::SourceLoc loc) {
     Value v;
-    v.kind = Kind::Path;
+    v.kind = kind;
     v.loc = loc;
-    v.text = std::move(path);
     return v;
   }
 };
