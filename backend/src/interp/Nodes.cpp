@@ -1,6 +1,8 @@
 #include "Nodes.h"
 
+#include <deque>
 #include <limits>
+#include <mutex>
 
 #include <llvm/ADT/SmallVector.h>
 
@@ -204,6 +206,14 @@ void BlockExec::exec(Frame &frame) const {
   body->exec(frame);
 }
 
+void **newKernelCacheSlot() {
+  static std::mutex mutex;
+  static auto *slots = new std::deque<void *>();  // never destroyed; references stay valid
+  std::lock_guard<std::mutex> lock(mutex);
+  slots->push_back(nullptr);
+  return &slots->back();
+}
+
 void UopScopeExec::exec(Frame &frame) const {
   llvm::SmallVector<uint8_t, 32> signature;
   for (const Captured &value : captured) {
@@ -218,7 +228,7 @@ void UopScopeExec::exec(Frame &frame) const {
       std::memcpy(signature.data() + offset, &slot, value.bytes);
     }
   }
-  Value arguments[] = {Value::fromHandle(&uopHandle), Value::fromClosure(this),
+  Value arguments[] = {Value::fromHandle(uopHandle), Value::fromClosure(this),
                        Value::fromHandle(signature.data()),
                        Value::fromInt(int64_t(signature.size()))};
   activeFrame = &frame;

@@ -729,6 +729,11 @@ struct BlockExec final : StmtExec {
   void exec(Frame &frame) const override;
 };
 
+// A pointer-sized slot, initially null, that lives as long as the process: the static `void*`
+// TVM's code generator emits per call site. The runtime stores its kernel cache there and
+// offers no way to free it, so the slots must stay reachable after a function is destroyed.
+void **newKernelCacheSlot();
+
 // `with T.attr(..., "coproc_uop_scope", "VTAPushGEMMOp")`: the body becomes a micro-kernel
 // closure handed to the named runtime function together with a per-node kernel-cache slot
 // and the packed values of the body's free variables (its signature), as TVM's code
@@ -745,7 +750,7 @@ struct UopScopeExec final : StmtExec, KernelClosure {
   ir::SourceLoc loc;
   std::vector<Captured> captured;
   StmtPtr body;
-  mutable void *uopHandle = nullptr;  // the runtime's kernel cache for this scope
+  void **uopHandle = newKernelCacheSlot();  // the runtime's kernel cache for this scope
   mutable Frame *activeFrame = nullptr;
 
   void exec(Frame &frame) const override;
