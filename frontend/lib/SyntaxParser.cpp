@@ -1,5 +1,6 @@
 #include "SyntaxParser.h"
 
+#include "AsciiCharStream.h"
 #include "IndentationTokens.h"
 
 namespace vtac::frontend {
@@ -105,8 +106,13 @@ SyntaxStream::SyntaxStream(const SourceFile &file, DiagnosticEngine &diagnostics
     finished_ = true;
     return;
   }
-  input_ = std::make_unique<antlr4::ANTLRInputStream>(file.text());
-  input_->name = file.name();
+  if (AsciiCharStream::isAscii(file.text())) {
+    input_ = std::make_unique<AsciiCharStream>(file.text(), file.name());
+  } else {
+    auto decoded = std::make_unique<antlr4::ANTLRInputStream>(file.text());
+    decoded->name = file.name();
+    input_ = std::move(decoded);
+  }
   lexer_ = std::make_unique<TVMScriptLexer>(input_.get());
   lexer_->removeErrorListeners();
   layout_ = std::make_unique<TokenLayout>(*lexer_, file, diagnostics);

@@ -52,7 +52,7 @@ private:
 
   const SourceFile &file_;
   DiagnosticEngine &diagnostics_;
-  std::unique_ptr<antlr4::ANTLRInputStream> input_;
+  std::unique_ptr<antlr4::CharStream> input_;
   std::unique_ptr<grammar::TVMScriptLexer> lexer_;
   std::unique_ptr<TokenLayout> layout_;
   std::unique_ptr<antlr4::Token> peeked_;
