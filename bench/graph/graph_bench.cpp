@@ -13,7 +13,7 @@
 
 #include "vtac/backend/Diagnostic.h"
 #include "vtac/backend/RandomFill.h"
-#include "vtac/frontend/RelaxFrontend.h"
+#include "vtac/frontend/Frontend.h"
 #include "vtac/func_registry.h"
 #include "vtac/graph/GraphExecutor.h"
 #include "vtac/graph/GraphRunCommand.h"
@@ -38,7 +38,7 @@ int copyOne(const vtac_tensor *args, int32_t, void *) {
 ir::IRModule parse(const std::string &name, const std::string &text) {
   frontend::SourceFile file(name, text);
   frontend::DiagnosticEngine diagnostics;
-  std::optional<frontend::ParsedModule> parsed = frontend::parseModuleWithRelax(file, diagnostics);
+  std::optional<frontend::ParsedModule> parsed = frontend::parseModule(file, diagnostics);
   if (!parsed) {
     std::fprintf(stderr, "%s", diagnostics.render().c_str());
     std::exit(1);

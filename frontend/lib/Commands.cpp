@@ -93,7 +93,7 @@ std::optional<ParsedModule> loadModule(const std::string &path, std::ostream &er
 
 std::string printParsedModule(const ParsedModule &parsed) {
   const auto &functions = parsed.module.functions();
-  if (parsed.className.empty() && functions.size() == 1 && parsed.relaxFunctions.empty())
+  if (parsed.className.empty() && functions.size() == 1)
     if (auto *func = functions[0].function.as<ir::PrimFunc>())
       return ir::printPrimFunc(*func, functions[0].name->name);
   return ir::printModule(parsed.module);
@@ -107,19 +107,15 @@ bool runCheck(const std::vector<std::string> &inputs, std::ostream &errors) {
 }
 
 bool runPrint(const std::vector<std::string> &inputs, const std::string &outputPath,
-              std::ostream &out, std::ostream &errors) {
+              std::ostream &out, std::ostream &errors, const ModuleRewrite &rewrite) {
   bool ok = true;
   std::string text;
   for (const std::string &input : inputs) {
     std::optional<ParsedModule> parsed = loadModule(input, errors);
-    if (!parsed) {
+    if (!parsed || (rewrite && !rewrite(*parsed, errors))) {
       ok = false;
       continue;
     }
-    for (const SkippedFunction &relax : parsed->relaxFunctions)
-      errors << ir::formatDiagnostic(relax.loc, ir::Severity::Warning,
-                                     "@R.function '" + relax.name +
-                                         "' is not supported yet and is left out of the output");
     Stopwatch printTime;
     text += printParsedModule(*parsed);
     spdlog::debug("{}: printed in {:.1f} ms", input, printTime.milliseconds());

@@ -1,8 +1,9 @@
 // Module level of the frontend: decorators, the module class, and dispatching
-// each def to the prim_func builder (or recording an @R.function).
+// each def to the prim_func builder or the Relax function builder.
 #include "vtac/frontend/Frontend.h"
 
 #include "FunctionBuilder.h"
+#include "RelaxFunctionBuilder.h"
 #include "SyntaxParser.h"
 
 #include <spdlog/spdlog.h>
@@ -66,7 +67,8 @@ void ModuleBuilder::addFunction(Grammar::FuncdefContext *def, DecoratorKind kind
   if (!claimName(name, at))
     return;
   if (kind == DecoratorKind::RelaxFunction) {
-    result_.relaxFunctions.push_back({name, at});
+    if (ir::RelaxFunctionRef func = RelaxFunctionBuilder(file_, diagnostics_, result_.className).build(def))
+      result_.module.add(name, func);
     return;
   }
   FunctionBuilder builder(file_, diagnostics_);
@@ -130,7 +132,7 @@ void ModuleBuilder::beginClass(Grammar::Class_headerContext *header) {
     diagnostics_.error(loc(header), "a class must be decorated with @I.ir_module");
     return;
   }
-  if (!result_.className.empty() || !result_.module.empty() || !result_.relaxFunctions.empty()) {
+  if (!result_.className.empty() || !result_.module.empty()) {
     diagnostics_.error(loc(header), "a file holds one module: one @I.ir_module class or bare functions");
     return;
   }
@@ -162,6 +164,9 @@ std::optional<ParsedModule> ModuleBuilder::build(SyntaxStream &syntax) {
     diagnostics_.error(file_.at(1, 1), "empty module: expected a @T.prim_func def or an @I.ir_module class");
     return std::nullopt;
   }
+  // Calls are checked against their callees once every function is known.
+  if (diagnostics_.errorCount() == errorsBefore)
+    checkRelaxCalls(result_.module, diagnostics_);
   if (diagnostics_.errorCount() != errorsBefore)
     return std::nullopt;
   return std::move(result_);

@@ -1,6 +1,7 @@
 // Statements and functions: scoping forms, loops, blocks and their axes,
 // buffers and parameters, module structure.
 #include "TestSupport.h"
+#include "vtac/ir/Relax.h"
 
 #include <catch2/catch.hpp>
 
@@ -179,17 +180,18 @@ TEST_CASE("scoped with-forms of lets, allocations and asserts", "[frontend][stmt
   CHECK(seq->stmts[2].as<ir::AssertStmt>());
 }
 
-TEST_CASE("modules: classes, bare functions, Relax functions recorded by name", "[frontend][module]") {
+TEST_CASE("modules: classes, bare functions, Relax functions", "[frontend][module]") {
   ParseOutcome outcome = parseText(
       "# from tvm.script import ir as I\n"
       "@I.ir_module\n"
       "class Module:\n"
       "    @T.prim_func\n"
-      "    def add(A: T.Buffer((4,), \"float32\")):\n"
+      "    def add(A: T.Buffer((4,), \"float32\"), B: T.Buffer((4,), \"float32\")):\n"
       "        T.evaluate(0)\n"
       "\n"
       "    @R.function\n"
       "    def main(x: R.Tensor((4,), \"float32\")):\n"
+      "        cls = Module\n"
       "        with R.dataflow():\n"
       "            lv = R.call_tir(cls.add, (x,), out_sinfo=R.Tensor((4,), dtype=\"float32\"))\n"
       "            R.output(lv)\n"
@@ -198,8 +200,7 @@ TEST_CASE("modules: classes, bare functions, Relax functions recorded by name", 
   REQUIRE(outcome.parsed);
   CHECK(outcome.parsed->className == "Module");
   CHECK(outcome.parsed->module.lookup("add"));
-  REQUIRE(outcome.parsed->relaxFunctions.size() == 1);
-  CHECK(outcome.parsed->relaxFunctions[0].name == "main");
+  CHECK(ir::asRelaxFunction(outcome.parsed->module.lookup("main")));
 }
 
 TEST_CASE("statement errors", "[frontend][stmt]") {

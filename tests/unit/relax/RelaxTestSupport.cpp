@@ -7,7 +7,7 @@
 #include <sstream>
 
 #include "vtac/backend/RandomFill.h"
-#include "vtac/frontend/RelaxFrontend.h"
+#include "vtac/frontend/Frontend.h"
 
 namespace vtac::relax_test {
 
@@ -15,7 +15,7 @@ ParsedFile parseText(const std::string &name, const std::string &text) {
   ParsedFile result;
   frontend::SourceFile file(name, text);
   frontend::DiagnosticEngine diagnostics;
-  std::optional<frontend::ParsedModule> parsed = frontend::parseModuleWithRelax(file, diagnostics);
+  std::optional<frontend::ParsedModule> parsed = frontend::parseModule(file, diagnostics);
   result.diagnostics = diagnostics.render();
   if (!parsed) return result;
   result.module = std::move(parsed->module);

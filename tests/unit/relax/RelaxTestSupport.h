@@ -17,8 +17,7 @@ struct ParsedFile {
   std::string diagnostics;  // rendered errors; empty on success
 };
 
-// Parses `text` (named `name` in diagnostics): prim_funcs through the frontend, @R.function
-// defs through the RelaxFunctionBuilder, then the call checks.
+// Parses `text` (named `name` in diagnostics) with the frontend.
 ParsedFile parseText(const std::string &name, const std::string &text);
 ParsedFile parseSample(const std::string &sampleName);
 std::string readSample(const std::string &sampleName);

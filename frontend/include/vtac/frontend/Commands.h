@@ -9,6 +9,7 @@
 
 #include "vtac/frontend/Frontend.h"
 
+#include <functional>
 #include <ostream>
 #include <string>
 #include <vector>
@@ -25,10 +26,14 @@ std::string printParsedModule(const ParsedModule &parsed);
 /// `vtac check FILE...`: silent on success.
 bool runCheck(const std::vector<std::string> &inputs, std::ostream &errors);
 
+/// A change made to each parsed input before it is printed (`vtac print --params`
+/// binds parameters); false after writing its diagnostics to `errors`.
+using ModuleRewrite = std::function<bool(ParsedModule &parsed, std::ostream &errors)>;
+
 /// `vtac print FILE... [-o OUT]`: canonical TVMScript of every input, in order,
 /// to `out` or, when `outputPath` is not empty, to that file — replaced
 /// atomically and only when every input was free of errors.
 bool runPrint(const std::vector<std::string> &inputs, const std::string &outputPath,
-              std::ostream &out, std::ostream &errors);
+              std::ostream &out, std::ostream &errors, const ModuleRewrite &rewrite = nullptr);
 
 } // namespace vtac::frontend
