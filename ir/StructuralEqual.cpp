@@ -3,6 +3,8 @@
 // identified by where they first occur in that walk.
 #include "vtac/ir/StructuralEqual.h"
 
+#include "vtac/ir/Relax.h"
+
 #include <unordered_map>
 
 #include <llvm/Support/raw_ostream.h>
@@ -611,6 +613,11 @@ bool structuralEqual(const IRModule &a, const IRModule &b) {
   for (const auto &entry : a.functions()) {
     FunctionRef other = b.lookup(entry.name->name);
     if (!other) return false;
+    if (const RelaxFunction *ra = asRelaxFunction(entry.function)) {
+      const RelaxFunction *rb = asRelaxFunction(other);
+      if (!rb || !relax::structuralEqual(*ra, *rb)) return false;
+      continue;
+    }
     const auto *fa = entry.function->as<PrimFunc>();
     const auto *fb = other->as<PrimFunc>();
     if (!fa || !fb || !structuralEqual(*fa, *fb)) return false;

@@ -187,6 +187,12 @@ void printRelaxFunction(const RelaxFunction &func, llvm::StringRef name, unsigne
 inline constexpr llvm::StringLiteral kMetadataOmittedComment =
     "# Metadata omitted. Use show_meta=True in script() method to show it.";
 
+// ---- Comparison ------------------------------------------------------------------------------
+
+// Same graph, callees, struct info and constants; variables and symbolic sizes are matched by
+// position of definition (names and locations are ignored), as for PrimFuncs.
+bool structuralEqual(const RelaxFunction &a, const RelaxFunction &b);
+
 // ---- Transformations -----------------------------------------------------------------------
 
 struct RelaxDiagnostic {
