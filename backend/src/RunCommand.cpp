@@ -18,6 +18,7 @@
 #include "vtac/backend/TensorCompare.h"
 #include "vtac/backend/VtaExterns.h"
 #include "vtac/frontend/Commands.h"
+#include "vtac/graph/GraphRunCommand.h"
 
 namespace vtac::backend {
 
@@ -63,15 +64,12 @@ struct LoadedFunction {
   double parseSeconds = 0;
 };
 
-// Parses `file` and compiles its function `entry`; diagnostics of the parse go to `errors`.
-std::optional<LoadedFunction> loadFunction(const std::string &file, const std::string &entry,
-                                           const ExternRegistry &registry, std::ostream &errors) {
+// Compiles function `entry` of the parsed `file`.
+std::optional<LoadedFunction> compileEntry(const frontend::ParsedModule &parsed, const std::string &file,
+                                           const std::string &entry, const ExternRegistry &registry,
+                                           std::ostream &errors) {
   LoadedFunction loaded;
-  Clock::time_point start = Clock::now();
-  std::optional<frontend::ParsedModule> parsed = frontend::loadModule(file, errors);
-  loaded.parseSeconds = secondsSince(start);
-  if (!parsed) return std::nullopt;
-  auto selected = selectFunction(parsed->module, entry, file);
+  auto selected = selectFunction(parsed.module, entry, file);
   if (!selected) {
     errors << renderError(selected.takeError());
     return std::nullopt;
@@ -83,6 +81,43 @@ std::optional<LoadedFunction> loadFunction(const std::string &file, const std::s
   }
   loaded.compiled = std::move(*compiled);
   return loaded;
+}
+
+// Parses `file` and compiles its function `entry`; diagnostics of the parse go to `errors`.
+std::optional<LoadedFunction> loadFunction(const std::string &file, const std::string &entry,
+                                           const ExternRegistry &registry, std::ostream &errors) {
+  Clock::time_point start = Clock::now();
+  std::optional<frontend::ParsedModule> parsed = frontend::loadModule(file, errors);
+  if (!parsed) return std::nullopt;
+  double parseSeconds = secondsSince(start);
+  std::optional<LoadedFunction> loaded = compileEntry(*parsed, file, entry, registry, errors);
+  if (loaded) loaded->parseSeconds = parseSeconds;
+  return loaded;
+}
+
+// A Relax entry runs as a graph (backend/graph); the prim_func-only flags do not apply to it.
+int runGraph(const frontend::ParsedModule &parsed, const RunOptions &options, std::ostream &out,
+             std::ostream &errors) {
+  const char *unsupported = !options.sizes.empty()           ? "--size"
+                            : !options.referenceFile.empty() ? "--reference"
+                            : options.timing                 ? "--timing"
+                                                             : nullptr;
+  if (unsupported) {
+    errors << renderError(diagnosticError(std::string(unsupported) + " is not supported for a Relax entry"));
+    return 1;
+  }
+  graph::GraphRunOptions graphOptions;
+  graphOptions.file = options.file;
+  graphOptions.entry = options.entry;
+  graphOptions.inputs = options.inputs;
+  graphOptions.outputs = options.outputs;
+  graphOptions.paramsFile = options.paramsFile;
+  graphOptions.libraries = options.libraries;
+  graphOptions.randomInputs = options.randomInputs;
+  graphOptions.seed = options.seed;
+  graphOptions.stats = options.stats;
+  graphOptions.statsJsonPath = options.statsJsonPath;
+  return graph::runGraphCommand(parsed.module, graphOptions, out, errors);
 }
 
 std::string parameterList(const CompiledFunction &function) {
@@ -138,6 +173,9 @@ llvm::Expected<std::vector<Tensor>> prepareArguments(const CompiledFunction &fun
 // nothing behind.
 llvm::Error checkOutputs(const CompiledFunction &function, const RunOptions &options) {
   for (const auto &[name, path] : options.outputs) {
+    if (name.empty())
+      return diagnosticError("--output " + path + ": name the parameter to write (NAME=PATH; parameters: " +
+                             parameterList(function) + ")");
     if (function.paramIndex(name) < 0)
       return diagnosticError("--output " + name + "=" + path + ": '" + function.name() + "' has no parameter '" +
                              name + "' (parameters: " + parameterList(function) + ")");
@@ -227,8 +265,17 @@ int runCommand(const RunOptions &options, std::ostream &out, std::ostream &error
   ExternRegistry registry;
   registerVtaExterns(registry, &timing);
 
-  std::optional<LoadedFunction> main = loadFunction(options.file, options.entry, registry, errors);
+  Clock::time_point parseStart = Clock::now();
+  std::optional<frontend::ParsedModule> parsed = frontend::loadModule(options.file, errors);
+  if (!parsed) return 1;
+  if (graph::isGraphEntry(parsed->module, options.entry)) return runGraph(*parsed, options, out, errors);
+  if (!options.paramsFile.empty() || !options.libraries.empty())
+    return fail(diagnosticError(std::string(options.paramsFile.empty() ? "--load-library" : "--params") +
+                                " applies to a Relax entry; '" + options.file + "' runs a prim_func"));
+  double parseSeconds = secondsSince(parseStart);
+  std::optional<LoadedFunction> main = compileEntry(*parsed, options.file, options.entry, registry, errors);
   if (!main) return 1;
+  main->parseSeconds = parseSeconds;
   CompiledFunction &function = *main->compiled;
   if (llvm::Error error = checkOutputs(function, options)) return fail(std::move(error));
   auto arguments = prepareArguments(function, options);

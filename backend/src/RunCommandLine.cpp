@@ -10,9 +10,11 @@ namespace vtac::backend {
 
 namespace {
 
-// "NAME=VALUE" -> (NAME, VALUE); CLI11 has validated the form.
+// "NAME=VALUE" -> (NAME, VALUE); CLI11 has validated the form. "VALUE" alone (an --output of a
+// graph's only result) -> ("", VALUE).
 std::pair<std::string, std::string> splitAssignment(const std::string &text) {
   size_t equals = text.find('=');
+  if (equals == std::string::npos) return {"", text};
   return {text.substr(0, equals), text.substr(equals + 1)};
 }
 
@@ -21,6 +23,11 @@ std::string checkAssignment(const std::string &text) {
   if (equals == std::string::npos || equals == 0 || equals + 1 == text.size())
     return "expected NAME=VALUE, got '" + text + "'";
   return "";
+}
+
+std::string checkOutput(const std::string &text) {
+  if (text.find('=') == std::string::npos) return text.empty() ? "expected [NAME=]PATH" : "";
+  return checkAssignment(text);
 }
 
 std::string checkSize(const std::string &text) {
@@ -56,8 +63,14 @@ void registerRunCommand(CLI::App &app, std::function<bool()> &action) {
   command->add_option("--seed", options->seed, "Seed of --random-inputs (default 0)");
   command->add_option("--size", *sizes, "VAR=VALUE: value of a symbolic size no input determines")
       ->check(CLI::Validator(checkSize, "VAR=VALUE"));
-  command->add_option("--output", *outputs, "NAME=PATH.npy: write parameter NAME after the call")
-      ->check(CLI::Validator(checkAssignment, "NAME=PATH"));
+  command->add_option("--output", *outputs,
+                      "NAME=PATH.npy: write parameter NAME after the call (a Relax entry: result NAME, "
+                      "or PATH.npy alone for its only result)")
+      ->check(CLI::Validator(checkOutput, "[NAME=]PATH"));
+  command->add_option("--params", options->paramsFile,
+                      "FILE.npz: bind the Relax entry's parameters by name (relax.transform.BindParams)");
+  command->add_option("--load-library", options->libraries,
+                      "PATH.so: load a library that registers runtime functions (vtac/func_registry.h)");
   command->add_flag("--stats", options->stats, "Print the VTA simulator's counters");
   command->add_option("--stats-json", options->statsJsonPath, "Write the VTA simulator's counters as JSON");
   auto *reference = command->add_option("--reference", options->referenceFile,

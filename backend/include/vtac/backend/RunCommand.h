@@ -15,6 +15,11 @@
 // indices and makes the exit status 1. Every error (bad file, shape, name, an out-of-bounds
 // access, a VTA deadlock...) is printed as a diagnostic, gives exit status 1 and writes no
 // output file.
+//
+// When the entry is a Relax function (@R.function), the graph executor runs it instead
+// (vtac/graph/GraphRunCommand.h): --params FILE.npz binds parameters by name,
+// --load-library PATH.so adds runtime functions, --output NAME=PATH names a returned variable
+// (or --output PATH for the only result) and --stats adds the graph's tensor memory.
 #pragma once
 
 #include <cstdint>
@@ -44,6 +49,10 @@ struct RunOptions {
   std::string referenceEntry;
   std::string vtaConfig;
   bool timing = false;  // phase times (parse, host interpretation, simulation) to `errors`
+  // Relax entries only (see vtac/graph/GraphRunCommand.h): parameters bound from an .npz,
+  // libraries registering runtime functions.
+  std::string paramsFile;
+  std::vector<std::string> libraries;
 };
 
 // Runs the command; returns the exit status (0: success, 1: error or mismatch).
