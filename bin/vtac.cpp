@@ -3,8 +3,10 @@
 // subcommand is one more register*Command function.
 //
 // Exit status: 0 on success, 1 on an error in the input, 2 on a usage error.
+#include "vtac/backend/Diagnostic.h"
 #include "vtac/backend/RunCommand.h"
 #include "vtac/frontend/Commands.h"
+#include "vtac/graph/GraphRunCommand.h"
 
 #include <CLI/CLI.hpp>
 #include <spdlog/sinks/stdout_color_sinks.h>
@@ -31,9 +33,24 @@ void registerPrintCommand(CLI::App &app, Action &action) {
   command->add_option("-o,--output", *output,
                       "Write to this file instead of standard output (replaced atomically, "
                       "and only when every input is free of errors)");
-  command->callback([&action, inputs, output] {
-    action = [inputs, output] {
-      return vtac::frontend::runPrint(*inputs, *output, std::cout, std::cerr);
+  auto params = std::make_shared<std::string>();
+  command->add_option("--params", *params,
+                      "FILE.npz: first bind the parameters of the Relax function main by name "
+                      "(relax.transform.BindParams)");
+  command->callback([&action, inputs, output, params] {
+    vtac::frontend::ModuleRewrite bindParams;
+    if (!params->empty())
+      bindParams = [params](vtac::frontend::ParsedModule &parsed, std::ostream &errors) {
+        auto bound = vtac::graph::bindParamsFromFile(parsed.module, "main", *params);
+        if (!bound) {
+          errors << vtac::backend::renderError(bound.takeError());
+          return false;
+        }
+        parsed.module = std::move(*bound);
+        return true;
+      };
+    action = [inputs, output, bindParams] {
+      return vtac::frontend::runPrint(*inputs, *output, std::cout, std::cerr, bindParams);
     };
   });
 }
