@@ -23,6 +23,18 @@ std::string entryName(const std::string &entry) { return entry.empty() ? "main" 
 llvm::Expected<NamedTensors> prepareInputs(const GraphExecutor &executor, const GraphRunOptions &options) {
   NamedTensors inputs;
   relax::ShapeBindings sizes;
+  for (const auto &[name, value] : options.sizes) {
+    bool known = false;
+    for (const GraphParam &param : executor.params())
+      for (const ir::Expr &dim : param.sinfo.shape ? *param.sinfo.shape : std::vector<ir::Expr>{})
+        if (const auto *var = dim.as<ir::Var>(); var && var->name == name) {
+          sizes[ir::cast<ir::Var>(dim)] = value;
+          known = true;
+        }
+    if (!known)
+      return backend::diagnosticError("--size " + name + "=" + std::to_string(value) +
+                                      ": no parameter of the graph has a symbolic size '" + name + "'");
+  }
   for (const auto &[name, path] : options.inputs) {
     auto param = std::find_if(executor.params().begin(), executor.params().end(),
                               [&](const GraphParam &p) { return p.name == name; });
@@ -49,7 +61,7 @@ llvm::Expected<NamedTensors> prepareInputs(const GraphExecutor &executor, const 
       std::optional<int64_t> value = relax::evaluateDim(dim, sizes);
       if (!value)
         return backend::diagnosticError(param.sinfo.loc, "no data for parameter '" + param.name +
-                                                             "': give it with --input or --params");
+                                                             "': its shape needs a symbolic size no input fixes; give the data with --input or --params, or the size with --size");
       shape.push_back(*value);
     }
     if (!param.sinfo.shape || param.sinfo.dtype.isVoid())

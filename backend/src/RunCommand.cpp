@@ -98,8 +98,7 @@ std::optional<LoadedFunction> loadFunction(const std::string &file, const std::s
 // A Relax entry runs as a graph (backend/graph); the prim_func-only flags do not apply to it.
 int runGraph(const frontend::ParsedModule &parsed, const RunOptions &options, std::ostream &out,
              std::ostream &errors) {
-  const char *unsupported = !options.sizes.empty()           ? "--size"
-                            : !options.referenceFile.empty() ? "--reference"
+  const char *unsupported = !options.referenceFile.empty() ? "--reference"
                             : options.timing                 ? "--timing"
                                                              : nullptr;
   if (unsupported) {
@@ -111,6 +110,7 @@ int runGraph(const frontend::ParsedModule &parsed, const RunOptions &options, st
   graphOptions.entry = options.entry;
   graphOptions.inputs = options.inputs;
   graphOptions.outputs = options.outputs;
+  graphOptions.sizes = options.sizes;
   graphOptions.paramsFile = options.paramsFile;
   graphOptions.libraries = options.libraries;
   graphOptions.randomInputs = options.randomInputs;

@@ -43,6 +43,9 @@ grep -qF 'def main(x: R.Tensor((1, 784), dtype="float32")) -> R.Tensor((1, 10), 
   fail "print --params: signature: $(cat print-params.out)"
 grep -qF '(x, metadata["relax.expr.Constant"][0], metadata["relax.expr.Constant"][1])' print-params.out ||
   fail "print --params: constants"
+# Symbolic sizes given by name when no input fixes them.
+expect_ok sizes "$vtac" run "$samples/mlp_module.tvm" --random-inputs --size m=784 --size n=128 --size k=10 --output sizes.npy
+expect_error no-sizes "error: no data for parameter 'x'" "$vtac" run "$samples/mlp_module.tvm" --random-inputs
 # BlockBuilder's call_tir module, and a VTA prim_func between CPU prim_funcs.
 expect_ok blockbuilder "$vtac" run "$samples/blockbuilder_matmul_relu.tvm" --entry main --random-inputs --output gv=gv.npy
 expect_ok vta-mixed "$vtac" run "$inputs/vta_mixed_graph.tvm" --entry main --random-inputs --stats

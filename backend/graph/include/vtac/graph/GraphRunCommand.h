@@ -2,7 +2,8 @@
 // graph executor and reports like `vtac run` does for a prim_func.
 //
 //   --input NAME=PATH.npy     data of parameter NAME (others: zero-filled, or seeded random data
-//                             with --random-inputs; their shapes must follow from the given ones)
+//                             with --random-inputs; their shapes must follow from the given ones
+//                             or from --size NAME=VALUE for the symbolic sizes)
 //   --params FILE.npz         binds parameters by name (relax.transform.BindParams) first; then
 //                             every remaining parameter needs an --input
 //   --load-library PATH.so    loads a library that registers runtime functions (repeatable)
@@ -31,6 +32,7 @@ struct GraphRunOptions {
   std::string entry;  // empty: "main"
   std::vector<std::pair<std::string, std::string>> inputs;   // parameter name, .npy path
   std::vector<std::pair<std::string, std::string>> outputs;  // result name ("" = the only one), path
+  std::vector<std::pair<std::string, int64_t>> sizes;        // symbolic size name, value
   std::string paramsFile;
   std::vector<std::string> libraries;
   bool randomInputs = false;
