@@ -60,8 +60,10 @@ llvm::Expected<NamedTensors> prepareInputs(const GraphExecutor &executor, const 
     for (const ir::Expr &dim : param.sinfo.shape ? *param.sinfo.shape : std::vector<ir::Expr>{}) {
       std::optional<int64_t> value = relax::evaluateDim(dim, sizes);
       if (!value)
-        return backend::diagnosticError(param.sinfo.loc, "no data for parameter '" + param.name +
-                                                             "': its shape needs a symbolic size no input fixes; give the data with --input or --params, or the size with --size");
+        return backend::diagnosticError(
+            param.sinfo.loc, "no data for parameter '" + param.name +
+                                 "': its shape needs a symbolic size no input fixes; give the data "
+                                 "with --input or --params, or the size with --size");
       shape.push_back(*value);
     }
     if (!param.sinfo.shape || param.sinfo.dtype.isVoid())
