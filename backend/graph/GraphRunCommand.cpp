@@ -3,7 +3,7 @@
 #include <llvm/Support/JSON.h>
 #include <vta/sim.h>
 
-#include "vtac/backend/AtomicFile.h"
+#include "vtac/support/AtomicFile.h"
 #include "vtac/backend/Diagnostic.h"
 #include "vtac/backend/Npy.h"
 #include "vtac/backend/RandomFill.h"
@@ -87,10 +87,10 @@ llvm::Error checkOutputs(const GraphExecutor &executor, const GraphRunOptions &o
                                                     : "the graph returns no '" + name + "'") +
                                       " (results: " + list + ")");
     }
-    if (llvm::Error error = backend::checkOutputDirectory(path)) return error;
+    if (llvm::Error error = support::checkOutputDirectory(path)) return error;
   }
   if (!options.statsJsonPath.empty())
-    if (llvm::Error error = backend::checkOutputDirectory(options.statsJsonPath)) return error;
+    if (llvm::Error error = support::checkOutputDirectory(options.statsJsonPath)) return error;
   return llvm::Error::success();
 }
 
@@ -200,7 +200,7 @@ int runGraphCommand(const ir::IRModule &parsed, const GraphRunOptions &options, 
     if (llvm::Error error = backend::writeNpy(path, tensor)) return fail(std::move(error));
   }
   if (!options.statsJsonPath.empty())
-    if (llvm::Error error = backend::writeFileAtomically(options.statsJsonPath, statsJson(executor->stats(), vtaJson) + "\n"))
+    if (llvm::Error error = support::writeFileAtomically(options.statsJsonPath, statsJson(executor->stats(), vtaJson) + "\n"))
       return fail(std::move(error));
   if (options.stats) printStats(executor->stats(), entryName(options.entry), vtaJson, out);
   return 0;

@@ -7,7 +7,7 @@
 #include <llvm/Support/Endian.h>
 #include <llvm/Support/MemoryBuffer.h>
 
-#include "vtac/backend/AtomicFile.h"
+#include "vtac/support/AtomicFile.h"
 
 namespace vtac::backend {
 
@@ -243,7 +243,7 @@ std::string encodeNpy(const Tensor &tensor) {
 }
 
 llvm::Error writeNpy(llvm::StringRef path, const Tensor &tensor) {
-  return writeFileAtomically(path, encodeNpy(tensor));
+  return support::writeFileAtomically(path, encodeNpy(tensor));
 }
 
 }  // namespace vtac::backend

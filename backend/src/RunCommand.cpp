@@ -10,7 +10,7 @@
 #include <vta/runtime.h>
 #include <vta/sim.h>
 
-#include "vtac/backend/AtomicFile.h"
+#include "vtac/support/AtomicFile.h"
 #include "vtac/backend/Diagnostic.h"
 #include "vtac/backend/Interpreter.h"
 #include "vtac/backend/Npy.h"
@@ -179,10 +179,10 @@ llvm::Error checkOutputs(const CompiledFunction &function, const RunOptions &opt
     if (function.paramIndex(name) < 0)
       return diagnosticError("--output " + name + "=" + path + ": '" + function.name() + "' has no parameter '" +
                              name + "' (parameters: " + parameterList(function) + ")");
-    if (llvm::Error error = checkOutputDirectory(path)) return error;
+    if (llvm::Error error = support::checkOutputDirectory(path)) return error;
   }
   if (!options.statsJsonPath.empty())
-    if (llvm::Error error = checkOutputDirectory(options.statsJsonPath)) return error;
+    if (llvm::Error error = support::checkOutputDirectory(options.statsJsonPath)) return error;
   return llvm::Error::success();
 }
 
@@ -310,7 +310,7 @@ int runCommand(const RunOptions &options, std::ostream &out, std::ostream &error
   for (const auto &[name, path] : options.outputs)
     if (llvm::Error error = writeNpy(path, (*arguments)[function.paramIndex(name)])) return fail(std::move(error));
   if (!options.statsJsonPath.empty())
-    if (llvm::Error error = writeFileAtomically(options.statsJsonPath, statsJson + "\n")) return fail(std::move(error));
+    if (llvm::Error error = support::writeFileAtomically(options.statsJsonPath, statsJson + "\n")) return fail(std::move(error));
   if (options.stats) printStatsTable(statsJson, function.name().str(), out);
   if (options.timing) {
     std::string text;

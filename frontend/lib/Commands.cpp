@@ -2,16 +2,11 @@
 
 #include "vtac/ir/Printer.h"
 #include "vtac/ir/Verifier.h"
+#include "vtac/support/AtomicFile.h"
 
 #include <spdlog/spdlog.h>
 
-#include <cerrno>
 #include <chrono>
-#include <cstdio>
-#include <cstring>
-#include <fstream>
-#include <sys/stat.h>
-#include <unistd.h>
 
 namespace vtac::frontend {
 
@@ -26,42 +21,6 @@ public:
 private:
   std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
 };
-
-// Writes `text` to `path` through a temporary file in the same directory and a
-// rename, so that readers (and make) never see a half-written output.
-bool writeFileAtomically(const std::string &path, const std::string &text, std::ostream &errors) {
-  std::string temporary = path + ".tmp.XXXXXX";
-  int fd = ::mkstemp(temporary.data());
-  if (fd < 0) {
-    errors << path << ": error: cannot create output file: " << std::strerror(errno) << "\n";
-    return false;
-  }
-  const char *data = text.data();
-  size_t left = text.size();
-  while (left > 0) {
-    ssize_t written = ::write(fd, data, left);
-    if (written < 0) {
-      if (errno == EINTR)
-        continue;
-      errors << path << ": error: cannot write output file: " << std::strerror(errno) << "\n";
-      ::close(fd);
-      ::unlink(temporary.c_str());
-      return false;
-    }
-    data += written;
-    left -= size_t(written);
-  }
-  // mkstemp creates the file 0600; an output should get the usual permissions.
-  mode_t mask = ::umask(0);
-  ::umask(mask);
-  ::fchmod(fd, 0666 & ~mask);
-  if (::close(fd) != 0 || std::rename(temporary.c_str(), path.c_str()) != 0) {
-    errors << path << ": error: cannot write output file: " << std::strerror(errno) << "\n";
-    ::unlink(temporary.c_str());
-    return false;
-  }
-  return true;
-}
 
 } // namespace
 
@@ -126,7 +85,11 @@ bool runPrint(const std::vector<std::string> &inputs, const std::string &outputP
     out << text;
     return bool(out.flush());
   }
-  return writeFileAtomically(outputPath, text, errors);
+  if (llvm::Error error = support::writeFileAtomically(outputPath, text)) {
+    errors << "error: " << llvm::toString(std::move(error)) << "\n";
+    return false;
+  }
+  return true;
 }
 
 } // namespace vtac::frontend

@@ -1,11 +1,11 @@
-#include "vtac/backend/AtomicFile.h"
+#include "vtac/support/AtomicFile.h"
 
 #include <llvm/ADT/SmallString.h>
 #include <llvm/Support/FileSystem.h>
 #include <llvm/Support/Path.h>
 #include <llvm/Support/raw_ostream.h>
 
-namespace vtac::backend {
+namespace vtac::support {
 
 namespace {
 
@@ -57,4 +57,4 @@ llvm::Error writeFileAtomically(llvm::StringRef path, llvm::StringRef contents) 
   return llvm::Error::success();
 }
 
-}  // namespace vtac::backend
+}  // namespace vtac::support
