@@ -4,6 +4,7 @@ ASAN_BUILD ?= build-asan
 JOBS       ?= $(shell nproc)
 CMAKE_ARGS ?=
 DEMO       ?= samples/conv2d_vta_lowered.tvm
+DEMO_REFERENCE ?= samples/conv2d_default_schedule.tvm
 
 .PHONY: deps configure build demo test test-sanitize bench clean
 
@@ -18,8 +19,11 @@ configure: $(BUILD)/build.ninja
 build: deps configure
 	cmake --build $(BUILD) -j $(JOBS)
 
+# Print seed 001's lowered conv2d in canonical form, then run it on the VTA simulator against
+# the CPU program of the default schedule, with the simulator's statistics.
 demo: build
 	$(BUILD)/bin/vtac print $(DEMO)
+	$(BUILD)/bin/vtac run $(DEMO) --random-inputs --reference $(DEMO_REFERENCE) --stats
 
 test: build
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
