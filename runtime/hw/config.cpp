@@ -121,6 +121,36 @@ llvm::Expected<Config> Config::fromEnvironment() {
   return fromPathOrJSON(value);
 }
 
+ConfigSlot::Snapshot& ConfigSlot::loadedLocked() {
+  if (!snapshot_) {
+    llvm::Expected<Config> fromEnvironment = Config::fromEnvironment();
+    if (fromEnvironment) {
+      snapshot_ = Snapshot{*fromEnvironment, 1};
+    } else {
+      report_("VTA_CONFIG: " + llvm::toString(fromEnvironment.takeError()) +
+              "; using the default configuration");
+      snapshot_ = Snapshot{Config::tvmDefault(), 1};
+    }
+  }
+  return *snapshot_;
+}
+
+ConfigSlot::Snapshot ConfigSlot::current() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return loadedLocked();
+}
+
+llvm::Error ConfigSlot::replace(const char* pathOrJSON) {
+  llvm::Expected<Config> config =
+      pathOrJSON ? Config::fromPathOrJSON(pathOrJSON) : Config::tvmDefault();
+  if (!config) return config.takeError();
+  std::lock_guard<std::mutex> lock(mutex_);
+  Snapshot& snapshot = loadedLocked();
+  snapshot.config = *config;
+  ++snapshot.generation;
+  return llvm::Error::success();
+}
+
 std::string Config::toJSON() const {
   llvm::json::Object object{{"TARGET", target}, {"HW_VER", hwVersion}};
   for (const IntKey& key : kIntKeys) object[key.name] = static_cast<int64_t>(this->*key.member);

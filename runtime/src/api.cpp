@@ -21,7 +21,7 @@ std::unique_ptr<CommandQueue>& threadQueueSlot() {
 CommandQueue* threadQueue() {
   auto& slot = threadQueueSlot();
   if (!slot) {
-    const ActiveConfig active = activeConfig();
+    const vta::ConfigSlot::Snapshot active = activeConfig();
     slot = CommandQueue::create(active.config, active.generation);
   }
   return slot.get();

@@ -1,6 +1,5 @@
 #include "runtime_state.h"
 
-#include <mutex>
 #include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
 
@@ -26,34 +25,17 @@ ErrorRecord& threadErrors() {
   return record;
 }
 
-std::mutex configMutex;
-ActiveConfig* configSlot() {
-  static ActiveConfig* active = [] {
-    auto fromEnvironment = Config::fromEnvironment();
-    if (fromEnvironment) return new ActiveConfig{*fromEnvironment, 1};
-    reportError("VTA_CONFIG: " + llvm::toString(fromEnvironment.takeError()) +
-                "; using the default configuration");
-    return new ActiveConfig{Config::tvmDefault(), 1};
-  }();
-  return active;
+ConfigSlot& configSlot() {
+  // Never destroyed: devices and command queues may ask for it while the process exits.
+  static ConfigSlot* slot = new ConfigSlot(reportError);
+  return *slot;
 }
 
 }  // namespace
 
-ActiveConfig activeConfig() {
-  std::lock_guard<std::mutex> lock(configMutex);
-  return *configSlot();
-}
+ConfigSlot::Snapshot activeConfig() { return configSlot().current(); }
 
-llvm::Error setActiveConfig(const char* pathOrJSON) {
-  auto config = pathOrJSON ? Config::fromPathOrJSON(pathOrJSON) : Config::tvmDefault();
-  if (!config) return config.takeError();
-  std::lock_guard<std::mutex> lock(configMutex);
-  ActiveConfig* active = configSlot();
-  active->config = *config;
-  ++active->generation;
-  return llvm::Error::success();
-}
+llvm::Error setActiveConfig(const char* pathOrJSON) { return configSlot().replace(pathOrJSON); }
 
 void reportError(const std::string& message) {
   logger().error("{}", message);

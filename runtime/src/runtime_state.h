@@ -11,12 +11,7 @@
 
 namespace vta::runtime {
 
-struct ActiveConfig {
-  Config config;
-  uint64_t generation;
-};
-
-ActiveConfig activeConfig();
+ConfigSlot::Snapshot activeConfig();
 llvm::Error setActiveConfig(const char* pathOrJSON);
 
 // Logs through spdlog and records as the calling thread's last error.

@@ -1,6 +1,5 @@
 #include "sim_state.h"
 
-#include <mutex>
 #include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
 
@@ -34,16 +33,10 @@ spdlog::logger& logger() {
   return *instance;
 }
 
-std::mutex configMutex;
-Config* configSlot() {
-  static Config* config = [] {
-    auto fromEnvironment = Config::fromEnvironment();
-    if (fromEnvironment) return new Config(*fromEnvironment);
-    reportError("VTA_CONFIG: " + llvm::toString(fromEnvironment.takeError()) +
-                "; using the default configuration");
-    return new Config(Config::tvmDefault());
-  }();
-  return config;
+ConfigSlot& configSlot() {
+  // Never destroyed: devices may ask for it while the process exits.
+  static ConfigSlot* slot = new ConfigSlot(reportError);
+  return *slot;
 }
 }  // namespace
 
@@ -56,18 +49,9 @@ const std::string& lastError() { return threadLastError(); }
 
 void clearError() { threadLastError().clear(); }
 
-Config activeConfig() {
-  std::lock_guard<std::mutex> lock(configMutex);
-  return *configSlot();
-}
+// Devices copy the configuration when allocated, so replacing it later is safe.
+Config activeConfig() { return configSlot().current().config; }
 
-llvm::Error setActiveConfig(const char* pathOrJSON) {
-  auto config = pathOrJSON ? Config::fromPathOrJSON(pathOrJSON) : Config::tvmDefault();
-  if (!config) return config.takeError();
-  std::lock_guard<std::mutex> lock(configMutex);
-  // Devices copy the configuration when allocated, so replacing it in place is safe.
-  *configSlot() = *config;
-  return llvm::Error::success();
-}
+llvm::Error setActiveConfig(const char* pathOrJSON) { return configSlot().replace(pathOrJSON); }
 
 }  // namespace vta::sim

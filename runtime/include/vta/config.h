@@ -8,6 +8,8 @@
 #define VTA_CONFIG_H_
 
 #include <cstdint>
+#include <mutex>
+#include <optional>
 #include <string>
 
 #include "llvm/Support/Error.h"
@@ -60,6 +62,32 @@ struct Config {
 private:
   // Computes the derived values; fails for parameters this implementation cannot model.
   llvm::Error derive();
+};
+
+// The configuration one library works with: read from VTA_CONFIG when first asked for (an
+// unusable VTA_CONFIG is passed to `report` and the default used instead), replaceable at run
+// time. The runtime and the simulator each hold their own slot, so neither reads the other's
+// state; the generation tells a holder of an older snapshot that it is stale.
+class ConfigSlot {
+public:
+  struct Snapshot {
+    Config config;
+    uint64_t generation;  // 1 for the first configuration, +1 for every replacement
+  };
+  using ErrorReporter = void (*)(const std::string& message);
+
+  explicit ConfigSlot(ErrorReporter report) : report_(report) {}
+
+  Snapshot current();
+  // A path or JSON text as Config::fromPathOrJSON takes it; nullptr restores the default.
+  llvm::Error replace(const char* pathOrJSON);
+
+private:
+  Snapshot& loadedLocked();
+
+  std::mutex mutex_;
+  ErrorReporter report_;
+  std::optional<Snapshot> snapshot_;
 };
 
 }  // namespace vta
