@@ -67,8 +67,11 @@ int compare(const std::string &expectedPath, const std::string &actualPath) {
     return 1;
   }
   double worst = 0;
-  for (int64_t i = 0; i < expected->numElements(); ++i)
-    worst = std::max(worst, std::abs(expected->doubleAt(i) - actual->doubleAt(i)));
+  for (int64_t i = 0; i < expected->numElements(); ++i) {
+    double difference = std::abs(expected->doubleAt(i) - actual->doubleAt(i));
+    // std::max drops a NaN: a NaN in the output must fail the comparison, not be skipped.
+    worst = std::isnan(difference) ? INFINITY : std::max(worst, difference);
+  }
   std::printf("%s: max |difference| %.3g\n", actualPath.c_str(), worst);
   return worst <= 1e-4 ? 0 : 1;
 }

@@ -15,7 +15,9 @@ fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
 # expect_ok NAME COMMAND...: exit status 0.
 expect_ok() {
   local name=$1; shift
-  if ! "$@" > "$name.out" 2>&1; then fail "$name: exit status $? ($(head -c 600 "$name.out"))"; fi
+  "$@" > "$name.out" 2>&1
+  local status=$?
+  if [ "$status" -ne 0 ]; then fail "$name: exit status $status ($(head -c 600 "$name.out"))"; fi
 }
 
 # expect_error NAME TEXT COMMAND...: exit status 1 and TEXT in the diagnostics.
