@@ -9,7 +9,8 @@ function(vtac_add_unit_test name)
   add_executable(${name} ${ARG_SOURCES})
   target_link_libraries(${name} PRIVATE vtac_catch_main ${ARG_LIBS})
   set_target_properties(${name} PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${PROJECT_BINARY_DIR}/tests)
-  add_test(NAME ${name} COMMAND ${name})
+  # -w NoAssertions: a test case (or leaf section) that asserts nothing fails instead of passing.
+  add_test(NAME ${name} COMMAND ${name} -w NoAssertions)
   set_tests_properties(${name} PROPERTIES LABELS "unit;${ARG_LABELS}"
                        WORKING_DIRECTORY ${PROJECT_SOURCE_DIR})
 endfunction()
