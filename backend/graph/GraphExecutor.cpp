@@ -318,6 +318,9 @@ llvm::Expected<NamedTensors> GraphExecutor::run(const NamedTensors &inputs) {
                                               relax::printDim(dim) + " is not known from the inputs");
         shape.push_back(*value);
       }
+      if (auto bytes = backend::checkedByteSize(shape, call.outSinfo.dtype.bytes()); !bytes)
+        return backend::diagnosticError(call.outSinfo.loc, "cannot allocate the output of '" + call.callee +
+                                                               "': " + backend::errorMessage(bytes.takeError()));
       slots[step.outSlot] = impl.allocate(call.outSinfo.dtype, std::move(shape));
       llvm::Error error = step.kind == Step::Kind::PrimFunc ? impl.callPrimFunc(step, slots)
                                                             : impl.callRegistered(step, slots);

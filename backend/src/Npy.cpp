@@ -7,6 +7,7 @@
 #include <llvm/Support/Endian.h>
 #include <llvm/Support/MemoryBuffer.h>
 
+#include "vtac/backend/Diagnostic.h"
 #include "vtac/support/AtomicFile.h"
 
 namespace vtac::backend {
@@ -202,6 +203,9 @@ llvm::Expected<Tensor> parseNpy(llvm::StringRef bytes, llvm::StringRef name) {
   if (!dtype)
     return npyError(name, "unsupported dtype '" + *fields->descr +
                               "' (supported: little-endian bool, int8-64, uint8-64, float16-64)");
+  // Before allocating: a tiny file must not make vtac allocate the shape its header claims.
+  if (auto needed = checkedByteSize(*fields->shape, dtype->bytes()); !needed)
+    return npyError(name, errorMessage(needed.takeError()));
   Tensor tensor(*dtype, *fields->shape);
   llvm::StringRef data = bytes.drop_front(headerStart + headerLength);
   if (data.size() != tensor.byteSize())

@@ -162,6 +162,9 @@ llvm::Expected<std::vector<Tensor>> prepareArguments(const CompiledFunction &fun
     if (!shape)
       return diagnosticError(errorMessage(shape.takeError()) +
                              "; give an input that determines it, or --size NAME=VALUE");
+    if (auto bytes = checkedByteSize(*shape, param.dtype.bytes()); !bytes)
+      return diagnosticError(param.buffer->loc(), "cannot allocate parameter '" + param.name +
+                                                      "': " + errorMessage(bytes.takeError()));
     Tensor tensor(param.dtype, std::move(*shape));
     if (options.randomInputs) fillRandom(tensor, options.seed, param.name);
     arguments.push_back(std::move(tensor));

@@ -3,9 +3,11 @@
 #include <cassert>
 #include <cstring>
 
+#include <llvm/ADT/STLExtras.h>
 #include <llvm/Support/Format.h>
 #include <llvm/Support/raw_ostream.h>
 
+#include "vtac/backend/Diagnostic.h"
 #include "vtac/backend/Float16.h"
 
 namespace vtac::backend {
@@ -109,6 +111,23 @@ void Tensor::setDouble(int64_t index, double value) {
   case 32: storeAs<float>(bytes, index, float(value)); break;
   default: storeAs<double>(bytes, index, value); break;
   }
+}
+
+llvm::Expected<int64_t> checkedByteSize(llvm::ArrayRef<int64_t> shape, int64_t elementBytes) {
+  int64_t bytes = elementBytes;
+  bool overflow = false;
+  for (int64_t extent : shape) {
+    if (extent < 0) return diagnosticError("negative extent " + llvm::Twine(extent));
+    overflow |= __builtin_mul_overflow(bytes, extent, &bytes);
+  }
+  // A zero extent makes any product empty, even one that overflowed on the way.
+  if (llvm::is_contained(shape, 0)) return 0;
+  if (overflow || bytes > kMaxTensorBytes)
+    return diagnosticError("shape " + formatShape(shape) + " needs " +
+                           (overflow ? std::string("more than 2^63") : std::to_string(bytes)) +
+                           " bytes, more than the " + llvm::Twine(kMaxTensorBytes >> 30) +
+                           " GiB vtac allocates for one tensor");
+  return bytes;
 }
 
 std::vector<int64_t> Tensor::unflatten(int64_t index) const {

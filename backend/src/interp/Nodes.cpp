@@ -7,6 +7,7 @@
 #include <llvm/ADT/SmallVector.h>
 
 #include "vtac/backend/Diagnostic.h"
+#include "vtac/backend/Tensor.h"
 #include "vtac/backend/Float16.h"
 
 namespace vtac::backend::interp {
@@ -170,17 +171,22 @@ void AssertExec::exec(Frame &frame) const {
 }
 
 std::unique_ptr<Storage> Allocation::allocate(Frame &frame) const {
-  int64_t elements = 1;
+  llvm::SmallVector<int64_t, 4> shape;
   for (const IntPtr &extent : extents) {
     int64_t value = extent->eval(frame);
     if (value < 0) {
       frame.trap(loc, "allocation '" + name + "' has negative extent " + std::to_string(value));
       return nullptr;
     }
-    elements *= value;
+    shape.push_back(value);
   }
   if (frame.trapped) return nullptr;
-  auto storage = allocateStorage(elements * elementBytes, frame.device);
+  auto bytes = checkedByteSize(shape, elementBytes);
+  if (!bytes) {
+    frame.trap(loc, "cannot allocate '" + name + "': " + errorMessage(bytes.takeError()));
+    return nullptr;
+  }
+  auto storage = allocateStorage(*bytes, frame.device);
   if (!storage) {
     frame.trap(loc, "cannot allocate '" + name + "': " + errorMessage(storage.takeError()));
     return nullptr;

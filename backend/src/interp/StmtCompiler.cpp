@@ -346,7 +346,9 @@ StmtPtr FunctionCompiler::compileBlock(const ir::Block &block, const ir::BlockRe
   }
   for (const ir::BufferRef &buffer : block.allocBuffers) {
     int slot = newSlot();
-    node->allocations.push_back(compileAllocation(slot, buffer->name, buffer->dtype, buffer->shape, block));
+    // The alloc_buffer's own line when the frontend recorded it (an implicit root block has none).
+    const ir::Node &at = buffer->loc().isKnown() ? static_cast<const ir::Node &>(*buffer) : block;
+    node->allocations.push_back(compileAllocation(slot, buffer->name, buffer->dtype, buffer->shape, at));
     guards.push_back(bind(buffer->data.get(), {slot, VarKind::Storage, buffer->data->dtype}));
   }
   if (!block.matchBuffers.empty()) {

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include <llvm/ADT/ArrayRef.h>
+#include <llvm/Support/Error.h>
 
 #include "vtac/ir/DataType.h"
 
@@ -56,5 +57,13 @@ std::string formatElement(const Tensor &tensor, int64_t index);
 
 // True for the element types a Tensor (and so a .npy file) can hold.
 bool isSupportedTensorType(ir::DataType dtype);
+
+// The largest tensor or buffer vtac allocates: a mistyped extent (or a .npy header claiming a
+// huge shape) must be an error, not an out-of-memory kill or an allocation that never ends.
+constexpr int64_t kMaxTensorBytes = int64_t(4) << 30;  // 4 GiB
+
+// Bytes of `shape` elements of `elementBytes` each; an error (without location) when an extent
+// is negative, the product overflows 64 bits or it exceeds kMaxTensorBytes.
+llvm::Expected<int64_t> checkedByteSize(llvm::ArrayRef<int64_t> shape, int64_t elementBytes);
 
 }  // namespace vtac::backend
