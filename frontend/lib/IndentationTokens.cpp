@@ -112,6 +112,7 @@ void TokenLayout::startLogicalLine(const Token &first, const Token *lineBreak, u
     out_.push_back(synthesize(TVMScriptLexer::NEWLINE, "\n", *lineBreak));
   lineHasTokens_ = true;
   lineNesting_ = 0;
+  lineOperators_ = 0;
   previousType_ = Token::INVALID_TYPE;
   if (width > indents_.back()) {
     if (indents_.size() > kMaxNestingDepth) {
@@ -162,6 +163,12 @@ bool TokenLayout::checkToken(const Token &token) {
                type == TVMScriptLexer::TILDE) &&
               !endsOperand(previousType_))) {
     ++lineNesting_;
+  } else if (endsOperand(previousType_) && !endsOperand(type) && type != TVMScriptLexer::COMMA &&
+             type != TVMScriptLexer::COLON && type != TVMScriptLexer::DOT &&
+             ++lineOperators_ > kMaxLineOperators) {
+    diagnostics_.error(at(token), "expression too long (more than " + std::to_string(kMaxLineOperators) +
+                                      " operators on one line)");
+    return false;
   }
   previousType_ = type;
   if (lineNesting_ + openBrackets_.size() > kMaxNestingDepth) {

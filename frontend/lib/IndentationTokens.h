@@ -22,6 +22,11 @@ namespace vtac::frontend {
 /// operators on one logical line, or indentation levels) is rejected.
 constexpr size_t kMaxNestingDepth = 200;
 
+/// More infix operators than this on one logical line are rejected: the parser
+/// loops over `a + b + c ...`, but the tree it builds (and every IR pass after it)
+/// is as deep as the chain is long.
+constexpr size_t kMaxLineOperators = 1000;
+
 /// Lays out tokens one at a time, reading the lexer only as far as needed, so
 /// that a large file never has all its tokens in memory at once.
 class TokenLayout {
@@ -52,6 +57,7 @@ private:
   // Recursion the parser will need for the current logical line, besides one
   // level per open bracket.
   size_t lineNesting_ = 0;
+  size_t lineOperators_ = 0;  // infix operators (and `=`, `in`, ...) after an operand
   size_t previousType_ = 0;
   bool lineHasTokens_ = false;
   bool atFileStart_ = true;
