@@ -46,11 +46,24 @@ llvm::Expected<NamedTensors> readNpz(llvm::StringRef path) {
     if (!file)
       return backend::diagnosticError("corrupt .npz archive '" + path + "': cannot open '" +
                                       member + "': " + zip_strerror(archive.get()));
+    // The size is the archive's claim: bounded before allocating (a .npy header is far below 1 MiB).
+    if (stat.size > zip_uint64_t(backend::kMaxTensorBytes) + (1 << 20))
+      return backend::diagnosticError("corrupt .npz archive '" + path + "': member '" + member +
+                                      "' claims " + llvm::Twine(stat.size) + " bytes, more than the " +
+                                      llvm::Twine(backend::kMaxTensorBytes >> 30) +
+                                      " GiB vtac allocates for one tensor");
     std::string bytes(stat.size, '\0');
     zip_int64_t read = zip_fread(file.get(), bytes.data(), stat.size);
-    if (read < 0 || zip_uint64_t(read) != stat.size)
+    // libzip checks the CRC only on a read that finds the end, so one more is needed.
+    char pastTheEnd;
+    zip_int64_t extra = read < 0 ? 0 : zip_fread(file.get(), &pastTheEnd, 1);
+    if (read < 0 || extra < 0)
       return backend::diagnosticError("corrupt .npz archive '" + path + "': cannot read '" +
                                       member + "': " + zip_file_strerror(file.get()));
+    if (zip_uint64_t(read) != stat.size || extra != 0)
+      return backend::diagnosticError("corrupt .npz archive '" + path + "': member '" + member +
+                                      "' does not hold the " + llvm::Twine(stat.size) +
+                                      " bytes its directory entry says");
     llvm::Expected<backend::Tensor> tensor = backend::parseNpy(bytes, path.str() + ":" + member);
     if (!tensor) return tensor.takeError();
     llvm::StringRef name(member);
