@@ -160,8 +160,8 @@ llvm::Expected<std::vector<Tensor>> prepareArguments(const CompiledFunction &fun
     const ParamInfo &param = function.params()[i];
     auto shape = function.shapeOf(i, *sizes);
     if (!shape)
-      return diagnosticError(errorMessage(shape.takeError()) +
-                             "; give an input that determines it, or --size NAME=VALUE");
+      return diagnosticError(param.buffer->loc(), errorMessage(shape.takeError()) +
+                                                      "; give an input that determines it, or --size NAME=VALUE");
     if (auto bytes = checkedByteSize(*shape, param.dtype.bytes()); !bytes)
       return diagnosticError(param.buffer->loc(), "cannot allocate parameter '" + param.name +
                                                       "': " + errorMessage(bytes.takeError()));
