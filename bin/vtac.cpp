@@ -93,5 +93,13 @@ int main(int argc, char **argv) {
   spdlog::set_default_logger(spdlog::stderr_color_mt("vtac"));
   spdlog::set_level(verbose ? spdlog::level::debug : spdlog::level::from_str(logLevel));
   spdlog::set_pattern("vtac: %l: %v");
+  // The VTA runtime and simulator log every error they record; vtac reports each one itself, at
+  // the source line of the call that failed, so their unlocated copies show only with --verbose.
+  if (!verbose)
+    for (const char *library : {"vta_runtime", "vta_sim"}) {
+      auto logger = spdlog::get(library);
+      if (!logger) logger = spdlog::stderr_color_mt(library);
+      logger->set_level(spdlog::level::off);
+    }
   return action() ? 0 : kInputError;
 }
