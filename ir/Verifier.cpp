@@ -16,7 +16,10 @@ public:
   std::vector<VerifierDiagnostic> check(const PrimFunc &func) {
     locations_.push_back(func.loc());
     for (const VarRef &p : func.params) define(*p, func);
-    for (const auto &entry : func.bufferMap) defineBufferVars(*entry.second, func);
+    for (const auto &entry : func.bufferMap) {
+      defineBufferVars(*entry.second, func);
+      checkExtents(entry.second->shape, *entry.second, "buffer '" + entry.second->name + "'");
+    }
     visitStmt(func.body);
     return std::move(diagnostics_);
   }
@@ -171,6 +174,7 @@ public:
     visitExprs(op.extents);
     for (const Expr &e : op.extents)
       if (!dtypeOf(e).isIntOrUInt()) report(op, "allocation extent of '" + op.bufferVar->name + "' is not an integer");
+    checkExtents(op.extents, op, "allocation '" + op.bufferVar->name + "'");
     if (op.condition) {
       visitExpr(op.condition);
       requireBool(op.condition, op, "allocation condition");
@@ -182,6 +186,7 @@ public:
 
   void visitDeclBuffer(const DeclBuffer &op) override {
     checkBufferData(*op.buffer, op);
+    checkExtents(op.buffer->shape, op, "buffer '" + op.buffer->name + "'");
     visitStmt(op.body);
   }
 
@@ -218,6 +223,7 @@ public:
     }
     for (const BufferRef &b : op.allocBuffers) {
       visitExprs(b->shape);
+      checkExtents(b->shape, *b, "buffer '" + b->name + "'");
       defineHere(*b->data, op);
     }
     for (const MatchBufferRegion &m : op.matchBuffers) {
@@ -267,6 +273,13 @@ private:
 
   void defineBufferVars(const Buffer &b, const Node &at) {
     for (const Var *v : newBufferVars(b)) define(*v, at);
+  }
+
+  // A constant negative extent can never describe memory (symbolic ones are checked when run).
+  void checkExtents(const std::vector<Expr> &extents, const Node &at, const std::string &what) {
+    for (const Expr &e : extents)
+      if (const auto *imm = e.as<IntImm>(); imm && imm->value < 0)
+        report(at, what + " has the negative extent " + std::to_string(imm->value));
   }
 
   void checkBufferData(const Buffer &buffer, const Node &at) {

@@ -124,6 +124,15 @@ llvm::Expected<SizeBindings> CompiledFunction::bindSizes(llvm::ArrayRef<const Te
     auto it = namedSizes.find(size.var->name);
     if (it != namedSizes.end()) sizes[size.var] = it->second;
   }
+  // A size the function does not have is most likely a typo; ignoring it would hide that.
+  for (const auto &named : namedSizes) {
+    bool known = llvm::any_of(sizeSlots_, [&](const SizeSlot &size) { return size.var->name == named.getKey(); });
+    if (known) continue;
+    std::string available;
+    for (const SizeSlot &size : sizeSlots_) available += (available.empty() ? "" : ", ") + size.var->name;
+    return diagnosticError("'" + name_ + "' has no symbolic size '" + named.getKey() + "' (" +
+                           (available.empty() ? std::string("it has none") : "its sizes: " + available) + ")");
+  }
   for (size_t i = 0; i < params_.size() && i < arguments.size(); ++i) {
     const ParamInfo &param = params_[i];
     const Tensor *tensor = arguments[i];
