@@ -29,13 +29,13 @@ std::optional<DataType> DataType::parse(llvm::StringRef text) {
   if (text == "bool") return boolTy(lanes);
   Code code;
   llvm::StringRef bitsText;
-  if (text.startswith("uint")) {
+  if (text.starts_with("uint")) {
     code = Code::UInt;
     bitsText = text.drop_front(4);
-  } else if (text.startswith("int")) {
+  } else if (text.starts_with("int")) {
     code = Code::Int;
     bitsText = text.drop_front(3);
-  } else if (text.startswith("float")) {
+  } else if (text.starts_with("float")) {
     code = Code::Float;
     bitsText = text.drop_front(5);
   } else {

@@ -6,7 +6,7 @@ set -euo pipefail
 packages=(
   build-essential cmake ninja-build ccache
   antlr4 libantlr4-runtime-dev
-  llvm-14-dev llvm-14-tools clang-14 libclang-rt-14-dev
+  llvm-19-dev llvm-19-tools clang-19 libclang-rt-19-dev libdlpack-dev
   libcli11-dev libspdlog-dev catch2 libzip-dev zlib1g-dev libzstd-dev
 )
 

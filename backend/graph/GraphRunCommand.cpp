@@ -123,7 +123,7 @@ void printStats(const GraphStats &stats, const std::string &entry, const std::st
   const llvm::json::Object *counters = vta->getAsObject();
   bool any = false;
   for (const auto &entry : counters ? *counters : llvm::json::Object{})
-    any = any || entry.second.getAsInteger().getValueOr(0) != 0;
+    any = any || entry.second.getAsInteger().value_or(0) != 0;
   if (!any) return;  // no prim_func ran on the simulator
   out << "VTA simulator statistics:\n";
   std::vector<std::string> names;
@@ -131,7 +131,7 @@ void printStats(const GraphStats &stats, const std::string &entry, const std::st
   std::sort(names.begin(), names.end());
   for (const std::string &name : names)
     out << "  " << name << std::string(name.size() < 18 ? 18 - name.size() : 1, ' ') << " "
-        << counters->getInteger(name).getValueOr(0) << "\n";
+        << counters->getInteger(name).value_or(0) << "\n";
 }
 
 }  // namespace

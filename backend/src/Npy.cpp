@@ -55,10 +55,10 @@ public:
         if (!value) return value.takeError();
         fields.descr = *value;
       } else if (*key == "fortran_order") {
-        if (text_.substr(pos_).startswith("True")) {
+        if (text_.substr(pos_).starts_with("True")) {
           fields.fortranOrder = true;
           pos_ += 4;
-        } else if (text_.substr(pos_).startswith("False")) {
+        } else if (text_.substr(pos_).starts_with("False")) {
           fields.fortranOrder = false;
           pos_ += 5;
         } else {
@@ -176,7 +176,7 @@ std::string npyDescr(DataType dtype) {
 }
 
 llvm::Expected<Tensor> parseNpy(llvm::StringRef bytes, llvm::StringRef name) {
-  if (!bytes.startswith(kMagic)) return npyError(name, "not a .npy file (bad magic string)");
+  if (!bytes.starts_with(kMagic)) return npyError(name, "not a .npy file (bad magic string)");
   if (bytes.size() < 10) return npyError(name, "truncated .npy preamble");
   unsigned major = uint8_t(bytes[6]), minor = uint8_t(bytes[7]);
   size_t headerLength, headerStart;

@@ -207,7 +207,7 @@ void printStatsTable(llvm::StringRef json, const std::string &functionName, std:
   llvm::raw_string_ostream os(text);
   os << "VTA simulator statistics of '" << functionName << "':\n";
   for (const std::string &name : names) {
-    llvm::Optional<int64_t> value = object->getInteger(name);
+    std::optional<int64_t> value = object->getInteger(name);
     if (!value) continue;
     os << "  " << llvm::left_justify(name, 18) << " " << *value << "\n";
   }

@@ -105,7 +105,7 @@ llvm::Expected<Config> Config::fromJSON(llvm::StringRef text) {
 
 llvm::Expected<Config> Config::fromPathOrJSON(llvm::StringRef pathOrJSON) {
   llvm::StringRef trimmed = pathOrJSON.ltrim();
-  if (trimmed.startswith("{")) return fromJSON(trimmed);
+  if (trimmed.starts_with("{")) return fromJSON(trimmed);
   auto buffer = llvm::MemoryBuffer::getFile(pathOrJSON);
   if (!buffer)
     return configError("cannot read '" + pathOrJSON + "': " + buffer.getError().message());

@@ -1,3 +1,4 @@
+#include <optional>
 #include <catch2/catch.hpp>
 
 #include "RelaxTestSupport.h"
@@ -209,9 +210,9 @@ TEST_CASE("graph: a VTA prim_func between CPU prim_funcs runs on the simulator",
   const llvm::json::Object *counters = stats->getAsObject();
   REQUIRE(counters);
   // The vector add's traffic (samples/README.md): 2 x 64 KiB ACC loads, 1024 ALU ops, 16 KiB stored.
-  CHECK(counters->getInteger("acc_load_nbytes") == llvm::Optional<int64_t>(131072));
-  CHECK(counters->getInteger("alu_counter") == llvm::Optional<int64_t>(1024));
-  CHECK(counters->getInteger("out_store_nbytes") == llvm::Optional<int64_t>(16384));
+  CHECK(counters->getInteger("acc_load_nbytes") == std::optional<int64_t>(131072));
+  CHECK(counters->getInteger("alu_counter") == std::optional<int64_t>(1024));
+  CHECK(counters->getInteger("out_store_nbytes") == std::optional<int64_t>(16384));
 }
 
 TEST_CASE("graph: functions of a library loaded at run time", "[relax][graph][library]") {

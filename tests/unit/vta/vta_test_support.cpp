@@ -43,7 +43,7 @@ uint64_t simStat(const char* name) {
   auto parsed = llvm::json::parse(VTASimStatsJSON());
   REQUIRE(static_cast<bool>(parsed));
   auto value = parsed->getAsObject()->getInteger(name);
-  REQUIRE(value.hasValue());
+  REQUIRE(value.has_value());
   return static_cast<uint64_t>(*value);
 }
 
