@@ -1,13 +1,13 @@
-#include "vtac/backend/Diagnostic.h"
+#include "vtac/ir/Diagnostic.h"
 
 #include <llvm/Support/raw_ostream.h>
 
-namespace vtac::backend {
+namespace vtac::ir {
 
 char DiagnosticError::ID = 0;
 
 void DiagnosticError::log(llvm::raw_ostream &os) const {
-  std::string text = ir::formatDiagnostic(loc_, ir::Severity::Error, message_);
+  std::string text = formatDiagnostic(loc_, Severity::Error, message_);
   // llvm::toString adds no newline of its own; keep the rendered form free of a trailing one.
   if (!text.empty() && text.back() == '\n') text.pop_back();
   os << text;
@@ -47,4 +47,4 @@ std::string renderError(llvm::Error error) {
   return text;
 }
 
-}  // namespace vtac::backend
+}  // namespace vtac::ir
