@@ -120,7 +120,9 @@ private:
   // The loops outside the allocation that `buffer` is shared across (TVM's NeedRelaxThread).
   bool sharedAcross(const EnclosingLoop &loop, const ir::Buffer &buffer) const {
     int rank = loop.threadTag.empty() ? -1 : threadRank(loop.threadTag);
-    return rank >= 0 && storageRank(buffer.scope()) <= rank;
+    int storage = storageRank(buffer.scope());
+    if (storage == 2) return loop.threadTag == "threadIdx.x";  // warp memory: across the lanes only
+    return rank >= 0 && storage <= rank;
   }
 
   // Constant bounds of an expression linear in the enclosing loops' variables.
