@@ -5,6 +5,7 @@
 // Exit status: 0 on success, 1 on an error in the input, 2 on a usage error.
 #include "vtac/backend/Diagnostic.h"
 #include "vtac/backend/RunCommand.h"
+#include "vtac/codegen/CompileCommandLine.h"
 #include "vtac/frontend/Commands.h"
 #include "vtac/graph/GraphRunCommand.h"
 
@@ -84,7 +85,9 @@ int main(int argc, char **argv) {
   registerPrintCommand(app, action);
   registerCheckCommand(app, action);
   vtac::backend::registerRunCommand(app, action);
+  vtac::codegen::registerCompileCommand(app, action);
 
+  vtac::codegen::spellDependencyFlags(argc, argv);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError &e) {
