@@ -207,7 +207,12 @@ public:
       loop(*iterVar->var, ir::intImm(0, iterVar->var->dtype), op.value, op.body, op.key.c_str());
       return;
     }
-    if (op.key == "coproc_scope") line("/* VTA queue " + visitExpr(op.value) + " */");
+    if (op.key == "coproc_scope") {
+      static const char *const queues[] = {"", "load", "compute", "store"};
+      auto *queue = op.value.as<ir::IntImm>();
+      bool named = queue && queue->value >= 1 && queue->value <= 3;
+      line("/* VTA " + (named ? std::string(queues[queue->value]) : visitExpr(op.value)) + " queue */");
+    }
     visitStmt(op.body);
   }
   void visitAssertStmt(const ir::AssertStmt &op) override {

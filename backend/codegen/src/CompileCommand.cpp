@@ -106,15 +106,17 @@ private:
     std::vector<HostFunction> functions;
     size_t primFuncs = 0;
     for (const auto &entry : parsed->module.functions()) primFuncs += entry.function.isa<ir::PrimFunc>();
+    for (const auto &entry : parsed->module.functions())
+      if (!entry.function.isa<ir::PrimFunc>()) {
+        errors << ir::renderError(ir::diagnosticError(entry.function->loc(), "cannot compile Relax function '" +
+                                                                                 entry.name->name +
+                                                                                 "' (only prim_funcs compile so far)"));
+        return false;
+      }
     std::map<std::string, std::string> symbolOwners;
     for (const auto &entry : parsed->module.functions()) {
       const std::string &name = entry.name->name;
       auto *func = entry.function.as<ir::PrimFunc>();
-      if (!func) {
-        errors << ir::renderError(ir::diagnosticError(
-            entry.function->loc(), "cannot compile Relax function '" + name + "' (only prim_funcs compile so far)"));
-        return false;
-      }
       std::string symbol = symbolOf(job.input, name, primFuncs == 1);
       if (!symbolOwners.emplace(symbol, name).second) {
         errors << ir::renderError(ir::diagnosticError(

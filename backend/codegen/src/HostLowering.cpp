@@ -137,7 +137,12 @@ public:
   }
 
   ir::Stmt visitBlockRealize(const ir::BlockRealize &op) override {
-    fail(op.block->loc(), "block '" + op.block->name + "' is not lowered: code generation needs flat TIR");
+    // An implicit root block has no location of its own: point at its first statement.
+    ir::SourceLoc loc = op.block->loc();
+    ir::preOrderVisit(op.block->body, [&](const ir::Node &node) {
+      if (!loc.isKnown()) loc = node.loc();
+    });
+    fail(loc, "block '" + op.block->name + "' is not lowered: code generation needs flat TIR");
     return ir::Stmt(&op);
   }
 

@@ -199,6 +199,7 @@ private:
     if (llvm::Function *existing = module_.getFunction("vtac_fail")) return existing;
     auto *fn = llvm::Function::Create(llvm::FunctionType::get(b_.getInt32Ty(), {b_.getPtrTy()}, false),
                                       llvm::Function::InternalLinkage, "vtac_fail", module_);
+    fn->setDoesNotThrow();
     llvm::IRBuilder<> b(llvm::BasicBlock::Create(ctx_, "entry", fn));
     llvm::Function *report = runtimeFunction("VTARuntimeReportError");
     auto *call = llvm::BasicBlock::Create(ctx_, "report", fn), *done = llvm::BasicBlock::Create(ctx_, "done", fn);

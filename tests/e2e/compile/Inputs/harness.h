@@ -14,16 +14,15 @@
 #include <vta/runtime.h>
 #include <vta/sim.h>
 
-/* A compact tensor of `bits`-bit signed integers whose data is a VTA buffer. */
-static DLTensor vta_tensor(int64_t *shape, int ndim, int bits) {
+/* A compact tensor of shape[0..ndim) over `data`. */
+static inline DLTensor make_tensor(void *data, int64_t *shape, int ndim, uint8_t code, int bits,
+                                   DLDeviceType device) {
   DLTensor t;
-  int64_t count = 1;
-  for (int i = 0; i < ndim; ++i) count *= shape[i];
-  t.data = VTABufferAlloc((size_t)(count * bits / 8));
-  t.device.device_type = kDLExtDev;
+  t.data = data;
+  t.device.device_type = device;
   t.device.device_id = 0;
   t.ndim = ndim;
-  t.dtype.code = kDLInt;
+  t.dtype.code = code;
   t.dtype.bits = (uint8_t)bits;
   t.dtype.lanes = 1;
   t.shape = shape;
@@ -32,14 +31,21 @@ static DLTensor vta_tensor(int64_t *shape, int ndim, int bits) {
   return t;
 }
 
-static int64_t tensor_bytes(const DLTensor *t) {
+/* A compact tensor of `bits`-bit signed integers whose data is a new VTA buffer. */
+static inline DLTensor vta_tensor(int64_t *shape, int ndim, int bits) {
+  int64_t count = 1;
+  for (int i = 0; i < ndim; ++i) count *= shape[i];
+  return make_tensor(VTABufferAlloc((size_t)(count * bits / 8)), shape, ndim, kDLInt, bits, kDLExtDev);
+}
+
+static inline int64_t tensor_bytes(const DLTensor *t) {
   int64_t count = 1;
   for (int i = 0; i < t->ndim; ++i) count *= t->shape[i];
   return count * t->dtype.bits / 8;
 }
 
 /* Values in [-range/2, range/2) from a 64-bit LCG (the same sequence on every machine). */
-static void fill(void *host, int64_t count, int bits, uint64_t seed, int range) {
+static inline void fill(void *host, int64_t count, int bits, uint64_t seed, int range) {
   uint64_t state = seed * 6364136223846793005ull + 1442695040888963407ull;
   for (int64_t i = 0; i < count; ++i) {
     state = state * 6364136223846793005ull + 1442695040888963407ull;
@@ -49,11 +55,11 @@ static void fill(void *host, int64_t count, int bits, uint64_t seed, int range) 
   }
 }
 
-static void to_device(DLTensor *t, const void *host) {
+static inline void to_device(DLTensor *t, const void *host) {
   VTABufferCopy(host, 0, t->data, 0, (size_t)tensor_bytes(t), VTA_MEMCPY_H2D);
 }
 
-static void from_device(const DLTensor *t, void *host) {
+static inline void from_device(const DLTensor *t, void *host) {
   VTABufferCopy(t->data, 0, host, 0, (size_t)tensor_bytes(t), VTA_MEMCPY_D2H);
 }
 
@@ -65,6 +71,6 @@ static void from_device(const DLTensor *t, void *host) {
     if (status_ != 0) printf("message: %s\n", VTARuntimeLastError());                       \
   } while (0)
 
-static void print_stats(void) { printf("stats: %s\n", VTASimStatsJSON()); }
+static inline void print_stats(void) { printf("stats: %s\n", VTASimStatsJSON()); }
 
 #endif

@@ -12,7 +12,6 @@ static int8_t c_host[16384];
 int main(void) {
   int64_t shape[4] = {16, 64, 1, 16};
   DLTensor a = vta_tensor(shape, 4, 32), b = vta_tensor(shape, 4, 32), c = vta_tensor(shape, 4, 8);
-  c.dtype.bits = 8;
   fill(a_host, 16384, 32, 3, 1 << 20);
   fill(b_host, 16384, 32, 4, 1 << 20);
   to_device(&a, a_host);
