@@ -14,7 +14,9 @@
 #include "vtac/codegen/LLVMEmitter.h"
 #include "vtac/frontend/Commands.h"
 #include "vtac/ir/Diagnostic.h"
+#include "vtac/passes/PassManager.h"
 #include "vtac/support/AtomicFile.h"
+#include "vtac/support/Command.h"
 
 namespace vtac::codegen {
 
@@ -103,6 +105,10 @@ private:
   bool compile(Job &job, std::ostream &errors) {
     std::optional<frontend::ParsedModule> parsed = frontend::loadModule(job.input, errors);
     if (!parsed) return false;
+    if (llvm::Error error = runPasses(parsed->module, errors)) {
+      errors << ir::renderError(std::move(error));
+      return false;
+    }
     std::vector<HostFunction> functions;
     size_t primFuncs = 0;
     for (const auto &entry : parsed->module.functions()) primFuncs += entry.function.isa<ir::PrimFunc>();
@@ -143,6 +149,19 @@ private:
     return true;
   }
 
+  // The --passes pipeline (one pass manager per input: inputs compile in parallel).
+  llvm::Error runPasses(ir::IRModule &module, std::ostream &errors) const {
+    if (options_.passes.empty()) return llvm::Error::success();
+    auto pipeline = passes::parsePipeline(options_.passes, passes::PassRegistry::builtin());
+    if (!pipeline) return pipeline.takeError();  // checked before the jobs started
+    passes::PassManager manager(std::move(*pipeline));
+    passes::PassContext context;
+    context.remark = [&](ir::SourceLoc loc, const std::string &message) {
+      errors << ir::formatDiagnostic(loc, ir::Severity::Warning, message);
+    };
+    return manager.run(module, context);
+  }
+
   llvm::Expected<std::string> emit(const Job &job, const std::vector<HostFunction> &functions) const {
     std::string source = llvm::sys::path::filename(job.input).str();
     switch (kind_) {
@@ -170,6 +189,13 @@ bool isDirectory(const std::string &path) {
 }  // namespace
 
 int compileCommand(const CompileOptions &options, std::ostream &errors) {
+  if (!options.passes.empty()) {
+    auto pipeline = passes::parsePipeline(options.passes, passes::PassRegistry::builtin());
+    if (!pipeline) {
+      errors << "vtac compile: error: " << llvm::toString(pipeline.takeError()) << "\n";
+      return support::kExitUsageError;
+    }
+  }
   bool toDirectory = isDirectory(options.output);
   EmitKind kind = chooseEmitKind(options, toDirectory);
   std::vector<Job> jobs(options.inputs.size());
@@ -196,7 +222,7 @@ int compileCommand(const CompileOptions &options, std::ostream &errors) {
       if (!path.empty())
         if (llvm::Error error = support::checkOutputDirectory(path)) {
           errors << ir::renderError(std::move(error));
-          return 1;
+          return support::kExitInputError;
         }
 
   Compiler compiler(options, kind);
@@ -215,7 +241,7 @@ int compileCommand(const CompileOptions &options, std::ostream &errors) {
     errors << job.diagnostics;
     ok &= job.ok;
   }
-  if (!ok) return 1;
+  if (!ok) return support::kExitInputError;
   for (const Job &job : jobs) {
     llvm::Error error = support::writeFileAtomically(job.output, job.contents);
     if (!error && !job.depfile.empty())
@@ -223,10 +249,10 @@ int compileCommand(const CompileOptions &options, std::ostream &errors) {
                                                             makePath(job.input) + ":\n");
     if (error) {
       errors << ir::renderError(std::move(error));
-      return 1;
+      return support::kExitInputError;
     }
   }
-  return 0;
+  return support::kExitSuccess;
 }
 
 }  // namespace vtac::codegen

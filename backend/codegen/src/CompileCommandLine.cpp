@@ -8,7 +8,7 @@
 
 namespace vtac::codegen {
 
-void registerCompileCommand(CLI::App &app, std::function<bool()> &action) {
+void registerCompileCommand(CLI::App &app, support::CommandAction &action) {
   auto *command = app.add_subcommand(
       "compile",
       "Compile lowered prim_funcs to C, a header, LLVM IR, bitcode, assembly or an object file,\n"
@@ -25,6 +25,9 @@ void registerCompileCommand(CLI::App &app, std::function<bool()> &action) {
                       "c | header | llvm (.ll) | bc | asm (.s) | obj (default: from the output's "
                       "extension, else obj)")
       ->check(CLI::IsMember({"c", "header", "llvm", "bc", "asm", "obj"}));
+  command->add_option("--passes", options->passes,
+                      "Pass pipeline to run first, as vtac opt --passes (e.g. tir-lower; see vtac opt "
+                      "--list-passes)");
   command->add_option("--symbol", options->symbols,
                       "NAME: symbol of the main (or only) prim_func; FUNC=NAME: symbol of FUNC (repeatable)");
   command->add_option("-j,--jobs", options->jobs, "Compile this many inputs in parallel")->check(CLI::Range(1, 256));
@@ -43,7 +46,7 @@ void registerCompileCommand(CLI::App &app, std::function<bool()> &action) {
     for (const std::string &symbol : options->symbols)
       if (symbol.find('=') == std::string::npos && options->inputs.size() > 1)
         throw CLI::ValidationError("--symbol", "'" + symbol + "' without FUNC= would name every input's main alike");
-    action = [options] { return compileCommand(*options, std::cerr) == 0; };
+    action = [options] { return compileCommand(*options, std::cerr); };
   });
 }
 
