@@ -4,6 +4,7 @@
 
 #include "FunctionBuilder.h"
 #include "RelaxFunctionBuilder.h"
+#include "ScheduleDefinition.h"
 #include "SyntaxParser.h"
 
 #include <spdlog/spdlog.h>
@@ -153,6 +154,9 @@ std::optional<ParsedModule> ModuleBuilder::build(SyntaxStream &syntax) {
         beginClass(piece.header);
       continue;
     }
+    // A schedule def belongs to the trace reader (TraceReader.h), wherever it sits.
+    if (!piece.insideClass && scheduleDefinition(piece.stmt))
+      continue;
     if (!result_.className.empty() && !piece.insideClass) {
       diagnostics_.error(piece.loc, "a file holds one module: nothing may follow the module class");
       break;
