@@ -70,5 +70,20 @@ llvm::Expected<std::vector<RV>> applyGetLoops(Schedule &sch, StepArgs &args);
 llvm::Expected<std::vector<RV>> applySplit(Schedule &sch, StepArgs &args);
 llvm::Expected<std::vector<RV>> applyFuse(Schedule &sch, StepArgs &args);
 llvm::Expected<std::vector<RV>> applyReorder(Schedule &sch, StepArgs &args);
+llvm::Expected<std::vector<RV>> applyAddUnitLoop(Schedule &sch, StepArgs &args);
+llvm::Expected<std::vector<RV>> applyParallel(Schedule &sch, StepArgs &args);
+llvm::Expected<std::vector<RV>> applyVectorize(Schedule &sch, StepArgs &args);
+llvm::Expected<std::vector<RV>> applyUnroll(Schedule &sch, StepArgs &args);
+llvm::Expected<std::vector<RV>> applyBind(Schedule &sch, StepArgs &args);
+llvm::Expected<std::vector<RV>> applyAnnotate(Schedule &sch, StepArgs &args);
+llvm::Expected<std::vector<RV>> applyUnannotate(Schedule &sch, StepArgs &args);
+llvm::Expected<std::vector<RV>> applySetScope(Schedule &sch, StepArgs &args);
+llvm::Expected<std::vector<RV>> applyStorageAlign(Schedule &sch, StepArgs &args);
+llvm::Expected<std::vector<RV>> applyComputeInline(Schedule &sch, StepArgs &args);
+llvm::Expected<std::vector<RV>> applyCacheRead(Schedule &sch, StepArgs &args);
+llvm::Expected<std::vector<RV>> applyCacheWrite(Schedule &sch, StepArgs &args);
+llvm::Expected<std::vector<RV>> applyComputeAt(Schedule &sch, StepArgs &args);
+llvm::Expected<std::vector<RV>> applyReverseComputeAt(Schedule &sch, StepArgs &args);
+llvm::Expected<std::vector<RV>> applyDecomposeReduction(Schedule &sch, StepArgs &args);
 
 }  // namespace vtac::passes::schedule
