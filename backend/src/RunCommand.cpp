@@ -157,17 +157,10 @@ llvm::Expected<std::vector<Tensor>> prepareArguments(const CompiledFunction &fun
       arguments.push_back(std::move(*given[i]));
       continue;
     }
-    const ParamInfo &param = function.params()[i];
-    auto shape = function.shapeOf(i, *sizes);
-    if (!shape)
-      return diagnosticError(param.buffer->loc(), errorMessage(shape.takeError()) +
-                                                      "; give an input that determines it, or --size NAME=VALUE");
-    if (auto bytes = checkedByteSize(*shape, param.dtype.bytes()); !bytes)
-      return diagnosticError(param.buffer->loc(), "cannot allocate parameter '" + param.name +
-                                                      "': " + errorMessage(bytes.takeError()));
-    Tensor tensor(param.dtype, std::move(*shape));
-    if (options.randomInputs) fillRandom(tensor, options.seed, param.name);
-    arguments.push_back(std::move(tensor));
+    auto tensor = function.allocateArgument(i, *sizes);
+    if (!tensor) return tensor.takeError();
+    if (options.randomInputs) fillRandom(*tensor, options.seed, function.params()[i].name);
+    arguments.push_back(std::move(*tensor));
   }
   return arguments;
 }

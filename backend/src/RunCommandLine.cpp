@@ -46,7 +46,7 @@ std::string checkSize(const std::string &text) {
 
 }  // namespace
 
-void registerRunCommand(CLI::App &app, std::function<bool()> &action) {
+void registerRunCommand(CLI::App &app, support::CommandAction &action) {
   auto *command = app.add_subcommand(
       "run", "Execute a prim_func with the reference interpreter (lowered VTA code runs on the\n"
              "VTA simulator), with inputs from .npy files or seeded random data.");
@@ -86,7 +86,7 @@ void registerRunCommand(CLI::App &app, std::function<bool()> &action) {
       auto [name, value] = splitAssignment(text);
       options->sizes.emplace_back(name, std::stoll(value));
     }
-    action = [options] { return runCommand(*options, std::cout, std::cerr) == 0; };
+    action = [options] { return runCommand(*options, std::cout, std::cerr); };
   });
 }
 

@@ -29,6 +29,8 @@
 #include <utility>
 #include <vector>
 
+#include "vtac/support/Command.h"
+
 namespace CLI {
 class App;
 }
@@ -60,6 +62,6 @@ int runCommand(const RunOptions &options, std::ostream &out, std::ostream &error
 
 // Adds the `run` subcommand to the driver; when it is selected, `action` is set to run it
 // (returning false for exit status 1).
-void registerRunCommand(CLI::App &app, std::function<bool()> &action);
+void registerRunCommand(CLI::App &app, support::CommandAction &action);
 
 }  // namespace vtac::backend

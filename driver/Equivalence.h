@@ -1,0 +1,22 @@
+// The interpreter as the oracle of a transformation: runs each prim_func of `before` and its
+// namesake in `after` on the same seeded random inputs (RandomFill.h) and compares every
+// parameter afterwards, bit for bit (the passes vtac checks this way do not reassociate floats).
+#pragma once
+
+#include <cstdint>
+#include <ostream>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <llvm/Support/Error.h>
+
+#include "vtac/ir/Function.h"
+
+namespace vtac::driver {
+
+llvm::Error checkEquivalence(const ir::IRModule &before, const ir::IRModule &after, uint64_t seed,
+                             const std::vector<std::pair<std::string, int64_t>> &sizes,
+                             std::ostream &report);
+
+}  // namespace vtac::driver

@@ -1,0 +1,155 @@
+#include "vtac/driver/OptCommand.h"
+
+#include <iostream>
+#include <memory>
+
+#include <CLI/CLI.hpp>
+#include <llvm/Support/raw_os_ostream.h>
+
+#include "Equivalence.h"
+#include "vtac/frontend/Commands.h"
+#include "vtac/ir/Diagnostic.h"
+#include "vtac/passes/PassManager.h"
+#include "vtac/support/AtomicFile.h"
+
+namespace vtac::driver {
+
+namespace {
+
+void listPasses(std::ostream &out) {
+  for (const passes::PassInfo *pass : passes::PassRegistry::builtin().all())
+    out << "  " << pass->name << (pass->isPipeline() ? " (pipeline)" : "") << "\n      "
+        << pass->summary << "\n";
+}
+
+// A --print-after/--print-before name must be a pass too: a typo would otherwise print nothing.
+llvm::Error checkPassNames(const std::set<std::string> &names, const char *flag) {
+  const auto &registry = passes::PassRegistry::builtin();
+  for (const std::string &name : names)
+    if (!registry.lookup(name)) {
+      auto parsed = passes::parsePipeline(name, registry);
+      llvm::Error error = parsed.takeError();
+      return llvm::make_error<passes::PipelineSyntaxError>(std::string(flag) + ": " +
+                                                           llvm::toString(std::move(error)));
+    }
+  return llvm::Error::success();
+}
+
+}  // namespace
+
+int runOpt(const OptOptions &options, std::ostream &out, std::ostream &errors) {
+  if (options.listPasses) {
+    listPasses(out);
+    return support::kExitSuccess;
+  }
+  const auto &registry = passes::PassRegistry::builtin();
+  auto pipeline = passes::parsePipeline(options.passes, registry);
+  llvm::Error usage = pipeline ? llvm::Error::success() : pipeline.takeError();
+  if (!usage) usage = checkPassNames(options.printAfter, "--print-after");
+  if (!usage) usage = checkPassNames(options.printBefore, "--print-before");
+  if (usage) {
+    errors << "vtac opt: error: " << llvm::toString(std::move(usage)) << "\n";
+    return support::kExitUsageError;
+  }
+
+  llvm::raw_os_ostream dumps(errors);
+  passes::Instrumentation instrumentation;
+  instrumentation.printAfterAll = options.printAfterAll;
+  instrumentation.printChanged = options.printChanged;
+  instrumentation.printAfter = options.printAfter;
+  instrumentation.printBefore = options.printBefore;
+  instrumentation.verifyEach = options.verifyEach;
+  instrumentation.timePasses = options.timePasses;
+  instrumentation.dumpStream = &dumps;
+  passes::PassManager manager(std::move(*pipeline), instrumentation);
+  passes::PassContext context;
+  context.remark = [&](ir::SourceLoc loc, const std::string &message) {
+    dumps.flush();
+    errors << ir::formatDiagnostic(loc, ir::Severity::Warning, message);
+  };
+
+  bool ok = true;
+  std::string text;
+  for (const std::string &input : options.inputs) {
+    std::optional<frontend::ParsedModule> parsed = frontend::loadModule(input, errors);
+    if (!parsed) {
+      ok = false;
+      continue;
+    }
+    ir::IRModule original = parsed->module;
+    llvm::Error error = manager.run(parsed->module, context, options.function);
+    if (!error && options.checkEquivalence)
+      error = checkEquivalence(original, parsed->module, options.seed, options.sizes, errors);
+    dumps.flush();
+    if (error) {
+      errors << ir::renderError(std::move(error));
+      ok = false;
+      continue;
+    }
+    text += frontend::printParsedModule(*parsed);
+  }
+  if (options.timePasses) {
+    manager.timings().print(dumps);
+    dumps.flush();
+  }
+  if (!ok) return support::kExitInputError;
+  if (options.output.empty() || options.output == "-") {
+    out << text;
+    return out.flush() ? support::kExitSuccess : support::kExitInputError;
+  }
+  if (llvm::Error error = support::writeFileAtomically(options.output, text)) {
+    errors << "error: " << llvm::toString(std::move(error)) << "\n";
+    return support::kExitInputError;
+  }
+  return support::kExitSuccess;
+}
+
+void registerOptCommand(CLI::App &app, support::CommandAction &action) {
+  auto *command = app.add_subcommand(
+      "opt", "Run a pipeline of passes on the prim_funcs of TVMScript files and print the result\n"
+             "in canonical TVMScript. Dumps (--print-*) and --time-passes go to standard error.");
+  auto options = std::make_shared<OptOptions>();
+  auto sizes = std::make_shared<std::vector<std::string>>();
+  command->add_option("FILE", options->inputs, "Input .tvm files ('-' reads standard input)");
+  command->add_option("--passes", options->passes,
+                      "Comma-separated pipeline, e.g. --passes=lower-init-block,simplify or "
+                      "--passes=tir-lower (see --list-passes)");
+  command->add_option("-o,--output", options->output,
+                      "Write to this file instead of standard output (atomically, and only when "
+                      "every input went through)");
+  command->add_option("--func", options->function, "Transform only the prim_func called NAME");
+  command->add_flag("--list-passes", options->listPasses, "List every pass and pipeline, and exit");
+  command->add_flag("--print-after-all", options->printAfterAll, "Print the function after every pass");
+  command->add_option("--print-after", options->printAfter,
+                      "Print the function after this pass or pipeline (repeatable)");
+  command->add_option("--print-before", options->printBefore,
+                      "Print the function before this pass or pipeline (repeatable)");
+  command->add_flag("--print-changed", options->printChanged,
+                    "Print the function at the start and after each pass that changed it");
+  command->add_flag("--verify-each", options->verifyEach,
+                    "Run the IR verifier after every pass; a failure names the pass");
+  command->add_flag("--time-passes", options->timePasses, "Print a table of time per pass");
+  command->add_flag("--check-equivalence", options->checkEquivalence,
+                    "Run each function before and after the pipeline with the interpreter on the "
+                    "same seeded random inputs; fail unless every parameter agrees bit for bit");
+  command->add_option("--seed", options->seed, "Seed of the inputs of --check-equivalence");
+  command->add_option("--size", *sizes,
+                      "VAR=VALUE: a symbolic size for --check-equivalence (repeatable)");
+  command->callback([&action, command, options, sizes] {
+    for (const std::string &assignment : *sizes) {
+      size_t equals = assignment.find('=');
+      int64_t value = -1;
+      if (equals != std::string::npos) value = std::strtoll(assignment.c_str() + equals + 1, nullptr, 10);
+      if (equals == std::string::npos || equals == 0 || value < 0)
+        throw CLI::ValidationError("--size", "expected VAR=VALUE with VALUE >= 0, got '" + assignment + "'");
+      options->sizes.emplace_back(assignment.substr(0, equals), value);
+    }
+    if (!options->listPasses && options->inputs.empty())
+      throw CLI::RequiredError("FILE");
+    if (!options->listPasses && command->count("--passes") == 0)
+      throw CLI::RequiredError("--passes");
+    action = [options] { return runOpt(*options, std::cout, std::cerr); };
+  });
+}
+
+}  // namespace vtac::driver

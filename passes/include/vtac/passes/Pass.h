@@ -1,0 +1,52 @@
+// A pass: a named transformation of one PrimFunc, as TVM's tir.transform passes and LLVM's
+// function passes are.
+//
+// A pass takes the function and a PassContext and returns the transformed function — the very
+// same object when it changed nothing (mutators share untouched trees, so identity is how the
+// pass manager tells --print-changed what changed) — or an error. Errors are located values
+// (ir::diagnosticError(loc, message)) at the statement the pass could not handle; the pass
+// manager prefixes them with `[pass-name]`. Passes never print and never exit.
+//
+// A named pipeline (`tir-lower`, `vta-lower`) is a pass too: instead of a transform it has a
+// `build` function that appends its steps, so the pass manager can instrument every step
+// (--print-after-all, --verify-each, --time-passes) as if the user had listed them.
+#pragma once
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include <llvm/ADT/StringMap.h>
+#include <llvm/Support/Error.h>
+
+#include "vtac/ir/Function.h"
+
+namespace vtac::passes {
+
+// What a pass may read besides the function: options given on the command line (e.g. `cse`
+// for vta-lower) and a sink for remarks (missed optimisations, -Rpass-missed style).
+struct PassContext {
+  llvm::StringMap<std::string> options;
+  // Remarks are warnings that do not stop the pipeline; the driver prints them.
+  std::function<void(ir::SourceLoc, const std::string &)> remark;
+
+  bool hasOption(llvm::StringRef name) const { return options.count(name) != 0; }
+  void emitRemark(ir::SourceLoc loc, const std::string &message) const {
+    if (remark) remark(loc, message);
+  }
+};
+
+using FunctionTransform =
+    std::function<llvm::Expected<ir::PrimFuncRef>(const ir::PrimFuncRef &, PassContext &)>;
+
+class PipelineBuilder;
+
+struct PassInfo {
+  std::string name;     // what --passes, --print-after and --list-passes use
+  std::string summary;  // one line for --list-passes
+  FunctionTransform transform;                 // a pass...
+  std::function<void(PipelineBuilder &)> build;  // ...or a named pipeline of passes
+  bool isPipeline() const { return static_cast<bool>(build); }
+};
+
+}  // namespace vtac::passes

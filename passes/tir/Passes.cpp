@@ -1,0 +1,17 @@
+// The generic TIR passes, registered by name (TVM's names in the summaries).
+#include "vtac/passes/PassRegistry.h"
+
+#include "tir/LowerInitBlock.h"
+#include "tir/Pipeline.h"
+
+namespace vtac::passes {
+
+void registerTirPasses(PassRegistry &registry) {
+  registry.add({"lower-init-block",
+                "T.init() -> a statement guarded by 'reduction axes at their start' (LowerInitBlock)",
+                lowerInitBlock, nullptr});
+  registry.add({"tir-lower", "TensorIR -> flat TIR: TVM's phase-1 passes in order", nullptr,
+                buildTirLower});
+}
+
+}  // namespace vtac::passes
