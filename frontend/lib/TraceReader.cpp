@@ -1,6 +1,8 @@
 // The schedule reader: a `def` taking `sch`, one `sch.<primitive>(...)` step per line.
 #include "vtac/frontend/TraceReader.h"
 
+#include "vtac/frontend/Frontend.h"
+
 #include "Literals.h"
 #include "ScheduleDefinition.h"
 #include "SyntaxParser.h"
@@ -266,25 +268,13 @@ Grammar::FuncdefContext *scheduleDefinition(Grammar::StmtContext *stmt) {
   return def;
 }
 
+std::optional<ir::Trace> buildTrace(const SourceFile &file, DiagnosticEngine &diagnostics, Grammar::FuncdefContext *def) {
+  return TraceBuilder(file, diagnostics).build(def);
+}
+
 std::optional<ir::Trace> readTrace(const SourceFile &file, DiagnosticEngine &diagnostics) {
-  SyntaxStream syntax(file, diagnostics);
-  std::optional<ir::Trace> trace;
-  ir::SourceLoc first;
-  size_t errorsBefore = diagnostics.errorCount();
-  for (SyntaxPiece piece = syntax.next(); piece.kind != SyntaxPiece::Kind::End; piece = syntax.next()) {
-    if (piece.kind != SyntaxPiece::Kind::Statement || piece.insideClass) continue;
-    Grammar::FuncdefContext *def = scheduleDefinition(piece.stmt);
-    if (!def) continue;
-    if (first.isKnown()) {
-      diagnostics.error(locationOf(file, def->NAME()->getSymbol()),
-                        "a file holds one schedule def; the first is at line " + std::to_string(first.line));
-      return std::nullopt;
-    }
-    first = locationOf(file, def->NAME()->getSymbol());
-    trace = TraceBuilder(file, diagnostics).build(def);
-  }
-  if (diagnostics.errorCount() != errorsBefore) return std::nullopt;
-  return trace;
+  std::optional<ParsedModule> parsed = parseModule(file, diagnostics);
+  return parsed ? std::move(parsed->schedule) : std::nullopt;
 }
 
 } // namespace vtac::frontend

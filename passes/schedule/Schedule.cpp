@@ -83,7 +83,7 @@ llvm::Expected<StmtPath> Schedule::findBlock(const BlockRV &rv, SourceLoc at) co
     const auto *realize = s.as<BlockRealize>();
     return realize && realize->block->name == rv.name;
   });
-  if (paths.empty()) return diagnosticError(at, "no block named '" + rv.name + "' in '" + rv.func + "' (any more)");
+  if (paths.empty()) return diagnosticError(at, "no block named '" + rv.name + "' in '" + rv.func + "'");
   if (paths.size() > 1)
     return diagnosticError(at, "the block name '" + rv.name + "' is not unique in '" + rv.func + "'");
   return paths[0];

@@ -20,8 +20,10 @@
 
 namespace vtac::frontend {
 
-/// The file's schedule def as a trace; nullopt with `hasErrors()` after an error, nullopt
-/// without errors when the file holds no schedule def.
+/// The file's schedule def as a trace (the file is read as a module file, so it may also hold
+/// prim_funcs); nullopt with `hasErrors()` after an error, nullopt without errors when the file
+/// holds no schedule def. parseModule gives a module file's own schedule def the same way
+/// (ParsedModule::schedule).
 std::optional<ir::Trace> readTrace(const SourceFile &file, DiagnosticEngine &diagnostics);
 
 } // namespace vtac::frontend
