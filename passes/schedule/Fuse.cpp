@@ -1,7 +1,8 @@
 // fuse(*loops, preserve_unit_iters=True): consecutive loops, each the only child of the one
 // before, become one loop `<a>_<b>_..._fused` over the product of their extents. Loop k's
-// variable becomes `fused // (product of the extents below k) % extent_k` (no `//` for the
-// innermost, no `%` for the outermost, 0 for a unit loop), the form TVM's IterMapSimplify leaves.
+// variable becomes `fused % (extent_k * below_k) // below_k`, below_k the product of the
+// extents below k (no `//` for the innermost, no `%` for the outermost, 0 for a unit loop), the
+// form TVM's IterMapSimplify leaves.
 // The loops must start at 0, carry no annotation or thread binding, and have extents that do not
 // use the variables of the loops fused with them.
 #include "LoopUtils.h"
@@ -67,15 +68,10 @@ llvm::Expected<std::vector<RV>> applyFuse(Schedule &sch, StepArgs &args) {
   Expr below = intImm(1, dtype);
   for (size_t i = loops.size(); i-- > 0;) {
     const For &loop = *loops[i];
-    Expr value;
-    if (isOne(loop.extent)) {
-      value = intImm(0, dtype);
-    } else {
-      value = floorDivExpr(fused, below);
-      if (i != 0) value = floorModExpr(value, loop.extent);
-    }
-    replacements[loop.loopVar.get()] = value;
-    below = simplify(mulExpr(below, loop.extent));
+    Expr span = simplify(mulExpr(below, loop.extent));
+    replacements[loop.loopVar.get()] =
+        isOne(loop.extent) ? intImm(0, dtype) : floorDivExpr(i == 0 ? Expr(fused) : floorModExpr(fused, span), below);
+    below = span;
   }
   Stmt body = substitute(loops.back()->body, replacements);
   body = make<For>(fused, intImm(0, dtype), below, ForKind::Serial, body);

@@ -51,13 +51,14 @@ Expr simplifyBinding(const Expr &binding, const std::map<const Var *, int64_t> &
     if (linear->coeffs[i] < 0) return binding;
     terms.push_back({vars[i], linear->coeffs[i], extents.at(vars[i].get())});
   }
-  std::stable_sort(terms.begin(), terms.end(), [](const Term &a, const Term &b) { return a.coeff < b.coeff; });
-  for (size_t i = 0; i + 1 < terms.size(); ++i)
-    if (terms[i].coeff * terms[i].extent != terms[i + 1].coeff) return binding;
+  // Outermost (largest coefficient) first; equal coefficients (a unit loop) keep their order.
+  std::stable_sort(terms.begin(), terms.end(), [](const Term &a, const Term &b) { return a.coeff > b.coeff; });
+  for (size_t i = 1; i < terms.size(); ++i)
+    if (terms[i].coeff * terms[i].extent != terms[i - 1].coeff) return binding;
   Expr sum;
-  for (auto it = terms.rbegin(); it != terms.rend(); ++it) {
-    Expr term = it->coeff == 1 ? Expr(it->var) : mulExpr(it->var, intImm(it->coeff, it->var->dtype));
-    sum = sum ? addExpr(sum, term) : term;
+  for (const Term &term : terms) {
+    Expr scaled = term.coeff == 1 ? Expr(term.var) : mulExpr(term.var, intImm(term.coeff, term.var->dtype));
+    sum = sum ? addExpr(sum, scaled) : scaled;
   }
   if (!sum) return linear->base;
   return isZero(linear->base) ? sum : addExpr(sum, linear->base);

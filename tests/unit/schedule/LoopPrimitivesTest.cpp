@@ -62,7 +62,7 @@ def elementwise(A: T.Buffer((128, 128, 128), "float32"), B: T.Buffer((128, 128, 
 )");
 }
 
-TEST_CASE("fuse of three loops: // and % per loop", "[schedule][fuse]") {
+TEST_CASE("fuse of three loops (TVM's elementwise_fused)", "[schedule][fuse]") {
   checkSchedule(kElementwise,
                 "def s(sch):\n    i, j, k = sch.get_loops(sch.get_block(\"B\"))\n    sch.fuse(i, j, k)\n",
                 R"(@T.prim_func
@@ -70,7 +70,7 @@ def elementwise(A: T.Buffer((128, 128, 128), "float32"), B: T.Buffer((128, 128, 
     for i_j_k_fused in range(2097152):
         with T.block("B"):
             vi = T.axis.spatial(128, i_j_k_fused // 16384)
-            vj = T.axis.spatial(128, i_j_k_fused // 128 % 128)
+            vj = T.axis.spatial(128, i_j_k_fused % 16384 // 128)
             vk = T.axis.spatial(128, i_j_k_fused % 128)
             B[vi, vj, vk] = A[vi, vj, vk] * T.float32(2)
 )");
