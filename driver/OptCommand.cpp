@@ -79,6 +79,12 @@ int runOpt(const OptOptions &options, std::ostream &out, std::ostream &errors) {
       ok = false;
       continue;
     }
+    // Without passes there must be a schedule to apply, from --schedule or the input itself.
+    if (options.passes.empty() && options.schedule.empty() && !parsed->schedule) {
+      errors << "vtac opt: error: --passes is required (or a schedule: --schedule FILE, or a schedule def in "
+             << input << ")\n";
+      return support::kExitUsageError;
+    }
     ir::IRModule original = parsed->module;
     std::string trace;
     if (!applyModuleSchedule(*parsed, options.schedule, &trace, errors)) {
@@ -160,9 +166,6 @@ void registerOptCommand(CLI::App &app, support::CommandAction &action) {
     }
     if (!options->listPasses && options->inputs.empty())
       throw CLI::RequiredError("FILE");
-    if (!options->listPasses && command->count("--passes") == 0 && options->schedule.empty() &&
-        !options->printTrace)
-      throw CLI::RequiredError("--passes");
     action = [options] { return runOpt(*options, std::cout, std::cerr); };
   });
 }

@@ -47,8 +47,9 @@ llvm::Expected<std::vector<RV>> applyFuse(Schedule &sch, StepArgs &args) {
     if (i == 0) {
       outerPath = *path;
     } else {
-      if (path->size() < 2 || path->end()[-2].get() != loops.back())
-        return diagnosticError(at, "fuse: the loop '" + loop->loopVar->name + "' is not directly inside '" +
+      bool inside = std::any_of(path->begin(), path->end(), [&](const Stmt &s) { return s.get() == loops.back(); });
+      if (!inside)
+        return diagnosticError(at, "fuse: the loop '" + loop->loopVar->name + "' is not inside '" +
                                        loops.back()->loopVar->name + "'");
       if (loops.back()->body.get() != loop)
         return diagnosticError(at, "fuse: the loop '" + loop->loopVar->name + "' is not the only child of '" +

@@ -46,8 +46,14 @@ llvm::Expected<std::vector<RV>> applyReorder(Schedule &sch, StepArgs &args) {
   // Between the outermost and the innermost: only loops, each the single child of the previous.
   std::vector<const For *> chain;
   for (size_t i = top; i < chainPath.size(); ++i) {
-    const For *loop = chainPath[i].as<For>();
-    if (!loop) return diagnosticError(args.stepLoc(), "reorder: a block or statement lies between the loops");
+    const StmtNode *node = chainPath[i].get();
+    if (node->isa<Block>() || node->isa<BlockRealize>())
+      return diagnosticError(args.stepLoc(), "reorder: the block '" +
+                                                 (node->isa<Block>() ? node->as<Block>()->name
+                                                                     : node->as<BlockRealize>()->block->name) +
+                                                 "' lies between the loops");
+    const For *loop = node->as<For>();
+    if (!loop) continue;  // a statement sequence: the next loop is not an only child
     if (!chain.empty() && chain.back()->body.get() != loop)
       return diagnosticError(args.stepLoc(), "reorder: the loop '" + loop->loopVar->name +
                                                  "' is not the only child of '" + chain.back()->loopVar->name + "'");

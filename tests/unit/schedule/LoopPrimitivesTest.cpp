@@ -99,7 +99,7 @@ TEST_CASE("illegal loop steps are errors at the step", "[schedule][errors]") {
   checkScheduleError(kElementwise, loops + "    a, b = sch.split(i, factors=[2, 64])\n    sch.split(i, [2, 64])\n",
                      "schedule.py:4:15: error: the loop 'i' is no longer in 'elementwise'");
   checkScheduleError(kElementwise, loops + "    sch.fuse(i, k)\n",
-                     "schedule.py:3:17: error: fuse: the loop 'k' is not directly inside 'i'");
+                     "schedule.py:3:17: error: fuse: the loop 'k' is not the only child of 'i'");
   checkScheduleError(kElementwise, loops + "    sch.reorder(i, i)\n",
                      "schedule.py:3:20: error: reorder: the loop 'i' is given twice");
   checkScheduleError(kElementwise, loops + "    sch.reorder(k, q)\n", "schedule.py:3:20: error: undefined name 'q'");
