@@ -33,8 +33,25 @@ bool provablyMultipleOf(const ir::Expr &value, int64_t factor) {
 class MatchBufferLowerer : public ErrorRecordingMutator {
 public:
   ir::Expr visitVar(const ir::Var &op) override {
+    auto implicit = implicitOffsets_.find(&op);
+    if (implicit != implicitOffsets_.end() && !ir::isZero(implicit->second.offset))
+      fail(*implicit->second.block, "the data of match_buffer '" + implicit->second.view +
+                                        "' is used directly, but the view has no elem_offset to carry its start " +
+                                        ir::printExpr(implicit->second.offset));
     auto it = bindings_.find(&op);
     return it == bindings_.end() ? ir::Expr(&op) : it->second;
+  }
+
+  // A view without an elem_offset variable: its access pointers start at its region.
+  ir::Expr visitCall(const ir::Call &op) override {
+    const auto *data = op.op == "tir.tvm_access_ptr" && op.args.size() == 5 ? op.args[1].as<ir::Var>() : nullptr;
+    auto implicit = data ? implicitOffsets_.find(data) : implicitOffsets_.end();
+    if (implicit == implicitOffsets_.end()) return StmtExprMutator::visitCall(op);
+    std::vector<ir::Expr> args = op.args;
+    args[1] = bindings_.at(data);
+    args[2] = ir::simplify(implicit->second.offset + visitExpr(op.args[2]));
+    args[3] = visitExpr(op.args[3]);
+    return ir::make<ir::Call>(op.dtype, op.op, std::move(args), op.loc());
   }
 
   ir::Stmt visitBlock(const ir::Block &op) override {
@@ -138,7 +155,10 @@ private:
     if (view.offsetFactor > 1 && !provablyMultipleOf(offset, view.offsetFactor))
       return fail(block, "the source elem_offset " + ir::printExpr(offset) + " of " + name +
                              " is not provably a multiple of its offset_factor " + std::to_string(view.offsetFactor));
-    if (view.elemOffset) bindPart(view.elemOffset, offset, view.name + ".elem_offset", block);
+    if (view.elemOffset)
+      bindPart(view.elemOffset, offset, view.name + ".elem_offset", block);
+    else
+      implicitOffsets_[view.data.get()] = {offset, &block, view.name};
 
     size_t dropped = source.region.size() - view.rank();
     std::vector<ir::Expr> targetStrides = stridesOf(target);
@@ -149,7 +169,14 @@ private:
                block);
   }
 
+  struct ImplicitOffset {
+    ir::Expr offset;
+    const ir::Block *block;
+    std::string view;
+  };
+
   ir::VarMap bindings_;
+  std::unordered_map<const ir::Var *, ImplicitOffset> implicitOffsets_;
   std::unordered_map<const ir::Buffer *, ir::BufferRegion> matches_;
 };
 
