@@ -45,6 +45,7 @@ public:
   ir::Stmt visitAllocate(const ir::Allocate &op) override {
     std::vector<ir::Expr> extents = flatExtents(op);
     ir::Stmt visited = StmtExprMutator::visitAllocate(op);
+    if (visited == ir::Stmt(&op) && extents == op.extents && storageType(op.dtype) == op.dtype) return visited;
     ir::Allocate *copy = ir::copyNode(*visited.as<ir::Allocate>());
     copy->extents = std::move(extents);
     copy->dtype = storageType(copy->dtype);

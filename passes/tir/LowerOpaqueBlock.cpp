@@ -64,6 +64,8 @@ public:
                                     op.loc());
     } else if (unitLoop) {
       return body;
+    } else if (pragmas.empty() && min == op.min && extent == op.extent && body == op.body) {
+      return ir::Stmt(&op);
     } else {
       body = ir::make<ir::For>(op.loopVar, min, extent, op.forKind, body, nullptr, kept, op.loc());
     }
