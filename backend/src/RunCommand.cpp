@@ -322,10 +322,14 @@ int runCommand(const RunOptions &options, std::ostream &out, std::ostream &error
     matches = compareWithReference(function, *arguments, referenceArguments, out);
   }
 
+  // All outputs or none.
+  support::OutputSet files;
   for (const auto &[name, path] : options.outputs)
-    if (llvm::Error error = writeNpy(path, (*arguments)[function.paramIndex(name)])) return fail(std::move(error));
+    if (llvm::Error error = files.stage(path, encodeNpy((*arguments)[function.paramIndex(name)])))
+      return fail(std::move(error));
   if (!options.statsJsonPath.empty())
-    if (llvm::Error error = support::writeFileAtomically(options.statsJsonPath, statsJson + "\n")) return fail(std::move(error));
+    if (llvm::Error error = files.stage(options.statsJsonPath, statsJson + "\n")) return fail(std::move(error));
+  if (llvm::Error error = files.commit()) return fail(std::move(error));
   if (options.stats) printStatsTable(statsJson, function.name().str(), out);
   if (options.timing) {
     std::string text;
