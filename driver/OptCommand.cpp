@@ -94,7 +94,7 @@ int runOpt(const OptOptions &options, std::ostream &out, std::ostream &errors) {
     if (options.printTrace) errors << trace;
     llvm::Error error = manager.run(parsed->module, context, options.function);
     if (!error && options.checkEquivalence)
-      error = checkEquivalence(original, parsed->module, options.seed, options.sizes, errors);
+      error = checkEquivalence(original, parsed->module, options.seed, options.sizes, errors, options.function);
     dumps.flush();
     if (error) {
       errors << ir::renderError(std::move(error));
