@@ -3,6 +3,7 @@
 
 #include "tir/LowerInitBlock.h"
 #include "tir/Pipeline.h"
+#include "tir/Simplify.h"
 
 namespace vtac::passes {
 
@@ -10,6 +11,8 @@ void registerTirPasses(PassRegistry &registry) {
   registry.add({"lower-init-block",
                 "T.init() -> a statement guarded by 'reduction axes at their start' (LowerInitBlock)",
                 lowerInitBlock, nullptr});
+  registry.add({"simplify", "arithmetic simplification in TVM's canonical forms, decided ifs removed (Simplify)",
+                simplify, nullptr});
   registry.add({"tir-lower", "TensorIR -> flat TIR: TVM's phase-1 passes in order", nullptr,
                 buildTirLower});
 }
