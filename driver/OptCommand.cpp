@@ -11,6 +11,7 @@
 #include "vtac/ir/Diagnostic.h"
 #include "vtac/passes/PassManager.h"
 #include "vtac/support/AtomicFile.h"
+#include "vta/config.h"
 
 namespace vtac::driver {
 
@@ -33,6 +34,17 @@ llvm::Error checkPassNames(const std::set<std::string> &names, const char *flag)
                                                            llvm::toString(std::move(error)));
     }
   return llvm::Error::success();
+}
+
+// VTA's on-chip buffers as TVM's environment.py registers them (tvm.info.mem.local.*_buffer):
+// one tile's bits is the alignment, the SRAM size the bound.
+void addVtaMemories(const vta::Config &config, passes::PassContext &context) {
+  auto add = [&](const char *scope, uint32_t elemBytes, uint32_t logBuffSize) {
+    context.memoryInfo[scope] = {uint64_t(elemBytes) * 8, (uint64_t(1) << logBuffSize) * 8};
+  };
+  add("local.inp_buffer", config.inpElemBytes, config.logInpBuffSize);
+  add("local.wgt_buffer", config.wgtElemBytes, config.logWgtBuffSize);
+  add("local.acc_buffer", config.accElemBytes, config.logAccBuffSize);
 }
 
 }  // namespace
@@ -63,6 +75,12 @@ int runOpt(const OptOptions &options, std::ostream &out, std::ostream &errors) {
   instrumentation.dumpStream = &dumps;
   passes::PassManager manager(std::move(*pipeline), instrumentation);
   passes::PassContext context;
+  auto vtaConfig = vta::Config::fromEnvironment();
+  if (!vtaConfig) {
+    errors << "vtac opt: error: VTA_CONFIG: " << llvm::toString(vtaConfig.takeError()) << "\n";
+    return support::kExitInputError;
+  }
+  addVtaMemories(*vtaConfig, context);
   context.remark = [&](ir::SourceLoc loc, const std::string &message) {
     dumps.flush();
     errors << ir::formatDiagnostic(loc, ir::Severity::Warning, message);

@@ -5,6 +5,7 @@
 #include "tir/LowerInitBlock.h"
 #include "tir/Pipeline.h"
 #include "tir/Simplify.h"
+#include "tir/StorageRewrite.h"
 
 namespace vtac::passes {
 
@@ -16,6 +17,9 @@ void registerTirPasses(PassRegistry &registry) {
                 commonSubexprElim, nullptr});
   registry.add({"simplify", "arithmetic simplification in TVM's canonical forms, decided ifs removed (Simplify)",
                 simplify, nullptr});
+  registry.add({"storage-rewrite",
+                "liveness-based reuse, in-place reuse and tagged-scope merge of allocations (StorageRewrite)",
+                storageRewrite, nullptr});
   registry.add({"tir-lower", "TensorIR -> flat TIR: TVM's phase-1 passes in order", nullptr,
                 buildTirLower});
 }
