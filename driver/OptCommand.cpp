@@ -81,6 +81,7 @@ int runOpt(const OptOptions &options, std::ostream &out, std::ostream &errors) {
     return support::kExitInputError;
   }
   addVtaMemories(*vtaConfig, context);
+  for (const auto &[name, value] : options.passOptions) context.options[name] = value;
   context.remark = [&](ir::SourceLoc loc, const std::string &message) {
     dumps.flush();
     errors << ir::formatDiagnostic(loc, ir::Severity::Warning, message);
@@ -153,7 +154,16 @@ void registerOptCommand(CLI::App &app, support::CommandAction &action) {
   command->add_option("--seed", options->seed, "Seed of the inputs of --check-equivalence");
   command->add_option("--size", *sizes,
                       "VAR=VALUE: a symbolic size for --check-equivalence (repeatable)");
-  command->callback([&action, command, options, sizes] {
+  auto passOptions = std::make_shared<std::vector<std::string>>();
+  command->add_option("--pass-option", *passOptions,
+                      "NAME=VALUE: an option for the passes, e.g. unroll-loop.auto-max-step=16 (repeatable)");
+  command->callback([&action, command, options, sizes, passOptions] {
+    for (const std::string &assignment : *passOptions) {
+      size_t equals = assignment.find('=');
+      if (equals == std::string::npos || equals == 0)
+        throw CLI::ValidationError("--pass-option", "expected NAME=VALUE, got '" + assignment + "'");
+      options->passOptions.emplace_back(assignment.substr(0, equals), assignment.substr(equals + 1));
+    }
     for (const std::string &assignment : *sizes) {
       size_t equals = assignment.find('=');
       int64_t value = -1;

@@ -74,7 +74,7 @@ bool Analyzer::canProveLess(const Expr &e, int64_t upperBound) {
 }
 
 bool Analyzer::canProveEqual(const Expr &a, const Expr &b) {
-  if (a->dtype.isIntOrUInt() && b->dtype.isIntOrUInt()) return isZero(simplify(subExpr(a, b)));
+  if (a->dtype.isIntOrUInt() && b->dtype.isIntOrUInt() && isZero(simplify(subExpr(a, b)))) return true;
   return canProve(makeBinary(NodeKind::EQ, a, b));
 }
 

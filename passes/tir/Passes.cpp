@@ -4,8 +4,10 @@
 #include "tir/CommonSubexprElim.h"
 #include "tir/LowerInitBlock.h"
 #include "tir/Pipeline.h"
+#include "tir/RemoveNoOp.h"
 #include "tir/Simplify.h"
 #include "tir/StorageRewrite.h"
+#include "tir/UnrollLoop.h"
 
 namespace vtac::passes {
 
@@ -20,6 +22,10 @@ void registerTirPasses(PassRegistry &registry) {
   registry.add({"storage-rewrite",
                 "liveness-based reuse, in-place reuse and tagged-scope merge of allocations (StorageRewrite)",
                 storageRewrite, nullptr});
+  registry.add({"remove-no-op", "statements that do nothing removed, side effects kept (RemoveNoOp)", removeNoOp,
+                nullptr});
+  registry.add({"unroll-loop", "T.unroll loops (and auto-unrolled small ones) -> copies of the body (UnrollLoop)",
+                unrollLoop, nullptr});
   registry.add({"tir-lower", "TensorIR -> flat TIR: TVM's phase-1 passes in order", nullptr,
                 buildTirLower});
 }
