@@ -39,7 +39,7 @@ llvm::Expected<Run> runOnSeededInputs(const ir::PrimFuncRef &func,
     backend::fillRandom(*tensor, seed, function.params()[i].name);
     arguments.push_back(std::move(*tensor));
   }
-  if (llvm::Error error = function.run(arguments)) return std::move(error);
+  if (llvm::Error error = function.run(arguments)) return error;
   return Run{function.params(), std::move(arguments)};
 }
 
