@@ -74,6 +74,14 @@ public:
   llvm::Error takeError() { return std::move(error_); }
   std::string text() const { return out_.str(); }
 
+  // From here on, every runtime call that returns nothing is followed by a check of the
+  // runtime's error count. (Not in micro-kernels: the runtime checks what a kernel recorded
+  // when its push returns.)
+  void checkErrorCount() {
+    line("int vtac_errors_at_entry = vtac_error_count();");
+    checksErrorCount_ = true;
+  }
+
   void line(const std::string &text) { out_ << std::string(indent_ * 2, ' ') << text << "\n"; }
   void indent() { ++indent_; }
   void dedent() { --indent_; }
@@ -264,7 +272,7 @@ public:
       return;
     }
     line(text + ";");
-    if (callee && reportsThroughErrorCount(callee->value)) {
+    if (callee && checksErrorCount_ && reportsThroughErrorCount(callee->value)) {
       line("if (vtac_error_count() > vtac_errors_at_entry)");
       line("  return " + std::to_string(kRuntimeError) + ";");
     }
@@ -430,6 +438,7 @@ private:
   std::map<std::string, std::string> &helpers_;
   std::ostringstream out_;
   int indent_ = 1;
+  bool checksErrorCount_ = false;
   llvm::Error error_ = llvm::Error::success();
 };
 
@@ -455,7 +464,6 @@ llvm::Expected<std::string> emitC(const std::vector<HostFunction> &functions, co
                   << "; the runtime records it once per handle and closure value. */\n";
       definitions << "static void *" << id << "_handle;\n\n";
       definitions << "static int " << id << "(void *closure_arg) {\n";
-      writer.line("int vtac_errors_at_entry = vtac_error_count();");
       if (kernel.closure.empty()) {
         writer.line("(void)closure_arg;");
       } else {
@@ -477,7 +485,7 @@ llvm::Expected<std::string> emitC(const std::vector<HostFunction> &functions, co
     }
     if (params.empty()) params = "void";
     definitions << "int32_t " << function.symbol << "(" << params << ") {\n";
-    if (function.commandHandle) writer.line("int vtac_errors_at_entry = vtac_error_count();");
+    if (function.commandHandle) writer.checkErrorCount();
     writer.visitStmt(function.body);
     writer.line("return 0;");
     if (llvm::Error error = writer.takeError()) return error;

@@ -173,18 +173,26 @@ private:
   }
 
   // VTARuntimeErrorCount(), or 0 when the runtime has none.
-  llvm::Value *runtimeErrorCount() {
+  llvm::Value *runtimeErrorCount() { return b_.CreateCall(errorCountFunction()); }
+
+  // The module's `i32 vtac_error_count()`: VTARuntimeErrorCount(), or 0 when the runtime has
+  // none. Kept out of line: it is checked after every runtime call, and one call per check
+  // keeps the functions (and the optimiser's work) small.
+  llvm::Function *errorCountFunction() {
+    if (llvm::Function *existing = module_.getFunction("vtac_error_count")) return existing;
+    auto *fn = llvm::Function::Create(llvm::FunctionType::get(b_.getInt32Ty(), false),
+                                      llvm::Function::InternalLinkage, "vtac_error_count", module_);
+    fn->setDoesNotThrow();
+    fn->addFnAttr(llvm::Attribute::NoInline);
+    llvm::IRBuilder<> b(llvm::BasicBlock::Create(ctx_, "entry", fn));
     llvm::Function *count = runtimeFunction("VTARuntimeErrorCount");
-    llvm::BasicBlock *call = newBlock("count_errors"), *join = newBlock("counted"), *from = b_.GetInsertBlock();
-    b_.CreateCondBr(b_.CreateIsNotNull(count), call, join);
-    b_.SetInsertPoint(call);
-    llvm::Value *counted = b_.CreateCall(count);
-    b_.CreateBr(join);
-    b_.SetInsertPoint(join);
-    llvm::PHINode *phi = b_.CreatePHI(b_.getInt32Ty(), 2);
-    phi->addIncoming(b_.getInt32(0), from);
-    phi->addIncoming(counted, call);
-    return phi;
+    auto *call = llvm::BasicBlock::Create(ctx_, "count", fn), *none = llvm::BasicBlock::Create(ctx_, "none", fn);
+    b.CreateCondBr(b.CreateIsNotNull(count), call, none);
+    b.SetInsertPoint(call);
+    b.CreateRet(b.CreateCall(count));
+    b.SetInsertPoint(none);
+    b.CreateRet(b.getInt32(0));
+    return fn;
   }
 
   // The module's `i32 vtac_fail(ptr message)`: reports the message when the runtime can, -1.
@@ -602,7 +610,8 @@ private:
     auto *fn = llvm::Function::Create(llvm::FunctionType::get(b_.getInt32Ty(), {b_.getPtrTy()}, false),
                                       llvm::Function::InternalLinkage, id, module_);
     begin(fn);
-    errorsAtEntry_ = runtimeErrorCount();
+    // No checks inside: the runtime checks what the kernel recorded when the push returns.
+    errorsAtEntry_ = nullptr;
     llvm::StructType *closure = closureType(kernel);
     for (size_t i = 0; i < kernel.closure.size(); ++i) {
       const ir::Var &var = *kernel.closure[i];
