@@ -17,9 +17,6 @@ namespace {
 using ir::DataType;
 using ir::NodeKind;
 
-constexpr int kArgumentError = -1;
-constexpr int kRuntimeError = -2;
-
 std::string cString(const std::string &text) {
   std::string out = "\"";
   for (char c : text) {
@@ -265,16 +262,16 @@ public:
     auto *call = op.value.as<ir::Call>();
     if (call && call->op == hostop::kPushMicroKernel) return pushKernel(*call);
     std::string text = visitExpr(op.value);
-    auto *callee = call && call->op == "tir.call_extern" && !call->args.empty() ? call->args[0].as<ir::StringImm>() : nullptr;
-    if (callee && returnsStatus(callee->value)) {
+    llvm::StringRef callee = externCallee(op.value);
+    if (returnsStatus(callee)) {
       line("if (" + text + " != 0)");
-      line("  return " + std::to_string(kRuntimeError) + ";");
+      line("  return " + std::to_string(kStatusRuntimeError) + ";");
       return;
     }
     line(text + ";");
-    if (callee && checksErrorCount_ && reportsThroughErrorCount(callee->value)) {
+    if (checksErrorCount_ && reportsThroughErrorCount(callee)) {
       line("if (vtac_error_count() > vtac_errors_at_entry)");
-      line("  return " + std::to_string(kRuntimeError) + ";");
+      line("  return " + std::to_string(kStatusRuntimeError) + ";");
     }
   }
   void visitAllocate(const ir::Allocate &op) override {
@@ -428,7 +425,7 @@ private:
       for (const ir::VarRef &var : kernel.closure) line("closure." + names_(*var) + " = " + names_(*var) + ";");
     }
     line("if (" + kernel.pushFunction + "(&" + id + "_handle, " + id + ", " + closure + ") != 0)");
-    line("  return " + std::to_string(kRuntimeError) + ";");
+    line("  return " + std::to_string(kStatusRuntimeError) + ";");
     dedent();
     line("}");
   }
@@ -500,7 +497,7 @@ llvm::Expected<std::string> emitC(const std::vector<HostFunction> &functions, co
       << "#pragma weak VTARuntimeReportError\n#pragma weak VTARuntimeErrorCount\n\n"
       << "static inline int32_t vtac_fail(const char *message) {\n"
       << "  if (VTARuntimeReportError) VTARuntimeReportError(message);\n"
-      << "  return " << kArgumentError << ";\n}\n\n"
+      << "  return " << kStatusArgumentError << ";\n}\n\n"
       << "static inline int vtac_error_count(void) { return VTARuntimeErrorCount ? VTARuntimeErrorCount() : 0; }\n\n";
   for (const auto &[name, text] : helpers) out << text << "\n";
   if (!helpers.empty()) out << "\n";

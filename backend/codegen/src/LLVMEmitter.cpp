@@ -38,9 +38,6 @@ namespace {
 using ir::DataType;
 using ir::NodeKind;
 
-constexpr int kArgumentError = -1;
-constexpr int kRuntimeError = -2;
-
 void initializeTargets() {
   static std::once_flag once;
   std::call_once(once, [] {
@@ -209,7 +206,7 @@ private:
     b.CreateCall(report, {fn->getArg(0)});
     b.CreateBr(done);
     b.SetInsertPoint(done);
-    b.CreateRet(b.getInt32(kArgumentError));
+    b.CreateRet(b.getInt32(kStatusArgumentError));
     return fn;
   }
 
@@ -540,11 +537,11 @@ private:
     auto *call = op.value.as<ir::Call>();
     if (call && call->op == hostop::kPushMicroKernel) return pushKernel(*call);
     llvm::Value *value = visitExpr(op.value);
-    auto *callee = call && call->op == "tir.call_extern" && !call->args.empty() ? call->args[0].as<ir::StringImm>() : nullptr;
-    if (callee && returnsStatus(callee->value))
-      returnIf(b_.CreateICmpNE(value, llvm::ConstantInt::get(value->getType(), 0)), b_.getInt32(kRuntimeError));
-    if (callee && errorsAtEntry_ && reportsThroughErrorCount(callee->value))
-      returnIf(b_.CreateICmpSGT(runtimeErrorCount(), errorsAtEntry_), b_.getInt32(kRuntimeError));
+    llvm::StringRef callee = externCallee(op.value);
+    if (returnsStatus(callee))
+      returnIf(b_.CreateICmpNE(value, llvm::ConstantInt::get(value->getType(), 0)), b_.getInt32(kStatusRuntimeError));
+    if (errorsAtEntry_ && reportsThroughErrorCount(callee))
+      returnIf(b_.CreateICmpSGT(runtimeErrorCount(), errorsAtEntry_), b_.getInt32(kStatusRuntimeError));
   }
   void visitAllocate(const ir::Allocate &op) override {
     const std::string &scope = op.scope();
@@ -651,7 +648,7 @@ private:
     }
     llvm::Value *status = b_.CreateCall(runtimeFunction(kernel.pushFunction),
                                         {handle, kernels_[size_t(index->value)], closurePtr, b_.getInt32(uint32_t(bytes))});
-    returnIf(b_.CreateICmpNE(status, b_.getInt32(0)), b_.getInt32(kRuntimeError));
+    returnIf(b_.CreateICmpNE(status, b_.getInt32(0)), b_.getInt32(kStatusRuntimeError));
   }
 
   llvm::Module &module_;

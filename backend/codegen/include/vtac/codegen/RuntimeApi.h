@@ -7,11 +7,21 @@
 
 #include <llvm/ADT/StringRef.h>
 
+#include "vtac/ir/Expr.h"
+
 namespace vtac::codegen {
+
+// The statuses of compiled functions: 0 success, else one of these (the message is then
+// VTARuntimeLastError()).
+inline constexpr int kStatusArgumentError = -1;  // an argument failed its entry checks
+inline constexpr int kStatusRuntimeError = -2;   // a runtime call failed
 
 // 'v' void, 'p' pointer, 'i' 32-bit integer: the result, then each parameter ("vpi" is
 // `void f(void *, uint32_t)`); null for a function that is not part of the runtime API.
 const char *runtimeSignature(llvm::StringRef name);
+
+// The callee named by `T.call_extern(dtype, "name", ...)`; "" for any other expression.
+llvm::StringRef externCallee(const ir::Expr &expr);
 
 // A runtime function whose int result is a status (0 = success).
 bool returnsStatus(llvm::StringRef name);
