@@ -81,6 +81,12 @@ std::string quoted(const std::string &text) {
 
 }  // namespace
 
+std::string describeTraceName(const std::string &name) {
+  size_t colon = name.find(':');
+  if (name.empty() || name[0] != '%' || colon == std::string::npos) return "'" + name + "'";
+  return name.substr(colon + 1);
+}
+
 std::string printTraceValue(const TraceValue &value) {
   switch (value.kind) {
   case TraceValue::Kind::None: return "None";

@@ -64,6 +64,10 @@ struct Trace {
 // TVM's text of a trace: `# from tvm import tir`, the def line, one step per line with two
 // spaces of indentation (a def without steps gets `  pass`).
 std::string printTrace(const Trace &trace);
+// How a message names the RV `name`: `'b0'`, or `sch.get_block(...)` for the result of a call
+// nested in an argument (which the reader names `%<n>:<call>`).
+std::string describeTraceName(const std::string &name);
+
 // One argument value as the trace prints it (`None`, `True`, `[None, 4]`, `"main"`, `{"k": 1}`).
 std::string printTraceValue(const TraceValue &value);
 
