@@ -4,7 +4,7 @@
 // and records the steps it applied as a new Trace, which printTrace() writes back in TVM's exact
 // text (`def apply_trace(sch: tir.Schedule) -> None:`, results `b0`, `l1`, keyword arguments,
 // `l1, = ...` for a one-element result list). A step's arguments are literals (None, bools, ints,
-// floats, strings, lists, string-keyed dicts) or names of earlier results (random variables,
+// floats, strings, lists, string-keyed dicts, printed with sorted keys) or names of earlier results (random variables,
 // "RVs"); nothing else of Python is needed. Every step and argument keeps its source location so
 // that an illegal step is reported at the step.
 #pragma once
