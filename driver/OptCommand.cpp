@@ -63,6 +63,15 @@ int runOpt(const OptOptions &options, std::ostream &out, std::ostream &errors) {
   instrumentation.dumpStream = &dumps;
   passes::PassManager manager(std::move(*pipeline), instrumentation);
   passes::PassContext context;
+  if (!options.vtaConfig.empty()) {
+    auto config = vta::Config::fromPathOrJSON(options.vtaConfig);
+    if (!config) {
+      errors << "error: --vta-config " << options.vtaConfig << ": "
+             << llvm::toString(config.takeError()) << "\n";
+      return support::kExitInputError;
+    }
+    context.vta = *config;
+  }
   context.remark = [&](ir::SourceLoc loc, const std::string &message) {
     dumps.flush();
     errors << ir::formatDiagnostic(loc, ir::Severity::Warning, message);
@@ -118,6 +127,8 @@ void registerOptCommand(CLI::App &app, support::CommandAction &action) {
                       "Write to this file instead of standard output (atomically, and only when "
                       "every input went through)");
   command->add_option("--func", options->function, "Transform only the prim_func called NAME");
+  command->add_option("--vta-config", options->vtaConfig,
+                      "vta_config.json (path or JSON text) the VTA passes lower for; default: TVM's");
   command->add_flag("--list-passes", options->listPasses, "List every pass and pipeline, and exit");
   command->add_flag("--print-after-all", options->printAfterAll, "Print the function after every pass");
   command->add_option("--print-after", options->printAfter,

@@ -4,6 +4,7 @@
 //   vtac opt FILE... --passes=P1,P2,... [-o OUT] [--func=NAME] [--print-after-all]
 //            [--print-after=NAME]... [--print-before=NAME]... [--print-changed] [--verify-each]
 //            [--time-passes] [--check-equivalence [--seed N] [--size VAR=VALUE]...]
+//            [--vta-config PATH]
 //   vtac opt --list-passes
 //
 // Dumps and the timing table go to standard error, the result to standard output or -o (written
@@ -11,7 +12,8 @@
 // usage error (exit 2) naming the closest passes; a pass that cannot handle its input is
 // `file:line:col: error: [pass] message` (exit 1). --check-equivalence runs every function before
 // and after the pipeline with the interpreter on the same seeded inputs and fails unless all
-// parameters agree bit for bit.
+// parameters agree bit for bit. --vta-config selects the VTA configuration the VTA passes lower
+// for (vta_config.json, a path or JSON text; an unusable one is an input error, exit 1).
 #pragma once
 
 #include <cstdint>
@@ -34,6 +36,7 @@ struct OptOptions {
   std::string output;
   std::string passes;
   std::string function;  // only this prim_func
+  std::string vtaConfig;  // vta_config.json path or text; empty: TVM's default
   bool listPasses = false;
   bool printAfterAll = false, printChanged = false, verifyEach = false, timePasses = false;
   std::set<std::string> printAfter, printBefore;
