@@ -132,7 +132,8 @@ private:
     }
     const auto *store = body.as<ir::BufferStore>();
     if (!store)
-      return fail(*body, "the copy is not a loop nest around one buffer store");
+      return fail(loops.empty() ? static_cast<const ir::Node &>(attr) : *loops.back(),
+                  "the copy is not a loop nest around one buffer store");
     Expr value = ir::substitute(store->value, lets);
     Expr condition, padValue;
     if (const auto *call = value.as<ir::Call>(); call && call->op == "tir.if_then_else") {
