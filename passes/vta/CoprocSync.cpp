@@ -28,6 +28,7 @@ class TouchedBuffers : public ir::StmtExprVisitor {
 public:
   std::set<const ir::Var *> inside, outside;
   std::set<const ir::Node *> axes;
+  bool synchronised = false;  // tokens or a coproc_sync are already there
   std::optional<ir::DiagnosticError> failure;
 
   void visitAttrStmt(const ir::AttrStmt &op) override {
@@ -48,6 +49,7 @@ public:
     StmtExprVisitor::visitBufferStore(op);
   }
   void visitCall(const ir::Call &op) override {
+    synchronised |= llvm::StringRef(op.op).starts_with("tir.vta.coproc_");
     if (op.op == "tir.tvm_access_ptr" && op.args.size() == 5)
       if (const auto *var = op.args[1].as<ir::Var>()) touch(var);
     StmtExprVisitor::visitCall(op);
@@ -226,7 +228,7 @@ llvm::Expected<ir::PrimFuncRef> coprocSync(const ir::PrimFuncRef &func, PassCont
   TouchedBuffers touched;
   touched.visitStmt(func->body);
   if (touched.failure) return ir::diagnosticError(touched.failure->loc(), touched.failure->text());
-  if (touched.axes.empty()) return func;
+  if (touched.axes.empty() || touched.synchronised) return func;
   if (touched.axes.size() > 1)
     return ir::diagnosticError(func->loc(), "the coproc scopes use " + llvm::Twine(touched.axes.size()) +
                                                 " different coprocessor axes (run unify-coproc-axis)");

@@ -58,7 +58,7 @@ private:
 }  // namespace
 
 llvm::Expected<ir::PrimFuncRef> liftAllocToScopeBegin(const ir::PrimFuncRef &func, PassContext &) {
-  return vta::withBody(func, AllocLifter().liftAll(func->body));
+  return vta::withRebuiltBody(func, AllocLifter().liftAll(func->body));
 }
 
 }  // namespace vtac::passes

@@ -107,7 +107,7 @@ llvm::Expected<ir::PrimFuncRef> liftAttrScope(const ir::PrimFuncRef &func, const
   AttrScopeLifter lifter(key);
   ir::Stmt body = lifter.lift(func->body);
   if (lifter.failure) return ir::diagnosticError(lifter.failure->loc(), lifter.failure->text());
-  return vta::withBody(func, body);
+  return vta::withRebuiltBody(func, body);
 }
 
 }  // namespace

@@ -1,5 +1,6 @@
 #include "vta/VtaTarget.h"
 
+#include "vtac/ir/StructuralEqual.h"
 #include "vtac/ir/Visitor.h"
 
 namespace vtac::passes::vta {
@@ -73,6 +74,10 @@ ir::PrimFuncRef withBody(const ir::PrimFuncRef &func, const ir::Stmt &body) {
   if (body == func->body) return func;
   return ir::PrimFuncRef(new ir::PrimFunc(func->params, func->bufferMap, body, func->attrs,
                                           func->retType, func->loc()));
+}
+
+ir::PrimFuncRef withRebuiltBody(const ir::PrimFuncRef &func, const ir::Stmt &body) {
+  return ir::structuralEqual(body, func->body) ? func : withBody(func, body);
 }
 
 }  // namespace vtac::passes::vta

@@ -62,5 +62,9 @@ ir::IterVarRef coprocAxis(const ir::Stmt &body);
 
 // func with another body; func itself when body is its body.
 ir::PrimFuncRef withBody(const ir::PrimFuncRef &func, const ir::Stmt &body);
+// The same for passes that rebuild what they visit (the lifters): func itself when the new body
+// is structurally equal to the old one. Not for passes whose point is node identity
+// (unify-coproc-axis), which structural equality does not see.
+ir::PrimFuncRef withRebuiltBody(const ir::PrimFuncRef &func, const ir::Stmt &body);
 
 }  // namespace vtac::passes::vta
