@@ -7,6 +7,7 @@
 #include <llvm/Support/raw_os_ostream.h>
 
 #include "Equivalence.h"
+#include "Schedule.h"
 #include "vtac/frontend/Commands.h"
 #include "vtac/ir/Diagnostic.h"
 #include "vtac/passes/PassManager.h"
@@ -43,7 +44,9 @@ int runOpt(const OptOptions &options, std::ostream &out, std::ostream &errors) {
     return support::kExitSuccess;
   }
   const auto &registry = passes::PassRegistry::builtin();
-  auto pipeline = passes::parsePipeline(options.passes, registry);
+  auto pipeline = options.passes.empty()
+                      ? llvm::Expected<std::vector<passes::PipelineStep>>(std::vector<passes::PipelineStep>{})
+                      : passes::parsePipeline(options.passes, registry);
   llvm::Error usage = pipeline ? llvm::Error::success() : pipeline.takeError();
   if (!usage) usage = checkPassNames(options.printAfter, "--print-after");
   if (!usage) usage = checkPassNames(options.printBefore, "--print-before");
@@ -85,7 +88,19 @@ int runOpt(const OptOptions &options, std::ostream &out, std::ostream &errors) {
       ok = false;
       continue;
     }
+    // Without passes there must be a schedule to apply, from --schedule or the input itself.
+    if (options.passes.empty() && options.schedule.empty() && !parsed->schedule) {
+      errors << "vtac opt: error: --passes is required (or a schedule: --schedule FILE, or a schedule def in "
+             << input << ")\n";
+      return support::kExitUsageError;
+    }
     ir::IRModule original = parsed->module;
+    std::string trace;
+    if (!applyModuleSchedule(*parsed, options.schedule, &trace, errors)) {
+      ok = false;
+      continue;
+    }
+    if (options.printTrace) errors << trace;
     llvm::Error error = manager.run(parsed->module, context, options.function);
     if (!error && options.checkEquivalence)
       error = checkEquivalence(original, parsed->module, options.seed, options.sizes, errors);
@@ -126,6 +141,11 @@ void registerOptCommand(CLI::App &app, support::CommandAction &action) {
   command->add_option("-o,--output", options->output,
                       "Write to this file instead of standard output (atomically, and only when "
                       "every input went through)");
+  command->add_option("--schedule", options->schedule,
+                      "Apply the schedule def (TVM's trace text, a `def` taking `sch`) of FILE before "
+                      "the passes; without it, the input's own schedule def, if any");
+  command->add_flag("--print-trace", options->printTrace,
+                    "Print the applied schedule as TVM's trace text (re-appliable) to standard error");
   command->add_option("--func", options->function, "Transform only the prim_func called NAME");
   command->add_option("--vta-config", options->vtaConfig,
                       "vta_config.json (path or JSON text) the VTA passes lower for; default: TVM's");
@@ -157,8 +177,6 @@ void registerOptCommand(CLI::App &app, support::CommandAction &action) {
     }
     if (!options->listPasses && options->inputs.empty())
       throw CLI::RequiredError("FILE");
-    if (!options->listPasses && command->count("--passes") == 0)
-      throw CLI::RequiredError("--passes");
     action = [options] { return runOpt(*options, std::cout, std::cerr); };
   });
 }

@@ -29,9 +29,19 @@ public:
       diagnostics_.push_back({locations_.back(), "missing statement (an empty field)"});
       return;
     }
+    bool nests = !s.isa<SeqStmt>();
+    if (nests && ++stmtDepth_ > kMaxStatementDepth) {
+      if (!reportedTooDeep_)
+        report(*s, "nesting too deep (limit " + std::to_string(kMaxStatementDepth) + ")");
+      reportedTooDeep_ = true;
+      --stmtDepth_;
+      return;
+    }
     locations_.push_back(s->loc().isKnown() ? s->loc() : locations_.back());
     StmtExprVisitor::visitStmt(s);
     locations_.pop_back();
+    if (nests)
+      --stmtDepth_;
   }
 
   // Expressions refine the location too, except variables (their location is where they
@@ -238,6 +248,9 @@ public:
   }
 
 private:
+  size_t stmtDepth_ = 0;
+  bool reportedTooDeep_ = false;
+
   void report(const Node &at, std::string message) {
     diagnostics_.push_back({at.loc().isKnown() ? at.loc() : locations_.back(), std::move(message)});
   }

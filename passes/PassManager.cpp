@@ -116,7 +116,9 @@ void PassTimings::print(llvm::raw_ostream &os) const {
 void PassManager::dump(llvm::StringRef when, llvm::StringRef pass, const ir::PrimFunc &func,
                        llvm::StringRef name) {
   llvm::raw_ostream &os = *instrumentation_.dumpStream;
-  os << "# *** IR Dump " << when << " " << pass << " on " << name << " ***\n";
+  os << "# *** IR Dump " << when;
+  if (!pass.empty()) os << " " << pass;
+  os << " on " << name << " ***\n";
   ir::PrintOptions options;
   options.headerComments = false;
   ir::printPrimFunc(func, name, os, options);

@@ -34,7 +34,9 @@ namespace vtac::driver {
 struct OptOptions {
   std::vector<std::string> inputs;
   std::string output;
-  std::string passes;
+  std::string passes;      // empty: no passes (a schedule alone)
+  std::string schedule;    // --schedule FILE (else the module file's own schedule def)
+  bool printTrace = false; // the applied trace, in TVM's text, to standard error
   std::string function;  // only this prim_func
   std::string vtaConfig;  // vta_config.json path or text; empty: TVM's default
   bool listPasses = false;

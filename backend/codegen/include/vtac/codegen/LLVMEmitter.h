@@ -1,0 +1,34 @@
+// The LLVM emitter (`vtac compile --emit=llvm|bc|asm|obj`): host-lowered functions -> one LLVM
+// module (LLVM 19, opaque pointers), optimised with the new pass manager at -O0..-O3 and
+// printed as IR, written as bitcode, or compiled for `targetTriple` (the host when empty; X86
+// and ARM are built in, e.g. armv7a-linux-gnueabihf for the PYNQ board) to assembly or an ELF
+// object.
+//
+// The functions have the ABI, checks, statuses and micro-kernel lowering of the C emitter
+// (CEmitter.h): `i32 SYMBOL(ptr, ...)` over DLTensor, internal micro-kernel functions, an
+// internal static handle each, closures as stack structs passed to VTAPushGEMMOp/VTAPushALUOp,
+// VTARuntimeReportError/VTARuntimeErrorCount as extern_weak. The DLTensor layout is DLPack's
+// (data, device, ndim, dtype, shape, strides, byte_offset) for the target's pointer size.
+// Output is deterministic: the same functions and options give the same bytes.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include <llvm/Support/Error.h>
+
+#include "vtac/codegen/CompileCommand.h"
+#include "vtac/codegen/HostLowering.h"
+
+namespace vtac::codegen {
+
+struct LLVMEmitOptions {
+  EmitKind kind = EmitKind::Object;  // LLVMIR, Bitcode, Assembly or Object
+  std::string targetTriple;          // empty: the host's
+  int optLevel = 2;
+};
+
+llvm::Expected<std::string> emitLLVM(const std::vector<HostFunction> &functions, const std::string &sourceName,
+                                     const LLVMEmitOptions &options);
+
+}  // namespace vtac::codegen
