@@ -7,6 +7,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <vector>
 
 namespace vta::sim {
 
@@ -42,10 +43,24 @@ struct GemmTile {
   uint32_t acc, inp, wgt;
 };
 
-// Runs `count` micro-ops, each shifted by `offset` (one iteration of the instruction's loop
-// nest); the caller has checked that every shifted index is inside its SRAM.
+// Every micro-op execution of one GEMM instruction, grouped into blocks (see gemm_plan.h).
+// A block is `accCount` accumulator tiles that add products with the same `stepCount` weight
+// tiles in the same order; its tiles are stored step by step: tiles[firstTile + s * accCount
+// + a] is step s of accumulator a, and all accumulators of a step share its weight tile.
+// Kernels may run the tiles in any order (the additions wrap modulo 2^32).
+constexpr uint32_t kMaxBlockAccs = 16;
+struct GemmPlan {
+  struct Block {
+    uint32_t accCount, stepCount;
+    size_t firstTile;
+  };
+  std::vector<GemmTile> tiles;
+  std::vector<Block> blocks;
+};
+
+// Runs a plan; the caller has checked that every index is inside its SRAM.
 using GemmKernelFn = void (*)(const GemmShape& shape, const GemmMemories& memories,
-                              const GemmTile* uops, size_t count, const GemmTile& offset);
+                              const GemmPlan& plan);
 
 struct GemmKernel {
   const char* name;
@@ -60,10 +75,9 @@ const GemmKernel& avx512VnniGemmKernel();
 
 // The vectorised bodies, each in a file compiled for its instruction set (only called after
 // the CPU check); they handle the shapes their GemmKernel entry accepts.
-void runAvx2Gemm(const GemmShape& shape, const GemmMemories& memories, const GemmTile* uops,
-                 size_t count, const GemmTile& offset);
+void runAvx2Gemm(const GemmShape& shape, const GemmMemories& memories, const GemmPlan& plan);
 void runAvx512VnniGemm(const GemmShape& shape, const GemmMemories& memories,
-                       const GemmTile* uops, size_t count, const GemmTile& offset);
+                       const GemmPlan& plan);
 
 // The kernel named `name` ("auto" = fastest usable) for `shape`; falls back to the portable
 // kernel when the named one cannot handle the shape. nullptr if the name is unknown or the CPU
