@@ -92,6 +92,14 @@ RunResult Device::validate(const Insn* insns, uint32_t count,
 RunResult Device::run(uint64_t insnPhysicalAddress, uint32_t insnCount,
                       const GemmKernel& gemmKernel, Statistics& statistics) {
   gemmKernel_ = &gemmKernel;
+  if (preparedFor_ != gemmKernel_) {
+    if (gemmKernel.prepareInputs)
+      gemmKernel.prepareInputs(shape_, inp_.data(), inpBiased_.data(), 0, config_.inpDepth);
+    if (gemmKernel.prepareWeights)
+      gemmKernel.prepareWeights(shape_, wgt_.data(), wgtInterleaved_.data(), wgtRowSum_.data(),
+                                0, config_.wgtDepth);
+    preparedFor_ = gemmKernel_;
+  }
   const Insn* insns = reinterpret_cast<const Insn*>(
       DeviceMemory::global().translate(insnPhysicalAddress, uint64_t{insnCount} * sizeof(Insn)));
   if (!insns)
@@ -235,11 +243,11 @@ RunResult Device::executeLoad(const MemInsn& mem, uint32_t index, const Insn& in
   }
   std::memset(out, 0, mem.yPad1 * rowBytes);
   const uint32_t loadedTiles = static_cast<uint32_t>(rowElems * rows);
-  if (mem.memoryType == kMemInp)
-    prepareInputTiles(shape_, inp_.data(), inpBiased_.data(), mem.sramBase, loadedTiles);
-  if (mem.memoryType == kMemWgt)
-    prepareWeightTiles(shape_, wgt_.data(), wgtInterleaved_.data(), wgtRowSum_.data(),
-                       mem.sramBase, loadedTiles);
+  if (mem.memoryType == kMemInp && gemmKernel_->prepareInputs)
+    gemmKernel_->prepareInputs(shape_, inp_.data(), inpBiased_.data(), mem.sramBase, loadedTiles);
+  if (mem.memoryType == kMemWgt && gemmKernel_->prepareWeights)
+    gemmKernel_->prepareWeights(shape_, wgt_.data(), wgtInterleaved_.data(), wgtRowSum_.data(),
+                                mem.sramBase, loadedTiles);
   return kOk;
 }
 

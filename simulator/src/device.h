@@ -68,6 +68,8 @@ private:
   Config config_;
   isa::Layout layout_;
   const GemmKernel* gemmKernel_ = nullptr;
+  // The kernel whose derived copies of the SRAMs are up to date (refreshed in full on a switch).
+  const GemmKernel* preparedFor_ = nullptr;
   GemmShape shape_;
   std::vector<int8_t> inp_, wgt_;
   std::vector<int32_t> acc_;

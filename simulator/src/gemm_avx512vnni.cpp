@@ -152,4 +152,39 @@ void runAvx512VnniGemm(const GemmShape& shape, const GemmMemories& mem, const Ge
   }
 }
 
+void prepareAvx512VnniWeightTiles(const GemmShape& shape, const int8_t* wgt,
+                                  int8_t* wgtInterleaved, int32_t* wgtRowSum, uint32_t first,
+                                  uint32_t count) {
+  if (shape.blockIn != 16 || shape.blockOut != 16)
+    return prepareWeightTiles(shape, wgt, wgtInterleaved, wgtRowSum, first, count);
+  // A tile is 64 dwords d = 4 * row + group (4 rows per register); the interleaved tile holds
+  // in register g the 16 dwords 4 * row + g. First pair registers (rows 0-7, 8-15) into
+  // [group g of rows r..r+7 | group g + 1 of the same rows], then join the halves.
+  const __m512i pairLow = _mm512_setr_epi32(0, 4, 8, 12, 16, 20, 24, 28, 1, 5, 9, 13, 17, 21, 25, 29);
+  const __m512i pairHigh = _mm512_add_epi32(pairLow, _mm512_set1_epi32(2));
+  const __m512i joinLow = _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 16, 17, 18, 19, 20, 21, 22, 23);
+  const __m512i joinHigh = _mm512_add_epi32(joinLow, _mm512_set1_epi32(8));
+  const __m512i ones = _mm512_set1_epi8(1);
+  for (uint32_t t = first; t < first + count; ++t) {
+    const int8_t* tile = wgt + size_t{t} * 256;
+    const __m512i r0 = _mm512_loadu_si512(tile), r1 = _mm512_loadu_si512(tile + 64);
+    const __m512i r2 = _mm512_loadu_si512(tile + 128), r3 = _mm512_loadu_si512(tile + 192);
+    const __m512i g01Top = _mm512_permutex2var_epi32(r0, pairLow, r1);
+    const __m512i g23Top = _mm512_permutex2var_epi32(r0, pairHigh, r1);
+    const __m512i g01Bottom = _mm512_permutex2var_epi32(r2, pairLow, r3);
+    const __m512i g23Bottom = _mm512_permutex2var_epi32(r2, pairHigh, r3);
+    const __m512i groups[4] = {_mm512_permutex2var_epi32(g01Top, joinLow, g01Bottom),
+                               _mm512_permutex2var_epi32(g01Top, joinHigh, g01Bottom),
+                               _mm512_permutex2var_epi32(g23Top, joinLow, g23Bottom),
+                               _mm512_permutex2var_epi32(g23Top, joinHigh, g23Bottom)};
+    int8_t* out = wgtInterleaved + size_t{t} * 256;
+    __m512i rowSum = _mm512_setzero_si512();
+    for (int g = 0; g < 4; ++g) {
+      _mm512_storeu_si512(out + 64 * g, groups[g]);
+      rowSum = _mm512_dpbusd_epi32(rowSum, ones, groups[g]);
+    }
+    _mm512_storeu_si512(wgtRowSum + size_t{t} * 16, rowSum);
+  }
+}
+
 }  // namespace vta::sim

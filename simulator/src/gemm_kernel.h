@@ -16,7 +16,7 @@ struct GemmShape {
 };
 
 // The three SRAMs as the kernels see them, plus derived copies that loads keep up to date
-// (see prepareInputTiles / prepareWeightTiles) for the VNNI kernel, whose vpdpbusd multiplies
+// (a kernel's prepareInputs / prepareWeights) for the VNNI kernel, whose vpdpbusd multiplies
 // unsigned by signed bytes:
 //  - inpBiased: every input byte x stored as x + 128 (= x ^ 0x80) in unsigned form;
 //  - wgtInterleaved: each weight tile regrouped as [i / 4][o][i % 4], so that one 32-bit lane
@@ -62,9 +62,19 @@ struct GemmPlan {
 using GemmKernelFn = void (*)(const GemmShape& shape, const GemmMemories& memories,
                               const GemmPlan& plan);
 
+// Refreshes the derived copies of `count` input (weight) tiles starting at `first`.
+using PrepareInputsFn = void (*)(const GemmShape& shape, const int8_t* inp, uint8_t* inpBiased,
+                                 uint32_t first, uint32_t count);
+using PrepareWeightsFn = void (*)(const GemmShape& shape, const int8_t* wgt,
+                                  int8_t* wgtInterleaved, int32_t* wgtRowSum, uint32_t first,
+                                  uint32_t count);
+
 struct GemmKernel {
   const char* name;
   GemmKernelFn run;
+  // nullptr for kernels that read only the SRAMs themselves (no derived copies to keep).
+  PrepareInputsFn prepareInputs;
+  PrepareWeightsFn prepareWeights;
   bool (*cpuSupports)();
   bool (*shapeSupported)(const GemmShape& shape);
 };
@@ -78,6 +88,11 @@ const GemmKernel& avx512VnniGemmKernel();
 void runAvx2Gemm(const GemmShape& shape, const GemmMemories& memories, const GemmPlan& plan);
 void runAvx512VnniGemm(const GemmShape& shape, const GemmMemories& memories,
                        const GemmPlan& plan);
+// prepareWeightTiles with AVX-512 for 16x16 weight tiles (a dword transpose by permutes, row
+// sums by vpdpbusd with ones); other shapes go to prepareWeightTiles.
+void prepareAvx512VnniWeightTiles(const GemmShape& shape, const int8_t* wgt,
+                                  int8_t* wgtInterleaved, int32_t* wgtRowSum, uint32_t first,
+                                  uint32_t count);
 
 // The kernel named `name` ("auto" = fastest usable) for `shape`; falls back to the portable
 // kernel when the named one cannot handle the shape. nullptr if the name is unknown or the CPU

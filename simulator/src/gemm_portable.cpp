@@ -84,17 +84,18 @@ void prepareWeightTiles(const GemmShape& shape, const int8_t* wgt, int8_t* wgtIn
 }
 
 const GemmKernel& portableGemmKernel() {
-  static const GemmKernel kernel{"portable", runPortable, always, anyShape};
+  static const GemmKernel kernel{"portable", runPortable, nullptr, nullptr, always, anyShape};
   return kernel;
 }
 
 const GemmKernel& avx2GemmKernel() {
-  static const GemmKernel kernel{"avx2", runAvx2Gemm, cpuHasAvx2, avx2Shape};
+  static const GemmKernel kernel{"avx2", runAvx2Gemm, nullptr, nullptr, cpuHasAvx2, avx2Shape};
   return kernel;
 }
 
 const GemmKernel& avx512VnniGemmKernel() {
-  static const GemmKernel kernel{"avx512vnni", runAvx512VnniGemm, cpuHasAvx512Vnni,
+  static const GemmKernel kernel{"avx512vnni", runAvx512VnniGemm, prepareInputTiles,
+                                 prepareAvx512VnniWeightTiles, cpuHasAvx512Vnni,
                                  avx512VnniShape};
   return kernel;
 }

@@ -2,6 +2,7 @@
 // and the portable one against a direct int64 computation, on random int8 data for several
 // tile shapes, including accumulators near the int32 limits (wrap-around must agree).
 #include <catch2/catch.hpp>
+#include <algorithm>
 #include <cstdint>
 #include <random>
 #include <vector>
@@ -151,4 +152,28 @@ TEST_CASE("a GEMM plan runs every micro-op once, grouping accumulators by weight
   CHECK(split.blocks[0].accCount == 10);
   CHECK(split.blocks[1].accCount == 10);
   CHECK(split.blocks[1].firstTile == 10);
+}
+
+TEST_CASE("the AVX-512 weight preparation equals the portable one", "[vta][sim][gemm]") {
+  if (!avx512VnniGemmKernel().cpuSupports()) {
+    WARN("avx512vnni not supported by this CPU: not compared");
+    return;
+  }
+  for (const GemmShape& shape : {GemmShape{1, 16, 16}, GemmShape{1, 32, 16}}) {
+    CAPTURE(shape.blockIn, shape.blockOut);
+    const GemmCase c = randomCase(shape, 11);
+    const size_t tiles = c.wgt.size() / (shape.blockIn * shape.blockOut);
+    std::vector<int8_t> interleaved(c.wgt.size(), 0);
+    std::vector<int32_t> rowSum(c.rowSum.size(), 0);
+    // Tiles 1.. only: tile 0 must stay untouched.
+    prepareAvx512VnniWeightTiles(shape, c.wgt.data(), interleaved.data(), rowSum.data(), 1,
+                                 static_cast<uint32_t>(tiles - 1));
+    const size_t tileBytes = shape.blockIn * shape.blockOut;
+    CHECK(std::vector<int8_t>(interleaved.begin(), interleaved.begin() + tileBytes) ==
+          std::vector<int8_t>(tileBytes, 0));
+    CHECK(std::equal(interleaved.begin() + tileBytes, interleaved.end(),
+                     c.wgtInterleaved.begin() + tileBytes));
+    CHECK(std::equal(rowSum.begin() + shape.blockOut, rowSum.end(),
+                     c.rowSum.begin() + shape.blockOut));
+  }
 }
