@@ -40,6 +40,15 @@ Expr castExpr(DataType dtype, Expr value, SourceLoc loc = {});
 // must already have matching dtypes.
 Expr tryConstFold(NodeKind kind, const Expr &a, const Expr &b);
 
+// The exact value of `x <kind> y` for the integer arithmetic kinds (Add, Sub, Mul, Min, Max,
+// Div and Mod truncating, FloorDiv, FloorMod); nullopt when it does not fit in 64 bits, the
+// divisor is zero or kind is not one of those. (tryConstFold wraps to the dtype instead, as
+// the target computes; the frontend uses this to report overflow in the source.)
+std::optional<int64_t> exactIntArith(NodeKind kind, int64_t x, int64_t y);
+
+// Whether an integer dtype holds `value` unchanged.
+bool fitsIntType(int64_t value, DataType dtype);
+
 // Brings a and b to a common dtype as TVM's BinaryOpMatchTypes does.
 void matchBinaryTypes(Expr &a, Expr &b);
 
