@@ -136,8 +136,7 @@ private:
 llvm::Expected<ir::PrimFuncRef> foldUopLoop(const ir::PrimFuncRef &func, PassContext &context) {
   UopLoopFolder folder(context);
   ir::Stmt body = folder.visitStmt(func->body);
-  if (folder.failure) return ir::diagnosticError(folder.failure->loc(), folder.failure->text());
-  return vta::withBody(func, body);
+  return vta::passResult(func, body, folder.failure);
 }
 
 }  // namespace vtac::passes

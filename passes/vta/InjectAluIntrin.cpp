@@ -17,44 +17,20 @@ struct TileIndex {
   Expr offset;
 };
 
-class AluInjector : public ir::StmtExprMutator {
+class AluInjector : public vta::PragmaLowerer {
 public:
-  explicit AluInjector(const ::vta::Config &config) : config_(config) {}
-
-  std::optional<ir::DiagnosticError> failure;
-
-  ir::Stmt visitAttrStmt(const ir::AttrStmt &op) override {
-    if (!vta::isPragma(op, "alu")) return StmtExprMutator::visitAttrStmt(op);
-    auto lowered = lower(op);
-    if (lowered) return *lowered;
-    llvm::handleAllErrors(lowered.takeError(), [&](const ir::DiagnosticError &e) {
-      if (!failure) failure.emplace(e.loc(), e.text());
-    });
-    return ir::Stmt(&op);
-  }
+  explicit AluInjector(const ::vta::Config &config) : PragmaLowerer("alu"), config_(config) {}
 
 private:
   llvm::Error fail(const ir::Node &at, const llvm::Twine &message) {
     return ir::diagnosticError(at.loc(), "alu: " + message);
   }
 
-  llvm::Expected<ir::Stmt> lower(const ir::AttrStmt &attr) {
-    std::vector<const ir::For *> loops;
-    ir::VarMap lets;
-    ir::Stmt body = attr.body;
-    for (;;) {
-      if (const auto *loop = body.as<ir::For>()) {
-        loops.push_back(loop);
-        body = loop->body;
-      } else if (const auto *let = body.as<ir::LetStmt>()) {
-        lets[let->var.get()] = ir::substitute(let->value, lets);
-        body = let->body;
-      } else if (const auto *decl = body.as<ir::DeclBuffer>()) {
-        body = decl->body;
-      } else {
-        break;
-      }
-    }
+  llvm::Expected<ir::Stmt> lowerPragma(const ir::AttrStmt &attr) override {
+    vta::LoopNest nest = vta::loopNest(attr.body);
+    const std::vector<const ir::For *> &loops = nest.loops;
+    const ir::VarMap &lets = nest.lets;
+    const ir::Stmt &body = nest.innermost;
     const auto *store = body.as<ir::BufferStore>();
     if (!store) return fail(*body, "the ALU stage is not a loop nest around one buffer store");
     if (store->indices.size() != 1) return fail(*store, "expects flat 1-d buffers (run tir-lower first)");
@@ -189,8 +165,7 @@ private:
 llvm::Expected<ir::PrimFuncRef> injectAluIntrin(const ir::PrimFuncRef &func, PassContext &context) {
   AluInjector injector(context.vta);
   ir::Stmt body = injector.visitStmt(func->body);
-  if (injector.failure) return ir::diagnosticError(injector.failure->loc(), injector.failure->text());
-  return vta::withBody(func, body);
+  return vta::passResult(func, body, injector.failure);
 }
 
 }  // namespace vtac::passes

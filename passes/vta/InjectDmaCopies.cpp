@@ -88,48 +88,23 @@ std::optional<std::vector<ClipBound>> detectClipBound(const Expr &cond,
   return bounds;
 }
 
-class DmaInjector : public ir::StmtExprMutator {
+class DmaInjector : public vta::PragmaLowerer {
 public:
   explicit DmaInjector(PassContext &context, ir::IterVarRef axis)
-      : config_(context.vta), axis_(std::move(axis)) {}
-
-  std::optional<ir::DiagnosticError> failure;
-
-  ir::Stmt visitAttrStmt(const ir::AttrStmt &op) override {
-    if (!vta::isPragma(op, "dma_copy")) return StmtExprMutator::visitAttrStmt(op);
-    auto lowered = lowerCopy(op);
-    if (lowered) return *lowered;
-    llvm::handleAllErrors(lowered.takeError(), [&](const ir::DiagnosticError &e) {
-      if (!failure) failure.emplace(e.loc(), e.text());
-    });
-    return ir::Stmt(&op);
-  }
+      : PragmaLowerer("dma_copy"), config_(context.vta), axis_(std::move(axis)) {}
 
 private:
   llvm::Error fail(const ir::Node &at, const llvm::Twine &message) {
     return ir::diagnosticError(at.loc(), "dma_copy: " + message);
   }
 
-  llvm::Expected<ir::Stmt> lowerCopy(const ir::AttrStmt &attr) {
-    // The loop nest, seeing through lets (TVM's printed cse_var_*) and buffer declarations.
-    std::vector<const ir::For *> loops;
-    ir::VarMap lets;
-    ir::Stmt body = attr.body;
-    for (;;) {
-      if (const auto *loop = body.as<ir::For>()) {
-        if (!ir::isZero(loop->min))
-          return fail(*loop, "a loop of the copy does not start at 0");
-        loops.push_back(loop);
-        body = loop->body;
-      } else if (const auto *let = body.as<ir::LetStmt>()) {
-        lets[let->var.get()] = ir::substitute(let->value, lets);
-        body = let->body;
-      } else if (const auto *decl = body.as<ir::DeclBuffer>()) {
-        body = decl->body;
-      } else {
-        break;
-      }
-    }
+  llvm::Expected<ir::Stmt> lowerPragma(const ir::AttrStmt &attr) override {
+    vta::LoopNest nest = vta::loopNest(attr.body);
+    const std::vector<const ir::For *> &loops = nest.loops;
+    const ir::VarMap &lets = nest.lets;
+    const ir::Stmt &body = nest.innermost;
+    for (const ir::For *loop : loops)
+      if (!ir::isZero(loop->min)) return fail(*loop, "a loop of the copy does not start at 0");
     const auto *store = body.as<ir::BufferStore>();
     if (!store)
       return fail(loops.empty() ? static_cast<const ir::Node &>(attr) : *loops.back(),
@@ -379,9 +354,7 @@ private:
 llvm::Expected<ir::PrimFuncRef> injectDmaCopies(const ir::PrimFuncRef &func, PassContext &context) {
   DmaInjector injector(context, vta::coprocAxis(func->body));
   ir::Stmt body = injector.visitStmt(func->body);
-  if (injector.failure)
-    return ir::diagnosticError(injector.failure->loc(), injector.failure->text());
-  return vta::withBody(func, body);
+  return vta::passResult(func, body, injector.failure);
 }
 
 }  // namespace vtac::passes

@@ -286,8 +286,7 @@ public:
 llvm::Expected<ir::PrimFuncRef> injectVirtualThread(const ir::PrimFuncRef &func, PassContext &) {
   VirtualThreadLowerer lowerer;
   ir::Stmt body = lowerer.visitStmt(func->body);
-  if (lowerer.failure) return ir::diagnosticError(lowerer.failure->loc(), lowerer.failure->text());
-  return vta::withBody(func, body);
+  return vta::passResult(func, body, lowerer.failure);
 }
 
 }  // namespace vtac::passes

@@ -106,7 +106,7 @@ private:
 llvm::Expected<ir::PrimFuncRef> liftAttrScope(const ir::PrimFuncRef &func, const char *key) {
   AttrScopeLifter lifter(key);
   ir::Stmt body = lifter.lift(func->body);
-  if (lifter.failure) return ir::diagnosticError(lifter.failure->loc(), lifter.failure->text());
+  if (lifter.failure) return vta::passResult(func, body, lifter.failure);
   return vta::withRebuiltBody(func, body);
 }
 

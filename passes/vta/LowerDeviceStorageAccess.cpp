@@ -85,8 +85,7 @@ llvm::Expected<ir::PrimFuncRef> lowerDeviceStorageAccess(const ir::PrimFuncRef &
                                                          PassContext &context) {
   SramAccessLowerer lowerer(context.vta);
   ir::Stmt body = lowerer.visitStmt(func->body);
-  if (lowerer.failure) return ir::diagnosticError(lowerer.failure->loc(), lowerer.failure->text());
-  return vta::withBody(func, body);
+  return vta::passResult(func, body, lowerer.failure);
 }
 
 }  // namespace vtac::passes

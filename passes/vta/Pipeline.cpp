@@ -3,8 +3,8 @@
 namespace vtac::passes {
 
 // TVM's VTA build_config (phases 1-3 of vta.lower), on flat TIR as tir-lower / TE's phase 1 leave
-// it. Not yet here: storage-rewrite (its accumulator reuse must already be in the input, see
-// samples/README.md) and the phase-3 simplify (each pass folds the arithmetic it creates).
+// it. TVM's last pass, CommonSubexprElimTIR, is not here: executed code is built without it, and
+// `--passes=vta-lower,cse` reproduces the printed cse_var_* form.
 void buildVtaLower(PipelineBuilder &pipeline) {
   // phase 1: DMA, ALU scopes, micro-kernels, dependence tokens
   pipeline.add("unify-coproc-axis")           // one coprocessor axis; one GEMM kernel identity
@@ -14,10 +14,14 @@ void buildVtaLower(PipelineBuilder &pipeline) {
       .add("lift-alloc-to-scope-begin")        // allocations to the top of their loop
       .add("lift-coproc-scope")                // group statements of one queue
       .add("coproc-sync")                      // dependence push/pop, final coproc_sync
-      // phase 2: virtual threads, ALU micro-ops
+      .add("storage-rewrite")                  // EarlyRewrite: ALU stages in place on the accumulator
+      // phase 2: virtual threads, storage, ALU micro-ops
       .add("inject-virtual-thread")            // cthread: one copy of each queue statement per thread
+      .add("storage-rewrite")                  // per-scope merge, SRAM size check
       .add("inject-alu-intrin")                // ALU nests -> micro-op loops + uop_push
-      // phase 3: SRAM indices, micro-op loops, CPU pointers
+      // phase 3: canonical forms, SRAM indices, micro-op loops, CPU pointers
+      .add("simplify")
+      .add("remove-no-op")
       .add("lower-device-storage-access")      // drop SRAM allocations, access_ptr -> tile index
       .add("fold-uop-loop")                    // GEMM loops -> VTAUopLoopBegin/End
       .add("cpu-access-rewrite");              // CPU accesses through VTABufferCPUPtr

@@ -1,4 +1,5 @@
-// vta-lower: the VTA lowering passes on flat TIR, in the order of TVM's VTA build_config; see
+// vta-lower: the VTA lowering passes on flat TIR (with storage-rewrite, simplify and remove-no-op
+// where TVM runs them), in the order of TVM's VTA build_config; see
 // Pipeline.cpp.
 #pragma once
 

@@ -80,4 +80,38 @@ ir::PrimFuncRef withRebuiltBody(const ir::PrimFuncRef &func, const ir::Stmt &bod
   return ir::structuralEqual(body, func->body) ? func : withBody(func, body);
 }
 
+LoopNest loopNest(const ir::Stmt &body) {
+  LoopNest nest;
+  nest.innermost = body;
+  for (;;) {
+    if (const auto *loop = nest.innermost.as<ir::For>()) {
+      nest.loops.push_back(loop);
+      nest.innermost = loop->body;
+    } else if (const auto *let = nest.innermost.as<ir::LetStmt>()) {
+      nest.lets[let->var.get()] = ir::substitute(let->value, nest.lets);
+      nest.innermost = let->body;
+    } else if (const auto *decl = nest.innermost.as<ir::DeclBuffer>()) {
+      nest.innermost = decl->body;
+    } else {
+      return nest;
+    }
+  }
+}
+
+ir::Stmt PragmaLowerer::visitAttrStmt(const ir::AttrStmt &op) {
+  if (!isPragma(op, name_)) return StmtExprMutator::visitAttrStmt(op);
+  auto lowered = lowerPragma(op);
+  if (lowered) return *lowered;
+  llvm::handleAllErrors(lowered.takeError(), [&](const ir::DiagnosticError &e) {
+    if (!failure) failure.emplace(e.loc(), e.text());
+  });
+  return ir::Stmt(&op);
+}
+
+llvm::Expected<ir::PrimFuncRef> passResult(const ir::PrimFuncRef &func, const ir::Stmt &body,
+                                           const std::optional<ir::DiagnosticError> &failure) {
+  if (failure) return ir::diagnosticError(failure->loc(), failure->text());
+  return withBody(func, body);
+}
+
 }  // namespace vtac::passes::vta

@@ -9,7 +9,10 @@
 #include <vector>
 
 #include "vta/config.h"
+#include "vtac/ir/Diagnostic.h"
 #include "vtac/ir/Function.h"
+#include "vtac/ir/Mutator.h"
+#include "vtac/ir/Substitute.h"
 
 namespace vtac::passes::vta {
 
@@ -66,5 +69,33 @@ ir::PrimFuncRef withBody(const ir::PrimFuncRef &func, const ir::Stmt &body);
 // is structurally equal to the old one. Not for passes whose point is node identity
 // (unify-coproc-axis), which structural equality does not see.
 ir::PrimFuncRef withRebuiltBody(const ir::PrimFuncRef &func, const ir::Stmt &body);
+
+// A pragma's perfect loop nest, seen through lets (TVM's printed cse_var_*) and buffer
+// declarations.
+struct LoopNest {
+  std::vector<const ir::For *> loops;  // outermost first
+  ir::VarMap lets;                     // each let variable -> its value, lets substituted
+  ir::Stmt innermost;                  // the first statement that is none of these
+};
+LoopNest loopNest(const ir::Stmt &body);
+
+// A mutator that lowers every `pragma_<name>` attribute with lowerPragma and keeps the first
+// error, so that the pass can return it once the walk is over.
+class PragmaLowerer : public ir::StmtExprMutator {
+public:
+  explicit PragmaLowerer(std::string name) : name_(std::move(name)) {}
+  std::optional<ir::DiagnosticError> failure;
+  ir::Stmt visitAttrStmt(const ir::AttrStmt &op) override;
+
+protected:
+  virtual llvm::Expected<ir::Stmt> lowerPragma(const ir::AttrStmt &attr) = 0;
+
+private:
+  std::string name_;
+};
+
+// The result of a pass: the first failure if there was one, else func with body (withBody).
+llvm::Expected<ir::PrimFuncRef> passResult(const ir::PrimFuncRef &func, const ir::Stmt &body,
+                                           const std::optional<ir::DiagnosticError> &failure);
 
 }  // namespace vtac::passes::vta
