@@ -41,32 +41,6 @@ const char* aluOpcodeName(uint32_t aluOpcode) {
   }
 }
 
-bool Field::fits(int64_t value) const {
-  if (isSigned) {
-    int64_t bound = int64_t{1} << (width - 1);
-    return value >= -bound && value < bound;
-  }
-  return value >= 0 && (width >= 63 || value < (int64_t{1} << width));
-}
-
-uint64_t Field::get(const Insn& insn) const {
-  // Fields never straddle the two 64-bit words (see Layout::forConfig).
-  uint64_t word = insn.word[offset / 64] >> (offset % 64);
-  return width >= 64 ? word : word & ((uint64_t{1} << width) - 1);
-}
-
-int64_t Field::getSigned(const Insn& insn) const {
-  uint64_t raw = get(insn);
-  uint32_t unused = 64 - width;
-  return static_cast<int64_t>(raw << unused) >> unused;
-}
-
-void Field::set(Insn& insn, uint64_t value) const {
-  uint64_t mask = width >= 64 ? ~uint64_t{0} : (uint64_t{1} << width) - 1;
-  uint64_t& word = insn.word[offset / 64];
-  word = (word & ~(mask << (offset % 64))) | ((value & mask) << (offset % 64));
-}
-
 namespace {
 
 // Allocates consecutive bit-fields the way a SysV C compiler lays out bit-fields of a declared
@@ -180,11 +154,6 @@ llvm::Expected<Layout> Layout::forConfig(const Config& config) {
     return llvm::createStringError(llvm::inconvertibleErrorCode(),
                                    "vta_config: micro-op fields exceed 32 bits");
   return layout;
-}
-
-DepFlags Layout::depsOf(const Insn& insn) const {
-  return {popPrev.get(insn) != 0, popNext.get(insn) != 0, pushPrev.get(insn) != 0,
-          pushNext.get(insn) != 0};
 }
 
 void Layout::setDeps(Insn& insn, const DepFlags& deps) const {
