@@ -43,47 +43,55 @@ RunResult Device::failure(int status, uint32_t index, const Insn& insn,
 // Assigns each instruction to the core that executes it (as TVM's simulator does) and rejects
 // what no core can execute, before anything runs.
 RunResult Device::validate(const Insn* insns, uint32_t count,
-                           std::vector<uint32_t> (&queues)[kNumCores]) const {
+                           std::vector<uint32_t> (&queues)[kNumCores]) {
+  decoded_.clear(), mems_.clear(), gemms_.clear(), alus_.clear();
   for (uint32_t i = 0; i < count; ++i) {
     const Insn& insn = insns[i];
-    const uint32_t op = layout_.opcodeOf(insn);
-    const DepFlags deps = layout_.depsOf(insn);
+    DecodedInsn decoded{layout_.opcodeOf(insn), layout_.depsOf(insn), 0};
     Core core = kComputeCore;
-    switch (op) {
+    switch (decoded.opcode) {
       case kOpLoad: {
-        const MemInsn mem = layout_.decodeMem(insn);
+        const MemInsn& mem = mems_.emplace_back(layout_.decodeMem(insn));
         if (mem.memoryType == kMemInp || mem.memoryType == kMemWgt)
           core = kLoadCore;
         else if (mem.memoryType != kMemUop && mem.memoryType != kMemAcc &&
                  mem.memoryType != kMemAcc8Bit)
           return failure(VTA_SIM_ERR_BAD_INSTRUCTION, i, insn, "LOAD of an unknown memory type");
+        decoded.operand = static_cast<uint32_t>(mems_.size() - 1);
         break;
       }
       case kOpStore: {
-        const MemInsn mem = layout_.decodeMem(insn);
+        const MemInsn& mem = mems_.emplace_back(layout_.decodeMem(insn));
         // A STORE with x_size 0 is a no-op carrying dependency flags; its type is irrelevant.
         if (mem.xSize != 0 && mem.memoryType != kMemOut)
           return failure(VTA_SIM_ERR_BAD_INSTRUCTION, i, insn,
                          "STORE supports only memory type OUT");
+        decoded.operand = static_cast<uint32_t>(mems_.size() - 1);
         core = kStoreCore;
         break;
       }
       case kOpGemm:
+        gemms_.push_back(layout_.decodeGemm(insn));
+        decoded.operand = static_cast<uint32_t>(gemms_.size() - 1);
+        break;
       case kOpFinish:
         break;
       case kOpAlu:
-        if (layout_.decodeAlu(insn).aluOpcode > kAluMul)
+        if (alus_.emplace_back(layout_.decodeAlu(insn)).aluOpcode > kAluMul)
           return failure(VTA_SIM_ERR_BAD_INSTRUCTION, i, insn, "unknown ALU opcode");
+        decoded.operand = static_cast<uint32_t>(alus_.size() - 1);
         break;
       default:
         return failure(VTA_SIM_ERR_BAD_INSTRUCTION, i, insn, "unknown opcode");
     }
+    const DepFlags& deps = decoded.deps;
     if (core == kLoadCore && (deps.popPrev || deps.pushPrev))
       return failure(VTA_SIM_ERR_BAD_INSTRUCTION, i, insn,
                      "a load-queue instruction has no previous stage to pop from or push to");
     if (core == kStoreCore && (deps.popNext || deps.pushNext))
       return failure(VTA_SIM_ERR_BAD_INSTRUCTION, i, insn,
                      "a store-queue instruction has no next stage to pop from or push to");
+    decoded_.push_back(decoded);
     queues[core].push_back(i);
   }
   return kOk;
@@ -121,21 +129,22 @@ RunResult Device::run(uint64_t insnPhysicalAddress, uint32_t insnCount,
     for (int core = kLoadCore; core < kNumCores; ++core) {
       while (next[core] < queues[core].size()) {
         const uint32_t index = queues[core][next[core]];
-        const Insn& insn = insns[index];
-        const DepFlags deps = layout_.depsOf(insn);
+        const DecodedInsn& decoded = decoded_[index];
+        const DepFlags deps = decoded.deps;
         // prev is the stage before this one in load -> compute -> store, next the one after.
         if ((deps.popPrev && tokens[core - 1][core] == 0) ||
             (deps.popNext && tokens[core + 1][core] == 0))
           break;
         if (deps.popPrev) --tokens[core - 1][core];
         if (deps.popNext) --tokens[core + 1][core];
-        if (RunResult result = execute(insn, index, statistics); result.status != VTA_SIM_OK)
+        if (RunResult result = execute(decoded, insns[index], index, statistics);
+            result.status != VTA_SIM_OK)
           return result;
         if (deps.pushPrev) ++tokens[core][core - 1];
         if (deps.pushNext) ++tokens[core][core + 1];
         ++next[core];
         progress = true;
-        finished |= layout_.opcodeOf(insn) == kOpFinish;
+        finished |= decoded.opcode == kOpFinish;
       }
     }
   }
@@ -145,7 +154,7 @@ RunResult Device::run(uint64_t insnPhysicalAddress, uint32_t insnCount,
   for (int core = kLoadCore; core < kNumCores; ++core) {
     if (next[core] == queues[core].size()) continue;
     const uint32_t index = queues[core][next[core]];
-    const DepFlags deps = layout_.depsOf(insns[index]);
+    const DepFlags deps = decoded_[index].deps;
     const int from = deps.popPrev && tokens[core - 1][core] == 0 ? core - 1 : core + 1;
     stuck += fmt::format("; instruction {} waits for a {} token that is never pushed: {}", index,
                          queueName(from, core), layout_.describe(insns[index]));
@@ -157,13 +166,14 @@ RunResult Device::run(uint64_t insnPhysicalAddress, uint32_t insnCount,
   return kOk;
 }
 
-RunResult Device::execute(const Insn& insn, uint32_t index, Statistics& statistics) {
+RunResult Device::execute(const DecodedInsn& decoded, const Insn& insn, uint32_t index,
+                          Statistics& statistics) {
   ++statistics.insnCounter;
-  switch (layout_.opcodeOf(insn)) {
-    case kOpLoad: return executeLoad(layout_.decodeMem(insn), index, insn, statistics);
-    case kOpStore: return executeStore(layout_.decodeMem(insn), index, insn, statistics);
-    case kOpGemm: return executeGemm(layout_.decodeGemm(insn), index, insn, statistics);
-    case kOpAlu: return executeAlu(layout_.decodeAlu(insn), index, insn, statistics);
+  switch (decoded.opcode) {
+    case kOpLoad: return executeLoad(mems_[decoded.operand], index, insn, statistics);
+    case kOpStore: return executeStore(mems_[decoded.operand], index, insn, statistics);
+    case kOpGemm: return executeGemm(gemms_[decoded.operand], index, insn, statistics);
+    case kOpAlu: return executeAlu(alus_[decoded.operand], index, insn, statistics);
     default: ++statistics.finishCounter; return kOk;  // FINISH (validate() rejected the rest)
   }
 }

@@ -42,8 +42,16 @@ public:
 private:
   enum Core { kLoadCore = 0, kComputeCore = 1, kStoreCore = 2, kNumCores = 3 };
 
-  RunResult validate(const isa::Insn* insns, uint32_t count, std::vector<uint32_t> (&queues)[kNumCores]) const;
-  RunResult execute(const isa::Insn& insn, uint32_t index, Statistics& statistics);
+  // An instruction decoded once: its opcode, flags and fields (mems_, gemms_ or alus_[operand]).
+  struct DecodedInsn {
+    uint32_t opcode;
+    isa::DepFlags deps;
+    uint32_t operand;
+  };
+  // Decodes every instruction into decoded_ and assigns it to the core that executes it.
+  RunResult validate(const isa::Insn* insns, uint32_t count, std::vector<uint32_t> (&queues)[kNumCores]);
+  RunResult execute(const DecodedInsn& decoded, const isa::Insn& insn, uint32_t index,
+                    Statistics& statistics);
   RunResult executeLoad(const isa::MemInsn& mem, uint32_t index, const isa::Insn& insn,
                         Statistics& statistics);
   RunResult executeStore(const isa::MemInsn& mem, uint32_t index, const isa::Insn& insn,
@@ -78,6 +86,10 @@ private:
   std::vector<int8_t> wgtInterleaved_;
   std::vector<int32_t> wgtRowSum_;
   std::vector<uint32_t> uop_;
+  std::vector<DecodedInsn> decoded_;   // scratch: the program of one run, decoded
+  std::vector<isa::MemInsn> mems_;
+  std::vector<isa::GemmInsn> gemms_;
+  std::vector<isa::AluInsn> alus_;
   std::vector<isa::Uop> decodedUops_;  // scratch: the micro-ops of one instruction
   // Plans of the GEMM instructions seen so far, keyed by their loop fields and the micro-op
   // words they run (checked once, when the plan was built); at most kMaxGemmPlans.
