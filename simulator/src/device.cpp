@@ -179,12 +179,21 @@ RunResult Device::execute(const DecodedInsn& decoded, const Insn& insn, uint32_t
 }
 
 RunResult Device::mapDramRows(const MemInsn& mem, uint64_t elemBytes, uint32_t index,
-                              const Insn& insn, char*& host) const {
+                              const Insn& insn, char*& host) {
   host = nullptr;
   if (mem.ySize == 0) return kOk;  // no row is read or written (padding may still be)
   const uint64_t first = uint64_t{mem.dramBase} * elemBytes;
   const uint64_t bytes = (uint64_t{mem.ySize - 1} * mem.xStride + mem.xSize) * elemBytes;
-  host = DeviceMemory::global().translate(first, bytes);
+  // Thousands of loads and stores address a few buffers: keep the last one's region while no
+  // device buffer has been freed, instead of a locked lookup per instruction.
+  const DeviceMemory& memory = DeviceMemory::global();
+  const auto inside = [&](const DeviceMemory::Region& region) {
+    return first >= region.phy && first - region.phy <= region.bytes &&
+           bytes <= region.bytes - (first - region.phy);
+  };
+  if (!lastRegion_ || lastRegionReleases_ != memory.releaseCount() || !inside(*lastRegion_))
+    lastRegion_ = memory.regionOf(first, lastRegionReleases_);
+  if (lastRegion_ && inside(*lastRegion_)) host = lastRegion_->host + (first - lastRegion_->phy);
   if (!host)
     return failure(VTA_SIM_ERR_OUT_OF_RANGE, index, insn,
                    fmt::format("{} DRAM bytes [{:#x}, {:#x}) outside any device buffer",
@@ -409,21 +418,31 @@ struct AluShr {
   }
 };
 
-template <typename Op>
+// kLanes fixes the lanes per tile at compile time (16 in TVM's default shape) so that the
+// lane loops vectorise; 0 takes `lanesArg`.
+template <uint32_t kLanes, typename Op>
 void runAluLoops(Op op, const AluInsn& alu, const std::vector<Uop>& uops, int32_t* acc,
-                 uint32_t lanes) {
+                 uint32_t lanesArg) {
+  const uint32_t lanes = kLanes ? kLanes : lanesArg;
   const UopLoops& loops = alu.loops;
+  const int32_t imm = alu.imm;
   for (uint32_t y = 0; y < loops.iterOut; ++y)
     for (uint32_t x = 0; x < loops.iterIn; ++x)
       for (const Uop& u : uops) {
         int32_t* dst = acc + (u.dst + uint64_t{y} * loops.dstFactorOut + uint64_t{x} * loops.dstFactorIn) * lanes;
         if (alu.useImm) {
-          for (uint32_t l = 0; l < lanes; ++l) dst[l] = op(dst[l], alu.imm);
+          for (uint32_t l = 0; l < lanes; ++l) dst[l] = op(dst[l], imm);
         } else {
           const int32_t* src = acc + (u.src + uint64_t{y} * loops.srcFactorOut + uint64_t{x} * loops.srcFactorIn) * lanes;
           for (uint32_t l = 0; l < lanes; ++l) dst[l] = op(dst[l], src[l]);
         }
       }
+}
+
+template <typename Op>
+void runAlu(Op op, const AluInsn& alu, const std::vector<Uop>& uops, int32_t* acc, uint32_t lanes) {
+  if (lanes == 16) return runAluLoops<16>(op, alu, uops, acc, lanes);
+  runAluLoops<0>(op, alu, uops, acc, lanes);
 }
 }  // namespace
 
@@ -436,11 +455,11 @@ RunResult Device::executeAlu(const AluInsn& alu, uint32_t index, const Insn& ins
   statistics.aluCounter += uint64_t{alu.loops.iterOut} * alu.loops.iterIn * decodedUops_.size();
   const uint32_t lanes = config_.batch * config_.blockOut;
   switch (alu.aluOpcode) {
-    case kAluMin: runAluLoops(AluMin{}, alu, decodedUops_, acc_.data(), lanes); break;
-    case kAluMax: runAluLoops(AluMax{}, alu, decodedUops_, acc_.data(), lanes); break;
-    case kAluAdd: runAluLoops(AluAdd{}, alu, decodedUops_, acc_.data(), lanes); break;
-    case kAluShr: runAluLoops(AluShr{}, alu, decodedUops_, acc_.data(), lanes); break;
-    default: runAluLoops(AluMul{}, alu, decodedUops_, acc_.data(), lanes); break;
+    case kAluMin: runAlu(AluMin{}, alu, decodedUops_, acc_.data(), lanes); break;
+    case kAluMax: runAlu(AluMax{}, alu, decodedUops_, acc_.data(), lanes); break;
+    case kAluAdd: runAlu(AluAdd{}, alu, decodedUops_, acc_.data(), lanes); break;
+    case kAluShr: runAlu(AluShr{}, alu, decodedUops_, acc_.data(), lanes); break;
+    default: runAlu(AluMul{}, alu, decodedUops_, acc_.data(), lanes); break;
   }
   return kOk;
 }

@@ -11,9 +11,11 @@
 
 #include <array>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "device_memory.h"
 #include "gemm_kernel.h"
 #include "gemm_plan.h"
 #include "vta/config.h"
@@ -63,7 +65,7 @@ private:
   // The host address of the DRAM rows of a LOAD or STORE (nullptr when y_size is 0), or a
   // failure if they are not all inside one device buffer.
   RunResult mapDramRows(const isa::MemInsn& mem, uint64_t elemBytes, uint32_t index,
-                        const isa::Insn& insn, char*& host) const;
+                        const isa::Insn& insn, char*& host);
   // Which SRAMs the micro-op indices of an instruction address.
   enum class UopUse { kGemm, kGemmReset, kAluTensor, kAluImmediate };
   // Decodes the micro-op range into decodedUops_ and checks that every index the loop nest
@@ -71,6 +73,9 @@ private:
   RunResult checkUopLoops(const isa::UopLoops& loops, uint32_t wgtFactorOut,
                           uint32_t wgtFactorIn, UopUse use, uint32_t index,
                           const isa::Insn& insn);
+  // The device allocation the last LOAD or STORE addressed (see DeviceMemory::regionOf).
+  std::optional<DeviceMemory::Region> lastRegion_;
+  uint64_t lastRegionReleases_ = 0;
   RunResult failure(int status, uint32_t index, const isa::Insn& insn, const std::string& why) const;
 
   Config config_;
