@@ -74,7 +74,9 @@ void runTiles(const GemmShape& shapeRef, const GemmMemories& memRef, const GemmP
 
 // One block of kAccs accumulator tiles of shape 1x16x16: kAccs registers of 16 int32 sums,
 // four registers for the step's weight tile (4 groups of 4 channels x 16 rows).
-template <uint32_t kAccs>
+// kConsecutive: the block's inputs are consecutive tiles (GemmPlan::Block::consecutiveInputs),
+// so the input addresses are constant offsets from one per step.
+template <uint32_t kAccs, bool kConsecutive>
 void runBlock1x16x16(const GemmMemories& mem, const GemmTile* tiles, uint32_t steps) {
   __m512i sum[kAccs];
 #pragma GCC unroll 16
@@ -88,7 +90,7 @@ void runBlock1x16x16(const GemmMemories& mem, const GemmTile* tiles, uint32_t st
     rowSums = _mm512_add_epi32(rowSums, _mm512_loadu_si512(mem.wgtRowSum + size_t{step[0].wgt} * 16));
 #pragma GCC unroll 16
     for (uint32_t a = 0; a < kAccs; ++a) {
-      const uint8_t* x = mem.inpBiased + size_t{step[a].inp} * 16;
+      const uint8_t* x = mem.inpBiased + (kConsecutive ? size_t{step[0].inp} + a : size_t{step[a].inp}) * 16;
       sum[a] = _mm512_dpbusd_epi32(sum[a], broadcastFourInputs(x), w0);
       sum[a] = _mm512_dpbusd_epi32(sum[a], broadcastFourInputs(x + 4), w1);
       sum[a] = _mm512_dpbusd_epi32(sum[a], broadcastFourInputs(x + 8), w2);
@@ -106,16 +108,19 @@ void runBlock1x16x16(const GemmMemories& mem, const GemmTile* tiles, uint32_t st
 
 using BlockFn = void (*)(const GemmMemories&, const GemmTile*, uint32_t);
 
-template <size_t... kSizes>
+template <bool kConsecutive, size_t... kSizes>
 constexpr std::array<BlockFn, sizeof...(kSizes)> blockFunctions(std::index_sequence<kSizes...>) {
-  return {&runBlock1x16x16<kSizes + 1>...};
+  return {&runBlock1x16x16<kSizes + 1, kConsecutive>...};
 }
 
 void runPlan1x16x16(const GemmMemories& memRef, const GemmPlan& plan) {
-  static constexpr auto kBlockFns = blockFunctions(std::make_index_sequence<kMaxBlockAccs>());
+  static constexpr auto kSizes = std::make_index_sequence<kMaxBlockAccs>();
+  static constexpr std::array<BlockFn, kMaxBlockAccs> kBlockFns[2] = {
+      blockFunctions<false>(kSizes), blockFunctions<true>(kSizes)};
   const GemmMemories mem = memRef;
   for (const GemmPlan::Block& block : plan.blocks)
-    kBlockFns[block.accCount - 1](mem, plan.tiles.data() + block.firstTile, block.stepCount);
+    kBlockFns[block.consecutiveInputs][block.accCount - 1](
+        mem, plan.tiles.data() + block.firstTile, block.stepCount);
 }
 
 }  // namespace

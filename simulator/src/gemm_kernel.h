@@ -53,6 +53,9 @@ struct GemmPlan {
   struct Block {
     uint32_t accCount, stepCount;
     size_t firstTile;
+    // Accumulator a of every step reads input tile (that step's tile of accumulator 0) + a,
+    // as a convolution's neighbouring outputs do: kernels may skip the per-tile indices.
+    bool consecutiveInputs;
   };
   std::vector<GemmTile> tiles;
   std::vector<Block> blocks;

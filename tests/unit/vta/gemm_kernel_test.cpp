@@ -136,6 +136,7 @@ TEST_CASE("a GEMM plan runs every micro-op once, grouping accumulators by weight
     const GemmPlan::Block& block = plan.blocks[b];
     CHECK(block.accCount == 6);
     CHECK(block.stepCount == 3);
+    CHECK(block.consecutiveInputs);
     for (uint32_t s = 0; s < 3; ++s)
       for (uint32_t a = 0; a < 6; ++a) {
         const GemmTile& t = plan.tiles[block.firstTile + s * 6 + a];
@@ -149,6 +150,10 @@ TEST_CASE("a GEMM plan runs every micro-op once, grouping accumulators by weight
   for (uint32_t out = 0; out < 20; ++out) wide.push_back({out, out, 0});
   const GemmPlan split = buildGemmPlan(wide, 1, 1, {0, 0, 0}, {0, 0, 0});
   REQUIRE(split.blocks.size() == 2);
+  CHECK(split.blocks[0].consecutiveInputs);
+  // Inputs in another order: the block keeps the per-tile indices.
+  std::swap(wide[0].inp, wide[1].inp);
+  CHECK_FALSE(buildGemmPlan(wide, 1, 1, {0, 0, 0}, {0, 0, 0}).blocks[0].consecutiveInputs);
   CHECK(split.blocks[0].accCount == 10);
   CHECK(split.blocks[1].accCount == 10);
   CHECK(split.blocks[1].firstTile == 10);
