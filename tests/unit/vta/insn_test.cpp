@@ -4,6 +4,8 @@
 // scalar C++ references, run in TVM's default configuration and two others (BATCH = 2,
 // BLOCK = 32).
 #include <catch2/catch.hpp>
+#include <optional>
+#include <utility>
 #include <algorithm>
 #include <random>
 
@@ -179,10 +181,30 @@ int gemmClosure(void* signature) {
 
 }  // namespace
 
+namespace {
+// The GEMM kernels a test may switch between (first loads, second computes), if the CPU has both.
+std::vector<std::pair<const char*, const char*>> kernelSwitches() {
+  std::vector<std::pair<const char*, const char*>> switches;
+  for (const auto& pair : {std::pair{"portable", "avx512vnni"}, std::pair{"avx512vnni", "portable"},
+                           std::pair{"avx2", "avx512vnni"}})
+    if (VTASimSetGemmKernel(pair.first) == 0 && VTASimSetGemmKernel(pair.second) == 0)
+      switches.push_back(pair);
+  VTASimSetGemmKernel("auto");
+  VTASimClearError();
+  return switches;
+}
+}  // namespace
+
 TEST_CASE("GEMM with shift and clip", "[vta][insn]") {
+  // Also with the inputs and weights loaded in one program under one GEMM kernel and the GEMM
+  // run in the next program under another (the VNNI kernel's derived copies must follow).
+  std::vector<std::optional<std::pair<const char*, const char*>>> switches{std::nullopt};
+  for (const auto& pair : kernelSwitches()) switches.emplace_back(pair);
+  for (const auto& switchKernel : switches)
   for (const std::string& json : testConfigs()) {
-    CAPTURE(json);
+    CAPTURE(json, switchKernel ? switchKernel->first : "none");
     ConfigGuard guard(json);
+    if (switchKernel) REQUIRE(VTASimSetGemmKernel(switchKernel->first) == 0);
     const vta::Config& c = guard.config();
     const GemmKernelShape shape{2, 4, 3};
     const uint32_t B = c.batch, BI = c.blockIn, BO = c.blockOut;
@@ -200,8 +222,14 @@ TEST_CASE("GEMM with shift and clip", "[vta][insn]") {
     VTADepPop(cmd, kComputeQueue, kLoadQueue);
     VTALoadBuffer2D(cmd, xBuffer.handle(), 0, shape.n, shape.o, shape.n, 0, 0, 0, 0, 0, kMemInp);
     VTALoadBuffer2D(cmd, wBuffer.handle(), 0, shape.n * shape.m, 1, shape.n * shape.m, 0, 0, 0, 0, 0, kMemWgt);
-    VTADepPush(cmd, kLoadQueue, kComputeQueue);
-    VTADepPop(cmd, kLoadQueue, kComputeQueue);
+    if (switchKernel) {
+      // The SRAMs keep their contents across programs; the next kernel reads them.
+      synchronize();
+      REQUIRE(VTASimSetGemmKernel(switchKernel->second) == 0);
+    } else {
+      VTADepPush(cmd, kLoadQueue, kComputeQueue);
+      VTADepPop(cmd, kLoadQueue, kComputeQueue);
+    }
     REQUIRE(VTAPushGEMMOp(&gemmHandle, gemmClosure, &signature, sizeof signature) == 0);
     const uint32_t tiles = shape.o * shape.m;
     REQUIRE(pushAlu({tiles, 0, 0, kAluShr, 1, 8}) == 0);
@@ -229,6 +257,7 @@ TEST_CASE("GEMM with shift and clip", "[vta][insn]") {
     CHECK(simStat("gemm_counter") == shape.o * shape.n * shape.m);
     CHECK(simStat("inp_load_nbytes") == shape.o * shape.n * c.inpElemBytes);
     CHECK(simStat("wgt_load_nbytes") == shape.m * shape.n * c.wgtElemBytes);
+    VTASimSetGemmKernel("auto");
   }
 }
 
