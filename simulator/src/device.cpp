@@ -101,6 +101,10 @@ RunResult Device::run(uint64_t insnPhysicalAddress, uint32_t insnCount,
                       const GemmKernel& gemmKernel, Statistics& statistics) {
   gemmKernel_ = &gemmKernel;
   if (preparedFor_ != gemmKernel_) {
+    if (!plainWeightsCurrent_) {
+      restoreWeightTiles(shape_, wgtInterleaved_.data(), wgt_.data(), 0, config_.wgtDepth);
+      plainWeightsCurrent_ = true;
+    }
     if (gemmKernel.prepareInputs)
       gemmKernel.prepareInputs(shape_, inp_.data(), inpBiased_.data(), 0, config_.inpDepth);
     if (gemmKernel.prepareWeights)
@@ -241,6 +245,17 @@ RunResult Device::executeLoad(const MemInsn& mem, uint32_t index, const Insn& in
     return mapped;
   *counter += uint64_t{mem.xSize} * mem.ySize * sramElemBytes;
 
+  const bool padded = mem.xPad0 || mem.xPad1 || mem.yPad0 || mem.yPad1;
+  if (mem.memoryType == kMemWgt && gemmKernel_->prepareWeights && !padded) {
+    // Straight from DRAM into the kernel's layout: the plain weight SRAM is not written.
+    for (uint32_t y = 0; y < mem.ySize; ++y)
+      gemmKernel_->prepareWeights(shape_,
+                                  reinterpret_cast<const int8_t*>(dram) + uint64_t{y} * mem.xStride * dramElemBytes,
+                                  wgtInterleaved_.data(), wgtRowSum_.data(),
+                                  mem.sramBase + y * mem.xSize, mem.xSize);
+    plainWeightsCurrent_ = false;
+    return kOk;
+  }
   char* out = sram + uint64_t{mem.sramBase} * sramElemBytes;
   const uint64_t rowBytes = rowElems * sramElemBytes;
   std::memset(out, 0, mem.yPad0 * rowBytes);
@@ -265,8 +280,9 @@ RunResult Device::executeLoad(const MemInsn& mem, uint32_t index, const Insn& in
   if (mem.memoryType == kMemInp && gemmKernel_->prepareInputs)
     gemmKernel_->prepareInputs(shape_, inp_.data(), inpBiased_.data(), mem.sramBase, loadedTiles);
   if (mem.memoryType == kMemWgt && gemmKernel_->prepareWeights)
-    gemmKernel_->prepareWeights(shape_, wgt_.data(), wgtInterleaved_.data(), wgtRowSum_.data(),
-                                mem.sramBase, loadedTiles);
+    gemmKernel_->prepareWeights(shape_, wgt_.data() + uint64_t{mem.sramBase} * sramElemBytes,
+                                wgtInterleaved_.data(), wgtRowSum_.data(), mem.sramBase,
+                                loadedTiles);
   return kOk;
 }
 

@@ -83,6 +83,8 @@ private:
   const GemmKernel* gemmKernel_ = nullptr;
   // The kernel whose derived copies of the SRAMs are up to date (refreshed in full on a switch).
   const GemmKernel* preparedFor_ = nullptr;
+  // False once a LOAD has written weights only into the derived copies (restored on a switch).
+  bool plainWeightsCurrent_ = true;
   GemmShape shape_;
   std::vector<int8_t> inp_, wgt_;
   std::vector<int32_t> acc_;

@@ -157,11 +157,11 @@ void runAvx512VnniGemm(const GemmShape& shape, const GemmMemories& mem, const Ge
   }
 }
 
-void prepareAvx512VnniWeightTiles(const GemmShape& shape, const int8_t* wgt,
+void prepareAvx512VnniWeightTiles(const GemmShape& shape, const int8_t* srcTiles,
                                   int8_t* wgtInterleaved, int32_t* wgtRowSum, uint32_t first,
                                   uint32_t count) {
   if (shape.blockIn != 16 || shape.blockOut != 16)
-    return prepareWeightTiles(shape, wgt, wgtInterleaved, wgtRowSum, first, count);
+    return prepareWeightTiles(shape, srcTiles, wgtInterleaved, wgtRowSum, first, count);
   // A tile is 64 dwords d = 4 * row + group (4 rows per register); the interleaved tile holds
   // in register g the 16 dwords 4 * row + g. First pair registers (rows 0-7, 8-15) into
   // [group g of rows r..r+7 | group g + 1 of the same rows], then join the halves.
@@ -171,7 +171,7 @@ void prepareAvx512VnniWeightTiles(const GemmShape& shape, const int8_t* wgt,
   const __m512i joinHigh = _mm512_add_epi32(joinLow, _mm512_set1_epi32(8));
   const __m512i ones = _mm512_set1_epi8(1);
   for (uint32_t t = first; t < first + count; ++t) {
-    const int8_t* tile = wgt + size_t{t} * 256;
+    const int8_t* tile = srcTiles + size_t{t - first} * 256;
     const __m512i r0 = _mm512_loadu_si512(tile), r1 = _mm512_loadu_si512(tile + 64);
     const __m512i r2 = _mm512_loadu_si512(tile + 128), r3 = _mm512_loadu_si512(tile + 192);
     const __m512i g01Top = _mm512_permutex2var_epi32(r0, pairLow, r1);
