@@ -387,6 +387,8 @@ RunResult Device::executeGemm(const GemmInsn& gemm, uint32_t index, const Insn& 
   const GemmPlan* plan = loops.uopBgn <= loops.uopEnd && loops.uopEnd <= config_.uopDepth
                              ? cachedGemmPlan(loopFields, loops)
                              : nullptr;
+  const GemmMemories memories{acc_.data(),       inp_.data(),            wgt_.data(),
+                              inpBiased_.data(), wgtInterleaved_.data(), wgtRowSum_.data()};
   if (!plan) {
     if (RunResult checked = checkUopLoops(loops, gemm.wgtFactorOut, gemm.wgtFactorIn,
                                           UopUse::kGemm, index, insn);
@@ -394,6 +396,21 @@ RunResult Device::executeGemm(const GemmInsn& gemm, uint32_t index, const Insn& 
       return checked;
     std::vector<GemmTile> uops;
     for (const Uop& u : decodedUops_) uops.push_back({u.dst, u.src, u.wgt});
+    statistics.gemmCounter += uint64_t{loops.iterOut} * loops.iterIn * uops.size();
+    if (uint64_t{loops.iterOut} * loops.iterIn * uops.size() > kMaxGemmPlanTiles) {
+      // Too many executions to list (up to 2^14 x 2^14 x the micro-op SRAM): one small plan
+      // per iteration of the loop nest, not kept.
+      std::vector<GemmTile> shifted(uops.size());
+      for (uint32_t y = 0; y < loops.iterOut; ++y)
+        for (uint32_t x = 0; x < loops.iterIn; ++x) {
+          for (size_t k = 0; k < uops.size(); ++k)
+            shifted[k] = {uops[k].acc + y * loops.dstFactorOut + x * loops.dstFactorIn,
+                          uops[k].inp + y * loops.srcFactorOut + x * loops.srcFactorIn,
+                          uops[k].wgt + y * gemm.wgtFactorOut + x * gemm.wgtFactorIn};
+          gemmKernel_->run(shape_, memories, buildGemmPlan(shifted, 1, 1, {}, {}));
+        }
+      return kOk;
+    }
     if (gemmPlans_.size() == kMaxGemmPlans) gemmPlans_.clear();
     gemmPlans_.push_back(
         {loopFields,
@@ -402,10 +419,9 @@ RunResult Device::executeGemm(const GemmInsn& gemm, uint32_t index, const Insn& 
                        {loops.dstFactorOut, loops.srcFactorOut, gemm.wgtFactorOut},
                        {loops.dstFactorIn, loops.srcFactorIn, gemm.wgtFactorIn})});
     plan = &gemmPlans_.back().plan;
+  } else {
+    statistics.gemmCounter += uint64_t{loops.iterOut} * loops.iterIn * (loops.uopEnd - loops.uopBgn);
   }
-  statistics.gemmCounter += uint64_t{loops.iterOut} * loops.iterIn * (loops.uopEnd - loops.uopBgn);
-  const GemmMemories memories{acc_.data(),       inp_.data(),            wgt_.data(),
-                              inpBiased_.data(), wgtInterleaved_.data(), wgtRowSum_.data()};
   gemmKernel_->run(shape_, memories, *plan);
   return kOk;
 }

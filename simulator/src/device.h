@@ -106,6 +106,8 @@ private:
     GemmPlan plan;
   };
   static constexpr size_t kMaxGemmPlans = 64;
+  // Larger loop nests run without a kept plan (bounded memory).
+  static constexpr uint64_t kMaxGemmPlanTiles = uint64_t{1} << 20;
   std::vector<CachedGemmPlan> gemmPlans_;
   const GemmPlan* cachedGemmPlan(const std::array<uint32_t, 10>& loopFields,
                                  const isa::UopLoops& loops) const;

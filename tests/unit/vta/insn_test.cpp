@@ -356,3 +356,55 @@ TEST_CASE("relu and shift-and-scale", "[vta][insn]") {
     CHECK(scaled.download<int8_t>() == expectedScaled);
   }
 }
+
+namespace {
+// 1025 x 1025 iterations of a micro-op that adds inp[0] . wgt[0] to acc[0]: more executions
+// (1,050,625) than the simulator lists in a plan (2^20).
+constexpr uint32_t kHugeExtent = 1025;
+int hugeGemmClosure(void*) {
+  VTAUopLoopBegin(kHugeExtent, 0, 0, 0);
+  VTAUopLoopBegin(kHugeExtent, 0, 0, 0);
+  VTAUopPush(0, 0, 0, 0, 0, 0, 0, 0);
+  VTAUopLoopEnd();
+  VTAUopLoopEnd();
+  return 0;
+}
+}  // namespace
+
+TEST_CASE("a GEMM loop nest too large to plan runs iteration by iteration", "[vta][insn]") {
+  const vta::Config c = vta::Config::tvmDefault();
+  const uint32_t BI = c.blockIn, BO = c.blockOut;
+  const auto x = randomInt8(BI, 51);
+  const auto w = randomInt8(BO * BI, 53);
+  const std::vector<int32_t> zero(BO, 0);
+  DeviceBuffer xBuffer(x.size()), wBuffer(w.size()), accBuffer(zero.size() * 4), yBuffer(BO);
+  xBuffer.upload(x);
+  wBuffer.upload(w);
+  accBuffer.upload(zero);
+  VTACommandHandle cmd = VTATLSCommandHandle();
+  VTADepPush(cmd, kComputeQueue, kLoadQueue);
+  VTADepPop(cmd, kComputeQueue, kLoadQueue);
+  VTALoadBuffer2D(cmd, xBuffer.handle(), 0, 1, 1, 1, 0, 0, 0, 0, 0, kMemInp);
+  VTALoadBuffer2D(cmd, wBuffer.handle(), 0, 1, 1, 1, 0, 0, 0, 0, 0, kMemWgt);
+  VTADepPush(cmd, kLoadQueue, kComputeQueue);
+  VTADepPop(cmd, kLoadQueue, kComputeQueue);
+  VTALoadBuffer2D(cmd, accBuffer.handle(), 0, 1, 1, 1, 0, 0, 0, 0, 0, kMemAcc);
+  static void* handle = nullptr;
+  REQUIRE(VTAPushGEMMOp(&handle, hugeGemmClosure, nullptr, 0) == 0);
+  VTADepPush(cmd, kComputeQueue, kStoreQueue);
+  VTADepPop(cmd, kComputeQueue, kStoreQueue);
+  VTAStoreBuffer2D(cmd, 0, kMemOut, yBuffer.handle(), 0, 1, 1, 1);
+  VTASimClearStats();
+  synchronize();
+  expectNoErrors();
+  // acc = 1025^2 * dot modulo 2^32; the store keeps its low 8 bits.
+  const uint32_t executions = kHugeExtent * kHugeExtent;
+  std::vector<int8_t> expected(BO);
+  for (uint32_t o = 0; o < BO; ++o) {
+    int32_t dot = 0;
+    for (uint32_t i = 0; i < BI; ++i) dot += x[i] * w[o * BI + i];
+    expected[o] = static_cast<int8_t>(static_cast<uint32_t>(dot) * executions);
+  }
+  CHECK(yBuffer.download<int8_t>() == expected);
+  CHECK(simStat("gemm_counter") == executions);
+}
