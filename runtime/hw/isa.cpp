@@ -41,32 +41,6 @@ const char* aluOpcodeName(uint32_t aluOpcode) {
   }
 }
 
-bool Field::fits(int64_t value) const {
-  if (isSigned) {
-    int64_t bound = int64_t{1} << (width - 1);
-    return value >= -bound && value < bound;
-  }
-  return value >= 0 && (width >= 63 || value < (int64_t{1} << width));
-}
-
-uint64_t Field::get(const Insn& insn) const {
-  // Fields never straddle the two 64-bit words (see Layout::forConfig).
-  uint64_t word = insn.word[offset / 64] >> (offset % 64);
-  return width >= 64 ? word : word & ((uint64_t{1} << width) - 1);
-}
-
-int64_t Field::getSigned(const Insn& insn) const {
-  uint64_t raw = get(insn);
-  uint32_t unused = 64 - width;
-  return static_cast<int64_t>(raw << unused) >> unused;
-}
-
-void Field::set(Insn& insn, uint64_t value) const {
-  uint64_t mask = width >= 64 ? ~uint64_t{0} : (uint64_t{1} << width) - 1;
-  uint64_t& word = insn.word[offset / 64];
-  word = (word & ~(mask << (offset % 64))) | ((value & mask) << (offset % 64));
-}
-
 namespace {
 
 // Allocates consecutive bit-fields the way a SysV C compiler lays out bit-fields of a declared
@@ -109,15 +83,27 @@ llvm::Error fieldError(const char* name, int64_t value, const Field& field) {
                     field.width));
 }
 
-// Sets a field after checking the value fits; accumulates the first failure in `error`.
-void setChecked(Insn& insn, const Field& field, const char* name, int64_t value,
-                llvm::Error& error) {
-  if (error) return;
-  if (!field.fits(value)) {
-    error = fieldError(name, value, field);
-    return;
+// An unsigned field and the value to encode in it.
+struct FieldValue {
+  const Field* field;
+  const char* name;
+  uint64_t value;
+};
+
+// ORs unsigned values into their (zero) fields of `insn`; one overflow test for all of them,
+// since the encoder runs for every instruction. The error names the first value that does
+// not fit.
+template <size_t N>
+llvm::Error packFields(Insn& insn, const FieldValue (&fields)[N]) {
+  uint64_t overflow = 0;
+  for (const FieldValue& f : fields) {
+    overflow |= f.value >> f.field->width;
+    insn.word[f.field->offset / 64] |= f.value << (f.field->offset % 64);
   }
-  field.set(insn, static_cast<uint64_t>(value));
+  if (!overflow) return llvm::Error::success();
+  for (const FieldValue& f : fields)
+    if (f.value >> f.field->width) return fieldError(f.name, static_cast<int64_t>(f.value), *f.field);
+  return llvm::Error::success();
 }
 
 }  // namespace
@@ -182,11 +168,6 @@ llvm::Expected<Layout> Layout::forConfig(const Config& config) {
   return layout;
 }
 
-DepFlags Layout::depsOf(const Insn& insn) const {
-  return {popPrev.get(insn) != 0, popNext.get(insn) != 0, pushPrev.get(insn) != 0,
-          pushNext.get(insn) != 0};
-}
-
 void Layout::setDeps(Insn& insn, const DepFlags& deps) const {
   popPrev.set(insn, deps.popPrev);
   popNext.set(insn, deps.popNext);
@@ -196,36 +177,30 @@ void Layout::setDeps(Insn& insn, const DepFlags& deps) const {
 
 llvm::Expected<Insn> Layout::encode(const MemInsn& mem) const {
   Insn insn;
-  llvm::Error error = llvm::Error::success();
-  setChecked(insn, opcode, "opcode", mem.opcode, error);
+  const FieldValue fields[] = {
+      {&opcode, "opcode", mem.opcode},          {&memType, "memory_type", mem.memoryType},
+      {&sramBase, "sram_base", mem.sramBase},   {&dramBase, "dram_base", mem.dramBase},
+      {&ySize, "y_size", mem.ySize},            {&xSize, "x_size", mem.xSize},
+      {&xStride, "x_stride", mem.xStride},      {&yPad0, "y_pad_0", mem.yPad0},
+      {&yPad1, "y_pad_1", mem.yPad1},           {&xPad0, "x_pad_0", mem.xPad0},
+      {&xPad1, "x_pad_1", mem.xPad1}};
+  if (llvm::Error error = packFields(insn, fields)) return error;
   setDeps(insn, mem.deps);
-  setChecked(insn, memType, "memory_type", mem.memoryType, error);
-  setChecked(insn, sramBase, "sram_base", mem.sramBase, error);
-  setChecked(insn, dramBase, "dram_base", mem.dramBase, error);
-  setChecked(insn, ySize, "y_size", mem.ySize, error);
-  setChecked(insn, xSize, "x_size", mem.xSize, error);
-  setChecked(insn, xStride, "x_stride", mem.xStride, error);
-  setChecked(insn, yPad0, "y_pad_0", mem.yPad0, error);
-  setChecked(insn, yPad1, "y_pad_1", mem.yPad1, error);
-  setChecked(insn, xPad0, "x_pad_0", mem.xPad0, error);
-  setChecked(insn, xPad1, "x_pad_1", mem.xPad1, error);
-  if (error) return error;
   return insn;
 }
 
 llvm::Error Layout::setLoops(Insn& insn, const UopLoops& loops, const Field& dstOut,
                              const Field& dstIn, const Field& srcOut, const Field& srcIn) const {
-  llvm::Error error = llvm::Error::success();
-  setChecked(insn, reset, "reset_reg", loops.reset, error);
-  setChecked(insn, uopBgn, "uop_bgn", loops.uopBgn, error);
-  setChecked(insn, uopEnd, "uop_end", loops.uopEnd, error);
-  setChecked(insn, iterOut, "iter_out", loops.iterOut, error);
-  setChecked(insn, iterIn, "iter_in", loops.iterIn, error);
-  setChecked(insn, dstOut, "dst_factor_out", loops.dstFactorOut, error);
-  setChecked(insn, dstIn, "dst_factor_in", loops.dstFactorIn, error);
-  setChecked(insn, srcOut, "src_factor_out", loops.srcFactorOut, error);
-  setChecked(insn, srcIn, "src_factor_in", loops.srcFactorIn, error);
-  return error;
+  const FieldValue fields[] = {{&reset, "reset_reg", loops.reset},
+                               {&uopBgn, "uop_bgn", loops.uopBgn},
+                               {&uopEnd, "uop_end", loops.uopEnd},
+                               {&iterOut, "iter_out", loops.iterOut},
+                               {&iterIn, "iter_in", loops.iterIn},
+                               {&dstOut, "dst_factor_out", loops.dstFactorOut},
+                               {&dstIn, "dst_factor_in", loops.dstFactorIn},
+                               {&srcOut, "src_factor_out", loops.srcFactorOut},
+                               {&srcIn, "src_factor_in", loops.srcFactorIn}};
+  return packFields(insn, fields);
 }
 
 UopLoops Layout::getLoops(const Insn& insn, const Field& dstOut, const Field& dstIn,
@@ -247,10 +222,11 @@ llvm::Expected<Insn> Layout::encode(const GemmInsn& gemm) const {
   Insn insn;
   opcode.set(insn, kOpGemm);
   setDeps(insn, gemm.deps);
-  llvm::Error error = setLoops(insn, gemm.loops, gemmDstOut, gemmDstIn, gemmSrcOut, gemmSrcIn);
-  setChecked(insn, gemmWgtOut, "wgt_factor_out", gemm.wgtFactorOut, error);
-  setChecked(insn, gemmWgtIn, "wgt_factor_in", gemm.wgtFactorIn, error);
-  if (error) return error;
+  if (llvm::Error error = setLoops(insn, gemm.loops, gemmDstOut, gemmDstIn, gemmSrcOut, gemmSrcIn))
+    return error;
+  const FieldValue weightFactors[] = {{&gemmWgtOut, "wgt_factor_out", gemm.wgtFactorOut},
+                                      {&gemmWgtIn, "wgt_factor_in", gemm.wgtFactorIn}};
+  if (llvm::Error error = packFields(insn, weightFactors)) return error;
   return insn;
 }
 
@@ -258,11 +234,13 @@ llvm::Expected<Insn> Layout::encode(const AluInsn& alu) const {
   Insn insn;
   opcode.set(insn, kOpAlu);
   setDeps(insn, alu.deps);
-  llvm::Error error = setLoops(insn, alu.loops, aluDstOut, aluDstIn, aluSrcOut, aluSrcIn);
-  setChecked(insn, aluOpcode, "alu_opcode", alu.aluOpcode, error);
-  setChecked(insn, useImm, "use_imm", alu.useImm, error);
-  setChecked(insn, imm, "imm", alu.imm, error);
-  if (error) return error;
+  if (llvm::Error error = setLoops(insn, alu.loops, aluDstOut, aluDstIn, aluSrcOut, aluSrcIn))
+    return error;
+  const FieldValue operation[] = {{&aluOpcode, "alu_opcode", alu.aluOpcode},
+                                  {&useImm, "use_imm", alu.useImm}};
+  if (llvm::Error error = packFields(insn, operation)) return error;
+  if (!imm.fits(alu.imm)) return fieldError("imm", alu.imm, imm);
+  imm.set(insn, static_cast<uint64_t>(static_cast<int64_t>(alu.imm)));
   return insn;
 }
 

@@ -83,7 +83,15 @@ void CommandQueue::syncIfFull(size_t extraUops) {
 std::optional<uint32_t> CommandQueue::dramElementAddress(const char* api, const void* handle,
                                                          uint32_t memoryType,
                                                          uint32_t elemOffset) {
-  const DataBuffer* buffer = DataBuffer::fromHandle(handle);
+  // A program addresses a few buffers thousands of times: reuse the last lookup while no
+  // buffer has been released since.
+  const uint64_t releases = DataBuffer::releaseCount();
+  if (handle != lastHandle_ || releases != lastReleaseCount_) {
+    lastBuffer_ = DataBuffer::fromHandle(handle);
+    lastHandle_ = lastBuffer_ ? handle : nullptr;
+    lastReleaseCount_ = releases;
+  }
+  const DataBuffer* buffer = lastBuffer_;
   if (!buffer) {
     fail(fmt::format("{}: {} is not a live buffer handle", api, handle));
     return std::nullopt;

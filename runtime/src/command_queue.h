@@ -21,6 +21,8 @@
 
 namespace vta::runtime {
 
+struct DataBuffer;
+
 class CommandQueue {
 public:
   // nullptr (error reported) if the configuration is unusable or the device cannot be opened.
@@ -70,6 +72,10 @@ private:
   UopKernel* recording_ = nullptr;
   int debugFlags_ = 0;
   int droppedCommands_ = 0;  // errors since the last synchronisation
+  // The buffer handle looked up last and the release count then (see DataBuffer::releaseCount).
+  const void* lastHandle_ = nullptr;
+  const DataBuffer* lastBuffer_ = nullptr;
+  uint64_t lastReleaseCount_ = 0;
 };
 
 }  // namespace vta::runtime

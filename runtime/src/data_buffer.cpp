@@ -1,5 +1,6 @@
 #include "data_buffer.h"
 
+#include <atomic>
 #include <mutex>
 #include <spdlog/fmt/fmt.h>
 #include <unordered_set>
@@ -10,6 +11,7 @@ namespace vta::runtime {
 
 namespace {
 std::mutex registryMutex;
+std::atomic<uint64_t> releases{0};
 std::unordered_set<const void*>& liveBuffers() {
   static auto* buffers = new std::unordered_set<const void*>();
   return *buffers;
@@ -32,6 +34,7 @@ bool DataBuffer::release(void* handle) {
   {
     std::lock_guard<std::mutex> lock(registryMutex);
     if (!liveBuffers().erase(handle)) return false;
+    releases.fetch_add(1, std::memory_order_release);
   }
   auto* buffer = static_cast<DataBuffer*>(handle);
   VTAMemFree(buffer->host);
@@ -44,5 +47,7 @@ DataBuffer* DataBuffer::fromHandle(const void* handle) {
   if (!liveBuffers().count(handle)) return nullptr;
   return const_cast<DataBuffer*>(static_cast<const DataBuffer*>(handle));
 }
+
+uint64_t DataBuffer::releaseCount() { return releases.load(std::memory_order_acquire); }
 
 }  // namespace vta::runtime

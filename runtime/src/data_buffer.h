@@ -5,6 +5,7 @@
 #define VTA_RUNTIME_DATA_BUFFER_H_
 
 #include <cstddef>
+#include <cstdint>
 
 #include "vta/driver.h"
 
@@ -21,6 +22,9 @@ struct DataBuffer {
   static bool release(void* handle);
   // The live buffer behind a handle, or nullptr.
   static DataBuffer* fromHandle(const void* handle);
+  // How many buffers have been released so far: a handle found live stays live while this
+  // count is unchanged (lets a caller skip the locked lookup for the handle it used last).
+  static uint64_t releaseCount();
 };
 
 }  // namespace vta::runtime

@@ -43,47 +43,55 @@ RunResult Device::failure(int status, uint32_t index, const Insn& insn,
 // Assigns each instruction to the core that executes it (as TVM's simulator does) and rejects
 // what no core can execute, before anything runs.
 RunResult Device::validate(const Insn* insns, uint32_t count,
-                           std::vector<uint32_t> (&queues)[kNumCores]) const {
+                           std::vector<uint32_t> (&queues)[kNumCores]) {
+  decoded_.clear(), mems_.clear(), gemms_.clear(), alus_.clear();
   for (uint32_t i = 0; i < count; ++i) {
     const Insn& insn = insns[i];
-    const uint32_t op = layout_.opcodeOf(insn);
-    const DepFlags deps = layout_.depsOf(insn);
+    DecodedInsn decoded{layout_.opcodeOf(insn), layout_.depsOf(insn), 0};
     Core core = kComputeCore;
-    switch (op) {
+    switch (decoded.opcode) {
       case kOpLoad: {
-        const MemInsn mem = layout_.decodeMem(insn);
+        const MemInsn& mem = mems_.emplace_back(layout_.decodeMem(insn));
         if (mem.memoryType == kMemInp || mem.memoryType == kMemWgt)
           core = kLoadCore;
         else if (mem.memoryType != kMemUop && mem.memoryType != kMemAcc &&
                  mem.memoryType != kMemAcc8Bit)
           return failure(VTA_SIM_ERR_BAD_INSTRUCTION, i, insn, "LOAD of an unknown memory type");
+        decoded.operand = static_cast<uint32_t>(mems_.size() - 1);
         break;
       }
       case kOpStore: {
-        const MemInsn mem = layout_.decodeMem(insn);
+        const MemInsn& mem = mems_.emplace_back(layout_.decodeMem(insn));
         // A STORE with x_size 0 is a no-op carrying dependency flags; its type is irrelevant.
         if (mem.xSize != 0 && mem.memoryType != kMemOut)
           return failure(VTA_SIM_ERR_BAD_INSTRUCTION, i, insn,
                          "STORE supports only memory type OUT");
+        decoded.operand = static_cast<uint32_t>(mems_.size() - 1);
         core = kStoreCore;
         break;
       }
       case kOpGemm:
+        gemms_.push_back(layout_.decodeGemm(insn));
+        decoded.operand = static_cast<uint32_t>(gemms_.size() - 1);
+        break;
       case kOpFinish:
         break;
       case kOpAlu:
-        if (layout_.decodeAlu(insn).aluOpcode > kAluMul)
+        if (alus_.emplace_back(layout_.decodeAlu(insn)).aluOpcode > kAluMul)
           return failure(VTA_SIM_ERR_BAD_INSTRUCTION, i, insn, "unknown ALU opcode");
+        decoded.operand = static_cast<uint32_t>(alus_.size() - 1);
         break;
       default:
         return failure(VTA_SIM_ERR_BAD_INSTRUCTION, i, insn, "unknown opcode");
     }
+    const DepFlags& deps = decoded.deps;
     if (core == kLoadCore && (deps.popPrev || deps.pushPrev))
       return failure(VTA_SIM_ERR_BAD_INSTRUCTION, i, insn,
                      "a load-queue instruction has no previous stage to pop from or push to");
     if (core == kStoreCore && (deps.popNext || deps.pushNext))
       return failure(VTA_SIM_ERR_BAD_INSTRUCTION, i, insn,
                      "a store-queue instruction has no next stage to pop from or push to");
+    decoded_.push_back(decoded);
     queues[core].push_back(i);
   }
   return kOk;
@@ -93,6 +101,10 @@ RunResult Device::run(uint64_t insnPhysicalAddress, uint32_t insnCount,
                       const GemmKernel& gemmKernel, Statistics& statistics) {
   gemmKernel_ = &gemmKernel;
   if (preparedFor_ != gemmKernel_) {
+    if (!plainWeightsCurrent_) {
+      restoreWeightTiles(shape_, wgtInterleaved_.data(), wgt_.data(), 0, config_.wgtDepth);
+      plainWeightsCurrent_ = true;
+    }
     if (gemmKernel.prepareInputs)
       gemmKernel.prepareInputs(shape_, inp_.data(), inpBiased_.data(), 0, config_.inpDepth);
     if (gemmKernel.prepareWeights)
@@ -121,21 +133,22 @@ RunResult Device::run(uint64_t insnPhysicalAddress, uint32_t insnCount,
     for (int core = kLoadCore; core < kNumCores; ++core) {
       while (next[core] < queues[core].size()) {
         const uint32_t index = queues[core][next[core]];
-        const Insn& insn = insns[index];
-        const DepFlags deps = layout_.depsOf(insn);
+        const DecodedInsn& decoded = decoded_[index];
+        const DepFlags deps = decoded.deps;
         // prev is the stage before this one in load -> compute -> store, next the one after.
         if ((deps.popPrev && tokens[core - 1][core] == 0) ||
             (deps.popNext && tokens[core + 1][core] == 0))
           break;
         if (deps.popPrev) --tokens[core - 1][core];
         if (deps.popNext) --tokens[core + 1][core];
-        if (RunResult result = execute(insn, index, statistics); result.status != VTA_SIM_OK)
+        if (RunResult result = execute(decoded, insns[index], index, statistics);
+            result.status != VTA_SIM_OK)
           return result;
         if (deps.pushPrev) ++tokens[core][core - 1];
         if (deps.pushNext) ++tokens[core][core + 1];
         ++next[core];
         progress = true;
-        finished |= layout_.opcodeOf(insn) == kOpFinish;
+        finished |= decoded.opcode == kOpFinish;
       }
     }
   }
@@ -145,7 +158,7 @@ RunResult Device::run(uint64_t insnPhysicalAddress, uint32_t insnCount,
   for (int core = kLoadCore; core < kNumCores; ++core) {
     if (next[core] == queues[core].size()) continue;
     const uint32_t index = queues[core][next[core]];
-    const DepFlags deps = layout_.depsOf(insns[index]);
+    const DepFlags deps = decoded_[index].deps;
     const int from = deps.popPrev && tokens[core - 1][core] == 0 ? core - 1 : core + 1;
     stuck += fmt::format("; instruction {} waits for a {} token that is never pushed: {}", index,
                          queueName(from, core), layout_.describe(insns[index]));
@@ -157,24 +170,34 @@ RunResult Device::run(uint64_t insnPhysicalAddress, uint32_t insnCount,
   return kOk;
 }
 
-RunResult Device::execute(const Insn& insn, uint32_t index, Statistics& statistics) {
+RunResult Device::execute(const DecodedInsn& decoded, const Insn& insn, uint32_t index,
+                          Statistics& statistics) {
   ++statistics.insnCounter;
-  switch (layout_.opcodeOf(insn)) {
-    case kOpLoad: return executeLoad(layout_.decodeMem(insn), index, insn, statistics);
-    case kOpStore: return executeStore(layout_.decodeMem(insn), index, insn, statistics);
-    case kOpGemm: return executeGemm(layout_.decodeGemm(insn), index, insn, statistics);
-    case kOpAlu: return executeAlu(layout_.decodeAlu(insn), index, insn, statistics);
+  switch (decoded.opcode) {
+    case kOpLoad: return executeLoad(mems_[decoded.operand], index, insn, statistics);
+    case kOpStore: return executeStore(mems_[decoded.operand], index, insn, statistics);
+    case kOpGemm: return executeGemm(gemms_[decoded.operand], index, insn, statistics);
+    case kOpAlu: return executeAlu(alus_[decoded.operand], index, insn, statistics);
     default: ++statistics.finishCounter; return kOk;  // FINISH (validate() rejected the rest)
   }
 }
 
 RunResult Device::mapDramRows(const MemInsn& mem, uint64_t elemBytes, uint32_t index,
-                              const Insn& insn, char*& host) const {
+                              const Insn& insn, char*& host) {
   host = nullptr;
   if (mem.ySize == 0) return kOk;  // no row is read or written (padding may still be)
   const uint64_t first = uint64_t{mem.dramBase} * elemBytes;
   const uint64_t bytes = (uint64_t{mem.ySize - 1} * mem.xStride + mem.xSize) * elemBytes;
-  host = DeviceMemory::global().translate(first, bytes);
+  // Thousands of loads and stores address a few buffers: keep the last one's region while no
+  // device buffer has been freed, instead of a locked lookup per instruction.
+  const DeviceMemory& memory = DeviceMemory::global();
+  const auto inside = [&](const DeviceMemory::Region& region) {
+    return first >= region.phy && first - region.phy <= region.bytes &&
+           bytes <= region.bytes - (first - region.phy);
+  };
+  if (!lastRegion_ || lastRegionReleases_ != memory.releaseCount() || !inside(*lastRegion_))
+    lastRegion_ = memory.regionOf(first, lastRegionReleases_);
+  if (lastRegion_ && inside(*lastRegion_)) host = lastRegion_->host + (first - lastRegion_->phy);
   if (!host)
     return failure(VTA_SIM_ERR_OUT_OF_RANGE, index, insn,
                    fmt::format("{} DRAM bytes [{:#x}, {:#x}) outside any device buffer",
@@ -222,6 +245,17 @@ RunResult Device::executeLoad(const MemInsn& mem, uint32_t index, const Insn& in
     return mapped;
   *counter += uint64_t{mem.xSize} * mem.ySize * sramElemBytes;
 
+  const bool padded = mem.xPad0 || mem.xPad1 || mem.yPad0 || mem.yPad1;
+  if (mem.memoryType == kMemWgt && gemmKernel_->prepareWeights && !padded) {
+    // Straight from DRAM into the kernel's layout: the plain weight SRAM is not written.
+    for (uint32_t y = 0; y < mem.ySize; ++y)
+      gemmKernel_->prepareWeights(shape_,
+                                  reinterpret_cast<const int8_t*>(dram) + uint64_t{y} * mem.xStride * dramElemBytes,
+                                  wgtInterleaved_.data(), wgtRowSum_.data(),
+                                  mem.sramBase + y * mem.xSize, mem.xSize);
+    plainWeightsCurrent_ = false;
+    return kOk;
+  }
   char* out = sram + uint64_t{mem.sramBase} * sramElemBytes;
   const uint64_t rowBytes = rowElems * sramElemBytes;
   std::memset(out, 0, mem.yPad0 * rowBytes);
@@ -246,8 +280,9 @@ RunResult Device::executeLoad(const MemInsn& mem, uint32_t index, const Insn& in
   if (mem.memoryType == kMemInp && gemmKernel_->prepareInputs)
     gemmKernel_->prepareInputs(shape_, inp_.data(), inpBiased_.data(), mem.sramBase, loadedTiles);
   if (mem.memoryType == kMemWgt && gemmKernel_->prepareWeights)
-    gemmKernel_->prepareWeights(shape_, wgt_.data(), wgtInterleaved_.data(), wgtRowSum_.data(),
-                                mem.sramBase, loadedTiles);
+    gemmKernel_->prepareWeights(shape_, wgt_.data() + uint64_t{mem.sramBase} * sramElemBytes,
+                                wgtInterleaved_.data(), wgtRowSum_.data(), mem.sramBase,
+                                loadedTiles);
   return kOk;
 }
 
@@ -352,6 +387,8 @@ RunResult Device::executeGemm(const GemmInsn& gemm, uint32_t index, const Insn& 
   const GemmPlan* plan = loops.uopBgn <= loops.uopEnd && loops.uopEnd <= config_.uopDepth
                              ? cachedGemmPlan(loopFields, loops)
                              : nullptr;
+  const GemmMemories memories{acc_.data(),       inp_.data(),            wgt_.data(),
+                              inpBiased_.data(), wgtInterleaved_.data(), wgtRowSum_.data()};
   if (!plan) {
     if (RunResult checked = checkUopLoops(loops, gemm.wgtFactorOut, gemm.wgtFactorIn,
                                           UopUse::kGemm, index, insn);
@@ -359,6 +396,21 @@ RunResult Device::executeGemm(const GemmInsn& gemm, uint32_t index, const Insn& 
       return checked;
     std::vector<GemmTile> uops;
     for (const Uop& u : decodedUops_) uops.push_back({u.dst, u.src, u.wgt});
+    statistics.gemmCounter += uint64_t{loops.iterOut} * loops.iterIn * uops.size();
+    if (uint64_t{loops.iterOut} * loops.iterIn * uops.size() > kMaxGemmPlanTiles) {
+      // Too many executions to list (up to 2^14 x 2^14 x the micro-op SRAM): one small plan
+      // per iteration of the loop nest, not kept.
+      std::vector<GemmTile> shifted(uops.size());
+      for (uint32_t y = 0; y < loops.iterOut; ++y)
+        for (uint32_t x = 0; x < loops.iterIn; ++x) {
+          for (size_t k = 0; k < uops.size(); ++k)
+            shifted[k] = {uops[k].acc + y * loops.dstFactorOut + x * loops.dstFactorIn,
+                          uops[k].inp + y * loops.srcFactorOut + x * loops.srcFactorIn,
+                          uops[k].wgt + y * gemm.wgtFactorOut + x * gemm.wgtFactorIn};
+          gemmKernel_->run(shape_, memories, buildGemmPlan(shifted, 1, 1, {}, {}));
+        }
+      return kOk;
+    }
     if (gemmPlans_.size() == kMaxGemmPlans) gemmPlans_.clear();
     gemmPlans_.push_back(
         {loopFields,
@@ -367,10 +419,9 @@ RunResult Device::executeGemm(const GemmInsn& gemm, uint32_t index, const Insn& 
                        {loops.dstFactorOut, loops.srcFactorOut, gemm.wgtFactorOut},
                        {loops.dstFactorIn, loops.srcFactorIn, gemm.wgtFactorIn})});
     plan = &gemmPlans_.back().plan;
+  } else {
+    statistics.gemmCounter += uint64_t{loops.iterOut} * loops.iterIn * (loops.uopEnd - loops.uopBgn);
   }
-  statistics.gemmCounter += uint64_t{loops.iterOut} * loops.iterIn * (loops.uopEnd - loops.uopBgn);
-  const GemmMemories memories{acc_.data(),       inp_.data(),            wgt_.data(),
-                              inpBiased_.data(), wgtInterleaved_.data(), wgtRowSum_.data()};
   gemmKernel_->run(shape_, memories, *plan);
   return kOk;
 }
@@ -399,21 +450,31 @@ struct AluShr {
   }
 };
 
-template <typename Op>
+// kLanes fixes the lanes per tile at compile time (16 in TVM's default shape) so that the
+// lane loops vectorise; 0 takes `lanesArg`.
+template <uint32_t kLanes, typename Op>
 void runAluLoops(Op op, const AluInsn& alu, const std::vector<Uop>& uops, int32_t* acc,
-                 uint32_t lanes) {
+                 uint32_t lanesArg) {
+  const uint32_t lanes = kLanes ? kLanes : lanesArg;
   const UopLoops& loops = alu.loops;
+  const int32_t imm = alu.imm;
   for (uint32_t y = 0; y < loops.iterOut; ++y)
     for (uint32_t x = 0; x < loops.iterIn; ++x)
       for (const Uop& u : uops) {
         int32_t* dst = acc + (u.dst + uint64_t{y} * loops.dstFactorOut + uint64_t{x} * loops.dstFactorIn) * lanes;
         if (alu.useImm) {
-          for (uint32_t l = 0; l < lanes; ++l) dst[l] = op(dst[l], alu.imm);
+          for (uint32_t l = 0; l < lanes; ++l) dst[l] = op(dst[l], imm);
         } else {
           const int32_t* src = acc + (u.src + uint64_t{y} * loops.srcFactorOut + uint64_t{x} * loops.srcFactorIn) * lanes;
           for (uint32_t l = 0; l < lanes; ++l) dst[l] = op(dst[l], src[l]);
         }
       }
+}
+
+template <typename Op>
+void runAlu(Op op, const AluInsn& alu, const std::vector<Uop>& uops, int32_t* acc, uint32_t lanes) {
+  if (lanes == 16) return runAluLoops<16>(op, alu, uops, acc, lanes);
+  runAluLoops<0>(op, alu, uops, acc, lanes);
 }
 }  // namespace
 
@@ -426,11 +487,11 @@ RunResult Device::executeAlu(const AluInsn& alu, uint32_t index, const Insn& ins
   statistics.aluCounter += uint64_t{alu.loops.iterOut} * alu.loops.iterIn * decodedUops_.size();
   const uint32_t lanes = config_.batch * config_.blockOut;
   switch (alu.aluOpcode) {
-    case kAluMin: runAluLoops(AluMin{}, alu, decodedUops_, acc_.data(), lanes); break;
-    case kAluMax: runAluLoops(AluMax{}, alu, decodedUops_, acc_.data(), lanes); break;
-    case kAluAdd: runAluLoops(AluAdd{}, alu, decodedUops_, acc_.data(), lanes); break;
-    case kAluShr: runAluLoops(AluShr{}, alu, decodedUops_, acc_.data(), lanes); break;
-    default: runAluLoops(AluMul{}, alu, decodedUops_, acc_.data(), lanes); break;
+    case kAluMin: runAlu(AluMin{}, alu, decodedUops_, acc_.data(), lanes); break;
+    case kAluMax: runAlu(AluMax{}, alu, decodedUops_, acc_.data(), lanes); break;
+    case kAluAdd: runAlu(AluAdd{}, alu, decodedUops_, acc_.data(), lanes); break;
+    case kAluShr: runAlu(AluShr{}, alu, decodedUops_, acc_.data(), lanes); break;
+    default: runAlu(AluMul{}, alu, decodedUops_, acc_.data(), lanes); break;
   }
   return kOk;
 }

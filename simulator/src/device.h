@@ -11,9 +11,11 @@
 
 #include <array>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "device_memory.h"
 #include "gemm_kernel.h"
 #include "gemm_plan.h"
 #include "vta/config.h"
@@ -42,8 +44,16 @@ public:
 private:
   enum Core { kLoadCore = 0, kComputeCore = 1, kStoreCore = 2, kNumCores = 3 };
 
-  RunResult validate(const isa::Insn* insns, uint32_t count, std::vector<uint32_t> (&queues)[kNumCores]) const;
-  RunResult execute(const isa::Insn& insn, uint32_t index, Statistics& statistics);
+  // An instruction decoded once: its opcode, flags and fields (mems_, gemms_ or alus_[operand]).
+  struct DecodedInsn {
+    uint32_t opcode;
+    isa::DepFlags deps;
+    uint32_t operand;
+  };
+  // Decodes every instruction into decoded_ and assigns it to the core that executes it.
+  RunResult validate(const isa::Insn* insns, uint32_t count, std::vector<uint32_t> (&queues)[kNumCores]);
+  RunResult execute(const DecodedInsn& decoded, const isa::Insn& insn, uint32_t index,
+                    Statistics& statistics);
   RunResult executeLoad(const isa::MemInsn& mem, uint32_t index, const isa::Insn& insn,
                         Statistics& statistics);
   RunResult executeStore(const isa::MemInsn& mem, uint32_t index, const isa::Insn& insn,
@@ -55,7 +65,7 @@ private:
   // The host address of the DRAM rows of a LOAD or STORE (nullptr when y_size is 0), or a
   // failure if they are not all inside one device buffer.
   RunResult mapDramRows(const isa::MemInsn& mem, uint64_t elemBytes, uint32_t index,
-                        const isa::Insn& insn, char*& host) const;
+                        const isa::Insn& insn, char*& host);
   // Which SRAMs the micro-op indices of an instruction address.
   enum class UopUse { kGemm, kGemmReset, kAluTensor, kAluImmediate };
   // Decodes the micro-op range into decodedUops_ and checks that every index the loop nest
@@ -63,6 +73,9 @@ private:
   RunResult checkUopLoops(const isa::UopLoops& loops, uint32_t wgtFactorOut,
                           uint32_t wgtFactorIn, UopUse use, uint32_t index,
                           const isa::Insn& insn);
+  // The device allocation the last LOAD or STORE addressed (see DeviceMemory::regionOf).
+  std::optional<DeviceMemory::Region> lastRegion_;
+  uint64_t lastRegionReleases_ = 0;
   RunResult failure(int status, uint32_t index, const isa::Insn& insn, const std::string& why) const;
 
   Config config_;
@@ -70,6 +83,8 @@ private:
   const GemmKernel* gemmKernel_ = nullptr;
   // The kernel whose derived copies of the SRAMs are up to date (refreshed in full on a switch).
   const GemmKernel* preparedFor_ = nullptr;
+  // False once a LOAD has written weights only into the derived copies (restored on a switch).
+  bool plainWeightsCurrent_ = true;
   GemmShape shape_;
   std::vector<int8_t> inp_, wgt_;
   std::vector<int32_t> acc_;
@@ -78,6 +93,10 @@ private:
   std::vector<int8_t> wgtInterleaved_;
   std::vector<int32_t> wgtRowSum_;
   std::vector<uint32_t> uop_;
+  std::vector<DecodedInsn> decoded_;   // scratch: the program of one run, decoded
+  std::vector<isa::MemInsn> mems_;
+  std::vector<isa::GemmInsn> gemms_;
+  std::vector<isa::AluInsn> alus_;
   std::vector<isa::Uop> decodedUops_;  // scratch: the micro-ops of one instruction
   // Plans of the GEMM instructions seen so far, keyed by their loop fields and the micro-op
   // words they run (checked once, when the plan was built); at most kMaxGemmPlans.
@@ -87,6 +106,8 @@ private:
     GemmPlan plan;
   };
   static constexpr size_t kMaxGemmPlans = 64;
+  // Larger loop nests run without a kept plan (bounded memory).
+  static constexpr uint64_t kMaxGemmPlanTiles = uint64_t{1} << 20;
   std::vector<CachedGemmPlan> gemmPlans_;
   const GemmPlan* cachedGemmPlan(const std::array<uint32_t, 10>& loopFields,
                                  const isa::UopLoops& loops) const;

@@ -82,6 +82,7 @@ bool DeviceMemory::free(void* hostPtr) {
   releasePhysical(region->second.phy, region->second.bytes);
   byPhy_.erase(region);
   byHost_.erase(it);
+  releases_.fetch_add(1, std::memory_order_release);
   return true;
 }
 
@@ -97,14 +98,20 @@ std::optional<uint64_t> DeviceMemory::physicalAddress(const void* hostPtr) const
 }
 
 char* DeviceMemory::translate(uint64_t phy, uint64_t bytes) const {
+  uint64_t releases = 0;
+  const std::optional<Region> region = regionOf(phy, releases);
+  if (!region) return nullptr;
+  const uint64_t offset = phy - region->phy;
+  if (offset > region->bytes || bytes > region->bytes - offset) return nullptr;
+  return region->host + offset;
+}
+
+std::optional<DeviceMemory::Region> DeviceMemory::regionOf(uint64_t phy, uint64_t& releases) const {
   std::lock_guard<std::mutex> lock(mutex_);
+  releases = releaseCount();
   auto it = byPhy_.upper_bound(phy);
-  if (it == byPhy_.begin()) return nullptr;
-  --it;
-  const Region& region = it->second;
-  uint64_t offset = phy - region.phy;
-  if (offset > region.bytes || bytes > region.bytes - offset) return nullptr;
-  return region.host + offset;
+  if (it == byPhy_.begin()) return std::nullopt;
+  return std::prev(it)->second;
 }
 
 }  // namespace vta::sim

@@ -6,6 +6,7 @@
 #ifndef VTA_SIM_DEVICE_MEMORY_H_
 #define VTA_SIM_DEVICE_MEMORY_H_
 
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <map>
@@ -27,12 +28,17 @@ public:
   // Host address of [phy, phy + bytes) if the whole range lies inside one live allocation.
   char* translate(uint64_t phy, uint64_t bytes) const;
 
-private:
   struct Region {
     char* host;
     uint64_t phy;
     uint64_t bytes;  // rounded up to whole pages
   };
+  // The live allocation holding physical address `phy`, if any, and the release count at the
+  // time of the lookup: the region stays valid while releaseCount() returns the same value.
+  std::optional<Region> regionOf(uint64_t phy, uint64_t& releases) const;
+  uint64_t releaseCount() const { return releases_.load(std::memory_order_acquire); }
+
+private:
   std::optional<uint64_t> reservePhysical(uint64_t bytes);
   void releasePhysical(uint64_t phy, uint64_t bytes);
 
@@ -41,6 +47,7 @@ private:
   std::map<const char*, uint64_t> byHost_;       // host base -> physical base
   std::map<uint64_t, uint64_t> freePhysical_;    // physical base -> bytes, coalesced
   uint64_t nextPhysical_;
+  std::atomic<uint64_t> releases_{0};
 };
 
 }  // namespace vta::sim

@@ -74,7 +74,9 @@ void runTiles(const GemmShape& shapeRef, const GemmMemories& memRef, const GemmP
 
 // One block of kAccs accumulator tiles of shape 1x16x16: kAccs registers of 16 int32 sums,
 // four registers for the step's weight tile (4 groups of 4 channels x 16 rows).
-template <uint32_t kAccs>
+// kConsecutive: the block's inputs are consecutive tiles (GemmPlan::Block::consecutiveInputs),
+// so the input addresses are constant offsets from one per step.
+template <uint32_t kAccs, bool kConsecutive>
 void runBlock1x16x16(const GemmMemories& mem, const GemmTile* tiles, uint32_t steps) {
   __m512i sum[kAccs];
 #pragma GCC unroll 16
@@ -88,7 +90,7 @@ void runBlock1x16x16(const GemmMemories& mem, const GemmTile* tiles, uint32_t st
     rowSums = _mm512_add_epi32(rowSums, _mm512_loadu_si512(mem.wgtRowSum + size_t{step[0].wgt} * 16));
 #pragma GCC unroll 16
     for (uint32_t a = 0; a < kAccs; ++a) {
-      const uint8_t* x = mem.inpBiased + size_t{step[a].inp} * 16;
+      const uint8_t* x = mem.inpBiased + (kConsecutive ? size_t{step[0].inp} + a : size_t{step[a].inp}) * 16;
       sum[a] = _mm512_dpbusd_epi32(sum[a], broadcastFourInputs(x), w0);
       sum[a] = _mm512_dpbusd_epi32(sum[a], broadcastFourInputs(x + 4), w1);
       sum[a] = _mm512_dpbusd_epi32(sum[a], broadcastFourInputs(x + 8), w2);
@@ -106,16 +108,19 @@ void runBlock1x16x16(const GemmMemories& mem, const GemmTile* tiles, uint32_t st
 
 using BlockFn = void (*)(const GemmMemories&, const GemmTile*, uint32_t);
 
-template <size_t... kSizes>
+template <bool kConsecutive, size_t... kSizes>
 constexpr std::array<BlockFn, sizeof...(kSizes)> blockFunctions(std::index_sequence<kSizes...>) {
-  return {&runBlock1x16x16<kSizes + 1>...};
+  return {&runBlock1x16x16<kSizes + 1, kConsecutive>...};
 }
 
 void runPlan1x16x16(const GemmMemories& memRef, const GemmPlan& plan) {
-  static constexpr auto kBlockFns = blockFunctions(std::make_index_sequence<kMaxBlockAccs>());
+  static constexpr auto kSizes = std::make_index_sequence<kMaxBlockAccs>();
+  static constexpr std::array<BlockFn, kMaxBlockAccs> kBlockFns[2] = {
+      blockFunctions<false>(kSizes), blockFunctions<true>(kSizes)};
   const GemmMemories mem = memRef;
   for (const GemmPlan::Block& block : plan.blocks)
-    kBlockFns[block.accCount - 1](mem, plan.tiles.data() + block.firstTile, block.stepCount);
+    kBlockFns[block.consecutiveInputs][block.accCount - 1](
+        mem, plan.tiles.data() + block.firstTile, block.stepCount);
 }
 
 }  // namespace
@@ -152,11 +157,11 @@ void runAvx512VnniGemm(const GemmShape& shape, const GemmMemories& mem, const Ge
   }
 }
 
-void prepareAvx512VnniWeightTiles(const GemmShape& shape, const int8_t* wgt,
+void prepareAvx512VnniWeightTiles(const GemmShape& shape, const int8_t* srcTiles,
                                   int8_t* wgtInterleaved, int32_t* wgtRowSum, uint32_t first,
                                   uint32_t count) {
   if (shape.blockIn != 16 || shape.blockOut != 16)
-    return prepareWeightTiles(shape, wgt, wgtInterleaved, wgtRowSum, first, count);
+    return prepareWeightTiles(shape, srcTiles, wgtInterleaved, wgtRowSum, first, count);
   // A tile is 64 dwords d = 4 * row + group (4 rows per register); the interleaved tile holds
   // in register g the 16 dwords 4 * row + g. First pair registers (rows 0-7, 8-15) into
   // [group g of rows r..r+7 | group g + 1 of the same rows], then join the halves.
@@ -166,7 +171,7 @@ void prepareAvx512VnniWeightTiles(const GemmShape& shape, const int8_t* wgt,
   const __m512i joinHigh = _mm512_add_epi32(joinLow, _mm512_set1_epi32(8));
   const __m512i ones = _mm512_set1_epi8(1);
   for (uint32_t t = first; t < first + count; ++t) {
-    const int8_t* tile = wgt + size_t{t} * 256;
+    const int8_t* tile = srcTiles + size_t{t - first} * 256;
     const __m512i r0 = _mm512_loadu_si512(tile), r1 = _mm512_loadu_si512(tile + 64);
     const __m512i r2 = _mm512_loadu_si512(tile + 128), r3 = _mm512_loadu_si512(tile + 192);
     const __m512i g01Top = _mm512_permutex2var_epi32(r0, pairLow, r1);

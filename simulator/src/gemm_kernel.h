@@ -35,8 +35,15 @@ struct GemmMemories {
 // Refreshes the derived copies of `count` input (weight) tiles starting at `first`, after a load.
 void prepareInputTiles(const GemmShape& shape, const int8_t* inp, uint8_t* inpBiased,
                        uint32_t first, uint32_t count);
-void prepareWeightTiles(const GemmShape& shape, const int8_t* wgt, int8_t* wgtInterleaved,
+// `srcTiles` holds the `count` weight tiles themselves (the SRAM from tile `first` on, or the
+// DRAM rows a LOAD reads, so that loaded weights go straight into the kernel's layout).
+void prepareWeightTiles(const GemmShape& shape, const int8_t* srcTiles, int8_t* wgtInterleaved,
                         int32_t* wgtRowSum, uint32_t first, uint32_t count);
+// The inverse of prepareWeightTiles: rewrites weight tiles [first, first + count) of the SRAM
+// from the interleaved copy (when a kernel without derived copies takes over from one that
+// loaded weights straight into them).
+void restoreWeightTiles(const GemmShape& shape, const int8_t* wgtInterleaved, int8_t* wgt,
+                        uint32_t first, uint32_t count);
 
 // Tile indices of one micro-op: accumulator, input and weight.
 struct GemmTile {
@@ -53,6 +60,9 @@ struct GemmPlan {
   struct Block {
     uint32_t accCount, stepCount;
     size_t firstTile;
+    // Accumulator a of every step reads input tile (that step's tile of accumulator 0) + a,
+    // as a convolution's neighbouring outputs do: kernels may skip the per-tile indices.
+    bool consecutiveInputs;
   };
   std::vector<GemmTile> tiles;
   std::vector<Block> blocks;
@@ -65,7 +75,7 @@ using GemmKernelFn = void (*)(const GemmShape& shape, const GemmMemories& memori
 // Refreshes the derived copies of `count` input (weight) tiles starting at `first`.
 using PrepareInputsFn = void (*)(const GemmShape& shape, const int8_t* inp, uint8_t* inpBiased,
                                  uint32_t first, uint32_t count);
-using PrepareWeightsFn = void (*)(const GemmShape& shape, const int8_t* wgt,
+using PrepareWeightsFn = void (*)(const GemmShape& shape, const int8_t* srcTiles,
                                   int8_t* wgtInterleaved, int32_t* wgtRowSum, uint32_t first,
                                   uint32_t count);
 
@@ -90,7 +100,7 @@ void runAvx512VnniGemm(const GemmShape& shape, const GemmMemories& memories,
                        const GemmPlan& plan);
 // prepareWeightTiles with AVX-512 for 16x16 weight tiles (a dword transpose by permutes, row
 // sums by vpdpbusd with ones); other shapes go to prepareWeightTiles.
-void prepareAvx512VnniWeightTiles(const GemmShape& shape, const int8_t* wgt,
+void prepareAvx512VnniWeightTiles(const GemmShape& shape, const int8_t* srcTiles,
                                   int8_t* wgtInterleaved, int32_t* wgtRowSum, uint32_t first,
                                   uint32_t count);
 

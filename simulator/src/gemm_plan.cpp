@@ -44,10 +44,14 @@ GemmPlan buildGemmPlan(const std::vector<GemmTile>& uops, uint32_t iterOut, uint
     for (size_t b = 0; b < blockCount; ++b) {
       const size_t end = begin + (group.size() - begin) / (blockCount - b);
       const uint32_t accs = static_cast<uint32_t>(end - begin);
-      plan.blocks.push_back({accs, steps, plan.tiles.size()});
+      bool consecutiveInputs = true;
+      const size_t firstTile = plan.tiles.size();
       for (uint32_t s = 0; s < steps; ++s)
-        for (size_t a = begin; a < end; ++a)
+        for (size_t a = begin; a < end; ++a) {
           plan.tiles.push_back({group[a]->acc, group[a]->inps[s], group[a]->wgts[s]});
+          consecutiveInputs &= group[a]->inps[s] == group[begin]->inps[s] + (a - begin);
+        }
+      plan.blocks.push_back({accs, steps, firstTile, consecutiveInputs});
       begin = end;
     }
   }

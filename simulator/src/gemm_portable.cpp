@@ -64,11 +64,11 @@ void prepareInputTiles(const GemmShape& shape, const int8_t* inp, uint8_t* inpBi
     inpBiased[i] = static_cast<uint8_t>(inp[i] ^ 0x80);
 }
 
-void prepareWeightTiles(const GemmShape& shape, const int8_t* wgt, int8_t* wgtInterleaved,
+void prepareWeightTiles(const GemmShape& shape, const int8_t* srcTiles, int8_t* wgtInterleaved,
                         int32_t* wgtRowSum, uint32_t first, uint32_t count) {
   const size_t tileBytes = size_t{shape.blockOut} * shape.blockIn;
   for (uint32_t t = first; t < first + count; ++t) {
-    const int8_t* tile = wgt + t * tileBytes;
+    const int8_t* tile = srcTiles + (t - first) * tileBytes;
     int8_t* interleaved = wgtInterleaved + t * tileBytes;
     for (uint32_t o = 0; o < shape.blockOut; ++o) {
       const int8_t* row = tile + o * shape.blockIn;
@@ -81,6 +81,16 @@ void prepareWeightTiles(const GemmShape& shape, const int8_t* wgt, int8_t* wgtIn
         std::memcpy(interleaved + ((i / 4) * shape.blockOut + o) * 4, row + i, 4);
     }
   }
+}
+
+void restoreWeightTiles(const GemmShape& shape, const int8_t* wgtInterleaved, int8_t* wgt,
+                        uint32_t first, uint32_t count) {
+  const size_t tileBytes = size_t{shape.blockOut} * shape.blockIn;
+  for (uint32_t t = first; t < first + count; ++t)
+    for (uint32_t o = 0; o < shape.blockOut; ++o)
+      for (uint32_t i = 0; i + 4 <= shape.blockIn; i += 4)
+        std::memcpy(wgt + t * tileBytes + o * shape.blockIn + i,
+                    wgtInterleaved + t * tileBytes + ((i / 4) * shape.blockOut + o) * 4, 4);
 }
 
 const GemmKernel& portableGemmKernel() {

@@ -43,10 +43,25 @@ struct Field {
   uint32_t width = 0;
   bool isSigned = false;
 
-  bool fits(int64_t value) const;
-  uint64_t get(const Insn& insn) const;
-  int64_t getSigned(const Insn& insn) const;
-  void set(Insn& insn, uint64_t value) const;
+  // Inline: the encoder and the simulator's decoder call these for every field.
+  bool fits(int64_t value) const {
+    if (isSigned) return value >= -(int64_t{1} << (width - 1)) && value < (int64_t{1} << (width - 1));
+    return value >= 0 && (width >= 63 || value < (int64_t{1} << width));
+  }
+  uint64_t get(const Insn& insn) const {
+    // Fields never straddle the two 64-bit words (see Layout::forConfig).
+    const uint64_t word = insn.word[offset / 64] >> (offset % 64);
+    return width >= 64 ? word : word & ((uint64_t{1} << width) - 1);
+  }
+  int64_t getSigned(const Insn& insn) const {
+    const uint32_t unused = 64 - width;
+    return static_cast<int64_t>(get(insn) << unused) >> unused;
+  }
+  void set(Insn& insn, uint64_t value) const {
+    const uint64_t mask = width >= 64 ? ~uint64_t{0} : (uint64_t{1} << width) - 1;
+    uint64_t& word = insn.word[offset / 64];
+    word = (word & ~(mask << (offset % 64))) | ((value & mask) << (offset % 64));
+  }
   uint32_t get(uint32_t word) const { return (word >> offset) & mask32(); }
   void set(uint32_t& word, uint32_t value) const {
     word = (word & ~(mask32() << offset)) | ((value & mask32()) << offset);
@@ -114,7 +129,10 @@ public:
   static llvm::Expected<Layout> forConfig(const Config& config);
 
   uint32_t opcodeOf(const Insn& insn) const { return static_cast<uint32_t>(opcode.get(insn)); }
-  DepFlags depsOf(const Insn& insn) const;
+  DepFlags depsOf(const Insn& insn) const {
+    return {popPrev.get(insn) != 0, popNext.get(insn) != 0, pushPrev.get(insn) != 0,
+            pushNext.get(insn) != 0};
+  }
   // Rewrites the four dependency flags (at the same place in every instruction kind).
   void setDeps(Insn& insn, const DepFlags& deps) const;
 

@@ -136,6 +136,7 @@ TEST_CASE("a GEMM plan runs every micro-op once, grouping accumulators by weight
     const GemmPlan::Block& block = plan.blocks[b];
     CHECK(block.accCount == 6);
     CHECK(block.stepCount == 3);
+    CHECK(block.consecutiveInputs);
     for (uint32_t s = 0; s < 3; ++s)
       for (uint32_t a = 0; a < 6; ++a) {
         const GemmTile& t = plan.tiles[block.firstTile + s * 6 + a];
@@ -149,6 +150,10 @@ TEST_CASE("a GEMM plan runs every micro-op once, grouping accumulators by weight
   for (uint32_t out = 0; out < 20; ++out) wide.push_back({out, out, 0});
   const GemmPlan split = buildGemmPlan(wide, 1, 1, {0, 0, 0}, {0, 0, 0});
   REQUIRE(split.blocks.size() == 2);
+  CHECK(split.blocks[0].consecutiveInputs);
+  // Inputs in another order: the block keeps the per-tile indices.
+  std::swap(wide[0].inp, wide[1].inp);
+  CHECK_FALSE(buildGemmPlan(wide, 1, 1, {0, 0, 0}, {0, 0, 0}).blocks[0].consecutiveInputs);
   CHECK(split.blocks[0].accCount == 10);
   CHECK(split.blocks[1].accCount == 10);
   CHECK(split.blocks[1].firstTile == 10);
@@ -166,7 +171,8 @@ TEST_CASE("the AVX-512 weight preparation equals the portable one", "[vta][sim][
     std::vector<int8_t> interleaved(c.wgt.size(), 0);
     std::vector<int32_t> rowSum(c.rowSum.size(), 0);
     // Tiles 1.. only: tile 0 must stay untouched.
-    prepareAvx512VnniWeightTiles(shape, c.wgt.data(), interleaved.data(), rowSum.data(), 1,
+    prepareAvx512VnniWeightTiles(shape, c.wgt.data() + shape.blockIn * shape.blockOut,
+                                 interleaved.data(), rowSum.data(), 1,
                                  static_cast<uint32_t>(tiles - 1));
     const size_t tileBytes = shape.blockIn * shape.blockOut;
     CHECK(std::vector<int8_t>(interleaved.begin(), interleaved.begin() + tileBytes) ==
@@ -175,5 +181,16 @@ TEST_CASE("the AVX-512 weight preparation equals the portable one", "[vta][sim][
                      c.wgtInterleaved.begin() + tileBytes));
     CHECK(std::equal(rowSum.begin() + shape.blockOut, rowSum.end(),
                      c.rowSum.begin() + shape.blockOut));
+  }
+}
+
+TEST_CASE("restoreWeightTiles inverts the interleaving", "[vta][sim][gemm]") {
+  for (const GemmShape& shape : {GemmShape{1, 16, 16}, GemmShape{2, 8, 32}, GemmShape{1, 4, 16}}) {
+    CAPTURE(shape.blockIn, shape.blockOut);
+    const GemmCase c = randomCase(shape, 13);
+    const uint32_t tiles = static_cast<uint32_t>(c.wgt.size() / (shape.blockIn * shape.blockOut));
+    std::vector<int8_t> restored(c.wgt.size(), 0);
+    restoreWeightTiles(shape, c.wgtInterleaved.data(), restored.data(), 0, tiles);
+    CHECK(restored == c.wgt);
   }
 }

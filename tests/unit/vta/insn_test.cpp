@@ -4,6 +4,8 @@
 // scalar C++ references, run in TVM's default configuration and two others (BATCH = 2,
 // BLOCK = 32).
 #include <catch2/catch.hpp>
+#include <optional>
+#include <utility>
 #include <algorithm>
 #include <random>
 
@@ -179,10 +181,30 @@ int gemmClosure(void* signature) {
 
 }  // namespace
 
+namespace {
+// The GEMM kernels a test may switch between (first loads, second computes), if the CPU has both.
+std::vector<std::pair<const char*, const char*>> kernelSwitches() {
+  std::vector<std::pair<const char*, const char*>> switches;
+  for (const auto& pair : {std::pair{"portable", "avx512vnni"}, std::pair{"avx512vnni", "portable"},
+                           std::pair{"avx2", "avx512vnni"}})
+    if (VTASimSetGemmKernel(pair.first) == 0 && VTASimSetGemmKernel(pair.second) == 0)
+      switches.push_back(pair);
+  VTASimSetGemmKernel("auto");
+  VTASimClearError();
+  return switches;
+}
+}  // namespace
+
 TEST_CASE("GEMM with shift and clip", "[vta][insn]") {
+  // Also with the inputs and weights loaded in one program under one GEMM kernel and the GEMM
+  // run in the next program under another (the VNNI kernel's derived copies must follow).
+  std::vector<std::optional<std::pair<const char*, const char*>>> switches{std::nullopt};
+  for (const auto& pair : kernelSwitches()) switches.emplace_back(pair);
+  for (const auto& switchKernel : switches)
   for (const std::string& json : testConfigs()) {
-    CAPTURE(json);
+    CAPTURE(json, switchKernel ? switchKernel->first : "none");
     ConfigGuard guard(json);
+    if (switchKernel) REQUIRE(VTASimSetGemmKernel(switchKernel->first) == 0);
     const vta::Config& c = guard.config();
     const GemmKernelShape shape{2, 4, 3};
     const uint32_t B = c.batch, BI = c.blockIn, BO = c.blockOut;
@@ -200,8 +222,14 @@ TEST_CASE("GEMM with shift and clip", "[vta][insn]") {
     VTADepPop(cmd, kComputeQueue, kLoadQueue);
     VTALoadBuffer2D(cmd, xBuffer.handle(), 0, shape.n, shape.o, shape.n, 0, 0, 0, 0, 0, kMemInp);
     VTALoadBuffer2D(cmd, wBuffer.handle(), 0, shape.n * shape.m, 1, shape.n * shape.m, 0, 0, 0, 0, 0, kMemWgt);
-    VTADepPush(cmd, kLoadQueue, kComputeQueue);
-    VTADepPop(cmd, kLoadQueue, kComputeQueue);
+    if (switchKernel) {
+      // The SRAMs keep their contents across programs; the next kernel reads them.
+      synchronize();
+      REQUIRE(VTASimSetGemmKernel(switchKernel->second) == 0);
+    } else {
+      VTADepPush(cmd, kLoadQueue, kComputeQueue);
+      VTADepPop(cmd, kLoadQueue, kComputeQueue);
+    }
     REQUIRE(VTAPushGEMMOp(&gemmHandle, gemmClosure, &signature, sizeof signature) == 0);
     const uint32_t tiles = shape.o * shape.m;
     REQUIRE(pushAlu({tiles, 0, 0, kAluShr, 1, 8}) == 0);
@@ -229,6 +257,7 @@ TEST_CASE("GEMM with shift and clip", "[vta][insn]") {
     CHECK(simStat("gemm_counter") == shape.o * shape.n * shape.m);
     CHECK(simStat("inp_load_nbytes") == shape.o * shape.n * c.inpElemBytes);
     CHECK(simStat("wgt_load_nbytes") == shape.m * shape.n * c.wgtElemBytes);
+    VTASimSetGemmKernel("auto");
   }
 }
 
@@ -326,4 +355,56 @@ TEST_CASE("relu and shift-and-scale", "[vta][insn]") {
     CHECK(relu.download<int8_t>() == expectedRelu);
     CHECK(scaled.download<int8_t>() == expectedScaled);
   }
+}
+
+namespace {
+// 1025 x 1025 iterations of a micro-op that adds inp[0] . wgt[0] to acc[0]: more executions
+// (1,050,625) than the simulator lists in a plan (2^20).
+constexpr uint32_t kHugeExtent = 1025;
+int hugeGemmClosure(void*) {
+  VTAUopLoopBegin(kHugeExtent, 0, 0, 0);
+  VTAUopLoopBegin(kHugeExtent, 0, 0, 0);
+  VTAUopPush(0, 0, 0, 0, 0, 0, 0, 0);
+  VTAUopLoopEnd();
+  VTAUopLoopEnd();
+  return 0;
+}
+}  // namespace
+
+TEST_CASE("a GEMM loop nest too large to plan runs iteration by iteration", "[vta][insn]") {
+  const vta::Config c = vta::Config::tvmDefault();
+  const uint32_t BI = c.blockIn, BO = c.blockOut;
+  const auto x = randomInt8(BI, 51);
+  const auto w = randomInt8(BO * BI, 53);
+  const std::vector<int32_t> zero(BO, 0);
+  DeviceBuffer xBuffer(x.size()), wBuffer(w.size()), accBuffer(zero.size() * 4), yBuffer(BO);
+  xBuffer.upload(x);
+  wBuffer.upload(w);
+  accBuffer.upload(zero);
+  VTACommandHandle cmd = VTATLSCommandHandle();
+  VTADepPush(cmd, kComputeQueue, kLoadQueue);
+  VTADepPop(cmd, kComputeQueue, kLoadQueue);
+  VTALoadBuffer2D(cmd, xBuffer.handle(), 0, 1, 1, 1, 0, 0, 0, 0, 0, kMemInp);
+  VTALoadBuffer2D(cmd, wBuffer.handle(), 0, 1, 1, 1, 0, 0, 0, 0, 0, kMemWgt);
+  VTADepPush(cmd, kLoadQueue, kComputeQueue);
+  VTADepPop(cmd, kLoadQueue, kComputeQueue);
+  VTALoadBuffer2D(cmd, accBuffer.handle(), 0, 1, 1, 1, 0, 0, 0, 0, 0, kMemAcc);
+  static void* handle = nullptr;
+  REQUIRE(VTAPushGEMMOp(&handle, hugeGemmClosure, nullptr, 0) == 0);
+  VTADepPush(cmd, kComputeQueue, kStoreQueue);
+  VTADepPop(cmd, kComputeQueue, kStoreQueue);
+  VTAStoreBuffer2D(cmd, 0, kMemOut, yBuffer.handle(), 0, 1, 1, 1);
+  VTASimClearStats();
+  synchronize();
+  expectNoErrors();
+  // acc = 1025^2 * dot modulo 2^32; the store keeps its low 8 bits.
+  const uint32_t executions = kHugeExtent * kHugeExtent;
+  std::vector<int8_t> expected(BO);
+  for (uint32_t o = 0; o < BO; ++o) {
+    int32_t dot = 0;
+    for (uint32_t i = 0; i < BI; ++i) dot += x[i] * w[o * BI + i];
+    expected[o] = static_cast<int8_t>(static_cast<uint32_t>(dot) * executions);
+  }
+  CHECK(yBuffer.download<int8_t>() == expected);
+  CHECK(simStat("gemm_counter") == executions);
 }
