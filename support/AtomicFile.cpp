@@ -30,6 +30,23 @@ llvm::Error checkOutputDirectory(llvm::StringRef path) {
 
 llvm::Error writeFileAtomically(llvm::StringRef path, llvm::StringRef contents) {
   if (llvm::Error error = checkOutputDirectory(path)) return error;
+  // A device or a pipe (-o /dev/null) is written in place: renaming a file over it would replace
+  // the device itself.
+  llvm::sys::fs::file_status status;
+  if (!llvm::sys::fs::status(path, status) && llvm::sys::fs::exists(status) &&
+      !llvm::sys::fs::is_regular_file(status)) {
+    std::error_code ec;
+    llvm::raw_fd_ostream out(path, ec);
+    if (!ec) {
+      out << contents;
+      out.close();
+      ec = out.error();
+      out.clear_error();
+    }
+    if (ec)
+      return llvm::createStringError(ec, "cannot write '%s': %s", path.str().c_str(), ec.message().c_str());
+    return llvm::Error::success();
+  }
   llvm::SmallString<256> model(path);
   model += ".tmp-%%%%%%%%";
   int fd = -1;
