@@ -34,6 +34,7 @@ struct OptOptions {
   std::string output;
   std::string passes;      // empty: no passes (a schedule alone)
   std::string schedule;    // --schedule FILE (else the module file's own schedule def)
+  std::string intrinsics;  // --intrinsics FILE: tensor intrinsics for tensorize
   bool printTrace = false; // the applied trace, in TVM's text, to standard error
   std::string function;  // only this prim_func
   bool listPasses = false;
