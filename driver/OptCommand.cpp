@@ -7,7 +7,7 @@
 #include <llvm/Support/raw_os_ostream.h>
 
 #include "Equivalence.h"
-#include "Schedule.h"
+#include "vtac/driver/Schedule.h"
 #include "vtac/frontend/Commands.h"
 #include "vtac/ir/Diagnostic.h"
 #include "vtac/passes/PassManager.h"

@@ -1,4 +1,4 @@
-#include "Schedule.h"
+#include "vtac/driver/Schedule.h"
 
 #include <set>
 
