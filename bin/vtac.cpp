@@ -5,6 +5,7 @@
 // Exit status: 0 on success, 1 on an error in the input, 2 on a usage error.
 #include "vtac/backend/Diagnostic.h"
 #include "vtac/backend/RunCommand.h"
+#include "vtac/codegen/CompileCommandLine.h"
 #include "vtac/driver/DiffCommand.h"
 #include "vtac/driver/OptCommand.h"
 #include "vtac/driver/Schedule.h"
@@ -92,7 +93,9 @@ int main(int argc, char **argv) {
   });
   vtac::driver::registerOptCommand(app, action);
   vtac::driver::registerDiffCommand(app, action);
+  vtac::codegen::registerCompileCommand(app, action);
 
+  vtac::codegen::spellDependencyFlags(argc, argv);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError &e) {

@@ -12,6 +12,7 @@
 #include "vtac/ir/Diagnostic.h"
 #include "vtac/passes/PassManager.h"
 #include "vtac/support/AtomicFile.h"
+#include "vta/config.h"
 
 namespace vtac::driver {
 
@@ -34,6 +35,17 @@ llvm::Error checkPassNames(const std::set<std::string> &names, const char *flag)
                                                            llvm::toString(std::move(error)));
     }
   return llvm::Error::success();
+}
+
+// VTA's on-chip buffers as TVM's environment.py registers them (tvm.info.mem.local.*_buffer):
+// one tile's bits is the alignment, the SRAM size the bound.
+void addVtaMemories(const vta::Config &config, passes::PassContext &context) {
+  auto add = [&](const char *scope, uint32_t elemBytes, uint32_t logBuffSize) {
+    context.memoryInfo[scope] = {uint64_t(elemBytes) * 8, (uint64_t(1) << logBuffSize) * 8};
+  };
+  add("local.inp_buffer", config.inpElemBytes, config.logInpBuffSize);
+  add("local.wgt_buffer", config.wgtElemBytes, config.logWgtBuffSize);
+  add("local.acc_buffer", config.accElemBytes, config.logAccBuffSize);
 }
 
 }  // namespace
@@ -66,6 +78,18 @@ int runOpt(const OptOptions &options, std::ostream &out, std::ostream &errors) {
   instrumentation.dumpStream = &dumps;
   passes::PassManager manager(std::move(*pipeline), instrumentation);
   passes::PassContext context;
+  // --vta-config, else VTA_CONFIG, else TVM's default configuration.
+  auto vtaConfig = options.vtaConfig.empty() ? vta::Config::fromEnvironment()
+                                             : vta::Config::fromPathOrJSON(options.vtaConfig);
+  if (!vtaConfig) {
+    errors << "vtac opt: error: " << (options.vtaConfig.empty() ? "VTA_CONFIG" : "--vta-config " + options.vtaConfig)
+           << ": " << llvm::toString(vtaConfig.takeError()) << "
+";
+    return support::kExitInputError;
+  }
+  context.vta = *vtaConfig;
+  addVtaMemories(context.vta, context);
+  for (const auto &[name, value] : options.passOptions) context.options[name] = value;
   context.remark = [&](ir::SourceLoc loc, const std::string &message) {
     dumps.flush();
     errors << ir::formatDiagnostic(loc, ir::Severity::Warning, message);
@@ -94,7 +118,7 @@ int runOpt(const OptOptions &options, std::ostream &out, std::ostream &errors) {
     if (options.printTrace) errors << trace;
     llvm::Error error = manager.run(parsed->module, context, options.function);
     if (!error && options.checkEquivalence)
-      error = checkEquivalence(original, parsed->module, options.seed, options.sizes, errors);
+      error = checkEquivalence(original, parsed->module, options.seed, options.sizes, errors, options.function);
     dumps.flush();
     if (error) {
       errors << ir::renderError(std::move(error));
@@ -141,6 +165,8 @@ void registerOptCommand(CLI::App &app, support::CommandAction &action) {
   command->add_flag("--print-trace", options->printTrace,
                     "Print the applied schedule as TVM's trace text (re-appliable) to standard error");
   command->add_option("--func", options->function, "Transform only the prim_func called NAME");
+  command->add_option("--vta-config", options->vtaConfig,
+                      "vta_config.json (path or JSON text) the VTA passes lower for; default: TVM's");
   command->add_flag("--list-passes", options->listPasses, "List every pass and pipeline, and exit");
   command->add_flag("--print-after-all", options->printAfterAll, "Print the function after every pass");
   command->add_option("--print-after", options->printAfter,
@@ -158,7 +184,16 @@ void registerOptCommand(CLI::App &app, support::CommandAction &action) {
   command->add_option("--seed", options->seed, "Seed of the inputs of --check-equivalence");
   command->add_option("--size", *sizes,
                       "VAR=VALUE: a symbolic size for --check-equivalence (repeatable)");
-  command->callback([&action, command, options, sizes] {
+  auto passOptions = std::make_shared<std::vector<std::string>>();
+  command->add_option("--pass-option", *passOptions,
+                      "NAME=VALUE: an option for the passes, e.g. unroll-loop.auto-max-step=16 (repeatable)");
+  command->callback([&action, command, options, sizes, passOptions] {
+    for (const std::string &assignment : *passOptions) {
+      size_t equals = assignment.find('=');
+      if (equals == std::string::npos || equals == 0)
+        throw CLI::ValidationError("--pass-option", "expected NAME=VALUE, got '" + assignment + "'");
+      options->passOptions.emplace_back(assignment.substr(0, equals), assignment.substr(equals + 1));
+    }
     for (const std::string &assignment : *sizes) {
       size_t equals = assignment.find('=');
       int64_t value = -1;
