@@ -7,7 +7,7 @@
 #include <llvm/Support/raw_os_ostream.h>
 
 #include "Equivalence.h"
-#include "Schedule.h"
+#include "vtac/driver/Schedule.h"
 #include "vtac/frontend/Commands.h"
 #include "vtac/ir/Diagnostic.h"
 #include "vtac/passes/PassManager.h"
@@ -103,14 +103,14 @@ int runOpt(const OptOptions &options, std::ostream &out, std::ostream &errors) {
       continue;
     }
     // Without passes there must be a schedule to apply, from --schedule or the input itself.
-    if (options.passes.empty() && options.schedule.empty() && !parsed->schedule) {
+    if (options.passes.empty() && options.schedule.empty() && !parsed->schedule && !options.printTrace) {
       errors << "vtac opt: error: --passes is required (or a schedule: --schedule FILE, or a schedule def in "
              << input << ")\n";
       return support::kExitUsageError;
     }
     ir::IRModule original = parsed->module;
     std::string trace;
-    if (!applyModuleSchedule(*parsed, options.schedule, &trace, errors)) {
+    if (!applyModuleSchedule(*parsed, options.schedule, options.intrinsics, &trace, errors)) {
       ok = false;
       continue;
     }
@@ -158,6 +158,9 @@ void registerOptCommand(CLI::App &app, support::CommandAction &action) {
   command->add_option("--schedule", options->schedule,
                       "Apply the schedule def (TVM's trace text, a `def` taking `sch`) of FILE before "
                       "the passes; without it, the input's own schedule def, if any");
+  command->add_option("--intrinsics", options->intrinsics,
+                      "Read tensor intrinsics (desc/impl prim_funcs and tir.TensorIntrin.register lines) "
+                      "from FILE for tensorize");
   command->add_flag("--print-trace", options->printTrace,
                     "Print the applied schedule as TVM's trace text (re-appliable) to standard error");
   command->add_option("--func", options->function, "Transform only the prim_func called NAME");

@@ -277,6 +277,7 @@ int runCommand(const RunOptions &options, std::ostream &out, std::ostream &error
   Clock::time_point parseStart = Clock::now();
   std::optional<frontend::ParsedModule> parsed = frontend::loadModule(options.file, errors);
   if (!parsed) return 1;
+  if (options.applySchedule && !options.applySchedule(*parsed, options.schedule, options.intrinsics, errors)) return 1;
   if (graph::isGraphEntry(parsed->module, options.entry)) return runGraph(*parsed, options, out, errors);
   if (!options.paramsFile.empty() || !options.libraries.empty())
     return fail(diagnosticError(std::string(options.paramsFile.empty() ? "--load-library" : "--params") +

@@ -4,6 +4,7 @@
 
 #include "FunctionBuilder.h"
 #include "RelaxFunctionBuilder.h"
+#include "IntrinsicRegistration.h"
 #include "ScheduleDefinition.h"
 #include "SyntaxParser.h"
 
@@ -87,6 +88,8 @@ void ModuleBuilder::addDefinition(Grammar::StmtContext *stmt, bool insideClass) 
     // Docstrings and `pass` are harmless.
     auto *simple = stmt->simple_stmt();
     for (auto *small : simple->small_stmt()) {
+      if (!insideClass && readIntrinsicRegistration(file_, diagnostics_, small, result_.intrinsics))
+        continue;
       auto *exprStmt = small->expr_stmt();
       bool harmless = small->PASS() ||
                       (exprStmt && !exprStmt->annassign() && !exprStmt->augassign() &&

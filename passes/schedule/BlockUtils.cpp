@@ -37,6 +37,12 @@ llvm::Error removeLeafBlock(Schedule &sch, const std::string &func, const StmtPa
   return llvm::Error::success();
 }
 
+StmtPath scopeOf(const StmtPath &blockPath) {
+  for (size_t i = blockPath.size() - 1; i-- > 0;)
+    if (blockPath[i]->isa<Block>()) return StmtPath(blockPath.begin(), blockPath.begin() + i + 1);
+  return {};
+}
+
 std::vector<Stmt> statementsOf(const Stmt &body) {
   if (const auto *sequence = body.as<SeqStmt>()) return sequence->stmts;
   return {body};

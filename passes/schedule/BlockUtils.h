@@ -19,6 +19,9 @@ llvm::Error removeLeafBlock(Schedule &sch, const std::string &func, const StmtPa
 // Index in blockPath of the statement removeLeafBlock would remove (the block's own subtree root).
 size_t leafSubtreeIndex(const StmtPath &blockPath);
 
+// The block's enclosing scope: path up to (and including) the nearest enclosing Block.
+StmtPath scopeOf(const StmtPath &blockPath);
+
 // The statements of a body: a SeqStmt's, or the body itself.
 std::vector<ir::Stmt> statementsOf(const ir::Stmt &body);
 // Whether a block named in `blocks` is under stmt.

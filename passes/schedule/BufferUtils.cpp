@@ -70,14 +70,16 @@ public:
   void visitStmt(const Stmt &s) override {
     path_.push_back(s);
     if (const auto *realize = s.as<BlockRealize>()) {
+      // A child block's regions cover the blocks nested in it: those are not looked at.
       const auto &regions = writers_ ? realize->block->writes : realize->block->reads;
       for (const BufferRegion &region : regions)
         if (region.buffer.get() == buffer_) {
           found.push_back(path_);
           break;
         }
+    } else {
+      StmtExprVisitor::visitStmt(s);
     }
-    StmtExprVisitor::visitStmt(s);
     path_.pop_back();
   }
   std::vector<StmtPath> found;

@@ -16,7 +16,8 @@ ir::Stmt replaceBuffers(const ir::Stmt &stmt, const std::map<const ir::Buffer *,
 // The index-th read (isWrite false) or write region of the block, or an error at `at`.
 llvm::Expected<ir::BufferRef> accessedBuffer(const ir::Block &block, int64_t index, bool isWrite, ir::SourceLoc at);
 
-// The blocks (BlockRealize paths) under `root` that read / write `buffer`, in program order.
+// The child blocks (BlockRealize paths; blocks nested in those are not searched) under `root`
+// that read / write `buffer`, in program order.
 std::vector<StmtPath> blocksAccessing(const ir::Stmt &root, const ir::Buffer *buffer, bool writers);
 
 }  // namespace vtac::passes::schedule

@@ -42,12 +42,6 @@ BufferRef makeCacheBuffer(const BufferRef &original, const std::string &scope, c
   return BufferRef(copy);
 }
 
-StmtPath scopeOf(const StmtPath &blockPath) {
-  for (size_t i = blockPath.size() - 1; i-- > 0;)
-    if (blockPath[i]->isa<Block>()) return StmtPath(blockPath.begin(), blockPath.begin() + i + 1);
-  return {};
-}
-
 Stmt makeCacheStage(const CacheStage &stage, const std::string &blockName) {
   std::vector<VarRef> loopVars;
   std::vector<IterVarRef> iterVars;

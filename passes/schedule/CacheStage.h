@@ -25,9 +25,6 @@ std::vector<ir::Range> writtenRegion(const StmtPath &path, const ir::Buffer *buf
 ir::BufferRef makeCacheBuffer(const ir::BufferRef &original, const std::string &scope,
                               const std::vector<ir::Range> &region);
 
-// The block's enclosing scope: path up to (and including) the nearest enclosing Block.
-StmtPath scopeOf(const StmtPath &blockPath);
-
 // Loops `ax0...` over the region, a block `<original>_<scope>` copying one element per
 // iteration between original[min + v] and cache[v].
 ir::Stmt makeCacheStage(const CacheStage &stage, const std::string &blockName);

@@ -73,7 +73,8 @@ llvm::Expected<std::vector<RV>> applyComputeInline(Schedule &sch, StepArgs &args
   if (!func) return func.takeError();
   for (const auto &[param, buffer] : (*func)->bufferMap)
     if (buffer == store->buffer) return fail("writes the function's output '" + buffer->name + "'");
-  std::vector<StmtPath> writers = blocksAccessing((*func)->body, store->buffer.get(), true);
+  const Block &scope = *scopeOf(*path).back().as<Block>();
+  std::vector<StmtPath> writers = blocksAccessing(scope.body, store->buffer.get(), true);
   if (writers.size() != 1) return fail("is not the only writer of '" + store->buffer->name + "'");
   bool opaque = false;
   preOrderVisit((*func)->body, [&](const Node &node) {

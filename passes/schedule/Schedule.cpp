@@ -54,6 +54,12 @@ private:
 
 }  // namespace
 
+const TensorIntrin *Schedule::intrinsic(const std::string &name) const {
+  if (!intrinsics_) return nullptr;
+  auto it = intrinsics_->find(name);
+  return it == intrinsics_->end() ? nullptr : &it->second;
+}
+
 llvm::Expected<PrimFuncRef> Schedule::function(const std::string &name, SourceLoc at) const {
   FunctionRef func = module_.lookup(name);
   if (!func || !func->isa<PrimFunc>()) return diagnosticError(at, "the module has no prim_func '" + name + "'");

@@ -40,7 +40,17 @@ namespace CLI {
 class App;
 }
 
+namespace vtac::frontend {
+struct ParsedModule;
+}
+
 namespace vtac::backend {
+
+// Applies the schedule that goes with a parsed program (--schedule / --intrinsics files, or the
+// module file's own schedule def); false after writing the error. The driver supplies it
+// (driver::applyModuleSchedule): the schedule library sits above the backend's commands.
+using ScheduleApplier = std::function<bool(frontend::ParsedModule &parsed, const std::string &schedule,
+                                           const std::string &intrinsics, std::ostream &errors)>;
 
 struct RunOptions {
   std::string file;
@@ -61,6 +71,9 @@ struct RunOptions {
   // libraries registering runtime functions.
   std::string paramsFile;
   std::vector<std::string> libraries;
+  // The program is scheduled before it runs (the --reference program is not).
+  std::string schedule, intrinsics;
+  ScheduleApplier applySchedule;
 };
 
 // Runs the command; returns the exit status (0: success, 1: error or mismatch).
@@ -68,6 +81,6 @@ int runCommand(const RunOptions &options, std::ostream &out, std::ostream &error
 
 // Adds the `run` subcommand to the driver; when it is selected, `action` is set to run it
 // (returning false for exit status 1).
-void registerRunCommand(CLI::App &app, support::CommandAction &action);
+void registerRunCommand(CLI::App &app, support::CommandAction &action, ScheduleApplier applySchedule = nullptr);
 
 }  // namespace vtac::backend

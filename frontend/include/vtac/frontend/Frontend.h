@@ -18,12 +18,21 @@
 
 namespace vtac::frontend {
 
+/// `tir.TensorIntrin.register("name", desc, impl)` at the top level of a file: the tensor
+/// intrinsic `name` whose description and implementation are the prim_funcs `desc` and `impl`.
+struct TensorIntrinRegistration {
+  std::string name, desc, impl;
+  ir::SourceLoc loc;
+};
+
 struct ParsedModule {
   ir::IRModule module;
   /// The class name of an `@I.ir_module` class; empty for bare functions.
   std::string className;
   /// The file's schedule def (a top-level `def` taking `sch`, see TraceReader.h), if any.
   std::optional<ir::Trace> schedule;
+  /// The file's tensor intrinsic registrations, in order.
+  std::vector<TensorIntrinRegistration> intrinsics;
 };
 
 std::optional<ParsedModule> parseModule(const SourceFile &file, DiagnosticEngine &diagnostics);

@@ -14,9 +14,12 @@
 
 #include "vtac/ir/Function.h"
 #include "vtac/ir/Trace.h"
+#include "vtac/passes/schedule/Schedule.h"
 
 namespace vtac::passes::schedule {
 
-llvm::Expected<ir::Trace> applyTrace(ir::IRModule &module, const ir::Trace &trace);
+// `intrinsics` are what tensorize can use.
+llvm::Expected<ir::Trace> applyTrace(ir::IRModule &module, const ir::Trace &trace,
+                                     const TensorIntrinTable &intrinsics = {});
 
 }  // namespace vtac::passes::schedule

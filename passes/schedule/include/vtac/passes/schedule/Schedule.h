@@ -32,16 +32,26 @@ struct LoopRV {
 };
 using RV = std::variant<BlockRV, LoopRV, int64_t>;  // int64_t: a sampled value (ExprRV)
 
+// A registered tensor intrinsic: what the computation looks like (desc) and what replaces it.
+struct TensorIntrin {
+  ir::PrimFuncRef desc, impl;
+};
+using TensorIntrinTable = std::map<std::string, TensorIntrin>;
+
 // Root-to-node chain of statements: path.front() is the function body, path.back() the node.
 using StmtPath = std::vector<ir::Stmt>;
 
 class Schedule {
 public:
-  explicit Schedule(ir::IRModule module) : module_(std::move(module)) {}
+  explicit Schedule(ir::IRModule module, const TensorIntrinTable *intrinsics = nullptr)
+      : module_(std::move(module)), intrinsics_(intrinsics) {}
 
   const ir::IRModule &module() const { return module_; }
   // The applied steps with TVM's RV names (b0, l1, v2, ...) and every argument spelled out.
   const ir::Trace &trace() const { return trace_; }
+
+  // The registered intrinsic `name`, or null.
+  const TensorIntrin *intrinsic(const std::string &name) const;
 
   llvm::Expected<ir::PrimFuncRef> function(const std::string &name, ir::SourceLoc at) const;
   // The function get_block looks in without func_name: "main", else the module's only prim_func.
@@ -72,6 +82,7 @@ public:
 
 private:
   ir::IRModule module_;
+  const TensorIntrinTable *intrinsics_;
   ir::Trace trace_;
   std::vector<Binding> bindings_;
   int nextRV_ = 0;
