@@ -7,10 +7,12 @@
 #include <llvm/Support/raw_os_ostream.h>
 
 #include "Equivalence.h"
+#include "Schedule.h"
 #include "vtac/frontend/Commands.h"
 #include "vtac/ir/Diagnostic.h"
 #include "vtac/passes/PassManager.h"
 #include "vtac/support/AtomicFile.h"
+#include "vta/config.h"
 
 namespace vtac::driver {
 
@@ -35,6 +37,17 @@ llvm::Error checkPassNames(const std::set<std::string> &names, const char *flag)
   return llvm::Error::success();
 }
 
+// VTA's on-chip buffers as TVM's environment.py registers them (tvm.info.mem.local.*_buffer):
+// one tile's bits is the alignment, the SRAM size the bound.
+void addVtaMemories(const vta::Config &config, passes::PassContext &context) {
+  auto add = [&](const char *scope, uint32_t elemBytes, uint32_t logBuffSize) {
+    context.memoryInfo[scope] = {uint64_t(elemBytes) * 8, (uint64_t(1) << logBuffSize) * 8};
+  };
+  add("local.inp_buffer", config.inpElemBytes, config.logInpBuffSize);
+  add("local.wgt_buffer", config.wgtElemBytes, config.logWgtBuffSize);
+  add("local.acc_buffer", config.accElemBytes, config.logAccBuffSize);
+}
+
 }  // namespace
 
 int runOpt(const OptOptions &options, std::ostream &out, std::ostream &errors) {
@@ -43,7 +56,9 @@ int runOpt(const OptOptions &options, std::ostream &out, std::ostream &errors) {
     return support::kExitSuccess;
   }
   const auto &registry = passes::PassRegistry::builtin();
-  auto pipeline = passes::parsePipeline(options.passes, registry);
+  auto pipeline = options.passes.empty()
+                      ? llvm::Expected<std::vector<passes::PipelineStep>>(std::vector<passes::PipelineStep>{})
+                      : passes::parsePipeline(options.passes, registry);
   llvm::Error usage = pipeline ? llvm::Error::success() : pipeline.takeError();
   if (!usage) usage = checkPassNames(options.printAfter, "--print-after");
   if (!usage) usage = checkPassNames(options.printBefore, "--print-before");
@@ -63,6 +78,18 @@ int runOpt(const OptOptions &options, std::ostream &out, std::ostream &errors) {
   instrumentation.dumpStream = &dumps;
   passes::PassManager manager(std::move(*pipeline), instrumentation);
   passes::PassContext context;
+  // --vta-config, else VTA_CONFIG, else TVM's default configuration.
+  auto vtaConfig = options.vtaConfig.empty() ? vta::Config::fromEnvironment()
+                                             : vta::Config::fromPathOrJSON(options.vtaConfig);
+  if (!vtaConfig) {
+    errors << "vtac opt: error: " << (options.vtaConfig.empty() ? "VTA_CONFIG" : "--vta-config " + options.vtaConfig)
+           << ": " << llvm::toString(vtaConfig.takeError()) << "
+";
+    return support::kExitInputError;
+  }
+  context.vta = *vtaConfig;
+  addVtaMemories(context.vta, context);
+  for (const auto &[name, value] : options.passOptions) context.options[name] = value;
   context.remark = [&](ir::SourceLoc loc, const std::string &message) {
     dumps.flush();
     errors << ir::formatDiagnostic(loc, ir::Severity::Warning, message);
@@ -76,10 +103,22 @@ int runOpt(const OptOptions &options, std::ostream &out, std::ostream &errors) {
       ok = false;
       continue;
     }
+    // Without passes there must be a schedule to apply, from --schedule or the input itself.
+    if (options.passes.empty() && options.schedule.empty() && !parsed->schedule) {
+      errors << "vtac opt: error: --passes is required (or a schedule: --schedule FILE, or a schedule def in "
+             << input << ")\n";
+      return support::kExitUsageError;
+    }
     ir::IRModule original = parsed->module;
+    std::string trace;
+    if (!applyModuleSchedule(*parsed, options.schedule, &trace, errors)) {
+      ok = false;
+      continue;
+    }
+    if (options.printTrace) errors << trace;
     llvm::Error error = manager.run(parsed->module, context, options.function);
     if (!error && options.checkEquivalence)
-      error = checkEquivalence(original, parsed->module, options.seed, options.sizes, errors);
+      error = checkEquivalence(original, parsed->module, options.seed, options.sizes, errors, options.function);
     dumps.flush();
     if (error) {
       errors << ir::renderError(std::move(error));
@@ -117,7 +156,14 @@ void registerOptCommand(CLI::App &app, support::CommandAction &action) {
   command->add_option("-o,--output", options->output,
                       "Write to this file instead of standard output (atomically, and only when "
                       "every input went through)");
+  command->add_option("--schedule", options->schedule,
+                      "Apply the schedule def (TVM's trace text, a `def` taking `sch`) of FILE before "
+                      "the passes; without it, the input's own schedule def, if any");
+  command->add_flag("--print-trace", options->printTrace,
+                    "Print the applied schedule as TVM's trace text (re-appliable) to standard error");
   command->add_option("--func", options->function, "Transform only the prim_func called NAME");
+  command->add_option("--vta-config", options->vtaConfig,
+                      "vta_config.json (path or JSON text) the VTA passes lower for; default: TVM's");
   command->add_flag("--list-passes", options->listPasses, "List every pass and pipeline, and exit");
   command->add_flag("--print-after-all", options->printAfterAll, "Print the function after every pass");
   command->add_option("--print-after", options->printAfter,
@@ -135,7 +181,16 @@ void registerOptCommand(CLI::App &app, support::CommandAction &action) {
   command->add_option("--seed", options->seed, "Seed of the inputs of --check-equivalence");
   command->add_option("--size", *sizes,
                       "VAR=VALUE: a symbolic size for --check-equivalence (repeatable)");
-  command->callback([&action, command, options, sizes] {
+  auto passOptions = std::make_shared<std::vector<std::string>>();
+  command->add_option("--pass-option", *passOptions,
+                      "NAME=VALUE: an option for the passes, e.g. unroll-loop.auto-max-step=16 (repeatable)");
+  command->callback([&action, command, options, sizes, passOptions] {
+    for (const std::string &assignment : *passOptions) {
+      size_t equals = assignment.find('=');
+      if (equals == std::string::npos || equals == 0)
+        throw CLI::ValidationError("--pass-option", "expected NAME=VALUE, got '" + assignment + "'");
+      options->passOptions.emplace_back(assignment.substr(0, equals), assignment.substr(equals + 1));
+    }
     for (const std::string &assignment : *sizes) {
       size_t equals = assignment.find('=');
       int64_t value = -1;
@@ -146,8 +201,6 @@ void registerOptCommand(CLI::App &app, support::CommandAction &action) {
     }
     if (!options->listPasses && options->inputs.empty())
       throw CLI::RequiredError("FILE");
-    if (!options->listPasses && command->count("--passes") == 0)
-      throw CLI::RequiredError("--passes");
     action = [options] { return runOpt(*options, std::cout, std::cerr); };
   });
 }

@@ -981,18 +981,23 @@ DocLines ScriptPrinter::printDeclBuffer(const DeclBuffer &decl, BufferVarDefinit
                         std::move(frame->stmts));
 }
 
+// An else holding just another if prints as `elif`, so a long chain stays flat
+// (as it was written) instead of nesting one indentation level per branch.
 DocLines ScriptPrinter::printIfThenElse(const IfThenElse &stmt) {
   DocLines out;
-  std::string condition = exprText(stmt.condition);
-  {
-    FrameGuard frame(*this, stmt.thenCase.get());
-    printBody(stmt.thenCase, *frame);
-    out.push_back(compoundLine("if " + condition + ":", std::move(frame->stmts)));
-  }
-  if (stmt.elseCase) {
-    FrameGuard frame(*this, stmt.elseCase.get());
-    printBody(stmt.elseCase, *frame);
-    out.push_back(compoundLine("else:", std::move(frame->stmts)));
+  const IfThenElse *branch = &stmt;
+  for (const char *keyword = "if "; branch; keyword = "elif ") {
+    std::string condition = exprText(branch->condition);
+    FrameGuard frame(*this, branch->thenCase.get());
+    printBody(branch->thenCase, *frame);
+    out.push_back(compoundLine(keyword + condition + ":", std::move(frame->stmts)));
+    const Stmt &elseCase = branch->elseCase;
+    branch = elseCase ? elseCase.as<IfThenElse>() : nullptr;
+    if (elseCase && !branch) {
+      FrameGuard elseFrame(*this, elseCase.get());
+      printBody(elseCase, *elseFrame);
+      out.push_back(compoundLine("else:", std::move(elseFrame->stmts)));
+    }
   }
   return out;
 }

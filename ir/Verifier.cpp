@@ -29,9 +29,19 @@ public:
       diagnostics_.push_back({locations_.back(), "missing statement (an empty field)"});
       return;
     }
+    bool nests = !s.isa<SeqStmt>();
+    if (nests && ++stmtDepth_ > kMaxStatementDepth) {
+      if (!reportedTooDeep_)
+        report(*s, "nesting too deep (limit " + std::to_string(kMaxStatementDepth) + ")");
+      reportedTooDeep_ = true;
+      --stmtDepth_;
+      return;
+    }
     locations_.push_back(s->loc().isKnown() ? s->loc() : locations_.back());
     StmtExprVisitor::visitStmt(s);
     locations_.pop_back();
+    if (nests)
+      --stmtDepth_;
   }
 
   // Expressions refine the location too, except variables (their location is where they
@@ -133,7 +143,9 @@ public:
         scoped = iv->var.get();
         inScope_.insert(scoped);
       }
-    } else if (const auto *e = op.node.as<ExprNode>()) {
+    } else if (const auto *e = op.node.as<ExprNode>(); e && !e->isa<Var>()) {
+      // A variable as the node only names what the attribute is about: TensorIR's pragma
+      // attributes name the loop variable of the loop they enclose (TVM's LowerOpaqueBlock).
       visitExpr(Expr(e));
     }
     StmtExprVisitor::visitAttrStmt(op);
@@ -238,6 +250,9 @@ public:
   }
 
 private:
+  size_t stmtDepth_ = 0;
+  bool reportedTooDeep_ = false;
+
   void report(const Node &at, std::string message) {
     diagnostics_.push_back({at.loc().isKnown() ? at.loc() : locations_.back(), std::move(message)});
   }

@@ -56,6 +56,11 @@ template <class T, class Context> T *exactly(Context *context) {
 /// Whether `path` names a builtin known to the frontend (for "unknown function").
 bool isKnownBuiltin(const std::string &path);
 
+/// Statements nested deeper than this in one function are an error: the IR is
+/// a tree, and the printer, the verifier, the interpreter and passes walk it
+/// recursively (Python's own recursion limit, which bounds TVM's parser, is 1000).
+constexpr size_t kMaxStatementNesting = 1000;
+
 /// What a `with T.block(...)` body declares besides its statements.
 struct BlockFrame {
   std::string name;
@@ -98,6 +103,7 @@ public:
   Value evalCall(Grammar::CallExprContext *expr);
   Value evalSubscript(Grammar::SubscriptExprContext *expr);
   Value evalBinary(ir::NodeKind op, Value a, Value b, ir::SourceLoc at);
+  Value foldIntegers(ir::NodeKind op, const Value &a, const Value &b, bool literal, ir::SourceLoc at);
   Value evalCompare(Grammar::CompareExprContext *expr);
   Value evalUnary(Grammar::UnaryExprContext *expr);
   Value evalLogical(ir::NodeKind op, Grammar::ExprContext *a, Grammar::ExprContext *b,
@@ -144,9 +150,7 @@ public:
   ir::Stmt buildCompound(Grammar::Compound_stmtContext *stmt);
   ir::Stmt buildFor(Grammar::For_stmtContext *stmt);
   ir::Stmt buildWith(Grammar::With_stmtContext *stmt);
-  ir::Stmt buildIf(Grammar::ExprContext *condition, Grammar::SuiteContext *thenSuite,
-                   const std::vector<Grammar::Elif_clauseContext *> &elifs, size_t nextElif,
-                   Grammar::Else_clauseContext *elseClause);
+  ir::Stmt buildIf(Grammar::If_stmtContext *stmt);
   std::optional<Wrapper> buildAssignment(Grammar::Expr_stmtContext *stmt,
                                          std::vector<ir::Stmt> &out);
   using NameList = std::vector<std::pair<std::string, ir::SourceLoc>>;
@@ -175,6 +179,25 @@ public:
                                             std::vector<ir::Stmt> &out);
   NameList targetNames(Grammar::TargetlistContext *list);
 
+  /// One level of statement nesting per loop, block, if/elif, while, let,
+  /// assert, allocation or attribute that holds the rest of the program; see
+  /// kMaxStatementNesting. False (after reporting, once per function) when the
+  /// statement at `at` would go deeper than the limit: it is then not built.
+  class Nesting {
+  public:
+    Nesting(FunctionBuilder &builder, size_t levels, ir::SourceLoc at);
+    ~Nesting() { builder_.nesting_ -= levels_; }
+    Nesting(const Nesting &) = delete;
+    Nesting &operator=(const Nesting &) = delete;
+    explicit operator bool() const { return withinLimit_; }
+
+  private:
+    FunctionBuilder &builder_;
+    size_t levels_;
+    bool withinLimit_;
+  };
+  bool nestingExceeded() const { return nestingExceeded_; }
+
   // Blocks (Blocks.cpp).
   ir::Stmt buildBlock(CallArgs &args, Grammar::SuiteContext *body, ir::SourceLoc at);
   bool handleBlockDeclaration(const std::string &path, CallArgs &args, ir::SourceLoc at);
@@ -193,6 +216,8 @@ private:
   std::vector<ir::VarRef> params_;
   std::vector<std::pair<ir::VarRef, ir::BufferRef>> bufferMap_;
   ir::AttrMap attrs_;
+  size_t nesting_ = 0;
+  bool nestingExceeded_ = false;
   bool hasBlocks_ = false;
   bool inFunctionBody_ = false;
 };

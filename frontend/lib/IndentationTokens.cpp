@@ -107,22 +107,24 @@ ir::SourceLoc TokenLayout::at(const Token &token) const {
 
 // `lineBreak` is the raw NEWLINE that ended the previous line (where an
 // "unexpected end of line" points), null at the start of the file.
-void TokenLayout::startLogicalLine(const Token &first, const Token *lineBreak, uint32_t width) {
+// False when the line is nested too deeply: tokenizing stops there.
+bool TokenLayout::startLogicalLine(const Token &first, const Token *lineBreak, uint32_t width) {
   if (lineHasTokens_ && lineBreak)
     out_.push_back(synthesize(TVMScriptLexer::NEWLINE, "\n", *lineBreak));
   lineHasTokens_ = true;
   lineNesting_ = 0;
   lineOperators_ = 0;
+  linePostfixOperators_ = 0;
   previousType_ = Token::INVALID_TYPE;
   if (width > indents_.back()) {
     if (indents_.size() > kMaxNestingDepth) {
       diagnostics_.error(at(first), "indentation nested too deeply (more than " +
                                                 std::to_string(kMaxNestingDepth) + " levels)");
-      return;
+      return false;
     }
     indents_.push_back(width);
     out_.push_back(synthesize(TVMScriptLexer::INDENT, "<INDENT>", first));
-    return;
+    return true;
   }
   while (width < indents_.back()) {
     indents_.pop_back();
@@ -131,11 +133,26 @@ void TokenLayout::startLogicalLine(const Token &first, const Token *lineBreak, u
   if (width != indents_.back())
     diagnostics_.error(at(first),
                        "unindent does not match any outer indentation level");
+  return true;
 }
 
 // Checks one real token; false when the token is so wrong that tokenizing stops.
 bool TokenLayout::checkToken(const Token &token) {
   size_t type = token.getType();
+  // Every infix or postfix operator after an operand (`a + b`, `a.b`, `f(x)`,
+  // `x[0]`) deepens the left-leaning tree the parser builds for the line.
+  bool extendsOperand = endsOperand(previousType_) && !endsOperand(type) &&
+                        type != TVMScriptLexer::COMMA && type != TVMScriptLexer::COLON;
+  bool postfix = type == TVMScriptLexer::DOT || type == TVMScriptLexer::LPAREN ||
+                 type == TVMScriptLexer::LBRACK;
+  if (extendsOperand && (postfix ? ++linePostfixOperators_ > kMaxLinePostfixOperators
+                                 : ++lineOperators_ > kMaxLineOperators)) {
+    size_t limit = postfix ? kMaxLinePostfixOperators : kMaxLineOperators;
+    diagnostics_.error(at(token), "expression too long (more than " + std::to_string(limit) +
+                                      (postfix ? " attribute, call and subscript operators" : " operators") +
+                                      " on one line)");
+    return false;
+  }
   if (type == TVMScriptLexer::UNKNOWN_CHAR) {
     diagnostics_.error(at(token), "invalid character " +
                                               describeCharacter(token.getText()) +
@@ -163,12 +180,6 @@ bool TokenLayout::checkToken(const Token &token) {
                type == TVMScriptLexer::TILDE) &&
               !endsOperand(previousType_))) {
     ++lineNesting_;
-  } else if (endsOperand(previousType_) && !endsOperand(type) && type != TVMScriptLexer::COMMA &&
-             type != TVMScriptLexer::COLON && type != TVMScriptLexer::DOT &&
-             ++lineOperators_ > kMaxLineOperators) {
-    diagnostics_.error(at(token), "expression too long (more than " + std::to_string(kMaxLineOperators) +
-                                      " operators on one line)");
-    return false;
   }
   previousType_ = type;
   if (lineNesting_ + openBrackets_.size() > kMaxNestingDepth) {
@@ -219,15 +230,16 @@ void TokenLayout::step() {
     lastNewline_ = std::move(token);
     return;
   }
+  bool keepGoing = true;
   if (lastNewline_ || atFileStart_) {
     uint32_t width = lastNewline_ ? indentationWidth(lastNewline_->getText())
                                   : static_cast<uint32_t>(token->getCharPositionInLine());
-    startLogicalLine(*token, firstNewline_.get(), width);
+    keepGoing = startLogicalLine(*token, firstNewline_.get(), width);
     firstNewline_.reset();
     lastNewline_.reset();
     atFileStart_ = false;
   }
-  bool keepGoing = checkToken(*token);
+  keepGoing = keepGoing && checkToken(*token);
   std::unique_ptr<Token> eof = synthesize(Token::EOF, "<EOF>", *token);
   out_.push_back(std::move(token));
   if (!keepGoing || diagnostics_.limitReached()) {

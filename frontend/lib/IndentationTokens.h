@@ -27,6 +27,11 @@ constexpr size_t kMaxNestingDepth = 200;
 /// is as deep as the chain is long.
 constexpr size_t kMaxLineOperators = 1000;
 
+/// The same for postfix operators (`.name`, calls, subscripts), counted apart
+/// because most of them (`A[i]`, `T.int64(1)`) are leaves of the tree, while a
+/// chain of them (`a.b.c ...`, `f()()...`, `x[0][0]...`) is as deep as it is long.
+constexpr size_t kMaxLinePostfixOperators = 2000;
+
 /// Lays out tokens one at a time, reading the lexer only as far as needed, so
 /// that a large file never has all its tokens in memory at once.
 class TokenLayout {
@@ -41,7 +46,7 @@ private:
   struct OpenBracket;
 
   void step();
-  void startLogicalLine(const antlr4::Token &first, const antlr4::Token *lineBreak, uint32_t width);
+  bool startLogicalLine(const antlr4::Token &first, const antlr4::Token *lineBreak, uint32_t width);
   bool checkToken(const antlr4::Token &token);
   void finish(std::unique_ptr<antlr4::Token> eof);
   std::unique_ptr<antlr4::Token> synthesize(size_t type, const std::string &text,
@@ -58,6 +63,7 @@ private:
   // level per open bracket.
   size_t lineNesting_ = 0;
   size_t lineOperators_ = 0;  // infix operators (and `=`, `in`, ...) after an operand
+  size_t linePostfixOperators_ = 0;
   size_t previousType_ = 0;
   bool lineHasTokens_ = false;
   bool atFileStart_ = true;

@@ -19,13 +19,17 @@ static Stmt noOp(ir::SourceLoc at) { return ir::make<ir::Evaluate>(ir::intImm(0)
 // so a long body never recurses deeply.
 class FunctionBuilder::BodyBuilder {
 public:
+  explicit BodyBuilder(FunctionBuilder &builder) : builder_(builder) {}
+
   std::vector<Stmt> &current() { return current_; }
 
-  void scopeRest(std::optional<Wrapper> wrapper) {
+  /// The statement at `at` scopes over the rest of the body (one level deeper).
+  void scopeRest(std::optional<Wrapper> wrapper, ir::SourceLoc at) {
     if (!wrapper)
       return;
     pending_.emplace_back(std::move(current_), std::move(*wrapper));
     current_.clear();
+    levels_.push_back(std::make_unique<Nesting>(builder_, 1, at));
   }
 
   /// The body; null when it holds no statement at all.
@@ -39,31 +43,43 @@ public:
   }
 
 private:
+  FunctionBuilder &builder_;
   std::vector<Stmt> current_;
   std::vector<std::pair<std::vector<Stmt>, Wrapper>> pending_;
+  std::vector<std::unique_ptr<Nesting>> levels_;
 };
+
+FunctionBuilder::Nesting::Nesting(FunctionBuilder &builder, size_t levels, ir::SourceLoc at)
+    : builder_(builder), levels_(levels) {
+  builder.nesting_ += levels;
+  withinLimit_ = builder.nesting_ <= kMaxStatementNesting;
+  if (!withinLimit_ && !builder.nestingExceeded_) {
+    builder.nestingExceeded_ = true;
+    builder.error(at, "nesting too deep (limit " + std::to_string(kMaxStatementNesting) + ")");
+  }
+}
 
 Stmt FunctionBuilder::buildSuite(Grammar::SuiteContext *suite) {
   if (auto *simple = suite->simple_stmt()) {
     // `if c: x = 1` on one line: a body of one simple statement.
-    BodyBuilder body;
+    BodyBuilder body(*this);
     for (auto *small : simple->small_stmt())
-      body.scopeRest(buildSmallStatement(small, body.current()));
+      body.scopeRest(buildSmallStatement(small, body.current()), loc(small));
     return body.finish(loc(suite));
   }
   return buildStatements(suite->stmt());
 }
 
 Stmt FunctionBuilder::buildStatements(const std::vector<Grammar::StmtContext *> &stmts) {
-  BodyBuilder body;
+  BodyBuilder body(*this);
   ir::SourceLoc last;
   for (auto *stmt : stmts) {
-    if (diagnostics_.limitReached())
+    if (diagnostics_.limitReached() || nestingExceeded_)
       break;
     last = loc(stmt);
     if (auto *simple = stmt->simple_stmt()) {
       for (auto *small : simple->small_stmt())
-        body.scopeRest(buildSmallStatement(small, body.current()));
+        body.scopeRest(buildSmallStatement(small, body.current()), loc(small));
     } else if (Stmt built = buildCompound(stmt->compound_stmt())) {
       body.current().push_back(built);
     }
@@ -569,9 +585,12 @@ Stmt FunctionBuilder::buildCompound(Grammar::Compound_stmtContext *stmt) {
   if (auto *withStmt = stmt->with_stmt())
     return buildWith(withStmt);
   if (auto *ifStmt = stmt->if_stmt())
-    return buildIf(ifStmt->expr(), ifStmt->suite(), ifStmt->elif_clause(), 0, ifStmt->else_clause());
+    return buildIf(ifStmt);
   if (auto *whileStmt = stmt->while_stmt()) {
     Expr condition = toExprOf(eval(whileStmt->expr()), DataType::boolTy(), "a condition");
+    Nesting nesting(*this, 1, loc(whileStmt));
+    if (!nesting)
+      return nullptr;
     pushScope();
     Stmt body = buildSuite(whileStmt->suite());
     popScope();
@@ -583,30 +602,49 @@ Stmt FunctionBuilder::buildCompound(Grammar::Compound_stmtContext *stmt) {
   return nullptr;
 }
 
-Stmt FunctionBuilder::buildIf(Grammar::ExprContext *conditionExpr, Grammar::SuiteContext *thenSuite,
-                              const std::vector<Grammar::Elif_clauseContext *> &elifs,
-                              size_t nextElif, Grammar::Else_clauseContext *elseClause) {
-  Expr condition = toExprOf(eval(conditionExpr), DataType::boolTy(), "a condition");
-  if (condition && !condition->dtype.isBool()) {
-    error(loc(conditionExpr), "condition must be a bool expression, got " + condition->dtype.str());
-    condition = nullptr;
-  }
-  pushScope();
-  Stmt thenCase = buildSuite(thenSuite);
-  popScope();
-  Stmt elseCase;
-  if (nextElif < elifs.size()) {
-    auto *elif = elifs[nextElif];
-    elseCase = buildIf(elif->expr(), elif->suite(), elifs, nextElif + 1, elseClause);
-  } else if (elseClause) {
+// An if/elif/else chain nests each elif in the else of the one before; it is
+// built front to back and assembled back to front, so a long chain of elifs
+// does not recurse.
+Stmt FunctionBuilder::buildIf(Grammar::If_stmtContext *stmt) {
+  struct Clause {
+    Expr condition;
+    Stmt body;
+    ir::SourceLoc at, bodyAt;
+  };
+  std::vector<Clause> clauses;
+  std::vector<std::unique_ptr<Nesting>> levels;
+  bool ok = true;
+  auto addClause = [&](Grammar::ExprContext *conditionExpr, Grammar::SuiteContext *suite) {
+    levels.push_back(std::make_unique<Nesting>(*this, 1, loc(conditionExpr)));
+    if (!*levels.back())
+      return false;
+    Expr condition = toExprOf(eval(conditionExpr), DataType::boolTy(), "a condition");
+    if (condition && !condition->dtype.isBool()) {
+      error(loc(conditionExpr), "condition must be a bool expression, got " + condition->dtype.str());
+      condition = nullptr;
+    }
+    ok &= bool(condition);
     pushScope();
-    elseCase = buildSuite(elseClause->suite());
+    Stmt body = buildSuite(suite);
+    popScope();
+    clauses.push_back({condition, body, loc(conditionExpr), loc(suite)});
+    return true;
+  };
+  bool complete = addClause(stmt->expr(), stmt->suite());
+  for (auto *elif : stmt->elif_clause())
+    complete = complete && addClause(elif->expr(), elif->suite());
+  Stmt elseCase;
+  if (complete && stmt->else_clause()) {
+    pushScope();
+    elseCase = buildSuite(stmt->else_clause()->suite());
     popScope();
   }
-  if (!condition)
+  if (!ok || !complete)
     return nullptr;
-  return ir::make<ir::IfThenElse>(condition, thenCase ? thenCase : noOp(loc(thenSuite)), elseCase,
-                                  loc(conditionExpr));
+  for (auto clause = clauses.rbegin(); clause != clauses.rend(); ++clause)
+    elseCase = ir::make<ir::IfThenElse>(clause->condition, clause->body ? clause->body : noOp(clause->bodyAt),
+                                        elseCase, clause->at);
+  return elseCase;
 }
 
 FunctionBuilder::NameList FunctionBuilder::targetNames(Grammar::TargetlistContext *list) {
@@ -705,6 +743,9 @@ Stmt FunctionBuilder::buildFor(Grammar::For_stmtContext *stmt) {
     return nullptr;
   }
 
+  Nesting nesting(*this, loops.size(), at);
+  if (!nesting)
+    return nullptr;
   pushScope();
   std::vector<ir::VarRef> vars;
   bool ok = true;
@@ -749,6 +790,11 @@ Stmt FunctionBuilder::buildWith(Grammar::With_stmtContext *stmt) {
   }
   CallArgs args = evalArgs(call->arglist(), loc(call));
   const std::string &path = callee.text;
+  // A block is a BlockRealize around a Block; `with T.decl_buffer(...) as B`
+  // may be an Allocate around a DeclBuffer.
+  Nesting nesting(*this, path == "T.block" || item->AS() ? 2 : 1, at);
+  if (!nesting)
+    return nullptr;
   if (item->AS()) {
     // The scoped forms the printer writes for a let, an allocation or a buffer
     // declaration that is not last in its sequence: `with T.allocate(...) as x:`.

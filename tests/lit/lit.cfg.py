@@ -1,6 +1,7 @@
 # lit configuration for vtac's golden-file tests: each .tvm file under tests/lit
 # carries its own RUN: and CHECK: lines.
 import os
+import sys
 import lit.formats
 
 config.name = "vtac"
@@ -11,6 +12,8 @@ config.test_source_root = os.path.dirname(__file__)
 config.test_exec_root = os.path.join(config.vtac_obj_root, "tests", "lit")
 
 config.substitutions.append(("%vtac", os.path.join(config.vtac_obj_root, "bin", "vtac")))
+# Generators of large hostile inputs (tests/lit/*/Inputs/*.py) run with lit's own interpreter.
+config.substitutions.append(("%python", sys.executable))
 config.substitutions.append(("%samples", os.path.join(config.vtac_src_root, "samples")))
 config.substitutions.append(("FileCheck", config.filecheck))
 config.substitutions.append(("not ", config.llvm_not + " "))

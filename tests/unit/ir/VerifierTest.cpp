@@ -105,3 +105,12 @@ TEST_CASE("empty fields are reported, not dereferenced", "[ir][verifier]") {
   // The printer shows the hole instead of crashing (for --print-after-all of a broken pass).
   CHECK(printPrimFunc(*f, "f").find("for i in range(None):\n        A[i] = None\n") != std::string::npos);
 }
+
+TEST_CASE("statements nested beyond the limit are reported once, not walked", "[ir][verifier]") {
+  BufferRef A = buffer("A", {4}, DataType::int32());
+  Stmt body = store(A, i32(1), {i32(0)});
+  for (size_t level = 0; level < kMaxStatementDepth + 10; ++level)
+    body = make<AssertStmt>(boolImm(true), make<StringImm>("ok"), body);
+  auto f = funcWithBuffers({A}, body);
+  CHECK(messages(*f) == Messages{"nesting too deep (limit 4000)"});
+}

@@ -5,7 +5,7 @@
 // buffer accesses whose number of indices differs from the buffer's rank, binary operands of
 // different dtypes, non-bool conditions, stores whose value dtype differs from the buffer's,
 // block realizes whose number of bindings differs from the block's iteration variables, loop
-// bounds of different dtypes than the loop variable.
+// bounds of different dtypes than the loop variable, statements nested too deeply.
 #pragma once
 
 #include <string>
@@ -16,6 +16,12 @@
 #include "vtac/ir/Function.h"
 
 namespace vtac::ir {
+
+/// Statements (sequences not counted) nested deeper than this are reported as
+/// "nesting too deep" and not looked into, so that neither the verifier nor
+/// the recursive walks after it exhaust the stack. The frontend's own limit
+/// (1000 levels as it counts them) keeps every parsed program well within it.
+constexpr size_t kMaxStatementDepth = 4000;
 
 struct VerifierDiagnostic {
   SourceLoc loc;

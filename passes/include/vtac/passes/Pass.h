@@ -12,6 +12,7 @@
 // (--print-after-all, --verify-each, --time-passes) as if the user had listed them.
 #pragma once
 
+#include <cstdint>
 #include <functional>
 #include <string>
 #include <vector>
@@ -19,14 +20,28 @@
 #include <llvm/ADT/StringMap.h>
 #include <llvm/Support/Error.h>
 
+#include "vta/config.h"
 #include "vtac/ir/Function.h"
 
 namespace vtac::passes {
 
+// A tagged on-chip memory scope's geometry (TVM's MemoryInfo, "tvm.info.mem.<scope>"):
+// storage-rewrite aligns the allocations it merges into one scope to maxSimdBits and fails
+// when their total exceeds maxNumBits.
+struct MemoryInfo {
+  uint64_t maxSimdBits = 0;
+  uint64_t maxNumBits = 0;
+};
+
 // What a pass may read besides the function: options given on the command line (e.g. `cse`
-// for vta-lower) and a sink for remarks (missed optimisations, -Rpass-missed style).
+// for vta-lower), the VTA target the VTA passes lower for (tile shapes, SRAM sizes: `vtac opt
+// --vta-config`, TVM's default configuration otherwise), the on-chip memories of the target by
+// scope name ("local.acc_buffer"; the driver fills VTA's three SRAMs from `vta`) and a sink for
+// remarks (missed optimisations, -Rpass-missed style).
 struct PassContext {
   llvm::StringMap<std::string> options;
+  vta::Config vta = vta::Config::tvmDefault();
+  llvm::StringMap<MemoryInfo> memoryInfo;
   // Remarks are warnings that do not stop the pipeline; the driver prints them.
   std::function<void(ir::SourceLoc, const std::string &)> remark;
 
