@@ -284,8 +284,9 @@ public:
   }
   void visitAllocate(const ir::Allocate &op) override {
     const std::string &scope = op.scope();
-    if (scope != "global" && scope != "local") {
-      fail(op, "the C emitter cannot allocate '" + op.bufferVar->name + "' in scope '" + scope + "'");
+    if (!isHostScope(scope)) {
+      fail(op, "'" + op.bufferVar->name + "' is in VTA's on-chip scope '" + scope +
+                   "': lower the program for VTA (vta-lower) before compiling it");
       return;
     }
     if (op.condition) fail(op, "the C emitter does not support conditional allocations");
