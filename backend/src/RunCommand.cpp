@@ -102,6 +102,7 @@ int runGraph(const frontend::ParsedModule &parsed, const RunOptions &options, st
              std::ostream &errors) {
   const char *unsupported = !options.referenceFile.empty() ? "--reference"
                             : options.timing                 ? "--timing"
+                            : options.engine == "jit"        ? "--engine=jit"
                                                              : nullptr;
   if (unsupported) {
     errors << renderError(diagnosticError(std::string(unsupported) + " is not supported for a Relax entry"));

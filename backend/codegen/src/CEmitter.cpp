@@ -3,12 +3,14 @@
 #include <cmath>
 #include <cstdio>
 #include <map>
+#include <set>
 #include <sstream>
 
 #include "vtac/codegen/CNames.h"
 #include "vtac/codegen/RuntimeApi.h"
 #include "vtac/ir/Diagnostic.h"
 #include "vtac/ir/Functor.h"
+#include "vtac/ir/Visitor.h"
 
 namespace vtac::codegen {
 
@@ -70,6 +72,7 @@ public:
 
   llvm::Error takeError() { return std::move(error_); }
   std::string text() const { return out_.str(); }
+  bool usesStatus() const { return usesStatus_; }
 
   // From here on, every runtime call that returns nothing is followed by a check of the
   // runtime's error count. (Not in micro-kernels: the runtime checks what a kernel recorded
@@ -209,7 +212,11 @@ public:
 
   // ---- statements -------------------------------------------------------------------------
   void visitLetStmt(const ir::LetStmt &op) override {
-    line(type(op.var->dtype, op) + spaced(op.var->dtype) + names_(*op.var) + " = " + visitExpr(op.value) + ";");
+    auto *call = op.value.as<ir::Call>();
+    if (call && call->op == hostop::kMakeTensor)
+      makeTensor(*op.var, *call);
+    else
+      line(type(op.var->dtype, op) + spaced(op.var->dtype) + names_(*op.var) + " = " + visitExpr(op.value) + ";");
     visitStmt(op.body);
   }
   void visitAttrStmt(const ir::AttrStmt &op) override {
@@ -261,6 +268,7 @@ public:
     if (op.value.isa<ir::IntImm>()) return;
     auto *call = op.value.as<ir::Call>();
     if (call && call->op == hostop::kPushMicroKernel) return pushKernel(*call);
+    if (call && call->op == hostop::kCallChecked) return callChecked(*call);
     std::string text = visitExpr(op.value);
     llvm::StringRef callee = externCallee(op.value);
     if (returnsStatus(callee)) {
@@ -276,8 +284,9 @@ public:
   }
   void visitAllocate(const ir::Allocate &op) override {
     const std::string &scope = op.scope();
-    if (scope != "global" && scope != "local") {
-      fail(op, "the C emitter cannot allocate '" + op.bufferVar->name + "' in scope '" + scope + "'");
+    if (!isHostScope(scope)) {
+      fail(op, "'" + op.bufferVar->name + "' is in VTA's on-chip scope '" + scope +
+                   "': lower the program for VTA (vta-lower) before compiling it");
       return;
     }
     if (op.condition) fail(op, "the C emitter does not support conditional allocations");
@@ -407,6 +416,31 @@ private:
     return text;
   }
 
+  // `DLTensor *var` over the data and dims of a vtac.make_tensor call (see HostLowering.h).
+  void makeTensor(const ir::Var &var, const ir::Call &call) {
+    if (call.args.size() < 4) return fail(call, "'" + call.op + "' needs data, type code, bits and lanes");
+    const std::string &name = names_(var);
+    std::string shape = names_.fresh(var.name + "_shape"), tensor = names_.fresh(var.name + "_tensor");
+    std::string dims;
+    for (size_t i = 4; i < call.args.size(); ++i) dims += (i > 4 ? ", " : "") + visitExpr(call.args[i]);
+    size_t ndim = call.args.size() - 4;
+    line("int64_t " + shape + "[" + std::to_string(std::max<size_t>(ndim, 1)) + "] = {" + (dims.empty() ? "0" : dims) + "};");
+    line("DLTensor " + tensor + " = {.data = " + visitExpr(call.args[0]) + ", .device = {kDLCPU, 0}, .ndim = " +
+         std::to_string(ndim) + ", .dtype = {" + visitExpr(call.args[1]) + ", " + visitExpr(call.args[2]) + ", " +
+         visitExpr(call.args[3]) + "}, .shape = " + shape + ", .strides = NULL, .byte_offset = 0};");
+    line("DLTensor *" + name + " = &" + tensor + ";");
+  }
+
+  void callChecked(const ir::Call &call) {
+    auto *symbol = call.args.empty() ? nullptr : call.args[0].as<ir::StringImm>();
+    if (!symbol) return fail(call, "'" + call.op + "' needs the callee's symbol");
+    std::string args;
+    for (size_t i = 1; i < call.args.size(); ++i) args += (i > 1 ? ", " : "") + visitExpr(call.args[i]);
+    line("if ((vtac_status = " + symbol->value + "(" + args + ")) != 0)");
+    line("  return vtac_status;");
+    usesStatus_ = true;
+  }
+
   void pushKernel(const ir::Call &call) {
     auto *index = call.args.empty() ? nullptr : call.args[0].as<ir::IntImm>();
     if (!index || index->value < 0 || size_t(index->value) >= function_.kernels.size()) {
@@ -436,6 +470,7 @@ private:
   std::ostringstream out_;
   int indent_ = 1;
   bool checksErrorCount_ = false;
+  bool usesStatus_ = false;  // a checked call needs `vtac_status` declared
   llvm::Error error_ = llvm::Error::success();
 };
 
@@ -486,8 +521,20 @@ llvm::Expected<std::string> emitC(const std::vector<HostFunction> &functions, co
     writer.visitStmt(function.body);
     writer.line("return 0;");
     if (llvm::Error error = writer.takeError()) return error;
+    if (writer.usesStatus()) definitions << "  int32_t vtac_status;\n";
     definitions << writer.text() << "}\n\n";
   }
+
+  // Prototypes of the functions the graph calls that this file does not define.
+  std::set<std::string> defined;
+  for (const HostFunction &function : functions) defined.insert(function.symbol);
+  std::map<std::string, size_t> arities;
+  for (const HostFunction &function : functions)
+    ir::preOrderVisit(function.body, [&](const ir::Node &node) {
+      auto *call = node.as<ir::Call>();
+      auto *symbol = call && call->op == hostop::kCallChecked && !call->args.empty() ? call->args[0].as<ir::StringImm>() : nullptr;
+      if (symbol && !defined.count(symbol->value)) arities[symbol->value] = call->args.size() - 1;
+    });
 
   std::ostringstream out;
   out << "/* Generated by vtac from " << sourceName << ". Do not edit. */\n"
@@ -501,6 +548,13 @@ llvm::Expected<std::string> emitC(const std::vector<HostFunction> &functions, co
       << "static inline int vtac_error_count(void) { return VTARuntimeErrorCount ? VTARuntimeErrorCount() : 0; }\n\n";
   for (const auto &[name, text] : helpers) out << text << "\n";
   if (!helpers.empty()) out << "\n";
+  if (!arities.empty()) out << "/* Provided by the program this code is linked into. */\n";
+  for (const auto &[name, arity] : arities) {
+    std::string params;
+    for (size_t i = 0; i < arity; ++i) params += i ? ", DLTensor *" : "DLTensor *";
+    out << "int32_t " << name << "(" << (params.empty() ? "void" : params) << ");\n";
+  }
+  if (!arities.empty()) out << "\n";
   std::string text = out.str() + definitions.str();
   while (text.size() > 1 && text[text.size() - 1] == '\n' && text[text.size() - 2] == '\n') text.pop_back();
   return text;

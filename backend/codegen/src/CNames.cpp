@@ -42,7 +42,7 @@ const std::string &CNames::operator()(const ir::Var &var) {
 }
 
 CNames functionNames(const HostFunction &function) {
-  CNames names({"closure", "closure_arg", "vtac_errors_at_entry", "vtac_fail"});
+  CNames names({"closure", "closure_arg", "vtac_errors_at_entry", "vtac_fail", "vtac_status"});
   for (const HostParam &param : function.params) names(*param.var);
   return names;
 }

@@ -12,6 +12,7 @@
 #include "vtac/codegen/CEmitter.h"
 #include "vtac/codegen/HeaderEmitter.h"
 #include "vtac/codegen/LLVMEmitter.h"
+#include "vtac/codegen/RelaxHostLowering.h"
 #include "vtac/frontend/Commands.h"
 #include "vtac/ir/Diagnostic.h"
 #include "vtac/passes/PassManager.h"
@@ -110,34 +111,35 @@ private:
       return false;
     }
     std::vector<HostFunction> functions;
-    size_t primFuncs = 0;
-    for (const auto &entry : parsed->module.functions()) primFuncs += entry.function.isa<ir::PrimFunc>();
-    for (const auto &entry : parsed->module.functions())
-      if (!entry.function.isa<ir::PrimFunc>()) {
-        errors << ir::renderError(ir::diagnosticError(entry.function->loc(), "cannot compile Relax function '" +
-                                                                                 entry.name->name +
-                                                                                 "' (only prim_funcs compile so far)"));
-        return false;
-      }
-    std::map<std::string, std::string> symbolOwners;
+    // Symbols first (a graph calls prim_funcs by them); prim_funcs, then graphs, so that every
+    // function a graph calls is defined before it.
+    std::map<std::string, std::string> symbols, symbolOwners;
     for (const auto &entry : parsed->module.functions()) {
       const std::string &name = entry.name->name;
-      auto *func = entry.function.as<ir::PrimFunc>();
-      std::string symbol = symbolOf(job.input, name, primFuncs == 1);
+      std::string symbol = symbolOf(job.input, name, parsed->module.size() == 1);
       if (!symbolOwners.emplace(symbol, name).second) {
-        errors << ir::renderError(ir::diagnosticError(
-            func->loc(), "prim_funcs '" + symbolOwners[symbol] + "' and '" + name + "' would both be named '" + symbol + "'"));
+        errors << ir::renderError(ir::diagnosticError(entry.function->loc(), "functions '" + symbolOwners[symbol] + "' and '" +
+                                                                                 name + "' would both be named '" + symbol + "'"));
         return false;
       }
-      auto lowered = lowerForHost(*func, name, symbol);
-      if (!lowered) {
-        errors << ir::renderError(lowered.takeError());
-        return false;
-      }
-      functions.push_back(std::move(*lowered));
+      symbols[name] = symbol;
     }
+    for (bool graphs : {false, true})
+      for (const auto &entry : parsed->module.functions()) {
+        const std::string &name = entry.name->name;
+        auto *func = entry.function.as<ir::PrimFunc>();
+        const ir::RelaxFunction *graph = ir::asRelaxFunction(entry.function);
+        if (graphs ? !graph : !func) continue;
+        auto lowered = graph ? lowerRelaxForHost(*graph, name, symbols[name], symbols)
+                             : lowerForHost(*func, name, symbols[name]);
+        if (!lowered) {
+          errors << ir::renderError(lowered.takeError());
+          return false;
+        }
+        functions.push_back(std::move(*lowered));
+      }
     if (functions.empty()) {
-      errors << job.input << ": error: no prim_func to compile\n";
+      errors << job.input << ": error: no function to compile\n";
       return false;
     }
     auto contents = emit(job, functions);

@@ -1,8 +1,10 @@
 #include "vtac/codegen/HeaderEmitter.h"
 
+#include <set>
 #include <sstream>
 
 #include "vtac/codegen/CNames.h"
+#include "vtac/ir/Visitor.h"
 
 namespace vtac::codegen {
 
@@ -30,7 +32,8 @@ std::string emitHeader(const std::vector<HostFunction> &functions, const std::st
       << "#ifdef __cplusplus\nextern \"C\" {\n#endif\n\n";
   for (const HostFunction &function : functions) {
     CNames names = functionNames(function);
-    out << "/*\n * " << function.symbol << ": prim_func '" << function.name << "' of " << sourceName << ".\n";
+    out << "/*\n * " << function.symbol << ": " << (function.graph ? "graph function '" : "prim_func '") << function.name
+        << "' of " << sourceName << ".\n";
     for (const HostParam &param : function.params) {
       out << " *   " << names(*param.var) << ": ";
       if (!param.buffer) {
@@ -41,7 +44,21 @@ std::string emitHeader(const std::vector<HostFunction> &functions, const std::st
           << (param.onVta ? "data is a VTABufferAlloc buffer (byte_offset 0)" : "data in host memory") << "\n";
     }
     out << " * Returns 0 on success, -1 when an argument does not match (the message is\n"
-        << " * VTARuntimeLastError()), -2 when the VTA runtime reported an error during the call.\n */\n";
+        << " * VTARuntimeLastError()), -2 when the VTA runtime reported an error during the call.\n";
+    if (function.graph) {
+      out << " * Destination-passing: the parameters after the inputs receive the results. Each\n"
+          << " * function the graph calls returns its status; a non-zero one is returned at once.\n";
+      std::set<std::string> callees;
+      ir::preOrderVisit(function.body, [&](const ir::Node &node) {
+        auto *call = node.as<ir::Call>();
+        if (call && call->op == hostop::kCallChecked && !call->args.empty())
+          if (auto *symbol = call->args[0].as<ir::StringImm>()) callees.insert(symbol->value);
+      });
+      out << " * Calls:";
+      for (const std::string &callee : callees) out << " " << callee;
+      out << " (int32_t NAME(DLTensor *, ...), inputs then output).\n";
+    }
+    out << " */\n";
     std::string params;
     for (const HostParam &param : function.params) {
       if (!params.empty()) params += ", ";

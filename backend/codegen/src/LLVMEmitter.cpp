@@ -483,7 +483,8 @@ private:
 
   // ---- statements ---------------------------------------------------------------------------
   void visitLetStmt(const ir::LetStmt &op) override {
-    llvm::Value *value = visitExpr(op.value);
+    auto *call = op.value.as<ir::Call>();
+    llvm::Value *value = call && call->op == hostop::kMakeTensor ? makeTensor(*call) : visitExpr(op.value);
     if (!llvm::isa<llvm::Constant>(value) && !value->hasName()) value->setName(op.var->name);
     vars_[op.var.get()] = value;
     visitStmt(op.body);
@@ -536,6 +537,7 @@ private:
     if (op.value.isa<ir::IntImm>()) return;
     auto *call = op.value.as<ir::Call>();
     if (call && call->op == hostop::kPushMicroKernel) return pushKernel(*call);
+    if (call && call->op == hostop::kCallChecked) return callChecked(*call);
     llvm::Value *value = visitExpr(op.value);
     llvm::StringRef callee = externCallee(op.value);
     if (returnsStatus(callee))
@@ -545,8 +547,9 @@ private:
   }
   void visitAllocate(const ir::Allocate &op) override {
     const std::string &scope = op.scope();
-    if (scope != "global" && scope != "local") {
-      fail(op, "the LLVM emitter cannot allocate '" + op.bufferVar->name + "' in scope '" + scope + "'");
+    if (!isHostScope(scope)) {
+      fail(op, "'" + op.bufferVar->name + "' is in VTA's on-chip scope '" + scope +
+                   "': lower the program for VTA (vta-lower) before compiling it");
       return;
     }
     if (op.condition) fail(op, "the LLVM emitter does not support conditional allocations");
@@ -592,6 +595,53 @@ private:
     index->addIncoming(next, b_.GetInsertBlock());
     b_.CreateBr(header);
     b_.SetInsertPoint(exit);
+  }
+
+  // ---- graphs ------------------------------------------------------------------------------
+  // A DLTensor on the stack over the data and dims of a vtac.make_tensor call.
+  llvm::Value *makeTensor(const ir::Call &call) {
+    if (call.args.size() < 4) {
+      fail(call, "'" + call.op + "' needs data, type code, bits and lanes");
+      return llvm::ConstantPointerNull::get(b_.getPtrTy());
+    }
+    size_t ndim = call.args.size() - 4;
+    llvm::IRBuilder<> entry(&fn_->getEntryBlock(), fn_->getEntryBlock().begin());
+    llvm::Value *tensor = entry.CreateAlloca(dlTensor_, nullptr, "tensor");
+    llvm::Value *shape = entry.CreateAlloca(b_.getInt64Ty(), b_.getInt64(std::max<size_t>(ndim, 1)), "shape");
+    for (size_t i = 0; i < ndim; ++i)
+      b_.CreateStore(toInt64(call.args[4 + i]), b_.CreateConstGEP1_64(b_.getInt64Ty(), shape, i));
+    auto field = [&](std::initializer_list<unsigned> path) {
+      std::vector<llvm::Value *> indices{b_.getInt32(0)};
+      for (unsigned index : path) indices.push_back(b_.getInt32(index));
+      return b_.CreateGEP(dlTensor_, tensor, indices);
+    };
+    auto narrow = [&](size_t arg, llvm::Type *t) { return b_.CreateIntCast(visitExpr(call.args[arg]), t, false); };
+    b_.CreateStore(visitExpr(call.args[0]), field({0}));
+    b_.CreateStore(b_.getInt32(1), field({1, 0}));  // kDLCPU
+    b_.CreateStore(b_.getInt32(0), field({1, 1}));
+    b_.CreateStore(b_.getInt32(uint32_t(ndim)), field({2}));
+    b_.CreateStore(narrow(1, b_.getInt8Ty()), field({3, 0}));
+    b_.CreateStore(narrow(2, b_.getInt8Ty()), field({3, 1}));
+    b_.CreateStore(narrow(3, b_.getInt16Ty()), field({3, 2}));
+    b_.CreateStore(shape, field({4}));
+    b_.CreateStore(llvm::ConstantPointerNull::get(b_.getPtrTy()), field({5}));
+    b_.CreateStore(b_.getInt64(0), field({6}));
+    return tensor;
+  }
+
+  void callChecked(const ir::Call &call) {
+    auto *symbol = call.args.empty() ? nullptr : call.args[0].as<ir::StringImm>();
+    if (!symbol) return fail(call, "'" + call.op + "' needs the callee's symbol");
+    std::vector<llvm::Value *> args;
+    for (size_t i = 1; i < call.args.size(); ++i) args.push_back(visitExpr(call.args[i]));
+    std::vector<llvm::Type *> params(args.size(), b_.getPtrTy());
+    llvm::FunctionCallee callee =
+        module_.getOrInsertFunction(symbol->value, llvm::FunctionType::get(b_.getInt32Ty(), params, false));
+    if (callee.getFunctionType()->getNumParams() != args.size())
+      return fail(call, "'" + symbol->value + "' is called with " + std::to_string(args.size()) +
+                            " tensors but takes " + std::to_string(callee.getFunctionType()->getNumParams()));
+    llvm::Value *status = b_.CreateCall(callee, args);
+    returnIf(b_.CreateICmpNE(status, b_.getInt32(0)), status);
   }
 
   // ---- micro-kernels ------------------------------------------------------------------------

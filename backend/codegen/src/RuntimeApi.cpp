@@ -30,6 +30,11 @@ bool returnsStatus(llvm::StringRef name) {
   return name == "VTADepPush" || name == "VTADepPop" || name == "VTAPushGEMMOp" || name == "VTAPushALUOp";
 }
 
+bool isHostScope(llvm::StringRef scope) {
+  return scope != "local.inp_buffer" && scope != "local.wgt_buffer" && scope != "local.acc_buffer" &&
+         scope != "local.uop";
+}
+
 bool reportsThroughErrorCount(llvm::StringRef name) {
   const char *signature = runtimeSignature(name);
   return signature && signature[0] == 'v' && name != "VTARuntimeReportError";

@@ -9,6 +9,8 @@
 
 #include "vtac/codegen/LLVMEmitter.h"
 #include "vtac/ir/Diagnostic.h"
+#include "vtac/ir/Visitor.h"
+#include "vtac/passes/PassManager.h"
 
 namespace vtac::jit {
 
@@ -48,7 +50,19 @@ std::string runtimeMessage() {
 llvm::Expected<std::unique_ptr<JitFunction>> JitFunction::compile(const ir::PrimFunc &func, const std::string &name,
                                                                    int optLevel) {
   std::unique_ptr<JitFunction> result(new JitFunction());
-  auto host = codegen::lowerForHost(func, name, name);
+  // TensorIR is flattened first, as `vtac compile --passes=tir-lower` would.
+  ir::PrimFuncRef flat(&func);
+  bool hasBlocks = false;
+  ir::preOrderVisit(func.body, [&](const ir::Node &node) { hasBlocks |= node.isa<ir::BlockRealize>(); });
+  if (hasBlocks) {
+    auto pipeline = passes::parsePipeline("tir-lower", passes::PassRegistry::builtin());
+    if (!pipeline) return pipeline.takeError();
+    passes::PassContext context;
+    auto lowered = passes::PassManager(std::move(*pipeline)).run(flat, name, context);
+    if (!lowered) return lowered.takeError();
+    flat = *lowered;
+  }
+  auto host = codegen::lowerForHost(*flat, name, name);
   if (!host) return host.takeError();
   result->host_ = std::move(*host);
 

@@ -49,6 +49,12 @@ inline constexpr const char *kTensorHasStrides = "vtac.dltensor_has_strides";
 inline constexpr const char *kTensorByteOffset = "vtac.dltensor_byte_offset";
 // (index) -> int32: push micro-kernel `index` of the function (see MicroKernel).
 inline constexpr const char *kPushMicroKernel = "vtac.push_micro_kernel";
+// (data, type code, bits, lanes, dim0, dim1, ...) -> handle: a DLTensor (host memory, compact)
+// over `data`, alive for the rest of the function; only as the value of a LetStmt.
+inline constexpr const char *kMakeTensor = "vtac.make_tensor";
+// ("symbol", tensor, ...) -> int32: calls `int32_t symbol(DLTensor *, ...)` (a compiled prim_func
+// or a function the program is linked with) and returns its non-zero status from the caller.
+inline constexpr const char *kCallChecked = "vtac.call_checked";
 }  // namespace hostop
 
 // The body of one `coproc_uop_scope`: a static function recording micro-ops, called by the
@@ -63,10 +69,12 @@ struct HostParam {
   ir::VarRef var;        // a DLTensor* handle for a buffer, the scalar itself otherwise
   ir::BufferRef buffer;  // null for a scalar parameter
   bool onVta = false;    // the buffer's data is a VTABufferAlloc handle
+  bool bindsData = true;  // the body reads buffer->data (a graph only passes the tensor on)
 };
 
 struct HostFunction {
-  std::string name;    // the prim_func's name in the module
+  std::string name;    // the function's name in the module
+  bool graph = false;  // a Relax graph function (RelaxHostLowering.h), not a prim_func
   std::string symbol;  // the name of the emitted function
   std::vector<HostParam> params;
   ir::Stmt body;

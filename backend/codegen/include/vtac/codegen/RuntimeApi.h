@@ -26,6 +26,12 @@ llvm::StringRef externCallee(const ir::Expr &expr);
 // A runtime function whose int result is a status (0 = success).
 bool returnsStatus(llvm::StringRef name);
 
+// A storage scope compiled code allocates in host memory: every scope but VTA's on-chip
+// buffers (local.inp_buffer, local.wgt_buffer, local.acc_buffer, local.uop), which only
+// vta-lower can turn into DMA and micro-ops. ("shared", "local", "global"... are plain
+// memory on the host, as the interpreter treats them.)
+bool isHostScope(llvm::StringRef scope);
+
 // A runtime function that returns nothing and records its failures in the error count.
 bool reportsThroughErrorCount(llvm::StringRef name);
 

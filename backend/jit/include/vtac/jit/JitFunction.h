@@ -6,8 +6,9 @@
 // tensor for a scalar), buffers written back. VTA parameters are copied into VTABufferAlloc
 // buffers and back, as TVM's runtime passes them; runtime calls resolve to the VTA runtime
 // linked into the process. A failing call (status -1 for an argument, -2 for a runtime error)
-// becomes an error carrying VTARuntimeLastError (and the simulator's detail). Programs the
-// emitter does not support (blocks, vectors) fail to compile with the emitter's located error.
+// becomes an error carrying VTARuntimeLastError (and the simulator's detail). A TensorIR
+// function (blocks) is first flattened by the `tir-lower` pipeline; what the emitter does not
+// support (vectors, what tir-lower leaves) fails to compile with a located error.
 #pragma once
 
 #include <memory>

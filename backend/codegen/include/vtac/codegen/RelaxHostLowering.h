@@ -1,0 +1,33 @@
+// Lowering of a Relax graph function (`@R.function main`) for the host: the whole model as one
+// compiled function, next to the prim_funcs it calls.
+//
+// The graph becomes `int32_t SYMBOL(DLTensor *param..., DLTensor *result...)`: the parameters,
+// then one destination tensor per returned value (the caller allocates the results, as TVM's
+// destination-passing style). Symbolic sizes are bound from the parameters' shapes and every
+// tensor is checked at entry like a prim_func's (EntryChecks.h). Each binding
+//   lv = R.call_tir(cls.f, (args,), ...)  /  R.call_dps_packed("name", (args,), R.Tensor(...))
+// allocates its output (host memory, freed when the function returns; a returned variable is
+// written into its destination instead) and calls, in destination-passing style, the compiled
+// prim_func's symbol (`prim_funcs`: module name -> symbol) or, for a name the module does not
+// define, the C function of that name with '.' as '_' (env.linear -> env_linear), resolved
+// when the program is linked: `int32_t env_linear(DLTensor *x, DLTensor *w, DLTensor *b,
+// DLTensor *out)`. A non-zero status is returned at once. `gv = lv` aliases a tensor.
+// Unsupported (located errors): constants (bound parameters), tensors without a shape or
+// dtype, a returned parameter or alias, tuple outputs of a call.
+#pragma once
+
+#include <map>
+#include <string>
+
+#include <llvm/Support/Error.h>
+
+#include "vtac/codegen/HostLowering.h"
+#include "vtac/ir/Relax.h"
+
+namespace vtac::codegen {
+
+llvm::Expected<HostFunction> lowerRelaxForHost(const ir::RelaxFunction &func, const std::string &name,
+                                               const std::string &symbol,
+                                               const std::map<std::string, std::string> &primFuncs);
+
+}  // namespace vtac::codegen

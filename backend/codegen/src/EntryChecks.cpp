@@ -1,0 +1,146 @@
+#include "vtac/codegen/EntryChecks.h"
+
+#include <unordered_set>
+
+#include "vtac/ir/Diagnostic.h"
+
+namespace vtac::codegen {
+
+namespace {
+
+using ir::DataType;
+
+ir::Expr call(DataType dtype, const char *op, std::vector<ir::Expr> args) {
+  return ir::make<ir::Call>(dtype, op, std::move(args));
+}
+
+ir::Expr toInt64(const ir::Expr &e) {
+  if (e->dtype == DataType::int64()) return e;
+  if (auto *imm = e.as<ir::IntImm>()) return ir::intImm(imm->value, DataType::int64());
+  return ir::make<ir::Cast>(DataType::int64(), e);
+}
+
+// a * b, folded when both are constants.
+ir::Expr multiply(const ir::Expr &a, const ir::Expr &b) {
+  auto *x = a.as<ir::IntImm>(), *y = b.as<ir::IntImm>();
+  if (x && y) return ir::intImm(x->value * y->value, DataType::int64());
+  return ir::binary(ir::NodeKind::Mul, a, b);
+}
+
+// DLPack's type code of a buffer's dtype (kDLInt 0, kDLUInt 1, kDLFloat 2). bool is kDLUInt
+// of 1 bit, as TVM describes it (one byte per element in memory).
+llvm::Expected<int> dlpackTypeCode(DataType dtype, const ir::Buffer &buffer) {
+  switch (dtype.code()) {
+  case DataType::Code::Int: return 0;
+  case DataType::Code::UInt: return 1;
+  case DataType::Code::Float: return 2;
+  case DataType::Code::Bool: return 1;
+  default:
+    return ir::diagnosticError(buffer.loc(), "buffer '" + buffer.name + "' of dtype " + dtype.str() +
+                                                 " cannot be a parameter");
+  }
+}
+
+// The entry checks and bindings of one tensor parameter, wrapped around `body`.
+llvm::Expected<ir::Stmt> bindTensor(const HostFunction &function, const HostParam &param, ir::Stmt body,
+                                    std::unordered_set<const ir::Var *> &boundSizes) {
+  const ir::Buffer &buffer = *param.buffer;
+  const ir::VarRef &tensor = param.var;
+  std::string what = function.symbol + ": argument '" + tensor->name + "'";
+  DataType dtype = buffer.dtype;
+  auto typeCode = dlpackTypeCode(dtype, buffer);
+  if (!typeCode) return typeCode.takeError();
+  auto i32 = [](int64_t v) { return ir::intImm(v, DataType::int32()); };
+  auto i64 = [](int64_t v) { return ir::intImm(v, DataType::int64()); };
+  auto eq = [](ir::Expr a, ir::Expr b) { return ir::binary(ir::NodeKind::EQ, std::move(a), std::move(b)); };
+  auto field = [&](const char *op, DataType type) { return call(type, op, {tensor}); };
+  auto dim = [&](const char *op, size_t i) { return call(DataType::int64(), op, {tensor, i32(int64_t(i))}); };
+
+  // The steps in execution order: an assertion (check, message) or a binding (var, value).
+  struct Step {
+    ir::Expr check;
+    std::string message;
+    ir::VarRef var;
+    ir::Expr value;
+  };
+  std::vector<Step> steps;
+  auto assertThat = [&](ir::Expr check, std::string message) { steps.push_back({check, message, {}, {}}); };
+  assertThat(ir::make<ir::Not>(field(hostop::kTensorIsNull, DataType::boolTy())), what + " is NULL");
+  assertThat(eq(field(hostop::kTensorNdim, DataType::int32()), i32(int64_t(buffer.rank()))),
+             what + " must have " + std::to_string(buffer.rank()) + " dimensions");
+  ir::Expr typeMatches = ir::binary(
+      ir::NodeKind::And,
+      ir::binary(ir::NodeKind::And, eq(field(hostop::kTensorTypeCode, DataType::int32()), i32(*typeCode)),
+                 eq(field(hostop::kTensorTypeBits, DataType::int32()), i32(dtype.bits()))),
+      eq(field(hostop::kTensorTypeLanes, DataType::int32()), i32(dtype.lanes())));
+  assertThat(typeMatches, what + " must have dtype " + dtype.str());
+  if (!buffer.strides.empty())
+    return ir::diagnosticError(buffer.loc(), "buffer '" + buffer.name +
+                                                 "' has explicit strides: only compact parameters are supported");
+  for (size_t i = 0; i < buffer.rank(); ++i) {
+    const ir::Expr &extent = buffer.shape[i];
+    auto *var = extent.as<ir::Var>();
+    if (var && boundSizes.insert(var).second) {
+      ir::Expr value = dim(hostop::kTensorShape, i);
+      if (var->dtype != value->dtype) value = ir::make<ir::Cast>(var->dtype, value);
+      steps.push_back({{}, {}, ir::VarRef(var), value});
+      continue;
+    }
+    if (!var && !extent.isa<ir::IntImm>())
+      return ir::diagnosticError(buffer.loc(), "buffer '" + buffer.name + "': dimension " + std::to_string(i) +
+                                                   " is an expression; a parameter's shape must be constants or variables");
+    assertThat(eq(dim(hostop::kTensorShape, i), toInt64(extent)),
+               what + ": dimension " + std::to_string(i) + " must be " +
+                   (var ? "the same size as '" + var->name + "'" : std::to_string(extent.as<ir::IntImm>()->value)));
+  }
+  if (param.onVta)
+    assertThat(eq(field(hostop::kTensorByteOffset, DataType::int64()), i64(0)),
+               what + " is a VTA buffer: its byte_offset must be 0");
+  if (param.bindsData) steps.push_back({{}, {}, buffer.data, call(DataType::handle(), hostop::kTensorData, {tensor})});
+
+  // Strides: absent, or those of the compact row-major layout.
+  ir::Expr compact;
+  ir::Expr stride = i64(1);
+  for (size_t i = buffer.rank(); i-- > 0;) {
+    ir::Expr same = eq(dim(hostop::kTensorStride, i), stride);
+    compact = compact ? ir::binary(ir::NodeKind::And, same, compact) : same;
+    stride = multiply(stride, toInt64(buffer.shape[i]));
+  }
+  if (compact)
+    body = ir::seq({ir::make<ir::IfThenElse>(
+                        field(hostop::kTensorHasStrides, DataType::boolTy()),
+                        ir::make<ir::AssertStmt>(compact, ir::make<ir::StringImm>(what + " must be compact (row-major)"),
+                                                 ir::make<ir::Evaluate>(i32(0)))),
+                    body});
+  for (auto it = steps.rbegin(); it != steps.rend(); ++it)
+    body = it->var ? ir::Stmt(ir::make<ir::LetStmt>(it->var, it->value, body))
+                   : ir::Stmt(ir::make<ir::AssertStmt>(it->check, ir::make<ir::StringImm>(it->message), body));
+  return body;
+}
+
+}  // namespace
+
+llvm::Expected<ir::Stmt> bindParameters(const HostFunction &function, ir::Stmt body) {
+  // Checks run parameter by parameter, first to last; a size bound by an earlier tensor is
+  // checked against the later ones.
+  std::unordered_set<const ir::Var *> boundSizes;
+  std::vector<const HostParam *> tensors;
+  for (const HostParam &param : function.params)
+    if (param.buffer) tensors.push_back(&param);
+  // The statement is built inside out (last tensor first), but a size is bound by the first
+  // tensor that has it: record what the earlier tensors bind before wrapping.
+  std::vector<std::unordered_set<const ir::Var *>> boundBefore;
+  for (const HostParam *param : tensors) {
+    boundBefore.push_back(boundSizes);
+    for (const ir::Expr &extent : param->buffer->shape)
+      if (auto *var = extent.as<ir::Var>()) boundSizes.insert(var);
+  }
+  for (size_t i = tensors.size(); i-- > 0;) {
+    auto wrapped = bindTensor(function, *tensors[i], body, boundBefore[i]);
+    if (!wrapped) return wrapped.takeError();
+    body = *wrapped;
+  }
+  return body;
+}
+
+}  // namespace vtac::codegen
