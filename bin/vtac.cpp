@@ -5,8 +5,12 @@
 // Exit status: 0 on success, 1 on an error in the input, 2 on a usage error.
 #include "vtac/backend/Diagnostic.h"
 #include "vtac/backend/RunCommand.h"
+#include "vtac/codegen/CompileCommandLine.h"
+#include "vtac/driver/DiffCommand.h"
+#include "vtac/driver/OptCommand.h"
 #include "vtac/frontend/Commands.h"
 #include "vtac/graph/GraphRunCommand.h"
+#include "vtac/support/Command.h"
 
 #include <CLI/CLI.hpp>
 #include <spdlog/sinks/stdout_color_sinks.h>
@@ -17,11 +21,10 @@
 
 namespace {
 
-constexpr int kInputError = 1;
-constexpr int kUsageError = 2;
+using vtac::support::kExitUsageError;
 
-// The subcommand CLI11 selected sets this to the work it will do.
-using Action = std::function<bool()>;
+// The subcommand CLI11 selected sets this to the work it will do; it returns the exit status.
+using Action = vtac::support::CommandAction;
 
 void registerPrintCommand(CLI::App &app, Action &action) {
   auto *command = app.add_subcommand(
@@ -50,7 +53,7 @@ void registerPrintCommand(CLI::App &app, Action &action) {
         return true;
       };
     action = [inputs, output, bindParams] {
-      return vtac::frontend::runPrint(*inputs, *output, std::cout, std::cerr, bindParams);
+      return vtac::frontend::runPrint(*inputs, *output, std::cout, std::cerr, bindParams) ? 0 : 1;
     };
   });
 }
@@ -62,7 +65,7 @@ void registerCheckCommand(CLI::App &app, Action &action) {
   auto inputs = std::make_shared<std::vector<std::string>>();
   command->add_option("FILE", *inputs, "Input .tvm files ('-' reads standard input)")->required();
   command->callback([&action, inputs] {
-    action = [inputs] { return vtac::frontend::runCheck(*inputs, std::cerr); };
+    action = [inputs] { return vtac::frontend::runCheck(*inputs, std::cerr) ? 0 : 1; };
   });
 }
 
@@ -84,11 +87,15 @@ int main(int argc, char **argv) {
   registerPrintCommand(app, action);
   registerCheckCommand(app, action);
   vtac::backend::registerRunCommand(app, action);
+  vtac::driver::registerOptCommand(app, action);
+  vtac::driver::registerDiffCommand(app, action);
+  vtac::codegen::registerCompileCommand(app, action);
 
+  vtac::codegen::spellDependencyFlags(argc, argv);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError &e) {
-    return app.exit(e) == 0 ? 0 : kUsageError;
+    return app.exit(e) == 0 ? 0 : kExitUsageError;
   }
   spdlog::set_default_logger(spdlog::stderr_color_mt("vtac"));
   spdlog::set_level(verbose ? spdlog::level::debug : spdlog::level::from_str(logLevel));
@@ -101,5 +108,5 @@ int main(int argc, char **argv) {
       if (!logger) logger = spdlog::stderr_color_mt(library);
       logger->set_level(spdlog::level::off);
     }
-  return action() ? 0 : kInputError;
+  return action();
 }

@@ -355,6 +355,17 @@ Expr simplify(const Expr &e) {
   return e;
 }
 
+std::optional<Expr> divideExactly(const Expr &e, int64_t divisor) {
+  auto form = detail::toLinearForm(e);
+  if (!form || divisor == 0 || form->constant % divisor != 0) return std::nullopt;
+  for (detail::LinearTerm &t : form->terms) {
+    if (t.coeff % divisor != 0) return std::nullopt;
+    t.coeff /= divisor;
+  }
+  form->constant /= divisor;
+  return detail::fromLinearForm(*form, e->dtype);
+}
+
 Range rangeFromBeginEnd(Expr begin, Expr end) {
   if (isZero(begin)) return Range{std::move(begin), std::move(end)};
   Expr extent = simplify(subExpr(end, begin));

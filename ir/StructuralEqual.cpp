@@ -20,8 +20,10 @@ public:
   bool stmt(const Stmt &a, const Stmt &b);
   bool func(const PrimFunc &a, const PrimFunc &b);
   const std::string &difference() const { return difference_; }
+  const StructuralDifference &where() const { return where_; }
 
 private:
+  bool stmtFields(const Stmt &a, const Stmt &b);
   bool fail(const Node *a, const Node *b, llvm::StringRef what);
   bool bind(const Node *a, const Node *b);
   bool defineVar(const VarRef &a, const VarRef &b);
@@ -44,6 +46,9 @@ private:
   bool mapFreeVars_;
   std::unordered_map<const Node *, const Node *> lhsToRhs_, rhsToLhs_;
   std::string difference_;
+  StructuralDifference where_;
+  // The innermost statements being compared, for reporting where a difference lies.
+  const StmtNode *stmtA_ = nullptr, *stmtB_ = nullptr;
 };
 
 std::string describe(const Node *n) {
@@ -57,7 +62,10 @@ std::string describe(const Node *n) {
 }
 
 bool StructuralComparer::fail(const Node *a, const Node *b, llvm::StringRef what) {
-  if (difference_.empty()) difference_ = what.str() + ": " + describe(a) + " vs " + describe(b);
+  if (difference_.empty()) {
+    difference_ = what.str() + ": " + describe(a) + " vs " + describe(b);
+    where_ = {what.str(), NodeRef(a), NodeRef(b), Stmt(stmtA_), Stmt(stmtB_)};
+  }
   return false;
 }
 
@@ -252,7 +260,6 @@ bool StructuralComparer::expr(const Expr &ea, const Expr &eb) {
 }
 
 bool StructuralComparer::block(const Block &a, const Block &b) {
-  if (a.name != b.name) return fail(&a, &b, "block names differ (" + a.name + " vs " + b.name + ")");
   if (a.iterVars.size() != b.iterVars.size()) return fail(&a, &b, "block iteration variable counts differ");
   for (size_t i = 0; i < a.iterVars.size(); ++i)
     if (!iterVar(a.iterVars[i], b.iterVars[i], true)) return false;
@@ -270,6 +277,16 @@ bool StructuralComparer::block(const Block &a, const Block &b) {
 }
 
 bool StructuralComparer::stmt(const Stmt &sa, const Stmt &sb) {
+  const StmtNode *outerA = stmtA_, *outerB = stmtB_;
+  stmtA_ = sa.get();
+  stmtB_ = sb.get();
+  bool equal = stmtFields(sa, sb);
+  stmtA_ = outerA;
+  stmtB_ = outerB;
+  return equal;
+}
+
+bool StructuralComparer::stmtFields(const Stmt &sa, const Stmt &sb) {
   const StmtNode &a = *sa, &b = *sb;
   if (a.kind() != b.kind()) return fail(&a, &b, "statement kinds differ");
   switch (a.kind()) {
@@ -557,7 +574,6 @@ void StructuralHasher::stmt(const Stmt &s) {
   }
   case NodeKind::Block: {
     const auto &x = static_cast<const Block &>(*s);
-    mixString(x.name);
     for (const IterVarRef &iv : x.iterVars) iterVar(*iv);
     for (const BufferRef &b : x.allocBuffers) buffer(*b);
     for (const MatchBufferRegion &m : x.matchBuffers) {
@@ -641,6 +657,14 @@ size_t structuralHash(const PrimFunc &func) {
   StructuralHasher h;
   h.func(func);
   return h.value();
+}
+
+std::optional<StructuralDifference> findStructuralDifference(const PrimFunc &a, const PrimFunc &b) {
+  StructuralComparer comparer(/*mapFreeVars=*/true);
+  if (comparer.func(a, b)) return std::nullopt;
+  StructuralDifference difference = comparer.where();
+  if (difference.what.empty()) difference.what = "functions differ";
+  return difference;
 }
 
 std::string firstStructuralDifference(const PrimFunc &a, const PrimFunc &b) {

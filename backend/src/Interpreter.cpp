@@ -218,6 +218,18 @@ llvm::Expected<std::vector<int64_t>> CompiledFunction::shapeOf(size_t index, con
   return shape;
 }
 
+llvm::Expected<Tensor> CompiledFunction::allocateArgument(size_t index, const SizeBindings &sizes) const {
+  const ParamInfo &param = params_[index];
+  auto shape = shapeOf(index, sizes);
+  if (!shape)
+    return diagnosticError(param.buffer->loc(), errorMessage(shape.takeError()) +
+                                                    "; give an input that determines it, or --size NAME=VALUE");
+  if (auto bytes = checkedByteSize(*shape, param.dtype.bytes()); !bytes)
+    return diagnosticError(param.buffer->loc(), "cannot allocate parameter '" + param.name +
+                                                    "': " + errorMessage(bytes.takeError()));
+  return Tensor(param.dtype, std::move(*shape));
+}
+
 llvm::Error CompiledFunction::run(llvm::MutableArrayRef<Tensor> arguments) {
   if (arguments.size() != params_.size())
     return diagnosticError("'" + name_ + "' takes " + llvm::Twine(params_.size()) + " arguments, got " +

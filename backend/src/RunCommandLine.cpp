@@ -46,7 +46,7 @@ std::string checkSize(const std::string &text) {
 
 }  // namespace
 
-void registerRunCommand(CLI::App &app, std::function<bool()> &action) {
+void registerRunCommand(CLI::App &app, support::CommandAction &action) {
   auto *command = app.add_subcommand(
       "run", "Execute a prim_func with the reference interpreter (lowered VTA code runs on the\n"
              "VTA simulator), with inputs from .npy files or seeded random data.");
@@ -78,6 +78,10 @@ void registerRunCommand(CLI::App &app, std::function<bool()> &action) {
   command->add_option("--reference-entry", options->referenceEntry, "The prim_func of --reference to run")
       ->needs(reference);
   command->add_option("--vta-config", options->vtaConfig, "vta_config.json of the simulated VTA");
+  command->add_option("--engine", options->engine,
+                      "interp: the reference interpreter (default); jit: the code vtac compile emits, "
+                      "run by LLVM's ORC JIT")
+      ->check(CLI::IsMember({"interp", "jit"}));
   command->add_flag("--timing", options->timing, "Print parse, interpretation and simulation times");
   command->callback([&action, options, inputs, outputs, sizes] {
     for (const std::string &text : *inputs) options->inputs.push_back(splitAssignment(text));
@@ -86,7 +90,7 @@ void registerRunCommand(CLI::App &app, std::function<bool()> &action) {
       auto [name, value] = splitAssignment(text);
       options->sizes.emplace_back(name, std::stoll(value));
     }
-    action = [options] { return runCommand(*options, std::cout, std::cerr) == 0; };
+    action = [options] { return runCommand(*options, std::cout, std::cerr); };
   });
 }
 

@@ -2,6 +2,7 @@
 // rules of TVM's operators (Python literals adopt the other operand's dtype,
 // narrower integers widen, integers meet floats as floats).
 #include "FunctionBuilder.h"
+#include "Literals.h"
 
 #include "vtac/ir/Arith.h"
 
@@ -43,7 +44,7 @@ const Value *CallArgs::keyword(const std::string &name) const {
 
 // ---- literals ----------------------------------------------------------------
 
-static std::string withoutUnderscores(const std::string &text) {
+std::string withoutUnderscores(const std::string &text) {
   std::string digits;
   for (char c : text)
     if (c != '_')
@@ -69,7 +70,7 @@ static std::optional<uint64_t> parseIntegerMagnitude(const std::string &text) {
   return value;
 }
 
-static std::optional<int64_t> parseIntegerLiteral(const std::string &text) {
+std::optional<int64_t> parseIntegerLiteral(const std::string &text) {
   std::optional<uint64_t> magnitude = parseIntegerMagnitude(text);
   if (!magnitude || *magnitude > uint64_t(std::numeric_limits<int64_t>::max()))
     return std::nullopt;
@@ -78,7 +79,7 @@ static std::optional<int64_t> parseIntegerLiteral(const std::string &text) {
 
 // The contents of a Python string literal: prefix and quotes removed, escapes
 // decoded (raw strings keep their backslashes).
-static std::string decodeStringLiteral(const std::string &token) {
+std::string decodeStringLiteral(const std::string &token) {
   size_t prefix = 0;
   bool raw = false;
   while (prefix < token.size() && token[prefix] != '\'' && token[prefix] != '"') {

@@ -4,6 +4,7 @@
 
 #include "FunctionBuilder.h"
 #include "RelaxFunctionBuilder.h"
+#include "ScheduleDefinition.h"
 #include "SyntaxParser.h"
 
 #include <spdlog/spdlog.h>
@@ -45,6 +46,7 @@ private:
   void beginClass(Grammar::Class_headerContext *header);
   void addFunction(Grammar::FuncdefContext *def, DecoratorKind kind);
   bool claimName(const std::string &name, ir::SourceLoc at);
+  void addSchedule(Grammar::FuncdefContext *def);
 
   const SourceFile &file_;
   DiagnosticEngine &diagnostics_;
@@ -124,6 +126,16 @@ void ModuleBuilder::addDefinition(Grammar::StmtContext *stmt, bool insideClass) 
                                  : "a module class needs an indented body");
 }
 
+void ModuleBuilder::addSchedule(Grammar::FuncdefContext *def) {
+  ir::SourceLoc at = locationOf(file_, def->NAME()->getSymbol());
+  if (result_.schedule) {
+    diagnostics_.error(at, "a file holds one schedule def; the first is at line " +
+                               std::to_string(result_.schedule->loc.line));
+    return;
+  }
+  result_.schedule = buildTrace(file_, diagnostics_, def);
+}
+
 void ModuleBuilder::beginClass(Grammar::Class_headerContext *header) {
   bool isModule = !header->decorator().empty();
   for (auto *decorator : header->decorator())
@@ -151,6 +163,11 @@ std::optional<ParsedModule> ModuleBuilder::build(SyntaxStream &syntax) {
     if (piece.kind == SyntaxPiece::Kind::ClassHeader) {
       if (piece.header)
         beginClass(piece.header);
+      continue;
+    }
+    // A schedule def may sit anywhere at the top level (TraceReader.h).
+    if (auto *def = piece.insideClass ? nullptr : scheduleDefinition(piece.stmt)) {
+      addSchedule(def);
       continue;
     }
     if (!result_.className.empty() && !piece.insideClass) {

@@ -206,3 +206,5 @@ const char* VTARuntimeLastError(void) { return lastError().c_str(); }
 int VTARuntimeErrorCount(void) { return errorCount(); }
 
 void VTARuntimeClearError(void) { clearErrors(); }
+
+void VTARuntimeReportError(const char* message) { reportError(message ? message : "(null)"); }

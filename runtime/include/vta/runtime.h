@@ -142,6 +142,12 @@ TVM_DLL int VTARuntimeErrorCount(void);
 
 TVM_DLL void VTARuntimeClearError(void);
 
+/*
+ * Records an error of the caller (e.g. compiled code whose argument check failed), so that it
+ * is retrieved like the runtime's own: VTARuntimeLastError, VTARuntimeErrorCount.
+ */
+TVM_DLL void VTARuntimeReportError(const char* message);
+
 #ifdef __cplusplus
 }
 #endif

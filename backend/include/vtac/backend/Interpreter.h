@@ -72,6 +72,9 @@ public:
                                          const llvm::StringMap<int64_t> &namedSizes = {}) const;
   // The concrete shape of parameter `index` under `sizes`, or an error naming the unknown size.
   llvm::Expected<std::vector<int64_t>> shapeOf(size_t index, const SizeBindings &sizes) const;
+  // A zero-filled tensor for parameter `index` under `sizes`; an error at the parameter's buffer
+  // when a size is unknown or the tensor would exceed kMaxTensorBytes.
+  llvm::Expected<Tensor> allocateArgument(size_t index, const SizeBindings &sizes) const;
 
   // Runs the function on `arguments` (one per parameter, in order); buffers are written back.
   llvm::Error run(llvm::MutableArrayRef<Tensor> arguments);

@@ -10,6 +10,7 @@
 #include "vtac/frontend/Diagnostics.h"
 #include "vtac/frontend/SourceFile.h"
 #include "vtac/ir/Function.h"
+#include "vtac/ir/Trace.h"
 
 #include <optional>
 #include <string>
@@ -21,6 +22,8 @@ struct ParsedModule {
   ir::IRModule module;
   /// The class name of an `@I.ir_module` class; empty for bare functions.
   std::string className;
+  /// The file's schedule def (a top-level `def` taking `sch`, see TraceReader.h), if any.
+  std::optional<ir::Trace> schedule;
 };
 
 std::optional<ParsedModule> parseModule(const SourceFile &file, DiagnosticEngine &diagnostics);

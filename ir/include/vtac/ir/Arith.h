@@ -76,6 +76,11 @@ struct LinearEquation {
 };
 std::optional<LinearEquation> detectLinearEquation(const Expr &e, const std::vector<VarRef> &vars);
 
+// e / divisor, exactly: the linear form of e (terms of any atom, e.g. `max(1 - y, 0) * 224`)
+// with every coefficient and the constant divided by `divisor`; nullopt when one of them is not
+// a multiple of it (VTA's passes turn element offsets into tile indices this way).
+std::optional<Expr> divideExactly(const Expr &e, int64_t divisor);
+
 // Operators for building expressions in passes: the same semantics as the functions above
 // (`i * 16 + j`, `n - 1`; an integer operand becomes a literal of the other side's type).
 inline Expr operator+(const Expr &a, const Expr &b) { return addExpr(a, b); }

@@ -5,11 +5,13 @@
 // the loop variable of the other, block iteration variables, let variables, allocations,
 // declared/allocated/matched buffers and function parameters likewise (alpha-equivalence).
 // Free variables (used but bound nowhere in the compared trees) must be the same object unless
-// `mapFreeVars` is set, in which case they are mapped on first occurrence. Source locations
-// and name hints are ignored. The hash agrees with equality (equal trees hash equal).
+// `mapFreeVars` is set, in which case they are mapped on first occurrence. Source locations,
+// name hints and block names are ignored (TVM's BlockNode equality skips name_hint too). The hash agrees with equality (equal trees hash equal).
 #pragma once
 
 #include <cstddef>
+#include <optional>
+#include <string>
 
 #include "vtac/ir/Function.h"
 
@@ -30,5 +32,14 @@ size_t structuralHash(const PrimFunc &func);
 // values, and the source location of the left-hand node), for test failure messages; "" when
 // they are equal.
 std::string firstStructuralDifference(const PrimFunc &a, const PrimFunc &b);
+
+// The first difference of two functions, with the nodes where it was found (either may be null
+// when the difference is a missing part) and the innermost statements that enclose them.
+struct StructuralDifference {
+  std::string what;  // e.g. "different constants"
+  NodeRef lhs, rhs;
+  Stmt lhsStmt, rhsStmt;
+};
+std::optional<StructuralDifference> findStructuralDifference(const PrimFunc &a, const PrimFunc &b);
 
 }  // namespace vtac::ir

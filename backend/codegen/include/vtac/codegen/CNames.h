@@ -1,0 +1,40 @@
+// C identifiers for IR variables: each variable of a function gets a valid, unique C name
+// derived from its name hint (`data_1`, `cse_var_6`, `i2_outer`; a clash or a C keyword gets a
+// numeric suffix). Shared by the C emitter and the header emitter so that both name a
+// function's parameters alike.
+#pragma once
+
+#include <set>
+#include <string>
+#include <unordered_map>
+
+#include "vtac/ir/Expr.h"
+
+namespace vtac::codegen {
+
+class CNames {
+public:
+  // Names the emitter itself uses in every function, never given to a variable.
+  explicit CNames(std::set<std::string> reserved = {});
+
+  // The variable's name, chosen on first request.
+  const std::string &operator()(const ir::Var &var);
+  // A fresh name built from `hint`, not bound to any variable.
+  std::string fresh(const std::string &hint);
+
+private:
+  std::set<std::string> used_;
+  std::unordered_map<const ir::Var *, std::string> names_;
+};
+
+struct HostFunction;
+
+// The names of one emitted function: its parameters are named first, in order (so the C file
+// and the header agree), and the emitter's own locals are reserved.
+CNames functionNames(const HostFunction &function);
+
+// The C type of a scalar dtype ("int32_t", "float", "void *"); empty for types C code cannot
+// hold (vectors, float16).
+std::string cType(ir::DataType dtype);
+
+}  // namespace vtac::codegen

@@ -1,0 +1,41 @@
+// `vtac compile FILE... -o OUT`: each input module's prim_funcs -> one output file per input.
+//
+// Per input: parse and verify (frontend), run the `--passes` pipeline as `vtac opt` does (the
+// pass manager of passes/; a malformed pipeline is a usage error), lower each prim_func for the host (HostLowering.h),
+// emit C, a header, LLVM IR, bitcode, assembly or an object. Outputs are written atomically
+// and only when every input compiled, so an error leaves nothing new on disk; with -MD each
+// output gets a make depfile listing every file read. Inputs compile in parallel (-j N); the
+// output for the same input and flags is the same bytes whatever N.
+//
+// Symbols: a function keeps its name, except `main` (which a C program cannot link beside its
+// own main) which takes the input's file stem; `symbols` overrides both ("NAME" renames the
+// main or only prim_func of a single input, "FUNC=NAME" the function FUNC).
+#pragma once
+
+#include <ostream>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace vtac::codegen {
+
+enum class EmitKind { C, Header, LLVMIR, Bitcode, Assembly, Object };
+
+struct CompileOptions {
+  std::vector<std::string> inputs;
+  std::string output;  // a file (one input) or a directory (a trailing '/' or an existing one)
+  std::string emit;    // "c", "header", "llvm", "bc", "asm", "obj"; empty: from the output's extension
+  std::string passes;  // a pass pipeline (vtac opt --passes) run before code generation
+  std::vector<std::string> symbols;
+  int jobs = 1;
+  bool depfile = false;       // -MD
+  std::string depfilePath;    // -MF (one input only)
+  std::string targetTriple;   // empty: the host
+  int optLevel = 2;           // -O0..-O3
+};
+
+// Returns the driver's exit status: 0, 1 after writing diagnostics to `errors`, 2 for a
+// malformed --passes pipeline.
+int compileCommand(const CompileOptions &options, std::ostream &errors);
+
+}  // namespace vtac::codegen

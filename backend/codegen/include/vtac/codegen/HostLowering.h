@@ -1,0 +1,81 @@
+// Lowering of a prim_func for the host: what every code emitter (C, LLVM) consumes.
+//
+// `lowerForHost` takes a lowered prim_func (flat loops, VTA runtime calls, `coproc_*`
+// intrinsics, `coproc_uop_scope` micro-kernels; no blocks) and produces a HostFunction:
+//  - the entry ABI: each buffer parameter becomes a `DLTensor *`; the body starts with checks
+//    of every tensor (not null, ndim, dtype, shape, compact strides; byte_offset 0 for VTA
+//    buffers, whose data is a VTABufferAlloc handle) as AssertStmts, binds symbolic shape
+//    variables from the tensors' shapes and binds each buffer's data variable to the tensor's
+//    data (see the `hostop` names below);
+//  - TVM's CombineContextCall: one `VTATLSCommandHandle()` per function, bound to
+//    `commandHandle` at entry, used by every runtime call that takes the command handle;
+//  - the VTA intrinsics as runtime calls: coproc_dep_push/pop -> VTADepPush/VTADepPop(cmd, ..),
+//    coproc_sync -> VTASynchronize(cmd, 1 << 31), uop_push -> VTAUopPush(..);
+//  - TVM's CreateStaticInit: each `coproc_uop_scope` body becomes a MicroKernel (its body and
+//    the closure of free scalar variables it reads, in order of first use, as the interpreter
+//    packs them) and its place in the body a `hostop::kPushMicroKernel(index)` call, which an
+//    emitter turns into `VTAPushGEMMOp/VTAPushALUOp(&static_handle, kernel, &closure, size)`.
+// Errors (a block left in the program, a nested micro-kernel, a handle captured by a kernel,
+// a parameter that is neither a buffer nor a scalar) are located DiagnosticErrors.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include <llvm/Support/Error.h>
+
+#include "vtac/ir/Function.h"
+
+namespace vtac::codegen {
+
+// Call ops the host lowering introduces; emitters implement each one.
+namespace hostop {
+// (tensor) -> handle: DLTensor::data, plus byte_offset for host tensors.
+inline constexpr const char *kTensorData = "vtac.dltensor_data";
+// (tensor) -> bool: the DLTensor pointer is NULL.
+inline constexpr const char *kTensorIsNull = "vtac.dltensor_is_null";
+// (tensor) -> int32: DLTensor::ndim.
+inline constexpr const char *kTensorNdim = "vtac.dltensor_ndim";
+// (tensor) -> int32: dtype.code, dtype.bits, dtype.lanes.
+inline constexpr const char *kTensorTypeCode = "vtac.dltensor_type_code";
+inline constexpr const char *kTensorTypeBits = "vtac.dltensor_type_bits";
+inline constexpr const char *kTensorTypeLanes = "vtac.dltensor_type_lanes";
+// (tensor, dim) -> int64: shape[dim], strides[dim].
+inline constexpr const char *kTensorShape = "vtac.dltensor_shape";
+inline constexpr const char *kTensorStride = "vtac.dltensor_stride";
+// (tensor) -> bool: strides != NULL.
+inline constexpr const char *kTensorHasStrides = "vtac.dltensor_has_strides";
+// (tensor) -> int64: byte_offset.
+inline constexpr const char *kTensorByteOffset = "vtac.dltensor_byte_offset";
+// (index) -> int32: push micro-kernel `index` of the function (see MicroKernel).
+inline constexpr const char *kPushMicroKernel = "vtac.push_micro_kernel";
+}  // namespace hostop
+
+// The body of one `coproc_uop_scope`: a static function recording micro-ops, called by the
+// runtime through `pushFunction` (VTAPushGEMMOp or VTAPushALUOp) with its closure.
+struct MicroKernel {
+  std::string pushFunction;
+  ir::Stmt body;
+  std::vector<ir::VarRef> closure;  // free scalar variables of body, in order of first use
+};
+
+struct HostParam {
+  ir::VarRef var;        // a DLTensor* handle for a buffer, the scalar itself otherwise
+  ir::BufferRef buffer;  // null for a scalar parameter
+  bool onVta = false;    // the buffer's data is a VTABufferAlloc handle
+};
+
+struct HostFunction {
+  std::string name;    // the prim_func's name in the module
+  std::string symbol;  // the name of the emitted function
+  std::vector<HostParam> params;
+  ir::Stmt body;
+  std::vector<MicroKernel> kernels;
+  ir::VarRef commandHandle;  // null when the function makes no VTA runtime call
+  ir::SourceLoc loc;
+};
+
+llvm::Expected<HostFunction> lowerForHost(const ir::PrimFunc &func, const std::string &name,
+                                          const std::string &symbol);
+
+}  // namespace vtac::codegen

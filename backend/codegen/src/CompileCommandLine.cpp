@@ -1,0 +1,64 @@
+#include "vtac/codegen/CompileCommandLine.h"
+
+#include <iostream>
+#include <memory>
+#include <string_view>
+
+#include "vtac/codegen/CompileCommand.h"
+
+namespace vtac::codegen {
+
+void registerCompileCommand(CLI::App &app, support::CommandAction &action) {
+  auto *command = app.add_subcommand(
+      "compile",
+      "Compile lowered prim_funcs to C, a header, LLVM IR, bitcode, assembly or an object file,\n"
+      "one output per input. Each prim_func NAME becomes `int32_t NAME(DLTensor *, ...)`\n"
+      "(0 on success; see --emit=header); a function named main takes the input's file stem\n"
+      "as its symbol (conv2d.tvm -> conv2d) unless --symbol says otherwise.");
+  auto options = std::make_shared<CompileOptions>();
+  command->add_option("FILE", options->inputs, "Input .tvm files")->required();
+  command->add_option("-o,--output", options->output,
+                      "Output file (one input) or directory (ending in '/' or existing: one file per "
+                      "input, named after it)")
+      ->required();
+  command->add_option("--emit", options->emit,
+                      "c | header | llvm (.ll) | bc | asm (.s) | obj (default: from the output's "
+                      "extension, else obj)")
+      ->check(CLI::IsMember({"c", "header", "llvm", "bc", "asm", "obj"}));
+  command->add_option("--passes", options->passes,
+                      "Pass pipeline to run first, as vtac opt --passes (e.g. tir-lower; see vtac opt "
+                      "--list-passes)");
+  command->add_option("--symbol", options->symbols,
+                      "NAME: symbol of the main (or only) prim_func; FUNC=NAME: symbol of FUNC (repeatable)");
+  command->add_option("-j,--jobs", options->jobs, "Compile this many inputs in parallel")->check(CLI::Range(1, 256));
+  command->add_flag("--MD", options->depfile, "Write a make depfile next to each output (OUT.d)");
+  command->add_option("--MF", options->depfilePath, "Write the depfile here (one input only)");
+  command->footer("-MD and -MF are also accepted with one dash, as gcc spells them.");
+  command->add_option("--target", options->targetTriple,
+                      "LLVM target triple, e.g. armv7a-linux-gnueabihf (default: the host)");
+  command->add_option("-O", options->optLevel, "LLVM optimisation level 0-3 (default 2)")->check(CLI::Range(0, 3));
+  command->callback([&action, options] {
+    if (options->inputs.size() > 1 && !options->output.empty() && options->output.back() != '/' &&
+        !CLI::ExistingDirectory(options->output).empty())
+      throw CLI::ValidationError("-o", "with several inputs, -o must name a directory (end it with '/')");
+    if (!options->depfilePath.empty() && options->inputs.size() > 1)
+      throw CLI::ValidationError("--MF", "names one depfile: give it one input (or use -MD)");
+    for (const std::string &symbol : options->symbols)
+      if (symbol.find('=') == std::string::npos && options->inputs.size() > 1)
+        throw CLI::ValidationError("--symbol", "'" + symbol + "' without FUNC= would name every input's main alike");
+    action = [options] { return compileCommand(*options, std::cerr); };
+  });
+}
+
+void spellDependencyFlags(int argc, char **argv) {
+  static char md[] = "--MD", mf[] = "--MF";
+  bool afterCompile = false;
+  for (int i = 1; i < argc; ++i) {
+    std::string_view arg = argv[i];
+    afterCompile |= arg == "compile";
+    if (afterCompile && arg == "-MD") argv[i] = md;
+    if (afterCompile && arg == "-MF") argv[i] = mf;
+  }
+}
+
+}  // namespace vtac::codegen

@@ -1,0 +1,752 @@
+#include "vtac/codegen/LLVMEmitter.h"
+
+#include <mutex>
+#include <unordered_map>
+
+#include <llvm/Bitcode/BitcodeWriter.h>
+#include <llvm/IR/IRBuilder.h>
+#include <llvm/IR/Intrinsics.h>
+#include <llvm/IR/LegacyPassManager.h>
+#include <llvm/IR/Module.h>
+#include <llvm/IR/Verifier.h>
+#include <llvm/MC/TargetRegistry.h>
+#include <llvm/Passes/PassBuilder.h>
+#include <llvm/Support/raw_ostream.h>
+#include <llvm/Target/TargetMachine.h>
+#include <llvm/TargetParser/Host.h>
+#include <llvm/TargetParser/Triple.h>
+
+#include "vtac/codegen/RuntimeApi.h"
+#include "vtac/ir/Diagnostic.h"
+#include "vtac/ir/Functor.h"
+
+extern "C" {
+void LLVMInitializeX86TargetInfo();
+void LLVMInitializeX86Target();
+void LLVMInitializeX86TargetMC();
+void LLVMInitializeX86AsmPrinter();
+void LLVMInitializeARMTargetInfo();
+void LLVMInitializeARMTarget();
+void LLVMInitializeARMTargetMC();
+void LLVMInitializeARMAsmPrinter();
+}
+
+namespace vtac::codegen {
+
+namespace {
+
+using ir::DataType;
+using ir::NodeKind;
+
+void initializeTargets() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    LLVMInitializeX86TargetInfo();
+    LLVMInitializeX86Target();
+    LLVMInitializeX86TargetMC();
+    LLVMInitializeX86AsmPrinter();
+    LLVMInitializeARMTargetInfo();
+    LLVMInitializeARMTarget();
+    LLVMInitializeARMTargetMC();
+    LLVMInitializeARMAsmPrinter();
+  });
+}
+
+bool isUnsigned(DataType dtype) { return dtype.isUInt() || dtype.isBool(); }
+
+class ModuleBuilder : public ir::ExprFunctor<llvm::Value *>, public ir::StmtFunctor<void> {
+public:
+  ModuleBuilder(llvm::Module &module) : module_(module), ctx_(module.getContext()), b_(ctx_) {
+    llvm::Type *i8 = b_.getInt8Ty(), *i16 = b_.getInt16Ty(), *i32 = b_.getInt32Ty(), *ptr = b_.getPtrTy();
+    // DLPack's DLTensor: data, device {type, id}, ndim, dtype {code, bits, lanes}, shape,
+    // strides, byte_offset.
+    dlTensor_ = llvm::StructType::create(
+        ctx_,
+        {ptr, llvm::StructType::get(ctx_, {i32, i32}), i32, llvm::StructType::get(ctx_, {i8, i8, i16}), ptr, ptr,
+         b_.getInt64Ty()},
+        "DLTensor");
+  }
+
+  llvm::Error takeError() { return std::move(error_); }
+
+  void addFunction(const HostFunction &function) {
+    function_ = &function;
+    std::vector<llvm::Function *> kernels;
+    for (size_t k = 0; k < function.kernels.size(); ++k) kernels.push_back(addKernel(function, k));
+    kernels_ = kernels;
+
+    std::vector<llvm::Type *> params;
+    for (const HostParam &param : function.params)
+      params.push_back(param.buffer ? b_.getPtrTy() : type(param.var->dtype, *param.var));
+    auto *fnType = llvm::FunctionType::get(b_.getInt32Ty(), params, false);
+    llvm::Function *fn = llvm::Function::Create(fnType, llvm::Function::ExternalLinkage, function.symbol, module_);
+    begin(fn);
+    for (size_t i = 0; i < function.params.size(); ++i) {
+      fn->getArg(unsigned(i))->setName(function.params[i].var->name);
+      vars_[function.params[i].var.get()] = fn->getArg(unsigned(i));
+    }
+    errorsAtEntry_ = function.commandHandle ? runtimeErrorCount() : nullptr;
+    visitStmt(function.body);
+    b_.CreateRet(b_.getInt32(0));
+  }
+
+  // `i32 name(ptr args)`: calls `function` with args[i] as its i-th argument (a DLTensor
+  // pointer, or a pointer to a scalar's value), so a caller needs no per-signature code.
+  void addPackedEntry(const HostFunction &function, const std::string &name) {
+    llvm::Function *entry = module_.getFunction(function.symbol);
+    auto *fn = llvm::Function::Create(llvm::FunctionType::get(b_.getInt32Ty(), {b_.getPtrTy()}, false),
+                                      llvm::Function::ExternalLinkage, name, module_);
+    begin(fn);
+    std::vector<llvm::Value *> args;
+    for (size_t i = 0; i < function.params.size(); ++i) {
+      llvm::Value *slot = b_.CreateLoad(b_.getPtrTy(), b_.CreateConstGEP1_64(b_.getPtrTy(), fn->getArg(0), i));
+      const HostParam &param = function.params[i];
+      args.push_back(param.buffer ? slot : b_.CreateLoad(type(param.var->dtype, *param.var), slot));
+    }
+    b_.CreateRet(b_.CreateCall(entry, args));
+  }
+
+private:
+  // ---- types and helpers --------------------------------------------------------------------
+  llvm::Type *type(DataType dtype, const ir::Node &at) {
+    if (!dtype.isScalar()) {
+      fail(at, "the LLVM emitter does not support values of type " + dtype.str());
+      return b_.getInt32Ty();
+    }
+    switch (dtype.code()) {
+    case DataType::Code::Int:
+    case DataType::Code::UInt: return b_.getIntNTy(unsigned(dtype.bits()));
+    case DataType::Code::Bool: return b_.getInt1Ty();
+    case DataType::Code::Handle: return b_.getPtrTy();
+    case DataType::Code::Float:
+      if (dtype.bits() == 32) return b_.getFloatTy();
+      if (dtype.bits() == 64) return b_.getDoubleTy();
+      break;
+    }
+    fail(at, "the LLVM emitter does not support values of type " + dtype.str());
+    return b_.getInt32Ty();
+  }
+  // In memory, bool is one byte.
+  llvm::Type *memoryType(DataType dtype, const ir::Node &at) {
+    return dtype.isBool() ? b_.getInt8Ty() : type(dtype, at);
+  }
+
+  void fail(const ir::Node &at, const std::string &message) {
+    if (!error_) error_ = ir::diagnosticError(at.loc(), message);
+  }
+
+  void begin(llvm::Function *fn) {
+    fn_ = fn;
+    fn->setDoesNotThrow();  // C ABI code: no unwind tables, no personality routine
+    vars_.clear();
+    b_.SetInsertPoint(llvm::BasicBlock::Create(ctx_, "entry", fn));
+  }
+
+  llvm::BasicBlock *newBlock(const char *name) { return llvm::BasicBlock::Create(ctx_, name, fn_); }
+
+  // Returns `status` from the current function when `condition` holds.
+  void returnIf(llvm::Value *condition, llvm::Value *status) {
+    llvm::BasicBlock *exit = newBlock("fail"), *next = newBlock("ok");
+    b_.CreateCondBr(condition, exit, next);
+    b_.SetInsertPoint(exit);
+    b_.CreateRet(status);
+    b_.SetInsertPoint(next);
+  }
+
+  llvm::Function *runtimeFunction(const std::string &name) {
+    const char *signature = runtimeSignature(name);
+    if (llvm::Function *existing = module_.getFunction(name)) return existing;
+    auto typeOf = [&](char c) -> llvm::Type * {
+      return c == 'v' ? b_.getVoidTy() : c == 'p' ? static_cast<llvm::Type *>(b_.getPtrTy()) : b_.getInt32Ty();
+    };
+    std::vector<llvm::Type *> params;
+    for (const char *c = signature + 1; *c; ++c) params.push_back(typeOf(*c));
+    auto *fn = llvm::Function::Create(llvm::FunctionType::get(typeOf(signature[0]), params, false),
+                                      llvm::Function::ExternalLinkage, name, module_);
+    // vtac's error functions are optional, so the code links against TVM's runtime too.
+    if (name == "VTARuntimeErrorCount" || name == "VTARuntimeReportError")
+      fn->setLinkage(llvm::GlobalValue::ExternalWeakLinkage);
+    return fn;
+  }
+
+  // VTARuntimeErrorCount(), or 0 when the runtime has none.
+  llvm::Value *runtimeErrorCount() { return b_.CreateCall(errorCountFunction()); }
+
+  // The module's `i32 vtac_error_count()`: VTARuntimeErrorCount(), or 0 when the runtime has
+  // none. Kept out of line: it is checked after every runtime call, and one call per check
+  // keeps the functions (and the optimiser's work) small.
+  llvm::Function *errorCountFunction() {
+    if (llvm::Function *existing = module_.getFunction("vtac_error_count")) return existing;
+    auto *fn = llvm::Function::Create(llvm::FunctionType::get(b_.getInt32Ty(), false),
+                                      llvm::Function::InternalLinkage, "vtac_error_count", module_);
+    fn->setDoesNotThrow();
+    fn->addFnAttr(llvm::Attribute::NoInline);
+    llvm::IRBuilder<> b(llvm::BasicBlock::Create(ctx_, "entry", fn));
+    llvm::Function *count = runtimeFunction("VTARuntimeErrorCount");
+    auto *call = llvm::BasicBlock::Create(ctx_, "count", fn), *none = llvm::BasicBlock::Create(ctx_, "none", fn);
+    b.CreateCondBr(b.CreateIsNotNull(count), call, none);
+    b.SetInsertPoint(call);
+    b.CreateRet(b.CreateCall(count));
+    b.SetInsertPoint(none);
+    b.CreateRet(b.getInt32(0));
+    return fn;
+  }
+
+  // The module's `i32 vtac_fail(ptr message)`: reports the message when the runtime can, -1.
+  llvm::Function *failFunction() {
+    if (llvm::Function *existing = module_.getFunction("vtac_fail")) return existing;
+    auto *fn = llvm::Function::Create(llvm::FunctionType::get(b_.getInt32Ty(), {b_.getPtrTy()}, false),
+                                      llvm::Function::InternalLinkage, "vtac_fail", module_);
+    fn->setDoesNotThrow();
+    llvm::IRBuilder<> b(llvm::BasicBlock::Create(ctx_, "entry", fn));
+    llvm::Function *report = runtimeFunction("VTARuntimeReportError");
+    auto *call = llvm::BasicBlock::Create(ctx_, "report", fn), *done = llvm::BasicBlock::Create(ctx_, "done", fn);
+    b.CreateCondBr(b.CreateIsNotNull(report), call, done);
+    b.SetInsertPoint(call);
+    b.CreateCall(report, {fn->getArg(0)});
+    b.CreateBr(done);
+    b.SetInsertPoint(done);
+    b.CreateRet(b.getInt32(kStatusArgumentError));
+    return fn;
+  }
+
+  llvm::Value *convert(llvm::Value *value, DataType from, DataType to, const ir::Node &at) {
+    llvm::Type *target = type(to, at);
+    if (value->getType() == target) return value;
+    if (to.isBool()) {
+      if (from.isFloat()) return b_.CreateFCmpUNE(value, llvm::ConstantFP::get(value->getType(), 0.0));
+      if (from.isHandle()) return b_.CreateIsNotNull(value);
+      return b_.CreateICmpNE(value, llvm::ConstantInt::get(value->getType(), 0));
+    }
+    if (from.isFloat() && to.isFloat()) return b_.CreateFPCast(value, target);
+    if (from.isFloat()) return isUnsigned(to) ? b_.CreateFPToUI(value, target) : b_.CreateFPToSI(value, target);
+    if (to.isFloat()) return isUnsigned(from) ? b_.CreateUIToFP(value, target) : b_.CreateSIToFP(value, target);
+    if (to.isHandle()) return b_.CreateIntToPtr(value, target);
+    if (from.isHandle()) return b_.CreatePtrToInt(value, target);
+    return b_.CreateIntCast(value, target, !isUnsigned(from));
+  }
+
+  llvm::Value *toInt64(const ir::Expr &e) { return convert(visitExpr(e), e->dtype, DataType::int64(), *e); }
+
+  llvm::Value *stringConstant(const std::string &text) {
+    auto found = strings_.find(text);
+    if (found != strings_.end()) return found->second;
+    llvm::Value *global = b_.CreateGlobalString(text, "vtac_message", 0, &module_);
+    return strings_[text] = global;
+  }
+
+  // ---- expressions --------------------------------------------------------------------------
+  llvm::Value *visitIntImm(const ir::IntImm &op) override {
+    return llvm::ConstantInt::get(type(op.dtype, op), uint64_t(op.value), !isUnsigned(op.dtype));
+  }
+  llvm::Value *visitFloatImm(const ir::FloatImm &op) override { return llvm::ConstantFP::get(type(op.dtype, op), op.value); }
+  llvm::Value *visitStringImm(const ir::StringImm &op) override { return stringConstant(op.value); }
+  llvm::Value *visitVar(const ir::Var &op) override {
+    auto found = vars_.find(&op);
+    if (found != vars_.end()) return found->second;
+    fail(op, "variable '" + op.name + "' is not bound");
+    return llvm::UndefValue::get(type(op.dtype, op));
+  }
+  llvm::Value *visitCast(const ir::Cast &op) override {
+    return convert(visitExpr(op.value), op.value->dtype, op.dtype, op);
+  }
+  llvm::Value *visitNot(const ir::Not &op) override { return b_.CreateNot(visitExpr(op.a)); }
+  llvm::Value *visitSelect(const ir::Select &op) override {
+    llvm::Value *c = visitExpr(op.condition), *t = visitExpr(op.trueValue), *f = visitExpr(op.falseValue);
+    return b_.CreateSelect(c, t, f);
+  }
+  llvm::Value *visitLet(const ir::Let &op) override {
+    vars_[op.var.get()] = visitExpr(op.value);
+    return visitExpr(op.body);
+  }
+  llvm::Value *visitRamp(const ir::Ramp &op) override {
+    fail(op, "the LLVM emitter does not support vector expressions (T.Ramp)");
+    return b_.getInt32(0);
+  }
+  llvm::Value *visitBroadcast(const ir::Broadcast &op) override {
+    fail(op, "the LLVM emitter does not support vector expressions (T.Broadcast)");
+    return b_.getInt32(0);
+  }
+
+  llvm::Value *visitBinary(const ir::BinaryExpr &op) override {
+    llvm::Value *a = visitExpr(op.a), *b = visitExpr(op.b);
+    DataType dtype = op.a->dtype;
+    bool isFloat = dtype.isFloat(), isSigned = !isUnsigned(dtype);
+    if (a->getType() != b->getType()) {
+      fail(op, "operands of different types (" + op.a->dtype.str() + ", " + op.b->dtype.str() + ")");
+      return a;
+    }
+    switch (op.kind()) {
+    case NodeKind::Add: return isFloat ? b_.CreateFAdd(a, b) : b_.CreateAdd(a, b);
+    case NodeKind::Sub: return isFloat ? b_.CreateFSub(a, b) : b_.CreateSub(a, b);
+    case NodeKind::Mul: return isFloat ? b_.CreateFMul(a, b) : b_.CreateMul(a, b);
+    case NodeKind::Div: return isFloat ? b_.CreateFDiv(a, b) : isSigned ? b_.CreateSDiv(a, b) : b_.CreateUDiv(a, b);
+    case NodeKind::Mod: return isFloat ? b_.CreateFRem(a, b) : isSigned ? b_.CreateSRem(a, b) : b_.CreateURem(a, b);
+    case NodeKind::FloorDiv: {
+      if (isFloat) return b_.CreateUnaryIntrinsic(llvm::Intrinsic::floor, b_.CreateFDiv(a, b));
+      if (!isSigned) return b_.CreateUDiv(a, b);
+      llvm::Value *q = b_.CreateSDiv(a, b), *r = b_.CreateSRem(a, b);
+      return b_.CreateSelect(roundsDown(r, b), b_.CreateSub(q, llvm::ConstantInt::get(q->getType(), 1)), q);
+    }
+    case NodeKind::FloorMod: {
+      if (isFloat)
+        return b_.CreateFSub(a, b_.CreateFMul(b_.CreateUnaryIntrinsic(llvm::Intrinsic::floor, b_.CreateFDiv(a, b)), b));
+      if (!isSigned) return b_.CreateURem(a, b);
+      llvm::Value *r = b_.CreateSRem(a, b);
+      return b_.CreateSelect(roundsDown(r, b), b_.CreateAdd(r, b), r);
+    }
+    case NodeKind::Min:
+      return b_.CreateSelect(isFloat ? b_.CreateFCmpOLT(a, b) : isSigned ? b_.CreateICmpSLT(a, b) : b_.CreateICmpULT(a, b), a, b);
+    case NodeKind::Max:
+      return b_.CreateSelect(isFloat ? b_.CreateFCmpOGT(a, b) : isSigned ? b_.CreateICmpSGT(a, b) : b_.CreateICmpUGT(a, b), a, b);
+    case NodeKind::EQ: return isFloat ? b_.CreateFCmpOEQ(a, b) : b_.CreateICmpEQ(a, b);
+    case NodeKind::NE: return isFloat ? b_.CreateFCmpUNE(a, b) : b_.CreateICmpNE(a, b);
+    case NodeKind::LT: return isFloat ? b_.CreateFCmpOLT(a, b) : isSigned ? b_.CreateICmpSLT(a, b) : b_.CreateICmpULT(a, b);
+    case NodeKind::LE: return isFloat ? b_.CreateFCmpOLE(a, b) : isSigned ? b_.CreateICmpSLE(a, b) : b_.CreateICmpULE(a, b);
+    case NodeKind::GT: return isFloat ? b_.CreateFCmpOGT(a, b) : isSigned ? b_.CreateICmpSGT(a, b) : b_.CreateICmpUGT(a, b);
+    case NodeKind::GE: return isFloat ? b_.CreateFCmpOGE(a, b) : isSigned ? b_.CreateICmpSGE(a, b) : b_.CreateICmpUGE(a, b);
+    case NodeKind::And: return b_.CreateAnd(a, b);
+    case NodeKind::Or: return b_.CreateOr(a, b);
+    default: fail(op, "unknown binary operator"); return a;
+    }
+  }
+
+  // Whether a truncated quotient must round down: a non-zero remainder whose sign differs from
+  // the divisor's.
+  llvm::Value *roundsDown(llvm::Value *r, llvm::Value *divisor) {
+    llvm::Value *zero = llvm::ConstantInt::get(r->getType(), 0);
+    return b_.CreateAnd(b_.CreateICmpNE(r, zero), b_.CreateXor(b_.CreateICmpSLT(r, zero), b_.CreateICmpSLT(divisor, zero)));
+  }
+
+  llvm::Value *element(const ir::Buffer &buffer, const std::vector<ir::Expr> &indices, const ir::Node &at) {
+    if (indices.size() != buffer.rank() && buffer.rank() != 0)
+      fail(at, "buffer '" + buffer.name + "' indexed with " + std::to_string(indices.size()) + " indices");
+    llvm::Value *flat = b_.getInt64(0);
+    for (size_t i = 0; i < indices.size() && i < std::max<size_t>(buffer.rank(), 1); ++i) {
+      if (!indices[i]->dtype.isScalar()) fail(at, "the LLVM emitter does not support vector accesses of '" + buffer.name + "'");
+      llvm::Value *index = toInt64(indices[i]);
+      if (!buffer.strides.empty()) flat = b_.CreateAdd(flat, b_.CreateMul(index, toInt64(buffer.strides[i])));
+      else flat = i == 0 ? index : b_.CreateAdd(b_.CreateMul(flat, toInt64(buffer.shape[i])), index);
+    }
+    if (buffer.elemOffset) flat = b_.CreateAdd(toInt64(buffer.elemOffset), flat);
+    return b_.CreateGEP(memoryType(buffer.dtype, at), visitVar(*buffer.data), flat, buffer.name);
+  }
+
+  llvm::Value *visitBufferLoad(const ir::BufferLoad &op) override {
+    llvm::Value *address = element(*op.buffer, op.indices, op);
+    llvm::Value *value = b_.CreateLoad(memoryType(op.buffer->dtype, op), address);
+    return op.buffer->dtype.isBool() ? b_.CreateICmpNE(value, b_.getInt8(0)) : value;
+  }
+
+  llvm::Value *visitCall(const ir::Call &op) override {
+    const std::string &name = op.op;
+    auto needs = [&](size_t count) {
+      if (op.args.size() == count) return true;
+      fail(op, "'" + name + "' takes " + std::to_string(count) + " arguments, got " + std::to_string(op.args.size()));
+      return false;
+    };
+    auto arg = [&](size_t i) { return visitExpr(op.args[i]); };
+    if (name == "tir.call_extern" || name == "tir.call_pure_extern") return externCall(op);
+    if (llvm::StringRef(name).starts_with("vtac.dltensor_")) return tensorField(op);
+    if ((name == "tir.likely" || name == "tir.tvm_thread_context") && needs(1)) return arg(0);
+    if (name == "tir.if_then_else" && needs(3)) return lazySelect(op);
+    if (name == "tir.isnullptr" && needs(1)) return b_.CreateIsNull(arg(0));
+    bool isSigned = !isUnsigned(op.dtype);
+    if (name == "tir.shift_right" && needs(2)) return isSigned ? b_.CreateAShr(arg(0), arg(1)) : b_.CreateLShr(arg(0), arg(1));
+    if (name == "tir.shift_left" && needs(2)) return b_.CreateShl(arg(0), arg(1));
+    if (name == "tir.bitwise_and" && needs(2)) return b_.CreateAnd(arg(0), arg(1));
+    if (name == "tir.bitwise_or" && needs(2)) return b_.CreateOr(arg(0), arg(1));
+    if (name == "tir.bitwise_xor" && needs(2)) return b_.CreateXor(arg(0), arg(1));
+    if (name == "tir.bitwise_not" && needs(1)) return b_.CreateNot(arg(0));
+    static const std::pair<const char *, llvm::Intrinsic::ID> unary[] = {
+        {"tir.exp", llvm::Intrinsic::exp},     {"tir.log", llvm::Intrinsic::log},   {"tir.sqrt", llvm::Intrinsic::sqrt},
+        {"tir.sin", llvm::Intrinsic::sin},     {"tir.cos", llvm::Intrinsic::cos},   {"tir.floor", llvm::Intrinsic::floor},
+        {"tir.ceil", llvm::Intrinsic::ceil},   {"tir.round", llvm::Intrinsic::round}, {"tir.trunc", llvm::Intrinsic::trunc},
+        {"tir.fabs", llvm::Intrinsic::fabs},   {"tir.exp2", llvm::Intrinsic::exp2}, {"tir.log2", llvm::Intrinsic::log2}};
+    for (const auto &[intrinsic, id] : unary)
+      if (name == intrinsic && needs(1)) return b_.CreateUnaryIntrinsic(id, arg(0));
+    if (name == "tir.pow" && needs(2)) return b_.CreateBinaryIntrinsic(llvm::Intrinsic::pow, arg(0), arg(1));
+    if ((name == "tir.tanh" || name == "tir.erf") && needs(1)) {
+      std::string libm = name.substr(4) + (op.dtype.bits() == 32 ? "f" : "");
+      llvm::Type *t = type(op.dtype, op);
+      return b_.CreateCall(module_.getOrInsertFunction(libm, t, t), {arg(0)});
+    }
+    if (name == "tir.abs" && needs(1)) {
+      llvm::Value *x = arg(0);
+      if (op.dtype.isFloat()) return b_.CreateUnaryIntrinsic(llvm::Intrinsic::fabs, x);
+      return b_.CreateSelect(b_.CreateICmpSLT(x, llvm::ConstantInt::get(x->getType(), 0)), b_.CreateNeg(x), x);
+    }
+    if (name == "tir.sigmoid" && needs(1)) {
+      llvm::Value *one = llvm::ConstantFP::get(type(op.dtype, op), 1.0);
+      llvm::Value *e = b_.CreateUnaryIntrinsic(llvm::Intrinsic::exp, b_.CreateFNeg(arg(0)));
+      return b_.CreateFDiv(one, b_.CreateFAdd(one, e));
+    }
+    fail(op, "the LLVM emitter does not know the intrinsic '" + name + "'");
+    return llvm::UndefValue::get(op.dtype.isVoid() ? b_.getInt32Ty() : type(op.dtype, op));
+  }
+
+  // T.if_then_else evaluates only the branch it takes (it guards out-of-bounds loads).
+  llvm::Value *lazySelect(const ir::Call &op) {
+    llvm::Value *condition = visitExpr(op.args[0]);
+    llvm::BasicBlock *onTrue = newBlock("then"), *onFalse = newBlock("else"), *join = newBlock("endif");
+    b_.CreateCondBr(condition, onTrue, onFalse);
+    b_.SetInsertPoint(onTrue);
+    llvm::Value *t = visitExpr(op.args[1]);
+    llvm::BasicBlock *trueEnd = b_.GetInsertBlock();
+    b_.CreateBr(join);
+    b_.SetInsertPoint(onFalse);
+    llvm::Value *f = visitExpr(op.args[2]);
+    llvm::BasicBlock *falseEnd = b_.GetInsertBlock();
+    b_.CreateBr(join);
+    b_.SetInsertPoint(join);
+    llvm::PHINode *phi = b_.CreatePHI(t->getType(), 2);
+    phi->addIncoming(t, trueEnd);
+    phi->addIncoming(f, falseEnd);
+    return phi;
+  }
+
+  llvm::Value *externCall(const ir::Call &op) {
+    auto *callee = op.args.empty() ? nullptr : op.args[0].as<ir::StringImm>();
+    if (!callee) {
+      fail(op, "'" + op.op + "' needs the callee's name as its first argument");
+      return b_.getInt32(0);
+    }
+    llvm::Function *fn = nullptr;
+    if (runtimeSignature(callee->value)) {
+      fn = runtimeFunction(callee->value);
+    } else {
+      std::vector<llvm::Type *> params;
+      for (size_t i = 1; i < op.args.size(); ++i) params.push_back(type(op.args[i]->dtype, *op.args[i]));
+      llvm::Type *result = op.dtype.isVoid() ? b_.getVoidTy() : type(op.dtype, op);
+      fn = llvm::cast<llvm::Function>(
+          module_.getOrInsertFunction(callee->value, llvm::FunctionType::get(result, params, false)).getCallee());
+    }
+    llvm::FunctionType *fnType = fn->getFunctionType();
+    if (fnType->getNumParams() != op.args.size() - 1) {
+      fail(op, "'" + callee->value + "' takes " + std::to_string(fnType->getNumParams()) + " arguments, got " +
+                   std::to_string(op.args.size() - 1));
+      return b_.getInt32(0);
+    }
+    std::vector<llvm::Value *> args;
+    for (size_t i = 1; i < op.args.size(); ++i) {
+      llvm::Value *value = visitExpr(op.args[i]);
+      llvm::Type *param = fnType->getParamType(unsigned(i - 1));
+      if (value->getType() != param) {
+        if (param->isPointerTy() != value->getType()->isPointerTy()) {
+          fail(*op.args[i], "argument " + std::to_string(i) + " of '" + callee->value + "' must be a " +
+                                (param->isPointerTy() ? "handle" : "number"));
+          return b_.getInt32(0);
+        }
+        value = b_.CreateIntCast(value, param, !isUnsigned(op.args[i]->dtype));
+      }
+      args.push_back(value);
+    }
+    llvm::Value *result = b_.CreateCall(fn, args);
+    if (fnType->getReturnType()->isVoidTy()) return op.dtype.isVoid() ? result : llvm::ConstantInt::get(type(op.dtype, op), 0);
+    return result;
+  }
+
+  llvm::Value *tensorField(const ir::Call &op) {
+    if (op.args.empty()) {
+      fail(op, "'" + op.op + "' needs a tensor");
+      return b_.getInt32(0);
+    }
+    llvm::Value *tensor = visitExpr(op.args[0]);
+    auto field = [&](unsigned index, const char *name) { return b_.CreateStructGEP(dlTensor_, tensor, index, name); };
+    auto typeField = [&](unsigned index, llvm::Type *t) {
+      llvm::Value *address = b_.CreateGEP(dlTensor_, tensor, {b_.getInt32(0), b_.getInt32(3), b_.getInt32(index)});
+      return b_.CreateZExt(b_.CreateLoad(t, address), b_.getInt32Ty());
+    };
+    auto dim = [&](unsigned index) {
+      llvm::Value *array = b_.CreateLoad(b_.getPtrTy(), field(index, index == 4 ? "shape" : "strides"));
+      llvm::Value *i = toInt64(op.args.size() > 1 ? op.args[1] : ir::intImm(0));
+      return b_.CreateLoad(b_.getInt64Ty(), b_.CreateGEP(b_.getInt64Ty(), array, i));
+    };
+    const std::string &name = op.op;
+    if (name == hostop::kTensorIsNull) return b_.CreateIsNull(tensor);
+    if (name == hostop::kTensorNdim) return b_.CreateLoad(b_.getInt32Ty(), field(2, "ndim"));
+    if (name == hostop::kTensorTypeCode) return typeField(0, b_.getInt8Ty());
+    if (name == hostop::kTensorTypeBits) return typeField(1, b_.getInt8Ty());
+    if (name == hostop::kTensorTypeLanes) return typeField(2, b_.getInt16Ty());
+    if (name == hostop::kTensorShape) return dim(4);
+    if (name == hostop::kTensorStride) return dim(5);
+    if (name == hostop::kTensorHasStrides) return b_.CreateIsNotNull(b_.CreateLoad(b_.getPtrTy(), field(5, "strides")));
+    if (name == hostop::kTensorByteOffset) return b_.CreateLoad(b_.getInt64Ty(), field(6, "byte_offset"));
+    if (name == hostop::kTensorData) {
+      llvm::Value *data = b_.CreateLoad(b_.getPtrTy(), field(0, "data"));
+      llvm::Value *offset = b_.CreateLoad(b_.getInt64Ty(), field(6, "byte_offset"));
+      return b_.CreateGEP(b_.getInt8Ty(), data, offset);
+    }
+    fail(op, "unknown tensor field '" + name + "'");
+    return b_.getInt32(0);
+  }
+
+  // ---- statements ---------------------------------------------------------------------------
+  void visitLetStmt(const ir::LetStmt &op) override {
+    llvm::Value *value = visitExpr(op.value);
+    if (!llvm::isa<llvm::Constant>(value) && !value->hasName()) value->setName(op.var->name);
+    vars_[op.var.get()] = value;
+    visitStmt(op.body);
+  }
+  void visitAttrStmt(const ir::AttrStmt &op) override {
+    auto *iterVar = op.node.as<ir::IterVar>();
+    if (iterVar && (op.key == "thread_extent" || op.key == "virtual_thread"))
+      return loop(*iterVar->var, ir::intImm(0, iterVar->var->dtype), op.value, op.body);
+    visitStmt(op.body);
+  }
+  void visitAssertStmt(const ir::AssertStmt &op) override {
+    llvm::Value *holds = visitExpr(op.condition);
+    auto *message = op.message.as<ir::StringImm>();
+    llvm::BasicBlock *failed = newBlock("check_failed"), *next = newBlock("checked");
+    b_.CreateCondBr(holds, next, failed);
+    b_.SetInsertPoint(failed);
+    b_.CreateRet(b_.CreateCall(failFunction(), {stringConstant(message ? message->value : "assertion failed")}));
+    b_.SetInsertPoint(next);
+    visitStmt(op.body);
+  }
+  void visitFor(const ir::For &op) override { loop(*op.loopVar, op.min, op.extent, op.body); }
+  void visitWhile(const ir::While &op) override {
+    llvm::BasicBlock *header = newBlock("while"), *body = newBlock("while_body"), *exit = newBlock("while_end");
+    b_.CreateBr(header);
+    b_.SetInsertPoint(header);
+    b_.CreateCondBr(visitExpr(op.condition), body, exit);
+    b_.SetInsertPoint(body);
+    visitStmt(op.body);
+    b_.CreateBr(header);
+    b_.SetInsertPoint(exit);
+  }
+  void visitIfThenElse(const ir::IfThenElse &op) override {
+    llvm::BasicBlock *then = newBlock("then"), *otherwise = op.elseCase ? newBlock("else") : nullptr,
+                     *join = newBlock("endif");
+    b_.CreateCondBr(visitExpr(op.condition), then, otherwise ? otherwise : join);
+    b_.SetInsertPoint(then);
+    visitStmt(op.thenCase);
+    b_.CreateBr(join);
+    if (otherwise) {
+      b_.SetInsertPoint(otherwise);
+      visitStmt(op.elseCase);
+      b_.CreateBr(join);
+    }
+    b_.SetInsertPoint(join);
+  }
+  void visitSeqStmt(const ir::SeqStmt &op) override {
+    for (const ir::Stmt &stmt : op.stmts) visitStmt(stmt);
+  }
+  void visitEvaluate(const ir::Evaluate &op) override {
+    if (op.value.isa<ir::IntImm>()) return;
+    auto *call = op.value.as<ir::Call>();
+    if (call && call->op == hostop::kPushMicroKernel) return pushKernel(*call);
+    llvm::Value *value = visitExpr(op.value);
+    llvm::StringRef callee = externCallee(op.value);
+    if (returnsStatus(callee))
+      returnIf(b_.CreateICmpNE(value, llvm::ConstantInt::get(value->getType(), 0)), b_.getInt32(kStatusRuntimeError));
+    if (errorsAtEntry_ && reportsThroughErrorCount(callee))
+      returnIf(b_.CreateICmpSGT(runtimeErrorCount(), errorsAtEntry_), b_.getInt32(kStatusRuntimeError));
+  }
+  void visitAllocate(const ir::Allocate &op) override {
+    const std::string &scope = op.scope();
+    if (scope != "global" && scope != "local") {
+      fail(op, "the LLVM emitter cannot allocate '" + op.bufferVar->name + "' in scope '" + scope + "'");
+      return;
+    }
+    if (op.condition) fail(op, "the LLVM emitter does not support conditional allocations");
+    const llvm::DataLayout &layout = module_.getDataLayout();
+    llvm::Type *sizeType = layout.getIntPtrType(ctx_);
+    llvm::Value *bytes = b_.getInt64(layout.getTypeAllocSize(memoryType(op.dtype, op)));
+    for (const ir::Expr &extent : op.extents) bytes = b_.CreateMul(bytes, toInt64(extent));
+    llvm::FunctionCallee malloc = module_.getOrInsertFunction("malloc", b_.getPtrTy(), sizeType);
+    llvm::Value *memory = b_.CreateCall(malloc, {b_.CreateIntCast(bytes, sizeType, false)}, op.bufferVar->name);
+    llvm::BasicBlock *failed = newBlock("alloc_failed"), *next = newBlock("allocated");
+    b_.CreateCondBr(b_.CreateIsNull(memory), failed, next);
+    b_.SetInsertPoint(failed);
+    b_.CreateRet(b_.CreateCall(failFunction(),
+                               {stringConstant(function_->symbol + ": cannot allocate '" + op.bufferVar->name + "'")}));
+    b_.SetInsertPoint(next);
+    vars_[op.bufferVar.get()] = memory;
+    visitStmt(op.body);
+    b_.CreateCall(module_.getOrInsertFunction("free", b_.getVoidTy(), b_.getPtrTy()), {memory});
+  }
+  void visitDeclBuffer(const ir::DeclBuffer &op) override { visitStmt(op.body); }
+  void visitBufferStore(const ir::BufferStore &op) override {
+    llvm::Value *value = visitExpr(op.value);
+    if (op.buffer->dtype.isBool()) value = b_.CreateZExt(value, b_.getInt8Ty());
+    b_.CreateStore(value, element(*op.buffer, op.indices, op));
+  }
+  void visitBlock(const ir::Block &op) override { fail(op, "block '" + op.name + "' is not lowered"); }
+  void visitBlockRealize(const ir::BlockRealize &op) override { visitBlock(*op.block); }
+
+  void loop(const ir::Var &var, const ir::Expr &min, const ir::Expr &extent, const ir::Stmt &body) {
+    llvm::Value *first = visitExpr(min);
+    llvm::Value *end = b_.CreateAdd(first, convert(visitExpr(extent), extent->dtype, var.dtype, var));
+    llvm::BasicBlock *preheader = b_.GetInsertBlock();
+    llvm::BasicBlock *header = newBlock("for"), *loopBody = newBlock("for_body"), *exit = newBlock("for_end");
+    b_.CreateBr(header);
+    b_.SetInsertPoint(header);
+    llvm::PHINode *index = b_.CreatePHI(first->getType(), 2, var.name);
+    index->addIncoming(first, preheader);
+    b_.CreateCondBr(isUnsigned(var.dtype) ? b_.CreateICmpULT(index, end) : b_.CreateICmpSLT(index, end), loopBody, exit);
+    b_.SetInsertPoint(loopBody);
+    vars_[&var] = index;
+    visitStmt(body);
+    llvm::Value *next = b_.CreateAdd(index, llvm::ConstantInt::get(index->getType(), 1));
+    index->addIncoming(next, b_.GetInsertBlock());
+    b_.CreateBr(header);
+    b_.SetInsertPoint(exit);
+  }
+
+  // ---- micro-kernels ------------------------------------------------------------------------
+  llvm::StructType *closureType(const MicroKernel &kernel) {
+    std::vector<llvm::Type *> fields;
+    for (const ir::VarRef &var : kernel.closure) fields.push_back(memoryType(var->dtype, *var));
+    return llvm::StructType::get(ctx_, fields);
+  }
+
+  llvm::Function *addKernel(const HostFunction &function, size_t k) {
+    const MicroKernel &kernel = function.kernels[k];
+    std::string id = function.symbol + "_uop_kernel" + std::to_string(k);
+    auto *fn = llvm::Function::Create(llvm::FunctionType::get(b_.getInt32Ty(), {b_.getPtrTy()}, false),
+                                      llvm::Function::InternalLinkage, id, module_);
+    begin(fn);
+    // No checks inside: the runtime checks what the kernel recorded when the push returns.
+    errorsAtEntry_ = nullptr;
+    llvm::StructType *closure = closureType(kernel);
+    for (size_t i = 0; i < kernel.closure.size(); ++i) {
+      const ir::Var &var = *kernel.closure[i];
+      llvm::Value *value = b_.CreateLoad(closure->getElementType(unsigned(i)),
+                                         b_.CreateStructGEP(closure, fn->getArg(0), unsigned(i)), var.name);
+      vars_[&var] = var.dtype.isBool() ? b_.CreateICmpNE(value, b_.getInt8(0)) : value;
+    }
+    visitStmt(kernel.body);
+    b_.CreateRet(b_.getInt32(0));
+    return fn;
+  }
+
+  void pushKernel(const ir::Call &call) {
+    auto *index = call.args.empty() ? nullptr : call.args[0].as<ir::IntImm>();
+    if (!index || index->value < 0 || size_t(index->value) >= kernels_.size()) {
+      fail(call, "push of an unknown micro-kernel");
+      return;
+    }
+    const MicroKernel &kernel = function_->kernels[size_t(index->value)];
+    std::string id = function_->symbol + "_uop_kernel" + std::to_string(index->value);
+    auto *handle = new llvm::GlobalVariable(module_, b_.getPtrTy(), false, llvm::GlobalValue::InternalLinkage,
+                                            llvm::ConstantPointerNull::get(b_.getPtrTy()), id + "_handle");
+    llvm::Value *closurePtr = llvm::ConstantPointerNull::get(b_.getPtrTy());
+    uint64_t bytes = 0;
+    if (!kernel.closure.empty()) {
+      llvm::StructType *closure = closureType(kernel);
+      bytes = module_.getDataLayout().getTypeAllocSize(closure);
+      llvm::IRBuilder<> entry(&fn_->getEntryBlock(), fn_->getEntryBlock().begin());
+      closurePtr = entry.CreateAlloca(closure, nullptr, "closure");
+      // Zeroed first: the runtime caches the kernel by the closure's bytes, padding included.
+      b_.CreateMemSet(closurePtr, b_.getInt8(0), bytes, llvm::MaybeAlign(8));
+      for (size_t i = 0; i < kernel.closure.size(); ++i) {
+        llvm::Value *value = visitVar(*kernel.closure[i]);
+        if (kernel.closure[i]->dtype.isBool()) value = b_.CreateZExt(value, b_.getInt8Ty());
+        b_.CreateStore(value, b_.CreateStructGEP(closure, closurePtr, unsigned(i)));
+      }
+    }
+    llvm::Value *status = b_.CreateCall(runtimeFunction(kernel.pushFunction),
+                                        {handle, kernels_[size_t(index->value)], closurePtr, b_.getInt32(uint32_t(bytes))});
+    returnIf(b_.CreateICmpNE(status, b_.getInt32(0)), b_.getInt32(kStatusRuntimeError));
+  }
+
+  llvm::Module &module_;
+  llvm::LLVMContext &ctx_;
+  llvm::IRBuilder<> b_;
+  llvm::StructType *dlTensor_;
+  const HostFunction *function_ = nullptr;
+  std::vector<llvm::Function *> kernels_;
+  llvm::Function *fn_ = nullptr;
+  llvm::Value *errorsAtEntry_ = nullptr;  // the runtime's error count when the function started
+  std::unordered_map<const ir::Var *, llvm::Value *> vars_;
+  std::unordered_map<std::string, llvm::Value *> strings_;
+  llvm::Error error_ = llvm::Error::success();
+};
+
+llvm::OptimizationLevel optimizationLevel(int level) {
+  switch (level) {
+  case 0: return llvm::OptimizationLevel::O0;
+  case 1: return llvm::OptimizationLevel::O1;
+  case 3: return llvm::OptimizationLevel::O3;
+  default: return llvm::OptimizationLevel::O2;
+  }
+}
+
+}  // namespace
+
+llvm::Expected<LLVMModule> buildLLVMModule(const std::vector<HostFunction> &functions, const std::string &sourceName,
+                                           const LLVMEmitOptions &options, llvm::LLVMContext &context) {
+  initializeTargets();
+  llvm::Triple triple(options.targetTriple.empty() ? llvm::sys::getDefaultTargetTriple() : options.targetTriple);
+  if (triple.getArch() != llvm::Triple::x86_64 && triple.getArch() != llvm::Triple::x86 &&
+      triple.getArch() != llvm::Triple::arm && triple.getArch() != llvm::Triple::thumb)
+    return ir::diagnosticError("target '" + triple.str() + "' is not supported (vtac generates code for X86 and ARM)");
+  std::string lookupError;
+  const llvm::Target *target = llvm::TargetRegistry::lookupTarget(triple.str(), lookupError);
+  if (!target) return ir::diagnosticError("target '" + triple.str() + "': " + lookupError);
+  llvm::TargetOptions targetOptions;
+  auto codeGenLevel = llvm::CodeGenOpt::getLevel(options.optLevel);
+  LLVMModule result;
+  result.machine.reset(target->createTargetMachine(triple.str(), options.cpu, options.features, targetOptions,
+                                                   llvm::Reloc::PIC_, std::nullopt,
+                                                   codeGenLevel ? *codeGenLevel : llvm::CodeGenOptLevel::Default));
+  if (!result.machine) return ir::diagnosticError("cannot create a code generator for '" + triple.str() + "'");
+
+  result.module = std::make_unique<llvm::Module>(sourceName, context);
+  llvm::Module &module = *result.module;
+  module.setTargetTriple(triple.str());
+  module.setDataLayout(result.machine->createDataLayout());
+  ModuleBuilder builder(module);
+  for (const HostFunction &function : functions) builder.addFunction(function);
+  if (!options.packedEntry.empty() && !functions.empty()) builder.addPackedEntry(functions[0], options.packedEntry);
+  if (llvm::Error error = builder.takeError()) return error;
+  std::string verifierMessage;
+  llvm::raw_string_ostream verifierStream(verifierMessage);
+  if (llvm::verifyModule(module, &verifierStream))
+    return ir::diagnosticError("internal error: the LLVM module is invalid: " + verifierStream.str());
+
+  llvm::LoopAnalysisManager loops;
+  llvm::FunctionAnalysisManager functionAnalyses;
+  llvm::CGSCCAnalysisManager cgscc;
+  llvm::ModuleAnalysisManager modules;
+  llvm::PassBuilder passes(result.machine.get());
+  passes.registerModuleAnalyses(modules);
+  passes.registerCGSCCAnalyses(cgscc);
+  passes.registerFunctionAnalyses(functionAnalyses);
+  passes.registerLoopAnalyses(loops);
+  passes.crossRegisterProxies(loops, functionAnalyses, cgscc, modules);
+  llvm::OptimizationLevel level = optimizationLevel(options.optLevel);
+  llvm::ModulePassManager pipeline =
+      level == llvm::OptimizationLevel::O0 ? passes.buildO0DefaultPipeline(level) : passes.buildPerModuleDefaultPipeline(level);
+  pipeline.run(module, modules);
+  return result;
+}
+
+llvm::Expected<std::string> emitLLVM(const std::vector<HostFunction> &functions, const std::string &sourceName,
+                                     const LLVMEmitOptions &options) {
+  llvm::LLVMContext context;
+  auto built = buildLLVMModule(functions, sourceName, options, context);
+  if (!built) return built.takeError();
+  llvm::Module &module = *built->module;
+  std::string bytes;
+  llvm::raw_string_ostream out(bytes);
+  switch (options.kind) {
+  case EmitKind::LLVMIR: module.print(out, nullptr); break;
+  case EmitKind::Bitcode: llvm::WriteBitcodeToFile(module, out); break;
+  default: {
+    llvm::SmallString<0> buffer;
+    llvm::raw_svector_ostream stream(buffer);
+    llvm::legacy::PassManager codegen;
+    auto fileType = options.kind == EmitKind::Assembly ? llvm::CodeGenFileType::AssemblyFile : llvm::CodeGenFileType::ObjectFile;
+    if (built->machine->addPassesToEmitFile(codegen, stream, nullptr, fileType))
+      return ir::diagnosticError("target '" + module.getTargetTriple() + "' cannot emit this kind of file");
+    codegen.run(module);
+    out << buffer;
+  }
+  }
+  out.flush();
+  return bytes;
+}
+
+}  // namespace vtac::codegen

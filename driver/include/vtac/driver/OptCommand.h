@@ -1,0 +1,57 @@
+// `vtac opt`: parse modules, run a pass pipeline on their prim_funcs, print canonical TVMScript
+// (mlir-opt for vtac).
+//
+//   vtac opt FILE... --passes=P1,P2,... [-o OUT] [--func=NAME] [--print-after-all]
+//            [--print-after=NAME]... [--print-before=NAME]... [--print-changed] [--verify-each]
+//            [--time-passes] [--pass-option NAME=VALUE]... [--vta-config PATH]
+//            [--check-equivalence [--seed N] [--size VAR=VALUE]...]
+//   vtac opt --list-passes
+//
+// Dumps and the timing table go to standard error, the result to standard output or -o (written
+// atomically, only when every input went through). An unknown pass or a malformed pipeline is a
+// usage error (exit 2) naming the closest passes; a pass that cannot handle its input is
+// `file:line:col: error: [pass] message` (exit 1). --check-equivalence runs every function before
+// and after the pipeline with the interpreter on the same seeded inputs and fails unless all
+// parameters agree bit for bit. --pass-option sets PassContext::options (a pass's header lists the
+// ones it reads, e.g. unroll-loop.auto-max-step).
+// --vta-config selects the VTA configuration the VTA passes lower
+// for (vta_config.json, a path or JSON text; an unusable one is an input error, exit 1).
+#pragma once
+
+#include <cstdint>
+#include <ostream>
+#include <set>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "vtac/support/Command.h"
+
+namespace CLI {
+class App;
+}
+
+namespace vtac::driver {
+
+struct OptOptions {
+  std::vector<std::string> inputs;
+  std::string output;
+  std::string passes;      // empty: no passes (a schedule alone)
+  std::string schedule;    // --schedule FILE (else the module file's own schedule def)
+  bool printTrace = false; // the applied trace, in TVM's text, to standard error
+  std::string function;  // only this prim_func
+  std::string vtaConfig;  // vta_config.json path or text; empty: TVM's default
+  bool listPasses = false;
+  bool printAfterAll = false, printChanged = false, verifyEach = false, timePasses = false;
+  std::set<std::string> printAfter, printBefore;
+  bool checkEquivalence = false;
+  uint64_t seed = 0;
+  std::vector<std::pair<std::string, int64_t>> sizes;
+  std::vector<std::pair<std::string, std::string>> passOptions;
+};
+
+int runOpt(const OptOptions &options, std::ostream &out, std::ostream &errors);
+
+void registerOptCommand(CLI::App &app, support::CommandAction &action);
+
+}  // namespace vtac::driver

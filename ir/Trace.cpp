@@ -1,0 +1,141 @@
+// Constructors of trace values and TVM's text form of a trace (TraceNode::AsPython).
+#include "vtac/ir/Trace.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+
+namespace vtac::ir {
+
+TraceValue TraceValue::none(SourceLoc loc) {
+  TraceValue v;
+  v.loc = loc;
+  return v;
+}
+
+TraceValue TraceValue::ofBool(bool value, SourceLoc loc) {
+  TraceValue v = none(loc);
+  v.kind = Kind::Bool;
+  v.boolValue = value;
+  return v;
+}
+
+TraceValue TraceValue::ofInt(int64_t value, SourceLoc loc) {
+  TraceValue v = none(loc);
+  v.kind = Kind::Int;
+  v.intValue = value;
+  return v;
+}
+
+TraceValue TraceValue::ofFloat(double value, SourceLoc loc) {
+  TraceValue v = none(loc);
+  v.kind = Kind::Float;
+  v.floatValue = value;
+  return v;
+}
+
+TraceValue TraceValue::ofString(std::string value, SourceLoc loc) {
+  TraceValue v = none(loc);
+  v.kind = Kind::String;
+  v.text = std::move(value);
+  return v;
+}
+
+TraceValue TraceValue::ofName(std::string name, SourceLoc loc) {
+  TraceValue v = ofString(std::move(name), loc);
+  v.kind = Kind::Name;
+  return v;
+}
+
+TraceValue TraceValue::ofList(std::vector<TraceValue> items, SourceLoc loc) {
+  TraceValue v = none(loc);
+  v.kind = Kind::List;
+  v.items = std::move(items);
+  return v;
+}
+
+namespace {
+
+// Python's repr of a float: the shortest digits that read back to the same value.
+std::string pythonFloat(double value) {
+  if (std::isinf(value)) return value > 0 ? "inf" : "-inf";
+  if (std::isnan(value)) return "nan";
+  char buffer[32];
+  for (int precision = 1; precision <= 17; ++precision) {
+    std::snprintf(buffer, sizeof buffer, "%.*g", precision, value);
+    if (std::strtod(buffer, nullptr) == value) break;
+  }
+  std::string text = buffer;
+  if (text.find_first_of(".e") == std::string::npos) text += ".0";
+  return text;
+}
+
+std::string quoted(const std::string &text) {
+  std::string out = "\"";
+  for (char c : text) {
+    if (c == '"' || c == '\\') out += '\\';
+    out += c;
+  }
+  return out + "\"";
+}
+
+}  // namespace
+
+std::string describeTraceName(const std::string &name) {
+  size_t colon = name.find(':');
+  if (name.empty() || name[0] != '%' || colon == std::string::npos) return "'" + name + "'";
+  return name.substr(colon + 1);
+}
+
+std::string printTraceValue(const TraceValue &value) {
+  switch (value.kind) {
+  case TraceValue::Kind::None: return "None";
+  case TraceValue::Kind::Bool: return value.boolValue ? "True" : "False";
+  case TraceValue::Kind::Int: return std::to_string(value.intValue);
+  case TraceValue::Kind::Float: return pythonFloat(value.floatValue);
+  case TraceValue::Kind::String: return quoted(value.text);
+  case TraceValue::Kind::Name: return value.text;
+  case TraceValue::Kind::List: {
+    std::string out = "[";
+    for (size_t i = 0; i < value.items.size(); ++i)
+      out += (i ? ", " : "") + printTraceValue(value.items[i]);
+    return out + "]";
+  }
+  case TraceValue::Kind::Dict: {
+    // Keys sorted, as TVM prints a Map.
+    std::vector<std::pair<std::string, std::string>> entries;
+    for (size_t i = 0; i + 1 < value.items.size(); i += 2)
+      entries.emplace_back(printTraceValue(value.items[i]), printTraceValue(value.items[i + 1]));
+    std::sort(entries.begin(), entries.end());
+    std::string out = "{";
+    for (size_t i = 0; i < entries.size(); ++i) out += (i ? ", " : "") + entries[i].first + ": " + entries[i].second;
+    return out + "}";
+  }
+  }
+  return "None";
+}
+
+std::string printTrace(const Trace &trace) {
+  std::string out = "# from tvm import tir\ndef " + trace.name + "(sch: tir.Schedule) -> None:\n";
+  for (const TraceStep &step : trace.steps) {
+    out += "  ";
+    if (!step.results.empty()) {
+      for (size_t i = 0; i < step.results.size(); ++i) out += (i ? ", " : "") + step.results[i];
+      if (step.resultsAreList && step.results.size() == 1) out += ",";
+      out += " = ";
+    }
+    out += "sch." + step.primitive + "(";
+    for (size_t i = 0; i < step.arguments.size(); ++i) {
+      const TraceArgument &argument = step.arguments[i];
+      out += i ? ", " : "";
+      if (!argument.keyword.empty()) out += argument.keyword + "=";
+      out += printTraceValue(argument.value);
+    }
+    out += ")\n";
+  }
+  if (trace.steps.empty()) out += "  pass\n";
+  return out;
+}
+
+}  // namespace vtac::ir

@@ -1,0 +1,157 @@
+// The Analyzer's state and queries; the simplifier and the bounds live in their own files.
+#include "vtac/ir/arith/Analyzer.h"
+
+#include "AnalyzerState.h"
+#include "Simplifier.h"
+#include "vtac/ir/Arith.h"
+
+namespace vtac::ir::arith {
+
+int64_t floorDivInt(int64_t a, int64_t b) {
+  int64_t q = a / b;
+  return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q;
+}
+int64_t floorModInt(int64_t a, int64_t b) { return a - floorDivInt(a, b) * b; }
+int64_t gcdInt(int64_t a, int64_t b) {
+  a = a < 0 ? -a : a;
+  b = b < 0 ? -b : b;
+  while (b != 0) {
+    int64_t t = a % b;
+    a = b;
+    b = t;
+  }
+  return a;
+}
+
+Analyzer::Analyzer() : state_(std::make_unique<State>()) {}
+Analyzer::~Analyzer() = default;
+
+void Analyzer::bind(const VarRef &var, const Range &range) {
+  // A range of one value binds the variable to it (TVM does the same).
+  if (isOne(range.extent)) return bind(var, range.min);
+  IntBound min = constIntBound(range.min), extent = constIntBound(range.extent);
+  IntBound bound{min.min, IntBound::kPosInf};
+  if (min.max != IntBound::kPosInf && extent.max != IntBound::kPosInf) bound.max = min.max + extent.max - 1;
+  state_->varValues.erase(var);
+  state_->varBounds[var] = bound;
+}
+
+void Analyzer::bind(const VarRef &var, const Expr &value) {
+  Expr simplified = simplify(value);
+  state_->varBounds.erase(var);
+  state_->varValues[var] = simplified;
+}
+
+Expr Analyzer::simplify(const Expr &e) {
+  if (e.isa<IntImm>()) return e;
+  Expr rewritten = rewriteSimplify(e);
+  if (rewritten.isa<IntImm>()) return rewritten;
+  return canonicalSimplify(rewritten);
+}
+
+Expr Analyzer::rewriteSimplify(const Expr &e) {
+  return Simplifier(*this, *state_, Simplifier::Mode::Rewrite).visitExpr(e);
+}
+
+Expr Analyzer::canonicalSimplify(const Expr &e) {
+  return Simplifier(*this, *state_, Simplifier::Mode::Canonical).visitExpr(e);
+}
+
+bool Analyzer::canProve(const Expr &condition) {
+  if (auto c = asConstInt(condition)) return *c != 0;
+  auto c = asConstInt(simplify(condition));
+  return c && *c != 0;
+}
+
+bool Analyzer::canProveGreaterEqual(const Expr &e, int64_t lowerBound) {
+  if (auto c = asConstInt(e)) return *c >= lowerBound;
+  return constIntBound(e).min >= lowerBound;
+}
+
+bool Analyzer::canProveLess(const Expr &e, int64_t upperBound) {
+  if (auto c = asConstInt(e)) return *c < upperBound;
+  return constIntBound(e).max < upperBound;
+}
+
+bool Analyzer::canProveEqual(const Expr &a, const Expr &b) {
+  if (a->dtype.isIntOrUInt() && b->dtype.isIntOrUInt() && isZero(simplify(subExpr(a, b)))) return true;
+  return canProve(makeBinary(NodeKind::EQ, a, b));
+}
+
+// ---- constraint scopes ----------------------------------------------------------------------
+
+static void collectConjuncts(const Expr &e, std::vector<Expr> &out) {
+  if (const auto *bin = e.as<BinaryExpr>(); bin && bin->kind() == NodeKind::And) {
+    collectConjuncts(bin->a, out);
+    collectConjuncts(bin->b, out);
+    return;
+  }
+  out.push_back(e);
+}
+
+// The bound `var < c`, `c <= var`, `var == c`, ... puts on var, if the conjunct is one of those.
+static std::optional<std::pair<VarRef, IntBound>> boundFromConjunct(const Expr &e) {
+  const auto *bin = e.as<BinaryExpr>();
+  if (!bin) return std::nullopt;
+  const auto *va = bin->a.as<Var>(), *vb = bin->b.as<Var>();
+  auto ca = asConstInt(bin->a), cb = asConstInt(bin->b);
+  constexpr int64_t lo = IntBound::kNegInf, hi = IntBound::kPosInf;
+  if (va && cb) {
+    VarRef v(va);
+    switch (bin->kind()) {
+    case NodeKind::LT: return std::make_pair(v, IntBound{lo, *cb - 1});
+    case NodeKind::LE: return std::make_pair(v, IntBound{lo, *cb});
+    case NodeKind::GT: return std::make_pair(v, IntBound{*cb + 1, hi});
+    case NodeKind::GE: return std::make_pair(v, IntBound{*cb, hi});
+    case NodeKind::EQ: return std::make_pair(v, IntBound{*cb, *cb});
+    default: return std::nullopt;
+    }
+  }
+  if (vb && ca) {
+    VarRef v(vb);
+    switch (bin->kind()) {
+    case NodeKind::LT: return std::make_pair(v, IntBound{*ca + 1, hi});
+    case NodeKind::LE: return std::make_pair(v, IntBound{*ca, hi});
+    case NodeKind::GT: return std::make_pair(v, IntBound{lo, *ca - 1});
+    case NodeKind::GE: return std::make_pair(v, IntBound{lo, *ca});
+    case NodeKind::EQ: return std::make_pair(v, IntBound{*ca, *ca});
+    default: return std::nullopt;
+    }
+  }
+  return std::nullopt;
+}
+
+Analyzer::ConstraintScope::ConstraintScope(Analyzer &analyzer, const Expr &condition) : analyzer_(analyzer) {
+  State &state = *analyzer.state_;
+  savedDepth_ = state.scopeMarks.size();
+  state.scopeMarks.emplace_back(state.knownTrue.size(), state.savedBounds.size());
+  std::vector<Expr> conjuncts;
+  collectConjuncts(condition, conjuncts);
+  for (const Expr &c : conjuncts) {
+    Expr simplified = analyzer.rewriteSimplify(c);
+    if (simplified.isa<IntImm>()) continue;
+    if (auto narrowed = boundFromConjunct(simplified)) {
+      auto &[var, bound] = *narrowed;
+      IntBound current = analyzer.constIntBound(var);
+      auto it = state.varBounds.find(var);
+      state.savedBounds.push_back({var, it != state.varBounds.end(), it != state.varBounds.end() ? it->second : IntBound{}});
+      state.varBounds[var] = {std::max(current.min, bound.min), std::min(current.max, bound.max)};
+    }
+    state.knownTrue.push_back(simplified);
+  }
+}
+
+Analyzer::ConstraintScope::~ConstraintScope() {
+  State &state = *analyzer_.state_;
+  auto [knownSize, boundsSize] = state.scopeMarks[savedDepth_];
+  state.scopeMarks.resize(savedDepth_);
+  state.knownTrue.resize(knownSize);
+  while (state.savedBounds.size() > boundsSize) {
+    State::SavedBound &saved = state.savedBounds.back();
+    if (saved.existed) state.varBounds[saved.var] = saved.bound;
+    else state.varBounds.erase(saved.var);
+    state.savedBounds.pop_back();
+  }
+}
+
+}  // namespace vtac::ir::arith

@@ -1,0 +1,36 @@
+// Internal to the analyzer: what an Analyzer knows (variable ranges and values, the conditions
+// of the constraint scopes in force) and the integer helpers its parts share.
+#pragma once
+
+#include <cstdint>
+#include <unordered_map>
+#include <vector>
+
+#include "vtac/ir/arith/Analyzer.h"
+
+namespace vtac::ir::arith {
+
+struct Analyzer::State {
+  std::unordered_map<VarRef, IntBound> varBounds;
+  std::unordered_map<VarRef, Expr> varValues;
+  // Simplified conjuncts of the constraint scopes in force, innermost last.
+  std::vector<Expr> knownTrue;
+  // Variable bounds narrowed by constraint scopes, to restore when a scope ends.
+  struct SavedBound {
+    VarRef var;
+    bool existed;
+    IntBound bound;
+  };
+  std::vector<SavedBound> savedBounds;
+  // Per open scope: sizes of knownTrue and savedBounds when it opened.
+  std::vector<std::pair<size_t, size_t>> scopeMarks;
+};
+
+// int32 and int64 scalars: the types whose arithmetic is canonicalised (TVM's IsIndexType).
+inline bool isIndexType(DataType t) { return t.isInt() && t.isScalar() && (t.bits() == 32 || t.bits() == 64); }
+
+int64_t floorDivInt(int64_t a, int64_t b);
+int64_t floorModInt(int64_t a, int64_t b);
+int64_t gcdInt(int64_t a, int64_t b);  // gcd(|a|, |b|); gcd(0, b) = |b|
+
+}  // namespace vtac::ir::arith

@@ -1,0 +1,152 @@
+// Constant integer bounds by interval arithmetic (TVM's ConstIntBoundAnalyzer): every operator
+// maps the intervals of its operands to an interval containing all its results, saturating at
+// +-infinity; variables take the ranges bound to them, everything else its type's range.
+#include <algorithm>
+#include <initializer_list>
+
+#include "AnalyzerState.h"
+#include "vtac/ir/Arith.h"
+#include "vtac/ir/Functor.h"
+
+namespace vtac::ir::arith {
+namespace {
+
+constexpr int64_t kPosInf = IntBound::kPosInf;
+constexpr int64_t kNegInf = IntBound::kNegInf;
+
+bool isInf(int64_t v) { return v == kPosInf || v == kNegInf; }
+
+int64_t saturate(__int128 v) {
+  if (v >= __int128(kPosInf)) return kPosInf;
+  if (v <= __int128(kNegInf)) return kNegInf;
+  return int64_t(v);
+}
+
+int64_t addBound(int64_t a, int64_t b) {
+  if (isInf(a)) return a;
+  if (isInf(b)) return b;
+  return saturate(__int128(a) + b);
+}
+
+int64_t negBound(int64_t a) {
+  if (a == kPosInf) return kNegInf;
+  if (a == kNegInf) return kPosInf;
+  return -a;
+}
+
+int64_t mulBound(int64_t a, int64_t b) {
+  if (a == 0 || b == 0) return 0;
+  if (isInf(a) || isInf(b)) return (a < 0) != (b < 0) ? kNegInf : kPosInf;
+  return saturate(__int128(a) * b);
+}
+
+// a / b rounded down (floor) or toward zero; b is finite and non-zero.
+int64_t divBound(int64_t a, int64_t b, bool floor) {
+  if (isInf(a)) return (a < 0) != (b < 0) ? kNegInf : kPosInf;
+  if (b == -1) return negBound(a);
+  return floor ? floorDivInt(a, b) : a / b;
+}
+
+IntBound hull(std::initializer_list<int64_t> values) {
+  return {*std::min_element(values.begin(), values.end()), *std::max_element(values.begin(), values.end())};
+}
+
+IntBound intersect(IntBound a, IntBound b) { return {std::max(a.min, b.min), std::min(a.max, b.max)}; }
+IntBound unite(IntBound a, IntBound b) { return {std::min(a.min, b.min), std::max(a.max, b.max)}; }
+
+IntBound typeBound(DataType t) {
+  if (t.isBool()) return {0, 1};
+  if (t.isInt() && t.bits() < 64) return {-(int64_t(1) << (t.bits() - 1)), (int64_t(1) << (t.bits() - 1)) - 1};
+  if (t.isUInt()) return {0, t.bits() < 64 ? (int64_t(1) << t.bits()) - 1 : kPosInf};
+  return {kNegInf, kPosInf};
+}
+
+class BoundEvaluator : public ExprFunctor<IntBound> {
+public:
+  explicit BoundEvaluator(Analyzer::State &state) : state_(state) {}
+
+  IntBound visitExpr(const Expr &e) override {
+    return intersect(ExprFunctor<IntBound>::visitExpr(e), typeBound(e->dtype));
+  }
+
+  IntBound visitIntImm(const IntImm &op) override { return {op.value, op.value}; }
+  IntBound visitVar(const Var &op) override {
+    VarRef var(&op);
+    if (auto it = state_.varValues.find(var); it != state_.varValues.end()) return visitExpr(it->second);
+    if (auto it = state_.varBounds.find(var); it != state_.varBounds.end()) return it->second;
+    return typeBound(op.dtype);
+  }
+  IntBound visitCast(const Cast &op) override {
+    IntBound value = op.value->dtype.isFloat() ? typeBound(op.dtype) : visitExpr(op.value);
+    IntBound target = typeBound(op.dtype);
+    return value.min >= target.min && value.max <= target.max ? value : target;
+  }
+  IntBound visitBinary(const BinaryExpr &op) override {
+    if (BinaryExpr::isComparison(op.kind()) || BinaryExpr::isLogical(op.kind())) return {0, 1};
+    IntBound a = visitExpr(op.a), b = visitExpr(op.b);
+    switch (op.kind()) {
+    case NodeKind::Add: return {addBound(a.min, b.min), addBound(a.max, b.max)};
+    case NodeKind::Sub: return {addBound(a.min, negBound(b.max)), addBound(a.max, negBound(b.min))};
+    case NodeKind::Mul:
+      return hull({mulBound(a.min, b.min), mulBound(a.min, b.max), mulBound(a.max, b.min), mulBound(a.max, b.max)});
+    case NodeKind::Div:
+    case NodeKind::FloorDiv: return division(a, b, op.kind() == NodeKind::FloorDiv);
+    case NodeKind::Mod:
+    case NodeKind::FloorMod: return modulo(a, b, op.kind() == NodeKind::FloorMod);
+    case NodeKind::Min: return {std::min(a.min, b.min), std::min(a.max, b.max)};
+    case NodeKind::Max: return {std::max(a.min, b.min), std::max(a.max, b.max)};
+    default: return typeBound(op.dtype);
+    }
+  }
+  IntBound visitNot(const Not &) override { return {0, 1}; }
+  IntBound visitSelect(const Select &op) override { return unite(visitExpr(op.trueValue), visitExpr(op.falseValue)); }
+  IntBound visitCall(const Call &op) override {
+    if (op.op == "tir.if_then_else" && op.args.size() == 3) return unite(visitExpr(op.args[1]), visitExpr(op.args[2]));
+    if (op.op == "tir.shift_right" && op.args.size() == 2) {
+      auto shift = asConstInt(op.args[1]);
+      if (shift && *shift >= 0 && *shift < 62) {
+        IntBound a = visitExpr(op.args[0]);
+        int64_t d = int64_t(1) << *shift;
+        return {divBound(a.min, d, true), divBound(a.max, d, true)};
+      }
+    }
+    return typeBound(op.dtype);
+  }
+  IntBound visitLet(const Let &op) override {
+    auto [it, inserted] = state_.varValues.emplace(op.var, op.value);
+    IntBound body = visitExpr(op.body);
+    if (inserted) state_.varValues.erase(it);
+    return body;
+  }
+  IntBound visitExprDefault(const ExprNode &op) override { return typeBound(op.dtype); }
+
+private:
+  static IntBound division(IntBound a, IntBound b, bool floor) {
+    if (b.min <= 0 && b.max >= 0) return {kNegInf, kPosInf};
+    if (isInf(b.min) || isInf(b.max)) {
+      // |b| is at least min(|b.min|, |b.max|) and unbounded above: the quotient lies between
+      // a / that and 0 (or -1 when flooring a negative dividend).
+      int64_t nearest = b.min > 0 ? b.min : b.max;
+      IntBound atNearest = hull({divBound(a.min, nearest, floor), divBound(a.max, nearest, floor)});
+      return unite(atNearest, {floor && a.min < 0 ? -1 : 0, 0});
+    }
+    return hull({divBound(a.min, b.min, floor), divBound(a.min, b.max, floor), divBound(a.max, b.min, floor),
+                 divBound(a.max, b.max, floor)});
+  }
+  static IntBound modulo(IntBound a, IntBound b, bool floor) {
+    if (b.min <= 0) return {kNegInf, kPosInf};
+    int64_t largest = b.max == kPosInf ? kPosInf : b.max - 1;
+    if (a.min >= 0) return {0, std::min(a.max, largest)};
+    if (floor) return {0, largest};
+    if (a.max <= 0) return {std::max(a.min, negBound(largest)), 0};
+    return {negBound(largest), largest};
+  }
+
+  Analyzer::State &state_;
+};
+
+}  // namespace
+
+IntBound Analyzer::constIntBound(const Expr &e) { return BoundEvaluator(*state_).visitExpr(e); }
+
+}  // namespace vtac::ir::arith

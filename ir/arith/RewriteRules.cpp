@@ -1,0 +1,417 @@
+// TVM's rewrite-simplifier rules for the operators the canonical form leaves alone:
+// comparisons (decided from constant bounds of their difference, else put into a normal form
+// with constants moved to one side), min/max, logical operators and their negations. Each rule
+// names TVM's pattern; rules whose result is simplified again say "recurse".
+#include <numeric>
+
+#include "Simplifier.h"
+#include "vtac/ir/Arith.h"
+#include "vtac/ir/StructuralEqual.h"
+
+namespace vtac::ir::arith {
+namespace {
+
+constexpr int kMaxRecursion = 5;
+
+const BinaryExpr *asOp(const Expr &e, NodeKind kind) {
+  const auto *bin = e.as<BinaryExpr>();
+  return bin && bin->kind() == kind ? bin : nullptr;
+}
+
+bool same(const Expr &a, const Expr &b) { return a == b || structuralEqual(a, b); }
+
+Expr lit(int64_t v, const Expr &like) { return intImm(v, like->dtype); }
+
+Expr node(NodeKind kind, Expr a, Expr b) { return makeBinary(kind, std::move(a), std::move(b)); }
+Expr lt(Expr a, Expr b) { return node(NodeKind::LT, std::move(a), std::move(b)); }
+Expr le(Expr a, Expr b) { return node(NodeKind::LE, std::move(a), std::move(b)); }
+
+// x + c / x - c: the non-constant part and the signed constant; (e, 0) otherwise.
+std::pair<Expr, int64_t> splitConstantOffset(const Expr &e) {
+  if (const auto *add = asOp(e, NodeKind::Add))
+    if (auto c = asConstInt(add->b)) return {add->a, *c};
+  if (const auto *sub = asOp(e, NodeKind::Sub))
+    if (auto c = asConstInt(sub->b)) return {sub->a, -*c};
+  return {e, 0};
+}
+
+// gcd of every value e can take, from its linear structure (TVM's modular set, reduced to
+// gcd(coeff, base)); 1 when unknown, 0 for the literal 0.
+int64_t commonDivisor(const Expr &e) {
+  if (auto c = asConstInt(e)) return *c < 0 ? -*c : *c;
+  if (const auto *bin = e.as<BinaryExpr>()) {
+    switch (bin->kind()) {
+    case NodeKind::Add:
+    case NodeKind::Sub: return gcdInt(commonDivisor(bin->a), commonDivisor(bin->b));
+    case NodeKind::Mul: {
+      int64_t a = commonDivisor(bin->a), b = commonDivisor(bin->b);
+      return (a == 0 || b == 0) ? 0 : a * b;
+    }
+    default: break;
+    }
+  }
+  return 1;
+}
+
+}  // namespace
+
+Expr Simplifier::recurse(const Expr &e) {
+  if (recursionDepth_ >= kMaxRecursion) return e;
+  ++recursionDepth_;
+  Expr result = visitExpr(e);
+  --recursionDepth_;
+  return result;
+}
+
+std::optional<bool> Simplifier::matchKnown(const Expr &cond) const {
+  for (auto it = state_.knownTrue.rbegin(); it != state_.knownTrue.rend(); ++it) {
+    const Expr &known = *it;
+    if (same(known, cond)) return true;
+    if (const auto *n = cond.as<Not>(); n && same(n->a, known)) return false;
+    if (const auto *n = known.as<Not>(); n && same(n->a, cond)) return false;
+    const auto *k = known.as<BinaryExpr>(), *c = cond.as<BinaryExpr>();
+    if (!k || !c) continue;
+    // a < b is false where b <= a is known, a == b where a != b is known, and so on.
+    auto swapped = [&] { return same(k->a, c->b) && same(k->b, c->a); };
+    auto straight = [&] { return same(k->a, c->a) && same(k->b, c->b); };
+    if ((k->kind() == NodeKind::LT && c->kind() == NodeKind::LE) ||
+        (k->kind() == NodeKind::LE && c->kind() == NodeKind::LT)) {
+      if (swapped()) return false;
+    }
+    if ((k->kind() == NodeKind::EQ && c->kind() == NodeKind::NE) ||
+        (k->kind() == NodeKind::NE && c->kind() == NodeKind::EQ)) {
+      if (straight() || swapped()) return false;
+    }
+  }
+  return std::nullopt;
+}
+
+Compare Simplifier::compare(const Expr &x, int64_t value) {
+  Expr diff = analyzer_.canonicalSimplify(x);
+  if (auto c = asConstInt(diff)) return *c == value ? Compare::EQ : *c < value ? Compare::LT : Compare::GT;
+  IntBound b = analyzer_.constIntBound(diff);
+  if (b.min == value && b.max == value) return Compare::EQ;
+  if (b.min > value) return Compare::GT;
+  if (b.max < value) return Compare::LT;
+  if (b.min >= value) return Compare::GE;
+  if (b.max <= value) return Compare::LE;
+  return Compare::Unknown;
+}
+
+Compare Simplifier::compare(const Expr &x, const Expr &y) { return compare(subExpr(x, y), 0); }
+
+Expr Simplifier::rewriteArith(const BinaryExpr &op, const Expr &a, const Expr &b) {
+  if (a == op.a && b == op.b && !tryConstFold(op.kind(), a, b)) return Expr(&op);
+  return makeBinary(op.kind(), a, b, op.loc());
+}
+
+Expr Simplifier::rewriteMinMax(const BinaryExpr &op, const Expr &a, const Expr &b) {
+  bool isMin = op.kind() == NodeKind::Min;
+  Expr rebuilt = a == op.a && b == op.b && !tryConstFold(op.kind(), a, b) ? Expr(&op) : makeBinary(op.kind(), a, b, op.loc());
+  if (!asOp(rebuilt, op.kind()) || !isIndexType(op.dtype)) return rebuilt;
+  if (same(a, b)) return a;
+  IntBound ba = analyzer_.constIntBound(a), bb = analyzer_.constIntBound(b);
+  if (isMin) {
+    if (ba.max <= bb.min) return a;
+    if (bb.max <= ba.min) return b;
+  } else {
+    if (ba.min >= bb.max) return a;
+    if (bb.min >= ba.max) return b;
+  }
+  // min(x + c1, x + c2), min(x + c1, x), min(x, x + c1): the smaller offset (larger for max).
+  auto [xa, ca] = splitConstantOffset(a);
+  auto [xb, cb] = splitConstantOffset(b);
+  if (same(xa, xb) && (asOp(a, NodeKind::Add) || asOp(b, NodeKind::Add) || a == xa || b == xb)) {
+    bool pickA = isMin ? ca <= cb : ca >= cb;
+    return pickA ? a : b;
+  }
+  // min(c1 - x, c2 - x)
+  const auto *sa = asOp(a, NodeKind::Sub), *sb = asOp(b, NodeKind::Sub);
+  if (sa && sb && same(sa->b, sb->b)) {
+    auto c1 = asConstInt(sa->a), c2 = asConstInt(sb->a);
+    if (c1 && c2) return (isMin ? *c1 <= *c2 : *c1 >= *c2) ? a : b;
+  }
+  // min(min(x, c1), y) -> min(min(x, y), c1) (recurse)
+  if (const auto *inner = asOp(a, op.kind()); inner && asConstInt(inner->b) && !asConstInt(b))
+    return recurse(node(op.kind(), node(op.kind(), inner->a, b), inner->b));
+  // min(x * c1, y * c1): min(x, y) * c1 for c1 > 0, max(x, y) * c1 for c1 < 0.
+  const auto *ma = asOp(a, NodeKind::Mul), *mb = asOp(b, NodeKind::Mul);
+  if (ma && mb) {
+    auto c1 = asConstInt(ma->b), c2 = asConstInt(mb->b);
+    if (c1 && c2 && *c1 == *c2 && *c1 != 0) {
+      NodeKind inner = (*c1 > 0) == isMin ? NodeKind::Min : NodeKind::Max;
+      return recurse(mulExpr(node(inner, ma->a, mb->a), ma->b));
+    }
+  }
+  return rebuilt;
+}
+
+Expr Simplifier::visitComparison(const BinaryExpr &op) {
+  NodeKind kind = op.kind();
+  // a > b is b < a, a >= b is b <= a.
+  if (kind == NodeKind::GT) return visitExpr(make<BinaryExpr>(NodeKind::LT, op.b, op.a, op.loc()));
+  if (kind == NodeKind::GE) return visitExpr(make<BinaryExpr>(NodeKind::LE, op.b, op.a, op.loc()));
+  Expr a = visitExpr(op.a), b = visitExpr(op.b);
+  Expr rebuilt = a == op.a && b == op.b ? Expr(&op) : makeBinary(kind, a, b, op.loc());
+  if (!asOp(rebuilt, kind)) return rebuilt;
+  if (auto known = matchKnown(rebuilt)) return intImm(*known, op.dtype);
+  bool index = isIndexType(a->dtype);
+  Expr yes = intImm(1, op.dtype), no = intImm(0, op.dtype);
+  switch (kind) {
+  case NodeKind::LT: return rewriteLT(rebuilt);
+  case NodeKind::EQ: return rewriteEQ(rebuilt);
+  case NodeKind::NE: {
+    if (index) {
+      Compare r = compare(a, b);
+      if (r == Compare::NE || r == Compare::GT || r == Compare::LT) return yes;
+      if (r == Compare::EQ) return no;
+      if (r == Compare::GE) return rewriteLT(lt(b, a));
+      if (r == Compare::LE) return rewriteLT(lt(a, b));
+    }
+    return rewriteNot(notExpr(rewriteEQ(node(NodeKind::EQ, a, b))));
+  }
+  default: {  // LE: a <= b is !(b < a)
+    Expr result = rewriteNot(notExpr(rewriteLT(lt(b, a))));
+    const auto *r = asOp(result, NodeKind::LE);
+    if (!r || !isIndexType(r->a->dtype)) return result;
+    Compare c = compare(r->a, r->b);
+    if (c == Compare::LE || c == Compare::LT || c == Compare::EQ) return yes;
+    if (c == Compare::GT) return no;
+    if (c == Compare::NE) return rewriteLT(lt(r->a, r->b));
+    if (c == Compare::GE) return rewriteEQ(node(NodeKind::EQ, r->a, r->b));
+    return result;
+  }
+  }
+}
+
+Expr Simplifier::rewriteLT(const Expr &e) {
+  const auto *op = asOp(e, NodeKind::LT);
+  if (!op || !isIndexType(op->a->dtype)) return e;
+  const Expr &a = op->a, &b = op->b;
+  Compare r = compare(a, b);
+  if (r == Compare::LT) return intImm(1, e->dtype);
+  if (r == Compare::EQ || r == Compare::GT || r == Compare::GE) return intImm(0, e->dtype);
+
+  const auto *addA = asOp(a, NodeKind::Add), *addB = asOp(b, NodeKind::Add);
+  const auto *subA = asOp(a, NodeKind::Sub), *subB = asOp(b, NodeKind::Sub);
+  // x + y < x + z (any order of the sums) -> y < z
+  if (addA && addB) {
+    if (same(addA->a, addB->a)) return lt(addA->b, addB->b);
+    if (same(addA->a, addB->b)) return lt(addA->b, addB->a);
+    if (same(addA->b, addB->a)) return lt(addA->a, addB->b);
+    if (same(addA->b, addB->b)) return lt(addA->a, addB->a);
+  }
+  if (subA && subB) {
+    if (same(subA->b, subB->b)) return lt(subA->a, subB->a);  // y - x < z - x -> y < z
+    if (same(subA->a, subB->a)) return lt(subB->b, subA->b);  // x - y < x - z -> z < y
+  }
+  Expr zero = lit(0, a);
+  if (addB && same(a, addB->a)) return lt(zero, addB->b);  // x < x + z -> 0 < z
+  if (addB && same(a, addB->b)) return lt(zero, addB->a);  // x < z + x -> 0 < z
+  if (subB && same(a, subB->a)) return lt(subB->b, zero);  // x < x - z -> z < 0
+
+  const auto *mulA = asOp(a, NodeKind::Mul), *mulB = asOp(b, NodeKind::Mul);
+  auto ca = asConstInt(a), cb = asConstInt(b);
+  // x * c1 < y * c1
+  if (mulA && mulB) {
+    auto c1 = asConstInt(mulA->b), c2 = asConstInt(mulB->b);
+    if (c1 && c2 && *c1 == *c2 && *c1 > 0) return lt(mulA->a, mulB->a);
+    if (c1 && c2 && *c1 == *c2 && *c1 < 0) return lt(mulB->a, mulA->a);
+  }
+  // x * c2 < c1, with truncating division as TVM's rules.
+  if (mulA && cb) {
+    if (auto c2 = asConstInt(mulA->b)) {
+      int64_t c1 = *cb;
+      const Expr &x = mulA->a;
+      if (c1 > 0 && *c2 > 0) return lt(x, lit((c1 - 1) / *c2 + 1, x));
+      if (c1 <= 0 && *c2 > 0) return lt(x, lit(c1 / *c2, x));
+      if (c1 > 0 && *c2 < 0) return lt(lit((c1 - 1) / *c2 - 1, x), x);
+      if (c1 <= 0 && *c2 < 0) return lt(lit(c1 / *c2, x), x);
+    }
+  }
+  // c1 < x * c2
+  if (mulB && ca) {
+    if (auto c2 = asConstInt(mulB->b)) {
+      int64_t c1 = *ca;
+      const Expr &x = mulB->a;
+      if (c1 < 0 && *c2 > 0) return lt(lit((c1 + 1) / *c2 - 1, x), x);
+      if (c1 >= 0 && *c2 > 0) return lt(lit(c1 / *c2, x), x);
+      if (c1 < 0 && *c2 < 0) return lt(x, lit((c1 + 1) / *c2 + 1, x));
+      if (c1 >= 0 && *c2 < 0) return lt(x, lit(c1 / *c2, x));
+    }
+  }
+  // truncdiv(x, c1) < c2 and c1 < truncdiv(x, c2)
+  if (const auto *div = asOp(a, NodeKind::Div); div && cb) {
+    auto c1 = asConstInt(div->b);
+    if (c1 && *c1 > 0 && *cb > 0) return lt(div->a, lit(*c1 * *cb, a));
+    if (c1 && *c1 > 0 && *cb <= 0) return lt(div->a, lit(*c1 * (*cb - 1) + 1, a));
+  }
+  if (const auto *div = asOp(b, NodeKind::Div); div && ca) {
+    auto c2 = asConstInt(div->b);
+    if (c2 && *c2 > 0 && *ca >= 0) return lt(lit((*ca + 1) * *c2 - 1, b), div->a);
+    if (c2 && *c2 > 0 && *ca < 0) return lt(lit(*ca * *c2, b), div->a);
+  }
+  // floordiv(x, c1) < c2 -> x < c1 * c2; c1 < floordiv(x, c2) -> (c1 + 1) * c2 - 1 < x
+  if (const auto *div = asOp(a, NodeKind::FloorDiv); div && cb) {
+    if (auto c1 = asConstInt(div->b); c1 && *c1 > 0) return lt(div->a, lit(*c1 * *cb, a));
+  }
+  if (const auto *div = asOp(b, NodeKind::FloorDiv); div && ca) {
+    if (auto c2 = asConstInt(div->b); c2 && *c2 > 0) return lt(lit((*ca + 1) * *c2 - 1, b), div->a);
+  }
+  // min/max against a value become disjunctions/conjunctions (recurse).
+  if (const auto *m = asOp(a, NodeKind::Min)) return recurse(node(NodeKind::Or, lt(m->a, b), lt(m->b, b)));
+  if (const auto *m = asOp(a, NodeKind::Max)) return recurse(node(NodeKind::And, lt(m->a, b), lt(m->b, b)));
+  if (const auto *m = asOp(b, NodeKind::Min)) return recurse(node(NodeKind::And, lt(a, m->a), lt(a, m->b)));
+  if (const auto *m = asOp(b, NodeKind::Max)) return recurse(node(NodeKind::Or, lt(a, m->a), lt(a, m->b)));
+  // Constants to one side (recurse).
+  if (ca && addB && asConstInt(addB->b)) return recurse(lt(lit(*ca - *asConstInt(addB->b), a), addB->a));  // c1 < x + c2
+  if (subA && cb && asConstInt(subA->a)) return recurse(lt(lit(*asConstInt(subA->a) - *cb, a), subA->b));  // c1 - x < c2
+  if (ca && subB && asConstInt(subB->a)) return recurse(lt(subB->b, lit(*asConstInt(subB->a) - *ca, a)));  // c1 < c2 - x
+  if (addA && cb && asConstInt(addA->b)) return recurse(lt(addA->a, lit(*cb - *asConstInt(addA->b), a)));  // x + c1 < c2
+  if (ca && subB && asConstInt(subB->b)) return recurse(lt(lit(*ca + *asConstInt(subB->b), a), subB->a));  // c1 < x - c2
+  if (subA && cb && asConstInt(subA->b)) return recurse(lt(subA->a, lit(*cb + *asConstInt(subA->b), a)));  // x - c2 < c1
+  if (subB && asConstInt(subB->a)) return recurse(lt(addExpr(a, subB->b), subB->a));  // x < c1 - y
+  if (subA && asConstInt(subA->a)) return recurse(lt(subA->a, addExpr(b, subA->b)));  // c1 - y < x
+  if (addB && asConstInt(addB->a)) return recurse(lt(subExpr(a, addB->b), addB->a));  // x < c1 + y
+  if (addA && asConstInt(addA->a)) return recurse(lt(addA->a, subExpr(b, addA->b)));  // c1 + y < x
+  // Merge the constant offsets of both sides.
+  auto [lhs, lhsOffset] = splitConstantOffset(a);
+  auto [rhs, rhsOffset] = splitConstantOffset(b);
+  if (lhsOffset != 0 || rhsOffset != 0) {
+    int64_t diff = rhsOffset - lhsOffset;
+    if (diff == 0) return recurse(lt(lhs, rhs));
+    if (diff == 1) return recurse(le(lhs, rhs));
+    if (diff < 0 && rhsOffset != 0) return recurse(lt(addExpr(lhs, lit(-diff, a)), rhs));
+    if (diff > 0 && lhsOffset != 0) return recurse(lt(lhs, addExpr(rhs, lit(diff, a))));
+  }
+  // A common factor of both sides divides out.
+  int64_t factor = gcdInt(commonDivisor(a), commonDivisor(b));
+  if (factor > 1)
+    return recurse(lt(floorDivExpr(a, lit(factor, a)), floorDivExpr(b, lit(factor, b))));
+  return e;
+}
+
+Expr Simplifier::rewriteEQ(const Expr &e) {
+  const auto *op = asOp(e, NodeKind::EQ);
+  if (!op) return e;
+  const Expr &a = op->a, &b = op->b;
+  Expr yes = intImm(1, e->dtype), no = intImm(0, e->dtype);
+  if (!isIndexType(a->dtype)) return same(a, b) && !a->dtype.isFloat() ? yes : e;
+  Compare r = compare(a, b);
+  if (r == Compare::EQ) return yes;
+  if (r == Compare::NE || r == Compare::GT || r == Compare::LT) return no;
+  auto ca = asConstInt(a), cb = asConstInt(b);
+  NodeKind eq = NodeKind::EQ;
+  if (ca) return node(eq, b, a);  // c1 == x -> x == c1
+  if (cb) {
+    if (const auto *sub = asOp(a, NodeKind::Sub)) {
+      if (auto c1 = asConstInt(sub->b)) return node(eq, sub->a, lit(*cb + *c1, a));  // x - c1 == c2
+      if (auto c1 = asConstInt(sub->a)) return node(eq, sub->b, lit(*c1 - *cb, a));  // c1 - x == c2
+    }
+    if (const auto *add = asOp(a, NodeKind::Add))
+      if (auto c1 = asConstInt(add->b)) return node(eq, add->a, lit(*cb - *c1, a));  // x + c1 == c2
+    if (const auto *mul = asOp(a, NodeKind::Mul); mul && *cb == 0)  // x * y == 0 (recurse)
+      return recurse(node(NodeKind::Or, node(eq, mul->a, lit(0, a)), node(eq, mul->b, lit(0, a))));
+  }
+  return same(a, b) ? yes : e;
+}
+
+Expr Simplifier::rewriteNot(const Expr &e) {
+  const auto *op = e.as<Not>();
+  if (!op) return e;
+  const Expr &x = op->a;
+  if (const auto *inner = x.as<Not>()) return inner->a;
+  if (const auto *bin = x.as<BinaryExpr>()) {
+    switch (bin->kind()) {
+    case NodeKind::LE: return lt(bin->b, bin->a);
+    case NodeKind::GE: return lt(bin->a, bin->b);
+    case NodeKind::LT: return le(bin->b, bin->a);
+    case NodeKind::GT: return le(bin->a, bin->b);
+    case NodeKind::EQ: return node(NodeKind::NE, bin->a, bin->b);
+    case NodeKind::NE: return node(NodeKind::EQ, bin->a, bin->b);
+    case NodeKind::Or: return recurse(node(NodeKind::And, notExpr(bin->a), notExpr(bin->b)));
+    case NodeKind::And: return recurse(node(NodeKind::Or, notExpr(bin->a), notExpr(bin->b)));
+    default: break;
+    }
+  }
+  return e;
+}
+
+// x OP c for a comparison OP against a literal on either side, as a closed interval test:
+// the set of x it accepts is [lo, hi] (one end may be infinite).
+namespace {
+struct IntervalTest {
+  Expr x;
+  int64_t lo = IntBound::kNegInf, hi = IntBound::kPosInf;
+};
+std::optional<IntervalTest> asIntervalTest(const Expr &e) {
+  const auto *bin = e.as<BinaryExpr>();
+  if (!bin || !isIndexType(bin->a->dtype)) return std::nullopt;
+  auto ca = asConstInt(bin->a), cb = asConstInt(bin->b);
+  if (ca == cb || (ca && cb)) return std::nullopt;
+  IntervalTest t;
+  switch (bin->kind()) {
+  case NodeKind::LT: if (cb) t = {bin->a, IntBound::kNegInf, *cb - 1}; else t = {bin->b, *ca + 1, IntBound::kPosInf}; break;
+  case NodeKind::LE: if (cb) t = {bin->a, IntBound::kNegInf, *cb}; else t = {bin->b, *ca, IntBound::kPosInf}; break;
+  case NodeKind::EQ: t = {cb ? bin->a : bin->b, cb ? *cb : *ca, cb ? *cb : *ca}; break;
+  default: return std::nullopt;
+  }
+  return t;
+}
+}  // namespace
+
+Expr Simplifier::rewriteAnd(const Expr &e) {
+  const auto *op = asOp(e, NodeKind::And);
+  if (!op) return e;
+  const Expr &a = op->a, &b = op->b;
+  Expr no = intImm(0, e->dtype);
+  if (same(a, b)) return a;
+  if (const auto *n = b.as<Not>(); n && same(n->a, a)) return no;  // x && !x
+  if (const auto *n = a.as<Not>(); n && same(n->a, b)) return no;
+  // Contradicting tests of one value: x < c1 && c2 < x with no integer between, x == c1 && x == c2.
+  auto ta = asIntervalTest(a), tb = asIntervalTest(b);
+  if (ta && tb && same(ta->x, tb->x) && std::max(ta->lo, tb->lo) > std::min(ta->hi, tb->hi)) return no;
+  // x <= y && y < x
+  const auto *ba = a.as<BinaryExpr>(), *bb = b.as<BinaryExpr>();
+  if (ba && bb && same(ba->a, bb->b) && same(ba->b, bb->a) &&
+      ((ba->kind() == NodeKind::LE && bb->kind() == NodeKind::LT) || (ba->kind() == NodeKind::LT && bb->kind() == NodeKind::LE)))
+    return no;
+  if (ba && bb && ((ba->kind() == NodeKind::EQ && bb->kind() == NodeKind::NE) || (ba->kind() == NodeKind::NE && bb->kind() == NodeKind::EQ)) &&
+      same(ba->a, bb->a) && same(ba->b, bb->b))
+    return no;
+  // x && (y && z) -> (x && y) && z (recurse)
+  if (const auto *inner = asOp(b, NodeKind::And))
+    return recurse(node(NodeKind::And, node(NodeKind::And, a, inner->a), inner->b));
+  return e;
+}
+
+Expr Simplifier::rewriteOr(const Expr &e) {
+  const auto *op = asOp(e, NodeKind::Or);
+  if (!op) return e;
+  const Expr &a = op->a, &b = op->b;
+  Expr yes = intImm(1, e->dtype);
+  if (same(a, b)) return a;
+  if (const auto *n = b.as<Not>(); n && same(n->a, a)) return yes;  // x || !x
+  if (const auto *n = a.as<Not>(); n && same(n->a, b)) return yes;
+  // Tests of one value whose union is everything: x < c1 || c2 < x with c2 < c1, ...
+  auto ta = asIntervalTest(a), tb = asIntervalTest(b);
+  if (ta && tb && same(ta->x, tb->x)) {
+    bool aLow = ta->lo == IntBound::kNegInf, bLow = tb->lo == IntBound::kNegInf;
+    if (aLow != bLow) {
+      const IntervalTest &low = aLow ? *ta : *tb, &high = aLow ? *tb : *ta;
+      if (high.hi == IntBound::kPosInf && high.lo <= low.hi + 1) return yes;
+    }
+  }
+  const auto *ba = a.as<BinaryExpr>(), *bb = b.as<BinaryExpr>();
+  if (ba && bb && same(ba->a, bb->b) && same(ba->b, bb->a) &&
+      ((ba->kind() == NodeKind::LE && bb->kind() == NodeKind::LT) || (ba->kind() == NodeKind::LT && bb->kind() == NodeKind::LE)))
+    return yes;
+  if (ba && bb && ((ba->kind() == NodeKind::EQ && bb->kind() == NodeKind::NE) || (ba->kind() == NodeKind::NE && bb->kind() == NodeKind::EQ)) &&
+      same(ba->a, bb->a) && same(ba->b, bb->b))
+    return yes;
+  if (const auto *inner = asOp(b, NodeKind::Or))
+    return recurse(node(NodeKind::Or, node(NodeKind::Or, a, inner->a), inner->b));
+  return e;
+}
+
+}  // namespace vtac::ir::arith

@@ -1,0 +1,139 @@
+// The simplifier's traversal: children first, then the rules of the node's operator; the
+// branches of if_then_else and select are simplified under their condition (TVM's
+// IRMutatorWithAnalyzer), variables bound to values are replaced by them.
+#include "Simplifier.h"
+
+#include "vtac/ir/Arith.h"
+#include "vtac/ir/StructuralEqual.h"
+
+namespace vtac::ir::arith {
+
+static bool sameExprs(const std::vector<Expr> &a, const std::vector<Expr> &b) {
+  for (size_t i = 0; i < a.size(); ++i)
+    if (a[i] != b[i]) return false;
+  return true;
+}
+
+Expr Simplifier::visitVar(const Var &op) {
+  VarRef var(&op);
+  if (op.dtype.isBool()) {
+    if (auto known = matchKnown(var)) return intImm(*known, op.dtype);
+  }
+  auto it = state_.varValues.find(var);
+  return it != state_.varValues.end() ? it->second : Expr(var);
+}
+
+Expr Simplifier::visitCast(const Cast &op) {
+  Expr value = visitExpr(op.value);
+  if (value == op.value && !value.isa<IntImm>() && !value.isa<FloatImm>()) return Expr(&op);
+  return castExpr(op.dtype, value, op.loc());
+}
+
+Expr Simplifier::visitBinary(const BinaryExpr &op) {
+  NodeKind kind = op.kind();
+  if (BinaryExpr::isComparison(kind)) return visitComparison(op);
+  if (mode_ == Mode::Canonical && isIndexArithmetic(op)) return visitIndexArithmetic(op);
+  Expr a = visitExpr(op.a), b = visitExpr(op.b);
+  if (kind == NodeKind::Min || kind == NodeKind::Max) return rewriteMinMax(op, a, b);
+  if (kind == NodeKind::And || kind == NodeKind::Or) {
+    Expr rebuilt = a == op.a && b == op.b ? Expr(&op) : makeBinary(kind, a, b, op.loc());
+    if (!rebuilt.isa<BinaryExpr>() || rebuilt->kind() != kind) return rebuilt;
+    if (auto known = matchKnown(rebuilt)) return intImm(*known, op.dtype);
+    return kind == NodeKind::And ? rewriteAnd(rebuilt) : rewriteOr(rebuilt);
+  }
+  return rewriteArith(op, a, b);
+}
+
+Expr Simplifier::visitNot(const Not &op) {
+  Expr a = visitExpr(op.a);
+  Expr rebuilt = a == op.a ? Expr(&op) : notExpr(a, op.loc());
+  if (!rebuilt.isa<Not>()) return rebuilt;
+  if (auto known = matchKnown(rebuilt)) return intImm(*known, op.dtype);
+  return rewriteNot(rebuilt);
+}
+
+Expr Simplifier::visitSelect(const Select &op) {
+  Expr condition = visitExpr(op.condition);
+  if (auto c = asConstInt(condition)) return visitExpr(*c ? op.trueValue : op.falseValue);
+  Expr trueValue, falseValue;
+  {
+    Analyzer::ConstraintScope scope(analyzer_, condition);
+    trueValue = visitExpr(op.trueValue);
+  }
+  {
+    Analyzer::ConstraintScope scope(analyzer_, notExpr(condition));
+    falseValue = visitExpr(op.falseValue);
+  }
+  if (structuralEqual(trueValue, falseValue)) return trueValue;
+  if (condition == op.condition && trueValue == op.trueValue && falseValue == op.falseValue) return Expr(&op);
+  return make<Select>(condition, trueValue, falseValue, op.loc());
+}
+
+Expr Simplifier::visitBufferLoad(const BufferLoad &op) {
+  std::vector<Expr> indices;
+  for (const Expr &i : op.indices) indices.push_back(visitExpr(i));
+  if (sameExprs(indices, op.indices)) return Expr(&op);
+  return make<BufferLoad>(op.buffer, std::move(indices), op.loc());
+}
+
+Expr Simplifier::visitCall(const Call &op) {
+  if (op.op == "tir.if_then_else" && op.args.size() == 3) {
+    Expr condition = visitExpr(op.args[0]);
+    if (auto c = asConstInt(condition)) return visitExpr(op.args[*c ? 1 : 2]);
+    Expr thenValue, elseValue;
+    {
+      Analyzer::ConstraintScope scope(analyzer_, condition);
+      thenValue = visitExpr(op.args[1]);
+    }
+    {
+      Analyzer::ConstraintScope scope(analyzer_, notExpr(condition));
+      elseValue = visitExpr(op.args[2]);
+    }
+    std::vector<Expr> args{condition, thenValue, elseValue};
+    if (sameExprs(args, op.args)) return Expr(&op);
+    return make<Call>(op.dtype, op.op, std::move(args), op.loc());
+  }
+  std::vector<Expr> args;
+  for (const Expr &a : op.args) args.push_back(visitExpr(a));
+  if (op.op == "tir.likely" && args.size() == 1) {
+    if (asConstInt(args[0])) return args[0];
+    if (auto known = matchKnown(args[0])) return intImm(*known, args[0]->dtype);
+  }
+  if ((op.op == "tir.shift_right" || op.op == "tir.shift_left") && args.size() == 2) {
+    auto x = asConstInt(args[0]), s = asConstInt(args[1]);
+    if (x && s && *s >= 0 && *s < 63) {
+      int64_t v = op.op == "tir.shift_right" ? (*x >> *s) : int64_t(uint64_t(*x) << *s);
+      return intImm(v, op.dtype);
+    }
+  }
+  if (sameExprs(args, op.args)) return Expr(&op);
+  return make<Call>(op.dtype, op.op, std::move(args), op.loc());
+}
+
+Expr Simplifier::visitLet(const Let &op) {
+  Expr value = visitExpr(op.value);
+  if (value.isa<IntImm>() || value.isa<FloatImm>() || value.isa<Var>()) {
+    // Trivial bindings are inlined (TVM's CanInlineLet).
+    state_.varValues[op.var] = value;
+    Expr body = visitExpr(op.body);
+    state_.varValues.erase(op.var);
+    return body;
+  }
+  Expr body = visitExpr(op.body);
+  if (value == op.value && body == op.body) return Expr(&op);
+  return make<Let>(op.var, value, body, op.loc());
+}
+
+Expr Simplifier::visitRamp(const Ramp &op) {
+  Expr base = visitExpr(op.base), stride = visitExpr(op.stride);
+  if (base == op.base && stride == op.stride) return Expr(&op);
+  return make<Ramp>(base, stride, op.lanes, op.loc());
+}
+
+Expr Simplifier::visitBroadcast(const Broadcast &op) {
+  Expr value = visitExpr(op.value);
+  if (value == op.value) return Expr(&op);
+  return make<Broadcast>(value, op.lanes, op.loc());
+}
+
+}  // namespace vtac::ir::arith

@@ -1,0 +1,74 @@
+// A schedule as data: TVM's trace (`print(sch.trace)`), one step per `sch.<primitive>(...)` call.
+//
+// The frontend reads a trace from text (a `def` taking `sch`), the schedule library applies it
+// and records the steps it applied as a new Trace, which printTrace() writes back in TVM's exact
+// text (`def apply_trace(sch: tir.Schedule) -> None:`, results `b0`, `l1`, keyword arguments,
+// `l1, = ...` for a one-element result list). A step's arguments are literals (None, bools, ints,
+// floats, strings, lists, string-keyed dicts, printed with sorted keys) or names of earlier results (random variables,
+// "RVs"); nothing else of Python is needed. Every step and argument keeps its source location so
+// that an illegal step is reported at the step.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "vtac/ir/SourceLoc.h"
+
+namespace vtac::ir {
+
+struct TraceValue {
+  enum class Kind { None, Bool, Int, Float, String, Name, List, Dict };
+  Kind kind = Kind::None;
+  bool boolValue = false;
+  int64_t intValue = 0;
+  double floatValue = 0;
+  std::string text;  // String and Name (a result of an earlier step)
+  std::vector<TraceValue> items;  // List; Dict: keys (String) and values alternate
+  SourceLoc loc;
+
+  static TraceValue none(SourceLoc loc = {});
+  static TraceValue ofBool(bool value, SourceLoc loc = {});
+  static TraceValue ofInt(int64_t value, SourceLoc loc = {});
+  static TraceValue ofFloat(double value, SourceLoc loc = {});
+  static TraceValue ofString(std::string value, SourceLoc loc = {});
+  static TraceValue ofName(std::string name, SourceLoc loc = {});
+  static TraceValue ofList(std::vector<TraceValue> items, SourceLoc loc = {});
+};
+
+struct TraceArgument {
+  std::string keyword;  // empty for a positional argument
+  TraceValue value;
+};
+
+// `results = sch.primitive(arguments)`. `results` are the names the outputs are bound to ("_"
+// discards one). When `resultIndex` is set the step was written `x = sch.get_loops(b)[k]`: only
+// output k (Python indexing, negative from the end) is bound, to results[0].
+struct TraceStep {
+  std::string primitive;
+  std::vector<TraceArgument> arguments;
+  std::vector<std::string> results;
+  bool resultsAreList = false;  // `a, b = ...` / `a, = ...` rather than `a = ...`
+  std::optional<int64_t> resultIndex;
+  SourceLoc loc;
+};
+
+struct Trace {
+  std::string name = "apply_trace";  // the def's name
+  std::vector<TraceStep> steps;
+  SourceLoc loc;
+};
+
+// TVM's text of a trace: `# from tvm import tir`, the def line, one step per line with two
+// spaces of indentation (a def without steps gets `  pass`).
+std::string printTrace(const Trace &trace);
+// How a message names the RV `name`: `'b0'`, or `sch.get_block(...)` for the result of a call
+// nested in an argument (which the reader names `%<n>:<call>`).
+std::string describeTraceName(const std::string &name);
+
+// One argument value as the trace prints it (`None`, `True`, `[None, 4]`, `"main"`, `{"k": 1}`).
+std::string printTraceValue(const TraceValue &value);
+
+}  // namespace vtac::ir

@@ -1,0 +1,86 @@
+// The arithmetic analyzer (TVM's arith::Analyzer): what passes and schedules ask about integer
+// index expressions under the loop ranges in scope.
+//
+//   Analyzer ana;
+//   ana.bind(i, Range{0, 16});               // for i in range(16)
+//   ana.simplify((i * 16 + j) // 16)         // with j in [0, 16) bound too: i
+//   ana.constIntBound(i * 4 + 3)             // [3, 63]
+//   ana.canProve(i < 16)                     // true
+//   { Analyzer::ConstraintScope inIf(ana, i < 8); ... }   // facts of an `if` branch
+//
+// simplify() is TVM's Analyzer::Simplify: the rewrite simplifier (rule-based: comparisons
+// against known bounds, min/max, logic, select/if_then_else with a decided condition), then the
+// canonical simplifier, whose forms are the ones TVM prints and the VTA matchers expect:
+// a sum of terms `index % upper // lower * scale` ordered by decreasing scale, then the constant,
+// terms with negative scale subtracted last (`i * 256 + j * 16 + k - 240`); floordiv/floormod by
+// a constant split divisible parts off and drop remainders proven to lie in [0, c).
+// Arithmetic in "index types" (int32, int64) is canonicalised; other types only fold constants.
+//
+// Bindings are not scoped: bind each loop variable once (variables are unique objects), or
+// rebind it (the new range replaces the old). Constraint scopes nest and undo themselves.
+#pragma once
+
+#include <cstdint>
+#include <limits>
+#include <memory>
+
+#include "vtac/ir/Expr.h"
+
+namespace vtac::ir::arith {
+
+// A closed interval [min, max] of int64 values that contains every value of an expression;
+// kNegInf / kPosInf stand for "unbounded".
+struct IntBound {
+  static constexpr int64_t kPosInf = std::numeric_limits<int64_t>::max();
+  static constexpr int64_t kNegInf = std::numeric_limits<int64_t>::min();
+  int64_t min = kNegInf;
+  int64_t max = kPosInf;
+  bool isConst() const { return min == max; }
+};
+
+class Analyzer {
+public:
+  Analyzer();
+  ~Analyzer();
+  Analyzer(const Analyzer &) = delete;
+  Analyzer &operator=(const Analyzer &) = delete;
+
+  // `var` ranges over [range.min, range.min + range.extent) (a loop, a block iteration var).
+  void bind(const VarRef &var, const Range &range);
+  // `var` equals `value` (an inlined let): simplify() substitutes it.
+  void bind(const VarRef &var, const Expr &value);
+
+  IntBound constIntBound(const Expr &e);
+
+  // TVM's Analyzer::Simplify: rewriteSimplify, then canonicalSimplify.
+  Expr simplify(const Expr &e);
+  Expr rewriteSimplify(const Expr &e);
+  Expr canonicalSimplify(const Expr &e);
+
+  // True when `condition` simplifies to true under the bindings and constraints in scope.
+  bool canProve(const Expr &condition);
+  bool canProveGreaterEqual(const Expr &e, int64_t lowerBound);
+  bool canProveLess(const Expr &e, int64_t upperBound);
+  bool canProveEqual(const Expr &a, const Expr &b);
+
+  // Facts that hold while the scope lives: `condition` (each conjunct of it) simplifies to true,
+  // its negation to false, and `var < c`-style conjuncts narrow the bound of var.
+  class ConstraintScope {
+  public:
+    ConstraintScope(Analyzer &analyzer, const Expr &condition);
+    ~ConstraintScope();
+    ConstraintScope(const ConstraintScope &) = delete;
+    ConstraintScope &operator=(const ConstraintScope &) = delete;
+
+  private:
+    Analyzer &analyzer_;
+    size_t savedDepth_;
+  };
+
+  struct State;  // defined in ir/arith/AnalyzerState.h
+
+private:
+  std::unique_ptr<State> state_;
+};
+
+}  // namespace vtac::ir::arith

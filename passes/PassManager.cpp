@@ -1,0 +1,192 @@
+#include "vtac/passes/PassManager.h"
+
+#include <llvm/ADT/StringExtras.h>
+#include <llvm/Support/Format.h>
+
+#include "vtac/ir/Diagnostic.h"
+#include "vtac/ir/Printer.h"
+#include "vtac/ir/StructuralEqual.h"
+#include "vtac/ir/Verifier.h"
+
+namespace vtac::passes {
+
+char PipelineSyntaxError::ID = 0;
+
+namespace {
+
+std::string unknownPassMessage(llvm::StringRef name, const PassRegistry &registry) {
+  std::string message = "unknown pass '" + name.str() + "'";
+  std::vector<std::string> closest = registry.closestNames(name);
+  if (!closest.empty()) message += "; did you mean " + llvm::join(closest, ", ") + "?";
+  return message + " (vtac opt --list-passes lists them all)";
+}
+
+// The step for `pass`, with a named pipeline's steps expanded (recursively).
+llvm::Expected<PipelineStep> expand(const PassInfo &pass, const PassRegistry &registry) {
+  PipelineStep step;
+  step.pass = &pass;
+  if (!pass.isPipeline()) return step;
+  PipelineBuilder builder(registry);
+  pass.build(builder);
+  if (!builder.unknownNames().empty())
+    return llvm::make_error<PipelineSyntaxError>(
+        "pipeline '" + pass.name + "' names " +
+        unknownPassMessage(builder.unknownNames().front(), registry));
+  step.steps = builder.takeSteps();
+  return step;
+}
+
+// Rewrites a pass's error as `[pass] message`, keeping its location.
+llvm::Error attributeToPass(llvm::Error error, llvm::StringRef pass) {
+  std::vector<std::unique_ptr<ir::DiagnosticError>> located;
+  llvm::Error rest = llvm::handleErrors(
+      std::move(error), [&](const ir::DiagnosticError &diagnostic) {
+        return ir::diagnosticError(diagnostic.loc(), "[" + pass + "] " + diagnostic.text());
+      },
+      [&](const llvm::ErrorInfoBase &other) {
+        return ir::diagnosticError("[" + pass + "] " + other.message());
+      });
+  return rest;
+}
+
+}  // namespace
+
+PipelineBuilder &PipelineBuilder::add(llvm::StringRef passName) {
+  const PassInfo *pass = registry_.lookup(passName);
+  if (!pass) {
+    unknown_.push_back(passName.str());
+    return *this;
+  }
+  auto step = expand(*pass, registry_);
+  if (!step) {
+    unknown_.push_back(llvm::toString(step.takeError()));
+    return *this;
+  }
+  steps_.push_back(std::move(*step));
+  return *this;
+}
+
+llvm::Expected<std::vector<PipelineStep>> parsePipeline(llvm::StringRef text,
+                                                        const PassRegistry &registry) {
+  std::vector<PipelineStep> steps;
+  if (text.trim().empty())
+    return llvm::make_error<PipelineSyntaxError>("empty pass pipeline");
+  llvm::SmallVector<llvm::StringRef, 16> names;
+  text.split(names, ',');
+  for (size_t i = 0; i < names.size(); ++i) {
+    llvm::StringRef name = names[i].trim();
+    if (name.empty())
+      return llvm::make_error<PipelineSyntaxError>(
+          "empty pass name at position " + std::to_string(i + 1) + " of the pipeline '" +
+          text.str() + "'");
+    const PassInfo *pass = registry.lookup(name);
+    if (!pass) return llvm::make_error<PipelineSyntaxError>(unknownPassMessage(name, registry));
+    auto step = expand(*pass, registry);
+    if (!step) return step.takeError();
+    steps.push_back(std::move(*step));
+  }
+  return steps;
+}
+
+void PassTimings::add(const std::string &pass, std::chrono::nanoseconds elapsed) {
+  for (auto &entry : entries)
+    if (entry.first == pass) {
+      entry.second += elapsed;
+      return;
+    }
+  entries.emplace_back(pass, elapsed);
+}
+
+void PassTimings::print(llvm::raw_ostream &os) const {
+  std::chrono::nanoseconds total{0};
+  for (const auto &entry : entries) total += entry.second;
+  os << "===-------------------------------------------------------------------------===\n"
+     << "                          vtac pass execution timing report\n"
+     << "===-------------------------------------------------------------------------===\n"
+     << "  Total Execution Time: " << llvm::format("%.4f", total.count() / 1e9) << " seconds\n\n"
+     << "   ---Wall Time---  --- Name ---\n";
+  auto row = [&](std::chrono::nanoseconds time, llvm::StringRef name) {
+    double share = total.count() ? 100.0 * time.count() / total.count() : 0.0;
+    os << llvm::format("   %.4f (%5.1f%%)  ", time.count() / 1e9, share) << name << "\n";
+  };
+  for (const auto &entry : entries) row(entry.second, entry.first);
+  row(total, "Total");
+}
+
+void PassManager::dump(llvm::StringRef when, llvm::StringRef pass, const ir::PrimFunc &func,
+                       llvm::StringRef name) {
+  llvm::raw_ostream &os = *instrumentation_.dumpStream;
+  os << "# *** IR Dump " << when;
+  if (!pass.empty()) os << " " << pass;
+  os << " on " << name << " ***\n";
+  ir::PrintOptions options;
+  options.headerComments = false;
+  ir::printPrimFunc(func, name, os, options);
+  os.flush();
+}
+
+llvm::Expected<ir::PrimFuncRef> PassManager::runPass(const PassInfo &pass, ir::PrimFuncRef func,
+                                                     llvm::StringRef name,
+                                                     PassContext &context) {
+  auto start = std::chrono::steady_clock::now();
+  auto result = pass.transform(func, context);
+  if (instrumentation_.timePasses)
+    timings_.add(pass.name, std::chrono::steady_clock::now() - start);
+  if (!result) return attributeToPass(result.takeError(), pass.name);
+  if (instrumentation_.verifyEach)
+    if (llvm::Error error = ir::verify(**result))
+      return attributeToPass(
+          ir::diagnosticError("the function is malformed after this pass:\n" +
+                              llvm::toString(std::move(error))),
+          pass.name);
+  return result;
+}
+
+llvm::Expected<ir::PrimFuncRef> PassManager::runSteps(const std::vector<PipelineStep> &steps,
+                                                      ir::PrimFuncRef func,
+                                                      llvm::StringRef name,
+                                                      PassContext &context) {
+  const Instrumentation &inst = instrumentation_;
+  for (const PipelineStep &step : steps) {
+    const std::string &passName = step.pass->name;
+    if (inst.printBefore.count(passName)) dump("Before", passName, *func, name);
+    ir::PrimFuncRef before = func;
+    auto result = step.pass->isPipeline() ? runSteps(step.steps, func, name, context)
+                                          : runPass(*step.pass, func, name, context);
+    if (!result) return result.takeError();
+    func = std::move(*result);
+    // Leaves are dumped by --print-after-all; a named pipeline only when asked for by name.
+    bool changed = func != before && !ir::structuralEqual(*func, *before);
+    bool wanted = inst.printAfter.count(passName) ||
+                  (!step.pass->isPipeline() && (inst.printAfterAll || inst.printChanged));
+    if (wanted && (!inst.printChanged || changed)) dump("After", passName, *func, name);
+  }
+  return func;
+}
+
+llvm::Expected<ir::PrimFuncRef> PassManager::run(ir::PrimFuncRef func, llvm::StringRef name,
+                                                 PassContext &context) {
+  if (instrumentation_.printChanged) dump("At Start:", "", *func, name);
+  return runSteps(pipeline_, std::move(func), name, context);
+}
+
+llvm::Error PassManager::run(ir::IRModule &module, PassContext &context,
+                             llvm::StringRef onlyFunction) {
+  bool found = false;
+  // Entries are copied first: replacing a function updates the module in place.
+  std::vector<ir::IRModule::Entry> entries = module.functions();
+  for (const auto &entry : entries) {
+    auto *prim = entry.function->as<ir::PrimFunc>();
+    if (!prim || (!onlyFunction.empty() && entry.name->name != onlyFunction)) continue;
+    found = true;
+    auto result = run(ir::PrimFuncRef(prim), entry.name->name, context);
+    if (!result) return result.takeError();
+    module.add(entry.name->name, *result);
+  }
+  if (!onlyFunction.empty() && !found)
+    return ir::diagnosticError(module.loc, "the module has no prim_func called '" +
+                                               onlyFunction + "'");
+  return llvm::Error::success();
+}
+
+}  // namespace vtac::passes

@@ -1,0 +1,237 @@
+// Binding a step's arguments to its primitive's signature, applying it, recording it.
+#include "vtac/passes/schedule/ApplyTrace.h"
+
+#include "Primitive.h"
+#include "vtac/ir/Diagnostic.h"
+
+namespace vtac::passes::schedule {
+
+using ir::TraceValue;
+
+namespace {
+
+const char *kindName(TraceValue::Kind kind) {
+  switch (kind) {
+  case TraceValue::Kind::None: return "None";
+  case TraceValue::Kind::Bool: return "a bool";
+  case TraceValue::Kind::Int: return "an integer";
+  case TraceValue::Kind::Float: return "a float";
+  case TraceValue::Kind::String: return "a string";
+  case TraceValue::Kind::Name: return "a name";
+  case TraceValue::Kind::List: return "a list";
+  case TraceValue::Kind::Dict: return "a dictionary";
+  }
+  return "a value";
+}
+
+// The step's arguments by parameter name, defaults filled in.
+llvm::Expected<std::map<std::string, TraceValue>> bindArguments(const PrimitiveSpec &spec, const ir::TraceStep &step) {
+  std::map<std::string, TraceValue> values;
+  size_t nextPositional = 0;
+  for (const ir::TraceArgument &argument : step.arguments) {
+    const ParamSpec *param = nullptr;
+    if (argument.keyword.empty()) {
+      if (nextPositional >= spec.params.size())
+        return ir::diagnosticError(argument.value.loc, "too many arguments for sch." + std::string(spec.name) +
+                                                           " (it takes " + std::to_string(spec.params.size()) + ")");
+      param = &spec.params[nextPositional];
+      if (param->variadic) {
+        values.try_emplace(param->name, TraceValue::ofList({}, argument.value.loc));
+        values[param->name].items.push_back(argument.value);
+        continue;
+      }
+      ++nextPositional;
+    } else {
+      for (const ParamSpec &candidate : spec.params)
+        if (argument.keyword == candidate.name && !candidate.variadic) param = &candidate;
+      if (!param)
+        return ir::diagnosticError(argument.value.loc, "sch." + std::string(spec.name) +
+                                                           " has no parameter '" + argument.keyword + "'");
+    }
+    if (!values.emplace(param->name, argument.value).second)
+      return ir::diagnosticError(argument.value.loc, "argument '" + std::string(param->name) + "' given twice");
+  }
+  for (const ParamSpec &param : spec.params) {
+    if (values.count(param.name)) continue;
+    if (param.variadic) {
+      values.emplace(param.name, TraceValue::ofList({}, step.loc));
+    } else if (param.defaultValue) {
+      values.emplace(param.name, *param.defaultValue);
+    } else {
+      return ir::diagnosticError(step.loc, "sch." + std::string(spec.name) + " needs the argument '" +
+                                               std::string(param.name) + "'");
+    }
+  }
+  return values;
+}
+
+// The argument as the trace prints it: names of RVs replaced by their trace names.
+TraceValue canonical(const TraceValue &value, const std::map<std::string, size_t> &names, Schedule &sch) {
+  TraceValue copy = value;
+  if (copy.kind == TraceValue::Kind::Name) copy.text = sch.bindings()[names.at(copy.text)].traceName;
+  for (TraceValue &item : copy.items) item = canonical(item, names, sch);
+  return copy;
+}
+
+}  // namespace
+
+ir::SourceLoc StepArgs::at(const char *param) const {
+  ir::SourceLoc loc = values_.at(param).loc;
+  return loc.isKnown() ? loc : step_.loc;
+}
+
+llvm::Error StepArgs::typeError(const char *param, const char *expected) const {
+  return ir::diagnosticError(at(param), "argument '" + std::string(param) + "' of sch." + step_.primitive +
+                                            " must be " + expected + ", not " + kindName(value(param).kind));
+}
+
+llvm::Expected<RV> StepArgs::resolve(const TraceValue &name) {
+  auto it = names_.find(name.text);
+  if (it == names_.end()) return ir::diagnosticError(name.loc, "undefined name '" + name.text + "'");
+  return sch_.bindings()[it->second].rv;
+}
+
+llvm::Expected<BlockRV> StepArgs::block(const char *param) {
+  const TraceValue &v = value(param);
+  if (v.kind == TraceValue::Kind::String) {
+    // TVM's Python API turns a block name into a get_block step of its own.
+    llvm::Expected<std::string> func = sch_.defaultFunction(at(param));
+    if (!func) return func.takeError();
+    BlockRV rv{*func, v.text};
+    if (llvm::Expected<StmtPath> path = sch_.findBlock(rv, at(param)); !path) return path.takeError();
+    Schedule::Binding binding = sch_.bindNew(rv);
+    ir::TraceStep getBlock;
+    getBlock.primitive = "get_block";
+    getBlock.arguments = {{"name", TraceValue::ofString(v.text)}, {"func_name", TraceValue::ofString(*func)}};
+    getBlock.results = {binding.traceName};
+    sch_.recordStep(std::move(getBlock));
+    // Keyed so that no name of the schedule text can clash with it.
+    std::string key = "%" + binding.traceName;
+    names_[key] = sch_.bindings().size() - 1;
+    values_[param] = TraceValue::ofName(key, v.loc);
+    return rv;
+  }
+  if (v.kind != TraceValue::Kind::Name) return typeError(param, "a block");
+  llvm::Expected<RV> rv = resolve(v);
+  if (!rv) return rv.takeError();
+  if (const auto *block = std::get_if<BlockRV>(&*rv)) return *block;
+  return ir::diagnosticError(at(param), ir::describeTraceName(v.text) + " is not a block");
+}
+
+llvm::Expected<LoopRV> StepArgs::loop(const char *param) {
+  const TraceValue &v = value(param);
+  if (v.kind != TraceValue::Kind::Name) return typeError(param, "a loop");
+  llvm::Expected<RV> rv = resolve(v);
+  if (!rv) return rv.takeError();
+  if (const auto *loop = std::get_if<LoopRV>(&*rv)) return *loop;
+  return ir::diagnosticError(at(param), ir::describeTraceName(v.text) + " is not a loop");
+}
+
+llvm::Expected<RV> StepArgs::blockOrLoop(const char *param) {
+  const TraceValue &v = value(param);
+  if (v.kind == TraceValue::Kind::String) {
+    llvm::Expected<BlockRV> rv = block(param);
+    if (!rv) return rv.takeError();
+    return RV(*rv);
+  }
+  if (v.kind != TraceValue::Kind::Name) return typeError(param, "a block or a loop");
+  llvm::Expected<RV> rv = resolve(v);
+  if (rv && std::holds_alternative<int64_t>(*rv))
+    return ir::diagnosticError(at(param), ir::describeTraceName(v.text) + " is neither a block nor a loop");
+  return rv;
+}
+
+llvm::Expected<std::vector<LoopRV>> StepArgs::loops(const char *param) {
+  std::vector<LoopRV> result;
+  for (const TraceValue &item : value(param).items) {
+    if (item.kind != TraceValue::Kind::Name)
+      return ir::diagnosticError(item.loc, "sch." + step_.primitive + " takes loops, not " + kindName(item.kind));
+    llvm::Expected<RV> rv = resolve(item);
+    if (!rv) return rv.takeError();
+    const auto *loop = std::get_if<LoopRV>(&*rv);
+    if (!loop) return ir::diagnosticError(item.loc, ir::describeTraceName(item.text) + " is not a loop");
+    result.push_back(*loop);
+  }
+  return result;
+}
+
+llvm::Expected<int64_t> StepArgs::integer(const char *param) {
+  const TraceValue &v = value(param);
+  if (v.kind == TraceValue::Kind::Int) return v.intValue;
+  if (v.kind == TraceValue::Kind::Name) {
+    llvm::Expected<RV> rv = resolve(v);
+    if (!rv) return rv.takeError();
+    if (const auto *sampled = std::get_if<int64_t>(&*rv)) return *sampled;
+  }
+  return typeError(param, "an integer");
+}
+
+llvm::Expected<bool> StepArgs::boolean(const char *param) {
+  const TraceValue &v = value(param);
+  if (v.kind == TraceValue::Kind::Bool) return v.boolValue;
+  if (v.kind == TraceValue::Kind::Int && (v.intValue == 0 || v.intValue == 1)) return v.intValue == 1;
+  return typeError(param, "True or False");
+}
+
+llvm::Expected<std::string> StepArgs::string(const char *param) {
+  const TraceValue &v = value(param);
+  if (v.kind == TraceValue::Kind::String) return v.text;
+  return typeError(param, "a string");
+}
+
+llvm::Expected<ir::Trace> applyTrace(ir::IRModule &module, const ir::Trace &trace) {
+  Schedule sch(module);
+  std::map<std::string, size_t> names;
+  for (const ir::TraceStep &step : trace.steps) {
+    const PrimitiveSpec *spec = findPrimitive(step.primitive);
+    if (!spec) return ir::diagnosticError(step.loc, "unknown schedule primitive 'sch." + step.primitive + "'");
+    llvm::Expected<std::map<std::string, TraceValue>> values = bindArguments(*spec, step);
+    if (!values) return values.takeError();
+    StepArgs args(sch, step, std::move(*values), names);
+    llvm::Expected<std::vector<RV>> results = spec->apply(sch, args);
+    if (!results) return results.takeError();
+    // The arguments as the trace prints them, before the results rebind any name.
+    ir::TraceStep recorded;
+    recorded.primitive = step.primitive;
+    recorded.resultsAreList = spec->results == PrimitiveSpec::Results::List;
+    for (const ParamSpec &param : spec->params) {
+      TraceValue value = canonical(args.value(param.name), names, sch);
+      if (param.variadic) {
+        for (TraceValue &item : value.items) recorded.arguments.push_back({"", std::move(item)});
+        continue;
+      }
+      if (param.omitWhenEmpty && value.kind == TraceValue::Kind::List && value.items.empty()) continue;
+      recorded.arguments.push_back({param.name, std::move(value)});
+    }
+
+    // Bind the results to the step's names.
+    std::vector<std::string> outputs;
+    for (RV &rv : *results) outputs.push_back(sch.bindNew(std::move(rv)).traceName);
+    size_t firstBinding = sch.bindings().size() - outputs.size();
+    if (step.resultIndex) {
+      int64_t count = int64_t(outputs.size()), index = *step.resultIndex < 0 ? *step.resultIndex + count : *step.resultIndex;
+      if (index < 0 || index >= count)
+        return ir::diagnosticError(step.loc, "index " + std::to_string(*step.resultIndex) + " is out of range: sch." +
+                                                 step.primitive + " gave " + std::to_string(count) + " results");
+      names[step.results[0]] = firstBinding + size_t(index);
+    } else if (!step.results.empty()) {
+      bool single = spec->results == PrimitiveSpec::Results::One;
+      if (spec->results == PrimitiveSpec::Results::None)
+        return ir::diagnosticError(step.loc, "sch." + step.primitive + " has no result to bind");
+      if (single && step.resultsAreList)
+        return ir::diagnosticError(step.loc, "sch." + step.primitive + " gives one result, not a list");
+      if (step.results.size() != outputs.size())
+        return ir::diagnosticError(step.loc, "sch." + step.primitive + " gives " + std::to_string(outputs.size()) +
+                                                 " results, " + std::to_string(step.results.size()) + " names bind them");
+      for (size_t i = 0; i < outputs.size(); ++i)
+        if (step.results[i] != "_") names[step.results[i]] = firstBinding + i;
+    }
+
+    recorded.results = outputs;
+    sch.recordStep(std::move(recorded));
+  }
+  module = sch.module();
+  return sch.trace();
+}
+
+}  // namespace vtac::passes::schedule

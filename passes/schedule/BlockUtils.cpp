@@ -1,0 +1,146 @@
+// Block removal, region re-inference and relaxation shared by compute_inline, compute_at,
+// reverse_compute_at, cache_read and cache_write.
+#include "BlockUtils.h"
+
+#include "vtac/ir/Arith.h"
+#include "vtac/ir/Diagnostic.h"
+#include "vtac/ir/Mutator.h"
+#include "vtac/ir/RegionInference.h"
+#include "vtac/ir/Substitute.h"
+#include "vtac/ir/Visitor.h"
+
+namespace vtac::passes::schedule {
+
+using namespace ir;
+
+size_t leafSubtreeIndex(const StmtPath &blockPath) {
+  size_t top = blockPath.size() - 1;
+  while (top > 0) {
+    const auto *loop = blockPath[top - 1].as<For>();
+    if (!loop || loop->body != blockPath[top]) break;
+    --top;
+  }
+  return top;
+}
+
+llvm::Error removeLeafBlock(Schedule &sch, const std::string &func, const StmtPath &blockPath, SourceLoc at) {
+  size_t top = leafSubtreeIndex(blockPath);
+  const auto *parentSeq = top > 0 ? blockPath[top - 1].as<SeqStmt>() : nullptr;
+  if (!parentSeq)
+    return diagnosticError(at, "the block '" + blockPath.back().as<BlockRealize>()->block->name +
+                                   "' is the only statement of its scope and cannot be removed");
+  std::vector<Stmt> rest;
+  for (const Stmt &stmt : parentSeq->stmts)
+    if (stmt != blockPath[top]) rest.push_back(stmt);
+  StmtPath seqPath(blockPath.begin(), blockPath.begin() + top);
+  sch.replace(func, seqPath, seq(std::move(rest)));
+  return llvm::Error::success();
+}
+
+std::vector<Stmt> statementsOf(const Stmt &body) {
+  if (const auto *sequence = body.as<SeqStmt>()) return sequence->stmts;
+  return {body};
+}
+
+bool holdsBlockNamed(const Stmt &stmt, const std::set<std::string> &blocks) {
+  bool found = false;
+  preOrderVisit(stmt, [&](const Node &node) {
+    if (const auto *block = node.as<Block>()) found |= blocks.count(block->name) > 0;
+  });
+  return found;
+}
+
+std::vector<BufferRef> functionBuffers(const PrimFunc &func) {
+  std::vector<BufferRef> buffers;
+  for (const auto &[param, buffer] : func.bufferMap) buffers.push_back(buffer);
+  preOrderVisit(func.body, [&](const Node &node) {
+    if (const auto *block = node.as<Block>())
+      buffers.insert(buffers.end(), block->allocBuffers.begin(), block->allocBuffers.end());
+  });
+  return buffers;
+}
+
+namespace {
+
+class RegionReinferrer : public StmtExprMutator {
+public:
+  RegionReinferrer(const std::set<std::string> &names, const std::vector<BufferRef> &known)
+      : names_(names), known_(known) {}
+  Expr visitExpr(const Expr &e) override { return e; }
+  Stmt visitBlock(const Block &op) override {
+    Stmt visited = StmtExprMutator::visitBlock(op);
+    if (!names_.count(op.name)) return visited;
+    auto *copy = copyNode(*visited.as<Block>());
+    BlockAccessRegions regions = inferAccessRegions(*copy, known_);
+    copy->reads = std::move(regions.reads);
+    copy->writes = std::move(regions.writes);
+    return Stmt(copy);
+  }
+
+private:
+  const std::set<std::string> &names_;
+  const std::vector<BufferRef> &known_;
+};
+
+}  // namespace
+
+Stmt reinferRegions(const Stmt &root, const std::set<std::string> &names, const std::vector<BufferRef> &knownBuffers) {
+  return RegionReinferrer(names, knownBuffers).visitStmt(root);
+}
+
+namespace {
+
+// [lo, hi] of `e` over the relaxed variables; nullopt unless e is affine in them.
+std::optional<std::pair<Expr, Expr>> bounds(const Expr &e, const std::map<const Var *, Range> &relaxed) {
+  std::vector<VarRef> vars;
+  preOrderVisit(e, [&](const Node &node) {
+    const auto *var = node.as<Var>();
+    if (var && relaxed.count(var) && std::none_of(vars.begin(), vars.end(), [&](const VarRef &v) { return v.get() == var; }))
+      vars.push_back(VarRef(var));
+  });
+  if (vars.empty()) return std::make_pair(e, e);
+  std::optional<LinearEquation> linear = detectLinearEquation(e, vars);
+  if (!linear) return std::nullopt;
+  Expr lo = linear->base, hi = linear->base;
+  for (size_t i = 0; i < vars.size(); ++i) {
+    const Range &range = relaxed.at(vars[i].get());
+    std::optional<int64_t> min = asConstInt(range.min), extent = asConstInt(range.extent);
+    if (!min || !extent) return std::nullopt;
+    int64_t a = linear->coeffs[i] * *min, b = linear->coeffs[i] * (*min + *extent - 1);
+    lo = addExpr(lo, intImm(std::min(a, b), e->dtype));
+    hi = addExpr(hi, intImm(std::max(a, b), e->dtype));
+  }
+  return std::make_pair(simplify(lo), simplify(hi));
+}
+
+}  // namespace
+
+Interval relaxRange(const Range &range, const std::map<const Var *, Range> &relaxed) {
+  std::optional<std::pair<Expr, Expr>> lo = bounds(range.min, relaxed);
+  Expr last = simplify(subExpr(addExpr(range.min, range.extent), intImm(1, range.min->dtype)));
+  std::optional<std::pair<Expr, Expr>> hi = bounds(last, relaxed);
+  if (!lo || !hi) return {range.min, std::nullopt};
+  std::optional<int64_t> span = asConstInt(simplify(subExpr(hi->second, lo->first)));
+  if (!span) return {lo->first, std::nullopt};
+  return {lo->first, *span + 1};
+}
+
+Interval uniteIntervals(const Interval &a, const Interval &b) {
+  if (!a.extent || !b.extent) return {a.min, std::nullopt};
+  std::optional<int64_t> delta = asConstInt(simplify(subExpr(b.min, a.min)));
+  if (!delta) return {a.min, std::nullopt};
+  int64_t lo = std::min<int64_t>(0, *delta), hi = std::max(*a.extent, *delta + *b.extent);
+  return {lo == 0 ? a.min : b.min, hi - lo};
+}
+
+int storageRank(const std::string &scope) {
+  std::string base = scope.substr(0, scope.find('.'));
+  if (base == "shared") return 1;
+  if (base == "warp") return 2;
+  if (base == "local") return 3;
+  return 0;
+}
+
+int threadRank(const std::string &tag) { return tag.rfind("blockIdx", 0) == 0 ? 0 : 1; }
+
+}  // namespace vtac::passes::schedule

@@ -1,0 +1,53 @@
+// Helpers for the primitives that move, remove or re-infer blocks: removing a block's loop nest
+// from its scope, the buffers the function knows, re-inferring regions, relaxing regions over
+// loops (TVM's EvalSet on affine indices).
+#pragma once
+
+#include <map>
+#include <optional>
+#include <set>
+
+#include "vtac/passes/schedule/Schedule.h"
+
+namespace vtac::passes::schedule {
+
+// Removes the block at blockPath with the loops that hold only it: the highest loop (below
+// the enclosing block) whose subtree is just this block is dropped from its SeqStmt. An
+// error at `at` when there is no sequence to remove it from.
+llvm::Error removeLeafBlock(Schedule &sch, const std::string &func, const StmtPath &blockPath, ir::SourceLoc at);
+
+// Index in blockPath of the statement removeLeafBlock would remove (the block's own subtree root).
+size_t leafSubtreeIndex(const StmtPath &blockPath);
+
+// The statements of a body: a SeqStmt's, or the body itself.
+std::vector<ir::Stmt> statementsOf(const ir::Stmt &body);
+// Whether a block named in `blocks` is under stmt.
+bool holdsBlockNamed(const ir::Stmt &stmt, const std::set<std::string> &blocks);
+
+// Function parameters' buffers and every buffer a block allocates (what region inference
+// recognises in `B.data`).
+std::vector<ir::BufferRef> functionBuffers(const ir::PrimFunc &func);
+
+// Re-infers T.reads/T.writes of the blocks named in `names` (with inferAccessRegions).
+ir::Stmt reinferRegions(const ir::Stmt &root, const std::set<std::string> &names,
+                        const std::vector<ir::BufferRef> &knownBuffers);
+
+// An interval [min, min + extent) of a buffer dimension; extent null: unknown (whole dimension).
+struct Interval {
+  ir::Expr min;
+  std::optional<int64_t> extent;
+};
+
+// The range that `range` (in terms of outer variables) covers while the variables in `relaxed`
+// run over their ranges; only affine indices with constant relaxed ranges are bounded, anything
+// else gives an unknown extent.
+Interval relaxRange(const ir::Range &range, const std::map<const ir::Var *, ir::Range> &relaxed);
+// The union of two intervals when their mins differ by a constant; unknown otherwise.
+Interval uniteIntervals(const Interval &a, const Interval &b);
+
+// TVM's storage rank of a scope: global 0, shared 1, warp 2, local 3 (by the part before '.').
+int storageRank(const std::string &scope);
+// TVM's thread rank of a tag: blockIdx 0; threadIdx, vthread, cthread 1.
+int threadRank(const std::string &tag);
+
+}  // namespace vtac::passes::schedule

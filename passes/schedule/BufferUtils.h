@@ -1,0 +1,22 @@
+// Buffer helpers the cache and scope primitives share.
+#pragma once
+
+#include <map>
+
+#include "vtac/passes/schedule/Schedule.h"
+
+namespace vtac::passes::schedule {
+
+// `buffer` with a fresh data variable in storage scope `scope` (name kept unless given).
+ir::BufferRef withScope(const ir::BufferRef &buffer, const std::string &scope, std::string name = "");
+
+// Replaces buffers in loads, stores, block regions, allocations and match_buffer sources.
+ir::Stmt replaceBuffers(const ir::Stmt &stmt, const std::map<const ir::Buffer *, ir::BufferRef> &replacements);
+
+// The index-th read (isWrite false) or write region of the block, or an error at `at`.
+llvm::Expected<ir::BufferRef> accessedBuffer(const ir::Block &block, int64_t index, bool isWrite, ir::SourceLoc at);
+
+// The blocks (BlockRealize paths) under `root` that read / write `buffer`, in program order.
+std::vector<StmtPath> blocksAccessing(const ir::Stmt &root, const ir::Buffer *buffer, bool writers);
+
+}  // namespace vtac::passes::schedule

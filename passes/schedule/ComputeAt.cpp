@@ -1,0 +1,165 @@
+// compute_at(block, loop, preserve_unit_loops=False, index=-1) and the shared implementation of
+// reverse_compute_at (ComputeAt.h).
+#include "ComputeAt.h"
+
+#include "BlockUtils.h"
+#include "BufferUtils.h"
+#include "CacheStage.h"
+#include "LoopUtils.h"
+
+#include "vtac/ir/Arith.h"
+#include "vtac/ir/Diagnostic.h"
+#include "vtac/ir/Substitute.h"
+
+namespace vtac::passes::schedule {
+
+using namespace ir;
+
+namespace {
+
+// The variables relaxed when the block at `dependent` is seen from `loopPath`.
+std::map<const Var *, Range> relaxedLoops(const StmtPath &dependent, const StmtPath &loopPath, int storage) {
+  std::map<const Var *, Range> relaxed;
+  for (size_t i = loopPath.size(); i < dependent.size(); ++i)
+    if (const auto *loop = dependent[i].as<For>()) relaxed[loop->loopVar.get()] = Range{loop->min, loop->extent};
+  for (size_t i = loopPath.size(); i-- > 0;) {
+    if (loopPath[i]->isa<Block>()) break;
+    const auto *loop = loopPath[i].as<For>();
+    if (loop && loop->threadBinding && storage <= threadRank(loop->threadBinding->threadTag))
+      relaxed[loop->loopVar.get()] = Range{loop->min, loop->extent};
+  }
+  return relaxed;
+}
+
+}  // namespace
+
+llvm::Expected<std::vector<RV>> computeAtImpl(Schedule &sch, StepArgs &args, bool isComputeAt) {
+  const char *primitive = isComputeAt ? "compute_at" : "reverse_compute_at";
+  llvm::Expected<BlockRV> blockRV = args.block("block");
+  if (!blockRV) return blockRV.takeError();
+  llvm::Expected<LoopRV> loopRV = args.loop("loop");
+  if (!loopRV) return loopRV.takeError();
+  llvm::Expected<bool> preserveUnitLoops = args.boolean("preserve_unit_loops");
+  if (!preserveUnitLoops) return preserveUnitLoops.takeError();
+  llvm::Expected<int64_t> index = args.integer("index");
+  if (!index) return index.takeError();
+  llvm::Expected<StmtPath> blockPath = sch.findBlock(*blockRV, args.at("block"));
+  if (!blockPath) return blockPath.takeError();
+  llvm::Expected<StmtPath> loopPath = sch.findLoop(*loopRV, args.at("loop"));
+  if (!loopPath) return loopPath.takeError();
+  auto fail = [&](SourceLoc at, const std::string &why) { return diagnosticError(at, std::string(primitive) + ": " + why); };
+  const BlockRealize &realize = *blockPath->back().as<BlockRealize>();
+  const Block &block = *realize.block;
+  const For &target = *loopPath->back().as<For>();
+  if (std::find(blockPath->begin(), blockPath->end(), loopPath->back()) != blockPath->end())
+    return fail(args.at("loop"), "the loop '" + target.loopVar->name + "' is an ancestor of the block '" + block.name + "'");
+  StmtPath scopePath = scopeOf(*blockPath);
+  if (scopeOf(*loopPath) != scopePath)
+    return fail(args.at("loop"), "the loop '" + target.loopVar->name + "' is not in the scope of the block '" + block.name + "'");
+
+  if (isComputeAt) {
+    llvm::Expected<PrimFuncRef> func = sch.function(blockRV->func, args.stepLoc());
+    if (!func) return func.takeError();
+    for (const BufferRegion &write : block.writes)
+      for (const auto &[param, buffer] : (*func)->bufferMap)
+        if (buffer == write.buffer)
+          return fail(args.at("block"), "the block '" + block.name + "' is an output block (it writes the parameter '" +
+                                            buffer->name + "')");
+  }
+
+  // The blocks under the loop that this one depends on or feeds.
+  const std::vector<BufferRegion> &provided = isComputeAt ? block.writes : block.reads;
+  const Block &scope = *scopePath.back().as<Block>();
+  std::set<std::string> dependents;
+  std::map<const Var *, Interval> required;  // by block iterator
+  for (const BufferRegion &region : provided) {
+    const Buffer *buffer = region.buffer.get();
+    std::set<std::string> inScope = blocksTouching(scope.body, buffer, !isComputeAt);
+    inScope.erase(block.name);
+    for (const StmtPath &found : blocksAccessing(loopPath->back(), buffer, !isComputeAt)) {
+      StmtPath dependent = *loopPath;
+      dependent.insert(dependent.end(), found.begin() + 1, found.end());
+      const BlockRealize &other = *dependent.back().as<BlockRealize>();
+      inScope.erase(other.block->name);
+      dependents.insert(other.block->name);
+      VarMap bindings;
+      for (size_t i = 0; i < other.iterValues.size(); ++i) bindings[other.block->iterVars[i]->var.get()] = other.iterValues[i];
+      std::map<const Var *, Range> relaxed = relaxedLoops(dependent, *loopPath, isComputeAt ? storageRank(region.buffer->scope()) : 0);
+      for (const BufferRegion &access : isComputeAt ? other.block->reads : other.block->writes) {
+        if (access.buffer.get() != buffer) continue;
+        for (size_t d = 0; d < access.region.size(); ++d) {
+          Interval interval = relaxRange(Range{substitute(access.region[d].min, bindings), access.region[d].extent}, relaxed);
+          const Var *key = nullptr;
+          if (const auto *var = region.region[d].min.as<Var>(); var && isOne(region.region[d].extent)) key = var;
+          if (!key) continue;
+          auto [it, fresh] = required.try_emplace(key, interval);
+          if (!fresh) it->second = uniteIntervals(it->second, interval);
+        }
+      }
+    }
+    if (!inScope.empty())
+      return fail(args.at("loop"), "the " + std::string(isComputeAt ? "consumer '" : "producer '") + *inScope.begin() +
+                                       "' of the block '" + block.name + "' is not under the loop '" + target.loopVar->name + "'");
+  }
+  if (dependents.empty())
+    return fail(args.at("loop"), "no " + std::string(isComputeAt ? "consumer" : "producer") + " of the block '" + block.name +
+                                     "' is under the loop '" + target.loopVar->name + "'");
+
+  // One loop per block iterator, over the range its dependents need (its whole domain otherwise).
+  std::vector<Expr> bindings;
+  std::vector<VarRef> loopVars;
+  std::vector<Expr> extents;
+  for (const IterVarRef &iv : block.iterVars) {
+    auto it = required.find(iv->var.get());
+    Expr min = iv->dom.min, extent = iv->dom.extent;
+    if (it != required.end() && it->second.extent) {
+      min = it->second.min;
+      extent = intImm(*it->second.extent, iv->var->dtype);
+    }
+    if (isOne(extent) && !*preserveUnitLoops) {
+      bindings.push_back(min);
+      continue;
+    }
+    loopVars.push_back(makeVar("ax" + std::to_string(loopVars.size()), iv->var->dtype));
+    extents.push_back(extent);
+    bindings.push_back(addExpr(min, loopVars.back()));
+  }
+  BlockRealize *moved = copyNode(realize);
+  moved->iterValues = bindings;
+  moved->predicate = nullptr;
+  Stmt subtree(moved);
+  for (size_t i = loopVars.size(); i-- > 0;)
+    subtree = make<For>(loopVars[i], intImm(0, loopVars[i]->dtype), extents[i], ForKind::Serial, subtree);
+
+  // Where it goes among the loop's statements.
+  std::vector<Stmt> children = statementsOf(target.body);
+  size_t first = children.size(), last = 0;
+  for (size_t i = 0; i < children.size(); ++i)
+    if (holdsBlockNamed(children[i], dependents)) {
+      first = std::min(first, i);
+      last = i + 1;
+    }
+  size_t position = isComputeAt ? first : last;
+  if (*index >= 0) {
+    if (size_t(*index) > children.size() || (isComputeAt ? size_t(*index) > first : size_t(*index) < last))
+      return fail(args.at("index"), "index " + std::to_string(*index) + " would break a dependency");
+    position = size_t(*index);
+  } else if (*index != -1) {
+    return fail(args.at("index"), "index must be -1 or a position among the loop's statements");
+  }
+
+  if (llvm::Error error = removeLeafBlock(sch, blockRV->func, *blockPath, args.at("block"))) return error;
+  llvm::Expected<StmtPath> newLoopPath = sch.findLoop(*loopRV, args.at("loop"));
+  if (!newLoopPath) return newLoopPath.takeError();
+  const For &current = *newLoopPath->back().as<For>();
+  children = statementsOf(current.body);
+  children.insert(children.begin() + std::min(position, children.size()), subtree);
+  For *copy = copyNode(current);
+  copy->body = seq(std::move(children));
+  sch.replace(blockRV->func, *newLoopPath, Stmt(copy));
+  return std::vector<RV>{};
+}
+
+llvm::Expected<std::vector<RV>> applyComputeAt(Schedule &sch, StepArgs &args) { return computeAtImpl(sch, args, true); }
+
+}  // namespace vtac::passes::schedule

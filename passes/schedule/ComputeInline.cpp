@@ -1,0 +1,94 @@
+// compute_inline(block): the block's value is substituted into every load of the buffer it
+// writes, and the block (with the loops that hold only it) disappears, as does the buffer's
+// allocation. The block must be complete and simple: no init, one write, a body
+// `B[v0, v1, ...] = expr` indexed by distinct data-parallel iterators, and B must be allocated
+// by a block (not a function parameter). The blocks that read B get their regions re-inferred.
+#include "BlockUtils.h"
+#include "BufferUtils.h"
+#include "Primitive.h"
+
+#include "vtac/ir/Diagnostic.h"
+#include "vtac/ir/Mutator.h"
+#include "vtac/ir/Substitute.h"
+#include "vtac/ir/Visitor.h"
+
+namespace vtac::passes::schedule {
+
+using namespace ir;
+
+namespace {
+
+class LoadInliner : public StmtExprMutator {
+public:
+  explicit LoadInliner(const BufferStore &store) : store_(store) {}
+  Expr visitBufferLoad(const BufferLoad &op) override {
+    Expr visited = StmtExprMutator::visitBufferLoad(op);
+    const auto *load = visited.as<BufferLoad>();
+    if (load->buffer != store_.buffer) return visited;
+    VarMap map;
+    for (size_t i = 0; i < load->indices.size(); ++i) map[store_.indices[i].as<Var>()] = load->indices[i];
+    return substitute(store_.value, map);
+  }
+  Stmt visitBlock(const Block &op) override {
+    Stmt visited = StmtExprMutator::visitBlock(op);
+    auto *copy = copyNode(*visited.as<Block>());
+    auto &allocs = copy->allocBuffers;
+    allocs.erase(std::remove(allocs.begin(), allocs.end(), store_.buffer), allocs.end());
+    bool reads = std::any_of(op.reads.begin(), op.reads.end(), [&](const BufferRegion &r) { return r.buffer == store_.buffer; });
+    if (reads) touched.insert(op.name);
+    return Stmt(copy);
+  }
+  std::set<std::string> touched;
+
+private:
+  const BufferStore &store_;
+};
+
+}  // namespace
+
+llvm::Expected<std::vector<RV>> applyComputeInline(Schedule &sch, StepArgs &args) {
+  llvm::Expected<BlockRV> rv = args.block("block");
+  if (!rv) return rv.takeError();
+  SourceLoc at = args.at("block");
+  llvm::Expected<StmtPath> path = sch.findBlock(*rv, at);
+  if (!path) return path.takeError();
+  const BlockRealize &realize = *path->back().as<BlockRealize>();
+  const Block &block = *realize.block;
+  auto fail = [&](const std::string &why) {
+    return diagnosticError(at, "compute_inline: the block '" + block.name + "' " + why);
+  };
+  const auto *store = block.body.as<BufferStore>();
+  if (block.init || !store || block.writes.size() != 1 || !block.allocBuffers.empty())
+    return fail("is not a single `B[v...] = expr` store without init");
+  std::set<const Var *> seen;
+  for (const Expr &index : store->indices) {
+    const auto *var = index.as<Var>();
+    bool isDataPar = std::any_of(block.iterVars.begin(), block.iterVars.end(), [&](const IterVarRef &iv) {
+      return iv->var.get() == var && iv->iterType == IterType::DataPar;
+    });
+    if (!var || !isDataPar || !seen.insert(var).second)
+      return fail("does not store at distinct data-parallel iterators (" + store->buffer->name + ")");
+  }
+  llvm::Expected<PrimFuncRef> func = sch.function(rv->func, at);
+  if (!func) return func.takeError();
+  for (const auto &[param, buffer] : (*func)->bufferMap)
+    if (buffer == store->buffer) return fail("writes the function's output '" + buffer->name + "'");
+  std::vector<StmtPath> writers = blocksAccessing((*func)->body, store->buffer.get(), true);
+  if (writers.size() != 1) return fail("is not the only writer of '" + store->buffer->name + "'");
+  bool opaque = false;
+  preOrderVisit((*func)->body, [&](const Node &node) {
+    const auto *var = node.as<Var>();
+    opaque |= var && var == store->buffer->data.get();
+  });
+  if (opaque) return fail("writes '" + store->buffer->name + "', whose data pointer is used directly");
+
+  Ref<BufferStore> keptStore(store);
+  if (llvm::Error error = removeLeafBlock(sch, rv->func, *path, at)) return error;
+  LoadInliner inliner(*keptStore);
+  Stmt body = inliner.visitStmt(cast<PrimFunc>(sch.module().lookup(rv->func))->body);
+  body = reinferRegions(body, inliner.touched, functionBuffers(*cast<PrimFunc>(sch.module().lookup(rv->func))));
+  sch.setBody(rv->func, body);
+  return std::vector<RV>{};
+}
+
+}  // namespace vtac::passes::schedule

@@ -1,0 +1,66 @@
+// Loop kinds (TVM's for_kind.cc): the checks and the rewrite behind parallel/vectorize/unroll/bind.
+#include "ForKind.h"
+
+#include "vtac/ir/Arith.h"
+#include "vtac/ir/Diagnostic.h"
+#include "vtac/ir/Visitor.h"
+
+namespace vtac::passes::schedule {
+
+using namespace ir;
+
+namespace {
+
+bool uses(const Expr &expr, const Var *var) {
+  bool found = false;
+  preOrderVisit(expr, [&](const Node &node) { found |= &node == var; });
+  return found;
+}
+
+const char *describe(ForKind kind) {
+  switch (kind) {
+  case ForKind::Parallel: return "parallelized";
+  case ForKind::Vectorized: return "vectorized";
+  case ForKind::ThreadBinding: return "bound to a thread";
+  default: return "changed";
+  }
+}
+
+}  // namespace
+
+llvm::Expected<std::vector<RV>> setLoopKind(Schedule &sch, StepArgs &args, ForKind kind, const std::string &thread) {
+  llvm::Expected<LoopRV> rv = args.loop("loop");
+  if (!rv) return rv.takeError();
+  llvm::Expected<StmtPath> path = sch.findLoop(*rv, args.at("loop"));
+  if (!path) return path.takeError();
+  const For &loop = *path->back().as<For>();
+  if (kind != ForKind::Unrolled) {
+    bool reductionAllowed = kind == ForKind::ThreadBinding && thread.rfind("threadIdx.", 0) == 0;
+    std::string problem;
+    preOrderVisit(loop.body, [&](const Node &node) {
+      const auto *realize = node.as<BlockRealize>();
+      if (!realize || !problem.empty()) return;
+      for (size_t i = 0; i < realize->iterValues.size(); ++i) {
+        IterType type = realize->block->iterVars[i]->iterType;
+        if (!uses(realize->iterValues[i], loop.loopVar.get())) continue;
+        if (type == IterType::DataPar || (type == IterType::CommReduce && reductionAllowed)) continue;
+        problem = "it feeds the " + std::string(type == IterType::CommReduce ? "reduction" : "non-spatial") +
+                  " iterator '" + realize->block->iterVars[i]->var->name + "' of block '" + realize->block->name + "'";
+      }
+    });
+    if (!problem.empty())
+      return diagnosticError(args.at("loop"), "the loop '" + loop.loopVar->name + "' cannot be " + describe(kind) +
+                                                  ": " + problem);
+  }
+  if (kind == ForKind::Vectorized && !asConstInt(loop.extent))
+    return diagnosticError(args.at("loop"), "the loop '" + loop.loopVar->name + "' cannot be vectorized: its extent is not constant");
+  For *copy = copyNode(loop);
+  copy->forKind = kind;
+  copy->threadBinding = kind == ForKind::ThreadBinding
+                            ? make<IterVar>(loop.loopVar, Range{loop.min, loop.extent}, IterType::ThreadIndex, thread)
+                            : IterVarRef();
+  sch.replace(rv->func, *path, Stmt(copy));
+  return std::vector<RV>{};
+}
+
+}  // namespace vtac::passes::schedule

@@ -1,0 +1,86 @@
+// fuse(*loops, preserve_unit_iters=True): consecutive loops, each the only child of the one
+// before, become one loop `<a>_<b>_..._fused` over the product of their extents. Loop k's
+// variable becomes `fused % (extent_k * below_k) // below_k`, below_k the product of the
+// extents below k (no `//` for the innermost, no `%` for the outermost, 0 for a unit loop), the
+// form TVM's IterMapSimplify leaves.
+// The loops must start at 0, carry no annotation or thread binding, and have extents that do not
+// use the variables of the loops fused with them.
+#include "LoopUtils.h"
+#include "Primitive.h"
+
+#include "vtac/ir/Arith.h"
+#include "vtac/ir/Diagnostic.h"
+#include "vtac/ir/Substitute.h"
+#include "vtac/ir/Visitor.h"
+
+namespace vtac::passes::schedule {
+
+using namespace ir;
+
+namespace {
+
+bool usesAnyVar(const Expr &expr, const std::vector<const For *> &loops) {
+  bool found = false;
+  preOrderVisit(expr, [&](const Node &node) {
+    for (const For *loop : loops) found |= &node == loop->loopVar.get();
+  });
+  return found;
+}
+
+}  // namespace
+
+llvm::Expected<std::vector<RV>> applyFuse(Schedule &sch, StepArgs &args) {
+  llvm::Expected<std::vector<LoopRV>> rvs = args.loops("loops");
+  if (!rvs) return rvs.takeError();
+  llvm::Expected<bool> preserveUnitIters = args.boolean("preserve_unit_iters");
+  if (!preserveUnitIters) return preserveUnitIters.takeError();
+  if (rvs->empty()) return diagnosticError(args.stepLoc(), "fuse: no loops given");
+  const TraceValue &list = args.value("loops");
+
+  std::vector<const For *> loops;
+  StmtPath outerPath;
+  for (size_t i = 0; i < rvs->size(); ++i) {
+    SourceLoc at = list.items[i].loc;
+    llvm::Expected<StmtPath> path = sch.findLoop((*rvs)[i], at);
+    if (!path) return path.takeError();
+    const For *loop = path->back().as<For>();
+    if (i == 0) {
+      outerPath = *path;
+    } else {
+      bool inside = std::any_of(path->begin(), path->end(), [&](const Stmt &s) { return s.get() == loops.back(); });
+      if (!inside)
+        return diagnosticError(at, "fuse: the loop '" + loop->loopVar->name + "' is not inside '" +
+                                       loops.back()->loopVar->name + "'");
+      if (loops.back()->body.get() != loop)
+        return diagnosticError(at, "fuse: the loop '" + loop->loopVar->name + "' is not the only child of '" +
+                                       loops.back()->loopVar->name + "'");
+    }
+    if (llvm::Error error = checkPlainLoop(*loop, "fuse", at)) return error;
+    if (usesAnyVar(loop->extent, loops))
+      return diagnosticError(at, "fuse: the extent of '" + loop->loopVar->name + "' depends on an outer fused loop");
+    loops.push_back(loop);
+  }
+
+  std::string name = loops[0]->loopVar->name;
+  for (size_t i = 1; i < loops.size(); ++i) name += "_" + loops[i]->loopVar->name;
+  DataType dtype = loops[0]->loopVar->dtype;
+  VarRef fused = makeVar(name + "_fused", dtype);
+  VarMap replacements;
+  Expr below = intImm(1, dtype);
+  for (size_t i = loops.size(); i-- > 0;) {
+    const For &loop = *loops[i];
+    Expr span = simplify(mulExpr(below, loop.extent));
+    replacements[loop.loopVar.get()] =
+        isOne(loop.extent) ? intImm(0, dtype) : floorDivExpr(i == 0 ? Expr(fused) : floorModExpr(fused, span), below);
+    below = span;
+  }
+  Stmt body = substitute(loops.back()->body, replacements);
+  body = make<For>(fused, intImm(0, dtype), below, ForKind::Serial, body);
+  std::vector<const For *> outer = loopsInScope(outerPath);
+  outer.pop_back();
+  body = simplifyBindings(body, outer, *preserveUnitIters);
+  sch.replace((*rvs)[0].func, outerPath, body);
+  return std::vector<RV>{LoopRV{(*rvs)[0].func, fused}};
+}
+
+}  // namespace vtac::passes::schedule

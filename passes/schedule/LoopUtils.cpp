@@ -1,0 +1,113 @@
+// Loop scopes and binding simplification shared by the loop primitives.
+#include "LoopUtils.h"
+
+#include <algorithm>
+
+#include "vtac/ir/Arith.h"
+#include "vtac/ir/Diagnostic.h"
+#include "vtac/ir/Mutator.h"
+#include "vtac/ir/Substitute.h"
+#include "vtac/ir/Visitor.h"
+
+namespace vtac::passes::schedule {
+
+using namespace ir;
+
+llvm::Error checkPlainLoop(const For &loop, const char *primitive, SourceLoc at) {
+  if (!loop.annotations.empty() || loop.threadBinding)
+    return diagnosticError(at, std::string(primitive) + ": the loop '" + loop.loopVar->name +
+                                   "' has annotations or a thread binding");
+  if (!isZero(loop.min))
+    return diagnosticError(at, std::string(primitive) + ": the loop '" + loop.loopVar->name + "' does not start at 0");
+  return llvm::Error::success();
+}
+
+std::vector<const For *> loopsInScope(const StmtPath &path) {
+  std::vector<const For *> loops;
+  for (const Stmt &stmt : path) {
+    if (stmt->isa<Block>()) loops.clear();
+    if (const auto *loop = stmt.as<For>()) loops.push_back(loop);
+  }
+  return loops;
+}
+
+Expr simplifyBinding(const Expr &binding, const std::map<const Var *, int64_t> &extents) {
+  std::vector<VarRef> vars;
+  preOrderVisit(binding, [&](const Node &node) {
+    const auto *var = node.as<Var>();
+    if (var && extents.count(var) &&
+        std::none_of(vars.begin(), vars.end(), [&](const VarRef &v) { return v.get() == var; }))
+      vars.push_back(VarRef(var));
+  });
+  std::optional<LinearEquation> linear = detectLinearEquation(binding, vars);
+  if (!linear || !asConstInt(linear->base)) return binding;
+  struct Term {
+    VarRef var;
+    int64_t coeff, extent;
+  };
+  std::vector<Term> terms;
+  for (size_t i = 0; i < vars.size(); ++i) {
+    if (linear->coeffs[i] == 0) continue;
+    if (linear->coeffs[i] < 0) return binding;
+    terms.push_back({vars[i], linear->coeffs[i], extents.at(vars[i].get())});
+  }
+  // Outermost (largest coefficient) first; equal coefficients (a unit loop) keep their order.
+  std::stable_sort(terms.begin(), terms.end(), [](const Term &a, const Term &b) { return a.coeff > b.coeff; });
+  for (size_t i = 1; i < terms.size(); ++i)
+    if (terms[i].coeff * terms[i].extent != terms[i - 1].coeff) return binding;
+  Expr sum;
+  for (const Term &term : terms) {
+    Expr scaled = term.coeff == 1 ? Expr(term.var) : mulExpr(term.var, intImm(term.coeff, term.var->dtype));
+    sum = sum ? addExpr(sum, scaled) : scaled;
+  }
+  if (!sum) return linear->base;
+  return isZero(linear->base) ? sum : addExpr(sum, linear->base);
+}
+
+namespace {
+
+class BindingSimplifier : public StmtExprMutator {
+public:
+  BindingSimplifier(const std::vector<const For *> &outerLoops, bool preserveUnitIters)
+      : preserveUnitIters_(preserveUnitIters) {
+    for (const For *loop : outerLoops) enter(*loop);
+  }
+  Stmt visitFor(const For &op) override {
+    enter(op);
+    return StmtExprMutator::visitFor(op);
+  }
+  Stmt visitBlockRealize(const BlockRealize &op) override {
+    Stmt visited = StmtExprMutator::visitBlockRealize(op);
+    auto *copy = copyNode(*visited.as<BlockRealize>());
+    bool changed = false;
+    for (Expr &value : copy->iterValues) {
+      Expr simplified = simplifyBinding(substitute(value, unitLoops_), extents_);
+      changed |= simplified != value;
+      value = simplified;
+    }
+    if (!changed) {
+      delete copy;
+      return visited;
+    }
+    return Stmt(copy);
+  }
+
+private:
+  void enter(const For &loop) {
+    std::optional<int64_t> extent = asConstInt(loop.extent);
+    if (!extent || !isZero(loop.min)) return;
+    extents_[loop.loopVar.get()] = *extent;
+    if (*extent == 1 && !preserveUnitIters_) unitLoops_[loop.loopVar.get()] = intImm(0, loop.loopVar->dtype);
+  }
+  bool preserveUnitIters_;
+  std::map<const Var *, int64_t> extents_;
+  VarMap unitLoops_;
+};
+
+}  // namespace
+
+Stmt simplifyBindings(const Stmt &root, const std::vector<const For *> &outerLoops, bool preserveUnitIters) {
+  return BindingSimplifier(outerLoops, preserveUnitIters).visitStmt(root);
+}
+
+}  // namespace vtac::passes::schedule

@@ -1,0 +1,31 @@
+// Helpers the loop primitives share: the loops of a block's scope and TVM's simplification of
+// block bindings after a loop transformation.
+#pragma once
+
+#include <map>
+#include <vector>
+
+#include "vtac/passes/schedule/Schedule.h"
+
+namespace vtac::passes::schedule {
+
+// split/fuse precondition: the loop starts at 0 and has no annotations or thread binding.
+llvm::Error checkPlainLoop(const ir::For &loop, const char *primitive, ir::SourceLoc at);
+
+// The For nodes of `path` below its last Block (the loops of the innermost enclosing scope),
+// outermost first; path.back() is included when it is a For.
+std::vector<const ir::For *> loopsInScope(const StmtPath &path);
+
+// TVM's IterMapSimplify for the affine case: a binding that is a sum of loop variables times
+// constants plus a constant, whose terms tile one range exactly (each coefficient is the next
+// smaller one times that one's extent), becomes the sum ordered from the largest coefficient
+// (`i_0 * 64 + i_1 * 8 + i_2`). Anything else is returned unchanged. `extents` are the constant
+// extents of the loops in scope.
+ir::Expr simplifyBinding(const ir::Expr &binding, const std::map<const ir::Var *, int64_t> &extents);
+
+// simplifyBinding on every BlockRealize under root, with the extents of `outerLoops` and of the
+// loops under root. Without preserveUnitIters, loop variables of extent 1 become 0 first.
+ir::Stmt simplifyBindings(const ir::Stmt &root, const std::vector<const ir::For *> &outerLoops,
+                          bool preserveUnitIters);
+
+}  // namespace vtac::passes::schedule

@@ -1,0 +1,90 @@
+// What every primitive sees: its step's arguments, bound to its signature and checked, and the
+// schedule. Each primitive lives in its own file (Split.cpp, Fuse.cpp, ...) and is listed with
+// its signature in Primitives.cpp; ApplyTrace.cpp binds a step's arguments, calls the primitive
+// and records the step in TVM's spelling.
+#pragma once
+
+#include <map>
+#include <optional>
+#include <vector>
+
+#include "vtac/passes/schedule/Schedule.h"
+
+namespace vtac::passes::schedule {
+
+struct ParamSpec {
+  const char *name;
+  std::optional<ir::TraceValue> defaultValue;  // nullopt: required
+  bool variadic = false;  // takes every positional argument; printed positionally
+  bool omitWhenEmpty = false;  // printed only when not an empty list (cache_read's consumer_blocks)
+};
+
+class StepArgs;
+
+struct PrimitiveSpec {
+  const char *name;
+  std::vector<ParamSpec> params;
+  enum class Results { None, One, List } results;
+  llvm::Expected<std::vector<RV>> (*apply)(Schedule &, StepArgs &);
+};
+
+// The primitives, by name; null when unknown.
+const PrimitiveSpec *findPrimitive(const std::string &name);
+
+class StepArgs {
+public:
+  StepArgs(Schedule &sch, const ir::TraceStep &step, std::map<std::string, ir::TraceValue> values,
+           std::map<std::string, size_t> &names)
+      : sch_(sch), step_(step), values_(std::move(values)), names_(names) {}
+
+  ir::SourceLoc stepLoc() const { return step_.loc; }
+  // Where argument `param` was written (the step when it was defaulted).
+  ir::SourceLoc at(const char *param) const;
+  const ir::TraceValue &value(const char *param) const { return values_.at(param); }
+  // What the recorded trace prints for `param` (get_block's func_name once it is known).
+  void setValue(const char *param, ir::TraceValue value) { values_[param] = std::move(value); }
+
+  llvm::Expected<BlockRV> block(const char *param);
+  llvm::Expected<LoopRV> loop(const char *param);
+  llvm::Expected<RV> blockOrLoop(const char *param);
+  // The variadic loop list (reorder, fuse).
+  llvm::Expected<std::vector<LoopRV>> loops(const char *param);
+  llvm::Expected<int64_t> integer(const char *param);
+  llvm::Expected<bool> boolean(const char *param);
+  llvm::Expected<std::string> string(const char *param);
+  // The RV a Name refers to.
+  llvm::Expected<RV> resolve(const ir::TraceValue &name);
+
+private:
+  llvm::Error typeError(const char *param, const char *expected) const;
+
+  Schedule &sch_;
+  const ir::TraceStep &step_;
+  std::map<std::string, ir::TraceValue> values_;
+  std::map<std::string, size_t> &names_;  // trace names -> index in sch.bindings()
+};
+
+// Primitive implementations (one file each).
+llvm::Expected<std::vector<RV>> applyGetBlock(Schedule &sch, StepArgs &args);
+llvm::Expected<std::vector<RV>> applyGetLoops(Schedule &sch, StepArgs &args);
+llvm::Expected<std::vector<RV>> applySplit(Schedule &sch, StepArgs &args);
+llvm::Expected<std::vector<RV>> applyFuse(Schedule &sch, StepArgs &args);
+llvm::Expected<std::vector<RV>> applyReorder(Schedule &sch, StepArgs &args);
+llvm::Expected<std::vector<RV>> applyAddUnitLoop(Schedule &sch, StepArgs &args);
+llvm::Expected<std::vector<RV>> applyParallel(Schedule &sch, StepArgs &args);
+llvm::Expected<std::vector<RV>> applyVectorize(Schedule &sch, StepArgs &args);
+llvm::Expected<std::vector<RV>> applyUnroll(Schedule &sch, StepArgs &args);
+llvm::Expected<std::vector<RV>> applyBind(Schedule &sch, StepArgs &args);
+llvm::Expected<std::vector<RV>> applyAnnotate(Schedule &sch, StepArgs &args);
+llvm::Expected<std::vector<RV>> applyUnannotate(Schedule &sch, StepArgs &args);
+llvm::Expected<std::vector<RV>> applySetScope(Schedule &sch, StepArgs &args);
+llvm::Expected<std::vector<RV>> applyStorageAlign(Schedule &sch, StepArgs &args);
+llvm::Expected<std::vector<RV>> applyComputeInline(Schedule &sch, StepArgs &args);
+llvm::Expected<std::vector<RV>> applyCacheRead(Schedule &sch, StepArgs &args);
+llvm::Expected<std::vector<RV>> applyCacheWrite(Schedule &sch, StepArgs &args);
+llvm::Expected<std::vector<RV>> applyComputeAt(Schedule &sch, StepArgs &args);
+llvm::Expected<std::vector<RV>> applyReverseComputeAt(Schedule &sch, StepArgs &args);
+llvm::Expected<std::vector<RV>> applyDecomposeReduction(Schedule &sch, StepArgs &args);
+llvm::Expected<std::vector<RV>> applyBlockize(Schedule &sch, StepArgs &args);
+
+}  // namespace vtac::passes::schedule

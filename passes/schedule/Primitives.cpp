@@ -1,0 +1,69 @@
+// The primitives and their signatures (names, order and defaults of TVM's tir.Schedule methods,
+// which are also what the trace prints).
+#include "Primitive.h"
+
+namespace vtac::passes::schedule {
+
+namespace {
+
+using ir::TraceValue;
+using Results = PrimitiveSpec::Results;
+
+ParamSpec required(const char *name) { return {name, std::nullopt}; }
+ParamSpec optional(const char *name, TraceValue value) { return {name, std::move(value)}; }
+ParamSpec variadic(const char *name) { return {name, std::nullopt, true}; }
+
+const std::vector<PrimitiveSpec> &allPrimitives() {
+  static const std::vector<PrimitiveSpec> primitives = {
+      {"get_block", {required("name"), optional("func_name", TraceValue::none())}, Results::One, applyGetBlock},
+      {"get_loops", {required("block")}, Results::List, applyGetLoops},
+      {"split",
+       {required("loop"), required("factors"), optional("preserve_unit_iters", TraceValue::ofBool(true)),
+        optional("disable_predication", TraceValue::ofBool(false))},
+       Results::List, applySplit},
+      {"fuse", {variadic("loops"), optional("preserve_unit_iters", TraceValue::ofBool(true))}, Results::One, applyFuse},
+      {"reorder", {variadic("ordered_loops")}, Results::None, applyReorder},
+      {"add_unit_loop", {required("block_or_loop")}, Results::One, applyAddUnitLoop},
+      {"parallel", {required("loop")}, Results::None, applyParallel},
+      {"vectorize", {required("loop")}, Results::None, applyVectorize},
+      {"unroll", {required("loop")}, Results::None, applyUnroll},
+      {"bind", {required("loop"), required("thread_axis")}, Results::None, applyBind},
+      {"annotate", {required("block_or_loop"), required("ann_key"), required("ann_val")}, Results::None, applyAnnotate},
+      {"unannotate", {required("block_or_loop"), required("ann_key")}, Results::None, applyUnannotate},
+      {"set_scope", {required("block"), required("buffer_index"), required("storage_scope")}, Results::None, applySetScope},
+      {"compute_inline", {required("block")}, Results::None, applyComputeInline},
+      {"cache_read",
+       {required("block"), required("read_buffer_index"), required("storage_scope"),
+        {"consumer_blocks", TraceValue::ofList({}), false, true}},
+       Results::One, applyCacheRead},
+      {"cache_write",
+       {required("block"), required("write_buffer_index"), required("storage_scope"),
+        {"consumer_blocks", TraceValue::ofList({}), false, true}},
+       Results::One, applyCacheWrite},
+      {"compute_at",
+       {required("block"), required("loop"), optional("preserve_unit_loops", TraceValue::ofBool(false)),
+        optional("index", TraceValue::ofInt(-1))},
+       Results::None, applyComputeAt},
+      {"reverse_compute_at",
+       {required("block"), required("loop"), optional("preserve_unit_loops", TraceValue::ofBool(false)),
+        optional("index", TraceValue::ofInt(-1))},
+       Results::None, applyReverseComputeAt},
+      {"decompose_reduction", {required("block"), required("loop")}, Results::One, applyDecomposeReduction},
+      {"blockize", {required("target"), optional("preserve_unit_iters", TraceValue::ofBool(true))}, Results::One,
+       applyBlockize},
+      {"storage_align",
+       {required("block"), required("buffer_index"), required("axis"), required("factor"), required("offset")},
+       Results::None, applyStorageAlign},
+  };
+  return primitives;
+}
+
+}  // namespace
+
+const PrimitiveSpec *findPrimitive(const std::string &name) {
+  for (const PrimitiveSpec &spec : allPrimitives())
+    if (name == spec.name) return &spec;
+  return nullptr;
+}
+
+}  // namespace vtac::passes::schedule

@@ -1,0 +1,88 @@
+// reorder(*loops): permutes loops of one chain. The given loops must lie on one path of loops,
+// each between the outermost and the innermost of them the only child of its parent, with no
+// block in between; they take each other's places in the order given, the loops between them
+// that are not given stay where they are. A loop whose extent uses the variable of a loop moved
+// inside it is an error.
+#include "Primitive.h"
+
+#include "vtac/ir/Diagnostic.h"
+#include "vtac/ir/Visitor.h"
+
+#include <set>
+
+namespace vtac::passes::schedule {
+
+using namespace ir;
+
+llvm::Expected<std::vector<RV>> applyReorder(Schedule &sch, StepArgs &args) {
+  llvm::Expected<std::vector<LoopRV>> rvs = args.loops("ordered_loops");
+  if (!rvs) return rvs.takeError();
+  const TraceValue &list = args.value("ordered_loops");
+  if (rvs->empty()) return std::vector<RV>{};
+
+  // The deepest given loop's path holds the whole chain.
+  std::vector<StmtPath> paths;
+  std::set<const Var *> seen;
+  for (size_t i = 0; i < rvs->size(); ++i) {
+    llvm::Expected<StmtPath> path = sch.findLoop((*rvs)[i], list.items[i].loc);
+    if (!path) return path.takeError();
+    if (!seen.insert((*rvs)[i].loopVar.get()).second)
+      return diagnosticError(list.items[i].loc, "reorder: the loop '" + (*rvs)[i].loopVar->name + "' is given twice");
+    paths.push_back(std::move(*path));
+  }
+  size_t deepest = 0;
+  for (size_t i = 1; i < paths.size(); ++i)
+    if (paths[i].size() > paths[deepest].size()) deepest = i;
+  const StmtPath &chainPath = paths[deepest];
+  size_t top = chainPath.size();
+  for (size_t i = 0; i < paths.size(); ++i) {
+    const StmtNode *loop = paths[i].back().get();
+    if (paths[i].size() > chainPath.size() || chainPath[paths[i].size() - 1].get() != loop)
+      return diagnosticError(list.items[i].loc, "reorder: the loop '" + (*rvs)[i].loopVar->name +
+                                                    "' is not on the same chain of loops as '" +
+                                                    (*rvs)[deepest].loopVar->name + "'");
+    top = std::min(top, paths[i].size() - 1);
+  }
+  // Between the outermost and the innermost: only loops, each the single child of the previous.
+  std::vector<const For *> chain;
+  for (size_t i = top; i < chainPath.size(); ++i) {
+    const StmtNode *node = chainPath[i].get();
+    if (node->isa<Block>() || node->isa<BlockRealize>())
+      return diagnosticError(args.stepLoc(), "reorder: the block '" +
+                                                 (node->isa<Block>() ? node->as<Block>()->name
+                                                                     : node->as<BlockRealize>()->block->name) +
+                                                 "' lies between the loops");
+    const For *loop = node->as<For>();
+    if (!loop) continue;  // a statement sequence: the next loop is not an only child
+    if (!chain.empty() && chain.back()->body.get() != loop)
+      return diagnosticError(args.stepLoc(), "reorder: the loop '" + loop->loopVar->name +
+                                                 "' is not the only child of '" + chain.back()->loopVar->name + "'");
+    chain.push_back(loop);
+  }
+  std::vector<const For *> order;
+  for (const StmtPath &path : paths) order.push_back(path.back().as<For>());
+  std::vector<const For *> placed;
+  size_t next = 0;
+  for (const For *loop : chain)
+    placed.push_back(seen.count(loop->loopVar.get()) ? order[next++] : loop);
+
+  // Rebuild inside out; an extent may only use variables of loops still outside it.
+  Stmt body = chain.back()->body;
+  for (size_t i = placed.size(); i-- > 0;) {
+    for (size_t j = i + 1; j < placed.size(); ++j) {
+      bool uses = false;
+      preOrderVisit(placed[i]->extent, [&](const Node &node) { uses |= &node == placed[j]->loopVar.get(); });
+      if (uses)
+        return diagnosticError(args.stepLoc(), "reorder: the extent of '" + placed[i]->loopVar->name +
+                                                   "' uses '" + placed[j]->loopVar->name + "', which would be inside it");
+    }
+    For *copy = copyNode(*placed[i]);
+    copy->body = body;
+    body = Stmt(copy);
+  }
+  StmtPath topPath(chainPath.begin(), chainPath.begin() + top + 1);
+  sch.replace((*rvs)[0].func, topPath, body);
+  return std::vector<RV>{};
+}
+
+}  // namespace vtac::passes::schedule

@@ -1,0 +1,42 @@
+// set_scope(block, buffer_index, storage_scope): the buffer the block writes at buffer_index
+// moves to another storage scope. It must be allocated by a block (T.alloc_buffer), not a
+// parameter; every use in the function then refers to the re-scoped buffer.
+#include "BufferUtils.h"
+#include "Primitive.h"
+
+#include "vtac/ir/Diagnostic.h"
+#include "vtac/ir/Visitor.h"
+
+namespace vtac::passes::schedule {
+
+using namespace ir;
+
+llvm::Expected<std::vector<RV>> applySetScope(Schedule &sch, StepArgs &args) {
+  llvm::Expected<BlockRV> rv = args.block("block");
+  if (!rv) return rv.takeError();
+  llvm::Expected<int64_t> index = args.integer("buffer_index");
+  if (!index) return index.takeError();
+  llvm::Expected<std::string> scope = args.string("storage_scope");
+  if (!scope) return scope.takeError();
+  if (scope->empty()) return diagnosticError(args.at("storage_scope"), "set_scope: the storage scope is empty");
+  llvm::Expected<StmtPath> path = sch.findBlock(*rv, args.at("block"));
+  if (!path) return path.takeError();
+  llvm::Expected<BufferRef> buffer = accessedBuffer(*path->back().as<BlockRealize>()->block, *index, true,
+                                                    args.at("buffer_index"));
+  if (!buffer) return buffer.takeError();
+  bool allocated = false;
+  llvm::Expected<PrimFuncRef> func = sch.function(rv->func, args.stepLoc());
+  if (!func) return func.takeError();
+  preOrderVisit((*func)->body, [&](const Node &node) {
+    if (const auto *block = node.as<Block>())
+      for (const BufferRef &alloc : block->allocBuffers) allocated |= alloc == *buffer;
+  });
+  if (!allocated)
+    return diagnosticError(args.at("buffer_index"), "set_scope: the buffer '" + (*buffer)->name +
+                                                        "' is not allocated by a block (a parameter cannot change scope)");
+  if ((*buffer)->scope() == *scope) return std::vector<RV>{};
+  sch.setBody(rv->func, replaceBuffers((*func)->body, {{buffer->get(), withScope(*buffer, *scope)}}));
+  return std::vector<RV>{};
+}
+
+}  // namespace vtac::passes::schedule

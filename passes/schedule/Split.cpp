@@ -1,0 +1,112 @@
+// split(loop, factors, preserve_unit_iters=True, disable_predication=False): the loop becomes a
+// nest of loops `<name>_0`, `<name>_1`, ... with the given extents (one factor may be None: it
+// is inferred as the ceiling of extent / product of the others). The old variable becomes
+// `((l_0 * f_1 + l_1) * f_2 + l_2) ...`; when the factors' product exceeds the extent, the blocks
+// below get the predicate `<that> < extent` (unless disable_predication). Block bindings are
+// then simplified as TVM's IterMapSimplify does. The loop must start at 0, have a constant
+// extent when a factor is inferred, and carry neither annotations nor a thread binding.
+#include "LoopUtils.h"
+#include "Primitive.h"
+
+#include "vtac/ir/Arith.h"
+#include "vtac/ir/Diagnostic.h"
+#include "vtac/ir/Mutator.h"
+#include "vtac/ir/Substitute.h"
+
+namespace vtac::passes::schedule {
+
+using namespace ir;
+
+namespace {
+
+class PredicateAppender : public StmtExprMutator {
+public:
+  explicit PredicateAppender(Expr predicate) : predicate_(std::move(predicate)) {}
+  Expr visitExpr(const Expr &e) override { return e; }
+  Stmt visitBlockRealize(const BlockRealize &op) override {
+    auto *copy = copyNode(op);
+    copy->predicate = op.predicate ? makeBinary(NodeKind::And, op.predicate, predicate_) : predicate_;
+    return Stmt(copy);
+  }
+
+private:
+  Expr predicate_;
+};
+
+}  // namespace
+
+llvm::Expected<std::vector<RV>> applySplit(Schedule &sch, StepArgs &args) {
+  llvm::Expected<LoopRV> rv = args.loop("loop");
+  if (!rv) return rv.takeError();
+  llvm::Expected<bool> preserveUnitIters = args.boolean("preserve_unit_iters");
+  if (!preserveUnitIters) return preserveUnitIters.takeError();
+  llvm::Expected<bool> disablePredication = args.boolean("disable_predication");
+  if (!disablePredication) return disablePredication.takeError();
+  llvm::Expected<StmtPath> path = sch.findLoop(*rv, args.at("loop"));
+  if (!path) return path.takeError();
+  const For &loop = *path->back().as<For>();
+  if (llvm::Error error = checkPlainLoop(loop, "split", args.at("loop"))) return error;
+
+  // Factors: literals, sampled values, at most one None.
+  const TraceValue &list = args.value("factors");
+  if (list.kind != TraceValue::Kind::List || list.items.size() < 2)
+    return diagnosticError(args.at("factors"), "split: factors must be a list of at least two factors");
+  std::vector<std::optional<int64_t>> factors;
+  std::optional<size_t> inferred;
+  int64_t known = 1;
+  for (size_t i = 0; i < list.items.size(); ++i) {
+    const TraceValue &item = list.items[i];
+    if (item.kind == TraceValue::Kind::None) {
+      if (inferred) return diagnosticError(item.loc, "split: at most one factor can be None");
+      inferred = i;
+      factors.push_back(std::nullopt);
+      continue;
+    }
+    int64_t factor;
+    if (item.kind == TraceValue::Kind::Int) {
+      factor = item.intValue;
+    } else if (item.kind == TraceValue::Kind::Name) {
+      llvm::Expected<RV> sampled = args.resolve(item);
+      if (!sampled) return sampled.takeError();
+      if (!std::holds_alternative<int64_t>(*sampled))
+        return diagnosticError(item.loc, "split: the factor " + describeTraceName(item.text) + " is not a sampled value");
+      factor = std::get<int64_t>(*sampled);
+    } else {
+      return diagnosticError(item.loc, "split: a factor is an integer, a sampled value or None");
+    }
+    if (factor <= 0) return diagnosticError(item.loc, "split: factor " + std::to_string(factor) + " is not positive");
+    known *= factor;
+    factors.push_back(factor);
+  }
+  std::optional<int64_t> extent = asConstInt(loop.extent);
+  if (inferred) {
+    if (!extent) return diagnosticError(args.at("factors"), "split: a None factor needs a loop of constant extent");
+    factors[*inferred] = (*extent + known - 1) / known;
+  }
+
+  DataType dtype = loop.loopVar->dtype;
+  std::vector<VarRef> newVars;
+  Expr value = intImm(0, dtype);
+  for (size_t i = 0; i < factors.size(); ++i) {
+    newVars.push_back(makeVar(loop.loopVar->name + "_" + std::to_string(i), dtype));
+    value = addExpr(mulExpr(value, intImm(*factors[i], dtype)), newVars.back());
+  }
+  Stmt body = substitute(loop.body, VarMap{{loop.loopVar.get(), value}});
+  int64_t product = 1;
+  for (const auto &factor : factors) product *= *factor;
+  bool covered = extent && product == *extent;
+  if (!*disablePredication && !covered)
+    body = PredicateAppender(makeBinary(NodeKind::LT, value, loop.extent)).visitStmt(body);
+  for (size_t i = factors.size(); i-- > 0;)
+    body = make<For>(newVars[i], intImm(0, dtype), intImm(*factors[i], dtype), ForKind::Serial, body);
+  std::vector<const For *> outer = loopsInScope(*path);
+  outer.pop_back();
+  body = simplifyBindings(body, outer, *preserveUnitIters);
+  sch.replace(rv->func, *path, body);
+
+  std::vector<RV> results;
+  for (const VarRef &var : newVars) results.push_back(LoopRV{rv->func, var});
+  return results;
+}
+
+}  // namespace vtac::passes::schedule

@@ -1,0 +1,241 @@
+#include "tir/CompactBufferAllocation.h"
+
+#include <unordered_map>
+
+#include "tir/PassSupport.h"
+#include "vtac/ir/Arith.h"
+#include "vtac/ir/Mutator.h"
+#include "vtac/ir/RegionInference.h"
+#include "vtac/ir/StructuralEqual.h"
+#include "vtac/ir/Visitor.h"
+
+namespace vtac::passes {
+namespace {
+
+struct EnclosingLoop {
+  ir::VarRef var;
+  ir::Expr min, extent;
+  std::string threadTag;  // empty for a plain loop
+};
+
+// A compacted buffer: the new (smaller) buffer over the same data, and where its window starts.
+struct Compaction {
+  ir::BufferRef buffer;
+  std::vector<ir::Expr> start;
+};
+
+class BufferCompactor : public ErrorRecordingMutator {
+public:
+  ir::Stmt visitFor(const ir::For &op) override {
+    loops_.push_back({op.loopVar, op.min, op.extent, op.threadBinding ? op.threadBinding->threadTag : ""});
+    ir::Stmt result = StmtExprMutator::visitFor(op);
+    loops_.pop_back();
+    return result;
+  }
+
+  ir::Stmt visitAttrStmt(const ir::AttrStmt &op) override {
+    const auto *iter = op.node.as<ir::IterVar>();
+    if (!iter || (op.key != "thread_extent" && op.key != "virtual_thread")) return StmtExprMutator::visitAttrStmt(op);
+    ir::Expr min = iter->dom.defined() ? iter->dom.min : ir::intImm(0, op.value->dtype);
+    loops_.push_back({iter->var, min, op.value, iter->threadTag});
+    ir::Stmt result = StmtExprMutator::visitAttrStmt(op);
+    loops_.pop_back();
+    return result;
+  }
+
+  ir::Stmt visitBlock(const ir::Block &op) override {
+    if (!op.iterVars.empty())
+      fail(op, "block '" + op.name + "' still has iteration variables; run convert-blocks-to-opaque first");
+    std::vector<ir::BufferRef> allocations = op.allocBuffers;
+    bool compacted = false;
+    for (ir::BufferRef &buffer : allocations) {
+      std::optional<Compaction> compaction = compact(op, buffer);
+      if (!compaction) continue;
+      buffer = compaction->buffer;
+      compactions_[buffer->data.get()] = std::move(*compaction);
+      compacted = true;
+    }
+    ir::Stmt visited = StmtExprMutator::visitBlock(op);
+    const auto &block = *visited.as<ir::Block>();
+    std::vector<ir::BufferRegion> reads = block.reads, writes = block.writes;
+    std::vector<ir::MatchBufferRegion> matches = block.matchBuffers;
+    bool rebased = rebase(reads) | rebase(writes);
+    for (ir::MatchBufferRegion &match : matches) rebased |= rebase(match.source);
+    if (!compacted && !rebased) return visited;
+    ir::Block *copy = ir::copyNode(block);
+    copy->allocBuffers = std::move(allocations);
+    copy->reads = std::move(reads);
+    copy->writes = std::move(writes);
+    copy->matchBuffers = std::move(matches);
+    return ir::Stmt(copy);
+  }
+
+  ir::Expr visitBufferLoad(const ir::BufferLoad &op) override {
+    ir::Expr visited = StmtExprMutator::visitBufferLoad(op);
+    const auto &load = *visited.as<ir::BufferLoad>();
+    const Compaction *compaction = compactionOf(*load.buffer);
+    if (!compaction) return visited;
+    return ir::make<ir::BufferLoad>(compaction->buffer, rebase(*compaction, load.indices), load.loc());
+  }
+
+  ir::Stmt visitBufferStore(const ir::BufferStore &op) override {
+    ir::Stmt visited = StmtExprMutator::visitBufferStore(op);
+    const auto &store = *visited.as<ir::BufferStore>();
+    const Compaction *compaction = compactionOf(*store.buffer);
+    if (!compaction) return visited;
+    return ir::make<ir::BufferStore>(compaction->buffer, store.value, rebase(*compaction, store.indices), store.loc());
+  }
+
+private:
+  const Compaction *compactionOf(const ir::Buffer &buffer) const {
+    auto it = compactions_.find(buffer.data.get());
+    return it == compactions_.end() || it->second.buffer->rank() != buffer.rank() ? nullptr : &it->second;
+  }
+
+  static std::vector<ir::Expr> rebase(const Compaction &compaction, const std::vector<ir::Expr> &indices) {
+    std::vector<ir::Expr> result;
+    for (size_t i = 0; i < indices.size(); ++i) result.push_back(ir::simplify(indices[i] - compaction.start[i]));
+    return result;
+  }
+
+  bool rebase(ir::BufferRegion &region) const {
+    const Compaction *compaction = compactionOf(*region.buffer);
+    if (!compaction || region.buffer == compaction->buffer) return false;
+    region.buffer = compaction->buffer;
+    for (size_t i = 0; i < region.region.size(); ++i)
+      region.region[i].min = ir::simplify(region.region[i].min - compaction->start[i]);
+    return true;
+  }
+
+  bool rebase(std::vector<ir::BufferRegion> &regions) const {
+    bool changed = false;
+    for (ir::BufferRegion &region : regions) changed |= rebase(region);
+    return changed;
+  }
+
+  // The loops outside the allocation that `buffer` is shared across (TVM's NeedRelaxThread).
+  bool sharedAcross(const EnclosingLoop &loop, const ir::Buffer &buffer) const {
+    int rank = loop.threadTag.empty() ? -1 : threadRank(loop.threadTag);
+    int storage = storageRank(buffer.scope());
+    if (storage == 2) return loop.threadTag == "threadIdx.x";  // warp memory: across the lanes only
+    return rank >= 0 && storage <= rank;
+  }
+
+  // Constant bounds of an expression linear in the enclosing loops' variables.
+  std::optional<std::pair<int64_t, int64_t>> constBounds(const ir::Expr &e) const {
+    std::vector<ir::VarRef> vars;
+    for (const EnclosingLoop &loop : loops_) vars.push_back(loop.var);
+    auto equation = ir::detectLinearEquation(e, vars);
+    if (!equation) return std::nullopt;
+    auto base = ir::asConstInt(equation->base);
+    if (!base) return std::nullopt;
+    int64_t lo = *base, hi = *base;
+    for (size_t i = 0; i < vars.size(); ++i) {
+      int64_t c = equation->coeffs[i];
+      if (c == 0) continue;
+      auto min = ir::asConstInt(loops_[i].min), extent = ir::asConstInt(loops_[i].extent);
+      if (!min || !extent || *extent < 1) return std::nullopt;
+      int64_t first = c * *min, last = c * (*min + *extent - 1);
+      lo += std::min(first, last);
+      hi += std::max(first, last);
+    }
+    return std::make_pair(lo, hi);
+  }
+
+  bool mentionsLoopVar(const ir::Expr &e) const {
+    bool found = false;
+    ir::preOrderVisit(e, [&](const ir::Node &node) {
+      for (const EnclosingLoop &loop : loops_) found |= loop.var.get() == &node;
+    });
+    return found;
+  }
+
+  // The window of `buffer` that the block's accesses touch, or nullopt to keep it as it is.
+  std::optional<Compaction> compact(const ir::Block &block, const ir::BufferRef &buffer) const {
+    // Accesses seen from inside the allocation, with the loops it is shared across re-entered.
+    ir::Stmt body = block.body;
+    for (auto it = loops_.rbegin(); it != loops_.rend(); ++it)
+      if (sharedAcross(*it, *buffer))
+        body = ir::make<ir::For>(it->var, it->min, it->extent, ir::ForKind::Serial, body);
+    auto probe = ir::make<ir::Block>("", std::vector<ir::IterVarRef>{}, std::vector<ir::BufferRegion>{},
+                                     std::vector<ir::BufferRegion>{}, body, nullptr, std::vector<ir::BufferRef>{},
+                                     block.matchBuffers);
+    ir::BlockAccessRegions regions = ir::inferAccessRegions(*probe, {buffer});
+    std::optional<std::vector<ir::Range>> window;
+    for (const auto *list : {&regions.reads, &regions.writes})
+      for (const ir::BufferRegion &region : *list)
+        if (region.buffer == buffer) window = window ? unite(*window, region.region) : region.region;
+    if (!window || window->size() != buffer->rank()) return std::nullopt;
+    Compaction compaction;
+    std::vector<ir::Expr> shape;
+    bool smaller = false;
+    for (size_t d = 0; d < buffer->rank(); ++d) {
+      ir::Range range = fitInside((*window)[d], buffer->shape[d]);
+      smaller |= !ir::isZero(range.min) || !ir::structuralEqual(range.extent, buffer->shape[d]);
+      compaction.start.push_back(range.min);
+      shape.push_back(range.extent);
+    }
+    if (!smaller) return std::nullopt;
+    ir::Buffer *copy = ir::copyNode(*buffer);
+    copy->shape = std::move(shape);
+    copy->strides.clear();
+    compaction.buffer = ir::BufferRef(copy);
+    return compaction;
+  }
+
+  // Per dimension, the smallest range covering both; a dimension whose bounds do not differ by
+  // a constant becomes unknown (an absent range).
+  static std::vector<ir::Range> unite(const std::vector<ir::Range> &a, const std::vector<ir::Range> &b) {
+    std::vector<ir::Range> result;
+    for (size_t d = 0; d < a.size() && d < b.size(); ++d) {
+      if (!a[d].defined() || !b[d].defined()) {
+        result.push_back({});
+        continue;
+      }
+      auto lowGap = ir::asConstInt(ir::simplify(a[d].min - b[d].min));
+      auto highGap = ir::asConstInt(ir::simplify((a[d].min + a[d].extent) - (b[d].min + b[d].extent)));
+      if (!lowGap || !highGap) {
+        result.push_back({});
+        continue;
+      }
+      ir::Expr min = *lowGap <= 0 ? a[d].min : b[d].min;
+      ir::Expr end = *highGap >= 0 ? a[d].min + a[d].extent : b[d].min + b[d].extent;
+      result.push_back({min, ir::simplify(end - min)});
+    }
+    return result;
+  }
+
+  // The window if it provably lies in [0, extent) with a size independent of the loops
+  // outside (a loop-dependent size is replaced by its constant upper bound); else the whole.
+  ir::Range fitInside(const ir::Range &window, const ir::Expr &dimExtent) const {
+    ir::Range whole{ir::intImm(0, dimExtent->dtype), dimExtent};
+    if (!window.defined()) return whole;
+    ir::Expr size = window.extent;
+    if (mentionsLoopVar(size)) {
+      auto bounds = constBounds(size);
+      if (!bounds) return whole;
+      size = ir::intImm(bounds->second, size->dtype);
+    }
+    auto start = constBounds(window.min);
+    auto end = constBounds(ir::simplify(window.min + size));
+    auto limit = ir::asConstInt(dimExtent);
+    bool inside = start && start->first >= 0 &&
+                  (ir::structuralEqual(ir::simplify(window.min + size), dimExtent) ||
+                   (end && limit && end->second <= *limit));
+    if (!inside) return whole;
+    return {window.min, size};
+  }
+
+  std::vector<EnclosingLoop> loops_;
+  std::unordered_map<const ir::Var *, Compaction> compactions_;
+};
+
+}  // namespace
+
+llvm::Expected<ir::PrimFuncRef> compactBufferAllocation(const ir::PrimFuncRef &func, PassContext &) {
+  if (isFromLegacyTeSchedule(*func)) return func;
+  BufferCompactor compactor;
+  return mutateBody(func, compactor);
+}
+
+}  // namespace vtac::passes

@@ -1,0 +1,22 @@
+// compact-buffer-allocation (TVM's CompactBufferAllocation): a buffer a block allocates
+// shrinks to the region its accesses inside that block touch, and every access is re-based
+// (index minus the region's start). Loops inside the block range over their whole extent;
+// loops outside stay fixed, except thread loops a buffer is shared across (a global buffer
+// under blockIdx/threadIdx, a shared one under threadIdx/vthread/cthread; local buffers
+// never), as in TVM. Example: `C_local` (1024, 1024) allocated under the thread loops
+// i_0, j_0, i_1, j_1 and written at [i_0*64 + i_1*8 + i_2, ...] becomes (8, 8) and is written
+// at [i_2, ...]. A dimension keeps its full extent when the accesses of a dimension cannot be
+// bounded by a constant-size window inside the buffer (their bounds differ by a non-constant,
+// an index is not linear in an inner loop, or the window may leave [0, extent)) — TVM would
+// clamp with T.max/T.min there. Only blocks' alloc_buffers are compacted (not Allocate /
+// DeclBuffer), and storage_align annotations are not applied. Expects opaque blocks (run
+// convert-blocks-to-opaque first); TE-lowered functions are left alone.
+#pragma once
+
+#include "vtac/passes/Pass.h"
+
+namespace vtac::passes {
+
+llvm::Expected<ir::PrimFuncRef> compactBufferAllocation(const ir::PrimFuncRef &func, PassContext &context);
+
+}  // namespace vtac::passes

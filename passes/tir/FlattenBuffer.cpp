@@ -1,0 +1,141 @@
+#include "tir/FlattenBuffer.h"
+
+#include <unordered_map>
+
+#include "tir/FlatIndex.h"
+#include "tir/PassSupport.h"
+#include "vtac/ir/Arith.h"
+#include "vtac/ir/Mutator.h"
+#include "vtac/ir/StructuralEqual.h"
+
+namespace vtac::passes {
+namespace {
+
+// bool is stored as int8 (TVM's convention for boolean tensors).
+ir::DataType storageType(ir::DataType dtype) {
+  return dtype.isBool() ? ir::DataType::intTy(8, dtype.lanes()) : dtype;
+}
+
+class BufferFlattener : public ErrorRecordingMutator {
+public:
+  ir::Stmt visitBlock(const ir::Block &op) override {
+    if (!op.matchBuffers.empty()) fail(op, "block '" + op.name + "' still matches buffers; run lower-match-buffer first");
+    ir::Stmt visited = StmtExprMutator::visitBlock(op);
+    const auto &block = *visited.as<ir::Block>();
+    bool changed = false;
+    std::vector<ir::BufferRef> allocations;
+    for (const ir::BufferRef &buffer : block.allocBuffers) {
+      allocations.push_back(flattened(buffer));
+      changed |= allocations.back() != buffer;
+    }
+    std::vector<ir::BufferRegion> reads, writes;
+    for (auto [from, to] : {std::pair{&block.reads, &reads}, std::pair{&block.writes, &writes}})
+      for (const ir::BufferRegion &region : *from) {
+        to->push_back(flattenRegion(region));
+        changed |= to->back().buffer != region.buffer;
+      }
+    if (!changed) return visited;
+    ir::Block *copy = ir::copyNode(block);
+    copy->allocBuffers = std::move(allocations);
+    copy->reads = std::move(reads);
+    copy->writes = std::move(writes);
+    return ir::Stmt(copy);
+  }
+
+  ir::Stmt visitAllocate(const ir::Allocate &op) override {
+    std::vector<ir::Expr> extents = flatExtents(op);
+    ir::Stmt visited = StmtExprMutator::visitAllocate(op);
+    ir::Allocate *copy = ir::copyNode(*visited.as<ir::Allocate>());
+    copy->extents = std::move(extents);
+    copy->dtype = storageType(copy->dtype);
+    return ir::Stmt(copy);
+  }
+
+  // TVM strips the declarations (not every later pass knows DeclBuffer).
+  ir::Stmt visitDeclBuffer(const ir::DeclBuffer &op) override { return visitStmt(op.body); }
+
+  ir::Expr visitBufferLoad(const ir::BufferLoad &op) override {
+    ir::Expr visited = StmtExprMutator::visitBufferLoad(op);
+    const auto &load = *visited.as<ir::BufferLoad>();
+    if (flattened(load.buffer) == load.buffer) return visited;
+    ir::Expr flat = ir::make<ir::BufferLoad>(flattened(load.buffer), std::vector<ir::Expr>{flatIndex(*load.buffer, load.indices)},
+                                             load.loc());
+    return op.dtype.isBool() ? ir::castExpr(op.dtype, flat) : flat;
+  }
+
+  ir::Stmt visitBufferStore(const ir::BufferStore &op) override {
+    ir::Stmt visited = StmtExprMutator::visitBufferStore(op);
+    const auto &store = *visited.as<ir::BufferStore>();
+    ir::BufferRef buffer = flattened(store.buffer);
+    if (buffer == store.buffer) return visited;
+    ir::Expr value = store.value->dtype.isBool() ? ir::castExpr(storageType(store.value->dtype), store.value) : store.value;
+    return ir::make<ir::BufferStore>(buffer, value, std::vector<ir::Expr>{flatIndex(*store.buffer, store.indices)},
+                                     store.loc());
+  }
+
+private:
+  // The 1-d view of `buffer` (one per buffer, so all accesses share it).
+  ir::BufferRef flattened(const ir::BufferRef &buffer) {
+    auto it = flat_.find(buffer.get());
+    if (it != flat_.end()) return it->second;
+    ir::BufferRef result = buffer;
+    bool flat = buffer->rank() == 1 && buffer->strides.empty() && !buffer->elemOffset && !buffer->dtype.isBool();
+    if (!flat) {
+      ir::Buffer *copy = ir::copyNode(*buffer);
+      copy->shape = {flatSize(*buffer)};
+      copy->strides.clear();
+      copy->elemOffset = nullptr;
+      copy->dtype = storageType(buffer->dtype);
+      result = ir::BufferRef(copy);
+    }
+    flat_.emplace(buffer.get(), result);
+    return result;
+  }
+
+  static ir::Expr flatSize(const ir::Buffer &buffer) {
+    if (!buffer.strides.empty() && !buffer.shape.empty()) return ir::simplify(buffer.strides[0] * buffer.shape[0]);
+    ir::Expr size = ir::intImm(1, buffer.shape.empty() ? ir::DataType::int32() : buffer.shape[0]->dtype);
+    for (const ir::Expr &extent : buffer.shape) size = size * extent;
+    return ir::simplify(size);
+  }
+
+  // An allocation's flat extent: that of the buffer declared right inside it, when it matches.
+  std::vector<ir::Expr> flatExtents(const ir::Allocate &op) {
+    if (op.extents.size() == 1) return op.extents;
+    if (const auto *decl = op.body.as<ir::DeclBuffer>()) {
+      const ir::Buffer &buffer = *decl->buffer;
+      bool matching = buffer.data == op.bufferVar && buffer.dtype == op.dtype && buffer.rank() == op.extents.size();
+      for (size_t i = 0; matching && i < op.extents.size(); ++i)
+        matching = ir::structuralEqual(op.extents[i], buffer.shape[i]);
+      if (matching) return {flatSize(buffer)};
+    }
+    ir::Expr size = ir::intImm(1, op.extents.empty() ? ir::DataType::int32() : op.extents[0]->dtype);
+    for (const ir::Expr &extent : op.extents) size = size * extent;
+    return {ir::simplify(size)};
+  }
+
+  ir::BufferRegion flattenRegion(const ir::BufferRegion &region) {
+    ir::BufferRef flat = flattened(region.buffer);
+    if (flat == region.buffer) return region;
+    std::vector<ir::Expr> first, last;
+    for (const ir::Range &range : region.region) {
+      first.push_back(range.min);
+      last.push_back(range.min + range.extent - 1);
+    }
+    ir::Expr min = flatIndex(*region.buffer, first);
+    ir::Expr extent = ir::simplify(flatIndex(*region.buffer, last) + 1 - min);
+    return {flat, {ir::Range{min, extent}}};
+  }
+
+  std::unordered_map<const ir::Buffer *, ir::BufferRef> flat_;
+};
+
+}  // namespace
+
+llvm::Expected<ir::PrimFuncRef> flattenBuffer(const ir::PrimFuncRef &func, PassContext &) {
+  if (isFromLegacyTeSchedule(*func)) return func;
+  BufferFlattener flattener;
+  return mutateBody(func, flattener);
+}
+
+}  // namespace vtac::passes

@@ -1,0 +1,20 @@
+// flatten-buffer (TVM's FlattenBuffer): every buffer access becomes one-dimensional —
+// `A[i, j]` on a (16, 16) buffer becomes `A_1[i * 16 + j]`, where A_1 is a (256,) buffer over
+// the same data (parameters keep their N-d buffers in the signature, as TVM keeps them for
+// argument checks; the body uses flat views of them). Allocations flatten too (`T.allocate`
+// extents multiply out, `T.decl_buffer` declarations are dropped as TVM drops them), strided
+// buffers take `strides[0] * shape[0]` elements, a rank-0 buffer becomes (1,), and bool
+// buffers are stored as int8 (casts at loads and stores). The flat index includes the
+// buffer's elem_offset, so the flat view has none (TVM keeps it on the view; its codegen
+// ignores it). Not handled: axis_separators (vtac's IR has no such field yet — every buffer
+// flattens to one dimension). Expects TIR without blocks' match_buffer (run
+// lower-match-buffer first); TE-lowered functions are left alone.
+#pragma once
+
+#include "vtac/passes/Pass.h"
+
+namespace vtac::passes {
+
+llvm::Expected<ir::PrimFuncRef> flattenBuffer(const ir::PrimFuncRef &func, PassContext &context);
+
+}  // namespace vtac::passes

@@ -1,0 +1,76 @@
+// Helpers the generic TIR passes share: a mutator that records the first located error, running
+// one over a function's body, and the rank of thread tags and storage scopes (TVM's
+// runtime::ThreadScope / StorageScope, thread_storage_scope.h).
+#pragma once
+
+#include <string>
+
+#include "vtac/ir/Arith.h"
+#include "vtac/ir/Diagnostic.h"
+#include "vtac/ir/Function.h"
+#include "vtac/ir/Mutator.h"
+
+namespace vtac::passes {
+
+// `func` itself when `body` is its body (a pass that changed nothing returns the same object),
+// otherwise a copy of it with `body`.
+inline ir::PrimFuncRef withBody(const ir::PrimFuncRef &func, ir::Stmt body) {
+  if (body == func->body) return func;
+  ir::PrimFunc *copy = ir::copyNode(*func);
+  copy->body = std::move(body);
+  return ir::PrimFuncRef(copy);
+}
+
+// A mutator that keeps the first error it meets, located at a node, and goes on (the result
+// is discarded when there is one).
+class ErrorRecordingMutator : public ir::StmtExprMutator {
+public:
+  llvm::Error takeError() { return std::move(error_); }
+
+protected:
+  void fail(const ir::Node &at, const std::string &message) {
+    if (!error_) error_ = ir::diagnosticError(at.loc(), message);
+  }
+
+private:
+  llvm::Error error_ = llvm::Error::success();
+};
+
+// The function with `mutator` applied to its body, or the mutator's error.
+template <class Mutator> llvm::Expected<ir::PrimFuncRef> mutateBody(const ir::PrimFuncRef &func, Mutator &mutator) {
+  ir::Stmt body = mutator.visitStmt(func->body);
+  if (llvm::Error error = mutator.takeError()) return error;
+  return withBody(func, std::move(body));
+}
+
+// TVM's IsFromLegacyTESchedule: the TensorIR-only passes leave TE-lowered functions alone.
+inline bool isFromLegacyTeSchedule(const ir::PrimFunc &func) {
+  const ir::AttrValue *flag = func.attrs.find("from_legacy_te_schedule");
+  if (!flag) return false;
+  if (flag->isBool()) return flag->asBool();
+  if (flag->isInt()) return flag->asInt() != 0;
+  return flag->isExpr() && !ir::isZero(flag->asExpr());
+}
+
+// TVM's thread ranks: blockIdx.* 0; threadIdx.*, vthread* and cthread 1; -1 for anything else.
+inline int threadRank(const std::string &tag) {
+  if (tag.compare(0, 9, "blockIdx.") == 0) return 0;
+  if (tag.compare(0, 10, "threadIdx.") == 0 || tag.compare(0, 7, "vthread") == 0 || tag == "cthread")
+    return 1;
+  return -1;
+}
+
+// TVM's storage ranks: global 0, shared 1, warp 2, local 3 (with or without a `.tag`, so VTA's
+// local.inp_buffer / local.acc_buffer are local).
+inline int storageRank(const std::string &scope) {
+  auto is = [&](const char *base) {
+    size_t n = std::char_traits<char>::length(base);
+    return scope.compare(0, n, base) == 0 && (scope.size() == n || scope[n] == '.');
+  };
+  if (is("shared")) return 1;
+  if (is("warp")) return 2;
+  if (is("local")) return 3;
+  return 0;
+}
+
+}  // namespace vtac::passes

@@ -1,0 +1,19 @@
+// simplify (TVM's tir.transform.Simplify): every expression is simplified by the arithmetic
+// analyzer (ir/arith) with the ranges of the enclosing loops, block iteration variables and
+// thread_extent/virtual_thread attributes in scope, and the conditions of enclosing `if`s as
+// facts. Index arithmetic comes out in TVM's canonical form (`i * 256 + j * 16 + k`), which the
+// VTA passes' pattern matchers and comparisons with TVM's printed programs rely on.
+// Statements: an `if` whose condition is decided becomes its branch (or `T.evaluate(0)` when
+// there is none); `let`s of constants, variables and pure integer expressions are inlined and
+// dropped (kept when a buffer definition uses the variable); a store of a buffer's own value at
+// the same index (`A[i] = A[i]`) becomes `T.evaluate(0)`. A loop of extent 1 binds its variable
+// to the loop's start, as TVM's analyzer does. Works on TensorIR and lowered TIR alike.
+#pragma once
+
+#include "vtac/passes/Pass.h"
+
+namespace vtac::passes {
+
+llvm::Expected<ir::PrimFuncRef> simplify(const ir::PrimFuncRef &func, PassContext &context);
+
+}  // namespace vtac::passes

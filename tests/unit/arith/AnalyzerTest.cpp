@@ -1,0 +1,156 @@
+// The arithmetic analyzer: each expected form is TVM's (tests/python/arith/
+// test_arith_canonical_simplify.py, test_arith_rewrite_simplify.py, test_arith_simplify.py),
+// written as vtac prints it.
+#include <catch2/catch.hpp>
+
+#include "vtac/ir/Arith.h"
+#include "vtac/ir/Printer.h"
+#include "vtac/ir/arith/Analyzer.h"
+
+using namespace vtac::ir;
+using vtac::ir::arith::Analyzer;
+using vtac::ir::arith::IntBound;
+
+namespace {
+
+Expr c(int64_t v) { return intImm(v); }
+Expr bin(NodeKind k, const Expr &a, const Expr &b) { return make<BinaryExpr>(k, a, b); }
+Expr fdiv(const Expr &a, int64_t b) { return bin(NodeKind::FloorDiv, a, c(b)); }
+Expr fmod(const Expr &a, int64_t b) { return bin(NodeKind::FloorMod, a, c(b)); }
+Expr tdiv(const Expr &a, int64_t b) { return bin(NodeKind::Div, a, c(b)); }
+Expr tmod(const Expr &a, int64_t b) { return bin(NodeKind::Mod, a, c(b)); }
+Expr lt(const Expr &a, const Expr &b) { return bin(NodeKind::LT, a, b); }
+Expr minE(const Expr &a, const Expr &b) { return bin(NodeKind::Min, a, b); }
+Expr maxE(const Expr &a, const Expr &b) { return bin(NodeKind::Max, a, b); }
+
+std::string canonical(Analyzer &ana, const Expr &e) { return printExpr(ana.canonicalSimplify(e)); }
+std::string simplified(Analyzer &ana, const Expr &e) { return printExpr(ana.simplify(e)); }
+
+}  // namespace
+
+TEST_CASE("canonical sums: terms by decreasing scale, constant after the positive terms", "[arith]") {
+  Analyzer ana;
+  VarRef x = makeVar("x"), y = makeVar("y"), z = makeVar("z");
+  CHECK(canonical(ana, c(2) + (x * 3 + z + y + 1) * 4 + x) == "x * 13 + z * 4 + y * 4 + 6");
+  CHECK(canonical(ana, x * 3 - x * 4 + 1) == "1 - x");
+  CHECK(canonical(ana, y + x * 3 - x * 5 + 1 + y) == "y * 2 + 1 - x * 2");
+  CHECK(canonical(ana, tdiv(x + y + x + y * 3, 2)) == "y * 2 + x");
+  CHECK(canonical(ana, tmod(x + y + x + y * 3, 2)) == "0");
+  CHECK(canonical(ana, fmod(x + x + y * 3, 2)) == "y * 3 % 2");
+  CHECK(canonical(ana, fdiv(x + y + x + y * 3, 2)) == "y * 2 + x");
+  CHECK(canonical(ana, fdiv(x + x + y * 3, 2)) == "y * 3 // 2 + x");
+}
+
+TEST_CASE("canonical splits: divisions and modulos of one index merge back", "[arith]") {
+  Analyzer ana;
+  VarRef x = makeVar("x");
+  CHECK(canonical(ana, fdiv(x, 3) * 3 + fmod(x, 3)) == "x");
+  CHECK(canonical(ana, fdiv(x, 6) * 6 + fmod(fdiv(x, 3), 2) * 3 + fmod(x, 3)) == "x");
+  CHECK(canonical(ana, fdiv(fdiv(fmod(x, 16), 2) * 2, 4)) == "x % 16 // 4");
+  CHECK(canonical(ana, fdiv(fmod(x, 2), 8)) == "0");
+  CHECK(canonical(ana, fdiv(fdiv(fmod(x, 16), 2) * 2, 6)) == "x % 16 // 6");
+  CHECK(canonical(ana, fdiv(x * 5, 2)) == "x * 5 // 2");
+  CHECK(canonical(ana, tdiv(x, 3) * 3 + tmod(x, 3)) == "x");
+  CHECK(canonical(ana, tmod(x * 8, 2)) == "0");
+}
+
+TEST_CASE("division by a constant uses the bounds of the remainder", "[arith]") {
+  Analyzer ana;
+  VarRef x = makeVar("x"), y = makeVar("y");
+  // (17 + 48 * x) / 16 needs x >= 0 for truncating division.
+  CHECK(canonical(ana, tdiv(c(17) + x * 48, 16)) == "T.Div(x * 48 + 17, 16)");
+  ana.bind(x, Range{c(0), c(11)});
+  CHECK(canonical(ana, tdiv(c(17) + x * 48, 16)) == "x * 3 + 1");
+  CHECK(canonical(ana, fdiv(c(17) + x * 48, 16)) == "x * 3 + 1");
+  // TVM's index identity: (x * 16 + y) // 16 == x and (x * 16 + y) % 16 == y for y in [0, 16).
+  ana.bind(y, Range{c(0), c(16)});
+  CHECK(canonical(ana, fdiv(x * 16 + y, 16)) == "x");
+  CHECK(canonical(ana, fmod(x * 16 + y, 16)) == "y");
+  CHECK(canonical(ana, fdiv(y, 16)) == "0");
+  CHECK(canonical(ana, fmod(y, 16)) == "y");
+}
+
+TEST_CASE("constant bounds by interval arithmetic", "[arith]") {
+  Analyzer ana;
+  VarRef i = makeVar("i"), j = makeVar("j"), n = makeVar("n");
+  ana.bind(i, Range{c(0), c(16)});
+  ana.bind(j, Range{c(2), c(4)});
+  IntBound b = ana.constIntBound(i * 4 + j);
+  CHECK(b.min == 2);
+  CHECK(b.max == 65);
+  b = ana.constIntBound(fmod(n, 8));
+  CHECK(b.min == 0);
+  CHECK(b.max == 7);
+  b = ana.constIntBound(fdiv(i, 4) - j);
+  CHECK(b.min == -5);
+  CHECK(b.max == 1);
+  b = ana.constIntBound(n);
+  CHECK(b.min == -(int64_t(1) << 31));
+  CHECK(ana.constIntBound(intImm(5, DataType::int64()) * makeVar("m", DataType::int64())).max == IntBound::kPosInf);
+}
+
+TEST_CASE("comparisons decided by bounds, otherwise normalised", "[arith]") {
+  Analyzer ana;
+  VarRef i = makeVar("i"), x = makeVar("x"), y = makeVar("y");
+  ana.bind(i, Range{c(0), c(16)});
+  CHECK(ana.canProve(lt(i, c(16))));
+  CHECK_FALSE(ana.canProve(lt(i, c(15))));
+  CHECK(simplified(ana, lt(c(16), i)) == "T.bool(False)");
+  CHECK(simplified(ana, bin(NodeKind::GE, i, c(1))) == "1 <= i");
+  CHECK(simplified(ana, lt(x + 1, c(7))) == "x < 6");
+  CHECK(simplified(ana, lt(x * 2 + 1, c(7))) == "x < 3");
+  CHECK(simplified(ana, lt(c(3), x - 2)) == "5 < x");
+  CHECK(simplified(ana, lt(x + y, x + c(4))) == "y < 4");
+  CHECK(simplified(ana, bin(NodeKind::EQ, c(3), x)) == "x == 3");
+  CHECK(simplified(ana, bin(NodeKind::EQ, x - 2, c(5))) == "x == 7");
+  CHECK(simplified(ana, notExpr(lt(x, y))) == "y <= x");
+  CHECK(simplified(ana, lt(fdiv(x, 4), c(3))) == "x < 12");
+}
+
+TEST_CASE("min and max with known orders", "[arith]") {
+  Analyzer ana;
+  VarRef i = makeVar("i"), x = makeVar("x"), y = makeVar("y");
+  ana.bind(i, Range{c(0), c(16)});
+  CHECK(simplified(ana, minE(i, c(20))) == "i");
+  CHECK(simplified(ana, maxE(i, c(0))) == "i");
+  CHECK(simplified(ana, minE(x + 1, x + 3)) == "x + 1");
+  CHECK(simplified(ana, maxE(x, x + 2)) == "x + 2");
+  CHECK(simplified(ana, minE(x, x)) == "x");
+  CHECK(simplified(ana, minE(x, y)) == "T.min(x, y)");
+}
+
+TEST_CASE("logic: contradictions, tautologies and constraint scopes", "[arith]") {
+  Analyzer ana;
+  VarRef x = makeVar("x"), i = makeVar("i");
+  Expr andE = bin(NodeKind::And, lt(x, c(3)), lt(c(5), x));
+  CHECK(simplified(ana, andE) == "T.bool(False)");
+  Expr orE = bin(NodeKind::Or, lt(x, c(6)), lt(c(5), x));
+  CHECK(simplified(ana, orE) == "T.bool(True)");
+  CHECK(simplified(ana, bin(NodeKind::Or, lt(x, c(3)), lt(c(5), x))) == "x < 3 or 5 < x");
+  ana.bind(i, Range{c(0), c(16)});
+  {
+    Analyzer::ConstraintScope inIf(ana, lt(i, c(8)));
+    CHECK(ana.canProve(lt(i, c(8))));
+    CHECK(ana.constIntBound(i).max == 7);
+    CHECK(simplified(ana, bin(NodeKind::GE, i, c(8))) == "T.bool(False)");
+    Analyzer::ConstraintScope onX(ana, lt(x, i));
+    CHECK(ana.canProve(lt(x, i)));
+  }
+  CHECK(ana.constIntBound(i).max == 15);
+  CHECK_FALSE(ana.canProve(lt(x, i)));
+}
+
+TEST_CASE("bound variables and selects", "[arith]") {
+  Analyzer ana;
+  VarRef x = makeVar("x"), y = makeVar("y"), t = makeVar("t");
+  ana.bind(t, x * 4);
+  CHECK(simplified(ana, t + x) == "x * 5");
+  // A range of one value binds the variable to it.
+  ana.bind(y, Range{c(3), c(1)});
+  CHECK(simplified(ana, y * 2) == "6");
+  Expr select = make<Select>(lt(x, c(5)), tdiv(x, 1), x + 0);
+  CHECK(simplified(ana, select) == "x");
+  Expr guarded = make<Call>(DataType::int32(), "tir.if_then_else",
+                            std::vector<Expr>{lt(x, c(5)), minE(x, c(10)), c(0)});
+  CHECK(simplified(ana, guarded) == "T.if_then_else(x < 5, x, 0)");
+}

@@ -1,0 +1,164 @@
+// lowerForHost's contract with the emitters: one command handle per function, intrinsics as
+// runtime calls, micro-kernels with their closures in order of first use, entry checks before
+// the body, symbolic sizes bound from the first tensor that has them.
+#include <catch2/catch.hpp>
+
+#include <map>
+
+#include "vtac/codegen/HostLowering.h"
+#include "vtac/frontend/Frontend.h"
+#include "vtac/ir/Diagnostic.h"
+#include "vtac/ir/Visitor.h"
+
+namespace vtac::codegen {
+namespace {
+
+ir::PrimFuncRef parse(const char *text) {
+  frontend::SourceFile file("host_lowering_test.tvm", text);
+  frontend::DiagnosticEngine diagnostics;
+  auto parsed = frontend::parseModule(file, diagnostics);
+  REQUIRE(parsed.has_value());
+  return ir::PrimFuncRef(parsed->module.functions()[0].function->as<ir::PrimFunc>());
+}
+
+// How often each call_extern callee / call op occurs under `stmt`.
+std::map<std::string, int> callCounts(const ir::Stmt &stmt) {
+  std::map<std::string, int> counts;
+  ir::preOrderVisit(stmt, [&](const ir::Node &node) {
+    auto *call = node.as<ir::Call>();
+    if (!call) return;
+    auto *callee = call->args.empty() ? nullptr : call->args[0].as<ir::StringImm>();
+    ++counts[call->op == "tir.call_extern" && callee ? callee->value : call->op];
+  });
+  return counts;
+}
+
+const char *kVtaProgram = R"(@T.prim_func
+def main(A: T.Buffer((16,), "int32")):
+    vta = T.int32()
+    for k in range(2):
+        x: T.int32 = k * 8
+        T.tir.vta.coproc_dep_push(2, 3)
+        with T.attr(T.iter_var(vta, None, "ThreadIndex", "vta"), "coproc_uop_scope", "VTAPushALUOp"):
+            T.call_extern("int32", "VTAUopLoopBegin", 8, 1, 1, 0)
+            for j in range(2):
+                T.tir.vta.uop_push(1, 0, x + j, k, 0, 2, 0, 0)
+            T.call_extern("int32", "VTAUopLoopEnd")
+        T.tir.vta.coproc_dep_pop(2, 3)
+        T.call_extern("int32", "VTAStoreBuffer2D", T.tvm_thread_context(T.tir.vta.command_handle()), 0, 4, A.data, 0, 16, 1, 16)
+    T.tir.vta.coproc_sync()
+)";
+
+TEST_CASE("host lowering: intrinsics become runtime calls on one command handle", "[codegen]") {
+  auto lowered = lowerForHost(*parse(kVtaProgram), "main", "layer");
+  REQUIRE(bool(lowered));
+  std::map<std::string, int> counts = callCounts(lowered->body);
+  CHECK(counts["VTATLSCommandHandle"] == 1);
+  CHECK(counts["VTADepPush"] == 1);
+  CHECK(counts["VTADepPop"] == 1);
+  CHECK(counts["VTASynchronize"] == 1);
+  CHECK(counts["VTAStoreBuffer2D"] == 1);
+  CHECK(counts["tir.vta.command_handle"] == 0);
+  CHECK(counts["tir.tvm_thread_context"] == 0);
+  CHECK(counts["tir.vta.coproc_dep_push"] == 0);
+  CHECK(counts[hostop::kPushMicroKernel] == 1);
+  REQUIRE(lowered->commandHandle);
+  CHECK(lowered->params.size() == 1);
+  CHECK(lowered->params[0].onVta);
+}
+
+TEST_CASE("host lowering: a micro-kernel captures the scalars it reads, in order of first use", "[codegen]") {
+  auto lowered = lowerForHost(*parse(kVtaProgram), "main", "layer");
+  REQUIRE(bool(lowered));
+  REQUIRE(lowered->kernels.size() == 1);
+  const MicroKernel &kernel = lowered->kernels[0];
+  CHECK(kernel.pushFunction == "VTAPushALUOp");
+  REQUIRE(kernel.closure.size() == 2);  // j is bound inside the kernel
+  CHECK(kernel.closure[0]->name == "x");
+  CHECK(kernel.closure[1]->name == "k");
+  std::map<std::string, int> counts = callCounts(kernel.body);
+  CHECK(counts["VTAUopPush"] == 1);
+  CHECK(counts["tir.vta.uop_push"] == 0);
+}
+
+TEST_CASE("host lowering: a CPU function has no command handle and host tensors", "[codegen]") {
+  auto lowered = lowerForHost(*parse(R"(@T.prim_func
+def main(A: T.Buffer((4,), "float32")):
+    for i in range(4):
+        A[i] = A[i] * T.float32(2)
+)"),
+                              "main", "scale");
+  REQUIRE(bool(lowered));
+  CHECK_FALSE(lowered->commandHandle);
+  CHECK(lowered->kernels.empty());
+  CHECK_FALSE(lowered->params[0].onVta);
+  CHECK(callCounts(lowered->body)["VTATLSCommandHandle"] == 0);
+}
+
+TEST_CASE("host lowering: checks come first, then sizes and data are bound", "[codegen]") {
+  auto lowered = lowerForHost(*parse(R"(@T.prim_func
+def main(a: T.handle, b: T.handle):
+    n = T.int32()
+    A = T.match_buffer(a, (n, n), "int32")
+    B = T.match_buffer(b, (n,), "int32")
+    for i in range(n):
+        B[i] = A[i, i]
+)"),
+                              "main", "diag");
+  REQUIRE(bool(lowered));
+  // Walk the chain of asserts and lets at the top, in order.
+  std::vector<std::string> steps;
+  ir::Stmt stmt = lowered->body;
+  while (stmt) {
+    if (auto *check = stmt.as<ir::AssertStmt>()) {
+      steps.push_back("assert " + check->message.as<ir::StringImm>()->value);
+      stmt = check->body;
+    } else if (auto *let = stmt.as<ir::LetStmt>()) {
+      steps.push_back("let " + let->var->name);
+      stmt = let->body;
+    } else if (auto *seq = stmt.as<ir::SeqStmt>()) {
+      stmt = seq->stmts.back();  // the strides check, then the rest
+    } else {
+      break;
+    }
+  }
+  std::vector<std::string> expected = {
+      "assert diag: argument 'a' is NULL",
+      "assert diag: argument 'a' must have 2 dimensions",
+      "assert diag: argument 'a' must have dtype int32",
+      "let n",
+      "assert diag: argument 'a': dimension 1 must be the same size as 'n'",
+      "let A",
+      "assert diag: argument 'b' is NULL",
+      "assert diag: argument 'b' must have 1 dimensions",
+      "assert diag: argument 'b' must have dtype int32",
+      "assert diag: argument 'b': dimension 0 must be the same size as 'n'",
+      "let B"};
+  CHECK(steps == expected);
+}
+
+TEST_CASE("host lowering: unsupported programs are located errors", "[codegen]") {
+  auto blocks = lowerForHost(*parse(R"(@T.prim_func
+def main(A: T.Buffer((4,), "int32")):
+    for i in range(4):
+        with T.block("B"):
+            vi = T.axis.spatial(4, i)
+            A[vi] = 0
+)"),
+                             "main", "f");
+  REQUIRE_FALSE(bool(blocks));
+  std::string message = ir::renderError(blocks.takeError());
+  CHECK(message.find("host_lowering_test.tvm:3:5: error:") == 0);  // the implicit root block's first loop
+  CHECK(message.find("block 'root' is not lowered") != std::string::npos);
+
+  auto handleParam = lowerForHost(*parse(R"(@T.prim_func
+def main(p: T.handle):
+    T.evaluate(0)
+)"),
+                                  "main", "f");
+  REQUIRE_FALSE(bool(handleParam));
+  CHECK(ir::renderError(handleParam.takeError()).find("parameter 'p' is neither a buffer nor a scalar") != std::string::npos);
+}
+
+}  // namespace
+}  // namespace vtac::codegen

@@ -1,0 +1,172 @@
+// The pass manager's contract with passes and with the driver: pipelines expand named
+// pipelines, errors are attributed to the failing pass, --verify-each names the pass that broke
+// the function, dumps appear where the instrumentation asks for them.
+#include <catch2/catch.hpp>
+
+#include "vtac/frontend/Frontend.h"
+#include "vtac/ir/Diagnostic.h"
+#include "vtac/ir/Mutator.h"
+#include "vtac/passes/PassManager.h"
+
+namespace vtac::passes {
+namespace {
+
+const char *kProgram = R"(@T.prim_func
+def main(A: T.Buffer((4,), "int32")):
+    for i in range(4):
+        A[i] = A[i] + 1
+)";
+
+ir::PrimFuncRef parse(const char *text) {
+  frontend::SourceFile file("pm_test.tvm", text);
+  frontend::DiagnosticEngine diagnostics;
+  auto parsed = frontend::parseModule(file, diagnostics);
+  REQUIRE(parsed.has_value());
+  return ir::PrimFuncRef(parsed->module.functions()[0].function->as<ir::PrimFunc>());
+}
+
+// Replaces every store's value by a new, never-bound variable: a malformed function.
+class UnboundStore : public ir::StmtExprMutator {
+public:
+  ir::Stmt visitBufferStore(const ir::BufferStore &op) override {
+    return ir::Stmt(new ir::BufferStore(op.buffer, ir::Expr(ir::makeVar("ghost")), op.indices, op.loc()));
+  }
+};
+
+ir::PrimFuncRef withBody(const ir::PrimFuncRef &f, ir::Stmt body) {
+  return ir::PrimFuncRef(new ir::PrimFunc(f->params, f->bufferMap, body, f->attrs, f->retType, f->loc()));
+}
+
+PassRegistry testRegistry() {
+  PassRegistry registry;
+  registry.add({"identity", "changes nothing",
+                [](const ir::PrimFuncRef &f, PassContext &) { return f; }, nullptr});
+  registry.add({"break-ir", "leaves an unbound variable",
+                [](const ir::PrimFuncRef &f, PassContext &) -> llvm::Expected<ir::PrimFuncRef> {
+                  return withBody(f, UnboundStore().visitStmt(f->body));
+                },
+                nullptr});
+  registry.add({"refuse", "fails at the loop",
+                [](const ir::PrimFuncRef &f, PassContext &) -> llvm::Expected<ir::PrimFuncRef> {
+                  return ir::diagnosticError(f->body->loc(), "cannot handle this loop");
+                },
+                nullptr});
+  registry.add({"both", "identity then break-ir", nullptr,
+                [](PipelineBuilder &p) { p.add("identity").add("break-ir"); }});
+  registry.add({"broken-pipeline", "names a missing pass", nullptr,
+                [](PipelineBuilder &p) { p.add("identity").add("no-such-pass"); }});
+  return registry;
+}
+
+std::string errorText(llvm::Error error) { return ir::renderError(std::move(error)); }
+
+}  // namespace
+
+TEST_CASE("named pipelines expand into their steps", "[passes]") {
+  PassRegistry registry = testRegistry();
+  auto steps = parsePipeline(" both , identity ", registry);
+  REQUIRE(bool(steps));
+  REQUIRE(steps->size() == 2);
+  CHECK((*steps)[0].pass->name == "both");
+  REQUIRE((*steps)[0].steps.size() == 2);
+  CHECK((*steps)[0].steps[1].pass->name == "break-ir");
+  CHECK((*steps)[1].steps.empty());
+}
+
+TEST_CASE("pipeline syntax errors are usage errors naming close passes", "[passes]") {
+  PassRegistry registry = testRegistry();
+  auto unknown = parsePipeline("identiy", registry);
+  REQUIRE(!unknown);
+  std::string message;
+  llvm::handleAllErrors(unknown.takeError(), [&](const PipelineSyntaxError &e) { message = e.message(); });
+  CHECK(message.find("unknown pass 'identiy'; did you mean identity?") != std::string::npos);
+
+  auto broken = parsePipeline("broken-pipeline", registry);
+  REQUIRE(!broken);
+  CHECK(llvm::toString(broken.takeError()).find("pipeline 'broken-pipeline' names unknown pass 'no-such-pass'") !=
+        std::string::npos);
+  CHECK(llvm::toString(parsePipeline("", registry).takeError()) == "empty pass pipeline");
+}
+
+TEST_CASE("a pass's error is located and prefixed with the pass name", "[passes]") {
+  PassRegistry registry = testRegistry();
+  auto steps = parsePipeline("identity,refuse", registry);
+  REQUIRE(bool(steps));
+  PassManager manager(std::move(*steps));
+  PassContext context;
+  auto result = manager.run(parse(kProgram), "main", context);
+  REQUIRE(!result);
+  CHECK(errorText(result.takeError()) ==
+        "pm_test.tvm:3:5: error: [refuse] cannot handle this loop\n"
+        "    for i in range(4):\n"
+        "    ^\n");
+}
+
+TEST_CASE("--verify-each names the pass that left a malformed function", "[passes]") {
+  PassRegistry registry = testRegistry();
+  auto steps = parsePipeline("both", registry);
+  REQUIRE(bool(steps));
+  Instrumentation checked;
+  checked.verifyEach = true;
+  PassManager manager(std::move(*steps), checked);
+  PassContext context;
+  auto result = manager.run(parse(kProgram), "main", context);
+  REQUIRE(!result);
+  std::string text = errorText(result.takeError());
+  CHECK(text.find("error: [break-ir] the function is malformed after this pass:") == 0);
+  CHECK(text.find("ghost") != std::string::npos);
+
+  // Without --verify-each the malformed function goes through.
+  auto unchecked = parsePipeline("both", registry);
+  PassManager lenient(std::move(*unchecked));
+  CHECK(bool(lenient.run(parse(kProgram), "main", context)));
+}
+
+TEST_CASE("--print-changed dumps only passes that changed the function", "[passes]") {
+  PassRegistry registry = testRegistry();
+  auto steps = parsePipeline("identity,break-ir,identity", registry);
+  REQUIRE(bool(steps));
+  std::string dumps;
+  llvm::raw_string_ostream os(dumps);
+  Instrumentation instrumentation;
+  instrumentation.printChanged = true;
+  instrumentation.dumpStream = &os;
+  PassManager manager(std::move(*steps), instrumentation);
+  PassContext context;
+  REQUIRE(bool(manager.run(parse(kProgram), "main", context)));
+  os.flush();
+  CHECK(dumps.find("# *** IR Dump At Start: on main ***") == 0);
+  CHECK(dumps.find("IR Dump After identity") == std::string::npos);
+  size_t after = dumps.find("# *** IR Dump After break-ir on main ***");
+  REQUIRE(after != std::string::npos);
+  CHECK(dumps.find("A[i] = ghost", after) != std::string::npos);
+}
+
+TEST_CASE("--time-passes sums the time of each pass over functions", "[passes]") {
+  PassTimings timings;
+  timings.add("a", std::chrono::milliseconds(3));
+  timings.add("b", std::chrono::milliseconds(1));
+  timings.add("a", std::chrono::milliseconds(4));
+  REQUIRE(timings.entries.size() == 2);
+  CHECK(timings.entries[0].second == std::chrono::milliseconds(7));
+  std::string table;
+  llvm::raw_string_ostream os(table);
+  timings.print(os);
+  os.flush();
+  CHECK(table.find("Total Execution Time: 0.0080 seconds") != std::string::npos);
+  CHECK(table.find("0.0070 ( 87.5%)  a") != std::string::npos);
+  CHECK(table.find("0.0080 (100.0%)  Total") != std::string::npos);
+}
+
+TEST_CASE("every built-in pipeline names registered passes", "[passes]") {
+  const PassRegistry &registry = PassRegistry::builtin();
+  for (const PassInfo *pass : registry.all())
+    if (pass->isPipeline()) {
+      INFO(pass->name);
+      auto steps = parsePipeline(pass->name, registry);
+      CHECK(bool(steps));
+      if (!steps) llvm::consumeError(steps.takeError());
+    }
+}
+
+}  // namespace vtac::passes
