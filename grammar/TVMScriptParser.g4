@@ -18,6 +18,9 @@ single_stmt : stmt EOF;
 
 class_header : decorator* CLASS NAME ( LPAREN arglist? RPAREN )? COLON NEWLINE INDENT EOF;
 
+// An expression written inside a string, such as a Relax dimension "n * 2 + 1".
+single_expr : expr EOF;
+
 stmt : simple_stmt | compound_stmt;
 
 simple_stmt : small_stmt ( SEMI small_stmt )* SEMI? NEWLINE;

@@ -242,7 +242,8 @@ private:
   enum class BufferVarDefinition { None, DataPointer, MatchBuffer };
 
   struct BufferAttrs {
-    std::string shape, dtype, data, strides, elemOffset, scope, align, offsetFactor;
+    std::string shape, dtype, data, strides, elemOffset, scope, align, offsetFactor, bufferType,
+        axisSeparators;
   };
 
   // ---- names -----------------------------------------------------------------------------
@@ -703,6 +704,13 @@ ScriptPrinter::BufferAttrs ScriptPrinter::bufferAttrs(const Buffer &buffer, Fram
   if (buffer.scope() != "global") attrs.scope = quoted(buffer.scope());
   if (buffer.dataAlignment != Buffer::kDefaultAlignment) attrs.align = std::to_string(buffer.dataAlignment);
   if (needsFactor || buffer.offsetFactor != 1) attrs.offsetFactor = std::to_string(buffer.offsetFactor);
+  if (buffer.autoBroadcast) attrs.bufferType = quoted("auto");
+  if (!buffer.axisSeparators.empty()) {
+    attrs.axisSeparators = "[";
+    for (size_t i = 0; i < buffer.axisSeparators.size(); ++i)
+      attrs.axisSeparators += (i ? ", " : "") + std::to_string(buffer.axisSeparators[i]);
+    attrs.axisSeparators += "]";
+  }
 
   if (declaredNames.size() == 1) {
     frame.stmts.push_back(simpleLine(declaredNames[0] + " = " + declaredCreations[0]));
@@ -739,6 +747,8 @@ std::string ScriptPrinter::bufferDecl(const Buffer &buffer, llvm::StringRef meth
   arg(attrs.scope, "scope");
   arg(attrs.align, "align");
   arg(attrs.offsetFactor, "offset_factor");
+  arg(attrs.bufferType, "buffer_type");
+  arg(attrs.axisSeparators, "axis_separators");
   return out + ")";
 }
 
@@ -1130,7 +1140,7 @@ bool isSimpleBuffer(const Buffer &buffer) {
     if (!e.isa<IntImm>()) return false;
   if (buffer.elemOffset) return false;
   return buffer.scope() == "global" && buffer.dataAlignment == Buffer::kDefaultAlignment &&
-         buffer.offsetFactor == 1;
+         buffer.offsetFactor == 1 && buffer.axisSeparators.empty() && !buffer.autoBroadcast;
 }
 
 // The implicit root block TVM's parser wraps around a function body with blocks; printed as

@@ -1,6 +1,8 @@
 // The process-wide registry of source files behind SourceLoc::file, and diagnostic formatting.
 #include "vtac/ir/SourceLoc.h"
 
+#include <algorithm>
+#include <cstdio>
 #include <deque>
 #include <mutex>
 
@@ -67,22 +69,66 @@ static const char *severityName(Severity severity) {
   return "error";
 }
 
+namespace {
+
+// Longest message and widest source excerpt a diagnostic shows: a huge name or a line of
+// megabytes must not flood the terminal.
+constexpr size_t kMaxMessageLength = 1000;
+constexpr size_t kMaxExcerptWidth = 160;
+
+// A message with control bytes (NUL, escape sequences) spelled \xNN, cut after
+// kMaxMessageLength characters.
+std::string displayMessage(llvm::StringRef message) {
+  std::string out;
+  for (size_t i = 0; i < message.size(); ++i) {
+    if (out.size() >= kMaxMessageLength) {
+      out += "... (" + std::to_string(message.size() - i) + " more bytes)";
+      break;
+    }
+    unsigned char c = static_cast<unsigned char>(message[i]);
+    if ((c < 0x20 && c != '\n') || c == 0x7f) {
+      char escaped[5];
+      std::snprintf(escaped, sizeof escaped, "\\x%02x", c);
+      out += escaped;
+    } else {
+      out += char(c);
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
 std::string formatDiagnostic(const SourceLoc &loc, Severity severity, llvm::StringRef message) {
   std::string out;
   if (loc.isKnown()) {
-    out += sourceFileName(loc.file) + ":" + std::to_string(loc.line) + ":" +
+    out += displayMessage(sourceFileName(loc.file)) + ":" + std::to_string(loc.line) + ":" +
            std::to_string(loc.column) + ": ";
   }
   out += severityName(severity);
   out += ": ";
-  out += message.str();
+  out += displayMessage(message);
   out += "\n";
   if (!loc.isKnown()) return out;
   std::string line = sourceLine(loc.file, loc.line);
   if (line.empty()) return out;
+  // A long line shows the part around the column, marked with "..." where it is cut.
+  size_t caret = std::min<size_t>(loc.column == 0 ? 0 : loc.column - 1, line.size());
+  size_t start = 0;
+  std::string lead;
+  if (line.size() > kMaxExcerptWidth) {
+    start = caret > kMaxExcerptWidth / 2 ? caret - kMaxExcerptWidth / 2 : 0;
+    lead = start > 0 ? "..." : "";
+    bool cutEnd = start + kMaxExcerptWidth < line.size();
+    line = lead + line.substr(start, kMaxExcerptWidth) + (cutEnd ? "..." : "");
+  }
+  // Control bytes become '?', one column each, so the caret still lines up.
+  for (char &c : line)
+    if ((static_cast<unsigned char>(c) < 0x20 && c != '\t') || c == 0x7f) c = '?';
   out += line + "\n";
   // Tabs in the prefix are kept so the caret lines up under the same column in a terminal.
-  for (uint32_t i = 1; i < loc.column && i - 1 < line.size(); ++i) out += line[i - 1] == '\t' ? '\t' : ' ';
+  size_t column = lead.size() + (caret - start);
+  for (size_t i = 0; i < column && i < line.size(); ++i) out += line[i] == '\t' ? '\t' : ' ';
   out += "^\n";
   return out;
 }

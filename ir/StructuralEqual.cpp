@@ -98,7 +98,7 @@ bool StructuralComparer::useVar(const Var &a, const Var &b) {
 
 bool StructuralComparer::bufferFields(const Buffer &a, const Buffer &b) {
   if (a.dtype != b.dtype || a.dataAlignment != b.dataAlignment || a.offsetFactor != b.offsetFactor ||
-      a.scope() != b.scope())
+      a.scope() != b.scope() || a.axisSeparators != b.axisSeparators || a.autoBroadcast != b.autoBroadcast)
     return fail(&a, &b, "buffer attributes differ");
   return useVar(*a.data, *b.data) && exprs(a.shape, b.shape) && exprs(a.strides, b.strides) &&
          optionalExpr(a.elemOffset, b.elemOffset);

@@ -8,6 +8,7 @@
 #include "vtac/ir/Arith.h"
 #include "vtac/ir/Builtins.h"
 
+#include <limits>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -43,6 +44,18 @@ bool checkArity(FunctionBuilder &b, const CallArgs &args, size_t min, size_t max
 std::string shortName(const std::string &path) { return path.substr(path.rfind('.') + 1); }
 
 // T.int32(x), T.float32(0), T.bool(True): a typed constant or a conversion.
+// The strings T.float32(...) takes for values a literal cannot spell, as Python's float().
+std::optional<double> nonFiniteValue(const std::string &text) {
+  std::string lower = llvm::StringRef(text).lower();
+  if (lower == "inf" || lower == "+inf" || lower == "infinity")
+    return std::numeric_limits<double>::infinity();
+  if (lower == "-inf" || lower == "-infinity")
+    return -std::numeric_limits<double>::infinity();
+  if (lower == "nan")
+    return std::numeric_limits<double>::quiet_NaN();
+  return std::nullopt;
+}
+
 Value typedValue(FunctionBuilder &b, CallArgs &args, ir::SourceLoc at, const std::string &path) {
   DataType dtype = *DataType::parse(shortName(path));
   if (args.positional.empty() && args.keywords.empty()) {
@@ -53,6 +66,15 @@ Value typedValue(FunctionBuilder &b, CallArgs &args, ir::SourceLoc at, const std
   if (!checkArity(b, args, 1, 1, path))
     return Value::invalid();
   const Value &value = args.positional[0];
+  // T.float32("inf"), T.float32("-inf"), T.float32("nan"): how TVM prints non-finite values.
+  if (value.kind == Value::Kind::String && dtype.isFloat()) {
+    std::optional<double> number = nonFiniteValue(value.text);
+    if (!number) {
+      b.error(value.loc, path + " of a string takes \"inf\", \"-inf\" or \"nan\", got \"" + value.text + "\"");
+      return Value::invalid();
+    }
+    return Value::ofExpr(ir::floatImm(*number, dtype, at), at);
+  }
   if (value.literal)
     return Value::ofExpr(b.toExprOf(value, dtype, "a value"), at);
   Expr expr = b.toExpr(value, "a value");

@@ -231,6 +231,26 @@ ir::BufferRef FunctionBuilder::makeBufferFromArgs(const std::string &name, CallA
     if (constant)
       offsetFactor = int(*constant);
   }
+  bool autoBroadcast = false;
+  if (const Value *value = argument(8, "buffer_type")) {
+    std::optional<std::string> text = toString(*value, "a buffer type");
+    if (text && *text != "default" && *text != "auto")
+      error(value->loc, "buffer_type must be \"default\" or \"auto\", got \"" + *text + "\"");
+    autoBroadcast = text == std::optional<std::string>("auto");
+  }
+  std::vector<int64_t> axisSeparators;
+  if (const Value *value = argument(9, "axis_separators"); value && value->kind != Value::Kind::None) {
+    if (!value->isSequence()) {
+      error(value->loc, "axis_separators must be a list of integers");
+      return nullptr;
+    }
+    for (const Value &item : value->items) {
+      std::optional<int64_t> separator = toConstInt(item, "an axis separator");
+      if (!separator)
+        return nullptr;
+      axisSeparators.push_back(*separator);
+    }
+  }
   if (!shape || !dtype)
     return nullptr;
   ir::VarRef data;
@@ -246,8 +266,11 @@ ir::BufferRef FunctionBuilder::makeBufferFromArgs(const std::string &name, CallA
   } else {
     data = ir::make<ir::Var>(name, ir::PointerType{*dtype, scope}, at);
   }
-  return ir::make<ir::Buffer>(name, data, *dtype, std::move(*shape), std::move(strides), elemOffset,
-                              align, offsetFactor, at);
+  auto *buffer = new ir::Buffer(name, data, *dtype, std::move(*shape), std::move(strides), elemOffset,
+                                align, offsetFactor, at);
+  buffer->axisSeparators = std::move(axisSeparators);
+  buffer->autoBroadcast = autoBroadcast;
+  return ir::BufferRef(buffer);
 }
 
 } // namespace vtac::frontend

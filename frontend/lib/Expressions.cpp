@@ -215,7 +215,20 @@ Expr FunctionBuilder::toExpr(const Value &value, const char *what) {
 
 Expr FunctionBuilder::toExprOf(const Value &value, DataType dtype, const char *what) {
   Expr expr = toExpr(value, what);
-  if (!expr || !value.literal || expr->dtype == dtype)
+  if (!expr || !value.literal)
+    return expr;
+  // As TVM's FloatImm: a finite literal the dtype cannot represent is an error (it would
+  // otherwise become infinity, or print as a value that does not parse back the same).
+  if (auto *number = expr.as<ir::FloatImm>(); number && dtype.isFloat() && dtype.bits() <= 32) {
+    double largest = dtype.bits() == 16 ? 65504.0 : double(std::numeric_limits<float>::max());
+    if (std::isfinite(number->value) && std::fabs(number->value) > largest) {
+      char text[64];
+      std::snprintf(text, sizeof text, "%g", number->value);
+      error(value.loc, std::string("literal value ") + text + " exceeds the range of " + dtype.str());
+      return nullptr;
+    }
+  }
+  if (expr->dtype == dtype)
     return expr;
   if (auto *integer = expr.as<ir::IntImm>()) {
     if (dtype.isFloat())

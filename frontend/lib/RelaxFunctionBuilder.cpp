@@ -1,6 +1,7 @@
 #include "RelaxFunctionBuilder.h"
 
 #include "SyntaxParser.h"
+#include "TVMScriptLexer.h"
 
 #include <charconv>
 
@@ -145,13 +146,10 @@ ir::Expr RelaxFunctionBuilder::dim(Grammar::ExprContext *expr, bool inSignature)
                       std::all_of(text->begin(), text->end(), [](char c) {
                         return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
                       });
-    if (!identifier) {
-      error(at, "a quoted dimension must be the name of a symbolic size, got \"" + *text + "\"");
-      return nullptr;
-    }
+    if (!identifier) return quotedDim(*text, at, inSignature);
     return symbolicVar(*text, at, inSignature);
   }
-  if (std::optional<std::string> name = nameOf(expr)) return symbolicVar(*name, at, false);
+  if (std::optional<std::string> name = nameOf(expr)) return symbolicVar(*name, at, quotedNamesDefine_);
   if (auto *call = dynamic_cast<Grammar::CallExprContext *>(expr)) {
     std::optional<std::string> callee = dottedName(call->expr());
     Arguments args = argumentsOf(call);
@@ -183,6 +181,46 @@ ir::Expr RelaxFunctionBuilder::dim(Grammar::ExprContext *expr, bool inSignature)
   ir::Expr a = dim(lhs, inSignature), b = dim(rhs, inSignature);
   if (!a || !b) return nullptr;
   return ir::binary(op, a, b, at);
+}
+
+// A dimension written as a string ("n * 2 + 1", as TVM prints one in a signature): the text
+// is parsed as an expression, its tokens placed at the string in the file.
+ir::Expr RelaxFunctionBuilder::quotedDim(const std::string &text, ir::SourceLoc at, bool inSignature) {
+  // Short enough that the recursive parser and dim() stay shallow.
+  constexpr size_t kMaxQuotedDimLength = 200;
+  if (text.size() > kMaxQuotedDimLength) {
+    error(at, "quoted dimension too long (more than " + std::to_string(kMaxQuotedDimLength) + " characters)");
+    return nullptr;
+  }
+  antlr4::ANTLRInputStream input(text);
+  grammar::TVMScriptLexer lexer(&input);
+  lexer.removeErrorListeners();
+  std::vector<std::unique_ptr<antlr4::Token>> tokens;
+  bool clean = true;
+  for (std::unique_ptr<antlr4::Token> token = lexer.nextToken();; token = lexer.nextToken()) {
+    auto placed = std::make_unique<antlr4::CommonToken>(token.get());
+    placed->setLine(at.line);
+    placed->setCharPositionInLine(at.column + token->getCharPositionInLine());  // after the quote
+    size_t type = token->getType();
+    clean &= type != grammar::TVMScriptLexer::UNKNOWN_CHAR && type != grammar::TVMScriptLexer::NEWLINE &&
+             type != grammar::TVMScriptLexer::UNTERMINATED_STRING;
+    tokens.push_back(std::move(placed));
+    if (type == antlr4::Token::EOF) break;
+  }
+  antlr4::ListTokenSource source(std::move(tokens));
+  antlr4::CommonTokenStream stream(&source);
+  Grammar parser(&stream);
+  parser.removeErrorListeners();
+  Grammar::Single_exprContext *parsed = clean ? parser.single_expr() : nullptr;
+  if (!parsed || parser.getNumberOfSyntaxErrors() != 0) {
+    error(at, "a quoted dimension must be a name or an expression of symbolic sizes, got \"" + text + "\"");
+    return nullptr;
+  }
+  bool outer = quotedNamesDefine_;
+  quotedNamesDefine_ = inSignature;
+  ir::Expr result = dim(parsed->expr(), inSignature);
+  quotedNamesDefine_ = outer;
+  return result;
 }
 
 std::optional<relax::TensorStructInfo>
@@ -636,8 +674,18 @@ ir::RelaxFunctionRef RelaxFunctionBuilder::build(Grammar::FuncdefContext *def) {
       visible_[name] = var;
     }
   }
+  // `-> R.Tensor(...)`, or `-> R.Tuple(R.Tensor(...), ...)` for a function returning a tuple.
   std::optional<relax::TensorStructInfo> retAnnotation;
-  if (def->expr()) retAnnotation = structInfo(def->expr(), true);
+  std::optional<std::vector<relax::TensorStructInfo>> tupleAnnotation;
+  auto *annotationCall = def->expr() ? dynamic_cast<Grammar::CallExprContext *>(def->expr()) : nullptr;
+  if (annotationCall && dottedName(annotationCall->expr()) == std::optional<std::string>("R.Tuple")) {
+    tupleAnnotation.emplace();
+    for (Grammar::ExprContext *field : argumentsOf(annotationCall).positional)
+      if (std::optional<relax::TensorStructInfo> sinfo = structInfo(field, true))
+        tupleAnnotation->push_back(*sinfo);
+  } else if (def->expr()) {
+    retAnnotation = structInfo(def->expr(), true);
+  }
 
   Grammar::SuiteContext *body = def->suite();
   if (body->simple_stmt()) suite(body);
@@ -655,6 +703,21 @@ ir::RelaxFunctionRef RelaxFunctionBuilder::build(Grammar::FuncdefContext *def) {
       return nullptr;
     }
     retSinfo = *retAnnotation;
+  }
+  if (tupleAnnotation) {
+    if (!resultIsTuple_ || tupleAnnotation->size() != results_.size()) {
+      error(loc(def->expr()), "the return annotation has " + std::to_string(tupleAnnotation->size()) +
+                                  " fields, the function returns " + std::to_string(results_.size()) +
+                                  (resultIsTuple_ ? " values" : " value"));
+      return nullptr;
+    }
+    for (size_t i = 0; i < results_.size(); ++i)
+      if (std::optional<std::string> conflict =
+              relax::structInfoConflict((*tupleAnnotation)[i], results_[i].sinfo())) {
+        error((*tupleAnnotation)[i].loc, "returned value " + std::to_string(i) +
+                                             " does not match the return annotation: " + *conflict);
+        return nullptr;
+      }
   }
   // Dataflow variables that were never output cannot be returned; the scope check saw to that.
   return ir::make<ir::RelaxFunction>(std::move(params_), std::move(symbolic_), std::move(blocks_),

@@ -49,6 +49,7 @@ private:
   std::optional<ir::relax::TensorStructInfo> structInfo(Grammar::ExprContext *expr,
                                                         bool inSignature);
   ir::Expr dim(Grammar::ExprContext *expr, bool inSignature);
+  ir::Expr quotedDim(const std::string &text, ir::SourceLoc at, bool inSignature);
   ir::VarRef symbolicVar(const std::string &name, ir::SourceLoc at, bool createIfMissing);
 
   // Statements.
@@ -89,6 +90,7 @@ private:
   bool returned_ = false;
   std::vector<ir::relax::Arg> results_;
   bool resultIsTuple_ = false;
+  bool quotedNamesDefine_ = false;  // inside a quoted signature dimension: names are new sizes
 };
 
 /// Checks every call of every Relax function in `module` against its callee (see above).

@@ -178,6 +178,10 @@ public:
   Expr elemOffset;  // null means 0 (the constructor turns a literal 0 into null)
   int dataAlignment = kDefaultAlignment;
   int offsetFactor = 1;
+  // TVM's axis_separators (where a flattened buffer splits into several physical axes) and
+  // buffer_type="auto" (broadcasting on dimensions of extent 1); printed when set.
+  std::vector<int64_t> axisSeparators;
+  bool autoBroadcast = false;
 
   static constexpr int kDefaultAlignment = 64;
 
