@@ -52,7 +52,7 @@ bool sameBits(const Tensor &a, const Tensor &b) {
 
 llvm::Error checkEquivalence(const ir::IRModule &before, const ir::IRModule &after, uint64_t seed,
                              const std::vector<std::pair<std::string, int64_t>> &sizes,
-                             std::ostream &report) {
+                             std::ostream &report, llvm::StringRef onlyFunction) {
   backend::ExternRegistry registry;
   backend::registerVtaExterns(registry);
   llvm::StringMap<int64_t> namedSizes;
@@ -61,6 +61,7 @@ llvm::Error checkEquivalence(const ir::IRModule &before, const ir::IRModule &aft
     auto *original = entry.function->as<ir::PrimFunc>();
     if (!original) continue;
     const std::string &name = entry.name->name;
+    if (!onlyFunction.empty() && name != onlyFunction) continue;
     auto *transformed = after.lookup(name) ? after.lookup(name)->as<ir::PrimFunc>() : nullptr;
     if (!transformed) return ir::diagnosticError(original->loc(), "'" + name + "' is missing after the pipeline");
     auto expected = runOnSeededInputs(ir::PrimFuncRef(original), name, registry, seed, namedSizes);

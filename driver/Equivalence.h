@@ -1,6 +1,8 @@
 // The interpreter as the oracle of a transformation: runs each prim_func of `before` and its
 // namesake in `after` on the same seeded random inputs (RandomFill.h) and compares every
 // parameter afterwards, bit for bit (the passes vtac checks this way do not reassociate floats).
+// With `onlyFunction` (vtac opt --func), only that function is run: the others were not
+// transformed, and their symbolic sizes need not be given.
 #pragma once
 
 #include <cstdint>
@@ -17,6 +19,6 @@ namespace vtac::driver {
 
 llvm::Error checkEquivalence(const ir::IRModule &before, const ir::IRModule &after, uint64_t seed,
                              const std::vector<std::pair<std::string, int64_t>> &sizes,
-                             std::ostream &report);
+                             std::ostream &report, llvm::StringRef onlyFunction = "");
 
 }  // namespace vtac::driver

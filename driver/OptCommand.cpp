@@ -78,12 +78,17 @@ int runOpt(const OptOptions &options, std::ostream &out, std::ostream &errors) {
   instrumentation.dumpStream = &dumps;
   passes::PassManager manager(std::move(*pipeline), instrumentation);
   passes::PassContext context;
-  auto vtaConfig = vta::Config::fromEnvironment();
+  // --vta-config, else VTA_CONFIG, else TVM's default configuration.
+  auto vtaConfig = options.vtaConfig.empty() ? vta::Config::fromEnvironment()
+                                             : vta::Config::fromPathOrJSON(options.vtaConfig);
   if (!vtaConfig) {
-    errors << "vtac opt: error: VTA_CONFIG: " << llvm::toString(vtaConfig.takeError()) << "\n";
+    errors << "vtac opt: error: " << (options.vtaConfig.empty() ? "VTA_CONFIG" : "--vta-config " + options.vtaConfig)
+           << ": " << llvm::toString(vtaConfig.takeError()) << "
+";
     return support::kExitInputError;
   }
-  addVtaMemories(*vtaConfig, context);
+  context.vta = *vtaConfig;
+  addVtaMemories(context.vta, context);
   for (const auto &[name, value] : options.passOptions) context.options[name] = value;
   context.remark = [&](ir::SourceLoc loc, const std::string &message) {
     dumps.flush();
@@ -113,7 +118,7 @@ int runOpt(const OptOptions &options, std::ostream &out, std::ostream &errors) {
     if (options.printTrace) errors << trace;
     llvm::Error error = manager.run(parsed->module, context, options.function);
     if (!error && options.checkEquivalence)
-      error = checkEquivalence(original, parsed->module, options.seed, options.sizes, errors);
+      error = checkEquivalence(original, parsed->module, options.seed, options.sizes, errors, options.function);
     dumps.flush();
     if (error) {
       errors << ir::renderError(std::move(error));
@@ -157,6 +162,8 @@ void registerOptCommand(CLI::App &app, support::CommandAction &action) {
   command->add_flag("--print-trace", options->printTrace,
                     "Print the applied schedule as TVM's trace text (re-appliable) to standard error");
   command->add_option("--func", options->function, "Transform only the prim_func called NAME");
+  command->add_option("--vta-config", options->vtaConfig,
+                      "vta_config.json (path or JSON text) the VTA passes lower for; default: TVM's");
   command->add_flag("--list-passes", options->listPasses, "List every pass and pipeline, and exit");
   command->add_flag("--print-after-all", options->printAfterAll, "Print the function after every pass");
   command->add_option("--print-after", options->printAfter,

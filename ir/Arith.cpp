@@ -1,6 +1,8 @@
 // TVM's operator semantics (type matching, constant folding) and the linear simplifier.
 #include "vtac/ir/Arith.h"
 
+#include <limits>
+
 #include <algorithm>
 #include <cmath>
 
@@ -39,11 +41,44 @@ static int64_t wrapToType(int64_t value, DataType dtype) {
 
 static Expr literalLike(DataType dtype, int64_t value) { return intImm(wrapToType(value, dtype), dtype); }
 
-static int64_t floorDivInt(int64_t a, int64_t b) {
-  int64_t q = a / b;
-  return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q;
+bool fitsIntType(int64_t value, DataType dtype) { return wrapToType(value, dtype) == value; }
+
+// 128 bits hold every exact result of one operation on two int64 values, INT64_MIN / -1
+// included, so nothing here overflows or traps.
+__extension__ typedef __int128 WideInt;
+
+static std::optional<WideInt> wideIntArith(NodeKind kind, int64_t x, int64_t y) {
+  WideInt a = x, b = y;
+  switch (kind) {
+  case NodeKind::Add: return a + b;
+  case NodeKind::Sub: return a - b;
+  case NodeKind::Mul: return a * b;
+  case NodeKind::Min: return std::min(a, b);
+  case NodeKind::Max: return std::max(a, b);
+  case NodeKind::Div:
+  case NodeKind::Mod:
+  case NodeKind::FloorDiv:
+  case NodeKind::FloorMod: {
+    if (y == 0) return std::nullopt;
+    WideInt quotient = a / b, remainder = a % b;
+    bool floors = kind == NodeKind::FloorDiv || kind == NodeKind::FloorMod;
+    if (floors && remainder != 0 && ((remainder < 0) != (b < 0))) {
+      quotient -= 1;
+      remainder += b;
+    }
+    return kind == NodeKind::Div || kind == NodeKind::FloorDiv ? quotient : remainder;
+  }
+  default: return std::nullopt;
+  }
 }
-static int64_t floorModInt(int64_t a, int64_t b) { return a - floorDivInt(a, b) * b; }
+
+std::optional<int64_t> exactIntArith(NodeKind kind, int64_t x, int64_t y) {
+  std::optional<WideInt> result = wideIntArith(kind, x, y);
+  if (!result || *result < std::numeric_limits<int64_t>::min() ||
+      *result > std::numeric_limits<int64_t>::max())
+    return std::nullopt;
+  return int64_t(*result);
+}
 
 template <class T> static Expr foldComparison(NodeKind kind, T x, T y, DataType boolTy) {
   switch (kind) {
@@ -60,15 +95,13 @@ template <class T> static Expr foldComparison(NodeKind kind, T x, T y, DataType 
 static Expr foldBothInts(NodeKind kind, DataType dtype, int64_t x, int64_t y) {
   DataType boolTy = DataType::boolTy(dtype.lanes());
   switch (kind) {
-  case NodeKind::Add: return literalLike(dtype, x + y);
-  case NodeKind::Sub: return literalLike(dtype, x - y);
-  case NodeKind::Mul: return literalLike(dtype, x * y);
-  case NodeKind::Div: return y == 0 ? Expr() : literalLike(dtype, x / y);
-  case NodeKind::Mod: return y == 0 ? Expr() : literalLike(dtype, x % y);
-  case NodeKind::FloorDiv: return y == 0 ? Expr() : literalLike(dtype, floorDivInt(x, y));
-  case NodeKind::FloorMod: return y == 0 ? Expr() : literalLike(dtype, floorModInt(x, y));
-  case NodeKind::Min: return literalLike(dtype, std::min(x, y));
-  case NodeKind::Max: return literalLike(dtype, std::max(x, y));
+  case NodeKind::Add: case NodeKind::Sub: case NodeKind::Mul: case NodeKind::Min:
+  case NodeKind::Max: case NodeKind::Div: case NodeKind::Mod: case NodeKind::FloorDiv:
+  case NodeKind::FloorMod: {
+    // Wraps to the dtype's width, as the target's integer arithmetic does.
+    std::optional<WideInt> result = wideIntArith(kind, x, y);
+    return result ? literalLike(dtype, int64_t(uint64_t(*result))) : Expr();
+  }
   case NodeKind::And: return intImm(x && y, boolTy);
   case NodeKind::Or: return intImm(x || y, boolTy);
   default: return foldComparison(kind, x, y, boolTy);
@@ -143,7 +176,11 @@ Expr castExpr(DataType dtype, Expr value, SourceLoc loc) {
   }
   if (auto f = asConstFloat(value)) {
     if (dtype.isFloat()) return make<FloatImm>(dtype, *f, loc);
-    if (dtype.isScalar()) return make<IntImm>(dtype, wrapToType(int64_t(*f), dtype), loc);
+    // A value int64 cannot hold (NaN, infinities, |f| >= 2^63) stays a Cast: what the
+    // conversion gives is up to the target.
+    bool convertible = *f >= -9223372036854775808.0 && *f < 9223372036854775808.0;
+    if (dtype.isScalar() && convertible)
+      return make<IntImm>(dtype, wrapToType(int64_t(*f), dtype), loc);
   }
   if (value->dtype.isScalar() && dtype.isVector())
     return make<Broadcast>(castExpr(dtype.elementType(), std::move(value), loc), dtype.lanes(), loc);
@@ -316,6 +353,17 @@ Expr simplify(const Expr &e) {
     return v == c->value && !v.isa<IntImm>() && !v.isa<FloatImm>() ? e : castExpr(c->dtype, v, e->loc());
   }
   return e;
+}
+
+std::optional<Expr> divideExactly(const Expr &e, int64_t divisor) {
+  auto form = detail::toLinearForm(e);
+  if (!form || divisor == 0 || form->constant % divisor != 0) return std::nullopt;
+  for (detail::LinearTerm &t : form->terms) {
+    if (t.coeff % divisor != 0) return std::nullopt;
+    t.coeff /= divisor;
+  }
+  form->constant /= divisor;
+  return detail::fromLinearForm(*form, e->dtype);
 }
 
 Range rangeFromBeginEnd(Expr begin, Expr end) {

@@ -2,6 +2,8 @@
 // comparison.
 #include "vtac/ir/Relax.h"
 
+#include "vtac/ir/Arith.h"
+
 namespace vtac::ir {
 
 const RelaxFunction *asRelaxFunction(const FunctionRef &function) {
@@ -37,20 +39,8 @@ std::optional<int64_t> evaluateDim(const Expr &dim, const ShapeBindings &binding
   if (!bin) return std::nullopt;
   std::optional<int64_t> a = evaluateDim(bin->a, bindings), b = evaluateDim(bin->b, bindings);
   if (!a || !b) return std::nullopt;
-  switch (bin->kind()) {
-  case NodeKind::Add: return *a + *b;
-  case NodeKind::Sub: return *a - *b;
-  case NodeKind::Mul: return *a * *b;
-  case NodeKind::FloorDiv:
-    if (*b == 0) return std::nullopt;
-    return *a / *b - ((*a % *b != 0) && ((*a < 0) != (*b < 0)));
-  case NodeKind::FloorMod:
-    if (*b == 0) return std::nullopt;
-    return ((*a % *b) + *b) % *b;
-  case NodeKind::Min: return std::min(*a, *b);
-  case NodeKind::Max: return std::max(*a, *b);
-  default: return std::nullopt;
-  }
+  // Overflow and division by zero leave the dimension unknown.
+  return exactIntArith(bin->kind(), *a, *b);
 }
 
 std::optional<std::string> unifyShape(const TensorStructInfo &declared,

@@ -1,6 +1,7 @@
 // Constructors of trace values and TVM's text form of a trace (TraceNode::AsPython).
 #include "vtac/ir/Trace.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -81,6 +82,12 @@ std::string quoted(const std::string &text) {
 
 }  // namespace
 
+std::string describeTraceName(const std::string &name) {
+  size_t colon = name.find(':');
+  if (name.empty() || name[0] != '%' || colon == std::string::npos) return "'" + name + "'";
+  return name.substr(colon + 1);
+}
+
 std::string printTraceValue(const TraceValue &value) {
   switch (value.kind) {
   case TraceValue::Kind::None: return "None";
@@ -96,9 +103,13 @@ std::string printTraceValue(const TraceValue &value) {
     return out + "]";
   }
   case TraceValue::Kind::Dict: {
-    std::string out = "{";
+    // Keys sorted, as TVM prints a Map.
+    std::vector<std::pair<std::string, std::string>> entries;
     for (size_t i = 0; i + 1 < value.items.size(); i += 2)
-      out += (i ? ", " : "") + printTraceValue(value.items[i]) + ": " + printTraceValue(value.items[i + 1]);
+      entries.emplace_back(printTraceValue(value.items[i]), printTraceValue(value.items[i + 1]));
+    std::sort(entries.begin(), entries.end());
+    std::string out = "{";
+    for (size_t i = 0; i < entries.size(); ++i) out += (i ? ", " : "") + entries[i].first + ": " + entries[i].second;
     return out + "}";
   }
   }

@@ -143,7 +143,9 @@ public:
         scoped = iv->var.get();
         inScope_.insert(scoped);
       }
-    } else if (const auto *e = op.node.as<ExprNode>()) {
+    } else if (const auto *e = op.node.as<ExprNode>(); e && !e->isa<Var>()) {
+      // A variable as the node only names what the attribute is about: TensorIR's pragma
+      // attributes name the loop variable of the loop they enclose (TVM's LowerOpaqueBlock).
       visitExpr(Expr(e));
     }
     StmtExprVisitor::visitAttrStmt(op);

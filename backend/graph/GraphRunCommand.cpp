@@ -193,15 +193,18 @@ int runGraphCommand(const ir::IRModule &parsed, const GraphRunOptions &options, 
   if (!results) return fail(results.takeError());
   std::string vtaJson = VTASimStatsJSON();
 
+  // All outputs or none.
+  support::OutputSet files;
   for (const auto &[name, path] : options.outputs) {
     const backend::Tensor &tensor =
         name.empty() ? results->front().second
                      : std::find_if(results->begin(), results->end(), [&](const auto &r) { return r.first == name; })->second;
-    if (llvm::Error error = backend::writeNpy(path, tensor)) return fail(std::move(error));
+    if (llvm::Error error = files.stage(path, backend::encodeNpy(tensor))) return fail(std::move(error));
   }
   if (!options.statsJsonPath.empty())
-    if (llvm::Error error = support::writeFileAtomically(options.statsJsonPath, statsJson(executor->stats(), vtaJson) + "\n"))
+    if (llvm::Error error = files.stage(options.statsJsonPath, statsJson(executor->stats(), vtaJson) + "\n"))
       return fail(std::move(error));
+  if (llvm::Error error = files.commit()) return fail(std::move(error));
   if (options.stats) printStats(executor->stats(), entryName(options.entry), vtaJson, out);
   return 0;
 }

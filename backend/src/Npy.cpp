@@ -203,15 +203,16 @@ llvm::Expected<Tensor> parseNpy(llvm::StringRef bytes, llvm::StringRef name) {
   if (!dtype)
     return npyError(name, "unsupported dtype '" + *fields->descr +
                               "' (supported: little-endian bool, int8-64, uint8-64, float16-64)");
-  // Before allocating: a tiny file must not make vtac allocate the shape its header claims.
-  if (auto needed = checkedByteSize(*fields->shape, dtype->bytes()); !needed)
-    return npyError(name, errorMessage(needed.takeError()));
-  Tensor tensor(*dtype, *fields->shape);
+  // Before allocating: a tiny file must not make vtac allocate the shape its header
+  // claims, so the data the file really holds is checked first.
+  auto needed = checkedByteSize(*fields->shape, dtype->bytes());
+  if (!needed) return npyError(name, errorMessage(needed.takeError()));
   llvm::StringRef data = bytes.drop_front(headerStart + headerLength);
-  if (data.size() != tensor.byteSize())
-    return npyError(name, "data size mismatch: shape " + formatShape(tensor.shape()) + " of " +
-                              dtype->str() + " needs " + llvm::Twine(tensor.byteSize()) +
+  if (data.size() != *needed)
+    return npyError(name, "data size mismatch: shape " + formatShape(*fields->shape) + " of " +
+                              dtype->str() + " needs " + llvm::Twine(*needed) +
                               " bytes, the file has " + llvm::Twine(data.size()));
+  Tensor tensor(*dtype, *fields->shape);
   if (!data.empty()) std::memcpy(tensor.data(), data.data(), data.size());
   if (dtype->isBool())
     for (int64_t i = 0; i < tensor.numElements(); ++i)
@@ -232,15 +233,19 @@ std::string encodeNpy(const Tensor &tensor) {
   std::string header = "{'descr': '" + npyDescr(tensor.dtype()) +
                        "', 'fortran_order': False, 'shape': " + formatShape(tensor.shape()) +
                        ", }";
-  // NumPy pads with spaces so the data starts 64-byte aligned, and ends the header with '\n'.
-  size_t unpadded = kMagic.size() + 4 + header.size() + 1;
+  // NumPy pads with spaces so the data starts 64-byte aligned, and ends the header with '\n';
+  // a header longer than version 1.0's 16-bit length (thousands of dimensions) takes
+  // version 2.0 and a 32-bit length, as NumPy writes it.
+  bool wide = header.size() + 1 + 63 > 0xffff;
+  size_t preamble = kMagic.size() + 2 + (wide ? 4 : 2);
+  size_t unpadded = preamble + header.size() + 1;
   header.append((64 - unpadded % 64) % 64, ' ');
   header += '\n';
   std::string bytes(kMagic);
-  bytes += char(1);
+  bytes += char(wide ? 2 : 1);
   bytes += char(0);
-  bytes += char(header.size() & 0xff);
-  bytes += char(header.size() >> 8);
+  for (size_t i = 0; i < (wide ? 4u : 2u); ++i)
+    bytes += char((header.size() >> (8 * i)) & 0xff);
   bytes += header;
   bytes.append(reinterpret_cast<const char *>(tensor.data()), tensor.byteSize());
   return bytes;

@@ -1,6 +1,7 @@
 #include "vtac/backend/RunCommand.h"
 
 #include <chrono>
+#include <cstdlib>
 #include <optional>
 
 #include <llvm/ADT/StringExtras.h>
@@ -19,6 +20,7 @@
 #include "vtac/backend/VtaExterns.h"
 #include "vtac/frontend/Commands.h"
 #include "vtac/graph/GraphRunCommand.h"
+#include "vtac/jit/JitFunction.h"
 
 namespace vtac::backend {
 
@@ -233,17 +235,29 @@ bool compareWithReference(const CompiledFunction &function, llvm::ArrayRef<Tenso
   return allEqual;
 }
 
-llvm::Error selectVtaConfig(const std::string &path) {
-  if (VTARuntimeSetConfig(path.c_str()) != 0) {
+// `origin` says where the configuration came from ("--vta-config PATH", "VTA_CONFIG").
+llvm::Error selectVtaConfig(const std::string &pathOrJSON, const std::string &origin) {
+  if (VTARuntimeSetConfig(pathOrJSON.c_str()) != 0) {
     std::string message = VTARuntimeLastError();
     VTARuntimeClearError();
-    return diagnosticError("--vta-config " + path + ": " + message);
+    return diagnosticError(origin + ": " + message);
   }
-  if (VTASimSetConfig(path.c_str()) != 0) {
+  if (VTASimSetConfig(pathOrJSON.c_str()) != 0) {
     std::string message = VTASimLastError();
     VTASimClearError();
-    return diagnosticError("--vta-config " + path + ": " + message);
+    return diagnosticError(origin + ": " + message);
   }
+  return llvm::Error::success();
+}
+
+// --vta-config, else a set VTA_CONFIG: either must be usable, since a run on the default
+// configuration instead of the one asked for would be a silently wrong answer.
+llvm::Error selectVtaConfig(const RunOptions &options) {
+  if (!options.vtaConfig.empty())
+    return selectVtaConfig(options.vtaConfig, "--vta-config " + options.vtaConfig);
+  const char *environment = std::getenv("VTA_CONFIG");
+  if (environment && *environment)
+    return selectVtaConfig(environment, "VTA_CONFIG");
   return llvm::Error::success();
 }
 
@@ -254,8 +268,7 @@ int runCommand(const RunOptions &options, std::ostream &out, std::ostream &error
     errors << renderError(std::move(error));
     return 1;
   };
-  if (!options.vtaConfig.empty())
-    if (llvm::Error error = selectVtaConfig(options.vtaConfig)) return fail(std::move(error));
+  if (llvm::Error error = selectVtaConfig(options)) return fail(std::move(error));
 
   VtaTiming timing;
   ExternRegistry registry;
@@ -279,12 +292,25 @@ int runCommand(const RunOptions &options, std::ostream &out, std::ostream &error
   std::vector<Tensor> referenceArguments;
   if (!options.referenceFile.empty()) referenceArguments = *arguments;
 
+  // The JIT compiles before the clock starts, so that the run times compare with the interpreter's.
+  std::unique_ptr<jit::JitFunction> jitted;
+  double jitCompileSeconds = 0;
+  if (options.engine == "jit") {
+    Clock::time_point compileStart = Clock::now();
+    auto selected = selectFunction(parsed->module, options.entry, options.file);
+    if (!selected) return fail(selected.takeError());
+    auto compiled = jit::JitFunction::compile(*selected->second, selected->first);
+    if (!compiled) return fail(compiled.takeError());
+    jitted = std::move(*compiled);
+    jitCompileSeconds = secondsSince(compileStart);
+  }
+
   VTARuntimeClearError();
   VTASimClearError();
   VTASimClearStats();
   Clock::time_point start = Clock::now();
   double cpuStart = threadCpuSeconds();
-  if (llvm::Error error = function.run(*arguments)) return fail(std::move(error));
+  if (llvm::Error error = jitted ? jitted->run(*arguments) : function.run(*arguments)) return fail(std::move(error));
   double runSeconds = secondsSince(start);
   double runCpuSeconds = threadCpuSeconds() - cpuStart;
   std::string statsJson = VTASimStatsJSON();
@@ -303,12 +329,23 @@ int runCommand(const RunOptions &options, std::ostream &out, std::ostream &error
     matches = compareWithReference(function, *arguments, referenceArguments, out);
   }
 
+  // All outputs or none.
+  support::OutputSet files;
   for (const auto &[name, path] : options.outputs)
-    if (llvm::Error error = writeNpy(path, (*arguments)[function.paramIndex(name)])) return fail(std::move(error));
+    if (llvm::Error error = files.stage(path, encodeNpy((*arguments)[function.paramIndex(name)])))
+      return fail(std::move(error));
   if (!options.statsJsonPath.empty())
-    if (llvm::Error error = support::writeFileAtomically(options.statsJsonPath, statsJson + "\n")) return fail(std::move(error));
+    if (llvm::Error error = files.stage(options.statsJsonPath, statsJson + "\n")) return fail(std::move(error));
+  if (llvm::Error error = files.commit()) return fail(std::move(error));
   if (options.stats) printStatsTable(statsJson, function.name().str(), out);
-  if (options.timing) {
+  if (options.timing && jitted) {
+    std::string text;
+    llvm::raw_string_ostream os(text);
+    os << llvm::format("timing: parse %.4f s, JIT compile %.4f s, run %.4f s (%.4f s CPU, host code and "
+                       "simulation)\n",
+                       main->parseSeconds, jitCompileSeconds, runSeconds, runCpuSeconds);
+    errors << os.str();
+  } else if (options.timing) {
     std::string text;
     llvm::raw_string_ostream os(text);
     os << llvm::format("timing: parse %.4f s, host interpretation %.4f s (%.4f s CPU, %llu statements), "

@@ -78,6 +78,10 @@ void registerRunCommand(CLI::App &app, support::CommandAction &action) {
   command->add_option("--reference-entry", options->referenceEntry, "The prim_func of --reference to run")
       ->needs(reference);
   command->add_option("--vta-config", options->vtaConfig, "vta_config.json of the simulated VTA");
+  command->add_option("--engine", options->engine,
+                      "interp: the reference interpreter (default); jit: the code vtac compile emits, "
+                      "run by LLVM's ORC JIT")
+      ->check(CLI::IsMember({"interp", "jit"}));
   command->add_flag("--timing", options->timing, "Print parse, interpretation and simulation times");
   command->callback([&action, options, inputs, outputs, sizes] {
     for (const std::string &text : *inputs) options->inputs.push_back(splitAssignment(text));

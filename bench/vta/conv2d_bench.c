@@ -9,7 +9,8 @@
  * links against another simulator behind the driver API (e.g. TVM's) and then reports the
  * single kernel that simulator has.
  *
- * Usage: vta_conv2d_bench [runs]   (default 20)
+ * Usage: vta_conv2d_bench [runs] [kernel]   (default 20 runs, every kernel; a kernel name
+ * such as avx512vnni times that one alone, e.g. under a profiler)
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -70,6 +71,7 @@ static int8_t* run_and_time(const char* label, int runs, void* data, void* kerne
 
 int main(int argc, char** argv) {
   const int runs = argc > 1 ? atoi(argv[1]) : 20;
+  const char* only_kernel = argc > 2 ? argv[2] : NULL;
   int8_t* host_data = malloc(kDataBytes);
   int8_t* host_kernel = malloc(kKernelBytes);
   uint32_t state = 1;
@@ -87,6 +89,7 @@ int main(int argc, char** argv) {
     const char* kernels[] = {"avx512vnni", "avx2", "portable"};
     int8_t* first = NULL;
     for (int k = 0; k < 3; ++k) {
+      if (only_kernel && strcmp(only_kernel, kernels[k]) != 0) continue;
       if (VTASimSetGemmKernel(kernels[k]) != 0) continue; /* not supported here */
       int8_t* output = run_and_time(VTASimGemmKernel(), runs, data, kernel, res);
       if (!first) {

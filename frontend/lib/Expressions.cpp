@@ -52,7 +52,8 @@ std::string withoutUnderscores(const std::string &text) {
   return digits;
 }
 
-std::optional<int64_t> parseIntegerLiteral(const std::string &text) {
+// The magnitude of an integer literal; up to 2^63, the magnitude of INT64_MIN.
+static std::optional<uint64_t> parseIntegerMagnitude(const std::string &text) {
   std::string digits = withoutUnderscores(text);
   int base = 10;
   size_t skip = 0;
@@ -64,9 +65,16 @@ std::optional<int64_t> parseIntegerLiteral(const std::string &text) {
   errno = 0;
   char *end = nullptr;
   unsigned long long value = std::strtoull(digits.c_str() + skip, &end, base);
-  if (errno == ERANGE || value > uint64_t(std::numeric_limits<int64_t>::max()))
+  if (errno == ERANGE || value > uint64_t(std::numeric_limits<int64_t>::max()) + 1)
     return std::nullopt;
-  return int64_t(value);
+  return value;
+}
+
+std::optional<int64_t> parseIntegerLiteral(const std::string &text) {
+  std::optional<uint64_t> magnitude = parseIntegerMagnitude(text);
+  if (!magnitude || *magnitude > uint64_t(std::numeric_limits<int64_t>::max()))
+    return std::nullopt;
+  return int64_t(*magnitude);
 }
 
 // The contents of a Python string literal: prefix and quotes removed, escapes
@@ -266,7 +274,31 @@ Value FunctionBuilder::evalBinary(NodeKind op, Value a, Value b, ir::SourceLoc a
     return Value::invalid();
   // Arithmetic on two Python literals is still a Python literal.
   bool literal = a.literal && b.literal;
+  bool integers = ir::asConstInt(a.expr) && ir::asConstInt(b.expr) &&
+                  a.expr->dtype.isIntOrUInt() && !a.expr->dtype.isBool();
+  bool arithmetic = !ir::BinaryExpr::isComparison(op) && !ir::BinaryExpr::isLogical(op);
+  if (integers && arithmetic)
+    return foldIntegers(op, a, b, literal, at);
   return Value::ofExpr(ir::makeBinary(op, a.expr, b.expr, at), at, literal);
+}
+
+// Arithmetic on two integer constants. Python computes on literals exactly,
+// and the result becomes int32 or int64 by its size, as TVM converts a Python
+// int; on typed constants a result the dtype cannot hold is an error (TVM's
+// IntImm range check), not a silent wrap-around.
+Value FunctionBuilder::foldIntegers(NodeKind op, const Value &a, const Value &b, bool literal,
+                                    ir::SourceLoc at) {
+  int64_t x = *ir::asConstInt(a.expr), y = *ir::asConstInt(b.expr);
+  std::optional<int64_t> exact = ir::exactIntArith(op, x, y);
+  DataType dtype = a.expr->dtype;
+  if (exact && literal)
+    dtype = ir::fitsIntType(*exact, DataType::int32()) ? DataType::int32() : DataType::int64();
+  if (!exact || !ir::fitsIntType(*exact, dtype)) {
+    error(at, "integer overflow: " + std::string(ir::nodeKindName(op)) + "(" + std::to_string(x) + ", " +
+                  std::to_string(y) + ") does not fit in " + (literal ? std::string("64 bits") : dtype.str()));
+    return Value::invalid();
+  }
+  return Value::ofExpr(ir::intImm(*exact, dtype, at), at, literal);
 }
 
 Value FunctionBuilder::evalCompare(Grammar::CompareExprContext *expr) {
@@ -306,6 +338,15 @@ Value FunctionBuilder::evalLogical(NodeKind op, Grammar::ExprContext *a, Grammar
 
 Value FunctionBuilder::evalUnary(Grammar::UnaryExprContext *expr) {
   ir::SourceLoc at = loc(expr);
+  // Python's ints are unbounded, so `-9223372036854775808` (INT64_MIN, as TVM
+  // prints it) is the negation of a literal just outside int64.
+  if (expr->MINUS())
+    if (auto *atom = exactly<Grammar::AtomExprContext>(expr->expr()))
+      if (auto *integer = exactly<Grammar::IntAtomContext>(atom->atom()))
+        if (parseIntegerMagnitude(integer->INTEGER()->getText()) ==
+            uint64_t(std::numeric_limits<int64_t>::max()) + 1)
+          return Value::ofExpr(ir::intImm(std::numeric_limits<int64_t>::min(), DataType::int64(), at),
+                               at, true);
   Value operand = eval(expr->expr());
   if (operand.isInvalid())
     return operand;
@@ -320,8 +361,10 @@ Value FunctionBuilder::evalUnary(Grammar::UnaryExprContext *expr) {
   }
   // Negative literals stay literals (`-1` adopts its context's dtype).
   if (operand.literal) {
-    if (auto *integer = value.as<ir::IntImm>())
-      return Value::ofExpr(ir::intImm(-integer->value, value->dtype, at), at, true);
+    if (value.as<ir::IntImm>()) {
+      Value zero = Value::ofExpr(ir::intImm(0, value->dtype, at), at, true);
+      return evalBinary(NodeKind::Sub, zero, operand, at);
+    }
     if (auto *number = value.as<ir::FloatImm>())
       return Value::ofExpr(ir::floatImm(-number->value, value->dtype, at), at, true);
   }

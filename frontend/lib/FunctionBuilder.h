@@ -103,6 +103,7 @@ public:
   Value evalCall(Grammar::CallExprContext *expr);
   Value evalSubscript(Grammar::SubscriptExprContext *expr);
   Value evalBinary(ir::NodeKind op, Value a, Value b, ir::SourceLoc at);
+  Value foldIntegers(ir::NodeKind op, const Value &a, const Value &b, bool literal, ir::SourceLoc at);
   Value evalCompare(Grammar::CompareExprContext *expr);
   Value evalUnary(Grammar::UnaryExprContext *expr);
   Value evalLogical(ir::NodeKind op, Grammar::ExprContext *a, Grammar::ExprContext *b,

@@ -87,13 +87,28 @@ ir::SourceLoc SourceFile::firstInvalidUtf8() const {
   return {};
 }
 
-bool readSourceFile(const std::string &path, std::string &contents, std::string &error) {
-  if (path == "-") {
-    std::ostringstream buffer;
-    buffer << std::cin.rdbuf();
-    contents = buffer.str();
-    return true;
+// Reads at most kMaxSourceBytes plus one chunk, so that an endless input (/dev/zero) is
+// refused instead of filling memory.
+static bool readBounded(std::istream &in, std::string &contents, std::string &error) {
+  contents.clear();
+  char chunk[1 << 16];
+  while (in.read(chunk, sizeof chunk) || in.gcount() > 0) {
+    contents.append(chunk, size_t(in.gcount()));
+    if (contents.size() > kMaxSourceBytes) {
+      error = "file too large (more than " + std::to_string(kMaxSourceBytes >> 20) + " MiB of program text)";
+      return false;
+    }
   }
+  if (in.bad()) {
+    error = std::strerror(errno);
+    return false;
+  }
+  return true;
+}
+
+bool readSourceFile(const std::string &path, std::string &contents, std::string &error) {
+  if (path == "-")
+    return readBounded(std::cin, contents, error);
   std::error_code ignored;
   if (std::filesystem::is_directory(path, ignored)) {
     error = std::strerror(EISDIR);
@@ -104,12 +119,7 @@ bool readSourceFile(const std::string &path, std::string &contents, std::string 
     error = std::strerror(errno);
     return false;
   }
-  contents.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
-  if (in.bad()) {
-    error = std::strerror(errno);
-    return false;
-  }
-  return true;
+  return readBounded(in, contents, error);
 }
 
 } // namespace vtac::frontend

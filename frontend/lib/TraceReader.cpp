@@ -191,7 +191,8 @@ std::optional<ir::TraceValue> TraceBuilder::readValue(Grammar::ExprContext *expr
     // A nested call is a step of its own whose single result is passed on.
     std::optional<ir::TraceStep> step = readCall(call, primitive);
     if (!step) return std::nullopt;
-    std::string name = "%" + std::to_string(++nestedCalls_);
+    // Not a Python name, so it cannot clash; ir::describeTraceName shows it as the call.
+    std::string name = "%" + std::to_string(++nestedCalls_) + ":sch." + primitive + "(...)";
     step->results.push_back(name);
     trace_.steps.push_back(std::move(*step));
     return ir::TraceValue::ofName(name, at);

@@ -115,7 +115,7 @@ llvm::Expected<BlockRV> StepArgs::block(const char *param) {
   llvm::Expected<RV> rv = resolve(v);
   if (!rv) return rv.takeError();
   if (const auto *block = std::get_if<BlockRV>(&*rv)) return *block;
-  return ir::diagnosticError(at(param), "'" + v.text + "' is not a block");
+  return ir::diagnosticError(at(param), ir::describeTraceName(v.text) + " is not a block");
 }
 
 llvm::Expected<LoopRV> StepArgs::loop(const char *param) {
@@ -124,7 +124,7 @@ llvm::Expected<LoopRV> StepArgs::loop(const char *param) {
   llvm::Expected<RV> rv = resolve(v);
   if (!rv) return rv.takeError();
   if (const auto *loop = std::get_if<LoopRV>(&*rv)) return *loop;
-  return ir::diagnosticError(at(param), "'" + v.text + "' is not a loop");
+  return ir::diagnosticError(at(param), ir::describeTraceName(v.text) + " is not a loop");
 }
 
 llvm::Expected<RV> StepArgs::blockOrLoop(const char *param) {
@@ -137,7 +137,7 @@ llvm::Expected<RV> StepArgs::blockOrLoop(const char *param) {
   if (v.kind != TraceValue::Kind::Name) return typeError(param, "a block or a loop");
   llvm::Expected<RV> rv = resolve(v);
   if (rv && std::holds_alternative<int64_t>(*rv))
-    return ir::diagnosticError(at(param), "'" + v.text + "' is neither a block nor a loop");
+    return ir::diagnosticError(at(param), ir::describeTraceName(v.text) + " is neither a block nor a loop");
   return rv;
 }
 
@@ -149,7 +149,7 @@ llvm::Expected<std::vector<LoopRV>> StepArgs::loops(const char *param) {
     llvm::Expected<RV> rv = resolve(item);
     if (!rv) return rv.takeError();
     const auto *loop = std::get_if<LoopRV>(&*rv);
-    if (!loop) return ir::diagnosticError(item.loc, "'" + item.text + "' is not a loop");
+    if (!loop) return ir::diagnosticError(item.loc, ir::describeTraceName(item.text) + " is not a loop");
     result.push_back(*loop);
   }
   return result;

@@ -24,7 +24,7 @@ llvm::Expected<std::set<std::string>> namedBlocks(Schedule &sch, StepArgs &args,
     llvm::Expected<RV> rv = args.resolve(item);
     if (!rv) return rv.takeError();
     const auto *block = std::get_if<BlockRV>(&*rv);
-    if (!block) return diagnosticError(item.loc, "'" + item.text + "' is not a block");
+    if (!block) return diagnosticError(item.loc, describeTraceName(item.text) + " is not a block");
     if (llvm::Expected<StmtPath> path = sch.findBlock(*block, item.loc); !path) return path.takeError();
     names.insert(block->name);
   }

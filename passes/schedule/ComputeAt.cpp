@@ -57,6 +57,16 @@ llvm::Expected<std::vector<RV>> computeAtImpl(Schedule &sch, StepArgs &args, boo
   if (scopeOf(*loopPath) != scopePath)
     return fail(args.at("loop"), "the loop '" + target.loopVar->name + "' is not in the scope of the block '" + block.name + "'");
 
+  if (isComputeAt) {
+    llvm::Expected<PrimFuncRef> func = sch.function(blockRV->func, args.stepLoc());
+    if (!func) return func.takeError();
+    for (const BufferRegion &write : block.writes)
+      for (const auto &[param, buffer] : (*func)->bufferMap)
+        if (buffer == write.buffer)
+          return fail(args.at("block"), "the block '" + block.name + "' is an output block (it writes the parameter '" +
+                                            buffer->name + "')");
+  }
+
   // The blocks under the loop that this one depends on or feeds.
   const std::vector<BufferRegion> &provided = isComputeAt ? block.writes : block.reads;
   const Block &scope = *scopePath.back().as<Block>();

@@ -85,5 +85,6 @@ llvm::Expected<std::vector<RV>> applyCacheWrite(Schedule &sch, StepArgs &args);
 llvm::Expected<std::vector<RV>> applyComputeAt(Schedule &sch, StepArgs &args);
 llvm::Expected<std::vector<RV>> applyReverseComputeAt(Schedule &sch, StepArgs &args);
 llvm::Expected<std::vector<RV>> applyDecomposeReduction(Schedule &sch, StepArgs &args);
+llvm::Expected<std::vector<RV>> applyBlockize(Schedule &sch, StepArgs &args);
 
 }  // namespace vtac::passes::schedule

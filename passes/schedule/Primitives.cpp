@@ -49,6 +49,8 @@ const std::vector<PrimitiveSpec> &allPrimitives() {
         optional("index", TraceValue::ofInt(-1))},
        Results::None, applyReverseComputeAt},
       {"decompose_reduction", {required("block"), required("loop")}, Results::One, applyDecomposeReduction},
+      {"blockize", {required("target"), optional("preserve_unit_iters", TraceValue::ofBool(true))}, Results::One,
+       applyBlockize},
       {"storage_align",
        {required("block"), required("buffer_index"), required("axis"), required("factor"), required("offset")},
        Results::None, applyStorageAlign},

@@ -69,7 +69,7 @@ llvm::Expected<std::vector<RV>> applySplit(Schedule &sch, StepArgs &args) {
       llvm::Expected<RV> sampled = args.resolve(item);
       if (!sampled) return sampled.takeError();
       if (!std::holds_alternative<int64_t>(*sampled))
-        return diagnosticError(item.loc, "split: the factor '" + item.text + "' is not a sampled value");
+        return diagnosticError(item.loc, "split: the factor " + describeTraceName(item.text) + " is not a sampled value");
       factor = std::get<int64_t>(*sampled);
     } else {
       return diagnosticError(item.loc, "split: a factor is an integer, a sampled value or None");

@@ -2,9 +2,8 @@
 
 #include <unordered_map>
 
-#include "tir/FunctionBody.h"
+#include "tir/PassSupport.h"
 #include "vtac/ir/Arith.h"
-#include "vtac/ir/Diagnostic.h"
 #include "vtac/ir/Mutator.h"
 #include "vtac/ir/RegionInference.h"
 #include "vtac/ir/StructuralEqual.h"
@@ -25,10 +24,8 @@ struct Compaction {
   std::vector<ir::Expr> start;
 };
 
-class BufferCompactor : public ir::StmtExprMutator {
+class BufferCompactor : public ErrorRecordingMutator {
 public:
-  llvm::Error error() { return std::move(error_); }
-
   ir::Stmt visitFor(const ir::For &op) override {
     loops_.push_back({op.loopVar, op.min, op.extent, op.threadBinding ? op.threadBinding->threadTag : ""});
     ir::Stmt result = StmtExprMutator::visitFor(op);
@@ -47,9 +44,8 @@ public:
   }
 
   ir::Stmt visitBlock(const ir::Block &op) override {
-    if (!op.iterVars.empty() && !error_)
-      error_ = ir::diagnosticError(op.loc(), "block '" + op.name +
-                                                 "' still has iteration variables; run convert-blocks-to-opaque first");
+    if (!op.iterVars.empty())
+      fail(op, "block '" + op.name + "' still has iteration variables; run convert-blocks-to-opaque first");
     std::vector<ir::BufferRef> allocations = op.allocBuffers;
     bool compacted = false;
     for (ir::BufferRef &buffer : allocations) {
@@ -120,7 +116,9 @@ private:
   // The loops outside the allocation that `buffer` is shared across (TVM's NeedRelaxThread).
   bool sharedAcross(const EnclosingLoop &loop, const ir::Buffer &buffer) const {
     int rank = loop.threadTag.empty() ? -1 : threadRank(loop.threadTag);
-    return rank >= 0 && storageRank(buffer.scope()) <= rank;
+    int storage = storageRank(buffer.scope());
+    if (storage == 2) return loop.threadTag == "threadIdx.x";  // warp memory: across the lanes only
+    return rank >= 0 && storage <= rank;
   }
 
   // Constant bounds of an expression linear in the enclosing loops' variables.
@@ -230,7 +228,6 @@ private:
 
   std::vector<EnclosingLoop> loops_;
   std::unordered_map<const ir::Var *, Compaction> compactions_;
-  llvm::Error error_ = llvm::Error::success();
 };
 
 }  // namespace
@@ -238,9 +235,7 @@ private:
 llvm::Expected<ir::PrimFuncRef> compactBufferAllocation(const ir::PrimFuncRef &func, PassContext &) {
   if (isFromLegacyTeSchedule(*func)) return func;
   BufferCompactor compactor;
-  ir::Stmt body = compactor.visitStmt(func->body);
-  if (llvm::Error error = compactor.error()) return error;
-  return withBody(func, body);
+  return mutateBody(func, compactor);
 }
 
 }  // namespace vtac::passes

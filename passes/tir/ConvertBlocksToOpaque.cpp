@@ -2,18 +2,15 @@
 
 #include <unordered_set>
 
-#include "tir/FunctionBody.h"
-#include "vtac/ir/Diagnostic.h"
+#include "tir/PassSupport.h"
 #include "vtac/ir/Mutator.h"
 #include "vtac/ir/Substitute.h"
 
 namespace vtac::passes {
 namespace {
 
-class OpaqueBlockConverter : public ir::StmtExprMutator {
+class OpaqueBlockConverter : public ErrorRecordingMutator {
 public:
-  llvm::Error error() { return std::move(error_); }
-
   ir::Expr visitVar(const ir::Var &op) override {
     if (forbidden_.count(&op)) fail(op, "variable '" + op.name + "' occurs in the predicate or bindings of its own block");
     auto it = substitutes_.find(&op);
@@ -45,13 +42,8 @@ public:
   }
 
 private:
-  void fail(const ir::Node &at, const std::string &message) {
-    if (!error_) error_ = ir::diagnosticError(at.loc(), message);
-  }
-
   ir::VarMap substitutes_;
   std::unordered_set<const ir::Var *> forbidden_;
-  llvm::Error error_ = llvm::Error::success();
 };
 
 }  // namespace
@@ -59,9 +51,7 @@ private:
 llvm::Expected<ir::PrimFuncRef> convertBlocksToOpaque(const ir::PrimFuncRef &func, PassContext &) {
   if (isFromLegacyTeSchedule(*func)) return func;
   OpaqueBlockConverter converter;
-  ir::Stmt body = converter.visitStmt(func->body);
-  if (llvm::Error error = converter.error()) return error;
-  return withBody(func, body);
+  return mutateBody(func, converter);
 }
 
 }  // namespace vtac::passes

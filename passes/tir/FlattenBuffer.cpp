@@ -3,9 +3,8 @@
 #include <unordered_map>
 
 #include "tir/FlatIndex.h"
-#include "tir/FunctionBody.h"
+#include "tir/PassSupport.h"
 #include "vtac/ir/Arith.h"
-#include "vtac/ir/Diagnostic.h"
 #include "vtac/ir/Mutator.h"
 #include "vtac/ir/StructuralEqual.h"
 
@@ -17,13 +16,10 @@ ir::DataType storageType(ir::DataType dtype) {
   return dtype.isBool() ? ir::DataType::intTy(8, dtype.lanes()) : dtype;
 }
 
-class BufferFlattener : public ir::StmtExprMutator {
+class BufferFlattener : public ErrorRecordingMutator {
 public:
-  llvm::Error error() { return std::move(error_); }
-
   ir::Stmt visitBlock(const ir::Block &op) override {
-    if (!op.matchBuffers.empty() && !error_)
-      error_ = ir::diagnosticError(op.loc(), "block '" + op.name + "' still matches buffers; run lower-match-buffer first");
+    if (!op.matchBuffers.empty()) fail(op, "block '" + op.name + "' still matches buffers; run lower-match-buffer first");
     ir::Stmt visited = StmtExprMutator::visitBlock(op);
     const auto &block = *visited.as<ir::Block>();
     bool changed = false;
@@ -132,7 +128,6 @@ private:
   }
 
   std::unordered_map<const ir::Buffer *, ir::BufferRef> flat_;
-  llvm::Error error_ = llvm::Error::success();
 };
 
 }  // namespace
@@ -140,9 +135,7 @@ private:
 llvm::Expected<ir::PrimFuncRef> flattenBuffer(const ir::PrimFuncRef &func, PassContext &) {
   if (isFromLegacyTeSchedule(*func)) return func;
   BufferFlattener flattener;
-  ir::Stmt body = flattener.visitStmt(func->body);
-  if (llvm::Error error = flattener.error()) return error;
-  return withBody(func, body);
+  return mutateBody(func, flattener);
 }
 
 }  // namespace vtac::passes

@@ -3,9 +3,8 @@
 #include <unordered_map>
 
 #include "tir/FlatIndex.h"
-#include "tir/FunctionBody.h"
+#include "tir/PassSupport.h"
 #include "vtac/ir/Arith.h"
-#include "vtac/ir/Diagnostic.h"
 #include "vtac/ir/Mutator.h"
 #include "vtac/ir/Printer.h"
 #include "vtac/ir/StructuralEqual.h"
@@ -31,10 +30,8 @@ bool provablyMultipleOf(const ir::Expr &value, int64_t factor) {
   return true;
 }
 
-class MatchBufferLowerer : public ir::StmtExprMutator {
+class MatchBufferLowerer : public ErrorRecordingMutator {
 public:
-  llvm::Error error() { return std::move(error_); }
-
   ir::Expr visitVar(const ir::Var &op) override {
     auto it = bindings_.find(&op);
     return it == bindings_.end() ? ir::Expr(&op) : it->second;
@@ -101,10 +98,6 @@ private:
     return true;
   }
 
-  void fail(const ir::Block &block, const std::string &message) {
-    if (!error_) error_ = ir::diagnosticError(block.loc(), message);
-  }
-
   // Binds `part` of the view (a variable, or an expression that must then equal `value`).
   void bindPart(const ir::Expr &part, ir::Expr value, const std::string &what, const ir::Block &block) {
     value = ir::substitute(value, bindings_);
@@ -158,16 +151,13 @@ private:
 
   ir::VarMap bindings_;
   std::unordered_map<const ir::Buffer *, ir::BufferRegion> matches_;
-  llvm::Error error_ = llvm::Error::success();
 };
 
 }  // namespace
 
 llvm::Expected<ir::PrimFuncRef> lowerMatchBuffer(const ir::PrimFuncRef &func, PassContext &) {
   MatchBufferLowerer lowerer;
-  ir::Stmt body = lowerer.visitStmt(func->body);
-  if (llvm::Error error = lowerer.error()) return error;
-  return withBody(func, body);
+  return mutateBody(func, lowerer);
 }
 
 }  // namespace vtac::passes

@@ -2,9 +2,8 @@
 
 #include <algorithm>
 
-#include "tir/FunctionBody.h"
+#include "tir/PassSupport.h"
 #include "vtac/ir/Arith.h"
-#include "vtac/ir/Diagnostic.h"
 #include "vtac/ir/Mutator.h"
 #include "vtac/ir/Substitute.h"
 
@@ -25,10 +24,8 @@ std::vector<ir::Expr> allocationShape(const ir::Buffer &buffer) {
   return shape;
 }
 
-class OpaqueBlockLowerer : public ir::StmtExprMutator {
+class OpaqueBlockLowerer : public ErrorRecordingMutator {
 public:
-  llvm::Error error() { return std::move(error_); }
-
   ir::Stmt visitBlockRealize(const ir::BlockRealize &op) override {
     const ir::Block &block = *op.block;
     if (!op.iterValues.empty()) fail(op, "block '" + block.name + "' is not opaque; run convert-blocks-to-opaque first");
@@ -99,12 +96,7 @@ private:
     return result;
   }
 
-  void fail(const ir::Node &at, const std::string &message) {
-    if (!error_) error_ = ir::diagnosticError(at.loc(), message);
-  }
-
   ir::VarMap unitLoopStarts_;
-  llvm::Error error_ = llvm::Error::success();
 };
 
 }  // namespace
@@ -112,9 +104,7 @@ private:
 llvm::Expected<ir::PrimFuncRef> lowerOpaqueBlock(const ir::PrimFuncRef &func, PassContext &) {
   if (isFromLegacyTeSchedule(*func)) return func;
   OpaqueBlockLowerer lowerer;
-  ir::Stmt body = lowerer.visitStmt(func->body);
-  if (llvm::Error error = lowerer.error()) return error;
-  return withBody(func, body);
+  return mutateBody(func, lowerer);
 }
 
 }  // namespace vtac::passes

@@ -4,8 +4,7 @@
 #include <unordered_map>
 #include <unordered_set>
 
-#include "tir/FunctionBody.h"
-#include "vtac/ir/Diagnostic.h"
+#include "tir/PassSupport.h"
 #include "vtac/ir/Mutator.h"
 #include "vtac/ir/RegionInference.h"
 #include "vtac/ir/Visitor.h"
@@ -154,7 +153,7 @@ private:
   std::unordered_set<const ir::Buffer *> matchTargets_;
 };
 
-class AllocationPlacer : public ir::StmtExprMutator {
+class AllocationPlacer : public ErrorRecordingMutator {
 public:
   explicit AllocationPlacer(const ir::PrimFunc &func) {
     AccessLcaDetector detector(func);
@@ -166,8 +165,6 @@ public:
       live_.emplace(buffer->data.get(), buffer);
     }
   }
-
-  llvm::Error error() { return std::move(error_); }
 
   ir::Stmt visitFor(const ir::For &op) override {
     auto it = allocationsAt_.find(&op);
@@ -189,8 +186,7 @@ public:
   }
 
   ir::Stmt visitBlock(const ir::Block &op) override {
-    if (op.init && !error_)
-      error_ = ir::diagnosticError(op.loc(), "block '" + op.name + "' still has T.init(); run lower-init-block first");
+    if (op.init) fail(op, "block '" + op.name + "' still has T.init(); run lower-init-block first");
     auto it = allocationsAt_.find(&op);
     std::vector<ir::BufferRef> allocations = it == allocationsAt_.end() ? std::vector<ir::BufferRef>{} : it->second;
     ir::Stmt visited = StmtExprMutator::visitBlock(op);
@@ -225,7 +221,6 @@ private:
 
   std::unordered_map<const ir::StmtNode *, std::vector<ir::BufferRef>> allocationsAt_;
   std::unordered_map<const ir::Var *, ir::BufferRef> live_;
-  llvm::Error error_ = llvm::Error::success();
 };
 
 }  // namespace
@@ -233,9 +228,7 @@ private:
 llvm::Expected<ir::PrimFuncRef> planBufferAllocation(const ir::PrimFuncRef &func, PassContext &) {
   if (isFromLegacyTeSchedule(*func)) return func;
   AllocationPlacer placer(*func);
-  ir::Stmt body = placer.visitStmt(func->body);
-  if (llvm::Error error = placer.error()) return error;
-  return withBody(func, body);
+  return mutateBody(func, placer);
 }
 
 }  // namespace vtac::passes

@@ -83,7 +83,32 @@ llvm::Error Config::derive() {
   return llvm::Error::success();
 }
 
+// vta_config.json is one flat object; LLVM's JSON parser recurses once per nesting level, so
+// deeper text is refused before it is parsed.
+static constexpr size_t kMaxJSONNesting = 64;
+
+static bool nestedTooDeeply(llvm::StringRef text) {
+  size_t depth = 0;
+  bool inString = false;
+  for (size_t i = 0; i < text.size(); ++i) {
+    char c = text[i];
+    if (inString) {
+      if (c == '\\') ++i;
+      else if (c == '"') inString = false;
+    } else if (c == '"') {
+      inString = true;
+    } else if (c == '[' || c == '{') {
+      if (++depth > kMaxJSONNesting) return true;
+    } else if ((c == ']' || c == '}') && depth > 0) {
+      --depth;
+    }
+  }
+  return false;
+}
+
 llvm::Expected<Config> Config::fromJSON(llvm::StringRef text) {
+  if (nestedTooDeeply(text))
+    return configError("invalid JSON: nested too deeply (limit " + llvm::Twine(kMaxJSONNesting) + ")");
   auto parsed = llvm::json::parse(text);
   if (!parsed) return configError("invalid JSON: " + llvm::toString(parsed.takeError()));
   const llvm::json::Object* object = parsed->getAsObject();

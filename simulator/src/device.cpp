@@ -92,6 +92,14 @@ RunResult Device::validate(const Insn* insns, uint32_t count,
 RunResult Device::run(uint64_t insnPhysicalAddress, uint32_t insnCount,
                       const GemmKernel& gemmKernel, Statistics& statistics) {
   gemmKernel_ = &gemmKernel;
+  if (preparedFor_ != gemmKernel_) {
+    if (gemmKernel.prepareInputs)
+      gemmKernel.prepareInputs(shape_, inp_.data(), inpBiased_.data(), 0, config_.inpDepth);
+    if (gemmKernel.prepareWeights)
+      gemmKernel.prepareWeights(shape_, wgt_.data(), wgtInterleaved_.data(), wgtRowSum_.data(),
+                                0, config_.wgtDepth);
+    preparedFor_ = gemmKernel_;
+  }
   const Insn* insns = reinterpret_cast<const Insn*>(
       DeviceMemory::global().translate(insnPhysicalAddress, uint64_t{insnCount} * sizeof(Insn)));
   if (!insns)
@@ -235,11 +243,11 @@ RunResult Device::executeLoad(const MemInsn& mem, uint32_t index, const Insn& in
   }
   std::memset(out, 0, mem.yPad1 * rowBytes);
   const uint32_t loadedTiles = static_cast<uint32_t>(rowElems * rows);
-  if (mem.memoryType == kMemInp)
-    prepareInputTiles(shape_, inp_.data(), inpBiased_.data(), mem.sramBase, loadedTiles);
-  if (mem.memoryType == kMemWgt)
-    prepareWeightTiles(shape_, wgt_.data(), wgtInterleaved_.data(), wgtRowSum_.data(),
-                       mem.sramBase, loadedTiles);
+  if (mem.memoryType == kMemInp && gemmKernel_->prepareInputs)
+    gemmKernel_->prepareInputs(shape_, inp_.data(), inpBiased_.data(), mem.sramBase, loadedTiles);
+  if (mem.memoryType == kMemWgt && gemmKernel_->prepareWeights)
+    gemmKernel_->prepareWeights(shape_, wgt_.data(), wgtInterleaved_.data(), wgtRowSum_.data(),
+                                mem.sramBase, loadedTiles);
   return kOk;
 }
 
@@ -309,16 +317,25 @@ RunResult Device::checkUopLoops(const UopLoops& loops, uint32_t wgtFactorOut,
   return kOk;
 }
 
+const GemmPlan* Device::cachedGemmPlan(const std::array<uint32_t, 10>& loopFields,
+                                       const UopLoops& loops) const {
+  const size_t uopCount = loops.uopEnd - loops.uopBgn;
+  for (const CachedGemmPlan& cached : gemmPlans_)
+    if (cached.loopFields == loopFields &&
+        std::equal(cached.uopWords.begin(), cached.uopWords.end(), uop_.begin() + loops.uopBgn,
+                   uop_.begin() + loops.uopBgn + uopCount))
+      return &cached.plan;
+  return nullptr;
+}
+
 RunResult Device::executeGemm(const GemmInsn& gemm, uint32_t index, const Insn& insn,
                               Statistics& statistics) {
   const UopLoops& loops = gemm.loops;
-  if (RunResult checked = checkUopLoops(loops, gemm.wgtFactorOut, gemm.wgtFactorIn,
-                                        loops.reset ? UopUse::kGemmReset : UopUse::kGemm, index,
-                                        insn);
-      checked.status != VTA_SIM_OK)
-    return checked;
   const uint32_t lanes = config_.batch * config_.blockOut;
   if (loops.reset) {
+    if (RunResult checked = checkUopLoops(loops, 0, 0, UopUse::kGemmReset, index, insn);
+        checked.status != VTA_SIM_OK)
+      return checked;
     for (uint32_t y = 0; y < loops.iterOut; ++y)
       for (uint32_t x = 0; x < loops.iterIn; ++x)
         for (const Uop& u : decodedUops_) {
@@ -327,18 +344,34 @@ RunResult Device::executeGemm(const GemmInsn& gemm, uint32_t index, const Insn& 
         }
     return kOk;
   }
-  statistics.gemmCounter += uint64_t{loops.iterOut} * loops.iterIn * decodedUops_.size();
-  tiles_.clear();
-  for (const Uop& u : decodedUops_) tiles_.push_back({u.dst, u.src, u.wgt});
+  const std::array<uint32_t, 10> loopFields{
+      loops.uopBgn,       loops.uopEnd,       loops.iterOut,      loops.iterIn,
+      loops.dstFactorOut, loops.dstFactorIn,  loops.srcFactorOut, loops.srcFactorIn,
+      gemm.wgtFactorOut,  gemm.wgtFactorIn};
+  // A cached plan was built from the same fields and micro-ops, so its indices were checked.
+  const GemmPlan* plan = loops.uopBgn <= loops.uopEnd && loops.uopEnd <= config_.uopDepth
+                             ? cachedGemmPlan(loopFields, loops)
+                             : nullptr;
+  if (!plan) {
+    if (RunResult checked = checkUopLoops(loops, gemm.wgtFactorOut, gemm.wgtFactorIn,
+                                          UopUse::kGemm, index, insn);
+        checked.status != VTA_SIM_OK)
+      return checked;
+    std::vector<GemmTile> uops;
+    for (const Uop& u : decodedUops_) uops.push_back({u.dst, u.src, u.wgt});
+    if (gemmPlans_.size() == kMaxGemmPlans) gemmPlans_.clear();
+    gemmPlans_.push_back(
+        {loopFields,
+         std::vector<uint32_t>(uop_.begin() + loops.uopBgn, uop_.begin() + loops.uopEnd),
+         buildGemmPlan(uops, loops.iterOut, loops.iterIn,
+                       {loops.dstFactorOut, loops.srcFactorOut, gemm.wgtFactorOut},
+                       {loops.dstFactorIn, loops.srcFactorIn, gemm.wgtFactorIn})});
+    plan = &gemmPlans_.back().plan;
+  }
+  statistics.gemmCounter += uint64_t{loops.iterOut} * loops.iterIn * (loops.uopEnd - loops.uopBgn);
   const GemmMemories memories{acc_.data(),       inp_.data(),            wgt_.data(),
                               inpBiased_.data(), wgtInterleaved_.data(), wgtRowSum_.data()};
-  for (uint32_t y = 0; y < loops.iterOut; ++y)
-    for (uint32_t x = 0; x < loops.iterIn; ++x) {
-      const GemmTile offset{y * loops.dstFactorOut + x * loops.dstFactorIn,
-                            y * loops.srcFactorOut + x * loops.srcFactorIn,
-                            y * gemm.wgtFactorOut + x * gemm.wgtFactorIn};
-      gemmKernel_->run(shape_, memories, tiles_.data(), tiles_.size(), offset);
-    }
+  gemmKernel_->run(shape_, memories, *plan);
   return kOk;
 }
 

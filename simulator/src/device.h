@@ -9,11 +9,13 @@
 #ifndef VTA_SIM_DEVICE_H_
 #define VTA_SIM_DEVICE_H_
 
+#include <array>
 #include <cstdint>
 #include <string>
 #include <vector>
 
 #include "gemm_kernel.h"
+#include "gemm_plan.h"
 #include "vta/config.h"
 #include "vta/isa.h"
 
@@ -66,6 +68,8 @@ private:
   Config config_;
   isa::Layout layout_;
   const GemmKernel* gemmKernel_ = nullptr;
+  // The kernel whose derived copies of the SRAMs are up to date (refreshed in full on a switch).
+  const GemmKernel* preparedFor_ = nullptr;
   GemmShape shape_;
   std::vector<int8_t> inp_, wgt_;
   std::vector<int32_t> acc_;
@@ -75,7 +79,17 @@ private:
   std::vector<int32_t> wgtRowSum_;
   std::vector<uint32_t> uop_;
   std::vector<isa::Uop> decodedUops_;  // scratch: the micro-ops of one instruction
-  std::vector<GemmTile> tiles_;        // scratch: the micro-ops of one GEMM instruction
+  // Plans of the GEMM instructions seen so far, keyed by their loop fields and the micro-op
+  // words they run (checked once, when the plan was built); at most kMaxGemmPlans.
+  struct CachedGemmPlan {
+    std::array<uint32_t, 10> loopFields;
+    std::vector<uint32_t> uopWords;
+    GemmPlan plan;
+  };
+  static constexpr size_t kMaxGemmPlans = 64;
+  std::vector<CachedGemmPlan> gemmPlans_;
+  const GemmPlan* cachedGemmPlan(const std::array<uint32_t, 10>& loopFields,
+                                 const isa::UopLoops& loops) const;
 };
 
 }  // namespace vta::sim

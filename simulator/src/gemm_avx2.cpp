@@ -26,20 +26,20 @@ __m256i reduceRows8(const __m256i p[8]) {
 
 }  // namespace
 
-void runAvx2Gemm(const GemmShape& shapeRef, const GemmMemories& memRef, const GemmTile* uops,
-                 size_t count, const GemmTile& offsetRef) {
+void runAvx2Gemm(const GemmShape& shapeRef, const GemmMemories& memRef, const GemmPlan& plan) {
   // Locals: the accumulator stores could otherwise alias the arguments and force reloads.
   const GemmShape shape = shapeRef;
   const GemmMemories mem = memRef;
-  const GemmTile offset = offsetRef;
+  const GemmTile* const uops = plan.tiles.data();
+  const size_t count = plan.tiles.size();
   const uint32_t inpTile = shape.batch * shape.blockIn;
   const uint32_t wgtTile = shape.blockOut * shape.blockIn;
   const uint32_t accTile = shape.batch * shape.blockOut;
   const uint32_t chunks = shape.blockIn / 16;
   for (size_t t = 0; t < count; ++t) {
-    int32_t* acc = mem.acc + size_t{uops[t].acc + offset.acc} * accTile;
-    const int8_t* inp = mem.inp + size_t{uops[t].inp + offset.inp} * inpTile;
-    const int8_t* wgt = mem.wgt + size_t{uops[t].wgt + offset.wgt} * wgtTile;
+    int32_t* acc = mem.acc + size_t{uops[t].acc} * accTile;
+    const int8_t* inp = mem.inp + size_t{uops[t].inp} * inpTile;
+    const int8_t* wgt = mem.wgt + size_t{uops[t].wgt} * wgtTile;
     for (uint32_t b = 0; b < shape.batch; ++b) {
       const int8_t* x = inp + b * shape.blockIn;
       int32_t* out = acc + b * shape.blockOut;

@@ -5,13 +5,17 @@
 // read biased by 128 and 128 * (row sum of the weights) is subtracted, which modulo 2^32 is
 // exactly the signed product.
 //
-// The dot product is formed from zero and only then added to the accumulator, so that the
-// chain of vpdpbusd latencies is not on the path through memory: micro-ops that revisit an
-// accumulator tile (a convolution's do, every 14 micro-ops in the seed program) then overlap.
+// TVM's default shape (1x16x16) runs the plan block by block (gemm_plan.h): the block's
+// accumulator tiles stay in registers over all its steps, each step's weight tile is loaded
+// once for the block, and the row-sum correction, equal for every accumulator of a block, is
+// summed once per step; each accumulator tile is read and written once per block instead of
+// once per micro-op. Other shapes form each micro-op's dot product from zero and then add it.
 // Compiled with -mavx512f -mavx512vnni; called only when the CPU has both.
 #include <immintrin.h>
 
+#include <array>
 #include <cstring>
+#include <utility>
 
 #include "gemm_kernel.h"
 
@@ -46,10 +50,8 @@ void accumulateRow16(const uint8_t* x, const int8_t* wgt, uint32_t groupStride,
 // Shapes and base pointers are copied into locals: the accumulator stores could otherwise
 // alias them (int32 vs uint32) and force reloads in the inner loop.
 template <uint32_t kGroups>
-void runTiles(const GemmShape& shapeRef, const GemmMemories& memRef, const GemmTile* uops,
-              size_t count, const GemmTile& offsetRef) {
+void runTiles(const GemmShape& shapeRef, const GemmMemories& memRef, const GemmPlan& plan) {
   const GemmShape shape = shapeRef;
-  const GemmTile offset = offsetRef;
   int32_t* const accBase = memRef.acc;
   const uint8_t* const inpBase = memRef.inpBiased;
   const int8_t* const wgtBase = memRef.wgtInterleaved;
@@ -58,12 +60,11 @@ void runTiles(const GemmShape& shapeRef, const GemmMemories& memRef, const GemmT
   const uint32_t wgtTile = shape.blockOut * shape.blockIn;
   const uint32_t accTile = shape.batch * shape.blockOut;
   const uint32_t groupStride = shape.blockOut * 4;  // bytes between groups of 4 channels
-  for (size_t t = 0; t < count; ++t) {
-    const GemmTile uop = uops[t];
-    int32_t* acc = accBase + size_t{uop.acc + offset.acc} * accTile;
-    const uint8_t* inp = inpBase + size_t{uop.inp + offset.inp} * inpTile;
-    const int8_t* wgt = wgtBase + size_t{uop.wgt + offset.wgt} * wgtTile;
-    const int32_t* rowSum = rowSumBase + size_t{uop.wgt + offset.wgt} * shape.blockOut;
+  for (const GemmTile& uop : plan.tiles) {
+    int32_t* acc = accBase + size_t{uop.acc} * accTile;
+    const uint8_t* inp = inpBase + size_t{uop.inp} * inpTile;
+    const int8_t* wgt = wgtBase + size_t{uop.wgt} * wgtTile;
+    const int32_t* rowSum = rowSumBase + size_t{uop.wgt} * shape.blockOut;
     for (uint32_t b = 0; b < shape.batch; ++b)
       for (uint32_t o0 = 0; o0 < shape.blockOut; o0 += 16)
         accumulateRow16<kGroups>(inp + b * shape.blockIn, wgt + o0 * 4, groupStride,
@@ -71,50 +72,61 @@ void runTiles(const GemmShape& shapeRef, const GemmMemories& memRef, const GemmT
   }
 }
 
-// TVM's default shape (BATCH 1, BLOCK 16): one register of accumulators per micro-op. The
-// weight tile (four registers) and its correction stay in registers while consecutive
-// micro-ops use the same weight tile (a convolution's 14 output columns in the seed program).
-void runTiles1x16x16(const GemmMemories& memRef, const GemmTile* uops, size_t count,
-                     const GemmTile& offsetRef) {
-  const GemmTile offset = offsetRef;
-  int32_t* const accBase = memRef.acc;
-  const uint8_t* const inpBase = memRef.inpBiased;
-  const int8_t* const wgtBase = memRef.wgtInterleaved;
-  const int32_t* const rowSumBase = memRef.wgtRowSum;
-  size_t t = 0;
-  while (t < count) {
-    const uint32_t wgtIndex = uops[t].wgt;
-    const int8_t* wgt = wgtBase + size_t{wgtIndex + offset.wgt} * 256;
+// One block of kAccs accumulator tiles of shape 1x16x16: kAccs registers of 16 int32 sums,
+// four registers for the step's weight tile (4 groups of 4 channels x 16 rows).
+template <uint32_t kAccs>
+void runBlock1x16x16(const GemmMemories& mem, const GemmTile* tiles, uint32_t steps) {
+  __m512i sum[kAccs];
+#pragma GCC unroll 16
+  for (uint32_t a = 0; a < kAccs; ++a) sum[a] = _mm512_setzero_si512();
+  __m512i rowSums = _mm512_setzero_si512();
+  for (uint32_t s = 0; s < steps; ++s) {
+    const GemmTile* step = tiles + size_t{s} * kAccs;
+    const int8_t* wgt = mem.wgtInterleaved + size_t{step[0].wgt} * 256;
     const __m512i w0 = _mm512_loadu_si512(wgt), w1 = _mm512_loadu_si512(wgt + 64);
     const __m512i w2 = _mm512_loadu_si512(wgt + 128), w3 = _mm512_loadu_si512(wgt + 192);
-    const __m512i correction =
-        _mm512_slli_epi32(_mm512_loadu_si512(rowSumBase + size_t{wgtIndex + offset.wgt} * 16), 7);
-    do {
-      const uint8_t* x = inpBase + size_t{uops[t].inp + offset.inp} * 16;
-      int32_t* out = accBase + size_t{uops[t].acc + offset.acc} * 16;
-      const __m512i even = _mm512_dpbusd_epi32(
-          _mm512_dpbusd_epi32(_mm512_setzero_si512(), broadcastFourInputs(x), w0),
-          broadcastFourInputs(x + 8), w2);
-      const __m512i odd = _mm512_dpbusd_epi32(
-          _mm512_dpbusd_epi32(_mm512_setzero_si512(), broadcastFourInputs(x + 4), w1),
-          broadcastFourInputs(x + 12), w3);
-      const __m512i dot = _mm512_sub_epi32(_mm512_add_epi32(even, odd), correction);
-      _mm512_storeu_si512(out, _mm512_add_epi32(_mm512_loadu_si512(out), dot));
-      ++t;
-    } while (t < count && uops[t].wgt == wgtIndex);
+    rowSums = _mm512_add_epi32(rowSums, _mm512_loadu_si512(mem.wgtRowSum + size_t{step[0].wgt} * 16));
+#pragma GCC unroll 16
+    for (uint32_t a = 0; a < kAccs; ++a) {
+      const uint8_t* x = mem.inpBiased + size_t{step[a].inp} * 16;
+      sum[a] = _mm512_dpbusd_epi32(sum[a], broadcastFourInputs(x), w0);
+      sum[a] = _mm512_dpbusd_epi32(sum[a], broadcastFourInputs(x + 4), w1);
+      sum[a] = _mm512_dpbusd_epi32(sum[a], broadcastFourInputs(x + 8), w2);
+      sum[a] = _mm512_dpbusd_epi32(sum[a], broadcastFourInputs(x + 12), w3);
+    }
   }
+  const __m512i correction = _mm512_slli_epi32(rowSums, 7);
+#pragma GCC unroll 16
+  for (uint32_t a = 0; a < kAccs; ++a) {
+    int32_t* out = mem.acc + size_t{tiles[a].acc} * 16;
+    _mm512_storeu_si512(out, _mm512_add_epi32(_mm512_loadu_si512(out),
+                                              _mm512_sub_epi32(sum[a], correction)));
+  }
+}
+
+using BlockFn = void (*)(const GemmMemories&, const GemmTile*, uint32_t);
+
+template <size_t... kSizes>
+constexpr std::array<BlockFn, sizeof...(kSizes)> blockFunctions(std::index_sequence<kSizes...>) {
+  return {&runBlock1x16x16<kSizes + 1>...};
+}
+
+void runPlan1x16x16(const GemmMemories& memRef, const GemmPlan& plan) {
+  static constexpr auto kBlockFns = blockFunctions(std::make_index_sequence<kMaxBlockAccs>());
+  const GemmMemories mem = memRef;
+  for (const GemmPlan::Block& block : plan.blocks)
+    kBlockFns[block.accCount - 1](mem, plan.tiles.data() + block.firstTile, block.stepCount);
 }
 
 }  // namespace
 
-void runAvx512VnniGemm(const GemmShape& shape, const GemmMemories& mem, const GemmTile* uops,
-                       size_t count, const GemmTile& offset) {
+void runAvx512VnniGemm(const GemmShape& shape, const GemmMemories& mem, const GemmPlan& plan) {
   if (shape.batch == 1 && shape.blockIn == 16 && shape.blockOut == 16)
-    return runTiles1x16x16(mem, uops, count, offset);
+    return runPlan1x16x16(mem, plan);
   switch (shape.blockIn) {
-    case 16: return runTiles<4>(shape, mem, uops, count, offset);
-    case 32: return runTiles<8>(shape, mem, uops, count, offset);
-    case 64: return runTiles<16>(shape, mem, uops, count, offset);
+    case 16: return runTiles<4>(shape, mem, plan);
+    case 32: return runTiles<8>(shape, mem, plan);
+    case 64: return runTiles<16>(shape, mem, plan);
     default: break;
   }
   // Other multiples of 4: one group of 4 channels at a time.
@@ -122,11 +134,11 @@ void runAvx512VnniGemm(const GemmShape& shape, const GemmMemories& mem, const Ge
   const uint32_t wgtTile = shape.blockOut * shape.blockIn;
   const uint32_t accTile = shape.batch * shape.blockOut;
   const uint32_t groupStride = shape.blockOut * 4;
-  for (size_t t = 0; t < count; ++t) {
-    int32_t* acc = mem.acc + size_t{uops[t].acc + offset.acc} * accTile;
-    const uint8_t* inp = mem.inpBiased + size_t{uops[t].inp + offset.inp} * inpTile;
-    const int8_t* wgt = mem.wgtInterleaved + size_t{uops[t].wgt + offset.wgt} * wgtTile;
-    const int32_t* rowSum = mem.wgtRowSum + size_t{uops[t].wgt + offset.wgt} * shape.blockOut;
+  for (const GemmTile& uop : plan.tiles) {
+    int32_t* acc = mem.acc + size_t{uop.acc} * accTile;
+    const uint8_t* inp = mem.inpBiased + size_t{uop.inp} * inpTile;
+    const int8_t* wgt = mem.wgtInterleaved + size_t{uop.wgt} * wgtTile;
+    const int32_t* rowSum = mem.wgtRowSum + size_t{uop.wgt} * shape.blockOut;
     for (uint32_t b = 0; b < shape.batch; ++b)
       for (uint32_t o0 = 0; o0 < shape.blockOut; o0 += 16) {
         __m512i dot = _mm512_setzero_si512();
@@ -137,6 +149,41 @@ void runAvx512VnniGemm(const GemmShape& shape, const GemmMemories& mem, const Ge
         int32_t* out = acc + b * shape.blockOut + o0;
         _mm512_storeu_si512(out, _mm512_add_epi32(_mm512_loadu_si512(out), dot));
       }
+  }
+}
+
+void prepareAvx512VnniWeightTiles(const GemmShape& shape, const int8_t* wgt,
+                                  int8_t* wgtInterleaved, int32_t* wgtRowSum, uint32_t first,
+                                  uint32_t count) {
+  if (shape.blockIn != 16 || shape.blockOut != 16)
+    return prepareWeightTiles(shape, wgt, wgtInterleaved, wgtRowSum, first, count);
+  // A tile is 64 dwords d = 4 * row + group (4 rows per register); the interleaved tile holds
+  // in register g the 16 dwords 4 * row + g. First pair registers (rows 0-7, 8-15) into
+  // [group g of rows r..r+7 | group g + 1 of the same rows], then join the halves.
+  const __m512i pairLow = _mm512_setr_epi32(0, 4, 8, 12, 16, 20, 24, 28, 1, 5, 9, 13, 17, 21, 25, 29);
+  const __m512i pairHigh = _mm512_add_epi32(pairLow, _mm512_set1_epi32(2));
+  const __m512i joinLow = _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 16, 17, 18, 19, 20, 21, 22, 23);
+  const __m512i joinHigh = _mm512_add_epi32(joinLow, _mm512_set1_epi32(8));
+  const __m512i ones = _mm512_set1_epi8(1);
+  for (uint32_t t = first; t < first + count; ++t) {
+    const int8_t* tile = wgt + size_t{t} * 256;
+    const __m512i r0 = _mm512_loadu_si512(tile), r1 = _mm512_loadu_si512(tile + 64);
+    const __m512i r2 = _mm512_loadu_si512(tile + 128), r3 = _mm512_loadu_si512(tile + 192);
+    const __m512i g01Top = _mm512_permutex2var_epi32(r0, pairLow, r1);
+    const __m512i g23Top = _mm512_permutex2var_epi32(r0, pairHigh, r1);
+    const __m512i g01Bottom = _mm512_permutex2var_epi32(r2, pairLow, r3);
+    const __m512i g23Bottom = _mm512_permutex2var_epi32(r2, pairHigh, r3);
+    const __m512i groups[4] = {_mm512_permutex2var_epi32(g01Top, joinLow, g01Bottom),
+                               _mm512_permutex2var_epi32(g01Top, joinHigh, g01Bottom),
+                               _mm512_permutex2var_epi32(g23Top, joinLow, g23Bottom),
+                               _mm512_permutex2var_epi32(g23Top, joinHigh, g23Bottom)};
+    int8_t* out = wgtInterleaved + size_t{t} * 256;
+    __m512i rowSum = _mm512_setzero_si512();
+    for (int g = 0; g < 4; ++g) {
+      _mm512_storeu_si512(out + 64 * g, groups[g]);
+      rowSum = _mm512_dpbusd_epi32(rowSum, ones, groups[g]);
+    }
+    _mm512_storeu_si512(wgtRowSum + size_t{t} * 16, rowSum);
   }
 }
 

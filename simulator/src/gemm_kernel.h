@@ -7,6 +7,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <vector>
 
 namespace vta::sim {
 
@@ -15,7 +16,7 @@ struct GemmShape {
 };
 
 // The three SRAMs as the kernels see them, plus derived copies that loads keep up to date
-// (see prepareInputTiles / prepareWeightTiles) for the VNNI kernel, whose vpdpbusd multiplies
+// (a kernel's prepareInputs / prepareWeights) for the VNNI kernel, whose vpdpbusd multiplies
 // unsigned by signed bytes:
 //  - inpBiased: every input byte x stored as x + 128 (= x ^ 0x80) in unsigned form;
 //  - wgtInterleaved: each weight tile regrouped as [i / 4][o][i % 4], so that one 32-bit lane
@@ -42,14 +43,38 @@ struct GemmTile {
   uint32_t acc, inp, wgt;
 };
 
-// Runs `count` micro-ops, each shifted by `offset` (one iteration of the instruction's loop
-// nest); the caller has checked that every shifted index is inside its SRAM.
+// Every micro-op execution of one GEMM instruction, grouped into blocks (see gemm_plan.h).
+// A block is `accCount` accumulator tiles that add products with the same `stepCount` weight
+// tiles in the same order; its tiles are stored step by step: tiles[firstTile + s * accCount
+// + a] is step s of accumulator a, and all accumulators of a step share its weight tile.
+// Kernels may run the tiles in any order (the additions wrap modulo 2^32).
+constexpr uint32_t kMaxBlockAccs = 16;
+struct GemmPlan {
+  struct Block {
+    uint32_t accCount, stepCount;
+    size_t firstTile;
+  };
+  std::vector<GemmTile> tiles;
+  std::vector<Block> blocks;
+};
+
+// Runs a plan; the caller has checked that every index is inside its SRAM.
 using GemmKernelFn = void (*)(const GemmShape& shape, const GemmMemories& memories,
-                              const GemmTile* uops, size_t count, const GemmTile& offset);
+                              const GemmPlan& plan);
+
+// Refreshes the derived copies of `count` input (weight) tiles starting at `first`.
+using PrepareInputsFn = void (*)(const GemmShape& shape, const int8_t* inp, uint8_t* inpBiased,
+                                 uint32_t first, uint32_t count);
+using PrepareWeightsFn = void (*)(const GemmShape& shape, const int8_t* wgt,
+                                  int8_t* wgtInterleaved, int32_t* wgtRowSum, uint32_t first,
+                                  uint32_t count);
 
 struct GemmKernel {
   const char* name;
   GemmKernelFn run;
+  // nullptr for kernels that read only the SRAMs themselves (no derived copies to keep).
+  PrepareInputsFn prepareInputs;
+  PrepareWeightsFn prepareWeights;
   bool (*cpuSupports)();
   bool (*shapeSupported)(const GemmShape& shape);
 };
@@ -60,10 +85,14 @@ const GemmKernel& avx512VnniGemmKernel();
 
 // The vectorised bodies, each in a file compiled for its instruction set (only called after
 // the CPU check); they handle the shapes their GemmKernel entry accepts.
-void runAvx2Gemm(const GemmShape& shape, const GemmMemories& memories, const GemmTile* uops,
-                 size_t count, const GemmTile& offset);
+void runAvx2Gemm(const GemmShape& shape, const GemmMemories& memories, const GemmPlan& plan);
 void runAvx512VnniGemm(const GemmShape& shape, const GemmMemories& memories,
-                       const GemmTile* uops, size_t count, const GemmTile& offset);
+                       const GemmPlan& plan);
+// prepareWeightTiles with AVX-512 for 16x16 weight tiles (a dword transpose by permutes, row
+// sums by vpdpbusd with ones); other shapes go to prepareWeightTiles.
+void prepareAvx512VnniWeightTiles(const GemmShape& shape, const int8_t* wgt,
+                                  int8_t* wgtInterleaved, int32_t* wgtRowSum, uint32_t first,
+                                  uint32_t count);
 
 // The kernel named `name` ("auto" = fastest usable) for `shape`; falls back to the portable
 // kernel when the named one cannot handle the shape. nullptr if the name is unknown or the CPU

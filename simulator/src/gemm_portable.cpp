@@ -12,16 +12,17 @@ namespace {
 // the tile shape at compile time (TVM's default shape), which lets the compiler unroll.
 template <uint32_t kBatch, uint32_t kBlockIn, uint32_t kBlockOut>
 void runPortableTiles(const GemmShape& shapeRef, const GemmMemories& memRef,
-                      const GemmTile* uops, size_t count, const GemmTile& offsetRef) {
+                      const GemmPlan& plan) {
   const uint32_t batch = kBatch ? kBatch : shapeRef.batch;
   const uint32_t blockIn = kBlockIn ? kBlockIn : shapeRef.blockIn;
   const uint32_t blockOut = kBlockOut ? kBlockOut : shapeRef.blockOut;
   const GemmMemories mem = memRef;
-  const GemmTile offset = offsetRef;
+  const GemmTile* const uops = plan.tiles.data();
+  const size_t count = plan.tiles.size();
   for (size_t t = 0; t < count; ++t) {
-    int32_t* acc = mem.acc + size_t{uops[t].acc + offset.acc} * batch * blockOut;
-    const int8_t* inp = mem.inp + size_t{uops[t].inp + offset.inp} * batch * blockIn;
-    const int8_t* wgt = mem.wgt + size_t{uops[t].wgt + offset.wgt} * blockOut * blockIn;
+    int32_t* acc = mem.acc + size_t{uops[t].acc} * batch * blockOut;
+    const int8_t* inp = mem.inp + size_t{uops[t].inp} * batch * blockIn;
+    const int8_t* wgt = mem.wgt + size_t{uops[t].wgt} * blockOut * blockIn;
     for (uint32_t b = 0; b < batch; ++b)
       for (uint32_t o = 0; o < blockOut; ++o) {
         // At most 256 int8 products: the dot product fits int32.
@@ -35,11 +36,10 @@ void runPortableTiles(const GemmShape& shapeRef, const GemmMemories& memRef,
   }
 }
 
-void runPortable(const GemmShape& shape, const GemmMemories& mem, const GemmTile* uops,
-                 size_t count, const GemmTile& offset) {
+void runPortable(const GemmShape& shape, const GemmMemories& mem, const GemmPlan& plan) {
   if (shape.batch == 1 && shape.blockIn == 16 && shape.blockOut == 16)
-    return runPortableTiles<1, 16, 16>(shape, mem, uops, count, offset);
-  return runPortableTiles<0, 0, 0>(shape, mem, uops, count, offset);
+    return runPortableTiles<1, 16, 16>(shape, mem, plan);
+  return runPortableTiles<0, 0, 0>(shape, mem, plan);
 }
 
 bool always() { return true; }
@@ -84,17 +84,18 @@ void prepareWeightTiles(const GemmShape& shape, const int8_t* wgt, int8_t* wgtIn
 }
 
 const GemmKernel& portableGemmKernel() {
-  static const GemmKernel kernel{"portable", runPortable, always, anyShape};
+  static const GemmKernel kernel{"portable", runPortable, nullptr, nullptr, always, anyShape};
   return kernel;
 }
 
 const GemmKernel& avx2GemmKernel() {
-  static const GemmKernel kernel{"avx2", runAvx2Gemm, cpuHasAvx2, avx2Shape};
+  static const GemmKernel kernel{"avx2", runAvx2Gemm, nullptr, nullptr, cpuHasAvx2, avx2Shape};
   return kernel;
 }
 
 const GemmKernel& avx512VnniGemmKernel() {
-  static const GemmKernel kernel{"avx512vnni", runAvx512VnniGemm, cpuHasAvx512Vnni,
+  static const GemmKernel kernel{"avx512vnni", runAvx512VnniGemm, prepareInputTiles,
+                                 prepareAvx512VnniWeightTiles, cpuHasAvx512Vnni,
                                  avx512VnniShape};
   return kernel;
 }

@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "vtac/codegen/CNames.h"
+#include "vtac/codegen/RuntimeApi.h"
 #include "vtac/ir/Diagnostic.h"
 #include "vtac/ir/Functor.h"
 
@@ -15,14 +16,6 @@ namespace {
 
 using ir::DataType;
 using ir::NodeKind;
-
-constexpr int kArgumentError = -1;
-constexpr int kRuntimeError = -2;
-
-// Runtime calls whose int result is a status (0 = success).
-bool returnsStatus(llvm::StringRef name) {
-  return name == "VTADepPush" || name == "VTADepPop" || name == "VTAPushGEMMOp" || name == "VTAPushALUOp";
-}
 
 std::string cString(const std::string &text) {
   std::string out = "\"";
@@ -47,6 +40,17 @@ std::string intLiteral(int64_t value, DataType dtype) {
   return digits;
 }
 
+// "(a == b)" -> "a == b"; "(a) + (b)" stays as it is.
+std::string withoutOuterParens(const std::string &text) {
+  if (text.size() < 2 || text.front() != '(' || text.back() != ')') return text;
+  int depth = 0;
+  for (size_t i = 0; i + 1 < text.size(); ++i) {
+    depth += text[i] == '(' ? 1 : text[i] == ')' ? -1 : 0;
+    if (depth == 0) return text;  // the first parenthesis closes before the end
+  }
+  return text.substr(1, text.size() - 2);
+}
+
 std::string floatLiteral(double value, DataType dtype) {
   bool single = dtype.bits() == 32;
   if (std::isnan(value)) return single ? "NAN" : "((double)NAN)";
@@ -66,6 +70,14 @@ public:
 
   llvm::Error takeError() { return std::move(error_); }
   std::string text() const { return out_.str(); }
+
+  // From here on, every runtime call that returns nothing is followed by a check of the
+  // runtime's error count. (Not in micro-kernels: the runtime checks what a kernel recorded
+  // when its push returns.)
+  void checkErrorCount() {
+    line("int vtac_errors_at_entry = vtac_error_count();");
+    checksErrorCount_ = true;
+  }
 
   void line(const std::string &text) { out_ << std::string(indent_ * 2, ' ') << text << "\n"; }
   void indent() { ++indent_; }
@@ -217,7 +229,7 @@ public:
   }
   void visitAssertStmt(const ir::AssertStmt &op) override {
     auto *message = op.message.as<ir::StringImm>();
-    line("if (" + negated(op.condition) + ")");
+    line("if (" + withoutOuterParens(negated(op.condition)) + ")");
     line("  return vtac_fail(" + cString(message ? message->value : "assertion failed") + ");");
     visitStmt(op.body);
   }
@@ -226,11 +238,11 @@ public:
     loop(*op.loopVar, op.min, op.extent, op.body, kind);
   }
   void visitWhile(const ir::While &op) override {
-    line("while (" + visitExpr(op.condition) + ") {");
+    line("while (" + withoutOuterParens(visitExpr(op.condition)) + ") {");
     block(op.body);
   }
   void visitIfThenElse(const ir::IfThenElse &op) override {
-    line("if (" + visitExpr(op.condition) + ") {");
+    line("if (" + withoutOuterParens(visitExpr(op.condition)) + ") {");
     indent();
     visitStmt(op.thenCase);
     dedent();
@@ -250,13 +262,17 @@ public:
     auto *call = op.value.as<ir::Call>();
     if (call && call->op == hostop::kPushMicroKernel) return pushKernel(*call);
     std::string text = visitExpr(op.value);
-    if (call && call->op == "tir.call_extern" && !call->args.empty())
-      if (auto *callee = call->args[0].as<ir::StringImm>(); callee && returnsStatus(callee->value)) {
-        line("if (" + text + " != 0)");
-        line("  return " + std::to_string(kRuntimeError) + ";");
-        return;
-      }
+    llvm::StringRef callee = externCallee(op.value);
+    if (returnsStatus(callee)) {
+      line("if (" + text + " != 0)");
+      line("  return " + std::to_string(kStatusRuntimeError) + ";");
+      return;
+    }
     line(text + ";");
+    if (checksErrorCount_ && reportsThroughErrorCount(callee)) {
+      line("if (vtac_error_count() > vtac_errors_at_entry)");
+      line("  return " + std::to_string(kStatusRuntimeError) + ";");
+    }
   }
   void visitAllocate(const ir::Allocate &op) override {
     const std::string &scope = op.scope();
@@ -372,9 +388,9 @@ private:
     static const std::map<std::string, std::string> fields = {
         {hostop::kTensorIsNull, "(@ == NULL)"},
         {hostop::kTensorNdim, "@->ndim"},
-        {hostop::kTensorTypeCode, "(int32_t)@->dtype.code"},
-        {hostop::kTensorTypeBits, "(int32_t)@->dtype.bits"},
-        {hostop::kTensorTypeLanes, "(int32_t)@->dtype.lanes"},
+        {hostop::kTensorTypeCode, "@->dtype.code"},
+        {hostop::kTensorTypeBits, "@->dtype.bits"},
+        {hostop::kTensorTypeLanes, "@->dtype.lanes"},
         {hostop::kTensorShape, "@->shape[#]"},
         {hostop::kTensorStride, "@->strides[#]"},
         {hostop::kTensorHasStrides, "(@->strides != NULL)"},
@@ -409,7 +425,7 @@ private:
       for (const ir::VarRef &var : kernel.closure) line("closure." + names_(*var) + " = " + names_(*var) + ";");
     }
     line("if (" + kernel.pushFunction + "(&" + id + "_handle, " + id + ", " + closure + ") != 0)");
-    line("  return " + std::to_string(kRuntimeError) + ";");
+    line("  return " + std::to_string(kStatusRuntimeError) + ";");
     dedent();
     line("}");
   }
@@ -419,6 +435,7 @@ private:
   std::map<std::string, std::string> &helpers_;
   std::ostringstream out_;
   int indent_ = 1;
+  bool checksErrorCount_ = false;
   llvm::Error error_ = llvm::Error::success();
 };
 
@@ -465,13 +482,8 @@ llvm::Expected<std::string> emitC(const std::vector<HostFunction> &functions, co
     }
     if (params.empty()) params = "void";
     definitions << "int32_t " << function.symbol << "(" << params << ") {\n";
-    if (function.commandHandle)
-      writer.line("int vtac_errors_at_entry = VTARuntimeErrorCount ? VTARuntimeErrorCount() : 0;");
+    if (function.commandHandle) writer.checkErrorCount();
     writer.visitStmt(function.body);
-    if (function.commandHandle) {
-      writer.line("if (VTARuntimeErrorCount && VTARuntimeErrorCount() > vtac_errors_at_entry)");
-      writer.line("  return " + std::to_string(kRuntimeError) + ";");
-    }
     writer.line("return 0;");
     if (llvm::Error error = writer.takeError()) return error;
     definitions << writer.text() << "}\n\n";
@@ -485,7 +497,8 @@ llvm::Expected<std::string> emitC(const std::vector<HostFunction> &functions, co
       << "#pragma weak VTARuntimeReportError\n#pragma weak VTARuntimeErrorCount\n\n"
       << "static inline int32_t vtac_fail(const char *message) {\n"
       << "  if (VTARuntimeReportError) VTARuntimeReportError(message);\n"
-      << "  return " << kArgumentError << ";\n}\n\n";
+      << "  return " << kStatusArgumentError << ";\n}\n\n"
+      << "static inline int vtac_error_count(void) { return VTARuntimeErrorCount ? VTARuntimeErrorCount() : 0; }\n\n";
   for (const auto &[name, text] : helpers) out << text << "\n";
   if (!helpers.empty()) out << "\n";
   std::string text = out.str() + definitions.str();

@@ -4,6 +4,7 @@
 
 #include "vtac/ir/Diagnostic.h"
 #include "vtac/ir/Mutator.h"
+#include "vtac/ir/UndefinedVars.h"
 #include "vtac/ir/Visitor.h"
 
 namespace vtac::codegen {
@@ -36,49 +37,6 @@ bool usesVta(const ir::Stmt &body) {
   });
   return found;
 }
-
-// Variables a statement reads but does not bind, in order of first use (a micro-kernel's
-// closure; TVM's UndefinedVars).
-class FreeVariables : public ir::StmtExprVisitor {
-public:
-  std::vector<ir::VarRef> result() const {
-    std::vector<ir::VarRef> free;
-    for (const ir::Var *var : used_)
-      if (!bound_.count(var)) free.push_back(ir::VarRef(var));
-    return free;
-  }
-  void visitVar(const ir::Var &op) override {
-    if (seen_.insert(&op).second) used_.push_back(&op);
-  }
-  void visitFor(const ir::For &op) override {
-    bound_.insert(op.loopVar.get());
-    StmtExprVisitor::visitFor(op);
-  }
-  void visitLetStmt(const ir::LetStmt &op) override {
-    bound_.insert(op.var.get());
-    StmtExprVisitor::visitLetStmt(op);
-  }
-  void visitLet(const ir::Let &op) override {
-    bound_.insert(op.var.get());
-    StmtExprVisitor::visitLet(op);
-  }
-  void visitAllocate(const ir::Allocate &op) override {
-    bound_.insert(op.bufferVar.get());
-    StmtExprVisitor::visitAllocate(op);
-  }
-  void visitBufferLoad(const ir::BufferLoad &op) override {
-    visitVar(*op.buffer->data);
-    StmtExprVisitor::visitBufferLoad(op);
-  }
-  void visitBufferStore(const ir::BufferStore &op) override {
-    visitVar(*op.buffer->data);
-    StmtExprVisitor::visitBufferStore(op);
-  }
-
-private:
-  std::vector<const ir::Var *> used_;
-  std::unordered_set<const ir::Var *> seen_, bound_;
-};
 
 // The VTA intrinsics and micro-kernel scopes of a body, rewritten as runtime calls.
 class VtaCallLowering : public ir::StmtExprMutator {
@@ -120,10 +78,8 @@ public:
     insideKernel_ = true;
     ir::Stmt body = visitStmt(op.body);
     insideKernel_ = false;
-    FreeVariables free;
-    free.visitStmt(body);
     MicroKernel kernel{push->value, body, {}};
-    for (const ir::VarRef &var : free.result()) {
+    for (const ir::VarRef &var : ir::undefinedVars(body)) {
       if (var->dtype.isHandle() || !var->dtype.isScalar()) {
         fail(op.loc(), "micro-kernel reads '" + var->name + "' (" + var->dtype.str() +
                            "): only scalar variables can be captured in its closure");

@@ -16,6 +16,7 @@
 #include <llvm/TargetParser/Host.h>
 #include <llvm/TargetParser/Triple.h>
 
+#include "vtac/codegen/RuntimeApi.h"
 #include "vtac/ir/Diagnostic.h"
 #include "vtac/ir/Functor.h"
 
@@ -37,9 +38,6 @@ namespace {
 using ir::DataType;
 using ir::NodeKind;
 
-constexpr int kArgumentError = -1;
-constexpr int kRuntimeError = -2;
-
 void initializeTargets() {
   static std::once_flag once;
   std::call_once(once, [] {
@@ -52,25 +50,6 @@ void initializeTargets() {
     LLVMInitializeARMTargetMC();
     LLVMInitializeARMAsmPrinter();
   });
-}
-
-// Signatures of the VTA runtime functions (vta/runtime.h): 'v' void, 'p' pointer, 'i' 32-bit.
-const std::unordered_map<std::string, const char *> &runtimeSignatures() {
-  static const std::unordered_map<std::string, const char *> signatures = {
-      {"VTATLSCommandHandle", "p"},        {"VTALoadBuffer2D", "vppiiiiiiiiii"},
-      {"VTAStoreBuffer2D", "vpiipiiii"},   {"VTAUopPush", "viiiiiiii"},
-      {"VTAUopLoopBegin", "viiii"},        {"VTAUopLoopEnd", "v"},
-      {"VTAPushGEMMOp", "ipppi"},          {"VTAPushALUOp", "ipppi"},
-      {"VTADepPush", "ipii"},              {"VTADepPop", "ipii"},
-      {"VTASynchronize", "vpi"},           {"VTASetDebugMode", "vpi"},
-      {"VTABufferCPUPtr", "ppp"},          {"VTAWriteBarrier", "vppiii"},
-      {"VTAReadBarrier", "vppiii"},        {"VTARuntimeErrorCount", "i"},
-      {"VTARuntimeReportError", "vp"}};
-  return signatures;
-}
-
-bool returnsStatus(llvm::StringRef name) {
-  return name == "VTADepPush" || name == "VTADepPop" || name == "VTAPushGEMMOp" || name == "VTAPushALUOp";
 }
 
 bool isUnsigned(DataType dtype) { return dtype.isUInt() || dtype.isBool(); }
@@ -106,14 +85,25 @@ public:
       fn->getArg(unsigned(i))->setName(function.params[i].var->name);
       vars_[function.params[i].var.get()] = fn->getArg(unsigned(i));
     }
-    llvm::Value *errorsAtEntry = nullptr;
-    if (function.commandHandle) errorsAtEntry = runtimeErrorCount();
+    errorsAtEntry_ = function.commandHandle ? runtimeErrorCount() : nullptr;
     visitStmt(function.body);
-    if (errorsAtEntry) {
-      llvm::Value *failed = b_.CreateICmpSGT(runtimeErrorCount(), errorsAtEntry);
-      returnIf(failed, b_.getInt32(kRuntimeError));
-    }
     b_.CreateRet(b_.getInt32(0));
+  }
+
+  // `i32 name(ptr args)`: calls `function` with args[i] as its i-th argument (a DLTensor
+  // pointer, or a pointer to a scalar's value), so a caller needs no per-signature code.
+  void addPackedEntry(const HostFunction &function, const std::string &name) {
+    llvm::Function *entry = module_.getFunction(function.symbol);
+    auto *fn = llvm::Function::Create(llvm::FunctionType::get(b_.getInt32Ty(), {b_.getPtrTy()}, false),
+                                      llvm::Function::ExternalLinkage, name, module_);
+    begin(fn);
+    std::vector<llvm::Value *> args;
+    for (size_t i = 0; i < function.params.size(); ++i) {
+      llvm::Value *slot = b_.CreateLoad(b_.getPtrTy(), b_.CreateConstGEP1_64(b_.getPtrTy(), fn->getArg(0), i));
+      const HostParam &param = function.params[i];
+      args.push_back(param.buffer ? slot : b_.CreateLoad(type(param.var->dtype, *param.var), slot));
+    }
+    b_.CreateRet(b_.CreateCall(entry, args));
   }
 
 private:
@@ -164,7 +154,7 @@ private:
   }
 
   llvm::Function *runtimeFunction(const std::string &name) {
-    const char *signature = runtimeSignatures().at(name);
+    const char *signature = runtimeSignature(name);
     if (llvm::Function *existing = module_.getFunction(name)) return existing;
     auto typeOf = [&](char c) -> llvm::Type * {
       return c == 'v' ? b_.getVoidTy() : c == 'p' ? static_cast<llvm::Type *>(b_.getPtrTy()) : b_.getInt32Ty();
@@ -180,18 +170,26 @@ private:
   }
 
   // VTARuntimeErrorCount(), or 0 when the runtime has none.
-  llvm::Value *runtimeErrorCount() {
+  llvm::Value *runtimeErrorCount() { return b_.CreateCall(errorCountFunction()); }
+
+  // The module's `i32 vtac_error_count()`: VTARuntimeErrorCount(), or 0 when the runtime has
+  // none. Kept out of line: it is checked after every runtime call, and one call per check
+  // keeps the functions (and the optimiser's work) small.
+  llvm::Function *errorCountFunction() {
+    if (llvm::Function *existing = module_.getFunction("vtac_error_count")) return existing;
+    auto *fn = llvm::Function::Create(llvm::FunctionType::get(b_.getInt32Ty(), false),
+                                      llvm::Function::InternalLinkage, "vtac_error_count", module_);
+    fn->setDoesNotThrow();
+    fn->addFnAttr(llvm::Attribute::NoInline);
+    llvm::IRBuilder<> b(llvm::BasicBlock::Create(ctx_, "entry", fn));
     llvm::Function *count = runtimeFunction("VTARuntimeErrorCount");
-    llvm::BasicBlock *call = newBlock("count_errors"), *join = newBlock("counted"), *from = b_.GetInsertBlock();
-    b_.CreateCondBr(b_.CreateIsNotNull(count), call, join);
-    b_.SetInsertPoint(call);
-    llvm::Value *counted = b_.CreateCall(count);
-    b_.CreateBr(join);
-    b_.SetInsertPoint(join);
-    llvm::PHINode *phi = b_.CreatePHI(b_.getInt32Ty(), 2);
-    phi->addIncoming(b_.getInt32(0), from);
-    phi->addIncoming(counted, call);
-    return phi;
+    auto *call = llvm::BasicBlock::Create(ctx_, "count", fn), *none = llvm::BasicBlock::Create(ctx_, "none", fn);
+    b.CreateCondBr(b.CreateIsNotNull(count), call, none);
+    b.SetInsertPoint(call);
+    b.CreateRet(b.CreateCall(count));
+    b.SetInsertPoint(none);
+    b.CreateRet(b.getInt32(0));
+    return fn;
   }
 
   // The module's `i32 vtac_fail(ptr message)`: reports the message when the runtime can, -1.
@@ -208,7 +206,7 @@ private:
     b.CreateCall(report, {fn->getArg(0)});
     b.CreateBr(done);
     b.SetInsertPoint(done);
-    b.CreateRet(b.getInt32(kArgumentError));
+    b.CreateRet(b.getInt32(kStatusArgumentError));
     return fn;
   }
 
@@ -414,7 +412,7 @@ private:
       return b_.getInt32(0);
     }
     llvm::Function *fn = nullptr;
-    if (runtimeSignatures().count(callee->value)) {
+    if (runtimeSignature(callee->value)) {
       fn = runtimeFunction(callee->value);
     } else {
       std::vector<llvm::Type *> params;
@@ -539,9 +537,11 @@ private:
     auto *call = op.value.as<ir::Call>();
     if (call && call->op == hostop::kPushMicroKernel) return pushKernel(*call);
     llvm::Value *value = visitExpr(op.value);
-    if (call && call->op == "tir.call_extern" && !call->args.empty())
-      if (auto *callee = call->args[0].as<ir::StringImm>(); callee && returnsStatus(callee->value))
-        returnIf(b_.CreateICmpNE(value, llvm::ConstantInt::get(value->getType(), 0)), b_.getInt32(kRuntimeError));
+    llvm::StringRef callee = externCallee(op.value);
+    if (returnsStatus(callee))
+      returnIf(b_.CreateICmpNE(value, llvm::ConstantInt::get(value->getType(), 0)), b_.getInt32(kStatusRuntimeError));
+    if (errorsAtEntry_ && reportsThroughErrorCount(callee))
+      returnIf(b_.CreateICmpSGT(runtimeErrorCount(), errorsAtEntry_), b_.getInt32(kStatusRuntimeError));
   }
   void visitAllocate(const ir::Allocate &op) override {
     const std::string &scope = op.scope();
@@ -607,6 +607,8 @@ private:
     auto *fn = llvm::Function::Create(llvm::FunctionType::get(b_.getInt32Ty(), {b_.getPtrTy()}, false),
                                       llvm::Function::InternalLinkage, id, module_);
     begin(fn);
+    // No checks inside: the runtime checks what the kernel recorded when the push returns.
+    errorsAtEntry_ = nullptr;
     llvm::StructType *closure = closureType(kernel);
     for (size_t i = 0; i < kernel.closure.size(); ++i) {
       const ir::Var &var = *kernel.closure[i];
@@ -646,7 +648,7 @@ private:
     }
     llvm::Value *status = b_.CreateCall(runtimeFunction(kernel.pushFunction),
                                         {handle, kernels_[size_t(index->value)], closurePtr, b_.getInt32(uint32_t(bytes))});
-    returnIf(b_.CreateICmpNE(status, b_.getInt32(0)), b_.getInt32(kRuntimeError));
+    returnIf(b_.CreateICmpNE(status, b_.getInt32(0)), b_.getInt32(kStatusRuntimeError));
   }
 
   llvm::Module &module_;
@@ -656,6 +658,7 @@ private:
   const HostFunction *function_ = nullptr;
   std::vector<llvm::Function *> kernels_;
   llvm::Function *fn_ = nullptr;
+  llvm::Value *errorsAtEntry_ = nullptr;  // the runtime's error count when the function started
   std::unordered_map<const ir::Var *, llvm::Value *> vars_;
   std::unordered_map<std::string, llvm::Value *> strings_;
   llvm::Error error_ = llvm::Error::success();
@@ -672,8 +675,8 @@ llvm::OptimizationLevel optimizationLevel(int level) {
 
 }  // namespace
 
-llvm::Expected<std::string> emitLLVM(const std::vector<HostFunction> &functions, const std::string &sourceName,
-                                     const LLVMEmitOptions &options) {
+llvm::Expected<LLVMModule> buildLLVMModule(const std::vector<HostFunction> &functions, const std::string &sourceName,
+                                           const LLVMEmitOptions &options, llvm::LLVMContext &context) {
   initializeTargets();
   llvm::Triple triple(options.targetTriple.empty() ? llvm::sys::getDefaultTargetTriple() : options.targetTriple);
   if (triple.getArch() != llvm::Triple::x86_64 && triple.getArch() != llvm::Triple::x86 &&
@@ -684,17 +687,19 @@ llvm::Expected<std::string> emitLLVM(const std::vector<HostFunction> &functions,
   if (!target) return ir::diagnosticError("target '" + triple.str() + "': " + lookupError);
   llvm::TargetOptions targetOptions;
   auto codeGenLevel = llvm::CodeGenOpt::getLevel(options.optLevel);
-  std::unique_ptr<llvm::TargetMachine> machine(target->createTargetMachine(
-      triple.str(), "generic", "", targetOptions, llvm::Reloc::PIC_, std::nullopt,
-      codeGenLevel ? *codeGenLevel : llvm::CodeGenOptLevel::Default));
-  if (!machine) return ir::diagnosticError("cannot create a code generator for '" + triple.str() + "'");
+  LLVMModule result;
+  result.machine.reset(target->createTargetMachine(triple.str(), options.cpu, options.features, targetOptions,
+                                                   llvm::Reloc::PIC_, std::nullopt,
+                                                   codeGenLevel ? *codeGenLevel : llvm::CodeGenOptLevel::Default));
+  if (!result.machine) return ir::diagnosticError("cannot create a code generator for '" + triple.str() + "'");
 
-  llvm::LLVMContext context;
-  llvm::Module module(sourceName, context);
+  result.module = std::make_unique<llvm::Module>(sourceName, context);
+  llvm::Module &module = *result.module;
   module.setTargetTriple(triple.str());
-  module.setDataLayout(machine->createDataLayout());
+  module.setDataLayout(result.machine->createDataLayout());
   ModuleBuilder builder(module);
   for (const HostFunction &function : functions) builder.addFunction(function);
+  if (!options.packedEntry.empty() && !functions.empty()) builder.addPackedEntry(functions[0], options.packedEntry);
   if (llvm::Error error = builder.takeError()) return error;
   std::string verifierMessage;
   llvm::raw_string_ostream verifierStream(verifierMessage);
@@ -705,7 +710,7 @@ llvm::Expected<std::string> emitLLVM(const std::vector<HostFunction> &functions,
   llvm::FunctionAnalysisManager functionAnalyses;
   llvm::CGSCCAnalysisManager cgscc;
   llvm::ModuleAnalysisManager modules;
-  llvm::PassBuilder passes(machine.get());
+  llvm::PassBuilder passes(result.machine.get());
   passes.registerModuleAnalyses(modules);
   passes.registerCGSCCAnalyses(cgscc);
   passes.registerFunctionAnalyses(functionAnalyses);
@@ -715,7 +720,15 @@ llvm::Expected<std::string> emitLLVM(const std::vector<HostFunction> &functions,
   llvm::ModulePassManager pipeline =
       level == llvm::OptimizationLevel::O0 ? passes.buildO0DefaultPipeline(level) : passes.buildPerModuleDefaultPipeline(level);
   pipeline.run(module, modules);
+  return result;
+}
 
+llvm::Expected<std::string> emitLLVM(const std::vector<HostFunction> &functions, const std::string &sourceName,
+                                     const LLVMEmitOptions &options) {
+  llvm::LLVMContext context;
+  auto built = buildLLVMModule(functions, sourceName, options, context);
+  if (!built) return built.takeError();
+  llvm::Module &module = *built->module;
   std::string bytes;
   llvm::raw_string_ostream out(bytes);
   switch (options.kind) {
@@ -726,8 +739,8 @@ llvm::Expected<std::string> emitLLVM(const std::vector<HostFunction> &functions,
     llvm::raw_svector_ostream stream(buffer);
     llvm::legacy::PassManager codegen;
     auto fileType = options.kind == EmitKind::Assembly ? llvm::CodeGenFileType::AssemblyFile : llvm::CodeGenFileType::ObjectFile;
-    if (machine->addPassesToEmitFile(codegen, stream, nullptr, fileType))
-      return ir::diagnosticError("target '" + triple.str() + "' cannot emit this kind of file");
+    if (built->machine->addPassesToEmitFile(codegen, stream, nullptr, fileType))
+      return ir::diagnosticError("target '" + module.getTargetTriple() + "' cannot emit this kind of file");
     codegen.run(module);
     out << buffer;
   }

@@ -1,7 +1,6 @@
 // Statements: IR statement -> StmtExec (see Compiler.h).
-#include <llvm/ADT/DenseSet.h>
-
 #include "Compiler.h"
+#include "vtac/ir/UndefinedVars.h"
 
 namespace vtac::backend::interp {
 
@@ -27,50 +26,6 @@ FunctionCompiler::ScopedBinding::~ScopedBinding() {
   else
     compiler_->vars_.erase(var_);
 }
-
-namespace {
-
-// Variables a micro-kernel body reads but does not bind: its closure signature.
-class FreeVarCollector : public ir::StmtExprVisitor {
-public:
-  std::vector<const ir::Var *> freeVars() const {
-    std::vector<const ir::Var *> result;
-    for (const ir::Var *var : used_)
-      if (!bound_.count(var)) result.push_back(var);
-    return result;
-  }
-
-  void visitVar(const ir::Var &op) override {
-    if (seen_.insert(&op).second) used_.push_back(&op);
-  }
-  void visitFor(const ir::For &op) override {
-    bound_.insert(op.loopVar.get());
-    StmtExprVisitor::visitFor(op);
-  }
-  void visitLetStmt(const ir::LetStmt &op) override {
-    bound_.insert(op.var.get());
-    StmtExprVisitor::visitLetStmt(op);
-  }
-  void visitLet(const ir::Let &op) override {
-    bound_.insert(op.var.get());
-    StmtExprVisitor::visitLet(op);
-  }
-  void visitAllocate(const ir::Allocate &op) override {
-    bound_.insert(op.bufferVar.get());
-    StmtExprVisitor::visitAllocate(op);
-  }
-  void visitBlock(const ir::Block &op) override {
-    for (const ir::IterVarRef &iv : op.iterVars) bound_.insert(iv->var.get());
-    for (const ir::BufferRef &buffer : op.allocBuffers) bound_.insert(buffer->data.get());
-    StmtExprVisitor::visitBlock(op);
-  }
-
-private:
-  std::vector<const ir::Var *> used_;
-  llvm::DenseSet<const ir::Var *> seen_, bound_;
-};
-
-}  // namespace
 
 StmtPtr FunctionCompiler::compileStmt(const ir::Stmt &stmt) {
   ir::SourceLoc outer = stmtLoc_;
@@ -270,10 +225,8 @@ StmtPtr FunctionCompiler::compileUopScope(const ir::AttrStmt &attr) {
   node->pushFunction = push;
   node->pushName = pushName->value;
   node->loc = locOf(attr);
-  FreeVarCollector collector;
-  collector.visitStmt(attr.body);
-  for (const ir::Var *var : collector.freeVars()) {
-    const VarInfo *info = lookup(var);
+  for (const ir::VarRef &var : ir::undefinedVars(attr.body)) {
+    const VarInfo *info = lookup(var.get());
     if (!info) continue;  // reported as unbound when the body runs
     if (info->kind == VarKind::Int)
       node->captured.push_back({info->slot, std::max(1, info->dtype.bytes()), false, IntType::of(info->dtype)});

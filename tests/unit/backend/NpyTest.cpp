@@ -73,6 +73,26 @@ TEST_CASE("version 2 and 3 headers, scalars and one-dimensional shapes parse", "
   CHECK(scalar->numElements() == 1);
 }
 
+TEST_CASE("a header longer than 65535 bytes is written as version 2.0 and reads back", "[npy]") {
+  std::vector<int64_t> shape(30000, 1);
+  Tensor tensor(DataType::intTy(8), shape);
+  std::string bytes = encodeNpy(tensor);
+  CHECK(bytes[6] == 2);
+  size_t headerLength = uint8_t(bytes[8]) | (uint8_t(bytes[9]) << 8) | (size_t(uint8_t(bytes[10])) << 16);
+  CHECK(headerLength > 0xffff);
+  CHECK((12 + headerLength) % 64 == 0);
+  auto decoded = parseNpy(bytes, "wide.npy");
+  REQUIRE(bool(decoded));
+  CHECK(decoded->shape() == llvm::ArrayRef<int64_t>(shape));
+}
+
+TEST_CASE("a header claiming more data than the file holds allocates nothing", "[npy]") {
+  // 4 GiB claimed by a file of a few bytes: rejected before the tensor is allocated.
+  std::string claim = preamble(1, "{'descr': '|u1', 'fortran_order': False, 'shape': (4294967295,), }");
+  CHECK(parseError(claim + "abc") ==
+        "x.npy: data size mismatch: shape (4294967295,) of uint8 needs 4294967295 bytes, the file has 3");
+}
+
 TEST_CASE("corrupt .npy files are rejected precisely", "[npy]") {
   std::string goodHeader = "{'descr': '<i4', 'fortran_order': False, 'shape': (2,), }";
   CHECK(parseError("hello world") == "x.npy: not a .npy file (bad magic string)");

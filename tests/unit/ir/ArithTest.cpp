@@ -121,3 +121,21 @@ TEST_CASE("expression operators follow the operator semantics", "[ir][arith]") {
   CHECK(printExpr(wide) == "n - T.int64(1)");
   CHECK(asConstInt(i32(3) * i32(5)) == 15);
 }
+
+TEST_CASE("integer folding at the edges of int64 wraps and never traps", "[ir][arith]") {
+  const int64_t min = std::numeric_limits<int64_t>::min();
+  CHECK(exactIntArith(NodeKind::FloorDiv, min, -1) == std::nullopt);
+  CHECK(exactIntArith(NodeKind::Div, min, -1) == std::nullopt);
+  CHECK(exactIntArith(NodeKind::Mod, min, -1) == 0);
+  CHECK(exactIntArith(NodeKind::FloorMod, -7, 2) == 1);
+  CHECK(exactIntArith(NodeKind::FloorDiv, -7, 2) == -4);
+  CHECK(exactIntArith(NodeKind::Mul, int64_t(1) << 62, 2) == std::nullopt);
+  CHECK(exactIntArith(NodeKind::Mul, 2147483647, 3) == 6442450941);
+  CHECK(exactIntArith(NodeKind::Div, 1, 0) == std::nullopt);
+  Expr wrapped = tryConstFold(NodeKind::Div, intImm(min, DataType::int64()), intImm(-1, DataType::int64()));
+  CHECK(asConstInt(wrapped) == min);
+  Expr int32Product = tryConstFold(NodeKind::Mul, intImm(2147483647), intImm(3));
+  CHECK(asConstInt(int32Product) == 2147483645);
+  CHECK(fitsIntType(6442450941, DataType::int64()));
+  CHECK_FALSE(fitsIntType(6442450941, DataType::int32()));
+}

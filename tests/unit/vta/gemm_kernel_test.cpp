@@ -2,11 +2,13 @@
 // and the portable one against a direct int64 computation, on random int8 data for several
 // tile shapes, including accumulators near the int32 limits (wrap-around must agree).
 #include <catch2/catch.hpp>
+#include <algorithm>
 #include <cstdint>
 #include <random>
 #include <vector>
 
 #include "gemm_kernel.h"
+#include "gemm_plan.h"
 
 using namespace vta::sim;
 
@@ -17,17 +19,21 @@ struct GemmCase {
   std::vector<int8_t> inp, wgt, wgtInterleaved;
   std::vector<uint8_t> inpBiased;
   std::vector<int32_t> acc, rowSum;
-  std::vector<GemmTile> tiles;
+  std::vector<GemmTile> tiles;  // the micro-ops, run twice: as they are and shifted by `shift`
+  GemmTile shift;
 };
 
-GemmCase randomCase(const GemmShape& shape, uint32_t seed) {
+// Random micro-ops, or (`convolution`) those of a 1-D convolution of 6 outputs with a filter of
+// 3 taps (filter tap outer, output inner, as TVM emits them), the second run for the next
+// output channel block: blocks of several accumulators sharing weights.
+GemmCase randomCase(const GemmShape& shape, uint32_t seed, bool convolution = false) {
   // Tile indices stay below kTilesPerMemory - 3 so that the shifted run (+1, +2, +3) fits.
   constexpr uint32_t kTilesPerMemory = 16, kTileCount = 200;
   std::mt19937 rng(seed);
   std::uniform_int_distribution<int> byte(-128, 127);
   std::uniform_int_distribution<int32_t> word(INT32_MIN, INT32_MAX);
   std::uniform_int_distribution<uint32_t> tile(0, kTilesPerMemory - 4);
-  GemmCase c{shape, {}, {}, {}, {}, {}, {}, {}};
+  GemmCase c{shape, {}, {}, {}, {}, {}, {}, {}, {1, 2, 3}};
   c.inp.resize(kTilesPerMemory * shape.batch * shape.blockIn);
   c.wgt.resize(kTilesPerMemory * shape.blockOut * shape.blockIn);
   c.acc.resize(kTilesPerMemory * shape.batch * shape.blockOut);
@@ -40,6 +46,12 @@ GemmCase randomCase(const GemmShape& shape, uint32_t seed) {
   c.rowSum.resize(kTilesPerMemory * shape.blockOut);
   prepareInputTiles(shape, c.inp.data(), c.inpBiased.data(), 0, kTilesPerMemory);
   prepareWeightTiles(shape, c.wgt.data(), c.wgtInterleaved.data(), c.rowSum.data(), 0, kTilesPerMemory);
+  if (convolution) {
+    c.shift = {6, 8, 3};
+    for (uint32_t tap = 0; tap < 3; ++tap)
+      for (uint32_t out = 0; out < 6; ++out) c.tiles.push_back({out, out + tap, tap});
+    return c;
+  }
   // Runs of micro-ops sharing a weight tile, as in a convolution (kernels may keep it loaded).
   std::bernoulli_distribution sameWeight(0.6);
   for (uint32_t n = 0; n < kTileCount; ++n) {
@@ -51,11 +63,10 @@ GemmCase randomCase(const GemmShape& shape, uint32_t seed) {
 
 std::vector<int32_t> runKernel(const GemmKernel& kernel, const GemmCase& c) {
   std::vector<int32_t> acc = c.acc;
-  // The tiles as micro-ops of one loop iteration (offset 0) plus a shifted second iteration.
+  // The tiles as micro-ops of a loop of two iterations, the second shifted.
   const GemmMemories memories{acc.data(),         c.inp.data(),           c.wgt.data(),
                               c.inpBiased.data(), c.wgtInterleaved.data(), c.rowSum.data()};
-  kernel.run(c.shape, memories, c.tiles.data(), c.tiles.size(), GemmTile{0, 0, 0});
-  kernel.run(c.shape, memories, c.tiles.data(), c.tiles.size(), GemmTile{1, 2, 3});
+  kernel.run(c.shape, memories, buildGemmPlan(c.tiles, 2, 1, c.shift, {0, 0, 0}));
   return acc;
 }
 
@@ -64,7 +75,8 @@ std::vector<int32_t> directGemm(const GemmCase& c) {
   const GemmShape& s = c.shape;
   std::vector<int64_t> acc(c.acc.begin(), c.acc.end());
   std::vector<GemmTile> tiles = c.tiles;
-  for (const GemmTile& t : c.tiles) tiles.push_back({t.acc + 1, t.inp + 2, t.wgt + 3});
+  for (const GemmTile& t : c.tiles)
+    tiles.push_back({t.acc + c.shift.acc, t.inp + c.shift.inp, t.wgt + c.shift.wgt});
   for (const GemmTile& t : tiles)
     for (uint32_t b = 0; b < s.batch; ++b)
       for (uint32_t o = 0; o < s.blockOut; ++o)
@@ -83,9 +95,10 @@ TEST_CASE("every GEMM kernel gives the portable kernel's results", "[vta][sim][g
   const GemmShape shapes[] = {{1, 16, 16}, {2, 16, 16}, {1, 32, 32}, {4, 64, 64},
                               {1, 8, 8},   {2, 16, 8},  {1, 4, 16},  {2, 8, 32}};
   uint32_t seed = 1;
-  for (const GemmShape& shape : shapes) {
-    CAPTURE(shape.batch, shape.blockIn, shape.blockOut);
-    const GemmCase c = randomCase(shape, seed++);
+  for (const GemmShape& shape : shapes)
+  for (const bool convolution : {false, true}) {
+    CAPTURE(shape.batch, shape.blockIn, shape.blockOut, convolution);
+    const GemmCase c = randomCase(shape, seed++, convolution);
     const std::vector<int32_t> reference = runKernel(portableGemmKernel(), c);
     REQUIRE(reference == directGemm(c));
     for (const GemmKernel* kernel : {&avx2GemmKernel(), &avx512VnniGemmKernel()}) {
@@ -110,4 +123,57 @@ TEST_CASE("kernel selection honours the CPU and the shape", "[vta][sim][gemm]") 
     CHECK(selectGemmKernel("auto", tvmDefault) == &avx512VnniGemmKernel());
   else if (avx2GemmKernel().cpuSupports())
     CHECK(selectGemmKernel("auto", tvmDefault) == &avx2GemmKernel());
+}
+
+TEST_CASE("a GEMM plan runs every micro-op once, grouping accumulators by weights", "[vta][sim][gemm]") {
+  // The convolution of randomCase: 12 accumulators, each with 3 products; the 6 of one output
+  // channel block share their weights (0, 1, 2 or 3, 4, 5) and form one block.
+  const GemmCase c = randomCase({1, 16, 16}, 7, /*convolution=*/true);
+  const GemmPlan plan = buildGemmPlan(c.tiles, 2, 1, c.shift, {0, 0, 0});
+  REQUIRE(plan.blocks.size() == 2);
+  CHECK(plan.tiles.size() == 36);
+  for (size_t b = 0; b < 2; ++b) {
+    const GemmPlan::Block& block = plan.blocks[b];
+    CHECK(block.accCount == 6);
+    CHECK(block.stepCount == 3);
+    for (uint32_t s = 0; s < 3; ++s)
+      for (uint32_t a = 0; a < 6; ++a) {
+        const GemmTile& t = plan.tiles[block.firstTile + s * 6 + a];
+        CHECK(t.acc == a + 6 * b);
+        CHECK(t.wgt == s + 3 * b);
+        CHECK(t.inp == a + s + 8 * b);
+      }
+  }
+  // More accumulators than kMaxBlockAccs with one weight sequence: even blocks (20 -> 10 + 10).
+  std::vector<GemmTile> wide;
+  for (uint32_t out = 0; out < 20; ++out) wide.push_back({out, out, 0});
+  const GemmPlan split = buildGemmPlan(wide, 1, 1, {0, 0, 0}, {0, 0, 0});
+  REQUIRE(split.blocks.size() == 2);
+  CHECK(split.blocks[0].accCount == 10);
+  CHECK(split.blocks[1].accCount == 10);
+  CHECK(split.blocks[1].firstTile == 10);
+}
+
+TEST_CASE("the AVX-512 weight preparation equals the portable one", "[vta][sim][gemm]") {
+  if (!avx512VnniGemmKernel().cpuSupports()) {
+    WARN("avx512vnni not supported by this CPU: not compared");
+    return;
+  }
+  for (const GemmShape& shape : {GemmShape{1, 16, 16}, GemmShape{1, 32, 16}}) {
+    CAPTURE(shape.blockIn, shape.blockOut);
+    const GemmCase c = randomCase(shape, 11);
+    const size_t tiles = c.wgt.size() / (shape.blockIn * shape.blockOut);
+    std::vector<int8_t> interleaved(c.wgt.size(), 0);
+    std::vector<int32_t> rowSum(c.rowSum.size(), 0);
+    // Tiles 1.. only: tile 0 must stay untouched.
+    prepareAvx512VnniWeightTiles(shape, c.wgt.data(), interleaved.data(), rowSum.data(), 1,
+                                 static_cast<uint32_t>(tiles - 1));
+    const size_t tileBytes = shape.blockIn * shape.blockOut;
+    CHECK(std::vector<int8_t>(interleaved.begin(), interleaved.begin() + tileBytes) ==
+          std::vector<int8_t>(tileBytes, 0));
+    CHECK(std::equal(interleaved.begin() + tileBytes, interleaved.end(),
+                     c.wgtInterleaved.begin() + tileBytes));
+    CHECK(std::equal(rowSum.begin() + shape.blockOut, rowSum.end(),
+                     c.rowSum.begin() + shape.blockOut));
+  }
 }

@@ -5,6 +5,7 @@
 //   vtac run FILE [--entry NAME] [--input NAME=PATH.npy]... [--random-inputs] [--seed N]
 //            [--size VAR=VALUE]... [--output NAME=PATH.npy]... [--stats] [--stats-json PATH]
 //            [--reference FILE2 [--reference-entry NAME]] [--vta-config PATH] [--timing]
+//            [--engine=interp|jit]
 //
 // Parameters are named by the prim_func's parameter names. A parameter with no --input is
 // zero-filled, or filled by the generator of RandomFill.h with --random-inputs (seed --seed,
@@ -15,6 +16,10 @@
 // indices and makes the exit status 1. Every error (bad file, shape, name, an out-of-bounds
 // access, a VTA deadlock...) is printed as a diagnostic, gives exit status 1 and writes no
 // output file.
+//
+// --engine=jit runs the prim_func compiled by LLVM's ORC JIT (vtac/jit/JitFunction.h) instead
+// of the interpreter, with the same arguments, outputs and statistics; the reference program
+// always runs in the interpreter.
 //
 // When the entry is a Relax function (@R.function), the graph executor runs it instead
 // (vtac/graph/GraphRunCommand.h): --params FILE.npz binds parameters by name,
@@ -50,6 +55,7 @@ struct RunOptions {
   std::string referenceFile;
   std::string referenceEntry;
   std::string vtaConfig;
+  std::string engine = "interp";  // "interp" or "jit"
   bool timing = false;  // phase times (parse, host interpretation, simulation) to `errors`
   // Relax entries only (see vtac/graph/GraphRunCommand.h): parameters bound from an .npz,
   // libraries registering runtime functions.

@@ -3,7 +3,7 @@
 //
 //   vtac opt FILE... --passes=P1,P2,... [-o OUT] [--func=NAME] [--print-after-all]
 //            [--print-after=NAME]... [--print-before=NAME]... [--print-changed] [--verify-each]
-//            [--time-passes] [--pass-option NAME=VALUE]...
+//            [--time-passes] [--pass-option NAME=VALUE]... [--vta-config PATH]
 //            [--check-equivalence [--seed N] [--size VAR=VALUE]...]
 //   vtac opt --list-passes
 //
@@ -14,6 +14,8 @@
 // and after the pipeline with the interpreter on the same seeded inputs and fails unless all
 // parameters agree bit for bit. --pass-option sets PassContext::options (a pass's header lists the
 // ones it reads, e.g. unroll-loop.auto-max-step).
+// --vta-config selects the VTA configuration the VTA passes lower
+// for (vta_config.json, a path or JSON text; an unusable one is an input error, exit 1).
 #pragma once
 
 #include <cstdint>
@@ -38,6 +40,7 @@ struct OptOptions {
   std::string schedule;    // --schedule FILE (else the module file's own schedule def)
   bool printTrace = false; // the applied trace, in TVM's text, to standard error
   std::string function;  // only this prim_func
+  std::string vtaConfig;  // vta_config.json path or text; empty: TVM's default
   bool listPasses = false;
   bool printAfterAll = false, printChanged = false, verifyEach = false, timePasses = false;
   std::set<std::string> printAfter, printBefore;

@@ -34,8 +34,12 @@ private:
   uint32_t id_ = 0;
 };
 
+/// Program text larger than this is refused (the largest lowered module is a few MiB).
+constexpr size_t kMaxSourceBytes = size_t(64) << 20;
+
 /// Reads `path` ("-" is standard input). On failure returns false and sets
-/// `error` to the reason (e.g. "No such file or directory").
+/// `error` to the reason (e.g. "No such file or directory", "file too large ...").
+
 bool readSourceFile(const std::string &path, std::string &contents, std::string &error);
 
 } // namespace vtac::frontend

@@ -40,6 +40,15 @@ Expr castExpr(DataType dtype, Expr value, SourceLoc loc = {});
 // must already have matching dtypes.
 Expr tryConstFold(NodeKind kind, const Expr &a, const Expr &b);
 
+// The exact value of `x <kind> y` for the integer arithmetic kinds (Add, Sub, Mul, Min, Max,
+// Div and Mod truncating, FloorDiv, FloorMod); nullopt when it does not fit in 64 bits, the
+// divisor is zero or kind is not one of those. (tryConstFold wraps to the dtype instead, as
+// the target computes; the frontend uses this to report overflow in the source.)
+std::optional<int64_t> exactIntArith(NodeKind kind, int64_t x, int64_t y);
+
+// Whether an integer dtype holds `value` unchanged.
+bool fitsIntType(int64_t value, DataType dtype);
+
 // Brings a and b to a common dtype as TVM's BinaryOpMatchTypes does.
 void matchBinaryTypes(Expr &a, Expr &b);
 
@@ -66,6 +75,11 @@ struct LinearEquation {
   Expr base;
 };
 std::optional<LinearEquation> detectLinearEquation(const Expr &e, const std::vector<VarRef> &vars);
+
+// e / divisor, exactly: the linear form of e (terms of any atom, e.g. `max(1 - y, 0) * 224`)
+// with every coefficient and the constant divided by `divisor`; nullopt when one of them is not
+// a multiple of it (VTA's passes turn element offsets into tile indices this way).
+std::optional<Expr> divideExactly(const Expr &e, int64_t divisor);
 
 // Operators for building expressions in passes: the same semantics as the functions above
 // (`i * 16 + j`, `n - 1`; an integer operand becomes a literal of the other side's type).

@@ -4,7 +4,7 @@
 // and records the steps it applied as a new Trace, which printTrace() writes back in TVM's exact
 // text (`def apply_trace(sch: tir.Schedule) -> None:`, results `b0`, `l1`, keyword arguments,
 // `l1, = ...` for a one-element result list). A step's arguments are literals (None, bools, ints,
-// floats, strings, lists, string-keyed dicts) or names of earlier results (random variables,
+// floats, strings, lists, string-keyed dicts, printed with sorted keys) or names of earlier results (random variables,
 // "RVs"); nothing else of Python is needed. Every step and argument keeps its source location so
 // that an illegal step is reported at the step.
 #pragma once
@@ -64,6 +64,10 @@ struct Trace {
 // TVM's text of a trace: `# from tvm import tir`, the def line, one step per line with two
 // spaces of indentation (a def without steps gets `  pass`).
 std::string printTrace(const Trace &trace);
+// How a message names the RV `name`: `'b0'`, or `sch.get_block(...)` for the result of a call
+// nested in an argument (which the reader names `%<n>:<call>`).
+std::string describeTraceName(const std::string &name);
+
 // One argument value as the trace prints it (`None`, `True`, `[None, 4]`, `"main"`, `{"k": 1}`).
 std::string printTraceValue(const TraceValue &value);
 

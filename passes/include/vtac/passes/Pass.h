@@ -20,6 +20,7 @@
 #include <llvm/ADT/StringMap.h>
 #include <llvm/Support/Error.h>
 
+#include "vta/config.h"
 #include "vtac/ir/Function.h"
 
 namespace vtac::passes {
@@ -33,11 +34,13 @@ struct MemoryInfo {
 };
 
 // What a pass may read besides the function: options given on the command line (e.g. `cse`
-// for vta-lower), the on-chip memories of the target by scope name ("local.acc_buffer"; the
-// driver fills VTA's three SRAMs from the VTA config) and a sink for remarks (missed
-// optimisations, -Rpass-missed style).
+// for vta-lower), the VTA target the VTA passes lower for (tile shapes, SRAM sizes: `vtac opt
+// --vta-config`, TVM's default configuration otherwise), the on-chip memories of the target by
+// scope name ("local.acc_buffer"; the driver fills VTA's three SRAMs from `vta`) and a sink for
+// remarks (missed optimisations, -Rpass-missed style).
 struct PassContext {
   llvm::StringMap<std::string> options;
+  vta::Config vta = vta::Config::tvmDefault();
   llvm::StringMap<MemoryInfo> memoryInfo;
   // Remarks are warnings that do not stop the pipeline; the driver prints them.
   std::function<void(ir::SourceLoc, const std::string &)> remark;

@@ -10,12 +10,16 @@
 // VTARuntimeReportError/VTARuntimeErrorCount as extern_weak. The DLTensor layout is DLPack's
 // (data, device, ndim, dtype, shape, strides, byte_offset) for the target's pointer size.
 // Output is deterministic: the same functions and options give the same bytes.
+// buildLLVMModule stops before printing (the JIT takes the module from there).
 #pragma once
 
+#include <memory>
 #include <string>
 #include <vector>
 
+#include <llvm/IR/Module.h>
 #include <llvm/Support/Error.h>
+#include <llvm/Target/TargetMachine.h>
 
 #include "vtac/codegen/CompileCommand.h"
 #include "vtac/codegen/HostLowering.h"
@@ -26,7 +30,21 @@ struct LLVMEmitOptions {
   EmitKind kind = EmitKind::Object;  // LLVMIR, Bitcode, Assembly or Object
   std::string targetTriple;          // empty: the host's
   int optLevel = 2;
+  std::string cpu = "generic";  // "generic" keeps objects independent of the compiling machine
+  std::string features;
+  // When set, also define `i32 packedEntry(ptr args)` calling the first function with args[i]
+  // as its i-th argument (a DLTensor pointer, or a pointer to a scalar): what the JIT calls.
+  std::string packedEntry;
 };
+
+// An optimised module and the target machine it was built for.
+struct LLVMModule {
+  std::unique_ptr<llvm::TargetMachine> machine;
+  std::unique_ptr<llvm::Module> module;
+};
+
+llvm::Expected<LLVMModule> buildLLVMModule(const std::vector<HostFunction> &functions, const std::string &sourceName,
+                                           const LLVMEmitOptions &options, llvm::LLVMContext &context);
 
 llvm::Expected<std::string> emitLLVM(const std::vector<HostFunction> &functions, const std::string &sourceName,
                                      const LLVMEmitOptions &options);

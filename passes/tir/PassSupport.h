@@ -1,11 +1,14 @@
-// Helpers the generic TIR passes share: replacing a function's body, and the rank of thread
-// tags and storage scopes (TVM's runtime::ThreadScope / StorageScope, thread_storage_scope.h).
+// Helpers the generic TIR passes share: a mutator that records the first located error, running
+// one over a function's body, and the rank of thread tags and storage scopes (TVM's
+// runtime::ThreadScope / StorageScope, thread_storage_scope.h).
 #pragma once
 
 #include <string>
 
 #include "vtac/ir/Arith.h"
+#include "vtac/ir/Diagnostic.h"
 #include "vtac/ir/Function.h"
+#include "vtac/ir/Mutator.h"
 
 namespace vtac::passes {
 
@@ -16,6 +19,28 @@ inline ir::PrimFuncRef withBody(const ir::PrimFuncRef &func, ir::Stmt body) {
   ir::PrimFunc *copy = ir::copyNode(*func);
   copy->body = std::move(body);
   return ir::PrimFuncRef(copy);
+}
+
+// A mutator that keeps the first error it meets, located at a node, and goes on (the result
+// is discarded when there is one).
+class ErrorRecordingMutator : public ir::StmtExprMutator {
+public:
+  llvm::Error takeError() { return std::move(error_); }
+
+protected:
+  void fail(const ir::Node &at, const std::string &message) {
+    if (!error_) error_ = ir::diagnosticError(at.loc(), message);
+  }
+
+private:
+  llvm::Error error_ = llvm::Error::success();
+};
+
+// The function with `mutator` applied to its body, or the mutator's error.
+template <class Mutator> llvm::Expected<ir::PrimFuncRef> mutateBody(const ir::PrimFuncRef &func, Mutator &mutator) {
+  ir::Stmt body = mutator.visitStmt(func->body);
+  if (llvm::Error error = mutator.takeError()) return error;
+  return withBody(func, std::move(body));
 }
 
 // TVM's IsFromLegacyTESchedule: the TensorIR-only passes leave TE-lowered functions alone.

@@ -1,0 +1,38 @@
+#include "vtac/codegen/RuntimeApi.h"
+
+#include <llvm/ADT/StringMap.h>
+
+namespace vtac::codegen {
+
+const char *runtimeSignature(llvm::StringRef name) {
+  static const llvm::StringMap<const char *> signatures = {
+      {"VTATLSCommandHandle", "p"},      {"VTALoadBuffer2D", "vppiiiiiiiiii"},
+      {"VTAStoreBuffer2D", "vpiipiiii"}, {"VTAUopPush", "viiiiiiii"},
+      {"VTAUopLoopBegin", "viiii"},      {"VTAUopLoopEnd", "v"},
+      {"VTAPushGEMMOp", "ipppi"},        {"VTAPushALUOp", "ipppi"},
+      {"VTADepPush", "ipii"},            {"VTADepPop", "ipii"},
+      {"VTASynchronize", "vpi"},         {"VTASetDebugMode", "vpi"},
+      {"VTABufferCPUPtr", "ppp"},        {"VTAWriteBarrier", "vppiii"},
+      {"VTAReadBarrier", "vppiii"},      {"VTARuntimeErrorCount", "i"},
+      {"VTARuntimeReportError", "vp"}};
+  auto found = signatures.find(name);
+  return found == signatures.end() ? nullptr : found->second;
+}
+
+llvm::StringRef externCallee(const ir::Expr &expr) {
+  auto *call = expr.as<ir::Call>();
+  if (!call || (call->op != "tir.call_extern" && call->op != "tir.call_pure_extern") || call->args.empty()) return "";
+  auto *name = call->args[0].as<ir::StringImm>();
+  return name ? llvm::StringRef(name->value) : "";
+}
+
+bool returnsStatus(llvm::StringRef name) {
+  return name == "VTADepPush" || name == "VTADepPop" || name == "VTAPushGEMMOp" || name == "VTAPushALUOp";
+}
+
+bool reportsThroughErrorCount(llvm::StringRef name) {
+  const char *signature = runtimeSignature(name);
+  return signature && signature[0] == 'v' && name != "VTARuntimeReportError";
+}
+
+}  // namespace vtac::codegen

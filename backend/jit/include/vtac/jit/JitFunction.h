@@ -1,0 +1,40 @@
+// One prim_func compiled in-process with LLVM's ORC LLJIT: `vtac run --engine=jit`.
+//
+// The function goes through the same host lowering and LLVM emitter as `vtac compile` (for the
+// host CPU, with its features), so the JIT runs exactly the code an object would hold. `run`
+// has the contract of the interpreter's CompiledFunction::run: one Tensor per parameter (a 0-d
+// tensor for a scalar), buffers written back. VTA parameters are copied into VTABufferAlloc
+// buffers and back, as TVM's runtime passes them; runtime calls resolve to the VTA runtime
+// linked into the process. A failing call (status -1 for an argument, -2 for a runtime error)
+// becomes an error carrying VTARuntimeLastError (and the simulator's detail). Programs the
+// emitter does not support (blocks, vectors) fail to compile with the emitter's located error.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include <llvm/ADT/ArrayRef.h>
+#include <llvm/ExecutionEngine/Orc/LLJIT.h>
+#include <llvm/Support/Error.h>
+
+#include "vtac/backend/Tensor.h"
+#include "vtac/codegen/HostLowering.h"
+
+namespace vtac::jit {
+
+class JitFunction {
+public:
+  static llvm::Expected<std::unique_ptr<JitFunction>> compile(const ir::PrimFunc &func, const std::string &name,
+                                                               int optLevel = 2);
+
+  llvm::Error run(llvm::MutableArrayRef<backend::Tensor> arguments);
+
+private:
+  JitFunction() = default;
+
+  std::unique_ptr<llvm::orc::LLJIT> jit_;
+  codegen::HostFunction host_;
+  int32_t (*entry_)(void **) = nullptr;
+};
+
+}  // namespace vtac::jit

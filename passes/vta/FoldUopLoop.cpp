@@ -1,0 +1,143 @@
+#include "vta/FoldUopLoop.h"
+
+#include <array>
+
+#include "vta/VtaTarget.h"
+#include "vtac/ir/Arith.h"
+#include "vtac/ir/Diagnostic.h"
+#include "vtac/ir/Mutator.h"
+#include "vtac/ir/Visitor.h"
+
+namespace vtac::passes {
+namespace {
+
+bool isUopPush(const ir::Call &call) { return call.op == "tir.vta.uop_push" && call.args.size() == 8; }
+
+// Replaces the dst/src/wgt indices of every micro-op by their part that does not depend on the
+// loop variable, collecting the factors of the loop variable.
+class FactorExtractor : public ir::StmtExprMutator {
+public:
+  explicit FactorExtractor(ir::VarRef var) : var_(std::move(var)) {}
+
+  std::array<std::optional<int64_t>, 3> factors;
+  std::string whyNot;                  // a reason the loop cannot fold
+  const ir::Call *unexpected = nullptr;  // a call that has no place in a GEMM micro-kernel
+
+  ir::Expr visitCall(const ir::Call &op) override {
+    if (!isUopPush(op)) {
+      if (op.op != "tir.vta.command_handle" && op.op != "tir.tvm_thread_context" && !unexpected)
+        unexpected = &op;
+      return StmtExprMutator::visitCall(op);
+    }
+    std::vector<ir::Expr> args = op.args;
+    for (int i = 0; i < 3; ++i) {
+      auto eq = ir::detectLinearEquation(args[2 + i], {var_});
+      if (!eq) {
+        note("a micro-op index is not linear in '" + var_->name + "'");
+        return ir::Expr(&op);
+      }
+      if (factors[i] && *factors[i] != eq->coeffs[0]) {
+        note("the micro-ops step by different factors in '" + var_->name + "'");
+        return ir::Expr(&op);
+      }
+      factors[i] = eq->coeffs[0];
+      args[2 + i] = eq->base;
+    }
+    return ir::make<ir::Call>(op.dtype, op.op, args, op.loc());
+  }
+
+private:
+  void note(const std::string &reason) {
+    if (whyNot.empty()) whyNot = reason;
+  }
+  ir::VarRef var_;
+};
+
+bool mentions(const ir::Stmt &stmt, const ir::Var *var) {
+  bool found = false;
+  ir::preOrderVisit(stmt, [&](const ir::Node &n) { found |= &n == var; });
+  return found;
+}
+
+class UopLoopFolder : public ir::StmtExprMutator {
+public:
+  explicit UopLoopFolder(PassContext &context) : context_(context) {}
+
+  std::optional<ir::DiagnosticError> failure;
+
+  ir::Stmt visitAttrStmt(const ir::AttrStmt &op) override {
+    const auto *name = op.value.as<ir::StringImm>();
+    if (op.key != "coproc_uop_scope" || !name || name->value != vta::kGemmPush)
+      return StmtExprMutator::visitAttrStmt(op);
+    ir::Stmt body = op.body;
+    std::vector<ir::Stmt> begins;
+    while (begins.size() < 2) {
+      const auto *loop = body.as<ir::For>();
+      if (!loop) break;
+      FactorExtractor extractor(loop->loopVar);
+      ir::Stmt rest = extractor.visitStmt(loop->body);
+      if (extractor.unexpected) {
+        fail(*extractor.unexpected, "unexpected call '" + extractor.unexpected->op +
+                                        "' in a GEMM micro-kernel");
+        return ir::Stmt(&op);
+      }
+      std::string whyNot = extractor.whyNot;
+      if (whyNot.empty() && !extractor.factors[0]) whyNot = "it holds no micro-op";
+      if (whyNot.empty() && mentions(rest, loop->loopVar.get()))
+        whyNot = "'" + loop->loopVar->name + "' is used outside the micro-op indices";
+      if (!whyNot.empty()) {
+        context_.emitRemark(loop->loc(), "fold-uop-loop: loop '" + loop->loopVar->name +
+                                             "' stays in the GEMM micro-kernel (one micro-op per "
+                                             "iteration) because " + whyNot);
+        break;
+      }
+      begins.push_back(vta::evaluate(vta::callExtern(
+          "VTAUopLoopBegin", {loop->extent, ir::intImm(*extractor.factors[0]),
+                              ir::intImm(*extractor.factors[1]), ir::intImm(*extractor.factors[2])},
+          loop->loc())));
+      body = rest;
+    }
+    checkConsecutiveWrites(body);
+    if (begins.empty()) return ir::Stmt(&op);
+    std::vector<ir::Stmt> stmts = begins;
+    stmts.push_back(body);
+    for (size_t i = 0; i < begins.size(); ++i)
+      stmts.push_back(vta::evaluate(vta::callExtern("VTAUopLoopEnd", {}, op.loc())));
+    return ir::make<ir::AttrStmt>(op.node, op.key, op.value, ir::seq(stmts, op.loc()), op.loc());
+  }
+
+private:
+  // The runtime rejects a micro-op that writes the accumulator tile of the one just before it:
+  // an innermost loop of more than one iteration whose micro-op's dst ignores the loop variable.
+  void checkConsecutiveWrites(const ir::Stmt &body) {
+    ir::preOrderVisit(body, [&](const ir::Node &n) {
+      const auto *loop = n.as<ir::For>();
+      const auto *eval = loop ? loop->body.as<ir::Evaluate>() : nullptr;
+      const auto *push = eval ? eval->value.as<ir::Call>() : nullptr;
+      auto extent = loop ? ir::asConstInt(loop->extent) : std::nullopt;
+      if (!push || !isUopPush(*push) || !extent || *extent < 2) return;
+      auto eq = ir::detectLinearEquation(push->args[2], {loop->loopVar});
+      if (eq && eq->coeffs[0] == 0)
+        fail(*loop, "consecutive micro-ops of loop '" + loop->loopVar->name +
+                        "' write the same accumulator tile, which VTA's runtime rejects (make a "
+                        "loop over output tiles the innermost)");
+    });
+  }
+
+  void fail(const ir::Node &at, const std::string &message) {
+    if (!failure) failure.emplace(at.loc(), message);
+  }
+
+  PassContext &context_;
+};
+
+}  // namespace
+
+llvm::Expected<ir::PrimFuncRef> foldUopLoop(const ir::PrimFuncRef &func, PassContext &context) {
+  UopLoopFolder folder(context);
+  ir::Stmt body = folder.visitStmt(func->body);
+  if (folder.failure) return ir::diagnosticError(folder.failure->loc(), folder.failure->text());
+  return vta::withBody(func, body);
+}
+
+}  // namespace vtac::passes

@@ -1,0 +1,387 @@
+#include "vta/InjectDmaCopies.h"
+
+#include "vta/VtaTarget.h"
+#include "vtac/ir/Arith.h"
+#include "vtac/ir/Diagnostic.h"
+#include "vtac/ir/Mutator.h"
+#include "vtac/ir/Substitute.h"
+
+namespace vtac::passes {
+namespace {
+
+using ir::Expr;
+using ir::NodeKind;
+
+bool provablyEqual(const Expr &a, const Expr &b) {
+  return ir::isZero(ir::simplify(ir::subExpr(a, b)));
+}
+bool provablyMultiple(const Expr &e, int64_t factor) {
+  return ir::divideExactly(ir::simplify(e), factor).has_value();
+}
+Expr maxExpr(const Expr &a, const Expr &b) { return ir::makeBinary(NodeKind::Max, a, b); }
+Expr minExpr(const Expr &a, const Expr &b) { return ir::makeBinary(NodeKind::Min, a, b); }
+
+// One side of a copy as InjectCopyIntrin hands it to the lowering: the data, its scope and the
+// region the loop nest walks (one dimension per loop).
+struct CopyBuffer {
+  ir::VarRef data;
+  ir::DataType dtype;
+  std::string scope;
+  std::vector<Expr> shape, strides;
+  Expr elemOffset;
+};
+
+// The 2D pattern of a DMA: x_size tiles per row, y_size rows, x_stride tiles between rows, the
+// first tile's index.
+struct Pattern2D {
+  Expr xSize, ySize, xStride, offset;
+};
+
+// A bound per loop variable from a condition `c1 && c2 && ...` of comparisons that each contain
+// exactly one loop variable with coefficient +-1 (arith::DetectClipBound).
+struct ClipBound {
+  Expr min, max;  // null when unbounded
+};
+
+void splitConjunction(const Expr &cond, std::vector<Expr> &out) {
+  if (const auto *bin = cond.as<ir::BinaryExpr>(); bin && bin->kind() == NodeKind::And) {
+    splitConjunction(bin->a, out);
+    splitConjunction(bin->b, out);
+    return;
+  }
+  out.push_back(cond);
+}
+
+std::optional<std::vector<ClipBound>> detectClipBound(const Expr &cond,
+                                                      const std::vector<ir::VarRef> &vars) {
+  std::vector<ClipBound> bounds(vars.size());
+  std::vector<Expr> terms;
+  splitConjunction(cond, terms);
+  for (const Expr &term : terms) {
+    const auto *cmp = term.as<ir::BinaryExpr>();
+    if (!cmp || !cmp->a->dtype.isInt()) return std::nullopt;
+    Expr nonNegative;  // term <=> nonNegative >= 0
+    switch (cmp->kind()) {
+    case NodeKind::LT: nonNegative = cmp->b - cmp->a - 1; break;
+    case NodeKind::LE: nonNegative = cmp->b - cmp->a; break;
+    case NodeKind::GT: nonNegative = cmp->a - cmp->b - 1; break;
+    case NodeKind::GE: nonNegative = cmp->a - cmp->b; break;
+    default: return std::nullopt;
+    }
+    auto eq = ir::detectLinearEquation(nonNegative, vars);
+    if (!eq) return std::nullopt;
+    int which = -1;
+    for (size_t i = 0; i < vars.size(); ++i) {
+      if (eq->coeffs[i] == 0) continue;
+      if (which >= 0 || (eq->coeffs[i] != 1 && eq->coeffs[i] != -1)) return std::nullopt;
+      which = int(i);
+    }
+    if (which < 0) return std::nullopt;
+    ClipBound &b = bounds[which];
+    if (eq->coeffs[which] == 1) {  // v + base >= 0: v >= -base
+      Expr low = ir::simplify(ir::intImm(0, eq->base->dtype) - eq->base);
+      b.min = b.min ? maxExpr(b.min, low) : low;
+    } else {  // base - v >= 0: v <= base
+      b.max = b.max ? minExpr(b.max, eq->base) : eq->base;
+    }
+  }
+  return bounds;
+}
+
+class DmaInjector : public ir::StmtExprMutator {
+public:
+  explicit DmaInjector(PassContext &context, ir::IterVarRef axis)
+      : config_(context.vta), axis_(std::move(axis)) {}
+
+  std::optional<ir::DiagnosticError> failure;
+
+  ir::Stmt visitAttrStmt(const ir::AttrStmt &op) override {
+    if (!vta::isPragma(op, "dma_copy")) return StmtExprMutator::visitAttrStmt(op);
+    auto lowered = lowerCopy(op);
+    if (lowered) return *lowered;
+    llvm::handleAllErrors(lowered.takeError(), [&](const ir::DiagnosticError &e) {
+      if (!failure) failure.emplace(e.loc(), e.text());
+    });
+    return ir::Stmt(&op);
+  }
+
+private:
+  llvm::Error fail(const ir::Node &at, const llvm::Twine &message) {
+    return ir::diagnosticError(at.loc(), "dma_copy: " + message);
+  }
+
+  llvm::Expected<ir::Stmt> lowerCopy(const ir::AttrStmt &attr) {
+    // The loop nest, seeing through lets (TVM's printed cse_var_*) and buffer declarations.
+    std::vector<const ir::For *> loops;
+    ir::VarMap lets;
+    ir::Stmt body = attr.body;
+    for (;;) {
+      if (const auto *loop = body.as<ir::For>()) {
+        if (!ir::isZero(loop->min))
+          return fail(*loop, "a loop of the copy does not start at 0");
+        loops.push_back(loop);
+        body = loop->body;
+      } else if (const auto *let = body.as<ir::LetStmt>()) {
+        lets[let->var.get()] = ir::substitute(let->value, lets);
+        body = let->body;
+      } else if (const auto *decl = body.as<ir::DeclBuffer>()) {
+        body = decl->body;
+      } else {
+        break;
+      }
+    }
+    const auto *store = body.as<ir::BufferStore>();
+    if (!store)
+      return fail(loops.empty() ? static_cast<const ir::Node &>(attr) : *loops.back(),
+                  "the copy is not a loop nest around one buffer store");
+    Expr value = ir::substitute(store->value, lets);
+    Expr condition, padValue;
+    if (const auto *call = value.as<ir::Call>(); call && call->op == "tir.if_then_else") {
+      condition = call->args[0], value = call->args[1], padValue = call->args[2];
+    } else if (const auto *select = value.as<ir::Select>()) {
+      condition = select->condition, value = select->trueValue, padValue = select->falseValue;
+    }
+    if (const auto *cast = value.as<ir::Cast>()) value = cast->value;
+    const auto *load = value.as<ir::BufferLoad>();
+    if (!load)
+      return fail(*store, "the stored value is not a load, a cast load or a padded load");
+    if (store->indices.size() != 1 || load->indices.size() != 1)
+      return fail(*store, "expects flat 1-d buffers (run tir-lower first)");
+
+    std::vector<ir::VarRef> vars;
+    for (const ir::For *loop : loops) vars.push_back(loop->loopVar);
+    auto storeEq = ir::detectLinearEquation(ir::substitute(store->indices[0], lets), vars);
+    auto loadEq = ir::detectLinearEquation(load->indices[0], vars);
+    if (!storeEq || !loadEq)
+      return fail(*store, "the copy's indices are not linear in its loops");
+
+    CopyBuffer src{load->buffer->data, load->buffer->dtype, load->buffer->scope(), {}, {},
+                   loadEq->base};
+    CopyBuffer dst{store->buffer->data, store->buffer->dtype, store->buffer->scope(), {}, {},
+                   storeEq->base};
+    for (size_t i = 0; i < loops.size(); ++i) {
+      dst.shape.push_back(loops[i]->extent);
+      src.shape.push_back(loops[i]->extent);
+      src.strides.push_back(ir::intImm(loadEq->coeffs[i]));
+      dst.strides.push_back(ir::intImm(storeEq->coeffs[i]));
+    }
+    if (loops.empty()) {
+      for (CopyBuffer *b : {&src, &dst}) {
+        b->shape.push_back(ir::intImm(1));
+        b->strides.push_back(ir::intImm(1));
+      }
+    }
+
+    std::vector<Expr> padBefore, padAfter;
+    if (condition) {
+      auto bounds = detectClipBound(ir::substitute(condition, lets), vars);
+      if (!bounds)
+        return fail(*store, "cannot derive the padding from the copy's condition (it must be "
+                            "'and'ed comparisons, each bounding one loop variable)");
+      for (size_t i = 0; i < loops.size(); ++i) {
+        Expr zero = ir::intImm(0, vars[i]->dtype);
+        Expr before = zero, after = zero;
+        Expr size = src.shape[i];
+        if ((*bounds)[i].min) {
+          before = ir::simplify(maxExpr(ir::simplify((*bounds)[i].min), zero));
+          src.elemOffset = src.elemOffset + before * src.strides[i];
+          size = size - before;
+        }
+        if ((*bounds)[i].max) {
+          after = ir::simplify(maxExpr(ir::simplify(loops[i]->extent - (*bounds)[i].max - 1), zero));
+          size = size - after;
+        }
+        padBefore.push_back(before);
+        padAfter.push_back(after);
+        src.shape[i] = ir::simplify(size);
+      }
+      src.elemOffset = ir::simplify(src.elemOffset);
+    }
+    (void)padValue;  // VTA pads with zeros whatever the value (as TVM does)
+
+    if (dst.scope == "global") return lowerStore(*store, src, dst, condition);
+    if (src.scope == "global") return lowerLoad(*store, src, dst, padBefore, padAfter);
+    return fail(*store, "cannot copy from '" + src.scope + "' to '" + dst.scope +
+                            "' (one side must be DRAM)");
+  }
+
+  llvm::Expected<ir::Stmt> lowerStore(const ir::Node &at, const CopyBuffer &src,
+                                      const CopyBuffer &dst, const Expr &condition) {
+    if (condition) return fail(at, "a store to DRAM cannot pad");
+    if (src.scope != vta::kAccScope)
+      return fail(at, "cannot store from '" + src.scope + "' to DRAM (only from the accumulator)");
+    if (llvm::Error error = checkCompact(at, src)) return error;
+    auto pattern = pattern2D(at, dst, vta::outputTileScalars(config_), vta::outputScalar(config_),
+                             true);
+    if (!pattern) return pattern.takeError();
+    Expr call = vta::callExtern(
+        "VTAStoreBuffer2D",
+        {vta::commandHandle(), sramPointer(src), ir::intImm(vta::kMemOut), Expr(dst.data),
+         pattern->offset, pattern->xSize, pattern->ySize, pattern->xStride},
+        at.loc());
+    return coprocScope(vta::kQueueStore, call);
+  }
+
+  llvm::Expected<ir::Stmt> lowerLoad(const ir::Node &at, const CopyBuffer &src,
+                                     const CopyBuffer &dst, const std::vector<Expr> &padBefore,
+                                     const std::vector<Expr> &padAfter) {
+    auto sram = vta::sramOf(config_, dst.scope);
+    if (!sram) return fail(at, "cannot load from DRAM into '" + dst.scope + "'");
+    int memoryType = sram->memoryType;
+    ir::DataType expected = sram->scalar;
+    if (dst.scope == vta::kAccScope && src.dtype == vta::outputScalar(config_)) {
+      memoryType = vta::kMemAcc8Bit;  // narrow values widened by the load
+      expected = src.dtype;
+    }
+    Expr zero = ir::intImm(0);
+    Expr xBefore = zero, yBefore = zero, xAfter = zero, yAfter = zero;
+    if (!padBefore.empty()) {
+      size_t ndim = padBefore.size();
+      if (ndim < 3 || ndim > 5)
+        return fail(at, "a padded load needs 3 to 5 loops (has " + llvm::Twine(ndim) + ")");
+      size_t y = ndim == 5 ? 1 : 0;  // with BATCH > 1 the batch loop comes first
+      yBefore = padBefore[y], xBefore = padBefore[y + 1];
+      yAfter = padAfter[y], xAfter = padAfter[y + 1];
+      for (size_t d = y + 2; d < ndim; ++d)
+        if (!ir::isZero(padBefore[d]) || !ir::isZero(padAfter[d]))
+          return fail(at, "padding on an inner dimension of the tile (loop " + llvm::Twine(d) +
+                              ") is not supported; only the two outer dimensions can be padded");
+    }
+    if (llvm::Error error = checkCompact(at, dst)) return error;
+    auto pattern = pattern2D(at, src, sram->tileScalars, expected, padBefore.empty());
+    if (!pattern) return pattern.takeError();
+    Expr call = vta::callExtern(
+        "VTALoadBuffer2D",
+        {vta::commandHandle(), Expr(src.data), pattern->offset, pattern->xSize, pattern->ySize,
+         pattern->xStride, xBefore, yBefore, xAfter, yAfter, sramPointer(dst),
+         ir::intImm(memoryType)},
+        at.loc());
+    return coprocScope(sram->loadQueue, call);
+  }
+
+  ir::Stmt coprocScope(int queue, const Expr &call) {
+    return ir::make<ir::AttrStmt>(axis_, "coproc_scope", ir::intImm(queue), vta::evaluate(call),
+                                  call->loc());
+  }
+
+  // buffer.access_ptr("r", "int32") of the SRAM side.
+  static Expr sramPointer(const CopyBuffer &b) {
+    Expr extent = ir::simplify(b.strides[0] * b.shape[0]);
+    return vta::accessPtr(b.data, b.dtype, b.elemOffset, extent, 1);
+  }
+
+  // The SRAM side must be dense in loop order (VTA's _check_compact).
+  llvm::Error checkCompact(const ir::Node &at, const CopyBuffer &b) {
+    Expr size = ir::intImm(1);
+    for (size_t i = b.shape.size(); i-- > 0;) {
+      if (!provablyEqual(size, b.strides[i]))
+        return fail(at, "the copy does not walk the " + b.scope + " buffer densely in loop order");
+      size = size * b.shape[i];
+    }
+    return llvm::Error::success();
+  }
+
+  // Merges the innermost dimensions into one tile and each run of mutually contiguous outer
+  // dimensions into one (VTA's _fold_buffer_dim).
+  llvm::Error foldDims(const ir::Node &at, const CopyBuffer &b, int64_t tile,
+                       std::vector<Expr> &shape, std::vector<Expr> &strides) {
+    size_t ndim = b.shape.size(), base = 0;
+    Expr size = ir::intImm(1);
+    for (size_t i = 1; i <= ndim; ++i) {
+      if (!provablyEqual(b.strides[ndim - i], size)) break;
+      size = size * b.shape[ndim - i];
+      if (provablyEqual(size, ir::intImm(tile))) {
+        base = i + 1;
+        break;
+      }
+    }
+    if (base == 0)
+      return fail(at, "the innermost dimensions of the DRAM side do not form one contiguous tile "
+                      "of " + llvm::Twine(tile) + " elements");
+    shape = {ir::intImm(tile)};
+    strides = {ir::intImm(1)};
+    if (base < ndim + 1 && !provablyEqual(b.strides[ndim - base], ir::intImm(tile))) {
+      shape.push_back(ir::intImm(1));
+      strides.push_back(ir::intImm(tile));
+    }
+    while (base < ndim + 1) {
+      Expr extent = ir::intImm(1);
+      Expr stride = b.strides[ndim - base];
+      size_t next = base;
+      if (!provablyMultiple(stride, tile))
+        return fail(at, "a stride of the DRAM side is not a multiple of the tile (" +
+                            llvm::Twine(tile) + " elements)");
+      for (size_t i = base; i <= ndim; ++i) {
+        size_t k = ndim - i;
+        if (!provablyEqual(extent * stride, b.strides[k])) break;
+        extent = extent * b.shape[k];
+        next = i + 1;
+      }
+      shape.push_back(ir::simplify(extent));
+      strides.push_back(stride);
+      base = next;
+    }
+    std::reverse(shape.begin(), shape.end());
+    std::reverse(strides.begin(), strides.end());
+    return llvm::Error::success();
+  }
+
+  // The DRAM side as x_size tiles per row, y_size rows (VTA's _get_2d_pattern).
+  llvm::Expected<Pattern2D> pattern2D(const ir::Node &at, const CopyBuffer &b, int64_t tile,
+                                      ir::DataType expected, bool allowFold) {
+    if (b.dtype != expected)
+      return fail(at, "the DRAM buffer holds " + b.dtype.str() + ", the transfer needs " +
+                          expected.str());
+    auto offset = ir::divideExactly(ir::simplify(b.elemOffset), tile);
+    if (!offset)
+      return fail(at, "the DRAM offset is not a multiple of the tile (" + llvm::Twine(tile) +
+                          " elements)");
+    std::vector<Expr> shape = b.shape, strides = b.strides;
+    if (allowFold)
+      if (llvm::Error error = foldDims(at, b, tile, shape, strides)) return error;
+    auto noPattern = [&] {
+      return fail(at, "cannot detect a 2D pattern of " + llvm::Twine(tile) +
+                          "-element tiles in the DRAM side of the copy");
+    };
+    auto is = [](const Expr &e, int64_t v) { return provablyEqual(e, ir::intImm(v)); };
+    auto tiles = [&](const Expr &stride) { return *ir::divideExactly(ir::simplify(stride), tile); };
+    size_t ndim = shape.size();
+    Expr one = ir::intImm(1);
+    if (is(shape[ndim - 1], tile)) {  // the tile is the innermost dimension
+      if (!is(strides[ndim - 1], 1)) return noPattern();
+      if (ndim == 1) return Pattern2D{one, one, one, *offset};
+      if (!is(strides[ndim - 2], tile)) return noPattern();
+      if (ndim == 2) return Pattern2D{shape[ndim - 2], one, shape[ndim - 2], *offset};
+      if (!provablyMultiple(strides[ndim - 3], tile)) return noPattern();
+      if (ndim == 3)
+        return Pattern2D{shape[ndim - 2], shape[ndim - 3], tiles(strides[ndim - 3]), *offset};
+      return noPattern();
+    }
+    // the tile is the innermost two dimensions (BATCH x BLOCK)
+    if (ndim < 2 || !is(strides[ndim - 1], 1) || !provablyEqual(strides[ndim - 2], shape[ndim - 1]) ||
+        !is(shape[ndim - 1] * shape[ndim - 2], tile))
+      return noPattern();
+    if (ndim == 2) return Pattern2D{one, one, one, *offset};
+    if (!is(strides[ndim - 3], tile)) return noPattern();
+    if (ndim == 3) return Pattern2D{shape[ndim - 3], one, shape[ndim - 3], *offset};
+    if (!provablyMultiple(strides[ndim - 4], tile)) return noPattern();
+    if (ndim == 4)
+      return Pattern2D{shape[ndim - 3], shape[ndim - 4], tiles(strides[ndim - 4]), *offset};
+    return noPattern();
+  }
+
+  const ::vta::Config &config_;
+  ir::IterVarRef axis_;
+};
+
+}  // namespace
+
+llvm::Expected<ir::PrimFuncRef> injectDmaCopies(const ir::PrimFuncRef &func, PassContext &context) {
+  DmaInjector injector(context, vta::coprocAxis(func->body));
+  ir::Stmt body = injector.visitStmt(func->body);
+  if (injector.failure)
+    return ir::diagnosticError(injector.failure->loc(), injector.failure->text());
+  return vta::withBody(func, body);
+}
+
+}  // namespace vtac::passes

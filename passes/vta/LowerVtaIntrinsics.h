@@ -1,0 +1,15 @@
+// lower-vta-intrinsics (TVM's host LowerIntrin rules for VTA, registered in build_module.py):
+// the VTA intrinsics become calls of the runtime's C API, as the host code calls them:
+// `tir.vta.coproc_sync()` -> `VTASynchronize(cmd, 1 << 31)`, `coproc_dep_push(a, b)` ->
+// `VTADepPush(cmd, a, b)`, `coproc_dep_pop(a, b)` -> `VTADepPop(cmd, a, b)` and
+// `tir.vta.uop_push(...)` -> `VTAUopPush(...)`. Not part of vta-lower, whose output is what
+// `vta.lower` prints (the intrinsics kept); for code generators and for inspection.
+#pragma once
+
+#include "vtac/passes/Pass.h"
+
+namespace vtac::passes {
+
+llvm::Expected<ir::PrimFuncRef> lowerVtaIntrinsics(const ir::PrimFuncRef &func, PassContext &context);
+
+}  // namespace vtac::passes
