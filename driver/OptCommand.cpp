@@ -83,8 +83,7 @@ int runOpt(const OptOptions &options, std::ostream &out, std::ostream &errors) {
                                              : vta::Config::fromPathOrJSON(options.vtaConfig);
   if (!vtaConfig) {
     errors << "vtac opt: error: " << (options.vtaConfig.empty() ? "VTA_CONFIG" : "--vta-config " + options.vtaConfig)
-           << ": " << llvm::toString(vtaConfig.takeError()) << "
-";
+           << ": " << llvm::toString(vtaConfig.takeError()) << "\n";
     return support::kExitInputError;
   }
   context.vta = *vtaConfig;
