@@ -13,10 +13,8 @@ void buildTirLower(PipelineBuilder &pipeline) {
   pipeline.add("convert-blocks-to-opaque");   // block iteration variables -> loop expressions
   pipeline.add("compact-buffer-allocation");  // needs opaque blocks: regions in loop variables
   pipeline.add("lower-match-buffer");         // tensorized views -> accesses of their sources
-  pipeline.add("simplify");                   // canonical index forms before the blocks go
   pipeline.add("lower-opaque-block");         // blocks -> allocate + decl_buffer, thread/pragma attrs
   pipeline.add("flatten-buffer");             // N-d -> 1-d, parameters through flat views
-  pipeline.add("simplify");                   // the flat indices in canonical form (VTA matchers)
 }
 
 }  // namespace vtac::passes
