@@ -80,12 +80,15 @@ bool Analyzer::canProveEqual(const Expr &a, const Expr &b) {
 
 // ---- constraint scopes ----------------------------------------------------------------------
 
+// The conjuncts of a condition, looking through T.likely (a hint, not a different fact).
 static void collectConjuncts(const Expr &e, std::vector<Expr> &out) {
   if (const auto *bin = e.as<BinaryExpr>(); bin && bin->kind() == NodeKind::And) {
     collectConjuncts(bin->a, out);
     collectConjuncts(bin->b, out);
     return;
   }
+  if (const auto *call = e.as<Call>(); call && call->op == "tir.likely" && call->args.size() == 1)
+    return collectConjuncts(call->args[0], out);
   out.push_back(e);
 }
 

@@ -270,6 +270,38 @@ struct CanonicalOps {
   bool nonNegative(const Expr &e) { return self.analyzer_.canProveGreaterEqual(e, 0); }
   bool isBelow(const Expr &e, int64_t c) { return self.compare(e, c) == Compare::LT; }
 
+  // extra = s * X + R with c % s == 0, s > 1 and 0 <= R < s: then (extra // c) == X // (c / s)
+  // and extra % c == (X % (c / s)) * s + R (TVM's rewrite rules for floordiv(x * c1 + y, c2)).
+  // X takes the terms of largest scale; returns X (divided by s) and s.
+  std::optional<std::pair<SumForm, int64_t>> scaledPart(const SumForm &extra, int64_t c, DataType t) {
+    std::vector<size_t> order(extra.args.size());
+    for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+    auto magnitude = [&](size_t i) { return extra.args[i].scale < 0 ? -extra.args[i].scale : extra.args[i].scale; };
+    std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return magnitude(a) > magnitude(b); });
+    int64_t s = 0;
+    for (size_t k = 0; k < order.size(); ++k) {
+      s = gcdInt(s, extra.args[order[k]].scale);
+      if (s <= 1) return std::nullopt;
+      if (c % s != 0) continue;
+      SumForm x, rest;
+      rest.base = extra.base;
+      for (size_t j = 0; j < order.size(); ++j) (j <= k ? x : rest).args.push_back(extra.args[order[j]]);
+      Expr r = rest.normalize(t);
+      if (nonNegative(r) && isBelow(r, s)) {
+        x.divideExactly(s);
+        return std::make_pair(std::move(x), s);
+      }
+    }
+    return std::nullopt;
+  }
+
+  // For floor division and modulo only the remainder of the constant matters:
+  // (S + q * c + r) // c == (S + r) // c + q.
+  static SumForm reducedBase(SumForm sum, int64_t c, bool floor) {
+    if (floor) sum.base = floorModInt(sum.base, c);
+    return sum;
+  }
+
   CanonValue division(const CanonValue &a, int64_t c, DataType t, bool floor) {
     DivMode mode = floor ? DivMode::Floor : DivMode::Trunc;
     if (c == 1) return a;
@@ -286,6 +318,9 @@ struct CanonicalOps {
         lhs.divideExactly(c);
         if (auto k = asConstInt(rest)) {
           lhs.base += floor ? floorDivInt(*k, c) : *k / c;
+        } else if (auto part = scaledPart(reducedBase(extra, c, floor), c, t)) {
+          if (floor) lhs.base += floorDivInt(extra.base, c);
+          lhs.addTerm(divConst(CanonValue::ofSum(part->first, t).toSplit(), c / part->second, mode), 1);
         } else if (!(isBelow(rest, c) && (!floor || nonNegative(rest)))) {
           lhs.addTerm(divConst(SplitTerm{rest}, c, mode), 1);
         }
@@ -309,6 +344,19 @@ struct CanonicalOps {
       if (floor || (nonNegative(lhs.normalize(t)) && nonNegative(rest))) {
         if (auto k = asConstInt(rest)) return CanonValue::ofPlain(intImm(floor ? floorModInt(*k, c) : *k % c, t));
         if (isBelow(rest, c) && (!floor || nonNegative(rest))) return CanonValue::ofPlain(rest);
+        if (auto part = scaledPart(reducedBase(extra, c, floor), c, t)) {
+          SumForm result = reducedBase(extra, c, floor);
+          result.args.erase(std::remove_if(result.args.begin(), result.args.end(),
+                                           [&](const SplitTerm &term) {
+                                             return std::any_of(part->first.args.begin(), part->first.args.end(),
+                                                                [&](const SplitTerm &x) { return x.sameIndex(term) && x.sameSplit(term); });
+                                           }),
+                            result.args.end());
+          SplitTerm high = modConst(CanonValue::ofSum(part->first, t).toSplit(), c / part->second, mode);
+          high.scale *= part->second;
+          result.addTerm(high, 1);
+          return CanonValue::ofSum(std::move(result), t);
+        }
         remaining = extra;
       }
       if (floor) {

@@ -98,7 +98,26 @@ Compare Simplifier::compare(const Expr &x, int64_t value) {
   return Compare::Unknown;
 }
 
-Compare Simplifier::compare(const Expr &x, const Expr &y) { return compare(subExpr(x, y), 0); }
+Compare Simplifier::compare(const Expr &x, const Expr &y) {
+  // What comparisons of exactly these two sides in enclosing conditions say, narrowed by bounds.
+  uint8_t known = uint8_t(Compare::Unknown);
+  for (const Expr &fact : state_.knownTrue) {
+    const auto *k = fact.as<BinaryExpr>();
+    if (!k || !BinaryExpr::isComparison(k->kind())) continue;
+    bool straight = same(k->a, x) && same(k->b, y), swapped = same(k->a, y) && same(k->b, x);
+    if (!straight && !swapped) continue;
+    switch (k->kind()) {
+    case NodeKind::EQ: known &= uint8_t(Compare::EQ); break;
+    case NodeKind::NE: known &= uint8_t(Compare::NE); break;
+    case NodeKind::LT: known &= uint8_t(straight ? Compare::LT : Compare::GT); break;
+    case NodeKind::LE: known &= uint8_t(straight ? Compare::LE : Compare::GE); break;
+    default: break;
+    }
+  }
+  uint8_t result = known & uint8_t(compare(subExpr(x, y), 0));
+  // No possibility left: the context contradicts itself (dead code); decide nothing.
+  return result == 0 ? Compare::Unknown : Compare(result);
+}
 
 Expr Simplifier::rewriteArith(const BinaryExpr &op, const Expr &a, const Expr &b) {
   if (a == op.a && b == op.b && !tryConstFold(op.kind(), a, b)) return Expr(&op);
@@ -393,14 +412,13 @@ Expr Simplifier::rewriteOr(const Expr &e) {
   if (same(a, b)) return a;
   if (const auto *n = b.as<Not>(); n && same(n->a, a)) return yes;  // x || !x
   if (const auto *n = a.as<Not>(); n && same(n->a, b)) return yes;
-  // Tests of one value whose union is everything: x < c1 || c2 < x with c2 < c1, ...
+  // Tests of one value whose intervals together cover all the value can be.
   auto ta = asIntervalTest(a), tb = asIntervalTest(b);
   if (ta && tb && same(ta->x, tb->x)) {
-    bool aLow = ta->lo == IntBound::kNegInf, bLow = tb->lo == IntBound::kNegInf;
-    if (aLow != bLow) {
-      const IntervalTest &low = aLow ? *ta : *tb, &high = aLow ? *tb : *ta;
-      if (high.hi == IntBound::kPosInf && high.lo <= low.hi + 1) return yes;
-    }
+    IntBound range = analyzer_.constIntBound(ta->x);
+    const IntervalTest &first = ta->lo <= tb->lo ? *ta : *tb, &second = ta->lo <= tb->lo ? *tb : *ta;
+    bool contiguous = first.hi == IntBound::kPosInf || second.lo <= first.hi + 1;
+    if (contiguous && first.lo <= range.min && std::max(first.hi, second.hi) >= range.max) return yes;
   }
   const auto *ba = a.as<BinaryExpr>(), *bb = b.as<BinaryExpr>();
   if (ba && bb && same(ba->a, bb->b) && same(ba->b, bb->a) &&

@@ -230,6 +230,7 @@ struct Candidate {
   ir::Expr expr;
   size_t count;
   size_t size;
+  std::string text;  // legacyText(expr), for the initial order only
 };
 
 class CommonSubexprEliminator : public ir::StmtExprMutator {
@@ -305,10 +306,10 @@ private:
   // computation to replace: by an enclosing let's variable (introduce false) or by a new one.
   template <class Act> void eliminate(const ComputationTable &table, Act act) {
     std::vector<Candidate> candidates;
-    for (const auto &[e, n] : table) candidates.push_back({e, n, complexity(e)});
+    for (const auto &[e, n] : table) candidates.push_back({e, n, complexity(e), legacyText(e)});
     std::sort(candidates.begin(), candidates.end(), [](const Candidate &a, const Candidate &b) {
       if (a.size != b.size) return a.size > b.size;
-      return legacyText(a.expr) < legacyText(b.expr);
+      return a.text < b.text;
     });
     for (size_t i = 0; i < candidates.size(); ++i) {
       Candidate current = candidates[i];
@@ -331,7 +332,7 @@ private:
     }
     size_t size = complexity(e);
     auto at = std::find_if(candidates.begin(), candidates.end(), [&](const Candidate &c) { return c.size < size; });
-    candidates.insert(at, {e, 1, size});
+    candidates.insert(at, {e, 1, size, std::string()});
   }
 
   ir::VarRef enclosingLetOf(const ir::Expr &e) const {

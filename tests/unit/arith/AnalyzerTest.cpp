@@ -154,3 +154,21 @@ TEST_CASE("bound variables and selects", "[arith]") {
                             std::vector<Expr>{lt(x, c(5)), minE(x, c(10)), c(0)});
   CHECK(simplified(ana, guarded) == "T.if_then_else(x < 5, x, 0)");
 }
+
+TEST_CASE("a bounded remainder below the scale of the leading terms leaves the quotient", "[arith]") {
+  Analyzer ana;
+  VarRef x = makeVar("x"), y = makeVar("y"), z = makeVar("z");
+  ana.bind(x, Range{c(0), c(1000)});
+  ana.bind(y, Range{c(0), c(32)});
+  ana.bind(z, Range{c(0), c(4)});
+  // TVM's test_arith_rewrite_simplify TestFloordivIndex / TestFloormodIndex cases.
+  CHECK(simplified(ana, fdiv(x * 32 + y, 64)) == "x // 2");
+  CHECK(simplified(ana, fdiv(x * 128 + y * 4 + z, 512)) == "x // 4");
+  CHECK(simplified(ana, fmod(x * 32 + y, 64)) == "x % 2 * 32 + y");
+  CHECK(simplified(ana, fdiv(x * 4 + y, 2)) == "x * 2 + y // 2");
+  CHECK(simplified(ana, fdiv(fdiv(x, 2), 3)) == "x // 6");
+  CHECK(simplified(ana, fdiv(x * 8 + 39, 16)) == "x // 2 + 2");
+  CHECK(simplified(ana, fmod(x * 8 + 39, 16)) == "x % 2 * 8 + 7");
+  // Without a bounded remainder the constant stays inside (TVM's canonical form).
+  CHECK(simplified(ana, fdiv(x + 17, 16)) == "(x + 17) // 16");
+}

@@ -16,6 +16,11 @@
 // a constant split divisible parts off and drop remainders proven to lie in [0, c).
 // Arithmetic in "index types" (int32, int64) is canonicalised; other types only fold constants.
 //
+// Not ported from TVM (yet): the rewrite simplifier's own arithmetic rules (rewriteSimplify
+// only folds constants in +, -, *, /, %; simplify() gets those forms from the canonical step,
+// plus TVM's `floordiv(x * c1 + y, c2)` rules), the modular-set and transitive-inequality
+// analyses, ProdDivSimplify of symbolic divisors, vector (Ramp/Broadcast) rules.
+//
 // Bindings are not scoped: bind each loop variable once (variables are unique objects), or
 // rebind it (the new range replaces the old). Constraint scopes nest and undo themselves.
 #pragma once
@@ -59,6 +64,7 @@ public:
 
   // True when `condition` simplifies to true under the bindings and constraints in scope.
   bool canProve(const Expr &condition);
+  // From the constant bounds of e as given (simplify it first for a sharper answer).
   bool canProveGreaterEqual(const Expr &e, int64_t lowerBound);
   bool canProveLess(const Expr &e, int64_t upperBound);
   bool canProveEqual(const Expr &a, const Expr &b);
