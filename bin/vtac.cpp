@@ -7,6 +7,7 @@
 #include "vtac/backend/RunCommand.h"
 #include "vtac/codegen/CompileCommandLine.h"
 #include "vtac/driver/DiffCommand.h"
+#include "vtac/driver/IntrinsicsCommand.h"
 #include "vtac/driver/OptCommand.h"
 #include "vtac/frontend/Commands.h"
 #include "vtac/graph/GraphRunCommand.h"
@@ -89,6 +90,7 @@ int main(int argc, char **argv) {
   vtac::backend::registerRunCommand(app, action);
   vtac::driver::registerOptCommand(app, action);
   vtac::driver::registerDiffCommand(app, action);
+  vtac::driver::registerIntrinsicsCommand(app, action);
   vtac::codegen::registerCompileCommand(app, action);
 
   vtac::codegen::spellDependencyFlags(argc, argv);

@@ -263,16 +263,17 @@ llvm::Error selectVtaConfig(const RunOptions &options) {
   return llvm::Error::success();
 }
 
-// The schedule and the pipeline the program goes through before it runs.
-bool prepareProgram(frontend::ParsedModule &parsed, const RunOptions &options, std::ostream &errors) {
+// The schedule and the pipeline the program goes through before it runs; the exit status.
+int prepareProgram(frontend::ParsedModule &parsed, const RunOptions &options, std::ostream &errors) {
   driver::Recipe recipe;
   recipe.schedule = options.schedule;
   recipe.intrinsics = options.intrinsics;
   recipe.passes = options.passes;
   recipe.vtaConfig = options.vtaConfig;
-  int status = 0;
+  int status = support::kExitSuccess;
   std::optional<driver::Preparer> preparer = driver::Preparer::create("vtac run", recipe, {}, errors, status);
-  return preparer && preparer->prepare(parsed, errors);
+  if (!preparer) return status;
+  return preparer->prepare(parsed, errors) ? support::kExitSuccess : support::kExitInputError;
 }
 
 }  // namespace
@@ -291,7 +292,7 @@ int runCommand(const RunOptions &options, std::ostream &out, std::ostream &error
   Clock::time_point parseStart = Clock::now();
   std::optional<frontend::ParsedModule> parsed = frontend::loadModule(options.file, errors);
   if (!parsed) return 1;
-  if (!prepareProgram(*parsed, options, errors)) return 1;
+  if (int status = prepareProgram(*parsed, options, errors)) return status;
   if (graph::isGraphEntry(parsed->module, options.entry)) return runGraph(*parsed, options, out, errors);
   if (!options.paramsFile.empty() || !options.libraries.empty())
     return fail(diagnosticError(std::string(options.paramsFile.empty() ? "--load-library" : "--params") +
