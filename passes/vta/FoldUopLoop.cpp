@@ -6,6 +6,7 @@
 #include "vtac/ir/Arith.h"
 #include "vtac/ir/Diagnostic.h"
 #include "vtac/ir/Mutator.h"
+#include "vtac/ir/UndefinedVars.h"
 #include "vtac/ir/Visitor.h"
 
 namespace vtac::passes {
@@ -67,8 +68,12 @@ public:
 
   ir::Stmt visitAttrStmt(const ir::AttrStmt &op) override {
     const auto *name = op.value.as<ir::StringImm>();
-    if (op.key != "coproc_uop_scope" || !name || name->value != vta::kGemmPush)
-      return StmtExprMutator::visitAttrStmt(op);
+    if (op.key != "coproc_uop_scope" || !name) return StmtExprMutator::visitAttrStmt(op);
+    if (name->value != vta::kGemmPush) {
+      checkClosure(op, op.body);
+      return ir::Stmt(&op);
+    }
+    checkResetFlags(op);
     ir::Stmt body = op.body;
     std::vector<ir::Stmt> begins;
     while (begins.size() < 2) {
@@ -98,6 +103,7 @@ public:
       body = rest;
     }
     checkConsecutiveWrites(body);
+    checkClosure(op, body);
     if (begins.empty()) return ir::Stmt(&op);
     std::vector<ir::Stmt> stmts = begins;
     stmts.push_back(body);
@@ -107,6 +113,36 @@ public:
   }
 
 private:
+  // The runtime records a micro-kernel once and replays it keyed by its closure, which TVM's
+  // runtime (UopKernelMap) limits to at most one int32: the variables the kernel reads once
+  // its loops are folded.
+  void checkClosure(const ir::AttrStmt &scope, const ir::Stmt &body) {
+    std::vector<ir::VarRef> captured = ir::undefinedVars(body);
+    if (captured.size() < 2) return;
+    std::string names;
+    for (const ir::VarRef &var : captured) names += (names.empty() ? "'" : ", '") + var->name + "'";
+    fail(scope, "the micro-kernel depends on " + std::to_string(captured.size()) + " variables (" + names +
+                    "); the runtime caches a micro-kernel by at most one int32 value, so it cannot replay this one");
+  }
+
+  // One GEMM micro-kernel is either a reset or an accumulation: the runtime takes reset_out once
+  // per kernel.
+  void checkResetFlags(const ir::AttrStmt &scope) {
+    std::optional<int64_t> first;
+    ir::preOrderVisit(scope.body, [&](const ir::Node &n) {
+      const auto *push = n.as<ir::Call>();
+      if (!push || !isUopPush(*push)) return;
+      std::optional<int64_t> reset = ir::asConstInt(push->args[1]);
+      if (!reset) return fail(*push, "a micro-op's reset flag is not a constant");
+      if (first && *first != *reset)
+        fail(*push, "the GEMM micro-kernel mixes reset and accumulating micro-ops (nothing separates the "
+                    "reset nest from the update nest, so they were merged into one kernel; VTA runs one kind "
+                    "per kernel): load or compute something between them, e.g. compute_at the input copies "
+                    "inside the reduction loop");
+      first = reset;
+    });
+  }
+
   // The runtime rejects a micro-op that writes the accumulator tile of the one just before it:
   // an innermost loop of more than one iteration whose micro-op's dst ignores the loop variable.
   void checkConsecutiveWrites(const ir::Stmt &body) {

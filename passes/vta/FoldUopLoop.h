@@ -5,7 +5,9 @@
 // left inside are unrolled into micro-ops by the runtime. Where TVM silently gives up (and the
 // micro-op counts drift), this pass says so with a remark. An inner loop whose micro-ops write
 // the same accumulator tile one after the other (the runtime rejects that) is an error, and so
-// is any call other than micro-op pushes in a GEMM micro-kernel.
+// are any call other than micro-op pushes in a GEMM micro-kernel, a GEMM micro-kernel that mixes
+// reset and accumulating micro-ops, and a micro-kernel (GEMM or ALU) that reads more than one
+// variable once folded (its closure: TVM's runtime caches kernels by at most one int32).
 #pragma once
 
 #include "vtac/passes/Pass.h"
