@@ -87,6 +87,9 @@ public:
     return name;
   }
 
+  // `TYPE NAME` of a variable.
+  std::string declaration(const ir::Var &var) { return type(var.dtype, var) + spaced(var.dtype) + names_(var); }
+
   // ---- expressions ------------------------------------------------------------------------
   std::string visitIntImm(const ir::IntImm &op) override { return intLiteral(op.value, op.dtype); }
   std::string visitFloatImm(const ir::FloatImm &op) override {
@@ -206,9 +209,7 @@ private:
     line("/* VTA " + (named ? std::string(queues[queue->value]) : visitExpr(op.value)) + " queue */");
   }
 
-  void emitLet(const ir::Var &var, const ir::Expr &value) override {
-    line(type(var.dtype, var) + spaced(var.dtype) + names_(var) + " = " + visitExpr(value) + ";");
-  }
+  void emitLet(const ir::Var &var, const ir::Expr &value) override { line(declaration(var) + " = " + visitExpr(value) + ";"); }
 
   void emitReturnIfNonZero(std::string status) override {
     line("if (" + status + " != 0)");
@@ -366,16 +367,34 @@ private:
     std::string closure = kernel.closure.empty() ? "NULL, 0" : "&closure, (int)sizeof closure";
     line("{");
     indent();
-    if (!kernel.closure.empty()) {
-      // Zeroed first: the runtime caches the kernel by the closure's bytes, padding included.
-      line("struct " + id + "_closure closure;");
-      line("memset(&closure, 0, sizeof closure);");
-      for (const ir::VarRef &var : kernel.closure) line("closure." + names_(*var) + " = " + names_(*var) + ";");
-    }
+    packClosure(id, kernel.closure);
     line("if (" + kernel.pushFunction + "(&" + id + "_handle, " + id + ", " + closure + ") != 0)");
     line("  return " + std::to_string(kStatusRuntimeError) + ";");
     dedent();
     line("}");
+  }
+
+  void emitParallelFor(size_t index, std::string extent) override {
+    const ParallelTask &task = function_.tasks[index];
+    std::string id = function_.symbol + "_parallel" + std::to_string(index);
+    line("{");
+    indent();
+    packClosure(id, task.closure);
+    line("if ((vtac_status = vtac_parallel_for(" + extent + ", " + id + ", " + (task.closure.empty() ? "NULL" : "&closure") +
+         ")) != 0)");
+    line("  return vtac_status;");
+    usesStatus_ = true;
+    dedent();
+    line("}");
+  }
+
+  // `closure`, the struct of an outlined function's captured variables, filled.
+  void packClosure(const std::string &id, const std::vector<ir::VarRef> &vars) {
+    if (vars.empty()) return;
+    // Zeroed first: the runtime caches a micro-kernel by the closure's bytes, padding included.
+    line("struct " + id + "_closure closure;");
+    line("memset(&closure, 0, sizeof closure);");
+    for (const ir::VarRef &var : vars) line("closure." + names_(*var) + " = " + names_(*var) + ";");
   }
 
   CNames &names_;
@@ -384,6 +403,34 @@ private:
   int indent_ = 1;
   bool usesStatus_ = false;  // a checked call needs `vtac_status` declared
 };
+
+// A function the runtime calls with a closure (a micro-kernel, a parallel task): the closure's
+// struct, `comment`, then `signature` whose body unpacks the closure and runs `body`.
+llvm::Expected<std::string> outlinedFunction(const HostFunction &function, CNames &names,
+                                             std::map<std::string, std::string> &helpers, const std::string &id,
+                                             const std::vector<ir::VarRef> &closure, const ir::Stmt &body,
+                                             const std::string &comment, const std::string &signature) {
+  std::ostringstream out;
+  FunctionWriter writer(function, names, helpers);
+  if (!closure.empty()) {
+    out << "struct " << id << "_closure {\n";
+    for (const ir::VarRef &var : closure) out << "  " << writer.declaration(*var) << ";\n";
+    out << "};\n\n";
+  }
+  out << comment << signature << " {\n";
+  if (closure.empty()) {
+    writer.line("(void)closure_arg;");
+  } else {
+    writer.line("const struct " + id + "_closure *closure = (const struct " + id + "_closure *)closure_arg;");
+    for (const ir::VarRef &var : closure) writer.line(writer.declaration(*var) + " = closure->" + names(*var) + ";");
+  }
+  writer.visitStmt(body);
+  writer.line("return 0;");
+  if (llvm::Error error = writer.takeError()) return error;
+  if (writer.usesStatus()) out << "  int32_t vtac_status;\n";
+  out << writer.text() << "}\n\n";
+  return out.str();
+}
 
 }  // namespace
 
@@ -396,28 +443,26 @@ llvm::Expected<std::string> emitC(const std::vector<HostFunction> &functions, co
     for (size_t k = 0; k < function.kernels.size(); ++k) {
       const MicroKernel &kernel = function.kernels[k];
       std::string id = function.symbol + "_uop_kernel" + std::to_string(k);
-      FunctionWriter writer(function, names, helpers);
-      if (!kernel.closure.empty()) {
-        definitions << "struct " << id << "_closure {\n";
-        for (const ir::VarRef &var : kernel.closure)
-          definitions << "  " << writer.type(var->dtype, *var) << " " << names(*var) << ";\n";
-        definitions << "};\n\n";
-      }
-      definitions << "/* Micro-kernel " << k << " of " << function.symbol << ", pushed with " << kernel.pushFunction
-                  << "; the runtime records it once per handle and closure value. */\n";
-      definitions << "static void *" << id << "_handle;\n\n";
-      definitions << "static int " << id << "(void *closure_arg) {\n";
-      if (kernel.closure.empty()) {
-        writer.line("(void)closure_arg;");
-      } else {
-        writer.line("const struct " + id + "_closure *closure = (const struct " + id + "_closure *)closure_arg;");
-        for (const ir::VarRef &var : kernel.closure)
-          writer.line(writer.type(var->dtype, *var) + " " + names(*var) + " = closure->" + names(*var) + ";");
-      }
-      writer.visitStmt(kernel.body);
-      writer.line("return 0;");
-      if (llvm::Error error = writer.takeError()) return error;
-      definitions << writer.text() << "}\n\n";
+      std::string comment = "/* Micro-kernel " + std::to_string(k) + " of " + function.symbol + ", pushed with " +
+                            kernel.pushFunction + "; the runtime records it once per handle and closure value. */\n" +
+                            "static void *" + id + "_handle;\n\n";
+      auto text = outlinedFunction(function, names, helpers, id, kernel.closure, kernel.body, comment,
+                                   "static int " + id + "(void *closure_arg)");
+      if (!text) return text.takeError();
+      definitions << *text;
+    }
+    // Parallel loops: closure struct, task function.
+    for (size_t t = 0; t < function.tasks.size(); ++t) {
+      const ParallelTask &task = function.tasks[t];
+      std::string id = function.symbol + "_parallel" + std::to_string(t);
+      std::string comment = "/* Parallel loop " + std::to_string(t) + " of " + function.symbol +
+                            ": iterations [" + names(*task.begin) + ", " + names(*task.end) +
+                            ") on a thread of vtac_parallel_for. */\n";
+      auto text = outlinedFunction(function, names, helpers, id, task.closure, task.body, comment,
+                                   "static int32_t " + id + "(int64_t " + names(*task.begin) + ", int64_t " +
+                                       names(*task.end) + ", void *closure_arg)");
+      if (!text) return text.takeError();
+      definitions << *text;
     }
     FunctionWriter writer(function, names, helpers);
     std::string params;
@@ -447,10 +492,12 @@ llvm::Expected<std::string> emitC(const std::vector<HostFunction> &functions, co
       if (symbol && !defined.count(symbol->value)) arities[symbol->value] = call->args.size() - 1;
     });
 
+  bool parallel = false;
+  for (const HostFunction &function : functions) parallel |= !function.tasks.empty();
   std::ostringstream out;
   out << "/* Generated by vtac from " << sourceName << ". Do not edit. */\n"
       << "#include <math.h>\n#include <stddef.h>\n#include <stdint.h>\n#include <stdlib.h>\n#include <string.h>\n\n"
-      << "#include <dlpack/dlpack.h>\n#include <vta/runtime.h>\n\n"
+      << "#include <dlpack/dlpack.h>\n#include <vta/runtime.h>\n" << (parallel ? "#include <vtac/parallel.h>\n" : "") << "\n"
       << "/* Weak: TVM's VTA runtime has no error functions; the status code is returned all the same. */\n"
       << "#pragma weak VTARuntimeReportError\n#pragma weak VTARuntimeErrorCount\n\n"
       << "static inline int32_t vtac_fail(const char *message) {\n"

@@ -83,6 +83,7 @@ public:
   void addFunction() {
     const HostFunction &function = function_;
     for (size_t k = 0; k < function.kernels.size(); ++k) kernels_.push_back(addKernel(k));
+    for (size_t t = 0; t < function.tasks.size(); ++t) tasks_.push_back(addTask(t));
 
     std::vector<llvm::Type *> params;
     for (const HostParam &param : function.params)
@@ -594,31 +595,70 @@ private:
     returnIf(b_.CreateICmpNE(status, b_.getInt32(0)), status);
   }
 
-  // ---- micro-kernels ------------------------------------------------------------------------
-  llvm::StructType *closureType(const MicroKernel &kernel) {
+  // ---- outlined functions: micro-kernels and parallel tasks -------------------------------
+  llvm::StructType *closureType(const std::vector<ir::VarRef> &closure) {
     std::vector<llvm::Type *> fields;
-    for (const ir::VarRef &var : kernel.closure) fields.push_back(memoryType(var->dtype, *var));
+    for (const ir::VarRef &var : closure) fields.push_back(memoryType(var->dtype, *var));
     return llvm::StructType::get(ctx_, fields);
+  }
+
+  // An internal `i32 id(params...)` whose first parameters are `leading`, the last `closure`'s
+  // struct, and which runs `body`. Built before the entry, so without error-count checks: the runtime checks
+  // what a micro-kernel recorded when the push returns, and a parallel task makes no runtime
+  // call.
+  llvm::Function *addOutlined(const std::string &id, const std::vector<ir::VarRef> &leading,
+                              const std::vector<ir::VarRef> &closure, const ir::Stmt &body) {
+    std::vector<llvm::Type *> params;
+    for (const ir::VarRef &var : leading) params.push_back(type(var->dtype, *var));
+    params.push_back(b_.getPtrTy());
+    auto *fn = llvm::Function::Create(llvm::FunctionType::get(b_.getInt32Ty(), params, false),
+                                      llvm::Function::InternalLinkage, id, module_);
+    begin(fn);
+    for (size_t i = 0; i < leading.size(); ++i) {
+      fn->getArg(unsigned(i))->setName(leading[i]->name);
+      vars_[leading[i].get()] = fn->getArg(unsigned(i));
+    }
+    unsigned closureArg = unsigned(leading.size());
+    llvm::StructType *type = closureType(closure);
+    for (size_t i = 0; i < closure.size(); ++i) {
+      const ir::Var &var = *closure[i];
+      llvm::Value *value = b_.CreateLoad(type->getElementType(unsigned(i)),
+                                         b_.CreateStructGEP(type, fn->getArg(closureArg), unsigned(i)), var.name);
+      vars_[&var] = var.dtype.isBool() ? b_.CreateICmpNE(value, b_.getInt8(0)) : value;
+    }
+    visitStmt(body);
+    b_.CreateRet(b_.getInt32(0));
+    return fn;
   }
 
   llvm::Function *addKernel(size_t k) {
     const MicroKernel &kernel = function_.kernels[k];
-    std::string id = function_.symbol + "_uop_kernel" + std::to_string(k);
-    auto *fn = llvm::Function::Create(llvm::FunctionType::get(b_.getInt32Ty(), {b_.getPtrTy()}, false),
-                                      llvm::Function::InternalLinkage, id, module_);
-    begin(fn);
-    // Built before the entry, so without error-count checks: the runtime checks what the
-    // kernel recorded when the push returns.
-    llvm::StructType *closure = closureType(kernel);
-    for (size_t i = 0; i < kernel.closure.size(); ++i) {
-      const ir::Var &var = *kernel.closure[i];
-      llvm::Value *value = b_.CreateLoad(closure->getElementType(unsigned(i)),
-                                         b_.CreateStructGEP(closure, fn->getArg(0), unsigned(i)), var.name);
-      vars_[&var] = var.dtype.isBool() ? b_.CreateICmpNE(value, b_.getInt8(0)) : value;
+    return addOutlined(function_.symbol + "_uop_kernel" + std::to_string(k), {}, kernel.closure, kernel.body);
+  }
+
+  // `i32 SYMBOL_parallelT(i64 begin, i64 end, ptr closure)`, as vtac_parallel_for calls it.
+  llvm::Function *addTask(size_t t) {
+    const ParallelTask &task = function_.tasks[t];
+    return addOutlined(function_.symbol + "_parallel" + std::to_string(t), {task.begin, task.end}, task.closure,
+                       task.body);
+  }
+
+  // A zeroed stack struct holding the current values of `closure` (null when it is empty) and
+  // its size in bytes. Zeroed: the runtime caches a micro-kernel by the closure's bytes,
+  // padding included.
+  std::pair<llvm::Value *, uint64_t> packClosure(const std::vector<ir::VarRef> &closure) {
+    if (closure.empty()) return {llvm::ConstantPointerNull::get(b_.getPtrTy()), 0};
+    llvm::StructType *type = closureType(closure);
+    uint64_t bytes = module_.getDataLayout().getTypeAllocSize(type);
+    llvm::IRBuilder<> entry(&fn_->getEntryBlock(), fn_->getEntryBlock().begin());
+    llvm::Value *pointer = entry.CreateAlloca(type, nullptr, "closure");
+    b_.CreateMemSet(pointer, b_.getInt8(0), bytes, llvm::MaybeAlign(8));
+    for (size_t i = 0; i < closure.size(); ++i) {
+      llvm::Value *value = visitVar(*closure[i]);
+      if (closure[i]->dtype.isBool()) value = b_.CreateZExt(value, b_.getInt8Ty());
+      b_.CreateStore(value, b_.CreateStructGEP(type, pointer, unsigned(i)));
     }
-    visitStmt(kernel.body);
-    b_.CreateRet(b_.getInt32(0));
-    return fn;
+    return {pointer, bytes};
   }
 
   void emitPushKernel(size_t index) override {
@@ -626,24 +666,18 @@ private:
     std::string id = function_.symbol + "_uop_kernel" + std::to_string(index);
     auto *handle = new llvm::GlobalVariable(module_, b_.getPtrTy(), false, llvm::GlobalValue::InternalLinkage,
                                             llvm::ConstantPointerNull::get(b_.getPtrTy()), id + "_handle");
-    llvm::Value *closurePtr = llvm::ConstantPointerNull::get(b_.getPtrTy());
-    uint64_t bytes = 0;
-    if (!kernel.closure.empty()) {
-      llvm::StructType *closure = closureType(kernel);
-      bytes = module_.getDataLayout().getTypeAllocSize(closure);
-      llvm::IRBuilder<> entry(&fn_->getEntryBlock(), fn_->getEntryBlock().begin());
-      closurePtr = entry.CreateAlloca(closure, nullptr, "closure");
-      // Zeroed first: the runtime caches the kernel by the closure's bytes, padding included.
-      b_.CreateMemSet(closurePtr, b_.getInt8(0), bytes, llvm::MaybeAlign(8));
-      for (size_t i = 0; i < kernel.closure.size(); ++i) {
-        llvm::Value *value = visitVar(*kernel.closure[i]);
-        if (kernel.closure[i]->dtype.isBool()) value = b_.CreateZExt(value, b_.getInt8Ty());
-        b_.CreateStore(value, b_.CreateStructGEP(closure, closurePtr, unsigned(i)));
-      }
-    }
+    auto [closure, bytes] = packClosure(kernel.closure);
     llvm::Value *status = b_.CreateCall(runtimeFunction(kernel.pushFunction),
-                                        {handle, kernels_[index], closurePtr, b_.getInt32(uint32_t(bytes))});
+                                        {handle, kernels_[index], closure, b_.getInt32(uint32_t(bytes))});
     returnIf(b_.CreateICmpNE(status, b_.getInt32(0)), b_.getInt32(kStatusRuntimeError));
+  }
+
+  void emitParallelFor(size_t index, llvm::Value *extent) override {
+    llvm::FunctionCallee pool = module_.getOrInsertFunction(
+        "vtac_parallel_for", llvm::FunctionType::get(b_.getInt32Ty(), {b_.getInt64Ty(), b_.getPtrTy(), b_.getPtrTy()}, false));
+    llvm::Value *closure = packClosure(function_.tasks[index].closure).first;
+    llvm::Value *status = b_.CreateCall(pool, {extent, tasks_[index], closure});
+    returnIf(b_.CreateICmpNE(status, b_.getInt32(0)), status);
   }
 
   llvm::Module &module_;
@@ -651,6 +685,7 @@ private:
   llvm::IRBuilder<> b_;
   llvm::StructType *dlTensor_;
   std::vector<llvm::Function *> kernels_;
+  std::vector<llvm::Function *> tasks_;
   llvm::Function *fn_ = nullptr;
   llvm::Value *errorsAtEntry_ = nullptr;  // the runtime's error count when the function started
   std::unordered_map<const ir::Var *, llvm::Value *> vars_;

@@ -8,8 +8,9 @@
 // none: the status is returned all the same.) Each micro-kernel becomes a static function
 // `int SYMBOL_uop_kernelN(void *)`, a closure struct of its captured variables and a static
 // handle, pushed with `VTAPushGEMMOp/VTAPushALUOp(&handle, kernel, &closure, sizeof closure)`.
-// Loops run serially whatever their kind (parallel, vectorized, unroll are left to the C
-// compiler). Unsupported constructs (vectors, float16, expression lets, scoped on-chip
+// `parallel` loops (outlined by the host lowering) become static task functions with a closure
+// struct, run by `vtac_parallel_for` (<vtac/parallel.h>, included when needed); other loops run
+// serially (vectorized and unroll are left to the C compiler). Unsupported constructs (vectors, float16, expression lets, scoped on-chip
 // allocations) are located errors.
 #pragma once
 

@@ -5,10 +5,10 @@
 // HostWalker visits sequences, buffer declarations and the attributes that carry no code;
 // turns `for` loops and launched / virtual threads (thread_extent, virtual_thread: their body
 // runs once per index, one after another) into emitLoop; checks allocations (host scopes only,
-// no condition) before emitAllocate; splits an evaluated call into a micro-kernel push, a
-// checked call of a compiled function, or an expression whose status (RuntimeApi.h's
-// returnsStatus) or error count (reportsThroughErrorCount, once checkErrorCountFromHere was
-// called) is checked; and dispatches calls: extern calls, the `vtac.dltensor_*` fields, and the
+// no condition) before emitAllocate; splits an evaluated call into a micro-kernel push, a run
+// of a parallel task, a checked call of a compiled function, or an expression whose status
+// (RuntimeApi.h's returnsStatus) or error count (reportsThroughErrorCount, once
+// checkErrorCountFromHere was called) is checked; and dispatches calls: extern calls, the `vtac.dltensor_*` fields, and the
 // intrinsics of intrinsicArities, each with its argument count checked. Blocks are an error
 // (code generation needs flat TIR). The first error is kept (a located DiagnosticError naming
 // the emitter) and returned by takeError; after it the walk goes on with placeholder values.
@@ -82,6 +82,12 @@ public:
         return fail(*call, "push of an unknown micro-kernel");
       return emitPushKernel(size_t(index->value));
     }
+    if (call && call->op == hostop::kParallelFor) {
+      auto *index = call->args.size() == 2 ? call->args[0].as<ir::IntImm>() : nullptr;
+      if (!index || index->value < 0 || size_t(index->value) >= function_.tasks.size())
+        return fail(*call, "run of an unknown parallel task");
+      return emitParallelFor(size_t(index->value), visitExpr(call->args[1]));
+    }
     if (call && call->op == hostop::kCallChecked) {
       auto *symbol = call->args.empty() ? nullptr : call->args[0].as<ir::StringImm>();
       if (!symbol) return fail(*call, "'" + call->op + "' needs the callee's symbol");
@@ -150,6 +156,8 @@ protected:
   // `var` = a DLTensor over the data and dims of a vtac.make_tensor call (at least 4 arguments).
   virtual void emitMakeTensor(const ir::Var &var, const ir::Call &call) = 0;
   virtual void emitPushKernel(size_t index) = 0;
+  // Runs parallel task `index` over [0, extent) (vtac_parallel_for); returns its non-zero status.
+  virtual void emitParallelFor(size_t index, Value extent) = 0;
   // Calls `symbol` with the tensors `args`; returns its non-zero status from the function.
   virtual void emitCallChecked(const ir::Call &call, const std::string &symbol, const std::vector<Value> &args) = 0;
   // Returns kStatusRuntimeError when `status` is non-zero.
