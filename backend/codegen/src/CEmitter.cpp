@@ -9,6 +9,7 @@
 #include "vtac/codegen/CNames.h"
 #include "vtac/codegen/HostWalker.h"
 #include "vtac/codegen/RuntimeApi.h"
+#include "vtac/codegen/VectorLanes.h"
 #include "vtac/ir/Visitor.h"
 
 namespace vtac::codegen {
@@ -110,10 +111,10 @@ public:
   }
   std::string visitLet(const ir::Let &op) override { return invalid(op, "the C emitter does not support let expressions"); }
   std::string visitRamp(const ir::Ramp &op) override {
-    return invalid(op, "the C emitter does not support vector expressions (T.Ramp)");
+    return invalid(op, "the C emitter does not support vector expressions (T.Ramp) outside a buffer store");
   }
   std::string visitBroadcast(const ir::Broadcast &op) override {
-    return invalid(op, "the C emitter does not support vector expressions (T.Broadcast)");
+    return invalid(op, "the C emitter does not support vector expressions (T.Broadcast) outside a buffer store");
   }
 
   std::string visitBinary(const ir::BinaryExpr &op) override {
@@ -182,7 +183,31 @@ public:
     line("}");
   }
   void visitBufferStore(const ir::BufferStore &op) override {
-    line(element(*op.buffer, op.indices, op, false) + " = " + visitExpr(op.value) + ";");
+    int lanes = op.value->dtype.lanes();
+    for (const ir::Expr &index : op.indices) lanes = std::max(lanes, index->dtype.lanes());
+    if (lanes == 1) return line(element(*op.buffer, op.indices, op, false) + " = " + visitExpr(op.value) + ";");
+    // A vector store, lane by lane: every lane's value first, as the vector is read before any
+    // lane is written.
+    line("{");
+    indent();
+    std::vector<std::string> values;
+    for (int lane = 0; lane < lanes; ++lane) {
+      auto value = vectorLane(op.value, lane);
+      if (!value) return fail(value.takeError());
+      values.push_back(names_.fresh("lane" + std::to_string(lane)));
+      line(type(op.buffer->dtype, op) + " " + values.back() + " = " + visitExpr(*value) + ";");
+    }
+    for (int lane = 0; lane < lanes; ++lane) {
+      std::vector<ir::Expr> indices;
+      for (const ir::Expr &index : op.indices) {
+        auto scalar = vectorLane(index, lane);
+        if (!scalar) return fail(scalar.takeError());
+        indices.push_back(*scalar);
+      }
+      line(element(*op.buffer, indices, op, false) + " = " + values[size_t(lane)] + ";");
+    }
+    dedent();
+    line("}");
   }
 
 private:
@@ -295,7 +320,8 @@ private:
     if (indices.size() != buffer.rank() && buffer.rank() != 0)
       return invalid(at, "buffer '" + buffer.name + "' indexed with " + std::to_string(indices.size()) + " indices");
     for (const ir::Expr &index : indices)
-      if (!index->dtype.isScalar()) fail(at, "the C emitter does not support vector accesses of '" + buffer.name + "'");
+      if (!index->dtype.isScalar())
+        fail(at, "the C emitter does not support vector loads of '" + buffer.name + "' outside a buffer store");
     // Row-major flattening with the buffer's strides when it has them.
     std::string flat;
     for (size_t i = 0; i < indices.size(); ++i) {

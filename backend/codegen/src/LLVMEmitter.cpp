@@ -123,10 +123,8 @@ public:
 private:
   // ---- types and helpers --------------------------------------------------------------------
   llvm::Type *type(DataType dtype, const ir::Node &at) {
-    if (!dtype.isScalar()) {
-      fail(at, "the LLVM emitter does not support values of type " + dtype.str());
-      return b_.getInt32Ty();
-    }
+    if (!dtype.isScalar())
+      return llvm::FixedVectorType::get(type(dtype.elementType(), at), unsigned(dtype.lanes()));
     switch (dtype.code()) {
     case DataType::Code::Int:
     case DataType::Code::UInt: return b_.getIntNTy(unsigned(dtype.bits()));
@@ -236,7 +234,9 @@ private:
     return b_.CreateIntCast(value, target, !isUnsigned(from));
   }
 
-  llvm::Value *toInt64(const ir::Expr &e) { return convert(visitExpr(e), e->dtype, DataType::int64(), *e); }
+  llvm::Value *toInt64(const ir::Expr &e) {
+    return convert(visitExpr(e), e->dtype, DataType::int64().withLanes(e->dtype.lanes()), *e);
+  }
 
   llvm::Value *stringConstant(const std::string &text) {
     auto found = strings_.find(text);
@@ -269,11 +269,17 @@ private:
     vars_[op.var.get()] = visitExpr(op.value);
     return visitExpr(op.body);
   }
+  // base + stride * <0, 1, ..., lanes - 1>
   llvm::Value *visitRamp(const ir::Ramp &op) override {
-    return invalid(op, "the LLVM emitter does not support vector expressions (T.Ramp)");
+    if (!op.base->dtype.isIntOrUInt()) return invalid(op, "the LLVM emitter supports only integer ramps");
+    llvm::Value *base = visitExpr(op.base), *stride = visitExpr(op.stride);
+    std::vector<llvm::Constant *> steps;
+    for (int lane = 0; lane < op.lanes; ++lane) steps.push_back(llvm::ConstantInt::get(base->getType(), uint64_t(lane)));
+    llvm::Value *offsets = b_.CreateMul(b_.CreateVectorSplat(unsigned(op.lanes), stride), llvm::ConstantVector::get(steps));
+    return b_.CreateAdd(b_.CreateVectorSplat(unsigned(op.lanes), base), offsets);
   }
   llvm::Value *visitBroadcast(const ir::Broadcast &op) override {
-    return invalid(op, "the LLVM emitter does not support vector expressions (T.Broadcast)");
+    return b_.CreateVectorSplat(unsigned(op.lanes), visitExpr(op.value));
   }
 
   llvm::Value *visitBinary(const ir::BinaryExpr &op) override {
@@ -326,21 +332,47 @@ private:
     return b_.CreateAnd(b_.CreateICmpNE(r, zero), b_.CreateXor(b_.CreateICmpSLT(r, zero), b_.CreateICmpSLT(divisor, zero)));
   }
 
+  // The address of an element: a pointer, or a vector of pointers when an index is a vector.
   llvm::Value *element(const ir::Buffer &buffer, const std::vector<ir::Expr> &indices, const ir::Node &at) {
     if (indices.size() != buffer.rank() && buffer.rank() != 0)
       fail(at, "buffer '" + buffer.name + "' indexed with " + std::to_string(indices.size()) + " indices");
-    llvm::Value *flat = b_.getInt64(0);
+    int lanes = 1;
+    for (const ir::Expr &index : indices) lanes = std::max(lanes, index->dtype.lanes());
+    auto widened = [&](llvm::Value *value) {
+      return lanes > 1 && !value->getType()->isVectorTy() ? b_.CreateVectorSplat(unsigned(lanes), value) : value;
+    };
+    auto index64 = [&](const ir::Expr &e) { return widened(toInt64(e)); };
+    llvm::Value *flat = widened(b_.getInt64(0));
     for (size_t i = 0; i < indices.size() && i < std::max<size_t>(buffer.rank(), 1); ++i) {
-      if (!indices[i]->dtype.isScalar()) fail(at, "the LLVM emitter does not support vector accesses of '" + buffer.name + "'");
-      llvm::Value *index = toInt64(indices[i]);
-      if (!buffer.strides.empty()) flat = b_.CreateAdd(flat, b_.CreateMul(index, toInt64(buffer.strides[i])));
-      else flat = i == 0 ? index : b_.CreateAdd(b_.CreateMul(flat, toInt64(buffer.shape[i])), index);
+      llvm::Value *index = index64(indices[i]);
+      if (!buffer.strides.empty()) flat = b_.CreateAdd(flat, b_.CreateMul(index, index64(buffer.strides[i])));
+      else flat = i == 0 ? index : b_.CreateAdd(b_.CreateMul(flat, index64(buffer.shape[i])), index);
     }
-    if (buffer.elemOffset) flat = b_.CreateAdd(toInt64(buffer.elemOffset), flat);
+    if (buffer.elemOffset) flat = b_.CreateAdd(index64(buffer.elemOffset), flat);
     return b_.CreateGEP(memoryType(buffer.dtype, at), visitVar(*buffer.data), flat, buffer.name);
   }
 
+  // The first element of a vector access whose lanes are consecutive (a 1-d access at
+  // T.Ramp(base, 1, n)), else null: a plain vector load or store instead of a gather/scatter.
+  llvm::Value *consecutiveStart(const ir::Buffer &buffer, const std::vector<ir::Expr> &indices, const ir::Node &at) {
+    auto *ramp = indices.size() == 1 && buffer.strides.empty() ? indices[0].as<ir::Ramp>() : nullptr;
+    auto *stride = ramp ? ramp->stride.as<ir::IntImm>() : nullptr;
+    if (!stride || stride->value != 1) return nullptr;
+    return element(buffer, {ramp->base}, at);
+  }
+
+  llvm::Align elementAlign(const ir::Buffer &buffer, const ir::Node &at) {
+    return module_.getDataLayout().getABITypeAlign(memoryType(buffer.dtype, at));
+  }
+
   llvm::Value *visitBufferLoad(const ir::BufferLoad &op) override {
+    if (!op.dtype.isScalar()) {
+      if (op.buffer->dtype.isBool()) return invalid(op, "the LLVM emitter does not support vector loads of bool");
+      llvm::Type *vector = type(op.dtype, op);
+      if (llvm::Value *start = consecutiveStart(*op.buffer, op.indices, op))
+        return b_.CreateAlignedLoad(vector, start, elementAlign(*op.buffer, op));
+      return b_.CreateMaskedGather(vector, element(*op.buffer, op.indices, op), elementAlign(*op.buffer, op));
+    }
     llvm::Value *address = element(*op.buffer, op.indices, op);
     llvm::Value *value = b_.CreateLoad(memoryType(op.buffer->dtype, op), address);
     return op.buffer->dtype.isBool() ? b_.CreateICmpNE(value, b_.getInt8(0)) : value;
@@ -367,6 +399,7 @@ private:
       if (name == intrinsic) return b_.CreateUnaryIntrinsic(id, arg(0));
     if (name == "tir.pow") return b_.CreateBinaryIntrinsic(llvm::Intrinsic::pow, arg(0), arg(1));
     if (name == "tir.tanh" || name == "tir.erf") {
+      if (!op.dtype.isScalar()) return invalid(op, "the LLVM emitter does not support '" + name + "' of vectors");
       std::string libm = name.substr(4) + (op.dtype.bits() == 32 ? "f" : "");
       llvm::Type *t = type(op.dtype, op);
       return b_.CreateCall(module_.getOrInsertFunction(libm, t, t), {arg(0)});
@@ -384,6 +417,8 @@ private:
   // T.if_then_else evaluates only the branch it takes (it guards out-of-bounds loads).
   llvm::Value *lazySelect(const ir::Call &op) {
     llvm::Value *condition = visitExpr(op.args[0]);
+    // Lanes cannot branch apart: a vector if_then_else evaluates both sides.
+    if (condition->getType()->isVectorTy()) return b_.CreateSelect(condition, visitExpr(op.args[1]), visitExpr(op.args[2]));
     llvm::BasicBlock *onTrue = newBlock("then"), *onFalse = newBlock("else"), *join = newBlock("endif");
     b_.CreateCondBr(condition, onTrue, onFalse);
     b_.SetInsertPoint(onTrue);
@@ -530,8 +565,19 @@ private:
   }
   void visitBufferStore(const ir::BufferStore &op) override {
     llvm::Value *value = visitExpr(op.value);
-    if (op.buffer->dtype.isBool()) value = b_.CreateZExt(value, b_.getInt8Ty());
-    b_.CreateStore(value, element(*op.buffer, op.indices, op));
+    llvm::Value *address = element(*op.buffer, op.indices, op);
+    if (!address->getType()->isVectorTy()) {
+      if (op.buffer->dtype.isBool()) value = b_.CreateZExt(value, b_.getInt8Ty());
+      b_.CreateStore(value, address);
+      return;
+    }
+    if (op.buffer->dtype.isBool()) return fail(op, "the LLVM emitter does not support vector stores of bool");
+    auto lanes = llvm::cast<llvm::FixedVectorType>(address->getType())->getNumElements();
+    if (!value->getType()->isVectorTy()) value = b_.CreateVectorSplat(lanes, value);
+    if (llvm::Value *start = consecutiveStart(*op.buffer, op.indices, op))
+      b_.CreateAlignedStore(value, start, elementAlign(*op.buffer, op));
+    else
+      b_.CreateMaskedScatter(value, address, elementAlign(*op.buffer, op));
   }
 
   llvm::Value *placeholder() override { return b_.getInt32(0); }

@@ -10,8 +10,10 @@
 // handle, pushed with `VTAPushGEMMOp/VTAPushALUOp(&handle, kernel, &closure, sizeof closure)`.
 // `parallel` loops (outlined by the host lowering) become static task functions with a closure
 // struct, run by `vtac_parallel_for` (<vtac/parallel.h>, included when needed); other loops run
-// serially (vectorized and unroll are left to the C compiler). Unsupported constructs (vectors, float16, expression lets, scoped on-chip
-// allocations) are located errors.
+// serially (vectorized and unroll are left to the C compiler). A buffer store of vector
+// expressions is written lane by lane (VectorLanes.h), every lane's value before any store.
+// Unsupported constructs (a vector anywhere but in a buffer store, float16, expression lets,
+// scoped on-chip allocations) are located errors.
 #pragma once
 
 #include <string>

@@ -41,6 +41,10 @@ public:
   void fail(const ir::Node &at, const std::string &message) {
     if (!error_) error_ = ir::diagnosticError(at.loc(), message);
   }
+  void fail(llvm::Error error) {
+    if (error_) return llvm::consumeError(std::move(error));
+    error_ = std::move(error);
+  }
 
   // ---- statements -------------------------------------------------------------------------
   void visitSeqStmt(const ir::SeqStmt &op) override {
