@@ -7,9 +7,9 @@
 #include <sstream>
 
 #include "vtac/codegen/CNames.h"
+#include "vtac/codegen/HostWalker.h"
 #include "vtac/codegen/RuntimeApi.h"
-#include "vtac/ir/Diagnostic.h"
-#include "vtac/ir/Functor.h"
+#include "vtac/codegen/VectorLanes.h"
 #include "vtac/ir/Visitor.h"
 
 namespace vtac::codegen {
@@ -65,21 +65,17 @@ std::string floatLiteral(double value, DataType dtype) {
 }
 
 // One function's C text (the entry or a micro-kernel body), written statement by statement.
-class FunctionWriter : public ir::ExprFunctor<std::string>, public ir::StmtFunctor<void> {
+class FunctionWriter : public HostWalker<std::string> {
 public:
   FunctionWriter(const HostFunction &function, CNames &names, std::map<std::string, std::string> &helpers)
-      : function_(function), names_(names), helpers_(helpers) {}
+      : HostWalker(function, "C"), names_(names), helpers_(helpers) {}
 
-  llvm::Error takeError() { return std::move(error_); }
   std::string text() const { return out_.str(); }
   bool usesStatus() const { return usesStatus_; }
 
-  // From here on, every runtime call that returns nothing is followed by a check of the
-  // runtime's error count. (Not in micro-kernels: the runtime checks what a kernel recorded
-  // when its push returns.)
   void checkErrorCount() {
     line("int vtac_errors_at_entry = vtac_error_count();");
-    checksErrorCount_ = true;
+    checkErrorCountFromHere();
   }
 
   void line(const std::string &text) { out_ << std::string(indent_ * 2, ' ') << text << "\n"; }
@@ -91,6 +87,9 @@ public:
     if (name.empty()) fail(at, "the C emitter cannot represent values of type " + dtype.str());
     return name;
   }
+
+  // `TYPE NAME` of a variable.
+  std::string declaration(const ir::Var &var) { return type(var.dtype, var) + spaced(var.dtype) + names_(var); }
 
   // ---- expressions ------------------------------------------------------------------------
   std::string visitIntImm(const ir::IntImm &op) override { return intLiteral(op.value, op.dtype); }
@@ -110,17 +109,12 @@ public:
   std::string visitBufferLoad(const ir::BufferLoad &op) override {
     return element(*op.buffer, op.indices, op, true);
   }
-  std::string visitLet(const ir::Let &op) override {
-    fail(op, "the C emitter does not support let expressions");
-    return "0";
-  }
+  std::string visitLet(const ir::Let &op) override { return invalid(op, "the C emitter does not support let expressions"); }
   std::string visitRamp(const ir::Ramp &op) override {
-    fail(op, "the C emitter does not support vector expressions (T.Ramp)");
-    return "0";
+    return invalid(op, "the C emitter does not support vector expressions (T.Ramp) outside a buffer store");
   }
   std::string visitBroadcast(const ir::Broadcast &op) override {
-    fail(op, "the C emitter does not support vector expressions (T.Broadcast)");
-    return "0";
+    return invalid(op, "the C emitter does not support vector expressions (T.Broadcast) outside a buffer store");
   }
 
   std::string visitBinary(const ir::BinaryExpr &op) override {
@@ -160,89 +154,16 @@ public:
     case NodeKind::GE: return infix(">=");
     case NodeKind::And: return infix("&&");
     case NodeKind::Or: return infix("||");
-    default: fail(op, "unknown binary operator"); return "0";
+    default: return invalid(op, "unknown binary operator");
     }
-  }
-
-  std::string visitCall(const ir::Call &op) override {
-    const std::string &name = op.op;
-    auto arg = [&](size_t i) { return i < op.args.size() ? visitExpr(op.args[i]) : std::string("0"); };
-    auto needs = [&](size_t count) {
-      if (op.args.size() == count) return true;
-      fail(op, "'" + name + "' takes " + std::to_string(count) + " arguments, got " + std::to_string(op.args.size()));
-      return false;
-    };
-    if (name == "tir.call_extern" || name == "tir.call_pure_extern") return externCall(op);
-    if (name == hostop::kPushMicroKernel) {
-      fail(op, "a micro-kernel push inside an expression");
-      return "0";
-    }
-    if (llvm::StringRef(name).starts_with("vtac.dltensor_")) return tensorField(op);
-    if ((name == "tir.likely" || name == "tir.tvm_thread_context") && needs(1)) return arg(0);
-    if (name == "tir.if_then_else" && needs(3)) return "(" + arg(0) + " ? " + arg(1) + " : " + arg(2) + ")";
-    static const std::map<std::string, const char *> infixOps = {
-        {"tir.shift_right", ">>"}, {"tir.shift_left", "<<"}, {"tir.bitwise_and", "&"},
-        {"tir.bitwise_or", "|"}, {"tir.bitwise_xor", "^"}};
-    if (auto found = infixOps.find(name); found != infixOps.end() && needs(2))
-      return "((" + type(op.dtype, op) + ")(" + arg(0) + " " + found->second + " " + arg(1) + "))";
-    if (name == "tir.bitwise_not" && needs(1)) return "((" + type(op.dtype, op) + ")~" + arg(0) + ")";
-    if (name == "tir.isnullptr" && needs(1)) return "(" + arg(0) + " == NULL)";
-    static const char *const mathOps[] = {"exp", "log", "sqrt", "tanh", "sin", "cos", "floor", "ceil",
-                                          "round", "trunc", "fabs", "pow", "exp2", "log2", "erf"};
-    for (const char *math : mathOps)
-      if (name == std::string("tir.") + math) {
-        std::string fn = math;
-        if (op.dtype == DataType::float32()) fn += "f";
-        else if (op.dtype != DataType::floatTy(64)) fail(op, "'" + name + "' of type " + op.dtype.str());
-        std::string args;
-        for (size_t i = 0; i < op.args.size(); ++i) args += (i ? ", " : "") + arg(i);
-        return fn + "(" + args + ")";
-      }
-    if (name == "tir.abs" && needs(1)) {
-      if (op.dtype.isFloat()) return std::string(op.dtype.bits() == 32 ? "fabsf(" : "fabs(") + arg(0) + ")";
-      return helper("abs", type(op.dtype, op), "return a < 0 ? -a : a;", 1) + "(" + arg(0) + ")";
-    }
-    if (name == "tir.sigmoid" && needs(1)) {
-      std::string one = op.dtype.bits() == 32 ? "1.0f" : "1.0";
-      return "(" + one + " / (" + one + " + " + (op.dtype.bits() == 32 ? "expf(-" : "exp(-") + arg(0) + ")))";
-    }
-    fail(op, "the C emitter does not know the intrinsic '" + name + "'");
-    return "0";
   }
 
   // ---- statements -------------------------------------------------------------------------
-  void visitLetStmt(const ir::LetStmt &op) override {
-    auto *call = op.value.as<ir::Call>();
-    if (call && call->op == hostop::kMakeTensor)
-      makeTensor(*op.var, *call);
-    else
-      line(type(op.var->dtype, op) + spaced(op.var->dtype) + names_(*op.var) + " = " + visitExpr(op.value) + ";");
-    visitStmt(op.body);
-  }
-  void visitAttrStmt(const ir::AttrStmt &op) override {
-    auto *iterVar = op.node.as<ir::IterVar>();
-    if (iterVar && (op.key == "thread_extent" || op.key == "virtual_thread")) {
-      // A launched (virtual) thread runs its body once per index, one after another.
-      loop(*iterVar->var, ir::intImm(0, iterVar->var->dtype), op.value, op.body, op.key.c_str());
-      return;
-    }
-    if (op.key == "coproc_scope") {
-      static const char *const queues[] = {"", "load", "compute", "store"};
-      auto *queue = op.value.as<ir::IntImm>();
-      bool named = queue && queue->value >= 1 && queue->value <= 3;
-      line("/* VTA " + (named ? std::string(queues[queue->value]) : visitExpr(op.value)) + " queue */");
-    }
-    visitStmt(op.body);
-  }
   void visitAssertStmt(const ir::AssertStmt &op) override {
     auto *message = op.message.as<ir::StringImm>();
     line("if (" + withoutOuterParens(negated(op.condition)) + ")");
     line("  return vtac_fail(" + cString(message ? message->value : "assertion failed") + ");");
     visitStmt(op.body);
-  }
-  void visitFor(const ir::For &op) override {
-    const char *kind = op.forKind == ir::ForKind::Serial ? nullptr : ir::forKindName(op.forKind);
-    loop(*op.loopVar, op.min, op.extent, op.body, kind);
   }
   void visitWhile(const ir::While &op) override {
     line("while (" + withoutOuterParens(visitExpr(op.condition)) + ") {");
@@ -261,35 +182,71 @@ public:
     }
     line("}");
   }
-  void visitSeqStmt(const ir::SeqStmt &op) override {
-    for (const ir::Stmt &stmt : op.stmts) visitStmt(stmt);
+  void visitBufferStore(const ir::BufferStore &op) override {
+    int lanes = op.value->dtype.lanes();
+    for (const ir::Expr &index : op.indices) lanes = std::max(lanes, index->dtype.lanes());
+    if (lanes == 1) return line(element(*op.buffer, op.indices, op, false) + " = " + visitExpr(op.value) + ";");
+    // A vector store, lane by lane: every lane's value first, as the vector is read before any
+    // lane is written.
+    line("{");
+    indent();
+    std::vector<std::string> values;
+    for (int lane = 0; lane < lanes; ++lane) {
+      auto value = vectorLane(op.value, lane);
+      if (!value) return fail(value.takeError());
+      values.push_back(names_.fresh("lane" + std::to_string(lane)));
+      line(type(op.buffer->dtype, op) + " " + values.back() + " = " + visitExpr(*value) + ";");
+    }
+    for (int lane = 0; lane < lanes; ++lane) {
+      std::vector<ir::Expr> indices;
+      for (const ir::Expr &index : op.indices) {
+        auto scalar = vectorLane(index, lane);
+        if (!scalar) return fail(scalar.takeError());
+        indices.push_back(*scalar);
+      }
+      line(element(*op.buffer, indices, op, false) + " = " + values[size_t(lane)] + ";");
+    }
+    dedent();
+    line("}");
   }
-  void visitEvaluate(const ir::Evaluate &op) override {
-    if (op.value.isa<ir::IntImm>()) return;
-    auto *call = op.value.as<ir::Call>();
-    if (call && call->op == hostop::kPushMicroKernel) return pushKernel(*call);
-    if (call && call->op == hostop::kCallChecked) return callChecked(*call);
-    std::string text = visitExpr(op.value);
-    llvm::StringRef callee = externCallee(op.value);
-    if (returnsStatus(callee)) {
-      line("if (" + text + " != 0)");
-      line("  return " + std::to_string(kStatusRuntimeError) + ";");
-      return;
-    }
-    line(text + ";");
-    if (checksErrorCount_ && reportsThroughErrorCount(callee)) {
-      line("if (vtac_error_count() > vtac_errors_at_entry)");
-      line("  return " + std::to_string(kStatusRuntimeError) + ";");
-    }
+
+private:
+  // ---- what HostWalker asks for -------------------------------------------------------------
+  std::string placeholder() override { return "0"; }
+
+  void emitLoop(const ir::Var &var, const ir::Expr &min, const ir::Expr &extent, const ir::Stmt &body,
+                const char *kind) override {
+    std::string t = type(var.dtype, var);
+    const std::string &name = names_(var);
+    std::string first = visitExpr(min);
+    auto *zero = min.as<ir::IntImm>();
+    std::string end = zero && zero->value == 0 ? visitExpr(extent) : first + " + " + visitExpr(extent);
+    std::string comment = kind ? std::string("  /* ") + kind + " */" : "";
+    line("for (" + t + " " + name + " = " + first + "; " + name + " < " + end + "; ++" + name + ") {" + comment);
+    block(body);
   }
-  void visitAllocate(const ir::Allocate &op) override {
-    const std::string &scope = op.scope();
-    if (!isHostScope(scope)) {
-      fail(op, "'" + op.bufferVar->name + "' is in VTA's on-chip scope '" + scope +
-                   "': lower the program for VTA (vta-lower) before compiling it");
-      return;
-    }
-    if (op.condition) fail(op, "the C emitter does not support conditional allocations");
+
+  void emitAttr(const ir::AttrStmt &op) override {
+    if (op.key != "coproc_scope") return;
+    static const char *const queues[] = {"", "load", "compute", "store"};
+    auto *queue = op.value.as<ir::IntImm>();
+    bool named = queue && queue->value >= 1 && queue->value <= 3;
+    line("/* VTA " + (named ? std::string(queues[queue->value]) : visitExpr(op.value)) + " queue */");
+  }
+
+  void emitLet(const ir::Var &var, const ir::Expr &value) override { line(declaration(var) + " = " + visitExpr(value) + ";"); }
+
+  void emitReturnIfNonZero(std::string status) override {
+    line("if (" + status + " != 0)");
+    line("  return " + std::to_string(kStatusRuntimeError) + ";");
+  }
+  void emitDiscard(std::string value) override { line(value + ";"); }
+  void emitErrorCountCheck() override {
+    line("if (vtac_error_count() > vtac_errors_at_entry)");
+    line("  return " + std::to_string(kStatusRuntimeError) + ";");
+  }
+
+  void emitAllocate(const ir::Allocate &op) override {
     std::string t = type(op.dtype, op);
     std::string count = "(size_t)1";
     for (const ir::Expr &extent : op.extents) count += " * (size_t)" + visitExpr(extent);
@@ -300,18 +257,35 @@ public:
     visitStmt(op.body);
     line("free(" + name + ");");
   }
-  void visitDeclBuffer(const ir::DeclBuffer &op) override { visitStmt(op.body); }
-  void visitBufferStore(const ir::BufferStore &op) override {
-    line(element(*op.buffer, op.indices, op, false) + " = " + visitExpr(op.value) + ";");
-  }
-  void visitBlock(const ir::Block &op) override { fail(op, "block '" + op.name + "' is not lowered"); }
-  void visitBlockRealize(const ir::BlockRealize &op) override { visitBlock(*op.block); }
 
-  void fail(const ir::Node &at, const std::string &message) {
-    if (!error_) error_ = ir::diagnosticError(at.loc(), message);
+  std::string emitIntrinsic(const ir::Call &op) override {
+    const std::string &name = op.op;
+    auto arg = [&](size_t i) { return visitExpr(op.args[i]); };
+    if (name == "tir.if_then_else") return "(" + arg(0) + " ? " + arg(1) + " : " + arg(2) + ")";
+    static const std::map<std::string, const char *> infixOps = {
+        {"tir.shift_right", ">>"}, {"tir.shift_left", "<<"}, {"tir.bitwise_and", "&"},
+        {"tir.bitwise_or", "|"}, {"tir.bitwise_xor", "^"}};
+    if (auto found = infixOps.find(name); found != infixOps.end())
+      return "((" + type(op.dtype, op) + ")(" + arg(0) + " " + found->second + " " + arg(1) + "))";
+    if (name == "tir.bitwise_not") return "((" + type(op.dtype, op) + ")~" + arg(0) + ")";
+    if (name == "tir.isnullptr") return "(" + arg(0) + " == NULL)";
+    if (name == "tir.abs") {
+      if (op.dtype.isFloat()) return std::string(op.dtype.bits() == 32 ? "fabsf(" : "fabs(") + arg(0) + ")";
+      return helper("abs", type(op.dtype, op), "return a < 0 ? -a : a;", 1) + "(" + arg(0) + ")";
+    }
+    if (name == "tir.sigmoid") {
+      std::string one = op.dtype.bits() == 32 ? "1.0f" : "1.0";
+      return "(" + one + " / (" + one + " + " + (op.dtype.bits() == 32 ? "expf(-" : "exp(-") + arg(0) + ")))";
+    }
+    // The rest are libm functions of the same name (the float versions end in 'f').
+    std::string fn = name.substr(4);
+    if (op.dtype == DataType::float32()) fn += "f";
+    else if (op.dtype != DataType::floatTy(64)) return invalid(op, "'" + name + "' of type " + op.dtype.str());
+    std::string args;
+    for (size_t i = 0; i < op.args.size(); ++i) args += (i ? ", " : "") + arg(i);
+    return fn + "(" + args + ")";
   }
 
-private:
   // The C text of !condition, without a double negation.
   std::string negated(const ir::Expr &condition) {
     if (auto *n = condition.as<ir::Not>()) return visitExpr(n->a);
@@ -330,17 +304,6 @@ private:
     line("}");
   }
 
-  void loop(const ir::Var &var, const ir::Expr &min, const ir::Expr &extent, const ir::Stmt &body, const char *kind) {
-    std::string t = type(var.dtype, var);
-    const std::string &name = names_(var);
-    std::string first = visitExpr(min);
-    auto *zero = min.as<ir::IntImm>();
-    std::string end = zero && zero->value == 0 ? visitExpr(extent) : first + " + " + visitExpr(extent);
-    std::string comment = kind ? std::string("  /* ") + kind + " */" : "";
-    line("for (" + t + " " + name + " = " + first + "; " + name + " < " + end + "; ++" + name + ") {" + comment);
-    block(body);
-  }
-
   // `name(a, b)` of a static inline helper for type `t`, defined once per module.
   std::string helper(const std::string &what, const std::string &t, const std::string &body, int arity = 2) {
     std::string suffix = t;
@@ -354,12 +317,11 @@ private:
   }
 
   std::string element(const ir::Buffer &buffer, const std::vector<ir::Expr> &indices, const ir::Node &at, bool load) {
-    if (indices.size() != buffer.rank() && buffer.rank() != 0) {
-      fail(at, "buffer '" + buffer.name + "' indexed with " + std::to_string(indices.size()) + " indices");
-      return "0";
-    }
+    if (indices.size() != buffer.rank() && buffer.rank() != 0)
+      return invalid(at, "buffer '" + buffer.name + "' indexed with " + std::to_string(indices.size()) + " indices");
     for (const ir::Expr &index : indices)
-      if (!index->dtype.isScalar()) fail(at, "the C emitter does not support vector accesses of '" + buffer.name + "'");
+      if (!index->dtype.isScalar())
+        fail(at, "the C emitter does not support vector loads of '" + buffer.name + "' outside a buffer store");
     // Row-major flattening with the buffer's strides when it has them.
     std::string flat;
     for (size_t i = 0; i < indices.size(); ++i) {
@@ -376,22 +338,13 @@ private:
     return "((" + std::string(load ? "const " : "") + t + " *)" + names_(*buffer.data) + ")[" + flat + "]";
   }
 
-  std::string externCall(const ir::Call &op) {
-    auto *callee = op.args.empty() ? nullptr : op.args[0].as<ir::StringImm>();
-    if (!callee) {
-      fail(op, "'" + op.op + "' needs the callee's name as its first argument");
-      return "0";
-    }
+  std::string emitExternCall(const ir::Call &op, const std::string &callee) override {
     std::string args;
     for (size_t i = 1; i < op.args.size(); ++i) args += (i > 1 ? ", " : "") + visitExpr(op.args[i]);
-    return callee->value + "(" + args + ")";
+    return callee + "(" + args + ")";
   }
 
-  std::string tensorField(const ir::Call &op) {
-    if (op.args.empty()) {
-      fail(op, "'" + op.op + "' needs a tensor");
-      return "0";
-    }
+  std::string emitTensorField(const ir::Call &op) override {
     std::string t = visitExpr(op.args[0]);
     std::string dim = op.args.size() > 1 ? visitExpr(op.args[1]) : "0";
     static const std::map<std::string, std::string> fields = {
@@ -406,19 +359,14 @@ private:
         {hostop::kTensorByteOffset, "(int64_t)@->byte_offset"},
         {hostop::kTensorData, "(void *)((char *)@->data + @->byte_offset)"}};
     auto found = fields.find(op.op);
-    if (found == fields.end()) {
-      fail(op, "unknown tensor field '" + op.op + "'");
-      return "0";
-    }
+    if (found == fields.end()) return invalid(op, "unknown tensor field '" + op.op + "'");
     std::string text = found->second;
     for (size_t at = text.find('@'); at != std::string::npos; at = text.find('@')) text.replace(at, 1, t);
     for (size_t at = text.find('#'); at != std::string::npos; at = text.find('#')) text.replace(at, 1, dim);
     return text;
   }
 
-  // `DLTensor *var` over the data and dims of a vtac.make_tensor call (see HostLowering.h).
-  void makeTensor(const ir::Var &var, const ir::Call &call) {
-    if (call.args.size() < 4) return fail(call, "'" + call.op + "' needs data, type code, bits and lanes");
+  void emitMakeTensor(const ir::Var &var, const ir::Call &call) override {
     const std::string &name = names_(var);
     std::string shape = names_.fresh(var.name + "_shape"), tensor = names_.fresh(var.name + "_tensor");
     std::string dims;
@@ -431,48 +379,84 @@ private:
     line("DLTensor *" + name + " = &" + tensor + ";");
   }
 
-  void callChecked(const ir::Call &call) {
-    auto *symbol = call.args.empty() ? nullptr : call.args[0].as<ir::StringImm>();
-    if (!symbol) return fail(call, "'" + call.op + "' needs the callee's symbol");
-    std::string args;
-    for (size_t i = 1; i < call.args.size(); ++i) args += (i > 1 ? ", " : "") + visitExpr(call.args[i]);
-    line("if ((vtac_status = " + symbol->value + "(" + args + ")) != 0)");
+  void emitCallChecked(const ir::Call &, const std::string &symbol, const std::vector<std::string> &args) override {
+    std::string list;
+    for (const std::string &arg : args) list += (list.empty() ? "" : ", ") + arg;
+    line("if ((vtac_status = " + symbol + "(" + list + ")) != 0)");
     line("  return vtac_status;");
     usesStatus_ = true;
   }
 
-  void pushKernel(const ir::Call &call) {
-    auto *index = call.args.empty() ? nullptr : call.args[0].as<ir::IntImm>();
-    if (!index || index->value < 0 || size_t(index->value) >= function_.kernels.size()) {
-      fail(call, "push of an unknown micro-kernel");
-      return;
-    }
-    const MicroKernel &kernel = function_.kernels[size_t(index->value)];
-    std::string id = function_.symbol + "_uop_kernel" + std::to_string(index->value);
+  void emitPushKernel(size_t index) override {
+    const MicroKernel &kernel = function_.kernels[index];
+    std::string id = function_.symbol + "_uop_kernel" + std::to_string(index);
     std::string closure = kernel.closure.empty() ? "NULL, 0" : "&closure, (int)sizeof closure";
     line("{");
     indent();
-    if (!kernel.closure.empty()) {
-      // Zeroed first: the runtime caches the kernel by the closure's bytes, padding included.
-      line("struct " + id + "_closure closure;");
-      line("memset(&closure, 0, sizeof closure);");
-      for (const ir::VarRef &var : kernel.closure) line("closure." + names_(*var) + " = " + names_(*var) + ";");
-    }
+    packClosure(id, kernel.closure);
     line("if (" + kernel.pushFunction + "(&" + id + "_handle, " + id + ", " + closure + ") != 0)");
     line("  return " + std::to_string(kStatusRuntimeError) + ";");
     dedent();
     line("}");
   }
 
-  const HostFunction &function_;
+  void emitParallelFor(size_t index, std::string extent) override {
+    const ParallelTask &task = function_.tasks[index];
+    std::string id = function_.symbol + "_parallel" + std::to_string(index);
+    line("{");
+    indent();
+    packClosure(id, task.closure);
+    line("if ((vtac_status = vtac_parallel_for(" + extent + ", " + id + ", " + (task.closure.empty() ? "NULL" : "&closure") +
+         ")) != 0)");
+    line("  return vtac_status;");
+    usesStatus_ = true;
+    dedent();
+    line("}");
+  }
+
+  // `closure`, the struct of an outlined function's captured variables, filled.
+  void packClosure(const std::string &id, const std::vector<ir::VarRef> &vars) {
+    if (vars.empty()) return;
+    // Zeroed first: the runtime caches a micro-kernel by the closure's bytes, padding included.
+    line("struct " + id + "_closure closure;");
+    line("memset(&closure, 0, sizeof closure);");
+    for (const ir::VarRef &var : vars) line("closure." + names_(*var) + " = " + names_(*var) + ";");
+  }
+
   CNames &names_;
   std::map<std::string, std::string> &helpers_;
   std::ostringstream out_;
   int indent_ = 1;
-  bool checksErrorCount_ = false;
   bool usesStatus_ = false;  // a checked call needs `vtac_status` declared
-  llvm::Error error_ = llvm::Error::success();
 };
+
+// A function the runtime calls with a closure (a micro-kernel, a parallel task): the closure's
+// struct, `comment`, then `signature` whose body unpacks the closure and runs `body`.
+llvm::Expected<std::string> outlinedFunction(const HostFunction &function, CNames &names,
+                                             std::map<std::string, std::string> &helpers, const std::string &id,
+                                             const std::vector<ir::VarRef> &closure, const ir::Stmt &body,
+                                             const std::string &comment, const std::string &signature) {
+  std::ostringstream out;
+  FunctionWriter writer(function, names, helpers);
+  if (!closure.empty()) {
+    out << "struct " << id << "_closure {\n";
+    for (const ir::VarRef &var : closure) out << "  " << writer.declaration(*var) << ";\n";
+    out << "};\n\n";
+  }
+  out << comment << signature << " {\n";
+  if (closure.empty()) {
+    writer.line("(void)closure_arg;");
+  } else {
+    writer.line("const struct " + id + "_closure *closure = (const struct " + id + "_closure *)closure_arg;");
+    for (const ir::VarRef &var : closure) writer.line(writer.declaration(*var) + " = closure->" + names(*var) + ";");
+  }
+  writer.visitStmt(body);
+  writer.line("return 0;");
+  if (llvm::Error error = writer.takeError()) return error;
+  if (writer.usesStatus()) out << "  int32_t vtac_status;\n";
+  out << writer.text() << "}\n\n";
+  return out.str();
+}
 
 }  // namespace
 
@@ -485,28 +469,26 @@ llvm::Expected<std::string> emitC(const std::vector<HostFunction> &functions, co
     for (size_t k = 0; k < function.kernels.size(); ++k) {
       const MicroKernel &kernel = function.kernels[k];
       std::string id = function.symbol + "_uop_kernel" + std::to_string(k);
-      FunctionWriter writer(function, names, helpers);
-      if (!kernel.closure.empty()) {
-        definitions << "struct " << id << "_closure {\n";
-        for (const ir::VarRef &var : kernel.closure)
-          definitions << "  " << writer.type(var->dtype, *var) << " " << names(*var) << ";\n";
-        definitions << "};\n\n";
-      }
-      definitions << "/* Micro-kernel " << k << " of " << function.symbol << ", pushed with " << kernel.pushFunction
-                  << "; the runtime records it once per handle and closure value. */\n";
-      definitions << "static void *" << id << "_handle;\n\n";
-      definitions << "static int " << id << "(void *closure_arg) {\n";
-      if (kernel.closure.empty()) {
-        writer.line("(void)closure_arg;");
-      } else {
-        writer.line("const struct " + id + "_closure *closure = (const struct " + id + "_closure *)closure_arg;");
-        for (const ir::VarRef &var : kernel.closure)
-          writer.line(writer.type(var->dtype, *var) + " " + names(*var) + " = closure->" + names(*var) + ";");
-      }
-      writer.visitStmt(kernel.body);
-      writer.line("return 0;");
-      if (llvm::Error error = writer.takeError()) return error;
-      definitions << writer.text() << "}\n\n";
+      std::string comment = "/* Micro-kernel " + std::to_string(k) + " of " + function.symbol + ", pushed with " +
+                            kernel.pushFunction + "; the runtime records it once per handle and closure value. */\n" +
+                            "static void *" + id + "_handle;\n\n";
+      auto text = outlinedFunction(function, names, helpers, id, kernel.closure, kernel.body, comment,
+                                   "static int " + id + "(void *closure_arg)");
+      if (!text) return text.takeError();
+      definitions << *text;
+    }
+    // Parallel loops: closure struct, task function.
+    for (size_t t = 0; t < function.tasks.size(); ++t) {
+      const ParallelTask &task = function.tasks[t];
+      std::string id = function.symbol + "_parallel" + std::to_string(t);
+      std::string comment = "/* Parallel loop " + std::to_string(t) + " of " + function.symbol +
+                            ": iterations [" + names(*task.begin) + ", " + names(*task.end) +
+                            ") on a thread of vtac_parallel_for. */\n";
+      auto text = outlinedFunction(function, names, helpers, id, task.closure, task.body, comment,
+                                   "static int32_t " + id + "(int64_t " + names(*task.begin) + ", int64_t " +
+                                       names(*task.end) + ", void *closure_arg)");
+      if (!text) return text.takeError();
+      definitions << *text;
     }
     FunctionWriter writer(function, names, helpers);
     std::string params;
@@ -536,10 +518,12 @@ llvm::Expected<std::string> emitC(const std::vector<HostFunction> &functions, co
       if (symbol && !defined.count(symbol->value)) arities[symbol->value] = call->args.size() - 1;
     });
 
+  bool parallel = false;
+  for (const HostFunction &function : functions) parallel |= !function.tasks.empty();
   std::ostringstream out;
   out << "/* Generated by vtac from " << sourceName << ". Do not edit. */\n"
       << "#include <math.h>\n#include <stddef.h>\n#include <stdint.h>\n#include <stdlib.h>\n#include <string.h>\n\n"
-      << "#include <dlpack/dlpack.h>\n#include <vta/runtime.h>\n\n"
+      << "#include <dlpack/dlpack.h>\n#include <vta/runtime.h>\n" << (parallel ? "#include <vtac/parallel.h>\n" : "") << "\n"
       << "/* Weak: TVM's VTA runtime has no error functions; the status code is returned all the same. */\n"
       << "#pragma weak VTARuntimeReportError\n#pragma weak VTARuntimeErrorCount\n\n"
       << "static inline int32_t vtac_fail(const char *message) {\n"

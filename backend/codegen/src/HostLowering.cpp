@@ -1,6 +1,7 @@
 #include "vtac/codegen/HostLowering.h"
 
 #include "vtac/codegen/EntryChecks.h"
+#include "vtac/codegen/ParallelOutlining.h"
 #include "vtac/ir/Diagnostic.h"
 #include "vtac/ir/Mutator.h"
 #include "vtac/ir/UndefinedVars.h"
@@ -126,6 +127,9 @@ llvm::Expected<HostFunction> lowerForHost(const ir::PrimFunc &func, const std::s
   VtaCallLowering lowering(function.commandHandle, function.kernels);
   ir::Stmt body = lowering.visitStmt(func.body);
   if (llvm::Error error = lowering.takeError()) return error;
+  auto outlined = outlineParallelLoops(body, function.tasks);
+  if (!outlined) return outlined.takeError();
+  body = *outlined;
   if (vta)
     body = ir::make<ir::LetStmt>(function.commandHandle,
                                  externCall(DataType::handle(), "VTATLSCommandHandle", {}, func.loc()), body);

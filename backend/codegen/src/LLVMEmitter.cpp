@@ -16,9 +16,8 @@
 #include <llvm/TargetParser/Host.h>
 #include <llvm/TargetParser/Triple.h>
 
-#include "vtac/codegen/RuntimeApi.h"
+#include "vtac/codegen/HostWalker.h"
 #include "vtac/ir/Diagnostic.h"
-#include "vtac/ir/Functor.h"
 
 extern "C" {
 void LLVMInitializeX86TargetInfo();
@@ -54,26 +53,37 @@ void initializeTargets() {
 
 bool isUnsigned(DataType dtype) { return dtype.isUInt() || dtype.isBool(); }
 
-class ModuleBuilder : public ir::ExprFunctor<llvm::Value *>, public ir::StmtFunctor<void> {
-public:
-  ModuleBuilder(llvm::Module &module) : module_(module), ctx_(module.getContext()), b_(ctx_) {
-    llvm::Type *i8 = b_.getInt8Ty(), *i16 = b_.getInt16Ty(), *i32 = b_.getInt32Ty(), *ptr = b_.getPtrTy();
+// What the functions of one module share: the DLTensor type and the string constants.
+struct ModuleState {
+  explicit ModuleState(llvm::Module &module) : module(module) {
+    llvm::LLVMContext &ctx = module.getContext();
+    llvm::Type *i8 = llvm::Type::getInt8Ty(ctx), *i16 = llvm::Type::getInt16Ty(ctx), *i32 = llvm::Type::getInt32Ty(ctx),
+               *ptr = llvm::PointerType::get(ctx, 0);
     // DLPack's DLTensor: data, device {type, id}, ndim, dtype {code, bits, lanes}, shape,
     // strides, byte_offset.
-    dlTensor_ = llvm::StructType::create(
-        ctx_,
-        {ptr, llvm::StructType::get(ctx_, {i32, i32}), i32, llvm::StructType::get(ctx_, {i8, i8, i16}), ptr, ptr,
-         b_.getInt64Ty()},
+    dlTensor = llvm::StructType::create(
+        ctx,
+        {ptr, llvm::StructType::get(ctx, {i32, i32}), i32, llvm::StructType::get(ctx, {i8, i8, i16}), ptr, ptr,
+         llvm::Type::getInt64Ty(ctx)},
         "DLTensor");
   }
 
-  llvm::Error takeError() { return std::move(error_); }
+  llvm::Module &module;
+  llvm::StructType *dlTensor;
+  std::unordered_map<std::string, llvm::Value *> strings;
+};
 
-  void addFunction(const HostFunction &function) {
-    function_ = &function;
-    std::vector<llvm::Function *> kernels;
-    for (size_t k = 0; k < function.kernels.size(); ++k) kernels.push_back(addKernel(function, k));
-    kernels_ = kernels;
+// One HostFunction (its micro-kernels, its entry, a packed entry) in the module.
+class FunctionBuilder : public HostWalker<llvm::Value *> {
+public:
+  FunctionBuilder(ModuleState &state, const HostFunction &function)
+      : HostWalker(function, "LLVM"), module_(state.module), ctx_(state.module.getContext()), b_(ctx_),
+        dlTensor_(state.dlTensor), strings_(state.strings) {}
+
+  void addFunction() {
+    const HostFunction &function = function_;
+    for (size_t k = 0; k < function.kernels.size(); ++k) kernels_.push_back(addKernel(k));
+    for (size_t t = 0; t < function.tasks.size(); ++t) tasks_.push_back(addTask(t));
 
     std::vector<llvm::Type *> params;
     for (const HostParam &param : function.params)
@@ -85,14 +95,18 @@ public:
       fn->getArg(unsigned(i))->setName(function.params[i].var->name);
       vars_[function.params[i].var.get()] = fn->getArg(unsigned(i));
     }
-    errorsAtEntry_ = function.commandHandle ? runtimeErrorCount() : nullptr;
+    if (function.commandHandle) {
+      errorsAtEntry_ = runtimeErrorCount();
+      checkErrorCountFromHere();
+    }
     visitStmt(function.body);
     b_.CreateRet(b_.getInt32(0));
   }
 
   // `i32 name(ptr args)`: calls `function` with args[i] as its i-th argument (a DLTensor
   // pointer, or a pointer to a scalar's value), so a caller needs no per-signature code.
-  void addPackedEntry(const HostFunction &function, const std::string &name) {
+  void addPackedEntry(const std::string &name) {
+    const HostFunction &function = function_;
     llvm::Function *entry = module_.getFunction(function.symbol);
     auto *fn = llvm::Function::Create(llvm::FunctionType::get(b_.getInt32Ty(), {b_.getPtrTy()}, false),
                                       llvm::Function::ExternalLinkage, name, module_);
@@ -109,10 +123,8 @@ public:
 private:
   // ---- types and helpers --------------------------------------------------------------------
   llvm::Type *type(DataType dtype, const ir::Node &at) {
-    if (!dtype.isScalar()) {
-      fail(at, "the LLVM emitter does not support values of type " + dtype.str());
-      return b_.getInt32Ty();
-    }
+    if (!dtype.isScalar())
+      return llvm::FixedVectorType::get(type(dtype.elementType(), at), unsigned(dtype.lanes()));
     switch (dtype.code()) {
     case DataType::Code::Int:
     case DataType::Code::UInt: return b_.getIntNTy(unsigned(dtype.bits()));
@@ -129,10 +141,6 @@ private:
   // In memory, bool is one byte.
   llvm::Type *memoryType(DataType dtype, const ir::Node &at) {
     return dtype.isBool() ? b_.getInt8Ty() : type(dtype, at);
-  }
-
-  void fail(const ir::Node &at, const std::string &message) {
-    if (!error_) error_ = ir::diagnosticError(at.loc(), message);
   }
 
   void begin(llvm::Function *fn) {
@@ -226,7 +234,9 @@ private:
     return b_.CreateIntCast(value, target, !isUnsigned(from));
   }
 
-  llvm::Value *toInt64(const ir::Expr &e) { return convert(visitExpr(e), e->dtype, DataType::int64(), *e); }
+  llvm::Value *toInt64(const ir::Expr &e) {
+    return convert(visitExpr(e), e->dtype, DataType::int64().withLanes(e->dtype.lanes()), *e);
+  }
 
   llvm::Value *stringConstant(const std::string &text) {
     auto found = strings_.find(text);
@@ -259,13 +269,17 @@ private:
     vars_[op.var.get()] = visitExpr(op.value);
     return visitExpr(op.body);
   }
+  // base + stride * <0, 1, ..., lanes - 1>
   llvm::Value *visitRamp(const ir::Ramp &op) override {
-    fail(op, "the LLVM emitter does not support vector expressions (T.Ramp)");
-    return b_.getInt32(0);
+    if (!op.base->dtype.isIntOrUInt()) return invalid(op, "the LLVM emitter supports only integer ramps");
+    llvm::Value *base = visitExpr(op.base), *stride = visitExpr(op.stride);
+    std::vector<llvm::Constant *> steps;
+    for (int lane = 0; lane < op.lanes; ++lane) steps.push_back(llvm::ConstantInt::get(base->getType(), uint64_t(lane)));
+    llvm::Value *offsets = b_.CreateMul(b_.CreateVectorSplat(unsigned(op.lanes), stride), llvm::ConstantVector::get(steps));
+    return b_.CreateAdd(b_.CreateVectorSplat(unsigned(op.lanes), base), offsets);
   }
   llvm::Value *visitBroadcast(const ir::Broadcast &op) override {
-    fail(op, "the LLVM emitter does not support vector expressions (T.Broadcast)");
-    return b_.getInt32(0);
+    return b_.CreateVectorSplat(unsigned(op.lanes), visitExpr(op.value));
   }
 
   llvm::Value *visitBinary(const ir::BinaryExpr &op) override {
@@ -318,76 +332,93 @@ private:
     return b_.CreateAnd(b_.CreateICmpNE(r, zero), b_.CreateXor(b_.CreateICmpSLT(r, zero), b_.CreateICmpSLT(divisor, zero)));
   }
 
+  // The address of an element: a pointer, or a vector of pointers when an index is a vector.
   llvm::Value *element(const ir::Buffer &buffer, const std::vector<ir::Expr> &indices, const ir::Node &at) {
     if (indices.size() != buffer.rank() && buffer.rank() != 0)
       fail(at, "buffer '" + buffer.name + "' indexed with " + std::to_string(indices.size()) + " indices");
-    llvm::Value *flat = b_.getInt64(0);
+    int lanes = 1;
+    for (const ir::Expr &index : indices) lanes = std::max(lanes, index->dtype.lanes());
+    auto widened = [&](llvm::Value *value) {
+      return lanes > 1 && !value->getType()->isVectorTy() ? b_.CreateVectorSplat(unsigned(lanes), value) : value;
+    };
+    auto index64 = [&](const ir::Expr &e) { return widened(toInt64(e)); };
+    llvm::Value *flat = widened(b_.getInt64(0));
     for (size_t i = 0; i < indices.size() && i < std::max<size_t>(buffer.rank(), 1); ++i) {
-      if (!indices[i]->dtype.isScalar()) fail(at, "the LLVM emitter does not support vector accesses of '" + buffer.name + "'");
-      llvm::Value *index = toInt64(indices[i]);
-      if (!buffer.strides.empty()) flat = b_.CreateAdd(flat, b_.CreateMul(index, toInt64(buffer.strides[i])));
-      else flat = i == 0 ? index : b_.CreateAdd(b_.CreateMul(flat, toInt64(buffer.shape[i])), index);
+      llvm::Value *index = index64(indices[i]);
+      if (!buffer.strides.empty()) flat = b_.CreateAdd(flat, b_.CreateMul(index, index64(buffer.strides[i])));
+      else flat = i == 0 ? index : b_.CreateAdd(b_.CreateMul(flat, index64(buffer.shape[i])), index);
     }
-    if (buffer.elemOffset) flat = b_.CreateAdd(toInt64(buffer.elemOffset), flat);
+    if (buffer.elemOffset) flat = b_.CreateAdd(index64(buffer.elemOffset), flat);
     return b_.CreateGEP(memoryType(buffer.dtype, at), visitVar(*buffer.data), flat, buffer.name);
   }
 
+  // The first element of a vector access whose lanes are consecutive (a 1-d access at
+  // T.Ramp(base, 1, n)), else null: a plain vector load or store instead of a gather/scatter.
+  llvm::Value *consecutiveStart(const ir::Buffer &buffer, const std::vector<ir::Expr> &indices, const ir::Node &at) {
+    auto *ramp = indices.size() == 1 && buffer.strides.empty() ? indices[0].as<ir::Ramp>() : nullptr;
+    auto *stride = ramp ? ramp->stride.as<ir::IntImm>() : nullptr;
+    if (!stride || stride->value != 1) return nullptr;
+    return element(buffer, {ramp->base}, at);
+  }
+
+  llvm::Align elementAlign(const ir::Buffer &buffer, const ir::Node &at) {
+    return module_.getDataLayout().getABITypeAlign(memoryType(buffer.dtype, at));
+  }
+
   llvm::Value *visitBufferLoad(const ir::BufferLoad &op) override {
+    if (!op.dtype.isScalar()) {
+      if (op.buffer->dtype.isBool()) return invalid(op, "the LLVM emitter does not support vector loads of bool");
+      llvm::Type *vector = type(op.dtype, op);
+      if (llvm::Value *start = consecutiveStart(*op.buffer, op.indices, op))
+        return b_.CreateAlignedLoad(vector, start, elementAlign(*op.buffer, op));
+      return b_.CreateMaskedGather(vector, element(*op.buffer, op.indices, op), elementAlign(*op.buffer, op));
+    }
     llvm::Value *address = element(*op.buffer, op.indices, op);
     llvm::Value *value = b_.CreateLoad(memoryType(op.buffer->dtype, op), address);
     return op.buffer->dtype.isBool() ? b_.CreateICmpNE(value, b_.getInt8(0)) : value;
   }
 
-  llvm::Value *visitCall(const ir::Call &op) override {
+  llvm::Value *emitIntrinsic(const ir::Call &op) override {
     const std::string &name = op.op;
-    auto needs = [&](size_t count) {
-      if (op.args.size() == count) return true;
-      fail(op, "'" + name + "' takes " + std::to_string(count) + " arguments, got " + std::to_string(op.args.size()));
-      return false;
-    };
     auto arg = [&](size_t i) { return visitExpr(op.args[i]); };
-    if (name == "tir.call_extern" || name == "tir.call_pure_extern") return externCall(op);
-    if (llvm::StringRef(name).starts_with("vtac.dltensor_")) return tensorField(op);
-    if ((name == "tir.likely" || name == "tir.tvm_thread_context") && needs(1)) return arg(0);
-    if (name == "tir.if_then_else" && needs(3)) return lazySelect(op);
-    if (name == "tir.isnullptr" && needs(1)) return b_.CreateIsNull(arg(0));
+    if (name == "tir.if_then_else") return lazySelect(op);
+    if (name == "tir.isnullptr") return b_.CreateIsNull(arg(0));
     bool isSigned = !isUnsigned(op.dtype);
-    if (name == "tir.shift_right" && needs(2)) return isSigned ? b_.CreateAShr(arg(0), arg(1)) : b_.CreateLShr(arg(0), arg(1));
-    if (name == "tir.shift_left" && needs(2)) return b_.CreateShl(arg(0), arg(1));
-    if (name == "tir.bitwise_and" && needs(2)) return b_.CreateAnd(arg(0), arg(1));
-    if (name == "tir.bitwise_or" && needs(2)) return b_.CreateOr(arg(0), arg(1));
-    if (name == "tir.bitwise_xor" && needs(2)) return b_.CreateXor(arg(0), arg(1));
-    if (name == "tir.bitwise_not" && needs(1)) return b_.CreateNot(arg(0));
+    if (name == "tir.shift_right") return isSigned ? b_.CreateAShr(arg(0), arg(1)) : b_.CreateLShr(arg(0), arg(1));
+    if (name == "tir.shift_left") return b_.CreateShl(arg(0), arg(1));
+    if (name == "tir.bitwise_and") return b_.CreateAnd(arg(0), arg(1));
+    if (name == "tir.bitwise_or") return b_.CreateOr(arg(0), arg(1));
+    if (name == "tir.bitwise_xor") return b_.CreateXor(arg(0), arg(1));
+    if (name == "tir.bitwise_not") return b_.CreateNot(arg(0));
     static const std::pair<const char *, llvm::Intrinsic::ID> unary[] = {
         {"tir.exp", llvm::Intrinsic::exp},     {"tir.log", llvm::Intrinsic::log},   {"tir.sqrt", llvm::Intrinsic::sqrt},
         {"tir.sin", llvm::Intrinsic::sin},     {"tir.cos", llvm::Intrinsic::cos},   {"tir.floor", llvm::Intrinsic::floor},
         {"tir.ceil", llvm::Intrinsic::ceil},   {"tir.round", llvm::Intrinsic::round}, {"tir.trunc", llvm::Intrinsic::trunc},
         {"tir.fabs", llvm::Intrinsic::fabs},   {"tir.exp2", llvm::Intrinsic::exp2}, {"tir.log2", llvm::Intrinsic::log2}};
     for (const auto &[intrinsic, id] : unary)
-      if (name == intrinsic && needs(1)) return b_.CreateUnaryIntrinsic(id, arg(0));
-    if (name == "tir.pow" && needs(2)) return b_.CreateBinaryIntrinsic(llvm::Intrinsic::pow, arg(0), arg(1));
-    if ((name == "tir.tanh" || name == "tir.erf") && needs(1)) {
+      if (name == intrinsic) return b_.CreateUnaryIntrinsic(id, arg(0));
+    if (name == "tir.pow") return b_.CreateBinaryIntrinsic(llvm::Intrinsic::pow, arg(0), arg(1));
+    if (name == "tir.tanh" || name == "tir.erf") {
+      if (!op.dtype.isScalar()) return invalid(op, "the LLVM emitter does not support '" + name + "' of vectors");
       std::string libm = name.substr(4) + (op.dtype.bits() == 32 ? "f" : "");
       llvm::Type *t = type(op.dtype, op);
       return b_.CreateCall(module_.getOrInsertFunction(libm, t, t), {arg(0)});
     }
-    if (name == "tir.abs" && needs(1)) {
+    if (name == "tir.abs") {
       llvm::Value *x = arg(0);
       if (op.dtype.isFloat()) return b_.CreateUnaryIntrinsic(llvm::Intrinsic::fabs, x);
       return b_.CreateSelect(b_.CreateICmpSLT(x, llvm::ConstantInt::get(x->getType(), 0)), b_.CreateNeg(x), x);
     }
-    if (name == "tir.sigmoid" && needs(1)) {
-      llvm::Value *one = llvm::ConstantFP::get(type(op.dtype, op), 1.0);
-      llvm::Value *e = b_.CreateUnaryIntrinsic(llvm::Intrinsic::exp, b_.CreateFNeg(arg(0)));
-      return b_.CreateFDiv(one, b_.CreateFAdd(one, e));
-    }
-    fail(op, "the LLVM emitter does not know the intrinsic '" + name + "'");
-    return llvm::UndefValue::get(op.dtype.isVoid() ? b_.getInt32Ty() : type(op.dtype, op));
+    llvm::Value *one = llvm::ConstantFP::get(type(op.dtype, op), 1.0);  // tir.sigmoid
+    llvm::Value *e = b_.CreateUnaryIntrinsic(llvm::Intrinsic::exp, b_.CreateFNeg(arg(0)));
+    return b_.CreateFDiv(one, b_.CreateFAdd(one, e));
   }
 
   // T.if_then_else evaluates only the branch it takes (it guards out-of-bounds loads).
   llvm::Value *lazySelect(const ir::Call &op) {
     llvm::Value *condition = visitExpr(op.args[0]);
+    // Lanes cannot branch apart: a vector if_then_else evaluates both sides.
+    if (condition->getType()->isVectorTy()) return b_.CreateSelect(condition, visitExpr(op.args[1]), visitExpr(op.args[2]));
     llvm::BasicBlock *onTrue = newBlock("then"), *onFalse = newBlock("else"), *join = newBlock("endif");
     b_.CreateCondBr(condition, onTrue, onFalse);
     b_.SetInsertPoint(onTrue);
@@ -405,38 +436,29 @@ private:
     return phi;
   }
 
-  llvm::Value *externCall(const ir::Call &op) {
-    auto *callee = op.args.empty() ? nullptr : op.args[0].as<ir::StringImm>();
-    if (!callee) {
-      fail(op, "'" + op.op + "' needs the callee's name as its first argument");
-      return b_.getInt32(0);
-    }
+  llvm::Value *emitExternCall(const ir::Call &op, const std::string &callee) override {
     llvm::Function *fn = nullptr;
-    if (runtimeSignature(callee->value)) {
-      fn = runtimeFunction(callee->value);
+    if (runtimeSignature(callee)) {
+      fn = runtimeFunction(callee);
     } else {
       std::vector<llvm::Type *> params;
       for (size_t i = 1; i < op.args.size(); ++i) params.push_back(type(op.args[i]->dtype, *op.args[i]));
       llvm::Type *result = op.dtype.isVoid() ? b_.getVoidTy() : type(op.dtype, op);
       fn = llvm::cast<llvm::Function>(
-          module_.getOrInsertFunction(callee->value, llvm::FunctionType::get(result, params, false)).getCallee());
+          module_.getOrInsertFunction(callee, llvm::FunctionType::get(result, params, false)).getCallee());
     }
     llvm::FunctionType *fnType = fn->getFunctionType();
-    if (fnType->getNumParams() != op.args.size() - 1) {
-      fail(op, "'" + callee->value + "' takes " + std::to_string(fnType->getNumParams()) + " arguments, got " +
-                   std::to_string(op.args.size() - 1));
-      return b_.getInt32(0);
-    }
+    if (fnType->getNumParams() != op.args.size() - 1)
+      return invalid(op, "'" + callee + "' takes " + std::to_string(fnType->getNumParams()) + " arguments, got " +
+                             std::to_string(op.args.size() - 1));
     std::vector<llvm::Value *> args;
     for (size_t i = 1; i < op.args.size(); ++i) {
       llvm::Value *value = visitExpr(op.args[i]);
       llvm::Type *param = fnType->getParamType(unsigned(i - 1));
       if (value->getType() != param) {
-        if (param->isPointerTy() != value->getType()->isPointerTy()) {
-          fail(*op.args[i], "argument " + std::to_string(i) + " of '" + callee->value + "' must be a " +
-                                (param->isPointerTy() ? "handle" : "number"));
-          return b_.getInt32(0);
-        }
+        if (param->isPointerTy() != value->getType()->isPointerTy())
+          return invalid(*op.args[i], "argument " + std::to_string(i) + " of '" + callee + "' must be a " +
+                                          (param->isPointerTy() ? "handle" : "number"));
         value = b_.CreateIntCast(value, param, !isUnsigned(op.args[i]->dtype));
       }
       args.push_back(value);
@@ -446,11 +468,7 @@ private:
     return result;
   }
 
-  llvm::Value *tensorField(const ir::Call &op) {
-    if (op.args.empty()) {
-      fail(op, "'" + op.op + "' needs a tensor");
-      return b_.getInt32(0);
-    }
+  llvm::Value *emitTensorField(const ir::Call &op) override {
     llvm::Value *tensor = visitExpr(op.args[0]);
     auto field = [&](unsigned index, const char *name) { return b_.CreateStructGEP(dlTensor_, tensor, index, name); };
     auto typeField = [&](unsigned index, llvm::Type *t) {
@@ -477,23 +495,15 @@ private:
       llvm::Value *offset = b_.CreateLoad(b_.getInt64Ty(), field(6, "byte_offset"));
       return b_.CreateGEP(b_.getInt8Ty(), data, offset);
     }
-    fail(op, "unknown tensor field '" + name + "'");
-    return b_.getInt32(0);
+    return invalid(op, "unknown tensor field '" + name + "'");
   }
 
   // ---- statements ---------------------------------------------------------------------------
-  void visitLetStmt(const ir::LetStmt &op) override {
-    auto *call = op.value.as<ir::Call>();
-    llvm::Value *value = call && call->op == hostop::kMakeTensor ? makeTensor(*call) : visitExpr(op.value);
-    if (!llvm::isa<llvm::Constant>(value) && !value->hasName()) value->setName(op.var->name);
-    vars_[op.var.get()] = value;
-    visitStmt(op.body);
-  }
-  void visitAttrStmt(const ir::AttrStmt &op) override {
-    auto *iterVar = op.node.as<ir::IterVar>();
-    if (iterVar && (op.key == "thread_extent" || op.key == "virtual_thread"))
-      return loop(*iterVar->var, ir::intImm(0, iterVar->var->dtype), op.value, op.body);
-    visitStmt(op.body);
+  void emitLet(const ir::Var &var, const ir::Expr &value) override { bind(var, visitExpr(value)); }
+  void emitMakeTensor(const ir::Var &var, const ir::Call &call) override { bind(var, makeTensor(call)); }
+  void bind(const ir::Var &var, llvm::Value *value) {
+    if (!llvm::isa<llvm::Constant>(value) && !value->hasName()) value->setName(var.name);
+    vars_[&var] = value;
   }
   void visitAssertStmt(const ir::AssertStmt &op) override {
     llvm::Value *holds = visitExpr(op.condition);
@@ -505,7 +515,6 @@ private:
     b_.SetInsertPoint(next);
     visitStmt(op.body);
   }
-  void visitFor(const ir::For &op) override { loop(*op.loopVar, op.min, op.extent, op.body); }
   void visitWhile(const ir::While &op) override {
     llvm::BasicBlock *header = newBlock("while"), *body = newBlock("while_body"), *exit = newBlock("while_end");
     b_.CreateBr(header);
@@ -530,29 +539,14 @@ private:
     }
     b_.SetInsertPoint(join);
   }
-  void visitSeqStmt(const ir::SeqStmt &op) override {
-    for (const ir::Stmt &stmt : op.stmts) visitStmt(stmt);
+  void emitReturnIfNonZero(llvm::Value *status) override {
+    returnIf(b_.CreateICmpNE(status, llvm::ConstantInt::get(status->getType(), 0)), b_.getInt32(kStatusRuntimeError));
   }
-  void visitEvaluate(const ir::Evaluate &op) override {
-    if (op.value.isa<ir::IntImm>()) return;
-    auto *call = op.value.as<ir::Call>();
-    if (call && call->op == hostop::kPushMicroKernel) return pushKernel(*call);
-    if (call && call->op == hostop::kCallChecked) return callChecked(*call);
-    llvm::Value *value = visitExpr(op.value);
-    llvm::StringRef callee = externCallee(op.value);
-    if (returnsStatus(callee))
-      returnIf(b_.CreateICmpNE(value, llvm::ConstantInt::get(value->getType(), 0)), b_.getInt32(kStatusRuntimeError));
-    if (errorsAtEntry_ && reportsThroughErrorCount(callee))
-      returnIf(b_.CreateICmpSGT(runtimeErrorCount(), errorsAtEntry_), b_.getInt32(kStatusRuntimeError));
+  void emitDiscard(llvm::Value *) override {}
+  void emitErrorCountCheck() override {
+    returnIf(b_.CreateICmpSGT(runtimeErrorCount(), errorsAtEntry_), b_.getInt32(kStatusRuntimeError));
   }
-  void visitAllocate(const ir::Allocate &op) override {
-    const std::string &scope = op.scope();
-    if (!isHostScope(scope)) {
-      fail(op, "'" + op.bufferVar->name + "' is in VTA's on-chip scope '" + scope +
-                   "': lower the program for VTA (vta-lower) before compiling it");
-      return;
-    }
-    if (op.condition) fail(op, "the LLVM emitter does not support conditional allocations");
+  void emitAllocate(const ir::Allocate &op) override {
     const llvm::DataLayout &layout = module_.getDataLayout();
     llvm::Type *sizeType = layout.getIntPtrType(ctx_);
     llvm::Value *bytes = b_.getInt64(layout.getTypeAllocSize(memoryType(op.dtype, op)));
@@ -563,22 +557,33 @@ private:
     b_.CreateCondBr(b_.CreateIsNull(memory), failed, next);
     b_.SetInsertPoint(failed);
     b_.CreateRet(b_.CreateCall(failFunction(),
-                               {stringConstant(function_->symbol + ": cannot allocate '" + op.bufferVar->name + "'")}));
+                               {stringConstant(function_.symbol + ": cannot allocate '" + op.bufferVar->name + "'")}));
     b_.SetInsertPoint(next);
     vars_[op.bufferVar.get()] = memory;
     visitStmt(op.body);
     b_.CreateCall(module_.getOrInsertFunction("free", b_.getVoidTy(), b_.getPtrTy()), {memory});
   }
-  void visitDeclBuffer(const ir::DeclBuffer &op) override { visitStmt(op.body); }
   void visitBufferStore(const ir::BufferStore &op) override {
     llvm::Value *value = visitExpr(op.value);
-    if (op.buffer->dtype.isBool()) value = b_.CreateZExt(value, b_.getInt8Ty());
-    b_.CreateStore(value, element(*op.buffer, op.indices, op));
+    llvm::Value *address = element(*op.buffer, op.indices, op);
+    if (!address->getType()->isVectorTy()) {
+      if (op.buffer->dtype.isBool()) value = b_.CreateZExt(value, b_.getInt8Ty());
+      b_.CreateStore(value, address);
+      return;
+    }
+    if (op.buffer->dtype.isBool()) return fail(op, "the LLVM emitter does not support vector stores of bool");
+    auto lanes = llvm::cast<llvm::FixedVectorType>(address->getType())->getNumElements();
+    if (!value->getType()->isVectorTy()) value = b_.CreateVectorSplat(lanes, value);
+    if (llvm::Value *start = consecutiveStart(*op.buffer, op.indices, op))
+      b_.CreateAlignedStore(value, start, elementAlign(*op.buffer, op));
+    else
+      b_.CreateMaskedScatter(value, address, elementAlign(*op.buffer, op));
   }
-  void visitBlock(const ir::Block &op) override { fail(op, "block '" + op.name + "' is not lowered"); }
-  void visitBlockRealize(const ir::BlockRealize &op) override { visitBlock(*op.block); }
 
-  void loop(const ir::Var &var, const ir::Expr &min, const ir::Expr &extent, const ir::Stmt &body) {
+  llvm::Value *placeholder() override { return b_.getInt32(0); }
+
+  void emitLoop(const ir::Var &var, const ir::Expr &min, const ir::Expr &extent, const ir::Stmt &body,
+                const char *) override {
     llvm::Value *first = visitExpr(min);
     llvm::Value *end = b_.CreateAdd(first, convert(visitExpr(extent), extent->dtype, var.dtype, var));
     llvm::BasicBlock *preheader = b_.GetInsertBlock();
@@ -600,10 +605,6 @@ private:
   // ---- graphs ------------------------------------------------------------------------------
   // A DLTensor on the stack over the data and dims of a vtac.make_tensor call.
   llvm::Value *makeTensor(const ir::Call &call) {
-    if (call.args.size() < 4) {
-      fail(call, "'" + call.op + "' needs data, type code, bits and lanes");
-      return llvm::ConstantPointerNull::get(b_.getPtrTy());
-    }
     size_t ndim = call.args.size() - 4;
     llvm::IRBuilder<> entry(&fn_->getEntryBlock(), fn_->getEntryBlock().begin());
     llvm::Value *tensor = entry.CreateAlloca(dlTensor_, nullptr, "tensor");
@@ -629,89 +630,112 @@ private:
     return tensor;
   }
 
-  void callChecked(const ir::Call &call) {
-    auto *symbol = call.args.empty() ? nullptr : call.args[0].as<ir::StringImm>();
-    if (!symbol) return fail(call, "'" + call.op + "' needs the callee's symbol");
-    std::vector<llvm::Value *> args;
-    for (size_t i = 1; i < call.args.size(); ++i) args.push_back(visitExpr(call.args[i]));
+  void emitCallChecked(const ir::Call &call, const std::string &symbol, const std::vector<llvm::Value *> &args) override {
     std::vector<llvm::Type *> params(args.size(), b_.getPtrTy());
     llvm::FunctionCallee callee =
-        module_.getOrInsertFunction(symbol->value, llvm::FunctionType::get(b_.getInt32Ty(), params, false));
+        module_.getOrInsertFunction(symbol, llvm::FunctionType::get(b_.getInt32Ty(), params, false));
     if (callee.getFunctionType()->getNumParams() != args.size())
-      return fail(call, "'" + symbol->value + "' is called with " + std::to_string(args.size()) +
+      return fail(call, "'" + symbol + "' is called with " + std::to_string(args.size()) +
                             " tensors but takes " + std::to_string(callee.getFunctionType()->getNumParams()));
     llvm::Value *status = b_.CreateCall(callee, args);
     returnIf(b_.CreateICmpNE(status, b_.getInt32(0)), status);
   }
 
-  // ---- micro-kernels ------------------------------------------------------------------------
-  llvm::StructType *closureType(const MicroKernel &kernel) {
+  // ---- outlined functions: micro-kernels and parallel tasks -------------------------------
+  llvm::StructType *closureType(const std::vector<ir::VarRef> &closure) {
     std::vector<llvm::Type *> fields;
-    for (const ir::VarRef &var : kernel.closure) fields.push_back(memoryType(var->dtype, *var));
+    for (const ir::VarRef &var : closure) fields.push_back(memoryType(var->dtype, *var));
     return llvm::StructType::get(ctx_, fields);
   }
 
-  llvm::Function *addKernel(const HostFunction &function, size_t k) {
-    const MicroKernel &kernel = function.kernels[k];
-    std::string id = function.symbol + "_uop_kernel" + std::to_string(k);
-    auto *fn = llvm::Function::Create(llvm::FunctionType::get(b_.getInt32Ty(), {b_.getPtrTy()}, false),
+  // An internal `i32 id(params...)` whose first parameters are `leading`, the last `closure`'s
+  // struct, and which runs `body`. Built before the entry, so without error-count checks: the runtime checks
+  // what a micro-kernel recorded when the push returns, and a parallel task makes no runtime
+  // call.
+  llvm::Function *addOutlined(const std::string &id, const std::vector<ir::VarRef> &leading,
+                              const std::vector<ir::VarRef> &closure, const ir::Stmt &body) {
+    std::vector<llvm::Type *> params;
+    for (const ir::VarRef &var : leading) params.push_back(type(var->dtype, *var));
+    params.push_back(b_.getPtrTy());
+    auto *fn = llvm::Function::Create(llvm::FunctionType::get(b_.getInt32Ty(), params, false),
                                       llvm::Function::InternalLinkage, id, module_);
     begin(fn);
-    // No checks inside: the runtime checks what the kernel recorded when the push returns.
-    errorsAtEntry_ = nullptr;
-    llvm::StructType *closure = closureType(kernel);
-    for (size_t i = 0; i < kernel.closure.size(); ++i) {
-      const ir::Var &var = *kernel.closure[i];
-      llvm::Value *value = b_.CreateLoad(closure->getElementType(unsigned(i)),
-                                         b_.CreateStructGEP(closure, fn->getArg(0), unsigned(i)), var.name);
+    for (size_t i = 0; i < leading.size(); ++i) {
+      fn->getArg(unsigned(i))->setName(leading[i]->name);
+      vars_[leading[i].get()] = fn->getArg(unsigned(i));
+    }
+    unsigned closureArg = unsigned(leading.size());
+    llvm::StructType *type = closureType(closure);
+    for (size_t i = 0; i < closure.size(); ++i) {
+      const ir::Var &var = *closure[i];
+      llvm::Value *value = b_.CreateLoad(type->getElementType(unsigned(i)),
+                                         b_.CreateStructGEP(type, fn->getArg(closureArg), unsigned(i)), var.name);
       vars_[&var] = var.dtype.isBool() ? b_.CreateICmpNE(value, b_.getInt8(0)) : value;
     }
-    visitStmt(kernel.body);
+    visitStmt(body);
     b_.CreateRet(b_.getInt32(0));
     return fn;
   }
 
-  void pushKernel(const ir::Call &call) {
-    auto *index = call.args.empty() ? nullptr : call.args[0].as<ir::IntImm>();
-    if (!index || index->value < 0 || size_t(index->value) >= kernels_.size()) {
-      fail(call, "push of an unknown micro-kernel");
-      return;
+  llvm::Function *addKernel(size_t k) {
+    const MicroKernel &kernel = function_.kernels[k];
+    return addOutlined(function_.symbol + "_uop_kernel" + std::to_string(k), {}, kernel.closure, kernel.body);
+  }
+
+  // `i32 SYMBOL_parallelT(i64 begin, i64 end, ptr closure)`, as vtac_parallel_for calls it.
+  llvm::Function *addTask(size_t t) {
+    const ParallelTask &task = function_.tasks[t];
+    return addOutlined(function_.symbol + "_parallel" + std::to_string(t), {task.begin, task.end}, task.closure,
+                       task.body);
+  }
+
+  // A zeroed stack struct holding the current values of `closure` (null when it is empty) and
+  // its size in bytes. Zeroed: the runtime caches a micro-kernel by the closure's bytes,
+  // padding included.
+  std::pair<llvm::Value *, uint64_t> packClosure(const std::vector<ir::VarRef> &closure) {
+    if (closure.empty()) return {llvm::ConstantPointerNull::get(b_.getPtrTy()), 0};
+    llvm::StructType *type = closureType(closure);
+    uint64_t bytes = module_.getDataLayout().getTypeAllocSize(type);
+    llvm::IRBuilder<> entry(&fn_->getEntryBlock(), fn_->getEntryBlock().begin());
+    llvm::Value *pointer = entry.CreateAlloca(type, nullptr, "closure");
+    b_.CreateMemSet(pointer, b_.getInt8(0), bytes, llvm::MaybeAlign(8));
+    for (size_t i = 0; i < closure.size(); ++i) {
+      llvm::Value *value = visitVar(*closure[i]);
+      if (closure[i]->dtype.isBool()) value = b_.CreateZExt(value, b_.getInt8Ty());
+      b_.CreateStore(value, b_.CreateStructGEP(type, pointer, unsigned(i)));
     }
-    const MicroKernel &kernel = function_->kernels[size_t(index->value)];
-    std::string id = function_->symbol + "_uop_kernel" + std::to_string(index->value);
+    return {pointer, bytes};
+  }
+
+  void emitPushKernel(size_t index) override {
+    const MicroKernel &kernel = function_.kernels[index];
+    std::string id = function_.symbol + "_uop_kernel" + std::to_string(index);
     auto *handle = new llvm::GlobalVariable(module_, b_.getPtrTy(), false, llvm::GlobalValue::InternalLinkage,
                                             llvm::ConstantPointerNull::get(b_.getPtrTy()), id + "_handle");
-    llvm::Value *closurePtr = llvm::ConstantPointerNull::get(b_.getPtrTy());
-    uint64_t bytes = 0;
-    if (!kernel.closure.empty()) {
-      llvm::StructType *closure = closureType(kernel);
-      bytes = module_.getDataLayout().getTypeAllocSize(closure);
-      llvm::IRBuilder<> entry(&fn_->getEntryBlock(), fn_->getEntryBlock().begin());
-      closurePtr = entry.CreateAlloca(closure, nullptr, "closure");
-      // Zeroed first: the runtime caches the kernel by the closure's bytes, padding included.
-      b_.CreateMemSet(closurePtr, b_.getInt8(0), bytes, llvm::MaybeAlign(8));
-      for (size_t i = 0; i < kernel.closure.size(); ++i) {
-        llvm::Value *value = visitVar(*kernel.closure[i]);
-        if (kernel.closure[i]->dtype.isBool()) value = b_.CreateZExt(value, b_.getInt8Ty());
-        b_.CreateStore(value, b_.CreateStructGEP(closure, closurePtr, unsigned(i)));
-      }
-    }
+    auto [closure, bytes] = packClosure(kernel.closure);
     llvm::Value *status = b_.CreateCall(runtimeFunction(kernel.pushFunction),
-                                        {handle, kernels_[size_t(index->value)], closurePtr, b_.getInt32(uint32_t(bytes))});
+                                        {handle, kernels_[index], closure, b_.getInt32(uint32_t(bytes))});
     returnIf(b_.CreateICmpNE(status, b_.getInt32(0)), b_.getInt32(kStatusRuntimeError));
+  }
+
+  void emitParallelFor(size_t index, llvm::Value *extent) override {
+    llvm::FunctionCallee pool = module_.getOrInsertFunction(
+        "vtac_parallel_for", llvm::FunctionType::get(b_.getInt32Ty(), {b_.getInt64Ty(), b_.getPtrTy(), b_.getPtrTy()}, false));
+    llvm::Value *closure = packClosure(function_.tasks[index].closure).first;
+    llvm::Value *status = b_.CreateCall(pool, {extent, tasks_[index], closure});
+    returnIf(b_.CreateICmpNE(status, b_.getInt32(0)), status);
   }
 
   llvm::Module &module_;
   llvm::LLVMContext &ctx_;
   llvm::IRBuilder<> b_;
   llvm::StructType *dlTensor_;
-  const HostFunction *function_ = nullptr;
   std::vector<llvm::Function *> kernels_;
+  std::vector<llvm::Function *> tasks_;
   llvm::Function *fn_ = nullptr;
   llvm::Value *errorsAtEntry_ = nullptr;  // the runtime's error count when the function started
   std::unordered_map<const ir::Var *, llvm::Value *> vars_;
-  std::unordered_map<std::string, llvm::Value *> strings_;
-  llvm::Error error_ = llvm::Error::success();
+  std::unordered_map<std::string, llvm::Value *> &strings_;
 };
 
 llvm::OptimizationLevel optimizationLevel(int level) {
@@ -747,10 +771,13 @@ llvm::Expected<LLVMModule> buildLLVMModule(const std::vector<HostFunction> &func
   llvm::Module &module = *result.module;
   module.setTargetTriple(triple.str());
   module.setDataLayout(result.machine->createDataLayout());
-  ModuleBuilder builder(module);
-  for (const HostFunction &function : functions) builder.addFunction(function);
-  if (!options.packedEntry.empty() && !functions.empty()) builder.addPackedEntry(functions[0], options.packedEntry);
-  if (llvm::Error error = builder.takeError()) return error;
+  ModuleState state(module);
+  for (const HostFunction &function : functions) {
+    FunctionBuilder builder(state, function);
+    builder.addFunction();
+    if (!options.packedEntry.empty() && &function == &functions[0]) builder.addPackedEntry(options.packedEntry);
+    if (llvm::Error error = builder.takeError()) return error;
+  }
   std::string verifierMessage;
   llvm::raw_string_ostream verifierStream(verifierMessage);
   if (llvm::verifyModule(module, &verifierStream))

@@ -1,11 +1,13 @@
 #include "vtac/jit/JitFunction.h"
 
 #include <llvm/ExecutionEngine/Orc/ExecutionUtils.h>
+#include <llvm/ExecutionEngine/Orc/Mangling.h>
 #include <llvm/ExecutionEngine/Orc/ThreadSafeModule.h>
 #include <dlpack/dlpack.h>
 #include <llvm/TargetParser/Host.h>
 #include <vta/runtime.h>
 #include <vta/sim.h>
+#include <vtac/parallel.h>
 
 #include "vtac/codegen/LLVMEmitter.h"
 #include "vtac/ir/Diagnostic.h"
@@ -83,6 +85,12 @@ llvm::Expected<std::unique_ptr<JitFunction>> JitFunction::compile(const ir::Prim
       result->jit_->getDataLayout().getGlobalPrefix());
   if (!processSymbols) return ir::diagnosticError("JIT: " + llvm::toString(processSymbols.takeError()));
   dylib.addGenerator(std::move(*processSymbols));
+  // The thread pool of parallel loops, bound by address (which also keeps its library linked).
+  llvm::orc::MangleAndInterner mangle(result->jit_->getExecutionSession(), result->jit_->getDataLayout());
+  llvm::orc::SymbolMap pool;
+  pool[mangle("vtac_parallel_for")] = {llvm::orc::ExecutorAddr::fromPtr(&vtac_parallel_for), llvm::JITSymbolFlags::Exported};
+  if (llvm::Error error = dylib.define(llvm::orc::absoluteSymbols(std::move(pool))))
+    return ir::diagnosticError("JIT: " + llvm::toString(std::move(error)));
   built->module->setDataLayout(result->jit_->getDataLayout());
   if (llvm::Error error = result->jit_->addIRModule(
           llvm::orc::ThreadSafeModule(std::move(built->module), std::move(context))))

@@ -1,7 +1,7 @@
 # lit configuration of the compiled-layer tests: the substitutions of tests/lit, plus
 #   %cc          the C compiler
-#   %vta_cflags  include paths of vta/runtime.h, vta/sim.h and the test harness (Inputs/)
-#   %vta_libs    -lvta_runtime -lvta_sim from the build, with an rpath
+#   %vta_cflags  include paths of vta/runtime.h, vta/sim.h, vtac/parallel.h and the test harness (Inputs/)
+#   %vta_libs    -lvta_runtime -lvta_sim -lvtac_parallel from the build, with an rpath
 import os
 
 lit_config.load_config(config, os.path.join(config.vtac_src_root, "tests", "lit", "lit.cfg.py"))
@@ -13,5 +13,6 @@ config.test_exec_root = os.path.join(config.vtac_obj_root, "tests", "e2e", "comp
 src, lib = config.vtac_src_root, os.path.join(config.vtac_obj_root, "lib")
 config.substitutions.append(("%cc", config.cc))
 config.substitutions.append(("%vta_cflags", " ".join(
-    "-I" + os.path.join(src, d) for d in ["runtime/include", "simulator/include", "tests/e2e/compile/Inputs"])))
-config.substitutions.append(("%vta_libs", "-L{0} -lvta_runtime -lvta_sim -Wl,-rpath,{0} -lm".format(lib)))
+    "-I" + os.path.join(src, d) for d in ["runtime/include", "runtime/parallel/include", "simulator/include",
+                                                    "tests/e2e/compile/Inputs"])))
+config.substitutions.append(("%vta_libs", "-L{0} -lvta_runtime -lvta_sim -lvtac_parallel -Wl,-rpath,{0} -lm -lpthread".format(lib)))

@@ -8,9 +8,12 @@
 // none: the status is returned all the same.) Each micro-kernel becomes a static function
 // `int SYMBOL_uop_kernelN(void *)`, a closure struct of its captured variables and a static
 // handle, pushed with `VTAPushGEMMOp/VTAPushALUOp(&handle, kernel, &closure, sizeof closure)`.
-// Loops run serially whatever their kind (parallel, vectorized, unroll are left to the C
-// compiler). Unsupported constructs (vectors, float16, expression lets, scoped on-chip
-// allocations) are located errors.
+// `parallel` loops (outlined by the host lowering) become static task functions with a closure
+// struct, run by `vtac_parallel_for` (<vtac/parallel.h>, included when needed); other loops run
+// serially (vectorized and unroll are left to the C compiler). A buffer store of vector
+// expressions is written lane by lane (VectorLanes.h), every lane's value before any store.
+// Unsupported constructs (a vector anywhere but in a buffer store, float16, expression lets,
+// scoped on-chip allocations) are located errors.
 #pragma once
 
 #include <string>

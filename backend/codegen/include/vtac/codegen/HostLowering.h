@@ -14,7 +14,10 @@
 //  - TVM's CreateStaticInit: each `coproc_uop_scope` body becomes a MicroKernel (its body and
 //    the closure of free scalar variables it reads, in order of first use, as the interpreter
 //    packs them) and its place in the body a `hostop::kPushMicroKernel(index)` call, which an
-//    emitter turns into `VTAPushGEMMOp/VTAPushALUOp(&static_handle, kernel, &closure, size)`.
+//    emitter turns into `VTAPushGEMMOp/VTAPushALUOp(&static_handle, kernel, &closure, size)`;
+//  - each outermost `parallel` loop becomes a ParallelTask (ParallelOutlining.h) run by the
+//    thread pool of runtime/parallel (`vtac_parallel_for`), in its place a
+//    `hostop::kParallelFor(index, extent)` call.
 // Errors (a block left in the program, a nested micro-kernel, a handle captured by a kernel,
 // a parameter that is neither a buffer nor a scalar) are located DiagnosticErrors.
 #pragma once
@@ -49,6 +52,9 @@ inline constexpr const char *kTensorHasStrides = "vtac.dltensor_has_strides";
 inline constexpr const char *kTensorByteOffset = "vtac.dltensor_byte_offset";
 // (index) -> int32: push micro-kernel `index` of the function (see MicroKernel).
 inline constexpr const char *kPushMicroKernel = "vtac.push_micro_kernel";
+// (index, extent: int64) -> int32: run parallel task `index` of the function (see ParallelTask)
+// over [0, extent) on the thread pool; a non-zero status is returned from the caller.
+inline constexpr const char *kParallelFor = "vtac.parallel_for";
 // (data, type code, bits, lanes, dim0, dim1, ...) -> handle: a DLTensor (host memory, compact)
 // over `data`, alive for the rest of the function; only as the value of a LetStmt.
 inline constexpr const char *kMakeTensor = "vtac.make_tensor";
@@ -65,6 +71,15 @@ struct MicroKernel {
   std::vector<ir::VarRef> closure;  // free scalar variables of body, in order of first use
 };
 
+// The body of an outermost `parallel` loop (ParallelOutlining.h): a static function
+// `int32_t task(int64_t begin, int64_t end, void *closure)` that the thread pool calls with
+// consecutive ranges of the loop's iterations, returning 0 or a status.
+struct ParallelTask {
+  ir::VarRef begin, end;            // int64: the task's range of iterations
+  ir::Stmt body;                    // a serial loop over that range
+  std::vector<ir::VarRef> closure;  // variables body reads from the function (scalars, handles)
+};
+
 struct HostParam {
   ir::VarRef var;        // a DLTensor* handle for a buffer, the scalar itself otherwise
   ir::BufferRef buffer;  // null for a scalar parameter
@@ -79,6 +94,7 @@ struct HostFunction {
   std::vector<HostParam> params;
   ir::Stmt body;
   std::vector<MicroKernel> kernels;
+  std::vector<ParallelTask> tasks;
   ir::VarRef commandHandle;  // null when the function makes no VTA runtime call
   ir::SourceLoc loc;
 };

@@ -7,7 +7,10 @@
 // The functions have the ABI, checks, statuses and micro-kernel lowering of the C emitter
 // (CEmitter.h): `i32 SYMBOL(ptr, ...)` over DLTensor, internal micro-kernel functions, an
 // internal static handle each, closures as stack structs passed to VTAPushGEMMOp/VTAPushALUOp,
-// VTARuntimeReportError/VTARuntimeErrorCount as extern_weak. The DLTensor layout is DLPack's
+// VTARuntimeReportError/VTARuntimeErrorCount as extern_weak; parallel tasks as internal
+// `i32 (i64 begin, i64 end, ptr closure)` functions run by `vtac_parallel_for`. Vector
+// expressions (T.Ramp, T.Broadcast) are LLVM vectors: consecutive lanes load and store as one
+// vector, other vector accesses are masked gathers and scatters. The DLTensor layout is DLPack's
 // (data, device, ndim, dtype, shape, strides, byte_offset) for the target's pointer size.
 // Output is deterministic: the same functions and options give the same bytes.
 // buildLLVMModule stops before printing (the JIT takes the module from there).

@@ -8,7 +8,7 @@
 // linked into the process. A failing call (status -1 for an argument, -2 for a runtime error)
 // becomes an error carrying VTARuntimeLastError (and the simulator's detail). A TensorIR
 // function (blocks) is first flattened by the `tir-lower` pipeline; what the emitter does not
-// support (vectors, what tir-lower leaves) fails to compile with a located error.
+// support (what tir-lower leaves, vectors of bool, vector libm calls) fails to compile with a located error.
 #pragma once
 
 #include <memory>
