@@ -201,7 +201,7 @@ llvm::Expected<ir::Trace> applyTrace(ir::IRModule &module, const ir::Trace &trac
         continue;
       }
       if (param.omitWhenEmpty && value.kind == TraceValue::Kind::List && value.items.empty()) continue;
-      recorded.arguments.push_back({param.name, std::move(value)});
+      recorded.arguments.push_back({param.positional ? "" : param.name, std::move(value)});
     }
 
     // Bind the results to the step's names.
