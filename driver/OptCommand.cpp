@@ -110,7 +110,7 @@ int runOpt(const OptOptions &options, std::ostream &out, std::ostream &errors) {
     }
     ir::IRModule original = parsed->module;
     std::string trace;
-    if (!applyModuleSchedule(*parsed, options.schedule, options.intrinsics, &trace, errors)) {
+    if (!applyModuleSchedule(*parsed, options.schedule, options.intrinsics, &trace, errors, options.seed)) {
       ok = false;
       continue;
     }
@@ -180,7 +180,7 @@ void registerOptCommand(CLI::App &app, support::CommandAction &action) {
   command->add_flag("--check-equivalence", options->checkEquivalence,
                     "Run each function before and after the pipeline with the interpreter on the "
                     "same seeded random inputs; fail unless every parameter agrees bit for bit");
-  command->add_option("--seed", options->seed, "Seed of the inputs of --check-equivalence");
+  command->add_option("--seed", options->seed, "Seed of the inputs of --check-equivalence and of the schedule's sample_* steps without a decision");
   command->add_option("--size", *sizes,
                       "VAR=VALUE: a symbolic size for --check-equivalence (repeatable)");
   auto passOptions = std::make_shared<std::vector<std::string>>();

@@ -52,7 +52,8 @@ std::optional<frontend::ParsedModule> readSideFile(const std::string &path, std:
 }  // namespace
 
 bool applyModuleSchedule(frontend::ParsedModule &parsed, const std::string &schedulePath,
-                         const std::string &intrinsicsPath, std::string *printedTrace, std::ostream &errors) {
+                         const std::string &intrinsicsPath, std::string *printedTrace, std::ostream &errors,
+                         uint64_t seed) {
   passes::schedule::TensorIntrinTable intrinsics;
   if (!collectIntrinsics(parsed, intrinsics, errors)) return false;
   if (!intrinsicsPath.empty()) {
@@ -73,7 +74,7 @@ bool applyModuleSchedule(frontend::ParsedModule &parsed, const std::string &sche
   if (printedTrace) printedTrace->clear();
   if (!trace) return true;
   ir::IRModule scheduled = parsed.module;
-  llvm::Expected<ir::Trace> applied = passes::schedule::applyTrace(scheduled, *trace, intrinsics);
+  llvm::Expected<ir::Trace> applied = passes::schedule::applyTrace(scheduled, *trace, intrinsics, seed);
   if (!applied) {
     errors << ir::renderError(applied.takeError());
     return false;

@@ -179,8 +179,9 @@ llvm::Expected<std::string> StepArgs::string(const char *param) {
   return typeError(param, "a string");
 }
 
-llvm::Expected<ir::Trace> applyTrace(ir::IRModule &module, const ir::Trace &trace, const TensorIntrinTable &intrinsics) {
-  Schedule sch(module, &intrinsics);
+llvm::Expected<ir::Trace> applyTrace(ir::IRModule &module, const ir::Trace &trace, const TensorIntrinTable &intrinsics,
+                                     uint64_t seed) {
+  Schedule sch(module, &intrinsics, seed);
   std::map<std::string, size_t> names;
   for (const ir::TraceStep &step : trace.steps) {
     const PrimitiveSpec *spec = findPrimitive(step.primitive);

@@ -61,6 +61,13 @@ const std::vector<PrimitiveSpec> &allPrimitives() {
       {"storage_align",
        {required("block"), required("buffer_index"), required("axis"), required("factor"), required("offset")},
        Results::None, applyStorageAlign},
+      {"sample_categorical",
+       {required("candidates"), required("probs"), optional("decision", TraceValue::none())},
+       Results::One, applySampleCategorical},
+      {"sample_perfect_tile",
+       {required("loop"), required("n"), optional("max_innermost_factor", TraceValue::ofInt(16)),
+        optional("decision", TraceValue::none())},
+       Results::List, applySamplePerfectTile},
   };
   return primitives;
 }

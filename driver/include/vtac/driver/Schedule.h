@@ -5,6 +5,7 @@
 // `--intrinsics` file.
 #pragma once
 
+#include <cstdint>
 #include <ostream>
 #include <string>
 
@@ -13,8 +14,10 @@
 namespace vtac::driver {
 
 // Applies the schedule to parsed.module; `printedTrace` (when not null) receives TVM's text of
-// the applied trace ("" without a schedule). False after writing the error to `errors`.
+// the applied trace ("" without a schedule); `seed` seeds its sample_* steps that have no
+// decision. False after writing the error to `errors`.
 bool applyModuleSchedule(frontend::ParsedModule &parsed, const std::string &schedulePath,
-                         const std::string &intrinsicsPath, std::string *printedTrace, std::ostream &errors);
+                         const std::string &intrinsicsPath, std::string *printedTrace, std::ostream &errors,
+                         uint64_t seed = 0);
 
 }  // namespace vtac::driver
