@@ -65,7 +65,7 @@ int runOpt(const OptOptions &options, std::ostream &out, std::ostream &errors) {
   instrumentation.timePasses = options.timePasses;
   instrumentation.dumpStream = &dumps;
   Recipe recipe{options.schedule, options.intrinsics, options.passes, options.function, options.vtaConfig,
-                options.passOptions};
+                options.passOptions, options.seed};
   int status = support::kExitSuccess;
   std::optional<Preparer> preparer = Preparer::create("vtac opt", recipe, std::move(instrumentation), errors, status);
   if (!preparer) return status;
@@ -153,7 +153,7 @@ void registerOptCommand(CLI::App &app, support::CommandAction &action) {
   command->add_flag("--check-equivalence", options->checkEquivalence,
                     "Run each function before and after the pipeline with the interpreter on the "
                     "same seeded random inputs; fail unless every parameter agrees bit for bit");
-  command->add_option("--seed", options->seed, "Seed of the inputs of --check-equivalence");
+  command->add_option("--seed", options->seed, "Seed of the inputs of --check-equivalence and of the schedule's sample_* steps without a decision");
   command->add_option("--size", *sizes,
                       "VAR=VALUE: a symbolic size for --check-equivalence (repeatable)");
   auto passOptions = std::make_shared<std::vector<std::string>>();

@@ -136,7 +136,7 @@ bool Preparer::prepare(frontend::ParsedModule &parsed, std::ostream &errors, std
   }
   if (schedule) {
     ir::IRModule scheduled = parsed.module;
-    llvm::Expected<ir::Trace> applied = passes::schedule::applyTrace(scheduled, *schedule, intrinsics);
+    llvm::Expected<ir::Trace> applied = passes::schedule::applyTrace(scheduled, *schedule, intrinsics, recipe_.scheduleSeed);
     if (!applied) {
       errors << ir::renderError(applied.takeError());
       return false;

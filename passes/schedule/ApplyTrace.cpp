@@ -179,8 +179,9 @@ llvm::Expected<std::string> StepArgs::string(const char *param) {
   return typeError(param, "a string");
 }
 
-llvm::Expected<ir::Trace> applyTrace(ir::IRModule &module, const ir::Trace &trace, const TensorIntrinTable &intrinsics) {
-  Schedule sch(module, &intrinsics);
+llvm::Expected<ir::Trace> applyTrace(ir::IRModule &module, const ir::Trace &trace, const TensorIntrinTable &intrinsics,
+                                     uint64_t seed) {
+  Schedule sch(module, &intrinsics, seed);
   std::map<std::string, size_t> names;
   for (const ir::TraceStep &step : trace.steps) {
     const PrimitiveSpec *spec = findPrimitive(step.primitive);
@@ -201,7 +202,7 @@ llvm::Expected<ir::Trace> applyTrace(ir::IRModule &module, const ir::Trace &trac
         continue;
       }
       if (param.omitWhenEmpty && value.kind == TraceValue::Kind::List && value.items.empty()) continue;
-      recorded.arguments.push_back({param.name, std::move(value)});
+      recorded.arguments.push_back({param.positional ? "" : param.name, std::move(value)});
     }
 
     // Bind the results to the step's names.

@@ -2,6 +2,8 @@
 // reverse_compute_at, cache_read and cache_write.
 #include "BlockUtils.h"
 
+#include "BufferUtils.h"
+
 #include "vtac/ir/Arith.h"
 #include "vtac/ir/Diagnostic.h"
 #include "vtac/ir/Mutator.h"
@@ -41,6 +43,79 @@ StmtPath scopeOf(const StmtPath &blockPath) {
   for (size_t i = blockPath.size() - 1; i-- > 0;)
     if (blockPath[i]->isa<Block>()) return StmtPath(blockPath.begin(), blockPath.begin() + i + 1);
   return {};
+}
+
+std::vector<StmtPath> childBlockPaths(const Stmt &root) {
+  class Collector : public StmtExprVisitor {
+  public:
+    void visitExpr(const Expr &) override {}
+    void visitStmt(const Stmt &s) override {
+      path_.push_back(s);
+      if (s->isa<BlockRealize>()) found.push_back(path_);
+      else StmtExprVisitor::visitStmt(s);
+      path_.pop_back();
+    }
+    std::vector<StmtPath> found;
+
+  private:
+    StmtPath path_;
+  } collector;
+  collector.visitStmt(root);
+  return std::move(collector.found);
+}
+
+llvm::Expected<std::vector<BlockRV>> dependentBlocks(const Schedule &sch, const BlockRV &rv, SourceLoc at,
+                                                     bool producers) {
+  llvm::Expected<StmtPath> path = sch.findBlock(rv, at);
+  if (!path) return path.takeError();
+  StmtPath scope = scopeOf(*path);
+  if (scope.empty()) return std::vector<BlockRV>{};
+  const Block &self = *path->back().as<BlockRealize>()->block;
+  std::vector<BlockRV> result;
+  bool before = true;
+  for (const StmtPath &child : childBlockPaths(scope.back().as<Block>()->body)) {
+    const Block &other = *child.back().as<BlockRealize>()->block;
+    if (&other == &self) {
+      before = false;
+      continue;
+    }
+    if (before != producers) continue;
+    const Block &writer = producers ? other : self, &accessor = producers ? self : other;
+    bool depends = std::any_of(writer.writes.begin(), writer.writes.end(), [&](const BufferRegion &write) {
+      return accessesBuffer(accessor, write.buffer.get(), false) || accessesBuffer(accessor, write.buffer.get(), true);
+    });
+    if (depends) result.push_back(BlockRV{rv.func, other.name});
+  }
+  return result;
+}
+
+const BufferStore *singleStoreBody(const Block &block) {
+  if (block.init || block.writes.size() != 1 || !block.allocBuffers.empty()) return nullptr;
+  return block.body.as<BufferStore>();
+}
+
+bool indexedByDistinctDataParIters(const Block &block, const std::vector<Expr> &indices) {
+  std::set<const Var *> seen;
+  for (const Expr &index : indices) {
+    const auto *var = index.as<Var>();
+    bool isDataPar = std::any_of(block.iterVars.begin(), block.iterVars.end(), [&](const IterVarRef &iv) {
+      return iv->var.get() == var && iv->iterType == IterType::DataPar;
+    });
+    if (!var || !isDataPar || !seen.insert(var).second) return false;
+  }
+  return true;
+}
+
+std::string whyBufferIsNotRemovable(const PrimFunc &func, const Buffer *buffer) {
+  for (const auto &[param, paramBuffer] : func.bufferMap)
+    if (paramBuffer.get() == buffer) return "writes the function's output '" + buffer->name + "'";
+  bool opaque = false;
+  preOrderVisit(func.body, [&](const Node &node) {
+    const auto *var = node.as<Var>();
+    opaque |= var && var == buffer->data.get();
+  });
+  if (opaque) return "writes '" + buffer->name + "', whose data pointer is used directly";
+  return "";
 }
 
 std::vector<Stmt> statementsOf(const Stmt &body) {

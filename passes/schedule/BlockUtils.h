@@ -22,6 +22,27 @@ size_t leafSubtreeIndex(const StmtPath &blockPath);
 // The block's enclosing scope: path up to (and including) the nearest enclosing Block.
 StmtPath scopeOf(const StmtPath &blockPath);
 
+// The BlockRealizes under root that no other block under root encloses (TVM's child blocks),
+// in program order, as paths from root.
+std::vector<StmtPath> childBlockPaths(const ir::Stmt &root);
+
+// The blocks of the block's scope it depends on (producers: earlier blocks writing a buffer it
+// reads or writes) or that depend on it (consumers: later blocks reading or writing a buffer it
+// writes): TVM's RAW and WAW edges of the block scope, in program order.
+llvm::Expected<std::vector<BlockRV>> dependentBlocks(const Schedule &sch, const BlockRV &rv, ir::SourceLoc at,
+                                                     bool producers);
+
+// The block's body when it is a single store without init or allocations writing one buffer
+// (what the inlining primitives move); null otherwise.
+const ir::BufferStore *singleStoreBody(const ir::Block &block);
+
+// Whether `indices` are distinct data-parallel iterators of the block (each at most once).
+bool indexedByDistinctDataParIters(const ir::Block &block, const std::vector<ir::Expr> &indices);
+
+// Why the buffer a block writes cannot be inlined away (it is a function parameter, or its data
+// pointer is used directly), or an empty string when it can.
+std::string whyBufferIsNotRemovable(const ir::PrimFunc &func, const ir::Buffer *buffer);
+
 // The statements of a body: a SeqStmt's, or the body itself.
 std::vector<ir::Stmt> statementsOf(const ir::Stmt &body);
 // Whether a block named in `blocks` is under stmt.

@@ -1,6 +1,10 @@
 // Buffer replacement and lookup shared by cache_read, cache_write, set_scope, compute_at.
 #include "BufferUtils.h"
 
+#include <algorithm>
+
+#include "BlockUtils.h"
+
 #include "vtac/ir/Diagnostic.h"
 #include "vtac/ir/Mutator.h"
 #include "vtac/ir/Visitor.h"
@@ -64,32 +68,6 @@ private:
   const std::map<const Buffer *, BufferRef> &replacements_;
 };
 
-class AccessCollector : public StmtExprVisitor {
-public:
-  AccessCollector(const Buffer *buffer, bool writers) : buffer_(buffer), writers_(writers) {}
-  void visitStmt(const Stmt &s) override {
-    path_.push_back(s);
-    if (const auto *realize = s.as<BlockRealize>()) {
-      // A child block's regions cover the blocks nested in it: those are not looked at.
-      const auto &regions = writers_ ? realize->block->writes : realize->block->reads;
-      for (const BufferRegion &region : regions)
-        if (region.buffer.get() == buffer_) {
-          found.push_back(path_);
-          break;
-        }
-    } else {
-      StmtExprVisitor::visitStmt(s);
-    }
-    path_.pop_back();
-  }
-  std::vector<StmtPath> found;
-
-private:
-  const Buffer *buffer_;
-  bool writers_;
-  StmtPath path_;
-};
-
 }  // namespace
 
 Stmt replaceBuffers(const Stmt &stmt, const std::map<const Buffer *, BufferRef> &replacements) {
@@ -106,9 +84,22 @@ llvm::Expected<BufferRef> accessedBuffer(const Block &block, int64_t index, bool
 }
 
 std::vector<StmtPath> blocksAccessing(const Stmt &root, const Buffer *buffer, bool writers) {
-  AccessCollector collector(buffer, writers);
-  collector.visitStmt(root);
-  return std::move(collector.found);
+  std::vector<StmtPath> found;
+  // A child block's regions cover the blocks nested in it: those are not looked at.
+  for (StmtPath &path : childBlockPaths(root))
+    if (accessesBuffer(*path.back().as<BlockRealize>()->block, buffer, writers)) found.push_back(std::move(path));
+  return found;
+}
+
+std::vector<Range> wholeRegion(const Buffer &buffer) {
+  std::vector<Range> region;
+  for (const Expr &extent : buffer.shape) region.push_back(Range{intImm(0, extent->dtype), extent});
+  return region;
+}
+
+bool accessesBuffer(const Block &block, const Buffer *buffer, bool writes) {
+  const auto &regions = writes ? block.writes : block.reads;
+  return std::any_of(regions.begin(), regions.end(), [&](const BufferRegion &region) { return region.buffer.get() == buffer; });
 }
 
 }  // namespace vtac::passes::schedule

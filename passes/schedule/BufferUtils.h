@@ -20,4 +20,10 @@ llvm::Expected<ir::BufferRef> accessedBuffer(const ir::Block &block, int64_t ind
 // that read / write `buffer`, in program order.
 std::vector<StmtPath> blocksAccessing(const ir::Stmt &root, const ir::Buffer *buffer, bool writers);
 
+// [0, extent) in every dimension of the buffer.
+std::vector<ir::Range> wholeRegion(const ir::Buffer &buffer);
+
+// Whether the block's read (or write) regions name `buffer`.
+bool accessesBuffer(const ir::Block &block, const ir::Buffer *buffer, bool writes);
+
 }  // namespace vtac::passes::schedule

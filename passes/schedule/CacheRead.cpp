@@ -13,26 +13,6 @@ namespace vtac::passes::schedule {
 
 using namespace ir;
 
-namespace {
-
-llvm::Expected<std::set<std::string>> namedBlocks(Schedule &sch, StepArgs &args, const char *param) {
-  std::set<std::string> names;
-  const TraceValue &list = args.value(param);
-  if (list.kind == TraceValue::Kind::None) return names;
-  if (list.kind != TraceValue::Kind::List) return diagnosticError(args.at(param), std::string(param) + " must be a list of blocks");
-  for (const TraceValue &item : list.items) {
-    llvm::Expected<RV> rv = args.resolve(item);
-    if (!rv) return rv.takeError();
-    const auto *block = std::get_if<BlockRV>(&*rv);
-    if (!block) return diagnosticError(item.loc, describeTraceName(item.text) + " is not a block");
-    if (llvm::Expected<StmtPath> path = sch.findBlock(*block, item.loc); !path) return path.takeError();
-    names.insert(block->name);
-  }
-  return names;
-}
-
-}  // namespace
-
 llvm::Expected<std::vector<RV>> applyCacheRead(Schedule &sch, StepArgs &args) {
   llvm::Expected<BlockRV> rv = args.block("block");
   if (!rv) return rv.takeError();
@@ -40,7 +20,7 @@ llvm::Expected<std::vector<RV>> applyCacheRead(Schedule &sch, StepArgs &args) {
   if (!index) return index.takeError();
   llvm::Expected<std::string> storageScope = args.string("storage_scope");
   if (!storageScope) return storageScope.takeError();
-  llvm::Expected<std::set<std::string>> given = namedBlocks(sch, args, "consumer_blocks");
+  llvm::Expected<std::set<std::string>> given = consumerBlocksArgument(sch, args);
   if (!given) return given.takeError();
   llvm::Expected<StmtPath> path = sch.findBlock(*rv, args.at("block"));
   if (!path) return path.takeError();
@@ -59,7 +39,7 @@ llvm::Expected<std::vector<RV>> applyCacheRead(Schedule &sch, StepArgs &args) {
   std::set<std::string> consumers = given->empty() ? blocksTouching(scope.body, buffer->get(), false) : *given;
   size_t position = 0;
   if (writers.empty()) {
-    for (const Expr &extent : (*buffer)->shape) stage.region.push_back(Range{intImm(0, extent->dtype), extent});
+    stage.region = wholeRegion(**buffer);
   } else {
     std::string writer = writers[0].back().as<BlockRealize>()->block->name;
     consumers.erase(writer);
@@ -71,7 +51,7 @@ llvm::Expected<std::vector<RV>> applyCacheRead(Schedule &sch, StepArgs &args) {
   }
   stage.cache = makeCacheBuffer(*buffer, *storageScope, stage.region);
   std::string name = sch.freshBlockName(rv->func, (*buffer)->name + "_" + *storageScope);
-  installCacheStage(sch, stage, consumers, position, makeCacheStage(stage, name));
+  installCacheStage(sch, stage, consumers, CacheLocation{stage.scopePath, position}, makeCacheStage(stage, name));
   return std::vector<RV>{BlockRV{rv->func, name}};
 }
 

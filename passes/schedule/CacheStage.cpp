@@ -5,6 +5,7 @@
 #include "BufferUtils.h"
 #include "LoopUtils.h"
 #include "vtac/ir/Arith.h"
+#include "vtac/ir/Diagnostic.h"
 #include "vtac/ir/Mutator.h"
 #include "vtac/ir/Substitute.h"
 #include "vtac/ir/Visitor.h"
@@ -13,14 +14,16 @@ namespace vtac::passes::schedule {
 
 using namespace ir;
 
-// The region of `buffer` the block at `path` writes, relaxed over the loops of its scope.
-std::vector<Range> writtenRegion(const StmtPath &path, const Buffer *buffer) {
+std::vector<Range> writtenRegion(const StmtPath &path, const Buffer *buffer, size_t relaxFrom) {
   const auto &realize = *path.back().as<BlockRealize>();
   VarMap bindings;
   for (size_t i = 0; i < realize.iterValues.size(); ++i)
     bindings[realize.block->iterVars[i]->var.get()] = realize.iterValues[i];
   std::map<const Var *, Range> loops;
-  for (const For *loop : loopsInScope(path)) loops[loop->loopVar.get()] = Range{loop->min, loop->extent};
+  std::set<const StmtNode *> relaxable;
+  for (size_t i = relaxFrom + 1; i < path.size(); ++i) relaxable.insert(path[i].get());
+  for (const For *loop : loopsInScope(path))
+    if (relaxable.count(loop)) loops[loop->loopVar.get()] = Range{loop->min, loop->extent};
   std::vector<Range> region;
   for (const BufferRegion &write : realize.block->writes) {
     if (write.buffer.get() != buffer) continue;
@@ -52,10 +55,11 @@ Stmt makeCacheStage(const CacheStage &stage, const std::string &blockName) {
     DataType dtype = range.extent->dtype;
     loopVars.push_back(makeVar("ax" + std::to_string(i), dtype));
     VarRef v = makeVar("v" + std::to_string(i), dtype);
-    iterVars.push_back(make<IterVar>(v, Range{intImm(0, dtype), range.extent}, IterType::DataPar));
-    bindings.push_back(loopVars.back());
+    Expr domain = stage.fullRegion ? stage.original->shape[i] : range.extent;
+    iterVars.push_back(make<IterVar>(v, Range{intImm(0, dtype), domain}, IterType::DataPar));
+    bindings.push_back(stage.fullRegion ? addExpr(range.min, loopVars.back()) : Expr(loopVars.back()));
     cacheIndices.push_back(v);
-    originalIndices.push_back(addExpr(range.min, v));
+    originalIndices.push_back(stage.fullRegion ? Expr(v) : addExpr(range.min, v));
     cacheRegion.push_back(Range{cacheIndices.back(), intImm(1, dtype)});
     originalRegion.push_back(Range{originalIndices.back(), intImm(1, dtype)});
   }
@@ -107,6 +111,7 @@ public:
 
 private:
   std::vector<Expr> shifted(const std::vector<Expr> &indices) const {
+    if (stage_.fullRegion) return indices;
     std::vector<Expr> out;
     for (size_t i = 0; i < indices.size(); ++i)
       out.push_back(isZero(stage_.region[i].min) ? indices[i] : simplify(subExpr(indices[i], stage_.region[i].min)));
@@ -115,6 +120,7 @@ private:
   void shiftRegion(BufferRegion &region) const {
     if (region.buffer != stage_.original) return;
     region.buffer = stage_.cache;
+    if (stage_.fullRegion) return;
     for (size_t i = 0; i < region.region.size(); ++i)
       if (!isZero(stage_.region[i].min))
         region.region[i].min = simplify(subExpr(region.region[i].min, stage_.region[i].min));
@@ -134,21 +140,105 @@ size_t firstPositionHolding(const Block &scope, const std::set<std::string> &blo
   return stmts.size();
 }
 
-void installCacheStage(Schedule &sch, const CacheStage &stage, const std::set<std::string> &blocks, size_t position,
-                       const Stmt &stageStmt) {
-  const Block &scope = *stage.scopePath.back().as<Block>();
-  Stmt rewritten = CacheAccessRewriter(stage, blocks).visitStmt(scope.body);
-  std::vector<Stmt> stmts = statementsOf(rewritten);
-  stmts.insert(stmts.begin() + std::min(position, stmts.size()), stageStmt);
+void installCacheStage(Schedule &sch, const CacheStage &stage, const std::set<std::string> &blocks,
+                       const CacheLocation &location, const Stmt &stageStmt) {
+  const Stmt &target = location.path.back();
+  Stmt body = target->isa<For>() ? target.as<For>()->body : target.as<Block>()->body;
+  std::vector<Stmt> stmts = statementsOf(body);
+  stmts.insert(stmts.begin() + std::min(location.position, stmts.size()), stageStmt);
+  if (const auto *loop = target.as<For>()) {
+    For *copy = copyNode(*loop);
+    copy->body = seq(std::move(stmts));
+    sch.replace(stage.func, location.path, Stmt(copy));
+  } else {
+    Block *copy = copyNode(*target.as<Block>());
+    copy->body = seq(std::move(stmts));
+    sch.replace(stage.func, location.path, Stmt(copy));
+  }
+
+  // The scope block is the same node unless the stage went straight into it.
+  const auto &scopeName = stage.scopePath.back().as<Block>()->name;
+  StmtPath scopePath;
+  preOrderVisit(cast<PrimFunc>(sch.module().lookup(stage.func))->body, [&](const Node &node) {
+    if (const auto *block = node.as<Block>(); block && block->name == scopeName) scopePath = {Stmt(block)};
+  });
+  const Block &scope = *scopePath.back().as<Block>();
   Block *copy = copyNode(scope);
-  copy->body = seq(std::move(stmts));
+  copy->body = CacheAccessRewriter(stage, blocks).visitStmt(scope.body);
   copy->allocBuffers.push_back(stage.cache);
-  sch.replace(stage.func, stage.scopePath, Stmt(copy));
+  sch.replace(stage.func, scopePath, Stmt(copy));
+}
+
+CacheLocation cacheWriteLocation(const StmtPath &scopePath, const std::string &writer,
+                                 const std::set<std::string> &related) {
+  const Block &scope = *scopePath.back().as<Block>();
+  if (related.empty()) return {scopePath, statementsOf(scope.body).size()};
+  // The writer's subtree and the first related block after it share a sequence: the innermost
+  // such sequence, whose owner is the loop (or the scope) the stage goes into.
+  struct Detector {
+    const std::string &writer;
+    const std::set<std::string> &related;
+    bool visitedWriter = false, visitedRelated = false;
+    std::optional<CacheLocation> found;
+    StmtPath path;
+
+    // Walks `body`, the body of path.back(); a sequence there may hold the location.
+    void visitBody(const Stmt &body) {
+      const auto *sequence = body.as<SeqStmt>();
+      if (!sequence) return visit(body);
+      bool outerWriter = visitedWriter;
+      visitedWriter = false;
+      for (size_t i = 0; i < sequence->stmts.size() && !found; ++i) {
+        visit(sequence->stmts[i]);
+        if (found) break;
+        if (visitedWriter && visitedRelated) {
+          found = CacheLocation{path, i};
+          break;
+        }
+        if (visitedRelated) break;
+      }
+      visitedWriter = visitedWriter || outerWriter;
+    }
+    void visit(const Stmt &stmt) {
+      if (const auto *realize = stmt.as<BlockRealize>()) {
+        visitedWriter |= realize->block->name == writer;
+        visitedRelated |= related.count(realize->block->name) > 0;
+      } else if (const auto *loop = stmt.as<For>()) {
+        path.push_back(stmt);
+        visitBody(loop->body);
+        path.pop_back();
+      } else {
+        for (const Stmt &child : statementsOf(stmt))
+          if (child != stmt) visit(child);
+      }
+    }
+  } detector{writer, related};
+  detector.path = scopePath;
+  detector.visitBody(scope.body);
+  if (detector.found) return *detector.found;
+  return {scopePath, 0};
 }
 
 std::set<std::string> blocksTouching(const Stmt &root, const Buffer *buffer, bool writers) {
   std::set<std::string> names;
   for (const StmtPath &path : blocksAccessing(root, buffer, writers)) names.insert(path.back().as<BlockRealize>()->block->name);
+  return names;
+}
+
+llvm::Expected<std::set<std::string>> consumerBlocksArgument(Schedule &sch, StepArgs &args) {
+  const char *param = "consumer_blocks";
+  std::set<std::string> names;
+  const TraceValue &list = args.value(param);
+  if (list.kind == TraceValue::Kind::None) return names;
+  if (list.kind != TraceValue::Kind::List) return diagnosticError(args.at(param), std::string(param) + " must be a list of blocks");
+  for (const TraceValue &item : list.items) {
+    llvm::Expected<RV> rv = args.resolve(item);
+    if (!rv) return rv.takeError();
+    const auto *block = std::get_if<BlockRV>(&*rv);
+    if (!block) return diagnosticError(item.loc, describeTraceName(item.text) + " is not a block");
+    if (llvm::Expected<StmtPath> path = sch.findBlock(*block, item.loc); !path) return path.takeError();
+    names.insert(block->name);
+  }
   return names;
 }
 

@@ -13,31 +13,51 @@ struct CacheStage {
   std::string func;
   StmtPath scopePath;            // ends at the Block of the scope (the block enclosing the target)
   ir::BufferRef original, cache;
-  std::vector<ir::Range> region;  // cached region of `original`; the cache buffer has its extents
+  std::vector<ir::Range> region;  // cached region of `original`
   bool isRead = true;             // cache_read: original -> cache; cache_write: cache -> original
+  // The cache has the original's shape and indices (TVM's cache_full_region, when the stage sits
+  // inside a loop); otherwise it has the region's extents and is indexed from the region's min.
+  bool fullRegion = false;
 };
 
-// The region of `buffer` the block at `path` writes, relaxed over the loops of its scope
-// (the whole dimension where that cannot be bounded).
-std::vector<ir::Range> writtenRegion(const StmtPath &path, const ir::Buffer *buffer);
+// Where a cache stage goes: into the body of path.back() (the scope's Block or a For), before
+// its statement `position`.
+struct CacheLocation {
+  StmtPath path;
+  size_t position = 0;
+};
+
+// TVM's CacheLocDetector for cache_write: right after the writer's subtree, in the innermost
+// statement sequence (of the scope or of a loop) that also holds a block of `related` (the
+// consumers that keep reading the original); at the end of the scope when `related` is empty.
+CacheLocation cacheWriteLocation(const StmtPath &scopePath, const std::string &writer,
+                                 const std::set<std::string> &related);
+
+// The region of `buffer` the block at `path` writes, relaxed over the loops of its scope that
+// are below path[relaxFrom] (the whole dimension where that cannot be bounded).
+std::vector<ir::Range> writtenRegion(const StmtPath &path, const ir::Buffer *buffer, size_t relaxFrom = 0);
 
 // `<original>_<scope>`: the original in another scope, shaped like `region`.
 ir::BufferRef makeCacheBuffer(const ir::BufferRef &original, const std::string &scope,
                               const std::vector<ir::Range> &region);
 
 // Loops `ax0...` over the region, a block `<original>_<scope>` copying one element per
-// iteration between original[min + v] and cache[v].
+// iteration between original[min + v] and cache[v] (with fullRegion: v bound to min + ax,
+// the same index on both sides).
 ir::Stmt makeCacheStage(const CacheStage &stage, const std::string &blockName);
 
 // The index in the scope body's statements of the first one containing a block named in
 // `blocks`; the number of statements when none does.
 size_t firstPositionHolding(const ir::Block &scope, const std::set<std::string> &blocks);
 
-// Rewrites the accesses of `original` in the blocks named in `blocks` (loads, stores, regions,
-// match_buffer sources) to the cache buffer, shifted by the region's min; inserts the copy
-// `stageStmt` at `position` of the scope body and allocates the cache buffer in the scope.
+// Inserts the copy `stageStmt` at `location`, rewrites the accesses of `original` in the blocks
+// named in `blocks` (loads, stores, regions, match_buffer sources) to the cache buffer (shifted
+// by the region's min unless fullRegion) and allocates the cache buffer in the scope.
 void installCacheStage(Schedule &sch, const CacheStage &stage, const std::set<std::string> &blocks,
-                       size_t position, const ir::Stmt &stageStmt);
+                       const CacheLocation &location, const ir::Stmt &stageStmt);
+
+// The names of the blocks given as consumer_blocks (a list of block RVs, or None).
+llvm::Expected<std::set<std::string>> consumerBlocksArgument(Schedule &sch, StepArgs &args);
 
 // Names of the blocks under root that read (or write) `buffer`.
 std::set<std::string> blocksTouching(const ir::Stmt &root, const ir::Buffer *buffer, bool writers);

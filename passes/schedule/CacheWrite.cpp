@@ -1,8 +1,12 @@
 // cache_write(block, write_buffer_index, storage_scope, consumer_blocks=None): the block writes
 // a new buffer `<buffer>_<scope>` instead, and a new block `<buffer>_<scope>` copies it back to
-// the buffer, placed in the enclosing scope before the buffer's first consumer (at the end of
-// the scope when there is none). The block must be the buffer's only writer in the scope; the
-// region is its write region relaxed over its loops. Returns the copy block.
+// the buffer. The consumer blocks given read the new buffer directly; the copy goes right after
+// the block's subtree in the innermost loop (or the scope) that also holds a consumer still
+// reading the buffer (at the end of the scope when there is none), as TVM's CacheLocDetector
+// places it. The block must be the buffer's only writer in the scope; the region is its write
+// region relaxed over the loops below that place. A copy inside a loop keeps the buffer's shape
+// and indices (TVM's cache_full_region); one in the scope is shaped like the region. Returns the
+// copy block.
 #include "BufferUtils.h"
 #include "CacheStage.h"
 
@@ -19,9 +23,8 @@ llvm::Expected<std::vector<RV>> applyCacheWrite(Schedule &sch, StepArgs &args) {
   if (!index) return index.takeError();
   llvm::Expected<std::string> storageScope = args.string("storage_scope");
   if (!storageScope) return storageScope.takeError();
-  const TraceValue &given = args.value("consumer_blocks");
-  if (!(given.kind == TraceValue::Kind::None || (given.kind == TraceValue::Kind::List && given.items.empty())))
-    return diagnosticError(args.at("consumer_blocks"), "cache_write: consumer_blocks is not supported yet");
+  llvm::Expected<std::set<std::string>> given = consumerBlocksArgument(sch, args);
+  if (!given) return given.takeError();
   llvm::Expected<StmtPath> path = sch.findBlock(*rv, args.at("block"));
   if (!path) return path.takeError();
   llvm::Expected<BufferRef> buffer = accessedBuffer(*path->back().as<BlockRealize>()->block, *index, true,
@@ -37,16 +40,22 @@ llvm::Expected<std::vector<RV>> applyCacheWrite(Schedule &sch, StepArgs &args) {
   if (blocksAccessing(scope.body, buffer->get(), true).size() != 1)
     return diagnosticError(args.at("block"), "cache_write: the block '" + rv->name + "' is not the only writer of '" +
                                                  (*buffer)->name + "'");
-  std::set<std::string> consumers = blocksTouching(scope.body, buffer->get(), false);
-  consumers.erase(rv->name);
-  size_t position = firstPositionHolding(scope, consumers);
-  if (firstPositionHolding(scope, {rv->name}) >= position && !consumers.empty())
-    return diagnosticError(args.stepLoc(), "cache_write: the block '" + rv->name + "' and a consumer of '" +
-                                               (*buffer)->name + "' share a statement of the scope");
-  stage.region = writtenRegion(*path, buffer->get());
-  stage.cache = makeCacheBuffer(*buffer, *storageScope, stage.region);
+  std::set<std::string> stillReading = blocksTouching(scope.body, buffer->get(), false);
+  stillReading.erase(rv->name);
+  for (const std::string &consumer : *given) {
+    if (!stillReading.erase(consumer))
+      return diagnosticError(args.at("consumer_blocks"), "cache_write: consumer_blocks names '" + consumer +
+                                                             "', which does not read the buffer '" + (*buffer)->name + "'");
+  }
+  CacheLocation location = cacheWriteLocation(stage.scopePath, rv->name, stillReading);
+  stage.fullRegion = location.path.back()->isa<For>();
+  size_t relaxFrom = size_t(std::find(path->begin(), path->end(), location.path.back()) - path->begin());
+  stage.region = writtenRegion(*path, buffer->get(), relaxFrom);
+  stage.cache = makeCacheBuffer(*buffer, *storageScope, stage.fullRegion ? wholeRegion(**buffer) : stage.region);
   std::string name = sch.freshBlockName(rv->func, (*buffer)->name + "_" + *storageScope);
-  installCacheStage(sch, stage, {rv->name}, position, makeCacheStage(stage, name));
+  std::set<std::string> rewritten = *given;
+  rewritten.insert(rv->name);
+  installCacheStage(sch, stage, rewritten, location, makeCacheStage(stage, name));
   return std::vector<RV>{BlockRV{rv->func, name}};
 }
 

@@ -57,31 +57,16 @@ llvm::Expected<std::vector<RV>> applyComputeInline(Schedule &sch, StepArgs &args
   auto fail = [&](const std::string &why) {
     return diagnosticError(at, "compute_inline: the block '" + block.name + "' " + why);
   };
-  const auto *store = block.body.as<BufferStore>();
-  if (block.init || !store || block.writes.size() != 1 || !block.allocBuffers.empty())
-    return fail("is not a single `B[v...] = expr` store without init");
-  std::set<const Var *> seen;
-  for (const Expr &index : store->indices) {
-    const auto *var = index.as<Var>();
-    bool isDataPar = std::any_of(block.iterVars.begin(), block.iterVars.end(), [&](const IterVarRef &iv) {
-      return iv->var.get() == var && iv->iterType == IterType::DataPar;
-    });
-    if (!var || !isDataPar || !seen.insert(var).second)
-      return fail("does not store at distinct data-parallel iterators (" + store->buffer->name + ")");
-  }
+  const BufferStore *store = singleStoreBody(block);
+  if (!store) return fail("is not a single `B[v...] = expr` store without init");
+  if (!indexedByDistinctDataParIters(block, store->indices))
+    return fail("does not store at distinct data-parallel iterators (" + store->buffer->name + ")");
   llvm::Expected<PrimFuncRef> func = sch.function(rv->func, at);
   if (!func) return func.takeError();
-  for (const auto &[param, buffer] : (*func)->bufferMap)
-    if (buffer == store->buffer) return fail("writes the function's output '" + buffer->name + "'");
+  if (std::string why = whyBufferIsNotRemovable(**func, store->buffer.get()); !why.empty()) return fail(why);
   const Block &scope = *scopeOf(*path).back().as<Block>();
   std::vector<StmtPath> writers = blocksAccessing(scope.body, store->buffer.get(), true);
   if (writers.size() != 1) return fail("is not the only writer of '" + store->buffer->name + "'");
-  bool opaque = false;
-  preOrderVisit((*func)->body, [&](const Node &node) {
-    const auto *var = node.as<Var>();
-    opaque |= var && var == store->buffer->data.get();
-  });
-  if (opaque) return fail("writes '" + store->buffer->name + "', whose data pointer is used directly");
 
   Ref<BufferStore> keptStore(store);
   if (llvm::Error error = removeLeafBlock(sch, rv->func, *path, at)) return error;

@@ -17,6 +17,7 @@ struct ParamSpec {
   std::optional<ir::TraceValue> defaultValue;  // nullopt: required
   bool variadic = false;  // takes every positional argument; printed positionally
   bool omitWhenEmpty = false;  // printed only when not an empty list (cache_read's consumer_blocks)
+  bool positional = false;  // printed without its keyword (get_child_blocks)
 };
 
 class StepArgs;
@@ -67,6 +68,11 @@ private:
 // Primitive implementations (one file each).
 llvm::Expected<std::vector<RV>> applyGetBlock(Schedule &sch, StepArgs &args);
 llvm::Expected<std::vector<RV>> applyGetLoops(Schedule &sch, StepArgs &args);
+llvm::Expected<std::vector<RV>> applyGetChildBlocks(Schedule &sch, StepArgs &args);
+llvm::Expected<std::vector<RV>> applyGetProducers(Schedule &sch, StepArgs &args);
+llvm::Expected<std::vector<RV>> applyGetConsumers(Schedule &sch, StepArgs &args);
+// What get_producers (producers true) and get_consumers return.
+llvm::Expected<std::vector<RV>> applyDependentBlocks(Schedule &sch, StepArgs &args, bool producers);
 llvm::Expected<std::vector<RV>> applySplit(Schedule &sch, StepArgs &args);
 llvm::Expected<std::vector<RV>> applyFuse(Schedule &sch, StepArgs &args);
 llvm::Expected<std::vector<RV>> applyReorder(Schedule &sch, StepArgs &args);
@@ -80,6 +86,7 @@ llvm::Expected<std::vector<RV>> applyUnannotate(Schedule &sch, StepArgs &args);
 llvm::Expected<std::vector<RV>> applySetScope(Schedule &sch, StepArgs &args);
 llvm::Expected<std::vector<RV>> applyStorageAlign(Schedule &sch, StepArgs &args);
 llvm::Expected<std::vector<RV>> applyComputeInline(Schedule &sch, StepArgs &args);
+llvm::Expected<std::vector<RV>> applyReverseComputeInline(Schedule &sch, StepArgs &args);
 llvm::Expected<std::vector<RV>> applyCacheRead(Schedule &sch, StepArgs &args);
 llvm::Expected<std::vector<RV>> applyCacheWrite(Schedule &sch, StepArgs &args);
 llvm::Expected<std::vector<RV>> applyComputeAt(Schedule &sch, StepArgs &args);
@@ -87,5 +94,7 @@ llvm::Expected<std::vector<RV>> applyReverseComputeAt(Schedule &sch, StepArgs &a
 llvm::Expected<std::vector<RV>> applyDecomposeReduction(Schedule &sch, StepArgs &args);
 llvm::Expected<std::vector<RV>> applyBlockize(Schedule &sch, StepArgs &args);
 llvm::Expected<std::vector<RV>> applyTensorize(Schedule &sch, StepArgs &args);
+llvm::Expected<std::vector<RV>> applySampleCategorical(Schedule &sch, StepArgs &args);
+llvm::Expected<std::vector<RV>> applySamplePerfectTile(Schedule &sch, StepArgs &args);
 
 }  // namespace vtac::passes::schedule

@@ -17,6 +17,9 @@ const std::vector<PrimitiveSpec> &allPrimitives() {
   static const std::vector<PrimitiveSpec> primitives = {
       {"get_block", {required("name"), optional("func_name", TraceValue::none())}, Results::One, applyGetBlock},
       {"get_loops", {required("block")}, Results::List, applyGetLoops},
+      {"get_child_blocks", {{"block_or_loop", std::nullopt, false, false, true}}, Results::List, applyGetChildBlocks},
+      {"get_producers", {required("block")}, Results::List, applyGetProducers},
+      {"get_consumers", {required("block")}, Results::List, applyGetConsumers},
       {"split",
        {required("loop"), required("factors"), optional("preserve_unit_iters", TraceValue::ofBool(true)),
         optional("disable_predication", TraceValue::ofBool(false))},
@@ -32,6 +35,7 @@ const std::vector<PrimitiveSpec> &allPrimitives() {
       {"unannotate", {required("block_or_loop"), required("ann_key")}, Results::None, applyUnannotate},
       {"set_scope", {required("block"), required("buffer_index"), required("storage_scope")}, Results::None, applySetScope},
       {"compute_inline", {required("block")}, Results::None, applyComputeInline},
+      {"reverse_compute_inline", {required("block")}, Results::None, applyReverseComputeInline},
       {"cache_read",
        {required("block"), required("read_buffer_index"), required("storage_scope"),
         {"consumer_blocks", TraceValue::ofList({}), false, true}},
@@ -57,6 +61,13 @@ const std::vector<PrimitiveSpec> &allPrimitives() {
       {"storage_align",
        {required("block"), required("buffer_index"), required("axis"), required("factor"), required("offset")},
        Results::None, applyStorageAlign},
+      {"sample_categorical",
+       {required("candidates"), required("probs"), optional("decision", TraceValue::none())},
+       Results::One, applySampleCategorical},
+      {"sample_perfect_tile",
+       {required("loop"), required("n"), optional("max_innermost_factor", TraceValue::ofInt(16)),
+        optional("decision", TraceValue::none())},
+       Results::List, applySamplePerfectTile},
   };
   return primitives;
 }

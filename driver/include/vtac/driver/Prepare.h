@@ -11,6 +11,7 @@
 //     else VTA_CONFIG, else TVM's default) and the --pass-option values.
 #pragma once
 
+#include <cstdint>
 #include <optional>
 #include <ostream>
 #include <string>
@@ -29,6 +30,7 @@ struct Recipe {
   std::string function;    // only this prim_func goes through the passes; empty: every one
   std::string vtaConfig;   // vta_config.json path or JSON text; empty: VTA_CONFIG or the default
   std::vector<std::pair<std::string, std::string>> passOptions;
+  uint64_t scheduleSeed = 0;  // seeds the schedule's sample_* steps that have no decision
 };
 
 class Preparer {

@@ -18,8 +18,9 @@
 
 namespace vtac::passes::schedule {
 
-// `intrinsics` are what tensorize can use.
+// `intrinsics` are what tensorize can use; `seed` seeds the sample_* steps that have no
+// `decision=` (the returned trace holds the decisions taken, so it replays exactly).
 llvm::Expected<ir::Trace> applyTrace(ir::IRModule &module, const ir::Trace &trace,
-                                     const TensorIntrinTable &intrinsics = {});
+                                     const TensorIntrinTable &intrinsics = {}, uint64_t seed = 0);
 
 }  // namespace vtac::passes::schedule

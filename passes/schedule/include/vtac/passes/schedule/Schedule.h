@@ -10,7 +10,9 @@
 // its preconditions and replaces the function body; errors are located at the step.
 #pragma once
 
+#include <cstdint>
 #include <map>
+#include <random>
 #include <string>
 #include <variant>
 #include <vector>
@@ -43,8 +45,8 @@ using StmtPath = std::vector<ir::Stmt>;
 
 class Schedule {
 public:
-  explicit Schedule(ir::IRModule module, const TensorIntrinTable *intrinsics = nullptr)
-      : module_(std::move(module)), intrinsics_(intrinsics) {}
+  explicit Schedule(ir::IRModule module, const TensorIntrinTable *intrinsics = nullptr, uint64_t seed = 0)
+      : module_(std::move(module)), intrinsics_(intrinsics), random_(seed) {}
 
   const ir::IRModule &module() const { return module_; }
   // The applied steps with TVM's RV names (b0, l1, v2, ...) and every argument spelled out.
@@ -71,6 +73,9 @@ public:
   // Keeps block RVs pointing at a block the step renamed.
   void renameBlock(const std::string &func, const std::string &from, const std::string &to);
 
+  // The random source of the sample_* steps given no decision (seeded by the schedule's seed).
+  std::mt19937_64 &random() { return random_; }
+
   // RV bookkeeping for the trace applier.
   struct Binding {
     RV rv;
@@ -83,6 +88,7 @@ public:
 private:
   ir::IRModule module_;
   const TensorIntrinTable *intrinsics_;
+  std::mt19937_64 random_;
   ir::Trace trace_;
   std::vector<Binding> bindings_;
   int nextRV_ = 0;

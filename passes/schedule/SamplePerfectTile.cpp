@@ -1,0 +1,85 @@
+// sample_perfect_tile(loop, n, max_innermost_factor=16, decision=None): n factors whose product
+// is the loop's constant extent, the innermost at most max_innermost_factor (no bound when it is
+// not positive), as sampled values (ExprRVs) for a later split. With `decision=[f0, ...]` those
+// factors are checked and replayed exactly; without, one of all such tilings is drawn uniformly
+// from the schedule's seeded random source. The recorded step holds the decision.
+#include "Primitive.h"
+
+#include "vtac/ir/Arith.h"
+#include "vtac/ir/Diagnostic.h"
+
+namespace vtac::passes::schedule {
+
+using namespace ir;
+
+namespace {
+
+// Every way to write `extent` as an ordered product of `n` factors.
+void perfectTilings(int64_t extent, int64_t n, std::vector<int64_t> &prefix, std::vector<std::vector<int64_t>> &out) {
+  if (n == 1) {
+    prefix.push_back(extent);
+    out.push_back(prefix);
+    prefix.pop_back();
+    return;
+  }
+  for (int64_t factor = 1; factor <= extent; ++factor) {
+    if (extent % factor) continue;
+    prefix.push_back(factor);
+    perfectTilings(extent / factor, n - 1, prefix, out);
+    prefix.pop_back();
+  }
+}
+
+}  // namespace
+
+llvm::Expected<std::vector<RV>> applySamplePerfectTile(Schedule &sch, StepArgs &args) {
+  llvm::Expected<LoopRV> rv = args.loop("loop");
+  if (!rv) return rv.takeError();
+  llvm::Expected<int64_t> n = args.integer("n");
+  if (!n) return n.takeError();
+  llvm::Expected<int64_t> maxInnermost = args.integer("max_innermost_factor");
+  if (!maxInnermost) return maxInnermost.takeError();
+  if (*n < 1 || *n > 8) return diagnosticError(args.at("n"), "sample_perfect_tile: n must be between 1 and 8");
+  llvm::Expected<StmtPath> path = sch.findLoop(*rv, args.at("loop"));
+  if (!path) return path.takeError();
+  std::optional<int64_t> extent = asConstInt(path->back().as<For>()->extent);
+  if (!extent || *extent < 1)
+    return diagnosticError(args.at("loop"), "sample_perfect_tile: the loop '" + rv->loopVar->name +
+                                                "' has no constant positive extent");
+
+  std::vector<int64_t> factors;
+  const TraceValue &decision = args.value("decision");
+  if (decision.kind == TraceValue::Kind::None) {
+    std::vector<std::vector<int64_t>> tilings, allowed;
+    std::vector<int64_t> prefix;
+    perfectTilings(*extent, *n, prefix, tilings);
+    for (std::vector<int64_t> &tiling : tilings)
+      if (*maxInnermost <= 0 || tiling.back() <= *maxInnermost) allowed.push_back(std::move(tiling));
+    std::uniform_int_distribution<size_t> pick(0, allowed.size() - 1);
+    factors = allowed[pick(sch.random())];  // never empty: the innermost factor 1 is always allowed
+  } else {
+    auto bad = [&](const std::string &why) {
+      return diagnosticError(args.at("decision"), "sample_perfect_tile: decision " + why);
+    };
+    if (decision.kind != TraceValue::Kind::List || int64_t(decision.items.size()) != *n)
+      return bad("must be a list of " + std::to_string(*n) + " factors");
+    int64_t product = 1;
+    for (const TraceValue &item : decision.items) {
+      if (item.kind != TraceValue::Kind::Int || item.intValue < 1) return bad("must hold positive integers");
+      factors.push_back(item.intValue);
+      product *= item.intValue;
+      if (product > *extent) break;
+    }
+    if (product != *extent)
+      return bad("does not multiply to the extent " + std::to_string(*extent) + " of the loop '" + rv->loopVar->name + "'");
+    if (*maxInnermost > 0 && factors.back() > *maxInnermost)
+      return bad("has the innermost factor " + std::to_string(factors.back()) + ", more than max_innermost_factor " +
+                 std::to_string(*maxInnermost));
+  }
+  std::vector<TraceValue> recorded;
+  for (int64_t factor : factors) recorded.push_back(TraceValue::ofInt(factor));
+  args.setValue("decision", TraceValue::ofList(std::move(recorded), decision.loc));
+  return std::vector<RV>(factors.begin(), factors.end());
+}
+
+}  // namespace vtac::passes::schedule
