@@ -8,6 +8,7 @@
 
 #include "Equivalence.h"
 #include "vtac/driver/Prepare.h"
+#include "vtac/driver/ScheduleOptions.h"
 #include "vtac/frontend/Commands.h"
 #include "vtac/ir/Diagnostic.h"
 #include "vtac/passes/PassManager.h"
@@ -128,12 +129,7 @@ void registerOptCommand(CLI::App &app, support::CommandAction &action) {
   command->add_option("-o,--output", options->output,
                       "Write to this file instead of standard output (atomically, and only when "
                       "every input went through)");
-  command->add_option("--schedule", options->schedule,
-                      "Apply the schedule def (TVM's trace text, a `def` taking `sch`) of FILE before "
-                      "the passes; without it, the input's own schedule def, if any");
-  command->add_option("--intrinsics", options->intrinsics,
-                      "Read tensor intrinsics (desc/impl prim_funcs and tir.TensorIntrin.register lines) "
-                      "from FILE for tensorize");
+  addScheduleOptions(*command, options->schedule, options->intrinsics);
   command->add_flag("--print-trace", options->printTrace,
                     "Print the applied schedule as TVM's trace text (re-appliable) to standard error");
   command->add_option("--func", options->function, "Transform only the prim_func called NAME");

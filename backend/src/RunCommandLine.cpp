@@ -5,6 +5,7 @@
 #include <CLI/CLI.hpp>
 
 #include "vtac/backend/RunCommand.h"
+#include "vtac/driver/ScheduleOptions.h"
 
 namespace vtac::backend {
 
@@ -55,11 +56,7 @@ void registerRunCommand(CLI::App &app, support::CommandAction &action) {
   auto outputs = std::make_shared<std::vector<std::string>>();
   auto sizes = std::make_shared<std::vector<std::string>>();
   command->add_option("FILE", options->file, "Input .tvm file")->required();
-  command->add_option("--schedule", options->schedule,
-                      "Apply the schedule def of FILE (TVM's trace text) before running; without it, the "
-                      "program file's own schedule def, if any");
-  command->add_option("--intrinsics", options->intrinsics,
-                      "Tensor intrinsics for the schedule's tensorize (vta_gemm and vta_gemm_reset are built in)");
+  driver::addScheduleOptions(*command, options->schedule, options->intrinsics);
   command->add_option("--passes", options->passes,
                       "Run this pipeline (see vtac opt --list-passes) after the schedule, e.g. --passes=vta-lower");
   command->add_option("--entry", options->entry, "The prim_func to run (default: main, or the only one)");

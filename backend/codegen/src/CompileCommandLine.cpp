@@ -5,6 +5,7 @@
 #include <string_view>
 
 #include "vtac/codegen/CompileCommand.h"
+#include "vtac/driver/ScheduleOptions.h"
 
 namespace vtac::codegen {
 
@@ -28,11 +29,7 @@ void registerCompileCommand(CLI::App &app, support::CommandAction &action) {
   command->add_option("--passes", options->passes,
                       "Pass pipeline to run first, as vtac opt --passes (e.g. tir-lower; see vtac opt "
                       "--list-passes)");
-  command->add_option("--schedule", options->schedule,
-                      "Apply the schedule def of FILE (TVM's trace text) to every input before the passes; "
-                      "without it, each input's own schedule def, if any");
-  command->add_option("--intrinsics", options->intrinsics,
-                      "Tensor intrinsics for the schedule's tensorize (vta_gemm and vta_gemm_reset are built in)");
+  driver::addScheduleOptions(*command, options->schedule, options->intrinsics);
   command->add_option("--vta-config", options->vtaConfig,
                       "vta_config.json (path or JSON text) the VTA passes lower for (default: VTA_CONFIG, else "
                       "TVM's default)");

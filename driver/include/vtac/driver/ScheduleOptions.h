@@ -1,0 +1,16 @@
+// The command-line options of a schedule, spelled and explained the same way by every command
+// that prepares a program (`vtac opt`, `vtac run`, `vtac compile`).
+#pragma once
+
+#include <string>
+
+namespace CLI {
+class App;
+}
+
+namespace vtac::driver {
+
+// Adds --schedule FILE and --intrinsics FILE to `command` (Recipe::schedule, Recipe::intrinsics).
+void addScheduleOptions(CLI::App &command, std::string &schedule, std::string &intrinsics);
+
+}  // namespace vtac::driver
