@@ -413,6 +413,11 @@ Value FunctionBuilder::callMethod(const Value &method, CallArgs &args, ir::Sourc
   Expr extent;
   if (const Value *value = argument(args, 4, "extent"); value && value->kind != Value::Kind::None) {
     extent = toExprOf(*value, DataType::int32(), "an extent");
+  } else if (!buffer->shape.empty() && buffer->strides.size() == buffer->shape.size()) {
+    // A strided buffer spans its outermost stride times its outermost extent (TVM's rule).
+    if (offset)
+      extent = ir::makeBinary(NodeKind::Sub, ir::makeBinary(NodeKind::Mul, buffer->strides[0], buffer->shape[0]),
+                              offset);
   } else {
     // The whole buffer from the offset on (constant shapes fold, as in TVM).
     extent = ir::intImm(1);
@@ -423,6 +428,9 @@ Value FunctionBuilder::callMethod(const Value &method, CallArgs &args, ir::Sourc
   }
   if (!offset || !extent)
     return Value::invalid();
+  // The pointer is relative to the buffer's own start, which its elem_offset places.
+  if (buffer->elemOffset)
+    offset = ir::makeBinary(NodeKind::Add, buffer->elemOffset, offset);
   Expr annotation = ir::make<ir::Call>(buffer->dtype, "tir.type_annotation", std::vector<Expr>{}, at);
   return Value::ofExpr(ir::make<ir::Call>(DataType::handle(), "tir.tvm_access_ptr",
                                           std::vector<Expr>{annotation, buffer->data, offset,

@@ -402,11 +402,16 @@ Value FunctionBuilder::evalAttribute(Grammar::AttributeExprContext *expr) {
       return Value::ofExpr(object.buffer->data, at);
     if (attribute == "dtype")
       return Value::ofString(object.buffer->dtype.str(), at);
-    if (attribute == "shape") {
+    if (attribute == "shape" || attribute == "strides") {
       std::vector<Value> dims;
-      for (const Expr &dim : object.buffer->shape)
+      for (const Expr &dim : attribute == "shape" ? object.buffer->shape : object.buffer->strides)
         dims.push_back(Value::ofExpr(dim, at));
       return Value::ofItems(Value::Kind::Tuple, std::move(dims), at);
+    }
+    if (attribute == "elem_offset") {
+      // A buffer without an offset variable starts at its data pointer (null means 0).
+      const Expr &offset = object.buffer->elemOffset;
+      return Value::ofExpr(offset ? offset : ir::intImm(0, DataType::int32(), at), at);
     }
     if (attribute == "access_ptr") {
       return Value::ofMethod(attribute, std::move(object), at);
