@@ -508,6 +508,17 @@ Value FunctionBuilder::evalIndex(const Value &object, Grammar::SubscriptlistCont
       error(at, std::string(describeKind(object.kind)) + " cannot be indexed");
     return Value::invalid();
   }
+  // `A[()]`: the element of a zero-dimensional buffer.
+  if (items.size() == 1 && !items[0]->slice_tail())
+    if (auto *atom = exactly<Grammar::AtomExprContext>(items[0]->expr()))
+      if (auto *paren = exactly<Grammar::ParenAtomContext>(atom->atom()); paren && paren->expr().empty()) {
+        if (object.buffer->rank() != 0) {
+          error(at, "buffer '" + object.buffer->name + "' has " + std::to_string(object.buffer->rank()) +
+                        " dimensions; only a zero-dimensional buffer is indexed with ()");
+          return Value::invalid();
+        }
+        return Value::ofExpr(ir::bufferLoad(object.buffer, {}, at), at);
+      }
   const ir::Buffer &buffer = *object.buffer;
   bool isRegion = false;
   bool ok = true;

@@ -372,7 +372,10 @@ FunctionBuilder::bindBuiltinResult(const std::string &name, ir::SourceLoc where,
     if (!buffer)
       return std::nullopt;
     const Value &source = args.positional[0];
-    if (source.kind == Value::Kind::Region || (source.kind == Value::Kind::Buffer && currentBlock())) {
+    // Inside a block the source is a region: `A[vi, 0:16]`, a whole buffer, or one element `A[vi, vj]`.
+    bool elementSource = source.kind == Value::Kind::Expr && source.expr.isa<ir::BufferLoad>();
+    if (source.kind == Value::Kind::Region ||
+        ((source.kind == Value::Kind::Buffer || elementSource) && currentBlock())) {
       if (BlockFrame *block = currentBlock())
         block->matchBuffers.push_back({buffer, toRegion(source)});
       else
@@ -495,11 +498,16 @@ Stmt FunctionBuilder::buildStore(Grammar::SubscriptExprContext *target, Value va
   Expr stored = value.literal ? toExprOf(value, element, "a value") : toExpr(value, "a value");
   if (!stored)
     return nullptr;
+  // TVM's BufferStore casts a value of another numeric type to the buffer's (a float
+  // literal into an integer buffer stays an error above: it would lose its fraction unseen).
+  auto numeric = [](DataType t) { return t.isIntOrUInt() || t.isFloat() || t.isBool(); };
   if (stored->dtype.elementType() != element) {
-    error(value.loc, "cannot store a value of type " + stored->dtype.str() + " into buffer '" +
-                         buffer->name + "' of type " + element.str() +
-                         " without a cast (use T.Cast(\"" + element.str() + "\", ...))");
-    return nullptr;
+    if (!numeric(stored->dtype) || !numeric(element)) {
+      error(value.loc, "cannot store a value of type " + stored->dtype.str() + " into buffer '" +
+                           buffer->name + "' of type " + element.str());
+      return nullptr;
+    }
+    stored = ir::castExpr(element.withLanes(stored->dtype.lanes()), stored, value.loc);
   }
   return ir::make<ir::BufferStore>(buffer, stored, load->indices, loc(target));
 }
