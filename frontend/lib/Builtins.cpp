@@ -399,7 +399,7 @@ const std::unordered_map<std::string, Handler> &builtinTable() {
                              "T.match_buffer", "T.alloc_buffer", "T.allocate", "T.decl_buffer",
                              "T.buffer_decl", "T.var", "T.handle", "T.axis.remap",
                              "T.axis.spatial", "T.axis.reduce", "T.axis.S", "T.axis.R",
-                             "T.LetStmt", "T.Assert", "range"})
+                             "T.LetStmt", "T.Assert", "range", "T.env_thread", "T.launch_thread"})
       t[name] = statementOnly;
     return t;
   }();

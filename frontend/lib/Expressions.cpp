@@ -202,6 +202,8 @@ Expr FunctionBuilder::toExpr(const Value &value, const char *what) {
     return value.expr;
   case Value::Kind::Buffer:
     return value.buffer->data;
+  case Value::Kind::IterVar:  // an env_thread stands for its variable, as TVM's IterVar does
+    return value.iterVar->var;
   case Value::Kind::String:
     return ir::make<ir::StringImm>(value.text, value.loc);
   case Value::Kind::Path:
