@@ -21,6 +21,8 @@ ELIF     : 'elif';
 ELSE     : 'else';
 WITH     : 'with';
 AS       : 'as';
+IMPORT   : 'import';
+FROM     : 'from';
 AND      : 'and';
 OR       : 'or';
 NOT      : 'not';

@@ -32,7 +32,20 @@ small_stmt
   | BREAK
   | CONTINUE
   | ASSERT expr ( COMMA expr )?
+  | import_stmt
   ;
+
+// `import tvm`, `from tvm.script import tir as T`: accepted at the top level and ignored.
+import_stmt
+  : IMPORT dotted_as_name ( COMMA dotted_as_name )*
+  | FROM dotted_name IMPORT ( STAR | import_as_names | LPAREN import_as_names RPAREN )
+  ;
+
+import_as_names : NAME ( AS NAME )? ( COMMA NAME ( AS NAME )? )* COMMA?;
+
+dotted_as_name : dotted_name ( AS NAME )?;
+
+dotted_name : NAME ( DOT NAME )*;
 
 // `x = e`, `x: T = e`, `x: T`, `B[i] += e` or a bare expression.
 expr_stmt : testlist ( annassign | augassign testlist | ASSIGN testlist )?;

@@ -52,6 +52,7 @@ const BuiltinInfo kBuiltins[] = {
     {"tir.fmod", "fmod", CallTypeRule::SameAsArg0, {}},
     {"tir.popcount", "popcount", CallTypeRule::SameAsArg0, {}},
     // Fixed result types.
+    {"tir.assume", "assume", CallTypeRule::Fixed, kBool},
     {"tir.isnan", "isnan", CallTypeRule::Fixed, kBool},
     {"tir.isinf", "isinf", CallTypeRule::Fixed, kBool},
     {"tir.isfinite", "isfinite", CallTypeRule::Fixed, kBool},

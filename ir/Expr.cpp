@@ -94,6 +94,12 @@ std::optional<IterType> parseIterType(llvm::StringRef name) {
   return std::nullopt;
 }
 
+const char *threadLaunchKey(llvm::StringRef threadTag) {
+  bool isVirtual = threadTag == "vthread" || threadTag == "vthread.x" || threadTag == "vthread.y" ||
+                   threadTag == "vthread.z" || threadTag == "cthread";
+  return isVirtual ? "virtual_thread" : "thread_extent";
+}
+
 Expr intImm(int64_t value, DataType dtype, SourceLoc loc) { return make<IntImm>(dtype, value, loc); }
 Expr floatImm(double value, DataType dtype, SourceLoc loc) { return make<FloatImm>(dtype, value, loc); }
 Expr boolImm(bool value, SourceLoc loc) { return make<IntImm>(DataType::boolTy(), value, loc); }

@@ -94,6 +94,55 @@ Value castBuiltin(FunctionBuilder &b, CallArgs &args, ir::SourceLoc at, const st
   return Value::ofExpr(ir::make<ir::Cast>(*dtype, value, at), at);
 }
 
+// T.cast(value, dtype): TVM's tir.cast, which folds constants (T.Cast builds the node).
+Value castFunction(FunctionBuilder &b, CallArgs &args, ir::SourceLoc at, const std::string &path) {
+  const Value *value = argument(args, 0, "x");
+  const Value *dtypeValue = argument(args, 1, "dtype");
+  if (!value || !dtypeValue) {
+    b.error(at, path + " takes a value and a dtype, as in T.cast(x, \"float32\")");
+    return Value::invalid();
+  }
+  std::optional<DataType> dtype = b.toDataType(*dtypeValue);
+  Expr expr = b.toExpr(*value, "a value");
+  if (!dtype || !expr)
+    return Value::invalid();
+  return Value::ofExpr(ir::castExpr(*dtype, expr, at), at);
+}
+
+// T.min_value(dtype) / T.max_value(dtype): the extreme finite values of a scalar type.
+Value extremeValue(FunctionBuilder &b, CallArgs &args, ir::SourceLoc at, const std::string &path) {
+  const Value *dtypeValue = argument(args, 0, "dtype");
+  if (!dtypeValue || args.positional.size() > 1) {
+    b.error(at, path + " takes one dtype");
+    return Value::invalid();
+  }
+  std::optional<DataType> dtype = b.toDataType(*dtypeValue);
+  if (!dtype)
+    return Value::invalid();
+  bool isMax = shortName(path) == "max_value";
+  if (!dtype->isScalar() || !(dtype->isIntOrUInt() || dtype->isFloat() || dtype->isBool()) ||
+      (dtype->isFloat() && dtype->bits() != 16 && dtype->bits() != 32 && dtype->bits() != 64)) {
+    b.error(dtypeValue->loc, path + " needs a scalar integer, float or bool dtype, got " + dtype->str());
+    return Value::invalid();
+  }
+  if (dtype->isFloat()) {
+    double largest = dtype->bits() == 16   ? 65504.0
+                     : dtype->bits() == 32 ? double(std::numeric_limits<float>::max())
+                                           : std::numeric_limits<double>::max();
+    return Value::ofExpr(ir::floatImm(isMax ? largest : -largest, *dtype, at), at);
+  }
+  if (dtype->isBool())
+    return Value::ofExpr(ir::boolImm(isMax, at), at);
+  int bits = dtype->bits();
+  if (dtype->isUInt() && isMax && bits == 64) {
+    b.error(dtypeValue->loc, path + " of uint64 does not fit in the IR's 64-bit signed constants");
+    return Value::invalid();
+  }
+  uint64_t magnitude = uint64_t(1) << (dtype->isUInt() ? bits : bits - 1);
+  int64_t value = !isMax ? (dtype->isUInt() ? 0 : int64_t(0 - magnitude)) : int64_t(magnitude - 1);
+  return Value::ofExpr(ir::intImm(value, *dtype, at), at);
+}
+
 // The written-out operator constructors (T.Add(a, b), T.max(a, b), ...) build
 // the node as written; T.floordiv and friends fold like Python operators.
 Value binaryBuiltin(FunctionBuilder &b, CallArgs &args, ir::SourceLoc at, const std::string &path) {
@@ -171,9 +220,10 @@ std::optional<std::vector<Expr>> exprList(FunctionBuilder &b, const std::vector<
 // dtype="int32", T.tir.vta.uop_push(...), ...
 Value tableCall(FunctionBuilder &b, const ir::BuiltinInfo &info, CallArgs &args, ir::SourceLoc at,
                 const std::string &path) {
+  // dtype= is the result dtype of any op (`T.exp(x, dtype="float32")`, as TVM's op wrappers take it).
   const Value *dtypeKeyword = args.keyword("dtype");
   for (const auto &[key, value] : args.keywords)
-    if (key != "dtype" || info.rule != ir::CallTypeRule::DtypeFirst)
+    if (key != "dtype")
       b.error(value.loc, "unexpected keyword argument '" + key + "' for " + path);
   bool dtypeFirst = info.rule == ir::CallTypeRule::DtypeFirst && !dtypeKeyword;
   if (dtypeFirst && args.positional.empty()) {
@@ -192,8 +242,10 @@ Value tableCall(FunctionBuilder &b, const ir::BuiltinInfo &info, CallArgs &args,
   if (!exprs)
     return Value::invalid();
   std::optional<DataType> dtype;
-  if (info.rule == ir::CallTypeRule::DtypeFirst)
-    dtype = b.toDataType(dtypeKeyword ? *dtypeKeyword : args.positional[0]);
+  if (dtypeKeyword)
+    dtype = b.toDataType(*dtypeKeyword);
+  else if (info.rule == ir::CallTypeRule::DtypeFirst)
+    dtype = b.toDataType(args.positional[0]);
   else if (!(dtype = ir::defaultCallType(info, *exprs)))
     b.error(at, path + " is missing arguments");
   if (!dtype)
@@ -325,6 +377,9 @@ const std::unordered_map<std::string, Handler> &builtinTable() {
                               "uint64", "float16", "float32", "float64", "bool"})
       t[std::string("T.") + dtype] = typedValue;
     t["T.Cast"] = castBuiltin;
+    t["T.cast"] = castFunction;
+    t["T.min_value"] = extremeValue;
+    t["T.max_value"] = extremeValue;
     for (const char *name : {"max", "min", "floordiv", "floormod", "truncdiv", "truncmod", "Div",
                              "Mod", "FloorDiv", "FloorMod", "Max", "Min", "Add", "Sub", "Mul",
                              "EQ", "NE", "LT", "LE", "GT", "GE", "And", "Or"})
@@ -344,7 +399,7 @@ const std::unordered_map<std::string, Handler> &builtinTable() {
                              "T.match_buffer", "T.alloc_buffer", "T.allocate", "T.decl_buffer",
                              "T.buffer_decl", "T.var", "T.handle", "T.axis.remap",
                              "T.axis.spatial", "T.axis.reduce", "T.axis.S", "T.axis.R",
-                             "T.LetStmt", "T.Assert", "range"})
+                             "T.LetStmt", "T.Assert", "range", "T.env_thread", "T.launch_thread"})
       t[name] = statementOnly;
     return t;
   }();
@@ -430,6 +485,11 @@ Value FunctionBuilder::callMethod(const Value &method, CallArgs &args, ir::Sourc
   Expr extent;
   if (const Value *value = argument(args, 4, "extent"); value && value->kind != Value::Kind::None) {
     extent = toExprOf(*value, DataType::int32(), "an extent");
+  } else if (!buffer->shape.empty() && buffer->strides.size() == buffer->shape.size()) {
+    // A strided buffer spans its outermost stride times its outermost extent (TVM's rule).
+    if (offset)
+      extent = ir::makeBinary(NodeKind::Sub, ir::makeBinary(NodeKind::Mul, buffer->strides[0], buffer->shape[0]),
+                              offset);
   } else {
     // The whole buffer from the offset on (constant shapes fold, as in TVM).
     extent = ir::intImm(1);
@@ -440,6 +500,9 @@ Value FunctionBuilder::callMethod(const Value &method, CallArgs &args, ir::Sourc
   }
   if (!offset || !extent)
     return Value::invalid();
+  // The pointer is relative to the buffer's own start, which its elem_offset places.
+  if (buffer->elemOffset)
+    offset = ir::makeBinary(NodeKind::Add, buffer->elemOffset, offset);
   Expr annotation = ir::make<ir::Call>(buffer->dtype, "tir.type_annotation", std::vector<Expr>{}, at);
   return Value::ofExpr(ir::make<ir::Call>(pointerType, "tir.tvm_access_ptr",
                                           std::vector<Expr>{annotation, buffer->data, offset,

@@ -217,8 +217,11 @@ ir::BufferRef FunctionBuilder::makeBufferFromArgs(const std::string &name, CallA
     strides = std::move(*converted);
   }
   Expr elemOffset;
-  if (const Value *value = argument(4, "elem_offset"); value && value->kind != Value::Kind::None)
+  bool offsetGiven = false;
+  if (const Value *value = argument(4, "elem_offset"); value && value->kind != Value::Kind::None) {
     elemOffset = toExprOf(*value, DataType::int32(), "an element offset");
+    offsetGiven = true;
+  }
   int align = ir::Buffer::kDefaultAlignment;
   if (const Value *value = argument(6, "align")) {
     std::optional<int64_t> constant = toConstInt(*value, "an alignment");
@@ -253,6 +256,12 @@ ir::BufferRef FunctionBuilder::makeBufferFromArgs(const std::string &name, CallA
   }
   if (!shape || !dtype)
     return nullptr;
+  // TVM's decl_buffer: an offset factor without an elem_offset makes the offset a new
+  // variable (`A.elem_offset`), typed as the shape, that a match binds to the region's start.
+  if (offsetFactor != 0 && !offsetGiven) {
+    DataType indexType = !shape->empty() && (*shape)[0] ? (*shape)[0]->dtype : DataType::int32();
+    elemOffset = ir::makeVar(name + "_elem_offset", indexType, at);
+  }
   ir::VarRef data;
   if (const Value *value = argument(2, "data"); value && value->kind != Value::Kind::None) {
     Expr expr = toExpr(*value, "a data pointer");

@@ -202,6 +202,8 @@ Expr FunctionBuilder::toExpr(const Value &value, const char *what) {
     return value.expr;
   case Value::Kind::Buffer:
     return value.buffer->data;
+  case Value::Kind::IterVar:  // an env_thread stands for its variable, as TVM's IterVar does
+    return value.iterVar->var;
   case Value::Kind::String:
     return ir::make<ir::StringImm>(value.text, value.loc);
   case Value::Kind::Path:
@@ -402,11 +404,16 @@ Value FunctionBuilder::evalAttribute(Grammar::AttributeExprContext *expr) {
       return Value::ofExpr(object.buffer->data, at);
     if (attribute == "dtype")
       return Value::ofString(object.buffer->dtype.str(), at);
-    if (attribute == "shape") {
+    if (attribute == "shape" || attribute == "strides") {
       std::vector<Value> dims;
-      for (const Expr &dim : object.buffer->shape)
+      for (const Expr &dim : attribute == "shape" ? object.buffer->shape : object.buffer->strides)
         dims.push_back(Value::ofExpr(dim, at));
       return Value::ofItems(Value::Kind::Tuple, std::move(dims), at);
+    }
+    if (attribute == "elem_offset") {
+      // A buffer without an offset variable starts at its data pointer (null means 0).
+      const Expr &offset = object.buffer->elemOffset;
+      return Value::ofExpr(offset ? offset : ir::intImm(0, DataType::int32(), at), at);
     }
     if (attribute == "access_ptr") {
       return Value::ofMethod(attribute, std::move(object), at);
@@ -503,6 +510,17 @@ Value FunctionBuilder::evalIndex(const Value &object, Grammar::SubscriptlistCont
       error(at, std::string(describeKind(object.kind)) + " cannot be indexed");
     return Value::invalid();
   }
+  // `A[()]`: the element of a zero-dimensional buffer.
+  if (items.size() == 1 && !items[0]->slice_tail())
+    if (auto *atom = exactly<Grammar::AtomExprContext>(items[0]->expr()))
+      if (auto *paren = exactly<Grammar::ParenAtomContext>(atom->atom()); paren && paren->expr().empty()) {
+        if (object.buffer->rank() != 0) {
+          error(at, "buffer '" + object.buffer->name + "' has " + std::to_string(object.buffer->rank()) +
+                        " dimensions; only a zero-dimensional buffer is indexed with ()");
+          return Value::invalid();
+        }
+        return Value::ofExpr(ir::bufferLoad(object.buffer, {}, at), at);
+      }
   const ir::Buffer &buffer = *object.buffer;
   bool isRegion = false;
   bool ok = true;

@@ -85,13 +85,13 @@ void ModuleBuilder::addDefinition(Grammar::StmtContext *stmt, bool insideClass) 
                              : "expected a @T.prim_func def or an @I.ir_module class";
   auto *compound = stmt->compound_stmt();
   if (!compound) {
-    // Docstrings and `pass` are harmless.
+    // Docstrings, `pass` and imports are harmless.
     auto *simple = stmt->simple_stmt();
     for (auto *small : simple->small_stmt()) {
       if (!insideClass && readIntrinsicRegistration(file_, diagnostics_, small, result_.intrinsics))
         continue;
       auto *exprStmt = small->expr_stmt();
-      bool harmless = small->PASS() ||
+      bool harmless = small->PASS() || small->import_stmt() ||
                       (exprStmt && !exprStmt->annassign() && !exprStmt->augassign() &&
                        !exprStmt->ASSIGN() && small->getStart()->getType() == Grammar::STRING);
       if (!harmless) {

@@ -53,6 +53,17 @@ void FunctionBuilder::bindParameter(Grammar::ParameterContext *parameter) {
     error(loc(parameter->ASSIGN()), "parameters of a prim_func cannot have default values");
     return;
   }
+  // `p: T.handle("float32")` (TVM's typed pointer parameter, optionally with a scope).
+  if (auto *call = exactly<Grammar::CallExprContext>(parameter->expr(0))) {
+    Value callee = eval(call->expr());
+    if (callee.kind == Value::Kind::Path && callee.text == "T.handle") {
+      CallArgs args = evalArgs(call->arglist(), loc(call));
+      bindBuiltinResult(name, at, callee.text, args, loc(call));
+      if (const Value *bound = lookup(name); bound && bound->kind == Value::Kind::Expr)
+        params_.push_back(ir::cast<ir::Var>(bound->expr));
+      return;
+    }
+  }
   Value annotation = eval(parameter->expr(0));
   if (annotation.kind == Value::Kind::Buffer) {
     ir::BufferRef buffer = annotation.buffer;

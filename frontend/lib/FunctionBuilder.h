@@ -12,7 +12,8 @@
 // The implementation is split by concern: FunctionBuilder.cpp (the def, its
 // parameters, scopes), Expressions.cpp (expressions and dtype rules),
 // Builtins.cpp (the `T.*` functions), Statements.cpp (statements and loops),
-// Blocks.cpp (`with T.block` and what may appear in it).
+// Threads.cpp (T.env_thread, T.launch_thread), Blocks.cpp (`with T.block` and what
+// may appear in it).
 #pragma once
 
 #include "TVMScriptParser.h"
@@ -172,6 +173,8 @@ public:
     ir::SourceLoc loc;
   };
   std::optional<AttrParts> buildAttr(CallArgs &args, ir::SourceLoc at);
+  /// The attribute as a statement over the rest of the body.
+  static std::optional<Wrapper> attrWrapper(std::optional<AttrParts> attr);
   class BodyBuilder;
   ir::Stmt buildStore(Grammar::SubscriptExprContext *target, Value value,
                       std::optional<ir::NodeKind> augmentedOp, ir::SourceLoc at);
@@ -197,6 +200,11 @@ public:
     bool withinLimit_;
   };
   bool nestingExceeded() const { return nestingExceeded_; }
+
+  // Environment threads (Threads.cpp).
+  bool bindEnvThread(const std::string &name, ir::SourceLoc where, CallArgs &args, ir::SourceLoc at);
+  std::optional<AttrParts> buildLaunchThread(const std::string *name, ir::SourceLoc where,
+                                             CallArgs &args, ir::SourceLoc at);
 
   // Blocks (Blocks.cpp).
   ir::Stmt buildBlock(CallArgs &args, Grammar::SuiteContext *body, ir::SourceLoc at);

@@ -64,14 +64,14 @@ bool endsOperand(size_t type) {
 }
 
 // Width of the indentation at the end of a NEWLINE token's text, with tabs
-// advancing to the next multiple of 8 as in Python.
-uint32_t indentationWidth(const std::string &newlineText) {
+// advancing to the next multiple of `tabSize` (8 in Python).
+uint32_t indentationWidth(const std::string &newlineText, uint32_t tabSize) {
   uint32_t width = 0;
   for (char c : newlineText) {
     if (c == '\n' || c == '\r' || c == '\f')
       width = 0;
     else if (c == '\t')
-      width = (width / 8 + 1) * 8;
+      width = (width / tabSize + 1) * tabSize;
     else
       ++width;
   }
@@ -108,7 +108,8 @@ ir::SourceLoc TokenLayout::at(const Token &token) const {
 // `lineBreak` is the raw NEWLINE that ended the previous line (where an
 // "unexpected end of line" points), null at the start of the file.
 // False when the line is nested too deeply: tokenizing stops there.
-bool TokenLayout::startLogicalLine(const Token &first, const Token *lineBreak, uint32_t width) {
+bool TokenLayout::startLogicalLine(const Token &first, const Token *lineBreak, uint32_t width,
+                                   uint32_t tabsAsOne) {
   if (lineHasTokens_ && lineBreak)
     out_.push_back(synthesize(TVMScriptLexer::NEWLINE, "\n", *lineBreak));
   lineHasTokens_ = true;
@@ -116,23 +117,35 @@ bool TokenLayout::startLogicalLine(const Token &first, const Token *lineBreak, u
   lineOperators_ = 0;
   linePostfixOperators_ = 0;
   previousType_ = Token::INVALID_TYPE;
+  // As Python's tokenizer: a line whose place among the levels changes with the tab size
+  // mixes tabs and spaces inconsistently; tokenizing stops there.
+  auto tabError = [&] {
+    diagnostics_.error(at(first), "inconsistent use of tabs and spaces in indentation");
+    return false;
+  };
   if (width > indents_.back()) {
+    if (tabsAsOne <= tabsAsOneIndents_.back())
+      return tabError();
     if (indents_.size() > kMaxNestingDepth) {
       diagnostics_.error(at(first), "indentation nested too deeply (more than " +
                                                 std::to_string(kMaxNestingDepth) + " levels)");
       return false;
     }
     indents_.push_back(width);
+    tabsAsOneIndents_.push_back(tabsAsOne);
     out_.push_back(synthesize(TVMScriptLexer::INDENT, "<INDENT>", first));
     return true;
   }
   while (width < indents_.back()) {
     indents_.pop_back();
+    tabsAsOneIndents_.pop_back();
     out_.push_back(synthesize(TVMScriptLexer::DEDENT, "<DEDENT>", first));
   }
   if (width != indents_.back())
     diagnostics_.error(at(first),
                        "unindent does not match any outer indentation level");
+  else if (tabsAsOne != tabsAsOneIndents_.back())
+    return tabError();
   return true;
 }
 
@@ -232,9 +245,10 @@ void TokenLayout::step() {
   }
   bool keepGoing = true;
   if (lastNewline_ || atFileStart_) {
-    uint32_t width = lastNewline_ ? indentationWidth(lastNewline_->getText())
+    uint32_t width = lastNewline_ ? indentationWidth(lastNewline_->getText(), 8)
                                   : static_cast<uint32_t>(token->getCharPositionInLine());
-    keepGoing = startLogicalLine(*token, firstNewline_.get(), width);
+    uint32_t tabsAsOne = lastNewline_ ? indentationWidth(lastNewline_->getText(), 1) : width;
+    keepGoing = startLogicalLine(*token, firstNewline_.get(), width, tabsAsOne);
     firstNewline_.reset();
     lastNewline_.reset();
     atFileStart_ = false;

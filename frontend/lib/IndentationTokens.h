@@ -46,7 +46,9 @@ private:
   struct OpenBracket;
 
   void step();
-  bool startLogicalLine(const antlr4::Token &first, const antlr4::Token *lineBreak, uint32_t width);
+  /// `width` counts a tab as advancing to the next multiple of 8, `tabsAsOne` as one column.
+  bool startLogicalLine(const antlr4::Token &first, const antlr4::Token *lineBreak, uint32_t width,
+                        uint32_t tabsAsOne);
   bool checkToken(const antlr4::Token &token);
   void finish(std::unique_ptr<antlr4::Token> eof);
   std::unique_ptr<antlr4::Token> synthesize(size_t type, const std::string &text,
@@ -58,6 +60,9 @@ private:
   DiagnosticEngine &diagnostics_;
   std::deque<std::unique_ptr<antlr4::Token>> out_;
   std::vector<uint32_t> indents_{0};
+  // The same levels measured with tabs as one column: where the two measures disagree
+  // on a comparison, the meaning depends on the tab size (Python's TabError).
+  std::vector<uint32_t> tabsAsOneIndents_{0};
   std::vector<OpenBracket> openBrackets_;
   // Recursion the parser will need for the current logical line, besides one
   // level per open bracket.

@@ -104,6 +104,8 @@ FunctionBuilder::buildSmallStatement(Grammar::Small_stmtContext *stmt, std::vect
   }
   if (stmt->RETURN())
     error(at, "return is not supported in a prim_func body");
+  else if (stmt->import_stmt())
+    error(at, "an import belongs at the top level of the file, not in a prim_func body");
   else if (stmt->BREAK() || stmt->CONTINUE())
     error(at, "'" + stmt->getStart()->getText() + "' is not supported in TVMScript");
   return std::nullopt;
@@ -132,7 +134,8 @@ static std::string plainName(Grammar::ExprContext *target) {
 static bool isBindingBuiltin(const std::string &path) {
   static const char *const names[] = {"T.match_buffer", "T.alloc_buffer", "T.allocate",
                                       "T.decl_buffer",  "T.buffer_decl",  "T.Buffer",
-                                      "T.var",          "T.handle",       "T.LetStmt"};
+                                      "T.var",          "T.handle",       "T.LetStmt",
+                                      "T.env_thread",   "T.launch_thread"};
   for (const char *name : names)
     if (path == name)
       return true;
@@ -355,6 +358,12 @@ FunctionBuilder::bindBuiltinResult(const std::string &name, ir::SourceLoc where,
            where);
     return std::nullopt;
   }
+  if (path == "T.env_thread") {
+    bindEnvThread(name, where, args, at);
+    return std::nullopt;
+  }
+  if (path == "T.launch_thread")
+    return attrWrapper(buildLaunchThread(&name, where, args, at));
   if (path == "T.LetStmt") {
     // `with T.LetStmt(value) as x:` (the scoped form of `x: T.int32 = value`).
     if (args.positional.size() != 1) {
@@ -372,7 +381,10 @@ FunctionBuilder::bindBuiltinResult(const std::string &name, ir::SourceLoc where,
     if (!buffer)
       return std::nullopt;
     const Value &source = args.positional[0];
-    if (source.kind == Value::Kind::Region || (source.kind == Value::Kind::Buffer && currentBlock())) {
+    // Inside a block the source is a region: `A[vi, 0:16]`, a whole buffer, or one element `A[vi, vj]`.
+    bool elementSource = source.kind == Value::Kind::Expr && source.expr.isa<ir::BufferLoad>();
+    if (source.kind == Value::Kind::Region ||
+        ((source.kind == Value::Kind::Buffer || elementSource) && currentBlock())) {
       if (BlockFrame *block = currentBlock())
         block->matchBuffers.push_back({buffer, toRegion(source)});
       else
@@ -495,11 +507,16 @@ Stmt FunctionBuilder::buildStore(Grammar::SubscriptExprContext *target, Value va
   Expr stored = value.literal ? toExprOf(value, element, "a value") : toExpr(value, "a value");
   if (!stored)
     return nullptr;
+  // TVM's BufferStore casts a value of another numeric type to the buffer's (a float
+  // literal into an integer buffer stays an error above: it would lose its fraction unseen).
+  auto numeric = [](DataType t) { return t.isIntOrUInt() || t.isFloat() || t.isBool(); };
   if (stored->dtype.elementType() != element) {
-    error(value.loc, "cannot store a value of type " + stored->dtype.str() + " into buffer '" +
-                         buffer->name + "' of type " + element.str() +
-                         " without a cast (use T.Cast(\"" + element.str() + "\", ...))");
-    return nullptr;
+    if (!numeric(stored->dtype) || !numeric(element)) {
+      error(value.loc, "cannot store a value of type " + stored->dtype.str() + " into buffer '" +
+                           buffer->name + "' of type " + element.str());
+      return nullptr;
+    }
+    stored = ir::castExpr(element.withLanes(stored->dtype.lanes()), stored, value.loc);
   }
   return ir::make<ir::BufferStore>(buffer, stored, load->indices, loc(target));
 }
@@ -542,19 +559,23 @@ FunctionBuilder::buildCallStatement(Grammar::CallExprContext *call, std::vector<
       out.push_back(ir::make<ir::Evaluate>(expr, at));
     return std::nullopt;
   }
-  if (path == "T.attr") {
-    // Statement form: the attribute scopes over the rest of the body.
-    auto attr = buildAttr(args, at);
-    if (!attr)
-      return std::nullopt;
-    return Wrapper([attr](Stmt rest) {
-      return ir::make<ir::AttrStmt>(attr->node, attr->key, attr->value, rest, attr->loc);
-    });
-  }
+  // Statement forms: the attribute scopes over the rest of the body.
+  if (path == "T.attr")
+    return attrWrapper(buildAttr(args, at));
+  if (path == "T.launch_thread")
+    return attrWrapper(buildLaunchThread(nullptr, at, args, at));
   Value value = callBuiltin(path, args, at);
   if (Expr expr = toExpr(value, "a statement"))
     out.push_back(ir::make<ir::Evaluate>(expr, at));
   return std::nullopt;
+}
+
+std::optional<FunctionBuilder::Wrapper> FunctionBuilder::attrWrapper(std::optional<AttrParts> attr) {
+  if (!attr)
+    return std::nullopt;
+  return Wrapper([attr](Stmt rest) {
+    return ir::make<ir::AttrStmt>(attr->node, attr->key, attr->value, rest, attr->loc);
+  });
 }
 
 // T.attr(node, key, value): node may be an iteration variable, a variable, a
@@ -716,6 +737,17 @@ Stmt FunctionBuilder::buildFor(Grammar::For_stmtContext *stmt) {
       error(at, path + " defines one loop variable, " + std::to_string(names.size()) + " are given");
       return nullptr;
     }
+    // T.thread_binding(n, "threadIdx.x"): the thread may follow the bounds positionally.
+    std::optional<Value> positionalThread;
+    if (*kind == ir::ForKind::ThreadBinding && args.positional.size() >= 2 &&
+        args.positional.back().kind == Value::Kind::String) {
+      positionalThread = args.positional.back();
+      args.positional.pop_back();
+      if (args.keyword("thread"))
+        error(positionalThread->loc, "T.thread_binding is given its thread twice");
+      else
+        args.keywords.emplace_back("thread", *positionalThread);
+    }
     if (args.positional.empty() || args.positional.size() > 2) {
       error(loc(call), path + " takes an extent or a (start, stop) pair");
       return nullptr;
@@ -846,8 +878,8 @@ Stmt FunctionBuilder::buildWith(Grammar::With_stmtContext *stmt) {
     currentBlock()->init = init ? init : noOp(at);
     return nullptr;
   }
-  if (path == "T.attr") {
-    auto attr = buildAttr(args, loc(call));
+  if (path == "T.attr" || path == "T.launch_thread") {
+    auto attr = path == "T.attr" ? buildAttr(args, loc(call)) : buildLaunchThread(nullptr, at, args, loc(call));
     pushScope();
     Stmt body = buildSuite(stmt->suite());
     popScope();

@@ -12,10 +12,6 @@ namespace {
 
 bool isPragmaKey(const std::string &key) { return key.compare(0, 7, "pragma_") == 0; }
 
-bool isVirtualThreadTag(const std::string &tag) {
-  return tag == "vthread" || tag == "vthread.x" || tag == "vthread.y" || tag == "vthread.z" || tag == "cthread";
-}
-
 // What a buffer needs allocated: its shape, or with strides the extents the strides imply.
 std::vector<ir::Expr> allocationShape(const ir::Buffer &buffer) {
   std::vector<ir::Expr> shape = buffer.shape;
@@ -60,7 +56,7 @@ public:
     if (op.forKind == ir::ForKind::ThreadBinding && op.threadBinding) {
       const std::string &tag = op.threadBinding->threadTag;
       auto iter = ir::make<ir::IterVar>(op.loopVar, ir::Range{min, extent}, ir::IterType::ThreadIndex, tag, op.loc());
-      body = ir::make<ir::AttrStmt>(iter, isVirtualThreadTag(tag) ? "virtual_thread" : "thread_extent", extent, body,
+      body = ir::make<ir::AttrStmt>(iter, ir::threadLaunchKey(tag), extent, body,
                                     op.loc());
     } else if (unitLoop) {
       return body;

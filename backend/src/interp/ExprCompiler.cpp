@@ -490,6 +490,11 @@ IntPtr FunctionCompiler::compileIntCall(const ir::Call &call) {
     if (!needArgs(3)) return std::make_unique<IntConst>(0);
     return compileSelect<IntSelect>(call.args[0], call.args[1], call.args[2], true, &FunctionCompiler::compileInt);
   }
+  // T.assume(cond) is a fact for the compiler to use, not a check: true, its operand unevaluated.
+  if (op == "tir.assume") {
+    if (!needArgs(1)) return std::make_unique<IntConst>(0);
+    return std::make_unique<IntConst>(1);
+  }
   if (op == "tir.shift_right" || op == "tir.shift_left") {
     if (!needArgs(2)) return std::make_unique<IntConst>(0);
     auto node = std::make_unique<IntShift>();

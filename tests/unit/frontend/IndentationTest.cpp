@@ -67,9 +67,21 @@ TEST_CASE("line breaks inside brackets and after a backslash join lines", "[fron
 }
 
 TEST_CASE("tabs advance to the next multiple of eight", "[frontend][lexer]") {
-  Layout layout = layOut("a:\n\tb\n        c\n");
+  // Eight spaces then a tab is one level deeper than a tab alone under either tab size.
+  Layout layout = layOut("a:\n\tb\n        \tc\n\td\n");
   CHECK(layout.diagnostics.empty());
-  CHECK(structure(layout) == std::vector<size_t>{CO, NL, IN, NL, NL, DE, END});
+  CHECK(structure(layout) == std::vector<size_t>{CO, NL, IN, NL, IN, NL, DE, NL, DE, END});
+}
+
+TEST_CASE("indentation whose level depends on the tab size is Python's TabError", "[frontend][lexer]") {
+  // A tab and eight spaces are the same width only when a tab is eight columns.
+  Layout same = layOut("a:\n\tb\n        c\n");
+  CHECK_THAT(same.diagnostics,
+             Catch::Contains("layout.tvm:3:9: error: inconsistent use of tabs and spaces in indentation"));
+  // Deeper with tabs of eight, not with tabs of one.
+  Layout deeper = layOut("a:\n  \tb\n\t c\n");
+  CHECK_THAT(deeper.diagnostics,
+             Catch::Contains("layout.tvm:3:3: error: inconsistent use of tabs and spaces in indentation"));
 }
 
 TEST_CASE("an inconsistent dedent is an error", "[frontend][lexer]") {

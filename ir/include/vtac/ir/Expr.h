@@ -216,6 +216,9 @@ enum class IterType : uint8_t {
 // "DataPar", "ThreadIndex", ...; parseIterType is the inverse.
 const char *iterTypeName(IterType type);
 std::optional<IterType> parseIterType(llvm::StringRef name);
+// The attribute that launches a thread of `threadTag`: "virtual_thread" for the virtual
+// threads (vthread, vthread.x/y/z, VTA's cthread), "thread_extent" for hardware ones.
+const char *threadLaunchKey(llvm::StringRef threadTag);
 
 // A variable with a domain and an iteration type: block iteration variables, thread bindings of
 // loops and the node of `T.attr(T.iter_var(vta, None, "ThreadIndex", "vta"), ...)`.
