@@ -39,6 +39,7 @@ const char* VTASimConfigJSON(void);
 #define VTA_SIM_ERR_OUT_OF_RANGE 2    /* SRAM index, DRAM address or buffer overflow */
 #define VTA_SIM_ERR_DEADLOCK 3        /* a dependency pop that can never be satisfied */
 #define VTA_SIM_ERR_BAD_ARGUMENT 4    /* unknown device handle, instruction address, ... */
+#define VTA_SIM_ERR_INTERNAL 5        /* out of host memory, or another failure inside */
 
 /*
  * The most recent error since the last VTASimClearError on this thread, with the instruction index
