@@ -407,6 +407,23 @@ Value FunctionBuilder::callMethod(const Value &method, CallArgs &args, ir::Sourc
     }
     bits |= c == 'r' ? 1 : 2;
   }
+  // The pointer's own type: "handle" by default, "int32" for VTA's SRAM indices.
+  DataType pointerType = DataType::handle();
+  if (const Value *value = argument(args, 1, "ptr_type")) {
+    std::optional<DataType> dtype = toDataType(*value);
+    if (!dtype)
+      return Value::invalid();
+    pointerType = *dtype;
+  }
+  if (const Value *value = argument(args, 2, "content_lanes")) {
+    std::optional<int64_t> lanes = toConstInt(*value, "a lane count");
+    if (!lanes)
+      return Value::invalid();
+    if (*lanes != 1) {
+      error(value->loc, "access_ptr supports content_lanes=1 only");
+      return Value::invalid();
+    }
+  }
   Expr offset = ir::intImm(0);
   if (const Value *value = argument(args, 3, "offset"))
     offset = toExprOf(*value, DataType::int32(), "an offset");
@@ -424,7 +441,7 @@ Value FunctionBuilder::callMethod(const Value &method, CallArgs &args, ir::Sourc
   if (!offset || !extent)
     return Value::invalid();
   Expr annotation = ir::make<ir::Call>(buffer->dtype, "tir.type_annotation", std::vector<Expr>{}, at);
-  return Value::ofExpr(ir::make<ir::Call>(DataType::handle(), "tir.tvm_access_ptr",
+  return Value::ofExpr(ir::make<ir::Call>(pointerType, "tir.tvm_access_ptr",
                                           std::vector<Expr>{annotation, buffer->data, offset,
                                                             extent, ir::intImm(bits)},
                                           at),

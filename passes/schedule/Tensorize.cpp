@@ -116,11 +116,14 @@ private:
       return mismatch("buffer '" + t->name + "' (" + t->dtype.str() + ", scope \"" + t->scope() +
                       "\") does not match the description's '" + d->name + "' (" + d->dtype.str() + ", scope \"" +
                       d->scope() + "\")");
-    if (dIdx.size() != tIdx.size() || !descMins_.count(d.get()) || !targetMins_.count(t.get()))
+    if (dIdx.size() > tIdx.size() || !descMins_.count(d.get()) || !targetMins_.count(t.get()))
       return mismatch("the accesses of buffer '" + t->name + "' differ in rank or region");
+    // A block buffer of higher rank matches on its trailing dimensions; the leading ones stay at
+    // the region's start (as TVM's match_buffer of a sub-region with leading unit extents).
+    size_t leading = tIdx.size() - dIdx.size();
     VarMap map(vars_.begin(), vars_.end());
-    for (size_t i = 0; i < dIdx.size(); ++i) {
-      Expr want = simplify(substitute(subExpr(dIdx[i], descMins_[d.get()][i]), map));
+    for (size_t i = 0; i < tIdx.size(); ++i) {
+      Expr want = i < leading ? intImm(0, tIdx[i]->dtype) : simplify(substitute(subExpr(dIdx[i - leading], descMins_[d.get()][i - leading]), map));
       Expr got = simplify(subExpr(tIdx[i], targetMins_[t.get()][i]));
       if (!structuralEqual(want, got))
         return mismatch("index " + std::to_string(i) + " of buffer '" + t->name + "' is " + printExpr(got) +
