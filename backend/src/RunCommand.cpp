@@ -212,11 +212,11 @@ void printStatsTable(llvm::StringRef json, const std::string &functionName, std:
 
 // Compares every parameter after both runs; true when all match.
 bool compareWithReference(const CompiledFunction &function, llvm::ArrayRef<Tensor> results,
-                          llvm::ArrayRef<Tensor> expected, std::ostream &out) {
+                          llvm::ArrayRef<Tensor> expected, FloatTolerance tolerance, std::ostream &out) {
   bool allEqual = true;
   for (size_t i = 0; i < results.size(); ++i) {
     const std::string &name = function.params()[i].name;
-    TensorComparison comparison = compareTensors(expected[i], results[i]);
+    TensorComparison comparison = compareTensors(expected[i], results[i], 10, tolerance);
     if (!comparison.incompatibility.empty()) {
       out << name << ": cannot compare with the reference: " << comparison.incompatibility << "\n";
       allEqual = false;
@@ -328,7 +328,7 @@ int runCommand(const RunOptions &options, std::ostream &out, std::ostream &error
                                   function.name() + "' takes " + llvm::Twine(function.params().size())));
     if (llvm::Error error = reference->compiled->run(referenceArguments))
       return fail(diagnosticError("reference " + options.referenceFile + ": " + errorMessage(std::move(error))));
-    matches = compareWithReference(function, *arguments, referenceArguments, out);
+    matches = compareWithReference(function, *arguments, referenceArguments, options.tolerance, out);
   }
 
   // All outputs or none.

@@ -84,6 +84,13 @@ void registerRunCommand(CLI::App &app, support::CommandAction &action, ScheduleA
                                         "Run this program on the same inputs and compare every parameter");
   command->add_option("--reference-entry", options->referenceEntry, "The prim_func of --reference to run")
       ->needs(reference);
+  command->add_option("--rtol", options->tolerance.rtol,
+                      "Relative tolerance of float comparisons with --reference (default 1e-5; "
+                      "integers always compare exactly)")
+      ->check(CLI::NonNegativeNumber)->needs(reference);
+  command->add_option("--atol", options->tolerance.atol,
+                      "Absolute tolerance of float comparisons with --reference (default 0)")
+      ->check(CLI::NonNegativeNumber)->needs(reference);
   command->add_option("--vta-config", options->vtaConfig, "vta_config.json of the simulated VTA");
   command->add_option("--engine", options->engine,
                       "interp: the reference interpreter (default); jit: the code vtac compile emits, "

@@ -12,7 +12,7 @@
 // default 0). Symbolic sizes come from the inputs' shapes or from --size. --output writes a
 // parameter's contents after the call. --reference runs FILE2's function on the same
 // arguments (by position) and compares every parameter afterwards: exact for integers,
-// relative tolerance 1e-5 for floats; a mismatch prints the count and the first differing
+// relative tolerance 1e-5 for floats (--rtol, --atol); a mismatch prints the count and the first differing
 // indices and makes the exit status 1. Every error (bad file, shape, name, an out-of-bounds
 // access, a VTA deadlock...) is printed as a diagnostic, gives exit status 1 and writes no
 // output file.
@@ -34,6 +34,7 @@
 #include <utility>
 #include <vector>
 
+#include "vtac/backend/TensorCompare.h"
 #include "vtac/support/Command.h"
 
 namespace CLI {
@@ -64,6 +65,7 @@ struct RunOptions {
   std::string statsJsonPath;
   std::string referenceFile;
   std::string referenceEntry;
+  FloatTolerance tolerance;  // of the float comparison with the reference
   std::string vtaConfig;
   std::string engine = "interp";  // "interp" or "jit"
   bool timing = false;  // phase times (parse, host interpretation, simulation) to `errors`
