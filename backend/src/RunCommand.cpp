@@ -3,6 +3,7 @@
 #include <chrono>
 #include <cstdlib>
 #include <optional>
+#include <unistd.h>
 
 #include <llvm/ADT/StringExtras.h>
 #include <llvm/Support/Format.h>
@@ -210,6 +211,13 @@ void printStatsTable(llvm::StringRef json, const std::string &functionName, std:
   out << os.str();
 }
 
+// The run's limits, with the progress line drawn on `errors` when stderr is a terminal.
+RunLimits limitsWithProgress(const RunOptions &options, std::ostream &errors) {
+  RunLimits limits = options.limits;
+  if (isatty(STDERR_FILENO)) limits.progress = &errors;
+  return limits;
+}
+
 // Compares every parameter after both runs; true when all match.
 bool compareWithReference(const CompiledFunction &function, llvm::ArrayRef<Tensor> results,
                           llvm::ArrayRef<Tensor> expected, FloatTolerance tolerance, std::ostream &out) {
@@ -312,7 +320,8 @@ int runCommand(const RunOptions &options, std::ostream &out, std::ostream &error
   VTASimClearStats();
   Clock::time_point start = Clock::now();
   double cpuStart = threadCpuSeconds();
-  if (llvm::Error error = jitted ? jitted->run(*arguments) : function.run(*arguments)) return fail(std::move(error));
+  if (llvm::Error error = jitted ? jitted->run(*arguments) : function.run(*arguments, limitsWithProgress(options, errors)))
+    return fail(std::move(error));
   double runSeconds = secondsSince(start);
   double runCpuSeconds = threadCpuSeconds() - cpuStart;
   std::string statsJson = VTASimStatsJSON();

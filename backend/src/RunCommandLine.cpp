@@ -91,6 +91,12 @@ void registerRunCommand(CLI::App &app, support::CommandAction &action, ScheduleA
   command->add_option("--atol", options->tolerance.atol,
                       "Absolute tolerance of float comparisons with --reference (default 0)")
       ->check(CLI::NonNegativeNumber)->needs(reference);
+  command->add_option("--max-steps", options->limits.maxSteps,
+                      "Stop the run with an error after this many loop iterations (interpreter)")
+      ->check(CLI::PositiveNumber);
+  command->add_option("--timeout", options->limits.timeoutSeconds,
+                      "Stop the run with an error after this many seconds (interpreter)")
+      ->check(CLI::PositiveNumber);
   command->add_option("--vta-config", options->vtaConfig, "vta_config.json of the simulated VTA");
   command->add_option("--engine", options->engine,
                       "interp: the reference interpreter (default); jit: the code vtac compile emits, "

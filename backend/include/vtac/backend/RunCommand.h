@@ -34,6 +34,7 @@
 #include <utility>
 #include <vector>
 
+#include "vtac/backend/RunLimits.h"
 #include "vtac/backend/TensorCompare.h"
 #include "vtac/support/Command.h"
 
@@ -66,6 +67,7 @@ struct RunOptions {
   std::string referenceFile;
   std::string referenceEntry;
   FloatTolerance tolerance;  // of the float comparison with the reference
+  RunLimits limits;          // of the program's run (--max-steps, --timeout); progress: see runCommand
   std::string vtaConfig;
   std::string engine = "interp";  // "interp" or "jit"
   bool timing = false;  // phase times (parse, host interpretation, simulation) to `errors`
@@ -78,7 +80,8 @@ struct RunOptions {
   ScheduleApplier applySchedule;
 };
 
-// Runs the command; returns the exit status (0: success, 1: error or mismatch).
+// Runs the command; returns the exit status (0: success, 1: error or mismatch). When the
+// process's stderr is a terminal, runs over a second draw a progress line on `errors`.
 int runCommand(const RunOptions &options, std::ostream &out, std::ostream &errors);
 
 // Adds the `run` subcommand to the driver; when it is selected, `action` is set to run it
