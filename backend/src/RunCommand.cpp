@@ -181,8 +181,9 @@ llvm::Error checkOutputs(const CompiledFunction &function, const RunOptions &opt
                              name + "' (parameters: " + parameterList(function) + ")");
     if (llvm::Error error = support::checkOutputDirectory(path)) return error;
   }
-  if (!options.statsJsonPath.empty())
-    if (llvm::Error error = support::checkOutputDirectory(options.statsJsonPath)) return error;
+  for (const std::string &path : {options.statsJsonPath, options.traceVtaPath})
+    if (!path.empty())
+      if (llvm::Error error = support::checkOutputDirectory(path)) return error;
   return llvm::Error::success();
 }
 
@@ -210,6 +211,20 @@ void printStatsTable(llvm::StringRef json, const std::string &functionName, std:
   }
   out << os.str();
 }
+
+// Collects the simulator's instruction trace (--trace-vta) into `lines` while it lives.
+class VtaTraceScope {
+public:
+  explicit VtaTraceScope(std::string *lines) {
+    if (lines) VTASimSetTrace(&append, lines);
+  }
+  ~VtaTraceScope() { VTASimSetTrace(nullptr, nullptr); }
+  VtaTraceScope(const VtaTraceScope &) = delete;
+  VtaTraceScope &operator=(const VtaTraceScope &) = delete;
+
+private:
+  static void append(const char *line, void *lines) { *static_cast<std::string *>(lines) += std::string(line) + "\n"; }
+};
 
 // The run's limits, with the progress line drawn on `errors` when stderr is a terminal.
 RunLimits limitsWithProgress(const RunOptions &options, std::ostream &errors) {
@@ -318,6 +333,8 @@ int runCommand(const RunOptions &options, std::ostream &out, std::ostream &error
   VTARuntimeClearError();
   VTASimClearError();
   VTASimClearStats();
+  std::string vtaTrace;
+  VtaTraceScope traceScope(options.traceVtaPath.empty() ? nullptr : &vtaTrace);
   Clock::time_point start = Clock::now();
   double cpuStart = threadCpuSeconds();
   if (llvm::Error error = jitted ? jitted->run(*arguments) : function.run(*arguments, limitsWithProgress(options, errors)))
@@ -347,6 +364,8 @@ int runCommand(const RunOptions &options, std::ostream &out, std::ostream &error
       return fail(std::move(error));
   if (!options.statsJsonPath.empty())
     if (llvm::Error error = files.stage(options.statsJsonPath, statsJson + "\n")) return fail(std::move(error));
+  if (!options.traceVtaPath.empty())
+    if (llvm::Error error = files.stage(options.traceVtaPath, vtaTrace)) return fail(std::move(error));
   if (llvm::Error error = files.commit()) return fail(std::move(error));
   if (options.stats) printStatsTable(statsJson, function.name().str(), out);
   if (options.timing && jitted) {

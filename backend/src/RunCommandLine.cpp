@@ -91,6 +91,8 @@ void registerRunCommand(CLI::App &app, support::CommandAction &action, ScheduleA
   command->add_option("--atol", options->tolerance.atol,
                       "Absolute tolerance of float comparisons with --reference (default 0)")
       ->check(CLI::NonNegativeNumber)->needs(reference);
+  command->add_option("--trace-vta", options->traceVtaPath,
+                      "Write each VTA instruction the simulator executes, decoded, one a line");
   command->add_option("--max-steps", options->limits.maxSteps,
                       "Stop the run with an error after this many loop iterations (interpreter)")
       ->check(CLI::PositiveNumber);

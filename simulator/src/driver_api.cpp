@@ -145,6 +145,10 @@ VTA_SIM_API const char* VTASimStatsJSON(void) {
   });
 }
 
+VTA_SIM_API void VTASimSetTrace(void (*callback)(const char* line, void* context), void* context) {
+  threadTrace() = Trace{callback, context};
+}
+
 VTA_SIM_API void VTASimClearStats(void) { threadStatistics() = Statistics{}; }
 
 VTA_SIM_API int VTASimSetConfig(const char* path_or_json) {

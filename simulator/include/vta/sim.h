@@ -33,6 +33,13 @@ int VTASimSetConfig(const char* path_or_json);
 /* The active configuration as TVM's vta_config.json text (owned by the library). */
 const char* VTASimConfigJSON(void);
 
+/*
+ * Traces the instructions VTADeviceRun executes on this thread, in execution order: `callback`
+ * receives one decoded line per instruction ("[index] LOAD ..."), like TVM's VTA_DEBUG_DUMP_INSN
+ * but for what ran. NULL stops tracing.
+ */
+void VTASimSetTrace(void (*callback)(const char* line, void* context), void* context);
+
 /* Status codes of VTADeviceRun (0 is success). */
 #define VTA_SIM_OK 0
 #define VTA_SIM_ERR_BAD_INSTRUCTION 1 /* unknown opcode, memory type or ALU opcode */

@@ -67,6 +67,7 @@ struct RunOptions {
   std::string referenceFile;
   std::string referenceEntry;
   FloatTolerance tolerance;  // of the float comparison with the reference
+  std::string traceVtaPath;  // --trace-vta: the executed VTA instructions, decoded, one a line
   RunLimits limits;          // of the program's run (--max-steps, --timeout); progress: see runCommand
   std::string vtaConfig;
   std::string engine = "interp";  // "interp" or "jit"
