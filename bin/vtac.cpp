@@ -7,8 +7,8 @@
 #include "vtac/backend/RunCommand.h"
 #include "vtac/codegen/CompileCommandLine.h"
 #include "vtac/driver/DiffCommand.h"
+#include "vtac/driver/IntrinsicsCommand.h"
 #include "vtac/driver/OptCommand.h"
-#include "vtac/driver/Schedule.h"
 #include "vtac/frontend/Commands.h"
 #include "vtac/graph/GraphRunCommand.h"
 #include "vtac/support/Command.h"
@@ -87,12 +87,10 @@ int main(int argc, char **argv) {
   Action action;
   registerPrintCommand(app, action);
   registerCheckCommand(app, action);
-  vtac::backend::registerRunCommand(app, action, [](vtac::frontend::ParsedModule &parsed, const std::string &schedule,
-                                                   const std::string &intrinsics, std::ostream &errors) {
-    return vtac::driver::applyModuleSchedule(parsed, schedule, intrinsics, nullptr, errors);
-  });
+  vtac::backend::registerRunCommand(app, action);
   vtac::driver::registerOptCommand(app, action);
   vtac::driver::registerDiffCommand(app, action);
+  vtac::driver::registerIntrinsicsCommand(app, action);
   vtac::codegen::registerCompileCommand(app, action);
 
   vtac::codegen::spellDependencyFlags(argc, argv);

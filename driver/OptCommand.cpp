@@ -7,7 +7,7 @@
 #include <llvm/Support/raw_os_ostream.h>
 
 #include "Equivalence.h"
-#include "vtac/driver/Schedule.h"
+#include "vtac/driver/Prepare.h"
 #include "vtac/frontend/Commands.h"
 #include "vtac/ir/Diagnostic.h"
 #include "vtac/passes/PassManager.h"
@@ -37,17 +37,6 @@ llvm::Error checkPassNames(const std::set<std::string> &names, const char *flag)
   return llvm::Error::success();
 }
 
-// VTA's on-chip buffers as TVM's environment.py registers them (tvm.info.mem.local.*_buffer):
-// one tile's bits is the alignment, the SRAM size the bound.
-void addVtaMemories(const vta::Config &config, passes::PassContext &context) {
-  auto add = [&](const char *scope, uint32_t elemBytes, uint32_t logBuffSize) {
-    context.memoryInfo[scope] = {uint64_t(elemBytes) * 8, (uint64_t(1) << logBuffSize) * 8};
-  };
-  add("local.inp_buffer", config.inpElemBytes, config.logInpBuffSize);
-  add("local.wgt_buffer", config.wgtElemBytes, config.logWgtBuffSize);
-  add("local.acc_buffer", config.accElemBytes, config.logAccBuffSize);
-}
-
 }  // namespace
 
 int runOpt(const OptOptions &options, std::ostream &out, std::ostream &errors) {
@@ -55,19 +44,18 @@ int runOpt(const OptOptions &options, std::ostream &out, std::ostream &errors) {
     listPasses(out);
     return support::kExitSuccess;
   }
-  const auto &registry = passes::PassRegistry::builtin();
-  auto pipeline = options.passes.empty()
-                      ? llvm::Expected<std::vector<passes::PipelineStep>>(std::vector<passes::PipelineStep>{})
-                      : passes::parsePipeline(options.passes, registry);
-  llvm::Error usage = pipeline ? llvm::Error::success() : pipeline.takeError();
-  if (!usage) usage = checkPassNames(options.printAfter, "--print-after");
-  if (!usage) usage = checkPassNames(options.printBefore, "--print-before");
-  if (usage) {
+  if (llvm::Error usage = checkPassNames(options.printAfter, "--print-after")) {
+    errors << "vtac opt: error: " << llvm::toString(std::move(usage)) << "\n";
+    return support::kExitUsageError;
+  }
+  if (llvm::Error usage = checkPassNames(options.printBefore, "--print-before")) {
     errors << "vtac opt: error: " << llvm::toString(std::move(usage)) << "\n";
     return support::kExitUsageError;
   }
 
+  // Unbuffered, so that dumps and remarks reach standard error in the order they happen.
   llvm::raw_os_ostream dumps(errors);
+  dumps.SetUnbuffered();
   passes::Instrumentation instrumentation;
   instrumentation.printAfterAll = options.printAfterAll;
   instrumentation.printChanged = options.printChanged;
@@ -76,23 +64,11 @@ int runOpt(const OptOptions &options, std::ostream &out, std::ostream &errors) {
   instrumentation.verifyEach = options.verifyEach;
   instrumentation.timePasses = options.timePasses;
   instrumentation.dumpStream = &dumps;
-  passes::PassManager manager(std::move(*pipeline), instrumentation);
-  passes::PassContext context;
-  // --vta-config, else VTA_CONFIG, else TVM's default configuration.
-  auto vtaConfig = options.vtaConfig.empty() ? vta::Config::fromEnvironment()
-                                             : vta::Config::fromPathOrJSON(options.vtaConfig);
-  if (!vtaConfig) {
-    errors << "vtac opt: error: " << (options.vtaConfig.empty() ? "VTA_CONFIG" : "--vta-config " + options.vtaConfig)
-           << ": " << llvm::toString(vtaConfig.takeError()) << "\n";
-    return support::kExitInputError;
-  }
-  context.vta = *vtaConfig;
-  addVtaMemories(context.vta, context);
-  for (const auto &[name, value] : options.passOptions) context.options[name] = value;
-  context.remark = [&](ir::SourceLoc loc, const std::string &message) {
-    dumps.flush();
-    errors << ir::formatDiagnostic(loc, ir::Severity::Warning, message);
-  };
+  Recipe recipe{options.schedule, options.intrinsics, options.passes, options.function, options.vtaConfig,
+                options.passOptions};
+  int status = support::kExitSuccess;
+  std::optional<Preparer> preparer = Preparer::create("vtac opt", recipe, std::move(instrumentation), errors, status);
+  if (!preparer) return status;
 
   bool ok = true;
   std::string text;
@@ -110,25 +86,22 @@ int runOpt(const OptOptions &options, std::ostream &out, std::ostream &errors) {
     }
     ir::IRModule original = parsed->module;
     std::string trace;
-    if (!applyModuleSchedule(*parsed, options.schedule, options.intrinsics, &trace, errors)) {
-      ok = false;
-      continue;
-    }
+    bool prepared = preparer->prepare(*parsed, errors, &trace);
     if (options.printTrace) errors << trace;
-    llvm::Error error = manager.run(parsed->module, context, options.function);
-    if (!error && options.checkEquivalence)
-      error = checkEquivalence(original, parsed->module, options.seed, options.sizes, errors, options.function);
-    dumps.flush();
-    if (error) {
-      errors << ir::renderError(std::move(error));
+    if (!prepared) {
       ok = false;
       continue;
     }
+    if (options.checkEquivalence)
+      if (llvm::Error error = checkEquivalence(original, parsed->module, options.seed, options.sizes, errors, options.function)) {
+        errors << ir::renderError(std::move(error));
+        ok = false;
+        continue;
+      }
     text += frontend::printParsedModule(*parsed);
   }
   if (options.timePasses) {
-    manager.timings().print(dumps);
-    dumps.flush();
+    preparer->timings().print(dumps);
   }
   if (!ok) return support::kExitInputError;
   if (options.output.empty() || options.output == "-") {

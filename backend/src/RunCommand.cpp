@@ -19,6 +19,7 @@
 #include "vtac/backend/RandomFill.h"
 #include "vtac/backend/TensorCompare.h"
 #include "vtac/backend/VtaExterns.h"
+#include "vtac/driver/Prepare.h"
 #include "vtac/frontend/Commands.h"
 #include "vtac/graph/GraphRunCommand.h"
 #include "vtac/jit/JitFunction.h"
@@ -285,6 +286,19 @@ llvm::Error selectVtaConfig(const RunOptions &options) {
   return llvm::Error::success();
 }
 
+// The schedule and the pipeline the program goes through before it runs; the exit status.
+int prepareProgram(frontend::ParsedModule &parsed, const RunOptions &options, std::ostream &errors) {
+  driver::Recipe recipe;
+  recipe.schedule = options.schedule;
+  recipe.intrinsics = options.intrinsics;
+  recipe.passes = options.passes;
+  recipe.vtaConfig = options.vtaConfig;
+  int status = support::kExitSuccess;
+  std::optional<driver::Preparer> preparer = driver::Preparer::create("vtac run", recipe, {}, errors, status);
+  if (!preparer) return status;
+  return preparer->prepare(parsed, errors) ? support::kExitSuccess : support::kExitInputError;
+}
+
 }  // namespace
 
 int runCommand(const RunOptions &options, std::ostream &out, std::ostream &errors) {
@@ -301,7 +315,7 @@ int runCommand(const RunOptions &options, std::ostream &out, std::ostream &error
   Clock::time_point parseStart = Clock::now();
   std::optional<frontend::ParsedModule> parsed = frontend::loadModule(options.file, errors);
   if (!parsed) return 1;
-  if (options.applySchedule && !options.applySchedule(*parsed, options.schedule, options.intrinsics, errors)) return 1;
+  if (int status = prepareProgram(*parsed, options, errors)) return status;
   if (graph::isGraphEntry(parsed->module, options.entry)) return runGraph(*parsed, options, out, errors);
   if (!options.paramsFile.empty() || !options.libraries.empty())
     return fail(diagnosticError(std::string(options.paramsFile.empty() ? "--load-library" : "--params") +

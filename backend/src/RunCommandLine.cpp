@@ -46,22 +46,22 @@ std::string checkSize(const std::string &text) {
 
 }  // namespace
 
-void registerRunCommand(CLI::App &app, support::CommandAction &action, ScheduleApplier applySchedule) {
+void registerRunCommand(CLI::App &app, support::CommandAction &action) {
   auto *command = app.add_subcommand(
       "run", "Execute a prim_func with the reference interpreter (lowered VTA code runs on the\n"
              "VTA simulator), with inputs from .npy files or seeded random data.");
   auto options = std::make_shared<RunOptions>();
-  options->applySchedule = std::move(applySchedule);
   auto inputs = std::make_shared<std::vector<std::string>>();
   auto outputs = std::make_shared<std::vector<std::string>>();
   auto sizes = std::make_shared<std::vector<std::string>>();
   command->add_option("FILE", options->file, "Input .tvm file")->required();
-  if (options->applySchedule) {
-    command->add_option("--schedule", options->schedule,
-                        "Apply the schedule def of FILE (TVM's trace text) before running; without it, the "
-                        "program file's own schedule def, if any");
-    command->add_option("--intrinsics", options->intrinsics, "Tensor intrinsics for the schedule's tensorize");
-  }
+  command->add_option("--schedule", options->schedule,
+                      "Apply the schedule def of FILE (TVM's trace text) before running; without it, the "
+                      "program file's own schedule def, if any");
+  command->add_option("--intrinsics", options->intrinsics,
+                      "Tensor intrinsics for the schedule's tensorize (vta_gemm and vta_gemm_reset are built in)");
+  command->add_option("--passes", options->passes,
+                      "Run this pipeline (see vtac opt --list-passes) after the schedule, e.g. --passes=vta-lower");
   command->add_option("--entry", options->entry, "The prim_func to run (default: main, or the only one)");
   command->add_option("--input", *inputs, "NAME=PATH.npy: data of parameter NAME")
       ->check(CLI::Validator(checkAssignment, "NAME=PATH"));

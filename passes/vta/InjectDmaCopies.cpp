@@ -100,11 +100,18 @@ private:
 
   llvm::Expected<ir::Stmt> lowerPragma(const ir::AttrStmt &attr) override {
     vta::LoopNest nest = vta::loopNest(attr.body);
-    const std::vector<const ir::For *> &loops = nest.loops;
-    const ir::VarMap &lets = nest.lets;
-    const ir::Stmt &body = nest.innermost;
-    for (const ir::For *loop : loops)
+    // Unit loops (a TensorIR pragma on an extent-1 loop keeps it) copy nothing more: their
+    // variable is 0, as when TE elides them.
+    std::vector<const ir::For *> loops;
+    ir::VarMap lets = nest.lets;
+    for (const ir::For *loop : nest.loops) {
       if (!ir::isZero(loop->min)) return fail(*loop, "a loop of the copy does not start at 0");
+      if (ir::isOne(loop->extent))
+        lets[loop->loopVar.get()] = ir::intImm(0, loop->loopVar->dtype);
+      else
+        loops.push_back(loop);
+    }
+    const ir::Stmt &body = nest.innermost;
     const auto *store = body.as<ir::BufferStore>();
     if (!store)
       return fail(loops.empty() ? static_cast<const ir::Node &>(attr) : *loops.back(),

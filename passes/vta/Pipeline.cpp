@@ -2,10 +2,12 @@
 
 namespace vtac::passes {
 
-// TVM's VTA build_config (phases 1-3 of vta.lower), on flat TIR as tir-lower / TE's phase 1 leave
-// it. TVM's last pass, CommonSubexprElimTIR, is not here: executed code is built without it, and
+// TVM's VTA build_config (phases 1-3 of vta.lower) after tir-lower: a scheduled TensorIR function
+// (blocks, cthread bindings, pragma annotations, tensorized vta_gemm calls) becomes flat TIR first;
+// flat TIR as TE's phase 1 leaves it goes through tir-lower unchanged. TVM's last pass, CommonSubexprElimTIR, is not here: executed code is built without it, and
 // `--passes=vta-lower,cse` reproduces the printed cse_var_* form.
 void buildVtaLower(PipelineBuilder &pipeline) {
+  pipeline.add("tir-lower");                  // blocks -> flat TIR, cthread -> virtual_thread
   // phase 1: DMA, ALU scopes, micro-kernels, dependence tokens
   pipeline.add("unify-coproc-axis")           // one coprocessor axis; one GEMM kernel identity
       .add("inject-dma-copies")                // pragma_dma_copy -> VTALoadBuffer2D/StoreBuffer2D

@@ -13,9 +13,9 @@
 #include "vtac/codegen/HeaderEmitter.h"
 #include "vtac/codegen/LLVMEmitter.h"
 #include "vtac/codegen/RelaxHostLowering.h"
+#include "vtac/driver/Prepare.h"
 #include "vtac/frontend/Commands.h"
 #include "vtac/ir/Diagnostic.h"
-#include "vtac/passes/PassManager.h"
 #include "vtac/support/AtomicFile.h"
 #include "vtac/support/Command.h"
 
@@ -73,6 +73,28 @@ std::string makePath(const std::string &path) {
   return out;
 }
 
+driver::Recipe recipe(const CompileOptions &options) {
+  driver::Recipe recipe;
+  recipe.schedule = options.schedule;
+  recipe.intrinsics = options.intrinsics;
+  recipe.passes = options.passes;
+  recipe.vtaConfig = options.vtaConfig;
+  return recipe;
+}
+
+// A make rule: the output depends on the input and on the files that change what it compiles to.
+std::string depfileText(const CompileOptions &options, const std::string &input, const std::string &output) {
+  std::vector<std::string> prerequisites = {input};
+  for (const std::string &path : {options.schedule, options.intrinsics})
+    if (!path.empty()) prerequisites.push_back(path);
+  if (!options.vtaConfig.empty() && options.vtaConfig.front() != '{') prerequisites.push_back(options.vtaConfig);
+  std::string text = makePath(output) + ":";
+  for (const std::string &path : prerequisites) text += " " + makePath(path);
+  text += "\n";
+  for (const std::string &path : prerequisites) text += "\n" + makePath(path) + ":\n";
+  return text;
+}
+
 struct Job {
   std::string input;
   std::string output;
@@ -106,10 +128,7 @@ private:
   bool compile(Job &job, std::ostream &errors) {
     std::optional<frontend::ParsedModule> parsed = frontend::loadModule(job.input, errors);
     if (!parsed) return false;
-    if (llvm::Error error = runPasses(parsed->module, errors)) {
-      errors << ir::renderError(std::move(error));
-      return false;
-    }
+    if (!prepare(*parsed, errors)) return false;
     std::vector<HostFunction> functions;
     // Symbols first (a graph calls prim_funcs by them); prim_funcs, then graphs, so that every
     // function a graph calls is defined before it.
@@ -151,17 +170,11 @@ private:
     return true;
   }
 
-  // The --passes pipeline (one pass manager per input: inputs compile in parallel).
-  llvm::Error runPasses(ir::IRModule &module, std::ostream &errors) const {
-    if (options_.passes.empty()) return llvm::Error::success();
-    auto pipeline = passes::parsePipeline(options_.passes, passes::PassRegistry::builtin());
-    if (!pipeline) return pipeline.takeError();  // checked before the jobs started
-    passes::PassManager manager(std::move(*pipeline));
-    passes::PassContext context;
-    context.remark = [&](ir::SourceLoc loc, const std::string &message) {
-      errors << ir::formatDiagnostic(loc, ir::Severity::Warning, message);
-    };
-    return manager.run(module, context);
+  // The schedule and the --passes pipeline (one preparer per input: inputs compile in parallel).
+  bool prepare(frontend::ParsedModule &parsed, std::ostream &errors) const {
+    int status = 0;
+    std::optional<driver::Preparer> preparer = driver::Preparer::create("vtac compile", recipe(options_), {}, errors, status);
+    return preparer && preparer->prepare(parsed, errors);
   }
 
   llvm::Expected<std::string> emit(const Job &job, const std::vector<HostFunction> &functions) const {
@@ -191,13 +204,9 @@ bool isDirectory(const std::string &path) {
 }  // namespace
 
 int compileCommand(const CompileOptions &options, std::ostream &errors) {
-  if (!options.passes.empty()) {
-    auto pipeline = passes::parsePipeline(options.passes, passes::PassRegistry::builtin());
-    if (!pipeline) {
-      errors << "vtac compile: error: " << llvm::toString(pipeline.takeError()) << "\n";
-      return support::kExitUsageError;
-    }
-  }
+  // The pipeline and the VTA configuration are checked once, before any input is read.
+  int status = support::kExitSuccess;
+  if (!driver::Preparer::create("vtac compile", recipe(options), {}, errors, status)) return status;
   bool toDirectory = isDirectory(options.output);
   EmitKind kind = chooseEmitKind(options, toDirectory);
   std::vector<Job> jobs(options.inputs.size());
@@ -247,8 +256,7 @@ int compileCommand(const CompileOptions &options, std::ostream &errors) {
   for (const Job &job : jobs) {
     llvm::Error error = support::writeFileAtomically(job.output, job.contents);
     if (!error && !job.depfile.empty())
-      error = support::writeFileAtomically(job.depfile, makePath(job.output) + ": " + makePath(job.input) + "\n\n" +
-                                                            makePath(job.input) + ":\n");
+      error = support::writeFileAtomically(job.depfile, depfileText(options, job.input, job.output));
     if (error) {
       errors << ir::renderError(std::move(error));
       return support::kExitInputError;

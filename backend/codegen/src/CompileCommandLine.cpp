@@ -28,6 +28,14 @@ void registerCompileCommand(CLI::App &app, support::CommandAction &action) {
   command->add_option("--passes", options->passes,
                       "Pass pipeline to run first, as vtac opt --passes (e.g. tir-lower; see vtac opt "
                       "--list-passes)");
+  command->add_option("--schedule", options->schedule,
+                      "Apply the schedule def of FILE (TVM's trace text) to every input before the passes; "
+                      "without it, each input's own schedule def, if any");
+  command->add_option("--intrinsics", options->intrinsics,
+                      "Tensor intrinsics for the schedule's tensorize (vta_gemm and vta_gemm_reset are built in)");
+  command->add_option("--vta-config", options->vtaConfig,
+                      "vta_config.json (path or JSON text) the VTA passes lower for (default: VTA_CONFIG, else "
+                      "TVM's default)");
   command->add_option("--symbol", options->symbols,
                       "NAME: symbol of the main (or only) prim_func; FUNC=NAME: symbol of FUNC (repeatable)");
   command->add_option("-j,--jobs", options->jobs, "Compile this many inputs in parallel")->check(CLI::Range(1, 256));

@@ -28,7 +28,6 @@
 #pragma once
 
 #include <cstdint>
-#include <functional>
 #include <ostream>
 #include <string>
 #include <utility>
@@ -42,17 +41,7 @@ namespace CLI {
 class App;
 }
 
-namespace vtac::frontend {
-struct ParsedModule;
-}
-
 namespace vtac::backend {
-
-// Applies the schedule that goes with a parsed program (--schedule / --intrinsics files, or the
-// module file's own schedule def); false after writing the error. The driver supplies it
-// (driver::applyModuleSchedule): the schedule library sits above the backend's commands.
-using ScheduleApplier = std::function<bool(frontend::ParsedModule &parsed, const std::string &schedule,
-                                           const std::string &intrinsics, std::ostream &errors)>;
 
 struct RunOptions {
   std::string file;
@@ -76,9 +65,9 @@ struct RunOptions {
   // libraries registering runtime functions.
   std::string paramsFile;
   std::vector<std::string> libraries;
-  // The program is scheduled before it runs (the --reference program is not).
-  std::string schedule, intrinsics;
-  ScheduleApplier applySchedule;
+  // The program is scheduled and goes through the pipeline before it runs (the --reference
+  // program does not): driver::Preparer.
+  std::string schedule, intrinsics, passes;
 };
 
 // Runs the command; returns the exit status (0: success, 1: error or mismatch). When the
@@ -87,6 +76,6 @@ int runCommand(const RunOptions &options, std::ostream &out, std::ostream &error
 
 // Adds the `run` subcommand to the driver; when it is selected, `action` is set to run it
 // (returning false for exit status 1).
-void registerRunCommand(CLI::App &app, support::CommandAction &action, ScheduleApplier applySchedule = nullptr);
+void registerRunCommand(CLI::App &app, support::CommandAction &action);
 
 }  // namespace vtac::backend

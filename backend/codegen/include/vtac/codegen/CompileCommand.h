@@ -26,6 +26,8 @@ struct CompileOptions {
   std::string output;  // a file (one input) or a directory (a trailing '/' or an existing one)
   std::string emit;    // "c", "header", "llvm", "bc", "asm", "obj"; empty: from the output's extension
   std::string passes;  // a pass pipeline (vtac opt --passes) run before code generation
+  std::string schedule, intrinsics;  // applied before the passes (driver::Preparer)
+  std::string vtaConfig;             // the VTA configuration the passes lower for
   std::vector<std::string> symbols;
   int jobs = 1;
   bool depfile = false;       // -MD

@@ -1,0 +1,50 @@
+#include "vtac/driver/IntrinsicsCommand.h"
+
+#include <iostream>
+#include <memory>
+
+#include <CLI/CLI.hpp>
+
+#include "vtac/driver/Prepare.h"
+#include "vtac/ir/Diagnostic.h"
+#include "vtac/support/AtomicFile.h"
+
+namespace vtac::driver {
+
+namespace {
+
+struct IntrinsicsOptions {
+  std::string vtaConfig;
+  std::string output;
+};
+
+int runIntrinsics(const IntrinsicsOptions &options, std::ostream &out, std::ostream &errors) {
+  std::string text;
+  if (!builtinIntrinsicsText(options.vtaConfig, text, errors)) return support::kExitInputError;
+  if (options.output.empty() || options.output == "-") {
+    out << text;
+    return out.flush() ? support::kExitSuccess : support::kExitInputError;
+  }
+  if (llvm::Error error = support::writeFileAtomically(options.output, text)) {
+    errors << ir::renderError(std::move(error));
+    return support::kExitInputError;
+  }
+  return support::kExitSuccess;
+}
+
+}  // namespace
+
+void registerIntrinsicsCommand(CLI::App &app, support::CommandAction &action) {
+  auto *command = app.add_subcommand(
+      "intrinsics", "Print the built-in tensor intrinsics (vta_gemm, vta_gemm_reset) for a VTA\n"
+                    "configuration, as TVMScript desc/impl prim_funcs with their registration lines.");
+  auto options = std::make_shared<IntrinsicsOptions>();
+  command->add_option("--vta-config", options->vtaConfig,
+                      "vta_config.json (path or JSON text); default: VTA_CONFIG, else TVM's default");
+  command->add_option("-o,--output", options->output, "Write to this file instead of standard output");
+  command->callback([&action, options] {
+    action = [options] { return runIntrinsics(*options, std::cout, std::cerr); };
+  });
+}
+
+}  // namespace vtac::driver

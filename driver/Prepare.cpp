@@ -1,0 +1,159 @@
+#include "vtac/driver/Prepare.h"
+
+#include <set>
+
+#include <llvm/Support/raw_os_ostream.h>
+
+#include "vtac/frontend/Commands.h"
+#include "vtac/frontend/TraceReader.h"
+#include "vtac/ir/Diagnostic.h"
+#include "vtac/passes/Vta.h"
+#include "vtac/passes/schedule/ApplyTrace.h"
+#include "vtac/support/Command.h"
+#include "vta/config.h"
+
+namespace vtac::driver {
+
+namespace {
+
+constexpr const char *kBuiltinIntrinsicsName = "<vta-intrinsics>";
+
+llvm::Expected<vta::Config> resolveVtaConfig(const std::string &vtaConfig) {
+  return vtaConfig.empty() ? vta::Config::fromEnvironment() : vta::Config::fromPathOrJSON(vtaConfig);
+}
+
+std::optional<frontend::ParsedModule> parseText(const std::string &name, std::string text, std::ostream &errors) {
+  frontend::SourceFile file(name, std::move(text));
+  frontend::DiagnosticEngine diagnostics;
+  std::optional<frontend::ParsedModule> parsed = frontend::parseModule(file, diagnostics);
+  errors << diagnostics.render();
+  if (diagnostics.hasErrors()) return std::nullopt;
+  return parsed;
+}
+
+// Reads `path` as a module file for its schedule def or its intrinsics.
+std::optional<frontend::ParsedModule> readSideFile(const std::string &path, std::ostream &errors) {
+  std::string text, reason;
+  if (!frontend::readSourceFile(path, text, reason)) {
+    errors << path << ": error: cannot read file: " << reason << "\n";
+    return std::nullopt;
+  }
+  return parseText(path, std::move(text), errors);
+}
+
+// Moves the registered intrinsics of `parsed` into `table` (and their prim_funcs out of the
+// module). A name already in the table (a built-in one, or registered twice) is an error.
+bool collectIntrinsics(frontend::ParsedModule &parsed, passes::schedule::TensorIntrinTable &table, std::ostream &errors) {
+  std::set<std::string> used;
+  for (const frontend::TensorIntrinRegistration &registration : parsed.intrinsics) {
+    auto desc = parsed.module.lookup(registration.desc).as<ir::PrimFunc>();
+    auto impl = parsed.module.lookup(registration.impl).as<ir::PrimFunc>();
+    if (!desc || !impl) {
+      errors << ir::formatDiagnostic(registration.loc, ir::Severity::Error,
+                                     "no prim_func '" + (desc ? registration.impl : registration.desc) + "' in this file");
+      return false;
+    }
+    if (table.count(registration.name)) {
+      errors << ir::formatDiagnostic(registration.loc, ir::Severity::Error,
+                                     "tensor intrinsic '" + registration.name +
+                                         "' is already registered (vta_gemm and vta_gemm_reset are built in: "
+                                         "`vtac intrinsics` prints them)");
+      return false;
+    }
+    table[registration.name] = {ir::PrimFuncRef(desc), ir::PrimFuncRef(impl)};
+    used.insert(registration.desc);
+    used.insert(registration.impl);
+  }
+  if (used.empty()) return true;
+  ir::IRModule program;
+  program.loc = parsed.module.loc;
+  for (const ir::IRModule::Entry &entry : parsed.module.functions())
+    if (!used.count(entry.name->name)) program.add(entry.name->name, entry.function);
+  parsed.module = std::move(program);
+  return true;
+}
+
+}  // namespace
+
+bool builtinIntrinsicsText(const std::string &vtaConfig, std::string &text, std::ostream &errors) {
+  llvm::Expected<vta::Config> config = resolveVtaConfig(vtaConfig);
+  if (!config) {
+    errors << "error: " << (vtaConfig.empty() ? "VTA_CONFIG" : "--vta-config " + vtaConfig) << ": "
+           << llvm::toString(config.takeError()) << "\n";
+    return false;
+  }
+  text = passes::gemmTensorIntrinsics(*config);
+  return true;
+}
+
+std::optional<Preparer> Preparer::create(const std::string &command, const Recipe &recipe,
+                                         passes::Instrumentation instrumentation, std::ostream &errors, int &status) {
+  auto pipeline = recipe.passes.empty()
+                      ? llvm::Expected<std::vector<passes::PipelineStep>>(std::vector<passes::PipelineStep>{})
+                      : passes::parsePipeline(recipe.passes, passes::PassRegistry::builtin());
+  if (!pipeline) {
+    errors << command << ": error: " << llvm::toString(pipeline.takeError()) << "\n";
+    status = support::kExitUsageError;
+    return std::nullopt;
+  }
+  llvm::Expected<vta::Config> config = resolveVtaConfig(recipe.vtaConfig);
+  if (!config) {
+    errors << command << ": error: " << (recipe.vtaConfig.empty() ? "VTA_CONFIG" : "--vta-config " + recipe.vtaConfig) << ": "
+           << llvm::toString(config.takeError()) << "\n";
+    status = support::kExitInputError;
+    return std::nullopt;
+  }
+  Preparer preparer(recipe, passes::PassManager(std::move(*pipeline), std::move(instrumentation)));
+  passes::setVtaTarget(preparer.context_, *config);
+  for (const auto &[name, value] : recipe.passOptions) preparer.context_.options[name] = value;
+  return preparer;
+}
+
+bool Preparer::prepare(frontend::ParsedModule &parsed, std::ostream &errors, std::string *trace) {
+  if (trace) trace->clear();
+  passes::schedule::TensorIntrinTable intrinsics;
+  std::optional<ir::Trace> schedule = parsed.schedule;
+  if (!recipe_.schedule.empty()) {
+    std::optional<frontend::ParsedModule> side = readSideFile(recipe_.schedule, errors);
+    if (!side) return false;
+    schedule = side->schedule;
+    if (!schedule) {
+      errors << ir::formatDiagnostic(ir::SourceLoc{}, ir::Severity::Error,
+                                     recipe_.schedule + " holds no schedule def (a top-level `def` taking `sch`)");
+      return false;
+    }
+  }
+  // The built-in intrinsics are parsed only for a schedule: a plain pipeline never needs them.
+  if (schedule) {
+    std::optional<frontend::ParsedModule> builtins =
+        parseText(kBuiltinIntrinsicsName, passes::gemmTensorIntrinsics(context_.vta), errors);
+    if (!builtins || !collectIntrinsics(*builtins, intrinsics, errors)) return false;
+  }
+  if (!collectIntrinsics(parsed, intrinsics, errors)) return false;
+  if (!recipe_.intrinsics.empty()) {
+    std::optional<frontend::ParsedModule> side = readSideFile(recipe_.intrinsics, errors);
+    if (!side || !collectIntrinsics(*side, intrinsics, errors)) return false;
+  }
+  if (schedule) {
+    ir::IRModule scheduled = parsed.module;
+    llvm::Expected<ir::Trace> applied = passes::schedule::applyTrace(scheduled, *schedule, intrinsics);
+    if (!applied) {
+      errors << ir::renderError(applied.takeError());
+      return false;
+    }
+    parsed.module = std::move(scheduled);
+    if (trace) *trace = ir::printTrace(*applied);
+  }
+  context_.remark = [&](ir::SourceLoc loc, const std::string &message) {
+    errors << ir::formatDiagnostic(loc, ir::Severity::Warning, message);
+  };
+  llvm::Error error = manager_.run(parsed.module, context_, recipe_.function);
+  context_.remark = nullptr;
+  if (error) {
+    errors << ir::renderError(std::move(error));
+    return false;
+  }
+  return true;
+}
+
+}  // namespace vtac::driver

@@ -1,0 +1,61 @@
+// Preparing a program: the one path from a parsed module file to the program a command works
+// on, shared by `vtac opt`, `vtac run` and `vtac compile` so that the three never disagree.
+// In this order:
+//  1. tensor intrinsics: the built-in VTA ones (`vta_gemm`, `vta_gemm_reset`, derived from the
+//     active VTA configuration), then the module file's `tir.TensorIntrin.register(...)` lines and
+//     the --intrinsics file's (their desc/impl prim_funcs leave the module: they describe
+//     hardware, they are not part of the program);
+//  2. the schedule: the def of the --schedule file, else the module file's own schedule def
+//     (ParsedModule::schedule), else none;
+//  3. the pass pipeline (--passes), with a pass context for the VTA configuration (--vta-config,
+//     else VTA_CONFIG, else TVM's default) and the --pass-option values.
+#pragma once
+
+#include <optional>
+#include <ostream>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "vtac/frontend/Frontend.h"
+#include "vtac/passes/PassManager.h"
+
+namespace vtac::driver {
+
+struct Recipe {
+  std::string schedule;    // a file with a schedule def; empty: the module file's own, if any
+  std::string intrinsics;  // a file registering tensor intrinsics
+  std::string passes;      // a pipeline such as "vta-lower" (see --list-passes); empty: none
+  std::string function;    // only this prim_func goes through the passes; empty: every one
+  std::string vtaConfig;   // vta_config.json path or JSON text; empty: VTA_CONFIG or the default
+  std::vector<std::pair<std::string, std::string>> passOptions;
+};
+
+class Preparer {
+public:
+  // Checks what does not depend on the input: the pipeline (an error is a usage error, exit
+  // status 2) and the VTA configuration (exit status 1). On failure writes the error (after
+  // "<command>: "), sets `status` and returns nullopt.
+  static std::optional<Preparer> create(const std::string &command, const Recipe &recipe,
+                                        passes::Instrumentation instrumentation, std::ostream &errors, int &status);
+
+  // Applies the recipe to `parsed`; remarks (warnings) and the error go to `errors`. `trace`,
+  // when not null, receives the applied schedule in TVM's trace text ("" without one).
+  bool prepare(frontend::ParsedModule &parsed, std::ostream &errors, std::string *trace = nullptr);
+
+  const passes::PassContext &context() const { return context_; }
+  const passes::PassTimings &timings() const { return manager_.timings(); }
+
+private:
+  Preparer(Recipe recipe, passes::PassManager manager) : recipe_(std::move(recipe)), manager_(std::move(manager)) {}
+
+  Recipe recipe_;
+  passes::PassManager manager_;
+  passes::PassContext context_;
+};
+
+// The built-in tensor intrinsics for the VTA configuration `vtaConfig` (as Recipe::vtaConfig),
+// as TVMScript text; false after writing the error.
+bool builtinIntrinsicsText(const std::string &vtaConfig, std::string &text, std::ostream &errors);
+
+}  // namespace vtac::driver

@@ -1,0 +1,45 @@
+# Seed 003's blocked GEMM schedule (matrix_multiply_opt: 256-wide blocks of the output and the
+# reduction, shift and clip on the ALU) as a TensorIR trace for samples/gemm_blocked_tensorir.tvm.
+# Run: vtac run samples/gemm_blocked_tensorir.tvm --schedule samples/gemm_blocked_vta_schedule.py
+# --passes=vta-lower --random-inputs --stats
+def apply_trace(sch):
+    res = sch.get_block("res")
+    b, oc, b_tns, oc_tns = sch.get_loops(res)
+    # blocks of 256 output channels (16 tiles of BLOCK_OUT = 16)
+    b_out, b_inn = sch.split(b, factors=[None, 1])
+    oc_out, oc_inn = sch.split(oc, factors=[None, 16])
+    sch.reorder(b_out, oc_out, b_inn, oc_inn)
+    sch.compute_at(sch.get_block("res_min"), oc_out)
+    sch.compute_at(sch.get_block("res_max"), oc_out)
+    sch.compute_at(sch.get_block("res_shr"), oc_out)
+    gemm = sch.get_block("res_gem")
+    sch.compute_at(gemm, oc_out, preserve_unit_loops=True)
+    l0, l1, g_b, g_oc, g_b_tns, g_oc_tns, ic, ic_tns = sch.get_loops(gemm)
+    # blocks of 256 input channels along the reduction
+    ic_out, ic_inn = sch.split(ic, factors=[None, 16])
+    sch.reorder(ic_out, g_b, g_oc, ic_inn, g_b_tns, g_oc_tns, ic_tns)
+    sch.set_scope(sch.get_block("data_buf"), 0, "local.inp_buffer")
+    sch.set_scope(sch.get_block("weight_buf"), 0, "local.wgt_buffer")
+    sch.set_scope(gemm, 0, "local.acc_buffer")
+    sch.set_scope(sch.get_block("res_shr"), 0, "local.acc_buffer")
+    sch.set_scope(sch.get_block("res_max"), 0, "local.acc_buffer")
+    sch.set_scope(sch.get_block("res_min"), 0, "local.acc_buffer")
+    sch.compute_at(sch.get_block("data_buf"), ic_out)
+    sch.compute_at(sch.get_block("weight_buf"), ic_out)
+    init = sch.decompose_reduction(gemm, ic_out)
+    # DMA on the copies, ALU on shift and clip, each on the first loop that is not a unit loop;
+    # the result is stored one 16-wide tile row at a time, as the tutorial's pragma on b_tns
+    l0, l1, l2, d0, d1 = sch.get_loops(sch.get_block("data_buf"))
+    sch.annotate(d0, "pragma_dma_copy", 1)
+    l0, l1, l2, w0, w1, w2, w3 = sch.get_loops(sch.get_block("weight_buf"))
+    sch.annotate(w0, "pragma_dma_copy", 1)
+    sch.annotate(oc_tns, "pragma_dma_copy", 1)
+    l0, l1, s0, s1 = sch.get_loops(sch.get_block("res_shr"))
+    sch.annotate(s0, "pragma_alu", 1)
+    l0, l1, m0, m1 = sch.get_loops(sch.get_block("res_max"))
+    sch.annotate(m0, "pragma_alu", 1)
+    l0, l1, n0, n1 = sch.get_loops(sch.get_block("res_min"))
+    sch.annotate(n0, "pragma_alu", 1)
+    l0, l1, i0, i1, i2, i3 = sch.get_loops(init)
+    sch.tensorize(i2, "vta_gemm_reset")
+    sch.tensorize(g_b_tns, "vta_gemm")

@@ -1,0 +1,40 @@
+# gemm.tvm's schedule with two virtual threads, as test_vta_insn's test_gemm with cthread: the
+# output tiles split over two `cthread`s, each thread with its own accumulator tiles, its loads,
+# GEMM and ALU work interleaved with the other's by the virtual thread lowering. Unit loops are
+# kept by every compute_at, so that the loop counts do not depend on BATCH.
+def apply_trace(sch):
+    gem = sch.get_block("R_gem")
+    # SRAM scopes first: compute_at relaxes a global buffer over the cthread loop (TVM's rule for
+    # storage above a thread's rank), a local one is per thread
+    sch.set_scope(sch.get_block("A_buf"), 0, "local.inp_buffer")
+    sch.set_scope(sch.get_block("W_buf"), 0, "local.wgt_buffer")
+    sch.set_scope(gem, 0, "local.acc_buffer")
+    sch.set_scope(sch.get_block("R_shr"), 0, "local.acc_buffer")
+    sch.set_scope(sch.get_block("R_max"), 0, "local.acc_buffer")
+    sch.set_scope(sch.get_block("R_min"), 0, "local.acc_buffer")
+    c0, c1, c2, c3 = sch.get_loops(sch.get_block("C"))
+    t, c1i = sch.split(c1, factors=[2, None])
+    sch.bind(t, "cthread")
+    sch.annotate(c1i, "pragma_dma_copy", 1)
+    sch.compute_at(sch.get_block("R_min"), t, preserve_unit_loops=True)
+    sch.compute_at(sch.get_block("R_max"), t, preserve_unit_loops=True)
+    sch.compute_at(sch.get_block("R_shr"), t, preserve_unit_loops=True)
+    sch.compute_at(gem, t, preserve_unit_loops=True)
+    l0, l1, bo, co, bi, ci, ko, ki = sch.get_loops(gem)
+    sch.reorder(ko, co, bi, ci, ki)
+    sch.compute_at(sch.get_block("A_buf"), ko, preserve_unit_loops=True)
+    sch.compute_at(sch.get_block("W_buf"), ko, preserve_unit_loops=True)
+    l0, l1, l2, l3, a0, a1, a2, a3 = sch.get_loops(sch.get_block("A_buf"))
+    sch.annotate(a2, "pragma_dma_copy", 1)
+    l0, l1, l2, l3, w0, w1, w2, w3 = sch.get_loops(sch.get_block("W_buf"))
+    sch.annotate(w0, "pragma_dma_copy", 1)
+    l0, l1, s0, s1, s2, s3 = sch.get_loops(sch.get_block("R_shr"))
+    sch.annotate(s1, "pragma_alu", 1)
+    l0, l1, m0, m1, m2, m3 = sch.get_loops(sch.get_block("R_max"))
+    sch.annotate(m1, "pragma_alu", 1)
+    l0, l1, n0, n1, n2, n3 = sch.get_loops(sch.get_block("R_min"))
+    sch.annotate(n1, "pragma_alu", 1)
+    init = sch.decompose_reduction(gem, ko)
+    l0, l1, i0, i1, i2, i3 = sch.get_loops(init)
+    sch.tensorize(i2, "vta_gemm_reset")
+    sch.tensorize(bi, "vta_gemm")

@@ -1,0 +1,32 @@
+# gemm.tvm's schedule, as test_vta_insn's test_gemm: the input and weight tiles of each reduction
+# step loaded by DMA (unit loops kept, so that the loop count does not depend on BATCH), the GEMM
+# tensorized (reset, then update), shift and clip on the ALU, the result stored by DMA. The
+# reduction loop is outside the output-tile loop: consecutive micro-ops must not write one tile.
+def apply_trace(sch):
+    gem = sch.get_block("R_gem")
+    sch.set_scope(sch.get_block("A_buf"), 0, "local.inp_buffer")
+    sch.set_scope(sch.get_block("W_buf"), 0, "local.wgt_buffer")
+    sch.set_scope(gem, 0, "local.acc_buffer")
+    sch.set_scope(sch.get_block("R_shr"), 0, "local.acc_buffer")
+    sch.set_scope(sch.get_block("R_max"), 0, "local.acc_buffer")
+    sch.set_scope(sch.get_block("R_min"), 0, "local.acc_buffer")
+    bo, co, bi, ci, ko, ki = sch.get_loops(gem)
+    sch.reorder(ko, co, bi, ci, ki)
+    sch.compute_at(sch.get_block("A_buf"), ko, preserve_unit_loops=True)
+    sch.compute_at(sch.get_block("W_buf"), ko, preserve_unit_loops=True)
+    l0, l1, a0, a1, a2, a3 = sch.get_loops(sch.get_block("A_buf"))
+    sch.annotate(a2, "pragma_dma_copy", 1)
+    l0, l1, w0, w1, w2, w3 = sch.get_loops(sch.get_block("W_buf"))
+    sch.annotate(w0, "pragma_dma_copy", 1)
+    s0, s1, s2, s3 = sch.get_loops(sch.get_block("R_shr"))
+    sch.annotate(s1, "pragma_alu", 1)
+    m0, m1, m2, m3 = sch.get_loops(sch.get_block("R_max"))
+    sch.annotate(m1, "pragma_alu", 1)
+    n0, n1, n2, n3 = sch.get_loops(sch.get_block("R_min"))
+    sch.annotate(n1, "pragma_alu", 1)
+    c0, c1, c2, c3 = sch.get_loops(sch.get_block("C"))
+    sch.annotate(c1, "pragma_dma_copy", 1)
+    init = sch.decompose_reduction(gem, ko)
+    i0, i1, i2, i3 = sch.get_loops(init)
+    sch.tensorize(i2, "vta_gemm_reset")
+    sch.tensorize(bi, "vta_gemm")
