@@ -45,7 +45,7 @@ void registerPrintCommand(CLI::App &app, Action &action) {
     vtac::frontend::ModuleRewrite bindParams;
     if (!params->empty())
       bindParams = [params](vtac::frontend::ParsedModule &parsed, std::ostream &errors) {
-        auto bound = vtac::graph::bindParamsFromFile(parsed.module, "main", *params);
+        auto bound = vtac::graph::bindParamsFromFile(parsed.module, "main", *params, errors);
         if (!bound) {
           errors << vtac::backend::renderError(bound.takeError());
           return false;

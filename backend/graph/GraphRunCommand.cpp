@@ -141,16 +141,22 @@ bool isGraphEntry(const ir::IRModule &module, const std::string &entry) {
 }
 
 llvm::Expected<ir::IRModule> bindParamsFromFile(const ir::IRModule &module, const std::string &entry,
-                                                const std::string &npzPath) {
+                                                const std::string &npzPath, std::ostream &warnings) {
   const ir::RelaxFunction *func = ir::asRelaxFunction(module.lookup(entryName(entry)));
   if (!func) return backend::diagnosticError("--params: the module has no Relax function '" + entryName(entry) + "'");
-  llvm::Expected<NamedTensors> arrays = readNpz(npzPath);
+  auto isParameter = [&](llvm::StringRef name) {
+    return std::any_of(func->params.begin(), func->params.end(),
+                       [&](const relax::VarPtr &p) { return p->name == name; });
+  };
+  llvm::Expected<NpzContents> arrays = readNpzMembers(npzPath, isParameter);
   if (!arrays) return arrays.takeError();
+  // Like BindParams, arrays that name no parameter are not used; a misspelt name should show.
+  for (const std::string &name : arrays->unread)
+    warnings << ir::formatDiagnostic({}, ir::Severity::Warning,
+                                     npzPath + ": array '" + name + "' names no parameter of '" +
+                                         entryName(entry) + "'; not used");
   std::vector<std::pair<std::string, std::shared_ptr<const relax::TensorData>>> params;
-  for (auto &[name, tensor] : *arrays) {
-    if (std::none_of(func->params.begin(), func->params.end(),
-                     [&](const relax::VarPtr &p) { return p->name == name; }))
-      continue;  // like BindParams, arrays that name no parameter are not used
+  for (auto &[name, tensor] : arrays->arrays) {
     auto data = std::make_shared<relax::TensorData>();
     data->dtype = tensor.dtype();
     data->shape = tensor.shape().vec();
@@ -175,7 +181,7 @@ int runGraphCommand(const ir::IRModule &parsed, const GraphRunOptions &options, 
     if (llvm::Error error = loadFunctionLibrary(library)) return fail(std::move(error));
   ir::IRModule module = parsed;
   if (!options.paramsFile.empty()) {
-    llvm::Expected<ir::IRModule> bound = bindParamsFromFile(parsed, options.entry, options.paramsFile);
+    llvm::Expected<ir::IRModule> bound = bindParamsFromFile(parsed, options.entry, options.paramsFile, errors);
     if (!bound) return fail(bound.takeError());
     module = std::move(*bound);
   }

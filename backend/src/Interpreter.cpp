@@ -230,7 +230,7 @@ llvm::Expected<Tensor> CompiledFunction::allocateArgument(size_t index, const Si
   return Tensor(param.dtype, std::move(*shape));
 }
 
-llvm::Error CompiledFunction::run(llvm::MutableArrayRef<Tensor> arguments) {
+llvm::Error CompiledFunction::run(llvm::MutableArrayRef<Tensor> arguments, const RunLimits &limits) {
   if (arguments.size() != params_.size())
     return diagnosticError("'" + name_ + "' takes " + llvm::Twine(params_.size()) + " arguments, got " +
                            llvm::Twine(arguments.size()));
@@ -240,7 +240,7 @@ llvm::Error CompiledFunction::run(llvm::MutableArrayRef<Tensor> arguments) {
   if (!sizes) return sizes.takeError();
 
   const DeviceMemory *device = usesDeviceMemory_ ? registry_->deviceMemory() : nullptr;
-  interp::Frame frame(size_t(numSlots_), device);
+  interp::Frame frame(size_t(numSlots_), device, limits);
   for (const SizeSlot &size : sizeSlots_) {
     auto it = sizes->find(size.var);
     if (it != sizes->end()) frame.slots[size.slot].i = interp::IntType::of(size.var->dtype).wrap(it->second);
@@ -266,6 +266,7 @@ llvm::Error CompiledFunction::run(llvm::MutableArrayRef<Tensor> arguments) {
   }
 
   body_->exec(frame);
+  if (frame.progressShown) *limits.progress << "\n";
   statementsExecuted_ = frame.statements;
   if (frame.trapped) return diagnosticError(frame.trapLoc, frame.trapMessage);
   for (size_t i = 0; i < params_.size(); ++i)

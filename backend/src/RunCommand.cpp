@@ -3,6 +3,7 @@
 #include <chrono>
 #include <cstdlib>
 #include <optional>
+#include <unistd.h>
 
 #include <llvm/ADT/StringExtras.h>
 #include <llvm/Support/Format.h>
@@ -181,8 +182,9 @@ llvm::Error checkOutputs(const CompiledFunction &function, const RunOptions &opt
                              name + "' (parameters: " + parameterList(function) + ")");
     if (llvm::Error error = support::checkOutputDirectory(path)) return error;
   }
-  if (!options.statsJsonPath.empty())
-    if (llvm::Error error = support::checkOutputDirectory(options.statsJsonPath)) return error;
+  for (const std::string &path : {options.statsJsonPath, options.traceVtaPath})
+    if (!path.empty())
+      if (llvm::Error error = support::checkOutputDirectory(path)) return error;
   return llvm::Error::success();
 }
 
@@ -211,13 +213,34 @@ void printStatsTable(llvm::StringRef json, const std::string &functionName, std:
   out << os.str();
 }
 
+// Collects the simulator's instruction trace (--trace-vta) into `lines` while it lives.
+class VtaTraceScope {
+public:
+  explicit VtaTraceScope(std::string *lines) {
+    if (lines) VTASimSetTrace(&append, lines);
+  }
+  ~VtaTraceScope() { VTASimSetTrace(nullptr, nullptr); }
+  VtaTraceScope(const VtaTraceScope &) = delete;
+  VtaTraceScope &operator=(const VtaTraceScope &) = delete;
+
+private:
+  static void append(const char *line, void *lines) { *static_cast<std::string *>(lines) += std::string(line) + "\n"; }
+};
+
+// The run's limits, with the progress line drawn on `errors` when stderr is a terminal.
+RunLimits limitsWithProgress(const RunOptions &options, std::ostream &errors) {
+  RunLimits limits = options.limits;
+  if (isatty(STDERR_FILENO)) limits.progress = &errors;
+  return limits;
+}
+
 // Compares every parameter after both runs; true when all match.
 bool compareWithReference(const CompiledFunction &function, llvm::ArrayRef<Tensor> results,
-                          llvm::ArrayRef<Tensor> expected, std::ostream &out) {
+                          llvm::ArrayRef<Tensor> expected, FloatTolerance tolerance, std::ostream &out) {
   bool allEqual = true;
   for (size_t i = 0; i < results.size(); ++i) {
     const std::string &name = function.params()[i].name;
-    TensorComparison comparison = compareTensors(expected[i], results[i]);
+    TensorComparison comparison = compareTensors(expected[i], results[i], 10, tolerance);
     if (!comparison.incompatibility.empty()) {
       out << name << ": cannot compare with the reference: " << comparison.incompatibility << "\n";
       allEqual = false;
@@ -324,9 +347,12 @@ int runCommand(const RunOptions &options, std::ostream &out, std::ostream &error
   VTARuntimeClearError();
   VTASimClearError();
   VTASimClearStats();
+  std::string vtaTrace;
+  VtaTraceScope traceScope(options.traceVtaPath.empty() ? nullptr : &vtaTrace);
   Clock::time_point start = Clock::now();
   double cpuStart = threadCpuSeconds();
-  if (llvm::Error error = jitted ? jitted->run(*arguments) : function.run(*arguments)) return fail(std::move(error));
+  if (llvm::Error error = jitted ? jitted->run(*arguments) : function.run(*arguments, limitsWithProgress(options, errors)))
+    return fail(std::move(error));
   double runSeconds = secondsSince(start);
   double runCpuSeconds = threadCpuSeconds() - cpuStart;
   std::string statsJson = VTASimStatsJSON();
@@ -342,7 +368,7 @@ int runCommand(const RunOptions &options, std::ostream &out, std::ostream &error
                                   function.name() + "' takes " + llvm::Twine(function.params().size())));
     if (llvm::Error error = reference->compiled->run(referenceArguments))
       return fail(diagnosticError("reference " + options.referenceFile + ": " + errorMessage(std::move(error))));
-    matches = compareWithReference(function, *arguments, referenceArguments, out);
+    matches = compareWithReference(function, *arguments, referenceArguments, options.tolerance, out);
   }
 
   // All outputs or none.
@@ -352,6 +378,8 @@ int runCommand(const RunOptions &options, std::ostream &out, std::ostream &error
       return fail(std::move(error));
   if (!options.statsJsonPath.empty())
     if (llvm::Error error = files.stage(options.statsJsonPath, statsJson + "\n")) return fail(std::move(error));
+  if (!options.traceVtaPath.empty())
+    if (llvm::Error error = files.stage(options.traceVtaPath, vtaTrace)) return fail(std::move(error));
   if (llvm::Error error = files.commit()) return fail(std::move(error));
   if (options.stats) printStatsTable(statsJson, function.name().str(), out);
   if (options.timing && jitted) {

@@ -81,6 +81,21 @@ void registerRunCommand(CLI::App &app, support::CommandAction &action) {
                                         "Run this program on the same inputs and compare every parameter");
   command->add_option("--reference-entry", options->referenceEntry, "The prim_func of --reference to run")
       ->needs(reference);
+  command->add_option("--rtol", options->tolerance.rtol,
+                      "Relative tolerance of float comparisons with --reference (default 1e-5; "
+                      "integers always compare exactly)")
+      ->check(CLI::NonNegativeNumber)->needs(reference);
+  command->add_option("--atol", options->tolerance.atol,
+                      "Absolute tolerance of float comparisons with --reference (default 0)")
+      ->check(CLI::NonNegativeNumber)->needs(reference);
+  command->add_option("--trace-vta", options->traceVtaPath,
+                      "Write each VTA instruction the simulator executes, decoded, one a line");
+  command->add_option("--max-steps", options->limits.maxSteps,
+                      "Stop the run with an error after this many loop iterations (interpreter)")
+      ->check(CLI::PositiveNumber);
+  command->add_option("--timeout", options->limits.timeoutSeconds,
+                      "Stop the run with an error after this many seconds (interpreter)")
+      ->check(CLI::PositiveNumber);
   command->add_option("--vta-config", options->vtaConfig, "vta_config.json of the simulated VTA");
   command->add_option("--engine", options->engine,
                       "interp: the reference interpreter (default); jit: the code vtac compile emits, "

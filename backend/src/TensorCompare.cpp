@@ -8,16 +8,16 @@ namespace vtac::backend {
 
 namespace {
 
-bool floatsMatch(double a, double b) {
+bool floatsMatch(double a, double b, FloatTolerance tolerance) {
   if (a == b) return true;
   if (std::isnan(a) && std::isnan(b)) return true;
-  return std::fabs(a - b) <= kFloatRelativeTolerance * std::max(std::fabs(a), std::fabs(b));
+  return std::fabs(a - b) <= tolerance.atol + tolerance.rtol * std::max(std::fabs(a), std::fabs(b));
 }
 
 }  // namespace
 
 TensorComparison compareTensors(const Tensor &expected, const Tensor &actual,
-                                size_t maxReported) {
+                                size_t maxReported, FloatTolerance tolerance) {
   TensorComparison result;
   if (expected.dtype() != actual.dtype()) {
     result.incompatibility = "element types differ: " + expected.dtype().str() + " vs " +
@@ -33,7 +33,7 @@ TensorComparison compareTensors(const Tensor &expected, const Tensor &actual,
   bool isFloat = expected.dtype().isFloat();
   int elementBytes = expected.dtype().bytes();
   for (int64_t i = 0; i < result.numElements; ++i) {
-    bool same = isFloat ? floatsMatch(expected.doubleAt(i), actual.doubleAt(i))
+    bool same = isFloat ? floatsMatch(expected.doubleAt(i), actual.doubleAt(i), tolerance)
                         : std::memcmp(expected.data() + i * elementBytes,
                                       actual.data() + i * elementBytes, elementBytes) == 0;
     if (same) continue;

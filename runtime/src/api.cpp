@@ -1,5 +1,6 @@
 // The C entry points of libvta_runtime (vta/runtime.h). Errors never abort: they are logged,
-// recorded for VTARuntimeLastError, and turned into a -1 status where the signature allows.
+// recorded for VTARuntimeLastError, and turned into a -1 status where the signature allows;
+// exceptions (std::bad_alloc) stop at the boundary the same way (vta/api_boundary.h).
 #include <cstring>
 #include <memory>
 #include <spdlog/fmt/fmt.h>
@@ -7,9 +8,11 @@
 #include "command_queue.h"
 #include "data_buffer.h"
 #include "runtime_state.h"
+#include "vta/api_boundary.h"
 #include "vta/runtime.h"
 
 using namespace vta::runtime;
+using vta::atApiBoundary;
 
 namespace {
 
@@ -42,6 +45,20 @@ UopKernel* recordingKernel(const char* api) {
   return kernel;
 }
 
+// Runs a VTAUop* call on the kernel being recorded. One that throws leaves the kernel
+// incomplete: it is abandoned (never cached) before the exception goes on to the API boundary.
+template <typename Record>
+void recordInKernel(const char* api, Record&& record) {
+  UopKernel* kernel = recordingKernel(api);
+  if (!kernel) return;
+  try {
+    record(*kernel);
+  } catch (...) {
+    kernel->abandon();
+    throw;
+  }
+}
+
 // VTAReadBarrier (the device is about to read: flush CPU writes) and VTAWriteBarrier (the
 // device has written: invalidate the CPU's copy), unless the debug flags skip them.
 void barrier(VTACommandHandle cmd, void* buffer, uint32_t elemBits, uint32_t start,
@@ -62,17 +79,9 @@ void barrier(VTACommandHandle cmd, void* buffer, uint32_t elemBits, uint32_t sta
     VTAInvalidateCache(host, phy, bytes);
 }
 
-}  // namespace
-
-void* VTABufferAlloc(size_t size) { return DataBuffer::allocate(size); }
-
-void VTABufferFree(void* buffer) {
-  if (!DataBuffer::release(buffer))
-    reportError(fmt::format("VTABufferFree: {} is not a live buffer (freed twice?)", buffer));
-}
-
-void VTABufferCopy(const void* from, size_t from_offset, void* to, size_t to_offset, size_t size,
-                   int kind_mask) {
+// VTABufferCopy: host <-> device copies, checked against the buffers' sizes.
+void bufferCopy(const void* from, size_t from_offset, void* to, size_t to_offset, size_t size,
+                int kind_mask) {
   const DataBuffer* fromBuffer = nullptr;
   const DataBuffer* toBuffer = nullptr;
   if (kind_mask & VTA_MEMCPY_D2H) {
@@ -105,9 +114,34 @@ void VTABufferCopy(const void* from, size_t from_offset, void* to, size_t to_off
   }
 }
 
-void VTARuntimeShutdown() { threadQueueSlot().reset(); }
+}  // namespace
 
-VTACommandHandle VTATLSCommandHandle() { return threadQueue(); }
+void* VTABufferAlloc(size_t size) {
+  return atApiBoundary("VTABufferAlloc", reportError, static_cast<void*>(nullptr),
+                       [&] { return DataBuffer::allocate(size); });
+}
+
+void VTABufferFree(void* buffer) {
+  atApiBoundary("VTABufferFree", reportError, [&] {
+    if (!DataBuffer::release(buffer))
+      reportError(fmt::format("VTABufferFree: {} is not a live buffer (freed twice?)", buffer));
+  });
+}
+
+void VTABufferCopy(const void* from, size_t from_offset, void* to, size_t to_offset, size_t size,
+                   int kind_mask) {
+  atApiBoundary("VTABufferCopy", reportError,
+                [&] { bufferCopy(from, from_offset, to, to_offset, size, kind_mask); });
+}
+
+void VTARuntimeShutdown() {
+  atApiBoundary("VTARuntimeShutdown", reportError, [] { threadQueueSlot().reset(); });
+}
+
+VTACommandHandle VTATLSCommandHandle() {
+  return atApiBoundary("VTATLSCommandHandle", reportError, VTACommandHandle(nullptr),
+                       [] { return VTACommandHandle(threadQueue()); });
+}
 
 void* VTABufferCPUPtr(VTACommandHandle cmd, void* buffer) {
   const DataBuffer* data = DataBuffer::fromHandle(buffer);
@@ -116,89 +150,120 @@ void* VTABufferCPUPtr(VTACommandHandle cmd, void* buffer) {
 
 void VTAWriteBarrier(VTACommandHandle cmd, void* buffer, uint32_t elem_bits, uint32_t start,
                      uint32_t extent) {
-  barrier(cmd, buffer, elem_bits, start, extent, /*toDevice=*/false, "VTAWriteBarrier");
+  atApiBoundary("VTAWriteBarrier", reportError, [&] {
+    barrier(cmd, buffer, elem_bits, start, extent, /*toDevice=*/false, "VTAWriteBarrier");
+  });
 }
 
 void VTAReadBarrier(VTACommandHandle cmd, void* buffer, uint32_t elem_bits, uint32_t start,
                     uint32_t extent) {
-  barrier(cmd, buffer, elem_bits, start, extent, /*toDevice=*/true, "VTAReadBarrier");
+  atApiBoundary("VTAReadBarrier", reportError, [&] {
+    barrier(cmd, buffer, elem_bits, start, extent, /*toDevice=*/true, "VTAReadBarrier");
+  });
 }
 
 void VTASetDebugMode(VTACommandHandle cmd, int debug_flag) {
-  if (CommandQueue* queue = queueOf(cmd, "VTASetDebugMode")) queue->setDebugFlags(debug_flag);
+  atApiBoundary("VTASetDebugMode", reportError, [&] {
+    if (CommandQueue* queue = queueOf(cmd, "VTASetDebugMode")) queue->setDebugFlags(debug_flag);
+  });
 }
 
 void VTALoadBuffer2D(VTACommandHandle cmd, void* src_dram_addr, uint32_t src_elem_offset,
                      uint32_t x_size, uint32_t y_size, uint32_t x_stride, uint32_t x_pad_before,
                      uint32_t y_pad_before, uint32_t x_pad_after, uint32_t y_pad_after,
                      uint32_t dst_sram_index, uint32_t dst_memory_type) {
-  if (CommandQueue* queue = queueOf(cmd, "VTALoadBuffer2D"))
-    queue->loadBuffer2D(src_dram_addr, src_elem_offset, x_size, y_size, x_stride, x_pad_before,
-                        y_pad_before, x_pad_after, y_pad_after, dst_sram_index, dst_memory_type);
+  atApiBoundary("VTALoadBuffer2D", reportError, [&] {
+    if (CommandQueue* queue = queueOf(cmd, "VTALoadBuffer2D"))
+      queue->loadBuffer2D(src_dram_addr, src_elem_offset, x_size, y_size, x_stride, x_pad_before,
+                          y_pad_before, x_pad_after, y_pad_after, dst_sram_index, dst_memory_type);
+  });
 }
 
 void VTAStoreBuffer2D(VTACommandHandle cmd, uint32_t src_sram_index, uint32_t src_memory_type,
                       void* dst_dram_addr, uint32_t dst_elem_offset, uint32_t x_size,
                       uint32_t y_size, uint32_t x_stride) {
-  if (CommandQueue* queue = queueOf(cmd, "VTAStoreBuffer2D"))
-    queue->storeBuffer2D(src_sram_index, src_memory_type, dst_dram_addr, dst_elem_offset, x_size,
-                         y_size, x_stride);
+  atApiBoundary("VTAStoreBuffer2D", reportError, [&] {
+    if (CommandQueue* queue = queueOf(cmd, "VTAStoreBuffer2D"))
+      queue->storeBuffer2D(src_sram_index, src_memory_type, dst_dram_addr, dst_elem_offset, x_size,
+                           y_size, x_stride);
+  });
 }
 
 void VTAUopPush(uint32_t mode, uint32_t reset_out, uint32_t dst_index, uint32_t src_index,
                 uint32_t wgt_index, uint32_t opcode, uint32_t use_imm, int32_t imm_val) {
-  if (UopKernel* kernel = recordingKernel("VTAUopPush"))
-    kernel->push(threadQueueSlot()->layout(), mode, reset_out, dst_index, src_index, wgt_index,
-                 opcode, use_imm, imm_val);
+  atApiBoundary("VTAUopPush", reportError, [&] {
+    recordInKernel("VTAUopPush", [&](UopKernel& kernel) {
+      kernel.push(threadQueueSlot()->layout(), mode, reset_out, dst_index, src_index, wgt_index,
+                  opcode, use_imm, imm_val);
+    });
+  });
 }
 
 void VTAUopLoopBegin(uint32_t extent, uint32_t dst_factor, uint32_t src_factor,
                      uint32_t wgt_factor) {
-  if (UopKernel* kernel = recordingKernel("VTAUopLoopBegin"))
-    kernel->loopBegin(extent, dst_factor, src_factor, wgt_factor);
+  atApiBoundary("VTAUopLoopBegin", reportError, [&] {
+    recordInKernel("VTAUopLoopBegin", [&](UopKernel& kernel) {
+      kernel.loopBegin(extent, dst_factor, src_factor, wgt_factor);
+    });
+  });
 }
 
 void VTAUopLoopEnd() {
-  if (UopKernel* kernel = recordingKernel("VTAUopLoopEnd")) kernel->loopEnd();
+  atApiBoundary("VTAUopLoopEnd", reportError,
+                [] { recordInKernel("VTAUopLoopEnd", [](UopKernel& kernel) { kernel.loopEnd(); }); });
 }
 
 int VTAPushGEMMOp(void** uop_handle, int (*finit)(void*), void* signature, int nbytes) {
-  CommandQueue* queue = threadQueue();
-  return queue ? queue->pushUopKernel(/*isGemm=*/true, uop_handle, finit, signature, nbytes) : -1;
+  return atApiBoundary("VTAPushGEMMOp", reportError, -1, [&] {
+    CommandQueue* queue = threadQueue();
+    return queue ? queue->pushUopKernel(/*isGemm=*/true, uop_handle, finit, signature, nbytes) : -1;
+  });
 }
 
 int VTAPushALUOp(void** uop_handle, int (*finit)(void*), void* signature, int nbytes) {
-  CommandQueue* queue = threadQueue();
-  return queue ? queue->pushUopKernel(/*isGemm=*/false, uop_handle, finit, signature, nbytes) : -1;
+  return atApiBoundary("VTAPushALUOp", reportError, -1, [&] {
+    CommandQueue* queue = threadQueue();
+    return queue ? queue->pushUopKernel(/*isGemm=*/false, uop_handle, finit, signature, nbytes) : -1;
+  });
 }
 
 int VTADepPush(VTACommandHandle cmd, int from_qid, int to_qid) {
-  CommandQueue* queue = queueOf(cmd, "VTADepPush");
-  return queue ? queue->dependency(/*push=*/true, from_qid, to_qid) : -1;
+  return atApiBoundary("VTADepPush", reportError, -1, [&] {
+    CommandQueue* queue = queueOf(cmd, "VTADepPush");
+    return queue ? queue->dependency(/*push=*/true, from_qid, to_qid) : -1;
+  });
 }
 
 int VTADepPop(VTACommandHandle cmd, int from_qid, int to_qid) {
-  CommandQueue* queue = queueOf(cmd, "VTADepPop");
-  return queue ? queue->dependency(/*push=*/false, from_qid, to_qid) : -1;
+  return atApiBoundary("VTADepPop", reportError, -1, [&] {
+    CommandQueue* queue = queueOf(cmd, "VTADepPop");
+    return queue ? queue->dependency(/*push=*/false, from_qid, to_qid) : -1;
+  });
 }
 
 void VTASynchronize(VTACommandHandle cmd, uint32_t wait_cycles) {
-  if (CommandQueue* queue = queueOf(cmd, "VTASynchronize")) queue->synchronize(wait_cycles);
+  atApiBoundary("VTASynchronize", reportError, [&] {
+    if (CommandQueue* queue = queueOf(cmd, "VTASynchronize")) queue->synchronize(wait_cycles);
+  });
 }
 
 int VTARuntimeSetConfig(const char* path_or_json) {
-  if (llvm::Error error = setActiveConfig(path_or_json)) {
-    reportError("VTARuntimeSetConfig: " + llvm::toString(std::move(error)));
-    return -1;
-  }
-  VTARuntimeShutdown();
-  return 0;
+  return atApiBoundary("VTARuntimeSetConfig", reportError, -1, [&] {
+    if (llvm::Error error = setActiveConfig(path_or_json)) {
+      reportError("VTARuntimeSetConfig: " + llvm::toString(std::move(error)));
+      return -1;
+    }
+    threadQueueSlot().reset();
+    return 0;
+  });
 }
 
 const char* VTARuntimeConfigJSON(void) {
-  thread_local std::string json;
-  json = activeConfig().config.toJSON();
-  return json.c_str();
+  return atApiBoundary("VTARuntimeConfigJSON", reportError, "", [] {
+    thread_local std::string json;
+    json = activeConfig().config.toJSON();
+    return json.c_str();
+  });
 }
 
 const char* VTARuntimeLastError(void) { return lastError().c_str(); }
@@ -207,4 +272,7 @@ int VTARuntimeErrorCount(void) { return errorCount(); }
 
 void VTARuntimeClearError(void) { clearErrors(); }
 
-void VTARuntimeReportError(const char* message) { reportError(message ? message : "(null)"); }
+void VTARuntimeReportError(const char* message) {
+  atApiBoundary("VTARuntimeReportError", reportError,
+                [&] { reportError(message ? message : "(null)"); });
+}

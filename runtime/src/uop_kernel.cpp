@@ -30,6 +30,7 @@ void UopKernel::loopEnd() {
 }
 
 void UopKernel::finish() {
+  if (abandoned_) fail("a micro-op call failed during recording (out of memory)");
   if (openLoops_ != 0) fail(fmt::format("{} VTAUopLoopBegin without VTAUopLoopEnd", openLoops_));
 }
 

@@ -32,7 +32,11 @@ public:
   void push(const isa::Layout& layout, uint32_t mode, uint32_t resetOut, uint32_t dst,
             uint32_t src, uint32_t wgt, uint32_t aluOpcode, uint32_t useImm, int32_t imm);
 
-  // Ends recording: loops left open are an error.
+  // A recording call threw (out of memory) and left the kernel incomplete: finish() makes that
+  // an error, so the kernel is never cached.
+  void abandon() noexcept { abandoned_ = true; }
+
+  // Ends recording: loops left open and an abandoned recording are errors.
   void finish();
 
   // The first recording error, empty if the kernel is well formed.
@@ -57,6 +61,7 @@ private:
   Mode mode_ = Mode::kUnset;
   uint32_t resetOut_ = ~0u, aluOpcode_ = ~0u, useImm_ = ~0u;
   int32_t imm_ = 0;
+  bool abandoned_ = false;
   std::string error_;
 };
 

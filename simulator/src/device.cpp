@@ -141,6 +141,8 @@ RunResult Device::run(uint64_t insnPhysicalAddress, uint32_t insnCount,
           break;
         if (deps.popPrev) --tokens[core - 1][core];
         if (deps.popNext) --tokens[core + 1][core];
+        if (const Trace& trace = threadTrace(); trace.callback)
+          trace.callback(fmt::format("[{}] {}", index, layout_.describe(insns[index])).c_str(), trace.context);
         if (RunResult result = execute(decoded, insns[index], index, statistics);
             result.status != VTA_SIM_OK)
           return result;

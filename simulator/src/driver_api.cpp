@@ -1,5 +1,6 @@
 // The C entry points of libvta_sim: the driver API of vta/driver.h and the simulator API of
-// vta/sim.h. Errors never abort: they are logged, recorded (VTASimLastError) and returned.
+// vta/sim.h. Errors never abort: they are logged, recorded (VTASimLastError) and returned;
+// exceptions (std::bad_alloc) stop at the boundary the same way (vta/api_boundary.h).
 #include <cstring>
 #include <memory>
 #include <mutex>
@@ -9,6 +10,7 @@
 #include "device.h"
 #include "device_memory.h"
 #include "sim_state.h"
+#include "vta/api_boundary.h"
 #include "vta/driver.h"
 #include "vta/sim.h"
 
@@ -47,67 +49,79 @@ const GemmKernel& kernelFor(const Config& config) {
 }  // namespace vta::sim
 
 using namespace vta::sim;
+using vta::atApiBoundary;
 
 VTA_SIM_API VTADeviceHandle VTADeviceAlloc() {
-  const vta::Config config = activeConfig();
-  auto layout = vta::isa::Layout::forConfig(config);
-  if (!layout) {  // cannot happen: the configuration was validated when it was set
-    reportError(llvm::toString(layout.takeError()));
-    return nullptr;
-  }
-  auto* device = new Device(config, *layout);
-  std::lock_guard<std::mutex> lock(devicesMutex);
-  liveDevices().insert(device);
-  return device;
+  return atApiBoundary("VTADeviceAlloc", reportError, VTADeviceHandle(nullptr), []() -> VTADeviceHandle {
+    const vta::Config config = activeConfig();
+    auto layout = vta::isa::Layout::forConfig(config);
+    if (!layout) {  // cannot happen: the configuration was validated when it was set
+      reportError(llvm::toString(layout.takeError()));
+      return nullptr;
+    }
+    auto device = std::make_unique<Device>(config, *layout);
+    std::lock_guard<std::mutex> lock(devicesMutex);
+    liveDevices().insert(device.get());
+    return device.release();
+  });
 }
 
 VTA_SIM_API void VTADeviceFree(VTADeviceHandle handle) {
-  auto* device = static_cast<Device*>(handle);
-  {
-    std::lock_guard<std::mutex> lock(devicesMutex);
-    if (!liveDevices().erase(device)) {
-      reportError(fmt::format("VTADeviceFree: {} is not a live device", handle));
-      return;
+  atApiBoundary("VTADeviceFree", reportError, [&] {
+    auto* device = static_cast<Device*>(handle);
+    {
+      std::lock_guard<std::mutex> lock(devicesMutex);
+      if (!liveDevices().erase(device)) {
+        reportError(fmt::format("VTADeviceFree: {} is not a live device", handle));
+        return;
+      }
     }
-  }
-  delete device;
+    delete device;
+  });
 }
 
 VTA_SIM_API int VTADeviceRun(VTADeviceHandle handle, vta_phy_addr_t insn_phy_addr,
                              uint32_t insn_count, uint32_t wait_cycles) {
-  auto* device = static_cast<Device*>(handle);
-  {
-    std::lock_guard<std::mutex> lock(devicesMutex);
-    if (!liveDevices().count(device)) {
-      reportError(fmt::format("VTADeviceRun: {} is not a live device", handle));
-      return VTA_SIM_ERR_BAD_ARGUMENT;
+  return atApiBoundary("VTADeviceRun", reportError, VTA_SIM_ERR_INTERNAL, [&] {
+    auto* device = static_cast<Device*>(handle);
+    {
+      std::lock_guard<std::mutex> lock(devicesMutex);
+      if (!liveDevices().count(device)) {
+        reportError(fmt::format("VTADeviceRun: {} is not a live device", handle));
+        return VTA_SIM_ERR_BAD_ARGUMENT;
+      }
     }
-  }
-  RunResult result =
-      device->run(insn_phy_addr, insn_count, kernelFor(device->config()), threadStatistics());
-  if (result.status != VTA_SIM_OK) reportError(result.message);
-  return result.status;
+    RunResult result =
+        device->run(insn_phy_addr, insn_count, kernelFor(device->config()), threadStatistics());
+    if (result.status != VTA_SIM_OK) reportError(result.message);
+    return result.status;
+  });
 }
 
 VTA_SIM_API void* VTAMemAlloc(size_t size, int cached) {
-  void* buffer = DeviceMemory::global().alloc(size);
-  if (!buffer) reportError(fmt::format("VTAMemAlloc: cannot allocate {} bytes of device memory", size));
-  return buffer;
+  return atApiBoundary("VTAMemAlloc", reportError, static_cast<void*>(nullptr), [&] {
+    void* buffer = DeviceMemory::global().alloc(size);
+    if (!buffer) reportError(fmt::format("VTAMemAlloc: cannot allocate {} bytes of device memory", size));
+    return buffer;
+  });
 }
 
 VTA_SIM_API void VTAMemFree(void* buf) {
-  if (!buf) return;
-  if (!DeviceMemory::global().free(buf))
-    reportError(fmt::format("VTAMemFree: {} is not a live device allocation (freed twice?)", buf));
+  atApiBoundary("VTAMemFree", reportError, [&] {
+    if (buf && !DeviceMemory::global().free(buf))
+      reportError(fmt::format("VTAMemFree: {} is not a live device allocation (freed twice?)", buf));
+  });
 }
 
 VTA_SIM_API vta_phy_addr_t VTAMemGetPhyAddr(void* buf) {
-  auto phy = DeviceMemory::global().physicalAddress(buf);
-  if (!phy) {
-    reportError(fmt::format("VTAMemGetPhyAddr: {} is not inside a device allocation", buf));
-    return 0;
-  }
-  return static_cast<vta_phy_addr_t>(*phy);
+  return atApiBoundary("VTAMemGetPhyAddr", reportError, vta_phy_addr_t(0), [&] {
+    auto phy = DeviceMemory::global().physicalAddress(buf);
+    if (!phy) {
+      reportError(fmt::format("VTAMemGetPhyAddr: {} is not inside a device allocation", buf));
+      return vta_phy_addr_t(0);
+    }
+    return static_cast<vta_phy_addr_t>(*phy);
+  });
 }
 
 VTA_SIM_API void VTAMemCopyFromHost(void* dst, const void* src, size_t size) {
@@ -124,25 +138,35 @@ VTA_SIM_API void VTAFlushCache(void* vir_addr, vta_phy_addr_t phy_addr, int size
 VTA_SIM_API void VTAInvalidateCache(void* vir_addr, vta_phy_addr_t phy_addr, int size) {}
 
 VTA_SIM_API const char* VTASimStatsJSON(void) {
-  thread_local std::string json;
-  json = threadStatistics().toJSON();
-  return json.c_str();
+  return atApiBoundary("VTASimStatsJSON", reportError, "", [] {
+    thread_local std::string json;
+    json = threadStatistics().toJSON();
+    return json.c_str();
+  });
+}
+
+VTA_SIM_API void VTASimSetTrace(void (*callback)(const char* line, void* context), void* context) {
+  threadTrace() = Trace{callback, context};
 }
 
 VTA_SIM_API void VTASimClearStats(void) { threadStatistics() = Statistics{}; }
 
 VTA_SIM_API int VTASimSetConfig(const char* path_or_json) {
-  if (llvm::Error error = setActiveConfig(path_or_json)) {
-    reportError("VTASimSetConfig: " + llvm::toString(std::move(error)));
-    return -1;
-  }
-  return 0;
+  return atApiBoundary("VTASimSetConfig", reportError, -1, [&] {
+    if (llvm::Error error = setActiveConfig(path_or_json)) {
+      reportError("VTASimSetConfig: " + llvm::toString(std::move(error)));
+      return -1;
+    }
+    return 0;
+  });
 }
 
 VTA_SIM_API const char* VTASimConfigJSON(void) {
-  thread_local std::string json;
-  json = activeConfig().toJSON();
-  return json.c_str();
+  return atApiBoundary("VTASimConfigJSON", reportError, "", [] {
+    thread_local std::string json;
+    json = activeConfig().toJSON();
+    return json.c_str();
+  });
 }
 
 VTA_SIM_API const char* VTASimLastError(void) { return lastError().c_str(); }
@@ -150,15 +174,19 @@ VTA_SIM_API const char* VTASimLastError(void) { return lastError().c_str(); }
 VTA_SIM_API void VTASimClearError(void) { clearError(); }
 
 VTA_SIM_API int VTASimSetGemmKernel(const char* name) {
-  const vta::Config config = activeConfig();
-  if (!name || !selectGemmKernel(name, {config.batch, config.blockIn, config.blockOut})) {
-    reportError(fmt::format("VTASimSetGemmKernel: '{}' is unknown or not supported by this CPU",
-                            name ? name : "(null)"));
-    return -1;
-  }
-  std::lock_guard<std::mutex> lock(kernelMutex);
-  requestedKernel() = name;
-  return 0;
+  return atApiBoundary("VTASimSetGemmKernel", reportError, -1, [&] {
+    const vta::Config config = activeConfig();
+    if (!name || !selectGemmKernel(name, {config.batch, config.blockIn, config.blockOut})) {
+      reportError(fmt::format("VTASimSetGemmKernel: '{}' is unknown or not supported by this CPU",
+                              name ? name : "(null)"));
+      return -1;
+    }
+    std::lock_guard<std::mutex> lock(kernelMutex);
+    requestedKernel() = name;
+    return 0;
+  });
 }
 
-VTA_SIM_API const char* VTASimGemmKernel(void) { return kernelFor(activeConfig()).name; }
+VTA_SIM_API const char* VTASimGemmKernel(void) {
+  return atApiBoundary("VTASimGemmKernel", reportError, "", [] { return kernelFor(activeConfig()).name; });
+}

@@ -14,6 +14,11 @@ std::string Statistics::toJSON() const {
       aluCounter, insnCounter, finishCounter);
 }
 
+Trace& threadTrace() {
+  thread_local Trace trace;
+  return trace;
+}
+
 Statistics& threadStatistics() {
   thread_local Statistics statistics;
   return statistics;

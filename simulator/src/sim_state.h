@@ -27,6 +27,13 @@ struct Statistics {
 // Statistics of the calling thread (TVM's simulator keeps them per thread, too).
 Statistics& threadStatistics();
 
+// The calling thread's instruction trace (VTASimSetTrace): one call per executed instruction.
+struct Trace {
+  void (*callback)(const char* line, void* context) = nullptr;
+  void* context = nullptr;
+};
+Trace& threadTrace();
+
 // Logs through spdlog and records as the calling thread's last error.
 void reportError(const std::string& message);
 const std::string& lastError();

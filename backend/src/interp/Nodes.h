@@ -625,11 +625,13 @@ struct ForExec final : StmtExec {
   int slot;
   IntPtr min, extent;
   StmtPtr body;
+  ir::SourceLoc loc;
   void exec(Frame &frame) const override {
     int64_t begin = min->eval(frame);
     int64_t end = begin + extent->eval(frame);
     // Every value of [begin, end) is a value of the loop variable's type: no wrapping.
     for (int64_t i = begin; i < end; ++i) {
+      if (++frame.steps >= frame.nextLimitCheck && !frame.withinLimits(loc)) return;
       frame.slots[slot].i = i;
       body->exec(frame);
       if (frame.trapped) return;
@@ -640,8 +642,10 @@ struct ForExec final : StmtExec {
 struct WhileExec final : StmtExec {
   IntPtr condition;
   StmtPtr body;
+  ir::SourceLoc loc;
   void exec(Frame &frame) const override {
     while (condition->eval(frame) && !frame.trapped) {
+      if (++frame.steps >= frame.nextLimitCheck && !frame.withinLimits(loc)) return;
       body->exec(frame);
       if (frame.trapped) return;
     }

@@ -7,6 +7,7 @@
 // so the first error ends the run and is reported with its source location.
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -15,6 +16,7 @@
 #include <llvm/Support/Error.h>
 
 #include "vtac/backend/ExternRegistry.h"
+#include "vtac/backend/RunLimits.h"
 #include "vtac/ir/SourceLoc.h"
 
 namespace vtac::backend::interp {
@@ -47,13 +49,25 @@ llvm::Expected<std::unique_ptr<Storage>> allocateStorage(int64_t bytes, const De
 
 class Frame {
 public:
-  explicit Frame(size_t numSlots, const DeviceMemory *device)
-      : slots(numSlots, Slot{0}), device(device) {}
+  Frame(size_t numSlots, const DeviceMemory *device, const RunLimits &limits = {})
+      : slots(numSlots, Slot{0}), device(device), limits(limits), start(std::chrono::steady_clock::now()) {
+    scheduleLimitCheck();
+  }
 
   std::vector<Slot> slots;
   const DeviceMemory *device;  // where allocations go (null: host memory)
   uint64_t statements = 0;     // executed stores, evaluates and lets (for throughput numbers)
   bool trapped = false;
+
+  // Loop iterations so far; loops call withinLimits(loc) when `steps` reaches `nextLimitCheck`.
+  uint64_t steps = 0;
+  uint64_t nextLimitCheck = 0;
+  const RunLimits limits;
+  const std::chrono::steady_clock::time_point start;
+  bool progressShown = false;
+
+  // Checks the RunLimits (and draws the progress line); false after trapping at `loc`.
+  [[gnu::cold]] bool withinLimits(const ir::SourceLoc &loc);
 
   // Records the first error; later ones are consequences of the first and are dropped.
   [[gnu::cold]] void trap(const ir::SourceLoc &loc, std::string message) {
@@ -65,6 +79,10 @@ public:
 
   ir::SourceLoc trapLoc;
   std::string trapMessage;
+
+private:
+  void scheduleLimitCheck();
+  double nextProgressSecond = 1;
 };
 
 }  // namespace vtac::backend::interp

@@ -49,6 +49,7 @@ StmtPtr FunctionCompiler::compileStmt(const ir::Stmt &stmt) {
   case NodeKind::While: {
     auto &loop = static_cast<const ir::While &>(*stmt);
     auto node = std::make_unique<WhileExec>();
+    node->loc = locOf(loop);
     node->condition = compileInt(loop.condition);
     node->body = compileStmt(loop.body);
     result = std::move(node);
@@ -240,6 +241,7 @@ StmtPtr FunctionCompiler::compileUopScope(const ir::AttrStmt &attr) {
 
 StmtPtr FunctionCompiler::compileFor(const ir::For &loop) {
   auto node = std::make_unique<ForExec>();
+  node->loc = locOf(loop);
   node->min = compileInt(loop.min);
   node->extent = compileInt(loop.extent);
   node->slot = newSlot();

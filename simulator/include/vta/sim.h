@@ -33,12 +33,20 @@ int VTASimSetConfig(const char* path_or_json);
 /* The active configuration as TVM's vta_config.json text (owned by the library). */
 const char* VTASimConfigJSON(void);
 
+/*
+ * Traces the instructions VTADeviceRun executes on this thread, in execution order: `callback`
+ * receives one decoded line per instruction ("[index] LOAD ..."), like TVM's VTA_DEBUG_DUMP_INSN
+ * but for what ran. NULL stops tracing.
+ */
+void VTASimSetTrace(void (*callback)(const char* line, void* context), void* context);
+
 /* Status codes of VTADeviceRun (0 is success). */
 #define VTA_SIM_OK 0
 #define VTA_SIM_ERR_BAD_INSTRUCTION 1 /* unknown opcode, memory type or ALU opcode */
 #define VTA_SIM_ERR_OUT_OF_RANGE 2    /* SRAM index, DRAM address or buffer overflow */
 #define VTA_SIM_ERR_DEADLOCK 3        /* a dependency pop that can never be satisfied */
 #define VTA_SIM_ERR_BAD_ARGUMENT 4    /* unknown device handle, instruction address, ... */
+#define VTA_SIM_ERR_INTERNAL 5        /* out of host memory, or another failure inside */
 
 /*
  * The most recent error since the last VTASimClearError on this thread, with the instruction index

@@ -82,3 +82,45 @@ TEST_CASE("npz: a member that is not a .npy array is reported", "[relax][npz]") 
   CHECK((parserRejects || crcRejects));
   std::remove(path.c_str());
 }
+
+TEST_CASE("npz: the expansion limits are checked before inflating", "[relax][npz]") {
+  std::string path = temporaryPath("limits");
+  // 2 x 4096 zero floats, deflated: each member compresses far more than 100:1.
+  graph::NamedTensors zeros = {{"a", backend::Tensor(ir::DataType::float32(), {4096})},
+                               {"b", backend::Tensor(ir::DataType::float32(), {4096})}};
+  REQUIRE(!graph::writeNpz(path, zeros, /*compress=*/true));
+  auto all = [](llvm::StringRef) { return true; };
+
+  SECTION("members under the ratio's exemption may compress as well as they like") {
+    llvm::Expected<graph::NpzContents> read = graph::readNpzMembers(path, all);
+    REQUIRE(bool(read));
+    CHECK(read->arrays.size() == 2);
+  }
+  SECTION("over the exemption, the ratio limit applies") {
+    graph::NpzLimits limits;
+    limits.ratioExemptBytes = 1024;
+    llvm::Expected<graph::NpzContents> read = graph::readNpzMembers(path, all, limits);
+    REQUIRE(!read);
+    std::string message = backend::renderError(read.takeError());
+    CAPTURE(message);
+    CHECK(message.find("member 'a.npy' inflates ") != std::string::npos);
+    CHECK(message.find(" bytes to 16512, more than 100 times (the limit for members over 1024 bytes; a zip bomb?)") !=
+          std::string::npos);
+  }
+  SECTION("the total counts only the members read") {
+    graph::NpzLimits limits;
+    limits.maxTotalBytes = 20000;  // one member (16512 bytes) fits, two do not
+    llvm::Expected<graph::NpzContents> both = graph::readNpzMembers(path, all, limits);
+    REQUIRE(!both);
+    CHECK(backend::renderError(both.takeError()) ==
+          "error: corrupt .npz archive '" + path +
+              "': the members read inflate to more than 20000 bytes (at 'b.npy'; a zip bomb?)\n");
+    llvm::Expected<graph::NpzContents> one =
+        graph::readNpzMembers(path, [](llvm::StringRef name) { return name == "b"; }, limits);
+    REQUIRE(bool(one));
+    REQUIRE(one->arrays.size() == 1);
+    CHECK(one->arrays[0].first == "b");
+    CHECK(one->unread == std::vector<std::string>{"a"});
+  }
+  std::remove(path.c_str());
+}

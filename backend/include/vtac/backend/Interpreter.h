@@ -32,6 +32,7 @@
 #include <llvm/Support/Error.h>
 
 #include "vtac/backend/ExternRegistry.h"
+#include "vtac/backend/RunLimits.h"
 #include "vtac/backend/Tensor.h"
 #include "vtac/ir/Function.h"
 
@@ -76,8 +77,9 @@ public:
   // when a size is unknown or the tensor would exceed kMaxTensorBytes.
   llvm::Expected<Tensor> allocateArgument(size_t index, const SizeBindings &sizes) const;
 
-  // Runs the function on `arguments` (one per parameter, in order); buffers are written back.
-  llvm::Error run(llvm::MutableArrayRef<Tensor> arguments);
+  // Runs the function on `arguments` (one per parameter, in order); buffers are written back
+  // (not when the run fails, e.g. on exceeding `limits`).
+  llvm::Error run(llvm::MutableArrayRef<Tensor> arguments, const RunLimits &limits = {});
 
   // Stores, evaluates and lets executed by the last run (the interpreter's unit of work).
   uint64_t statementsExecuted() const { return statementsExecuted_; }

@@ -12,7 +12,7 @@
 // default 0). Symbolic sizes come from the inputs' shapes or from --size. --output writes a
 // parameter's contents after the call. --reference runs FILE2's function on the same
 // arguments (by position) and compares every parameter afterwards: exact for integers,
-// relative tolerance 1e-5 for floats; a mismatch prints the count and the first differing
+// relative tolerance 1e-5 for floats (--rtol, --atol); a mismatch prints the count and the first differing
 // indices and makes the exit status 1. Every error (bad file, shape, name, an out-of-bounds
 // access, a VTA deadlock...) is printed as a diagnostic, gives exit status 1 and writes no
 // output file.
@@ -33,6 +33,8 @@
 #include <utility>
 #include <vector>
 
+#include "vtac/backend/RunLimits.h"
+#include "vtac/backend/TensorCompare.h"
 #include "vtac/support/Command.h"
 
 namespace CLI {
@@ -53,6 +55,9 @@ struct RunOptions {
   std::string statsJsonPath;
   std::string referenceFile;
   std::string referenceEntry;
+  FloatTolerance tolerance;  // of the float comparison with the reference
+  std::string traceVtaPath;  // --trace-vta: the executed VTA instructions, decoded, one a line
+  RunLimits limits;          // of the program's run (--max-steps, --timeout); progress: see runCommand
   std::string vtaConfig;
   std::string engine = "interp";  // "interp" or "jit"
   bool timing = false;  // phase times (parse, host interpretation, simulation) to `errors`
@@ -65,7 +70,8 @@ struct RunOptions {
   std::string schedule, intrinsics, passes;
 };
 
-// Runs the command; returns the exit status (0: success, 1: error or mismatch).
+// Runs the command; returns the exit status (0: success, 1: error or mismatch). When the
+// process's stderr is a terminal, runs over a second draw a progress line on `errors`.
 int runCommand(const RunOptions &options, std::ostream &out, std::ostream &errors);
 
 // Adds the `run` subcommand to the driver; when it is selected, `action` is set to run it

@@ -1,8 +1,9 @@
 // Element-wise comparison of a result against a reference, as `vtac run --reference` does it.
 //
-// Integers and bools must be equal. Floats match when |a - b| <= 1e-5 * max(|a|, |b|)
-// (relative tolerance 1e-5), when both are equal (including infinities of the same sign) or
-// when both are NaN. Shapes and element types must agree exactly.
+// Integers and bools must be equal. Floats match when |a - b| <= atol + rtol * max(|a|, |b|)
+// (by default rtol 1e-5, atol 0: `vtac run --rtol/--atol` choose others), when both are equal
+// (including infinities of the same sign) or when both are NaN. Shapes and element types must
+// agree exactly.
 #pragma once
 
 #include <cstdint>
@@ -13,7 +14,10 @@
 
 namespace vtac::backend {
 
-constexpr double kFloatRelativeTolerance = 1e-5;
+struct FloatTolerance {
+  double rtol = 1e-5;
+  double atol = 0;
+};
 
 struct Mismatch {
   std::vector<int64_t> index;  // multi-index into the tensor
@@ -31,6 +35,6 @@ struct TensorComparison {
 };
 
 TensorComparison compareTensors(const Tensor &expected, const Tensor &actual,
-                                size_t maxReported = 10);
+                                size_t maxReported = 10, FloatTolerance tolerance = {});
 
 }  // namespace vtac::backend

@@ -45,9 +45,10 @@ struct GraphRunOptions {
 // graph instead of a prim_func.
 bool isGraphEntry(const ir::IRModule &module, const std::string &entry);
 
-// The module with `entry`'s parameters bound to the arrays of `npzPath` that share their names.
+// The module with `entry`'s parameters bound to the arrays of `npzPath` that share their names;
+// each other array is a warning on `warnings` and is never inflated.
 llvm::Expected<ir::IRModule> bindParamsFromFile(const ir::IRModule &module, const std::string &entry,
-                                                const std::string &npzPath);
+                                                const std::string &npzPath, std::ostream &warnings);
 
 // Runs the command on a parsed module; returns the exit status.
 int runGraphCommand(const ir::IRModule &module, const GraphRunOptions &options, std::ostream &out,

@@ -1,0 +1,20 @@
+// Limits of one interpreter run (`vtac run --max-steps N --timeout S`): a program that loops
+// for ever, or far longer than meant, stops with an error located at the loop it was in,
+// instead of running on. A step is one loop iteration (for and while), the interpreter's unit
+// of progress; the clock is read every few thousand steps, so the checks cost next to nothing.
+#pragma once
+
+#include <cstdint>
+#include <ostream>
+
+namespace vtac::backend {
+
+struct RunLimits {
+  uint64_t maxSteps = 0;      // 0: no limit
+  double timeoutSeconds = 0;  // 0: no limit
+  // Where to draw a progress line ("\r"-updated, once a second after the first second), for
+  // runs whose stderr is a terminal; null: none.
+  std::ostream *progress = nullptr;
+};
+
+}  // namespace vtac::backend
