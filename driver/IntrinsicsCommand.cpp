@@ -6,7 +6,6 @@
 #include <CLI/CLI.hpp>
 
 #include "vtac/driver/Prepare.h"
-#include "vtac/ir/Diagnostic.h"
 #include "vtac/support/AtomicFile.h"
 
 namespace vtac::driver {
@@ -21,12 +20,8 @@ struct IntrinsicsOptions {
 int runIntrinsics(const IntrinsicsOptions &options, std::ostream &out, std::ostream &errors) {
   std::string text;
   if (!builtinIntrinsicsText(options.vtaConfig, text, errors)) return support::kExitInputError;
-  if (options.output.empty() || options.output == "-") {
-    out << text;
-    return out.flush() ? support::kExitSuccess : support::kExitInputError;
-  }
-  if (llvm::Error error = support::writeFileAtomically(options.output, text)) {
-    errors << ir::renderError(std::move(error));
+  if (llvm::Error error = support::writeOutput(options.output, text, out)) {
+    errors << "error: " << llvm::toString(std::move(error)) << "\n";
     return support::kExitInputError;
   }
   return support::kExitSuccess;

@@ -105,11 +105,7 @@ int runOpt(const OptOptions &options, std::ostream &out, std::ostream &errors) {
     preparer->timings().print(dumps);
   }
   if (!ok) return support::kExitInputError;
-  if (options.output.empty() || options.output == "-") {
-    out << text;
-    return out.flush() ? support::kExitSuccess : support::kExitInputError;
-  }
-  if (llvm::Error error = support::writeFileAtomically(options.output, text)) {
+  if (llvm::Error error = support::writeOutput(options.output, text, out)) {
     errors << "error: " << llvm::toString(std::move(error)) << "\n";
     return support::kExitInputError;
   }

@@ -18,8 +18,15 @@ namespace {
 
 constexpr const char *kBuiltinIntrinsicsName = "<vta-intrinsics>";
 
-llvm::Expected<vta::Config> resolveVtaConfig(const std::string &vtaConfig) {
-  return vtaConfig.empty() ? vta::Config::fromEnvironment() : vta::Config::fromPathOrJSON(vtaConfig);
+// --vta-config (a path or JSON text), else VTA_CONFIG, else TVM's default; an unusable one is
+// reported after `prefix` ("vtac run: ", or nothing).
+std::optional<vta::Config> resolveVtaConfig(const std::string &vtaConfig, const std::string &prefix, std::ostream &errors) {
+  llvm::Expected<vta::Config> config =
+      vtaConfig.empty() ? vta::Config::fromEnvironment() : vta::Config::fromPathOrJSON(vtaConfig);
+  if (config) return *config;
+  errors << prefix << "error: " << (vtaConfig.empty() ? "VTA_CONFIG" : "--vta-config " + vtaConfig) << ": "
+         << llvm::toString(config.takeError()) << "\n";
+  return std::nullopt;
 }
 
 std::optional<frontend::ParsedModule> parseText(const std::string &name, std::string text, std::ostream &errors) {
@@ -76,14 +83,18 @@ bool collectIntrinsics(frontend::ParsedModule &parsed, passes::schedule::TensorI
 }  // namespace
 
 bool builtinIntrinsicsText(const std::string &vtaConfig, std::string &text, std::ostream &errors) {
-  llvm::Expected<vta::Config> config = resolveVtaConfig(vtaConfig);
-  if (!config) {
-    errors << "error: " << (vtaConfig.empty() ? "VTA_CONFIG" : "--vta-config " + vtaConfig) << ": "
-           << llvm::toString(config.takeError()) << "\n";
-    return false;
-  }
+  std::optional<vta::Config> config = resolveVtaConfig(vtaConfig, "", errors);
+  if (!config) return false;
   text = passes::gemmTensorIntrinsics(*config);
   return true;
+}
+
+int prepareModule(const std::string &command, const Recipe &recipe, frontend::ParsedModule &parsed,
+                  std::ostream &errors) {
+  int status = support::kExitSuccess;
+  std::optional<Preparer> preparer = Preparer::create(command, recipe, {}, errors, status);
+  if (!preparer) return status;
+  return preparer->prepare(parsed, errors) ? support::kExitSuccess : support::kExitInputError;
 }
 
 std::optional<Preparer> Preparer::create(const std::string &command, const Recipe &recipe,
@@ -96,10 +107,8 @@ std::optional<Preparer> Preparer::create(const std::string &command, const Recip
     status = support::kExitUsageError;
     return std::nullopt;
   }
-  llvm::Expected<vta::Config> config = resolveVtaConfig(recipe.vtaConfig);
+  std::optional<vta::Config> config = resolveVtaConfig(recipe.vtaConfig, command + ": ", errors);
   if (!config) {
-    errors << command << ": error: " << (recipe.vtaConfig.empty() ? "VTA_CONFIG" : "--vta-config " + recipe.vtaConfig) << ": "
-           << llvm::toString(config.takeError()) << "\n";
     status = support::kExitInputError;
     return std::nullopt;
   }
@@ -123,11 +132,17 @@ bool Preparer::prepare(frontend::ParsedModule &parsed, std::ostream &errors, std
       return false;
     }
   }
-  // The built-in intrinsics are parsed only for a schedule: a plain pipeline never needs them.
+  // The built-in intrinsics are parsed once, and only for a schedule: a plain pipeline never
+  // needs them.
   if (schedule) {
-    std::optional<frontend::ParsedModule> builtins =
-        parseText(kBuiltinIntrinsicsName, passes::gemmTensorIntrinsics(context_.vta), errors);
-    if (!builtins || !collectIntrinsics(*builtins, intrinsics, errors)) return false;
+    if (!builtinIntrinsics_) {
+      std::optional<frontend::ParsedModule> builtins =
+          parseText(kBuiltinIntrinsicsName, passes::gemmTensorIntrinsics(context_.vta), errors);
+      passes::schedule::TensorIntrinTable table;
+      if (!builtins || !collectIntrinsics(*builtins, table, errors)) return false;
+      builtinIntrinsics_ = std::move(table);
+    }
+    intrinsics = *builtinIntrinsics_;
   }
   if (!collectIntrinsics(parsed, intrinsics, errors)) return false;
   if (!recipe_.intrinsics.empty()) {

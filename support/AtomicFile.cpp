@@ -1,6 +1,7 @@
 #include "vtac/support/AtomicFile.h"
 
 #include <cerrno>
+#include <system_error>
 #include <climits>
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -173,6 +174,13 @@ llvm::Error OutputSet::commit() {
     staged->temporary.clear();
   }
   staged_.clear();
+  return llvm::Error::success();
+}
+
+llvm::Error writeOutput(llvm::StringRef path, llvm::StringRef contents, std::ostream &out) {
+  if (!path.empty() && path != "-") return writeFileAtomically(path, contents);
+  out << contents.str();
+  if (!out.flush()) return llvm::createStringError(std::errc::io_error, "cannot write to standard output");
   return llvm::Error::success();
 }
 

@@ -293,10 +293,7 @@ int prepareProgram(frontend::ParsedModule &parsed, const RunOptions &options, st
   recipe.intrinsics = options.intrinsics;
   recipe.passes = options.passes;
   recipe.vtaConfig = options.vtaConfig;
-  int status = support::kExitSuccess;
-  std::optional<driver::Preparer> preparer = driver::Preparer::create("vtac run", recipe, {}, errors, status);
-  if (!preparer) return status;
-  return preparer->prepare(parsed, errors) ? support::kExitSuccess : support::kExitInputError;
+  return driver::prepareModule("vtac run", recipe, parsed, errors);
 }
 
 }  // namespace

@@ -172,9 +172,7 @@ private:
 
   // The schedule and the --passes pipeline (one preparer per input: inputs compile in parallel).
   bool prepare(frontend::ParsedModule &parsed, std::ostream &errors) const {
-    int status = 0;
-    std::optional<driver::Preparer> preparer = driver::Preparer::create("vtac compile", recipe(options_), {}, errors, status);
-    return preparer && preparer->prepare(parsed, errors);
+    return driver::prepareModule("vtac compile", recipe(options_), parsed, errors) == support::kExitSuccess;
   }
 
   llvm::Expected<std::string> emit(const Job &job, const std::vector<HostFunction> &functions) const {

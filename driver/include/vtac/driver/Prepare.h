@@ -20,6 +20,7 @@
 
 #include "vtac/frontend/Frontend.h"
 #include "vtac/passes/PassManager.h"
+#include "vtac/passes/schedule/Schedule.h"
 
 namespace vtac::driver {
 
@@ -54,7 +55,13 @@ private:
   Recipe recipe_;
   passes::PassManager manager_;
   passes::PassContext context_;
+  std::optional<passes::schedule::TensorIntrinTable> builtinIntrinsics_;  // parsed on first use
 };
+
+// Creates a Preparer for `recipe` and prepares `parsed` with it, for commands that prepare one
+// module without instrumentation (`vtac run`, each input of `vtac compile`); the exit status.
+int prepareModule(const std::string &command, const Recipe &recipe, frontend::ParsedModule &parsed,
+                  std::ostream &errors);
 
 // The built-in tensor intrinsics for the VTA configuration `vtaConfig` (as Recipe::vtaConfig),
 // as TVMScript text; false after writing the error.

@@ -14,6 +14,7 @@
 #pragma once
 
 #include <memory>
+#include <ostream>
 #include <string>
 #include <vector>
 
@@ -23,6 +24,9 @@
 namespace vtac::support {
 
 llvm::Error writeFileAtomically(llvm::StringRef path, llvm::StringRef contents);
+
+// A command's `-o PATH` output: `out` for an empty path or "-", else writeFileAtomically.
+llvm::Error writeOutput(llvm::StringRef path, llvm::StringRef contents, std::ostream &out);
 
 // Error unless `path` can be written: its directory exists and is writable (or, for a FIFO
 // or device, the file itself is writable). Checked before running a program, so a bad
