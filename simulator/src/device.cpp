@@ -42,9 +42,13 @@ RunResult Device::failure(int status, uint32_t index, const Insn& insn,
 
 // Assigns each instruction to the core that executes it (as TVM's simulator does) and rejects
 // what no core can execute, before anything runs.
-RunResult Device::validate(const Insn* insns, uint32_t count,
-                           std::vector<uint32_t> (&queues)[kNumCores]) {
+RunResult Device::validate(const Insn* insns, uint32_t count) {
+  if (validatedProgram_.size() == count &&
+      std::memcmp(validatedProgram_.data(), insns, uint64_t{count} * sizeof(Insn)) == 0)
+    return kOk;
+  validatedProgram_.clear();
   decoded_.clear(), mems_.clear(), gemms_.clear(), alus_.clear();
+  for (std::vector<uint32_t>& queue : queues_) queue.clear();
   for (uint32_t i = 0; i < count; ++i) {
     const Insn& insn = insns[i];
     DecodedInsn decoded{layout_.opcodeOf(insn), layout_.depsOf(insn), 0};
@@ -92,9 +96,10 @@ RunResult Device::validate(const Insn* insns, uint32_t count,
       return failure(VTA_SIM_ERR_BAD_INSTRUCTION, i, insn,
                      "a store-queue instruction has no next stage to pop from or push to");
     decoded_.push_back(decoded);
-    queues[core].push_back(i);
+    queues_[core].push_back(i);
   }
-  mergeStoreRuns(queues[kStoreCore]);
+  mergeStoreRuns(queues_[kStoreCore]);
+  validatedProgram_.assign(insns, insns + count);
   return kOk;
 }
 
@@ -161,9 +166,9 @@ RunResult Device::run(uint64_t insnPhysicalAddress, uint32_t insnCount,
             fmt::format("VTADeviceRun: {} instructions at physical address {:#x} are not inside "
                         "one device allocation",
                         insnCount, insnPhysicalAddress)};
-  std::vector<uint32_t> queues[kNumCores];
-  if (RunResult checked = validate(insns, insnCount, queues); checked.status != VTA_SIM_OK)
+  if (RunResult checked = validate(insns, insnCount); checked.status != VTA_SIM_OK)
     return checked;
+  const std::vector<uint32_t>(&queues)[kNumCores] = queues_;
 
   // Dependency tokens: tokens[from][to] for the four queues between neighbouring stages.
   uint64_t tokens[kNumCores][kNumCores] = {};

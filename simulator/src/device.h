@@ -55,8 +55,10 @@ private:
     uint32_t runOperand = 0;
     uint32_t runPushPrev = 0;
   };
-  // Decodes every instruction into decoded_ and assigns it to the core that executes it.
-  RunResult validate(const isa::Insn* insns, uint32_t count, std::vector<uint32_t> (&queues)[kNumCores]);
+  // Decodes every instruction into decoded_ and assigns it to the core that executes it
+  // (queues_). Skipped when the program equals the last one validated (validatedProgram_):
+  // the runtime sends the same program on every call of the same operator.
+  RunResult validate(const isa::Insn* insns, uint32_t count);
   // Finds runs of one-row STOREs in the store queue that continue each other in the
   // accumulator and in DRAM, none but the first popping a token (the conv2d seed stores 98
   // one-tile STOREs in a row). The store core runs such a run without interruption anyway, so
@@ -107,7 +109,9 @@ private:
   std::vector<int8_t> wgtInterleaved_;
   std::vector<int32_t> wgtRowSum_;
   std::vector<uint32_t> uop_;
-  std::vector<DecodedInsn> decoded_;   // scratch: the program of one run, decoded
+  std::vector<DecodedInsn> decoded_;   // the program of the last run, decoded
+  std::vector<uint32_t> queues_[kNumCores];
+  std::vector<isa::Insn> validatedProgram_;  // empty unless decoded_ holds it, validated
   std::vector<isa::MemInsn> mems_;
   std::vector<isa::GemmInsn> gemms_;
   std::vector<isa::AluInsn> alus_;

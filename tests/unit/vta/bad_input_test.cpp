@@ -34,6 +34,7 @@ public:
 
   const Layout& layout() const { return layout_; }
   void add(const Insn& insn) { insns_.push_back(insn); }
+  void replace(size_t index, const Insn& insn) { insns_.at(index) = insn; }
   void add(llvm::Expected<Insn> insn) { insns_.push_back(llvm::cantFail(std::move(insn))); }
   void finish(DepFlags deps = {}) { insns_.push_back(layout_.encode(FinishInsn{deps})); }
 
@@ -281,6 +282,25 @@ TEST_CASE("a run of one-tile STOREs behaves as its STOREs one by one", "[vta][ba
     expectError(program.run(), VTA_SIM_ERR_OUT_OF_RANGE, {"instruction 2", "overruns the accumulator"});
     CHECK(test::simStat("out_store_nbytes") == 2 * c.outElemBytes);
   }
+}
+
+// The device keeps the last program it decoded and validated, and reuses it for an equal one.
+TEST_CASE("a program that differs from the last one by one instruction is checked again",
+          "[vta][bad-input]") {
+  RawProgram program;
+  const vta_phy_addr_t phy = program.deviceWords(std::vector<uint32_t>(1024, 0));
+  program.add(program.layout().encode(inputLoad(phy / 16, 0, 4)));
+  program.finish();
+  CHECK(program.run() == VTA_SIM_OK);
+  CHECK(program.run() == VTA_SIM_OK);
+  MemInsn bogus;
+  bogus.opcode = 6;
+  program.replace(1, llvm::cantFail(program.layout().encode(bogus)));
+  expectError(program.run(), VTA_SIM_ERR_BAD_INSTRUCTION, {"instruction 1", "unknown opcode"});
+  program.replace(1, program.layout().encode(FinishInsn{}));
+  CHECK(program.run() == VTA_SIM_OK);
+  program.replace(0, llvm::cantFail(program.layout().encode(inputLoad(phy / 16, 0, 300))));
+  expectError(program.run(), VTA_SIM_ERR_OUT_OF_RANGE, {"instruction 0", "x_size=300"});
 }
 
 TEST_CASE("the simulator rejects malformed programs and handles", "[vta][bad-input]") {
