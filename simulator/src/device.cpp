@@ -42,9 +42,13 @@ RunResult Device::failure(int status, uint32_t index, const Insn& insn,
 
 // Assigns each instruction to the core that executes it (as TVM's simulator does) and rejects
 // what no core can execute, before anything runs.
-RunResult Device::validate(const Insn* insns, uint32_t count,
-                           std::vector<uint32_t> (&queues)[kNumCores]) {
+RunResult Device::validate(const Insn* insns, uint32_t count) {
+  if (validatedProgram_.size() == count &&
+      std::memcmp(validatedProgram_.data(), insns, uint64_t{count} * sizeof(Insn)) == 0)
+    return kOk;
+  validatedProgram_.clear();
   decoded_.clear(), mems_.clear(), gemms_.clear(), alus_.clear();
+  for (std::vector<uint32_t>& queue : queues_) queue.clear();
   for (uint32_t i = 0; i < count; ++i) {
     const Insn& insn = insns[i];
     DecodedInsn decoded{layout_.opcodeOf(insn), layout_.depsOf(insn), 0};
@@ -92,9 +96,52 @@ RunResult Device::validate(const Insn* insns, uint32_t count,
       return failure(VTA_SIM_ERR_BAD_INSTRUCTION, i, insn,
                      "a store-queue instruction has no next stage to pop from or push to");
     decoded_.push_back(decoded);
-    queues[core].push_back(i);
+    queues_[core].push_back(i);
   }
+  mergeStoreRuns(queues_[kStoreCore]);
+  validatedProgram_.assign(insns, insns + count);
   return kOk;
+}
+
+void Device::mergeStoreRuns(const std::vector<uint32_t>& storeQueue) {
+  const auto oneRow = [](const MemInsn& mem) {
+    return mem.memoryType == kMemOut && mem.xSize != 0 && mem.ySize == 1 && !mem.yPad0 &&
+           !mem.yPad1 && !mem.xPad0 && !mem.xPad1;
+  };
+  for (size_t head = 0; head < storeQueue.size();) {
+    DecodedInsn& first = decoded_[storeQueue[head]];
+    MemInsn run = mems_[first.operand];
+    uint32_t pushes = first.deps.pushPrev;
+    size_t end = head + 1;
+    for (; oneRow(run) && end < storeQueue.size(); ++end) {
+      const DecodedInsn& next = decoded_[storeQueue[end]];
+      const MemInsn& mem = mems_[next.operand];
+      // Stay inside the accumulator, so that a run fails only where one of its STOREs would.
+      if (next.deps.popPrev || next.deps.popNext || !oneRow(mem) ||
+          uint64_t{run.sramBase} + run.xSize != mem.sramBase ||
+          uint64_t{run.dramBase} + run.xSize != mem.dramBase ||
+          uint64_t{mem.sramBase} + mem.xSize > config_.accDepth)
+        break;
+      run.xSize += mem.xSize;
+      pushes += next.deps.pushPrev;
+    }
+    if (end - head > 1) {
+      run.xStride = run.xSize;
+      mems_.push_back(run);
+      first.runLength = static_cast<uint32_t>(end - head);
+      first.runOperand = static_cast<uint32_t>(mems_.size() - 1);
+      first.runPushPrev = pushes;
+    }
+    head = end;
+  }
+}
+
+bool Device::executeStoreRun(const DecodedInsn& decoded, uint32_t index, const Insn& insn,
+                             Statistics& statistics) {
+  if (executeStore(mems_[decoded.runOperand], index, insn, statistics).status != VTA_SIM_OK)
+    return false;
+  statistics.insnCounter += decoded.runLength;
+  return true;
 }
 
 RunResult Device::run(uint64_t insnPhysicalAddress, uint32_t insnCount,
@@ -119,15 +166,16 @@ RunResult Device::run(uint64_t insnPhysicalAddress, uint32_t insnCount,
             fmt::format("VTADeviceRun: {} instructions at physical address {:#x} are not inside "
                         "one device allocation",
                         insnCount, insnPhysicalAddress)};
-  std::vector<uint32_t> queues[kNumCores];
-  if (RunResult checked = validate(insns, insnCount, queues); checked.status != VTA_SIM_OK)
+  if (RunResult checked = validate(insns, insnCount); checked.status != VTA_SIM_OK)
     return checked;
+  const std::vector<uint32_t>(&queues)[kNumCores] = queues_;
 
   // Dependency tokens: tokens[from][to] for the four queues between neighbouring stages.
   uint64_t tokens[kNumCores][kNumCores] = {};
   size_t next[kNumCores] = {0, 0, 0};
   bool finished = false;
   bool progress = true;
+  const Trace trace = threadTrace();
   while (progress) {
     progress = false;
     for (int core = kLoadCore; core < kNumCores; ++core) {
@@ -141,7 +189,15 @@ RunResult Device::run(uint64_t insnPhysicalAddress, uint32_t insnCount,
           break;
         if (deps.popPrev) --tokens[core - 1][core];
         if (deps.popNext) --tokens[core + 1][core];
-        if (const Trace& trace = threadTrace(); trace.callback)
+        // A traced run executes instruction by instruction, one trace line each.
+        if (decoded.runLength > 1 && !trace.callback &&
+            executeStoreRun(decoded, index, insns[index], statistics)) {
+          tokens[kStoreCore][kComputeCore] += decoded.runPushPrev;
+          next[core] += decoded.runLength;
+          progress = true;
+          continue;
+        }
+        if (trace.callback)
           trace.callback(fmt::format("[{}] {}", index, layout_.describe(insns[index])).c_str(), trace.context);
         if (RunResult result = execute(decoded, insns[index], index, statistics);
             result.status != VTA_SIM_OK)

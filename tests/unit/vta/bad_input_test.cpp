@@ -34,15 +34,20 @@ public:
 
   const Layout& layout() const { return layout_; }
   void add(const Insn& insn) { insns_.push_back(insn); }
+  void replace(size_t index, const Insn& insn) { insns_.at(index) = insn; }
   void add(llvm::Expected<Insn> insn) { insns_.push_back(llvm::cantFail(std::move(insn))); }
   void finish(DepFlags deps = {}) { insns_.push_back(layout_.encode(FinishInsn{deps})); }
 
   // Device memory holding `words`; returns its physical address.
   vta_phy_addr_t deviceWords(const std::vector<uint32_t>& words, size_t bytes = 0) {
+    return VTAMemGetPhyAddr(deviceBuffer(words, bytes));
+  }
+  // The same, returning the host address of the buffer.
+  void* deviceBuffer(const std::vector<uint32_t>& words, size_t bytes = 0) {
     void* buffer = VTAMemAlloc(std::max(bytes, words.size() * 4), VTA_CACHED);
     buffers_.push_back(buffer);
     VTAMemCopyFromHost(buffer, words.data(), words.size() * 4);
-    return VTAMemGetPhyAddr(buffer);
+    return buffer;
   }
   // LOAD UOP of micro-ops into micro-op SRAM index 0.
   void loadUops(const std::vector<Uop>& uops) {
@@ -201,6 +206,101 @@ TEST_CASE("the simulator reports a deadlock instead of hanging", "[vta][bad-inpu
   program.finish({/*popPrev=*/true, false, false, false});
   expectError(program.run(), VTA_SIM_ERR_DEADLOCK,
               {"deadlock", "instruction 1", "load->compute token", "FINISH"});
+}
+
+namespace {
+
+// A one-tile STORE from accumulator tile `sramBase` to output tile `dramBase`.
+MemInsn oneTileStore(uint32_t sramBase, uint32_t dramBase) {
+  MemInsn store;
+  store.opcode = kOpStore;
+  store.memoryType = kMemOut;
+  store.sramBase = sramBase;
+  store.dramBase = dramBase;
+  store.ySize = 1, store.xSize = store.xStride = 1;
+  return store;
+}
+
+void countLine(const char*, void* lines) { ++*static_cast<int*>(lines); }
+
+}  // namespace
+
+// The simulator executes a run of STOREs that continue each other as one STORE; the run must
+// behave exactly as its STOREs one by one.
+TEST_CASE("a run of one-tile STOREs behaves as its STOREs one by one", "[vta][bad-input]") {
+  const Config c = Config::tvmDefault();
+  const uint32_t lanes = c.batch * c.blockOut, tiles = 8;
+  std::vector<uint32_t> values(tiles * lanes);
+  for (uint32_t i = 0; i < values.size(); ++i) values[i] = i * 0x01010101u + 0x80;
+  for (bool traced : {false, true}) {
+    CAPTURE(traced);
+    RawProgram program;
+    MemInsn load;
+    load.memoryType = kMemAcc;
+    load.dramBase = program.deviceWords(values) / c.accElemBytes;
+    load.ySize = 1, load.xSize = load.xStride = tiles;
+    load.deps.pushNext = true;
+    program.add(program.layout().encode(load));
+    // Two one-page output buffers, adjacent in physical memory: the run's DRAM range is
+    // contiguous but spans both, so no single device buffer holds the run as a whole.
+    int8_t* first = static_cast<int8_t*>(program.deviceBuffer({}, 4096));
+    int8_t* second = static_cast<int8_t*>(program.deviceBuffer({}, 4096));
+    const vta_phy_addr_t firstPhy = VTAMemGetPhyAddr(first);
+    REQUIRE(VTAMemGetPhyAddr(second) == firstPhy + 4096);
+    const uint32_t firstTile = (firstPhy + 4096) / c.outElemBytes - tiles / 2;
+    for (uint32_t t = 0; t < tiles; ++t) {
+      MemInsn store = oneTileStore(t, firstTile + t);
+      store.deps.popPrev = t == 0;
+      program.add(program.layout().encode(store));
+    }
+    program.finish();
+    int lines = 0;
+    VTASimSetTrace(traced ? countLine : nullptr, &lines);
+    VTASimClearStats();
+    CHECK(program.run() == VTA_SIM_OK);
+    VTASimSetTrace(nullptr, nullptr);
+    CHECK(lines == (traced ? 2 + int{tiles} : 0));  // one trace line per instruction
+    for (uint32_t i = 0; i < tiles * lanes; ++i) {
+      const uint32_t half = tiles / 2 * lanes;
+      const int8_t stored = i < half ? first[4096 - half + i] : second[i - half];
+      REQUIRE(stored == static_cast<int8_t>(values[i]));
+    }
+    CHECK(test::simStat("out_store_nbytes") == tiles * c.outElemBytes);
+  }
+  {
+    // The last STORE of a run reads past the accumulator: its own index is reported, after the
+    // ones before it were executed.
+    RawProgram program;
+    int8_t* out = static_cast<int8_t*>(program.deviceBuffer({}, 4096));
+    const uint32_t outTile = VTAMemGetPhyAddr(out) / c.outElemBytes;
+    program.add(program.layout().encode(oneTileStore(c.accDepth - 2, outTile)));
+    program.add(program.layout().encode(oneTileStore(c.accDepth - 1, outTile + 1)));
+    MemInsn overrun = oneTileStore(c.accDepth, outTile + 2);
+    program.add(program.layout().encode(overrun));
+    program.finish();
+    VTASimClearStats();
+    expectError(program.run(), VTA_SIM_ERR_OUT_OF_RANGE, {"instruction 2", "overruns the accumulator"});
+    CHECK(test::simStat("out_store_nbytes") == 2 * c.outElemBytes);
+  }
+}
+
+// The device keeps the last program it decoded and validated, and reuses it for an equal one.
+TEST_CASE("a program that differs from the last one by one instruction is checked again",
+          "[vta][bad-input]") {
+  RawProgram program;
+  const vta_phy_addr_t phy = program.deviceWords(std::vector<uint32_t>(1024, 0));
+  program.add(program.layout().encode(inputLoad(phy / 16, 0, 4)));
+  program.finish();
+  CHECK(program.run() == VTA_SIM_OK);
+  CHECK(program.run() == VTA_SIM_OK);
+  MemInsn bogus;
+  bogus.opcode = 6;
+  program.replace(1, llvm::cantFail(program.layout().encode(bogus)));
+  expectError(program.run(), VTA_SIM_ERR_BAD_INSTRUCTION, {"instruction 1", "unknown opcode"});
+  program.replace(1, program.layout().encode(FinishInsn{}));
+  CHECK(program.run() == VTA_SIM_OK);
+  program.replace(0, llvm::cantFail(program.layout().encode(inputLoad(phy / 16, 0, 300))));
+  expectError(program.run(), VTA_SIM_ERR_OUT_OF_RANGE, {"instruction 0", "x_size=300"});
 }
 
 TEST_CASE("the simulator rejects malformed programs and handles", "[vta][bad-input]") {
