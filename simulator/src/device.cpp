@@ -15,6 +15,16 @@ using namespace isa;
 namespace {
 const RunResult kOk{VTA_SIM_OK, {}};
 
+// The DRAM bytes [first, first + bytes) of a LOAD's or STORE's rows (bytes is 0 without rows).
+struct DramSpan {
+  uint64_t first, bytes;
+};
+DramSpan dramSpan(const MemInsn& mem, uint64_t elemBytes) {
+  if (mem.ySize == 0) return {uint64_t{mem.dramBase} * elemBytes, 0};
+  return {uint64_t{mem.dramBase} * elemBytes,
+          (uint64_t{mem.ySize - 1} * mem.xStride + mem.xSize) * elemBytes};
+}
+
 const char* queueName(int from, int to) {
   static const char* names[3][3] = {{"", "load->compute", ""},
                                     {"compute->load", "", "compute->store"},
@@ -41,7 +51,8 @@ RunResult Device::failure(int status, uint32_t index, const Insn& insn,
 }
 
 // Assigns each instruction to the core that executes it (as TVM's simulator does) and rejects
-// what no core can execute, before anything runs.
+// what no core can execute, before anything runs; notes the device memory micro-ops are loaded
+// from.
 RunResult Device::validate(const Insn* insns, uint32_t count,
                            std::vector<uint32_t> (&queues)[kNumCores]) {
   decoded_.clear(), mems_.clear(), gemms_.clear(), alus_.clear();
@@ -54,6 +65,8 @@ RunResult Device::validate(const Insn* insns, uint32_t count,
         const MemInsn& mem = mems_.emplace_back(layout_.decodeMem(insn));
         if (mem.memoryType == kMemInp || mem.memoryType == kMemWgt)
           core = kLoadCore;
+        else if (mem.memoryType == kMemUop && mem.xSize != 0 && mem.ySize != 0)
+          protectProgramMemory(uint64_t{mem.dramBase} * config_.uopElemBytes, "micro-ops");
         else if (mem.memoryType != kMemUop && mem.memoryType != kMemAcc &&
                  mem.memoryType != kMemAcc8Bit)
           return failure(VTA_SIM_ERR_BAD_INSTRUCTION, i, insn, "LOAD of an unknown memory type");
@@ -119,6 +132,8 @@ RunResult Device::run(uint64_t insnPhysicalAddress, uint32_t insnCount,
             fmt::format("VTADeviceRun: {} instructions at physical address {:#x} are not inside "
                         "one device allocation",
                         insnCount, insnPhysicalAddress)};
+  programMemory_.clear();
+  protectProgramMemory(insnPhysicalAddress, "instructions");
   std::vector<uint32_t> queues[kNumCores];
   if (RunResult checked = validate(insns, insnCount, queues); checked.status != VTA_SIM_OK)
     return checked;
@@ -184,12 +199,32 @@ RunResult Device::execute(const DecodedInsn& decoded, const Insn& insn, uint32_t
   }
 }
 
+void Device::protectProgramMemory(uint64_t phy, const char* what) {
+  for (const ProgramMemory& known : programMemory_)
+    if (phy - known.region.phy < known.region.bytes) return;
+  uint64_t releases = 0;
+  const std::optional<DeviceMemory::Region> region = DeviceMemory::global().regionOf(phy, releases);
+  if (region && phy - region->phy < region->bytes) programMemory_.push_back({*region, what});
+}
+
+RunResult Device::checkStoreTarget(const MemInsn& mem, uint32_t index, const Insn& insn) const {
+  const DramSpan span = dramSpan(mem, config_.outElemBytes);
+  for (const ProgramMemory& known : programMemory_)
+    if (span.first < known.region.phy + known.region.bytes &&
+        known.region.phy < span.first + span.bytes)
+      return failure(VTA_SIM_ERR_OUT_OF_RANGE, index, insn,
+                     fmt::format("STORE writes DRAM bytes [{:#x}, {:#x}) into the device buffer "
+                                 "[{:#x}, {:#x}) that holds this program's {}",
+                                 span.first, span.first + span.bytes, known.region.phy,
+                                 known.region.phy + known.region.bytes, known.what));
+  return kOk;
+}
+
 RunResult Device::mapDramRows(const MemInsn& mem, uint64_t elemBytes, uint32_t index,
                               const Insn& insn, char*& host) {
   host = nullptr;
   if (mem.ySize == 0) return kOk;  // no row is read or written (padding may still be)
-  const uint64_t first = uint64_t{mem.dramBase} * elemBytes;
-  const uint64_t bytes = (uint64_t{mem.ySize - 1} * mem.xStride + mem.xSize) * elemBytes;
+  const auto [first, bytes] = dramSpan(mem, elemBytes);
   // Thousands of loads and stores address a few buffers: keep the last one's region while no
   // device buffer has been freed, instead of a locked lookup per instruction.
   const DeviceMemory& memory = DeviceMemory::global();
@@ -304,6 +339,8 @@ RunResult Device::executeStore(const MemInsn& mem, uint32_t index, const Insn& i
   if (RunResult mapped = mapDramRows(mem, outElemBytes, index, insn, dram);
       mapped.status != VTA_SIM_OK)
     return mapped;
+  if (RunResult checked = checkStoreTarget(mem, index, insn); checked.status != VTA_SIM_OK)
+    return checked;
   const uint32_t lanes = config_.batch * config_.blockOut;
   statistics.outStoreBytes += tiles * lanes * config_.outWidth / 8;
   for (uint32_t y = 0; y < mem.ySize; ++y) {

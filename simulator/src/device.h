@@ -73,6 +73,17 @@ private:
   RunResult checkUopLoops(const isa::UopLoops& loops, uint32_t wgtFactorOut,
                           uint32_t wgtFactorIn, UopUse use, uint32_t index,
                           const isa::Insn& insn);
+  // Remembers the device allocation holding physical byte `phy` as one the running program is
+  // read from (`what`: its instructions or micro-ops), for checkStoreTarget.
+  void protectProgramMemory(uint64_t phy, const char* what);
+  // Fails if a STORE would write into an allocation the running program is read from (the
+  // runtime's own instruction and micro-op buffers): the program must not rewrite itself.
+  RunResult checkStoreTarget(const isa::MemInsn& mem, uint32_t index, const isa::Insn& insn) const;
+  struct ProgramMemory {
+    DeviceMemory::Region region;
+    const char* what;
+  };
+  std::vector<ProgramMemory> programMemory_;  // of the current run; a few entries
   // The device allocation the last LOAD or STORE addressed (see DeviceMemory::regionOf).
   std::optional<DeviceMemory::Region> lastRegion_;
   uint64_t lastRegionReleases_ = 0;
