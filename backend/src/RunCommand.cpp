@@ -65,6 +65,7 @@ llvm::Expected<std::pair<std::string, ir::PrimFuncRef>> selectFunction(const ir:
 
 struct LoadedFunction {
   std::unique_ptr<CompiledFunction> compiled;
+  ir::SourceLoc loc;
   double parseSeconds = 0;
 };
 
@@ -84,6 +85,7 @@ std::optional<LoadedFunction> compileEntry(const frontend::ParsedModule &parsed,
     return std::nullopt;
   }
   loaded.compiled = std::move(*compiled);
+  loaded.loc = selected->second->loc();
   return loaded;
 }
 
@@ -350,6 +352,7 @@ int runCommand(const RunOptions &options, std::ostream &out, std::ostream &error
   double cpuStart = threadCpuSeconds();
   if (llvm::Error error = jitted ? jitted->run(*arguments) : function.run(*arguments, limitsWithProgress(options, errors)))
     return fail(std::move(error));
+  if (llvm::Error error = finishVtaRun(main->loc)) return fail(std::move(error));
   double runSeconds = secondsSince(start);
   double runCpuSeconds = threadCpuSeconds() - cpuStart;
   std::string statsJson = VTASimStatsJSON();

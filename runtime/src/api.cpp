@@ -135,7 +135,15 @@ void VTABufferCopy(const void* from, size_t from_offset, void* to, size_t to_off
 }
 
 void VTARuntimeShutdown() {
-  atApiBoundary("VTARuntimeShutdown", reportError, [] { threadQueueSlot().reset(); });
+  atApiBoundary("VTARuntimeShutdown", reportError, [] {
+    std::unique_ptr<CommandQueue>& queue = threadQueueSlot();
+    if (queue && queue->hasQueuedCommands())
+      reportError(fmt::format("VTARuntimeShutdown: VTA commands queued after the last "
+                              "VTASynchronize never ran ({} instructions; a missing final "
+                              "synchronisation)",
+                              queue->queuedInstructions()));
+    queue.reset();
+  });
 }
 
 VTACommandHandle VTATLSCommandHandle() {

@@ -41,6 +41,10 @@ public:
   int pushUopKernel(bool isGemm, void** uopHandle, int (*finit)(void*), void* signature,
                     int nbytes);
   void synchronize(uint32_t waitCycles);
+  // Whether commands (instructions, dependency pops) were queued since the last synchronisation:
+  // they have not run.
+  bool hasQueuedCommands() const { return insns_.size() > 0 || insns_.hasPendingPops(); }
+  size_t queuedInstructions() const { return insns_.size(); }
 
   // The kernel being recorded by a `finit` closure (nullptr outside one).
   UopKernel* recordingKernel() const { return recording_; }

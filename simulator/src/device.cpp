@@ -181,6 +181,19 @@ RunResult Device::run(uint64_t insnPhysicalAddress, uint32_t insnCount,
                          queueName(from, core), layout_.describe(insns[index]));
   }
   if (!stuck.empty()) return {VTA_SIM_ERR_DEADLOCK, "VTA deadlock" + stuck};
+  // A token left over would let an instruction of the next run start before what it waits for
+  // (on hardware the token queues outlive a run): a push without its pop is an error.
+  std::string leftover;
+  for (int from = kLoadCore; from < kNumCores; ++from)
+    for (int to = kLoadCore; to < kNumCores; ++to)
+      if (tokens[from][to] != 0)
+        leftover += fmt::format("{}{} {} token(s)", leftover.empty() ? "" : ", ", tokens[from][to],
+                                queueName(from, to));
+  if (!leftover.empty())
+    return {VTA_SIM_ERR_UNBALANCED,
+            fmt::format("VTADeviceRun: unbalanced dependency tokens: {} pushed and never popped "
+                        "by the end of the run",
+                        leftover)};
   if (!finished)
     return {VTA_SIM_ERR_BAD_INSTRUCTION,
             fmt::format("VTADeviceRun: the {} instructions end without FINISH", insnCount)};

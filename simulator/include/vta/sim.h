@@ -47,6 +47,7 @@ void VTASimSetTrace(void (*callback)(const char* line, void* context), void* con
 #define VTA_SIM_ERR_DEADLOCK 3        /* a dependency pop that can never be satisfied */
 #define VTA_SIM_ERR_BAD_ARGUMENT 4    /* unknown device handle, instruction address, ... */
 #define VTA_SIM_ERR_INTERNAL 5        /* out of host memory, or another failure inside */
+#define VTA_SIM_ERR_UNBALANCED 6      /* dependency tokens pushed and never popped in a run */
 
 /*
  * The most recent error since the last VTASimClearError on this thread, with the instruction index

@@ -265,6 +265,23 @@ TEST_CASE("the simulator reports a deadlock instead of hanging", "[vta][bad-inpu
               {"deadlock", "instruction 1", "load->compute token", "FINISH"});
 }
 
+TEST_CASE("the simulator reports dependency tokens left over at the end of a run",
+          "[vta][bad-input]") {
+  RawProgram program;
+  // A load pushes a load->compute token that nothing pops.
+  MemInsn load = inputLoad(0, 0, 0);
+  load.deps.pushNext = true;
+  program.add(program.layout().encode(load));
+  program.finish();
+  expectError(program.run(), VTA_SIM_ERR_UNBALANCED,
+              {"unbalanced dependency tokens", "1 load->compute token(s) pushed and never popped"});
+  // The same token popped by FINISH is balanced.
+  RawProgram balanced;
+  balanced.add(balanced.layout().encode(load));
+  balanced.finish({/*popPrev=*/true, false, false, false});
+  CHECK(balanced.run() == VTA_SIM_OK);
+}
+
 TEST_CASE("the simulator rejects malformed programs and handles", "[vta][bad-input]") {
   {
     RawProgram program;  // no FINISH
@@ -392,6 +409,27 @@ TEST_CASE("the runtime rejects loads and stores past the end of their buffer", "
   VTALoadBuffer2D(cmd, buffer.handle(), 0, 3, 1, 3, 0, 0, 0, 0, 0, test::kMemInp);
   VTALoadBuffer2D(cmd, buffer.handle(), 3, 0, 1, 0, 0, 0, 0, 0, 0, test::kMemInp);
   VTASynchronize(cmd, 1000);
+  CHECK(VTARuntimeErrorCount() == 0);
+}
+
+TEST_CASE("the runtime reports commands that never ran at shutdown", "[vta][bad-input]") {
+  test::ConfigGuard guard(R"({"TARGET": "sim"})");
+  test::DeviceBuffer buffer(4096);
+  VTALoadBuffer2D(VTATLSCommandHandle(), buffer.handle(), 0, 1, 1, 1, 0, 0, 0, 0, 0, test::kMemInp);
+  VTARuntimeShutdown();
+  CHECK(VTARuntimeErrorCount() == 1);
+  CHECK(contains(VTARuntimeLastError(), "VTARuntimeShutdown: VTA commands queued after the last "
+                                        "VTASynchronize never ran (1 instructions"));
+  // A pending dependency pop is a queued command too.
+  VTARuntimeClearError();
+  VTADepPop(VTATLSCommandHandle(), test::kComputeQueue, test::kStoreQueue);
+  VTARuntimeShutdown();
+  CHECK(contains(VTARuntimeLastError(), "never ran (0 instructions"));
+  // After a synchronisation nothing is left.
+  VTARuntimeClearError();
+  VTALoadBuffer2D(VTATLSCommandHandle(), buffer.handle(), 0, 1, 1, 1, 0, 0, 0, 0, 0, test::kMemInp);
+  VTASynchronize(VTATLSCommandHandle(), 1000);
+  VTARuntimeShutdown();
   CHECK(VTARuntimeErrorCount() == 0);
 }
 
