@@ -215,6 +215,15 @@ void printStatsTable(llvm::StringRef json, const std::string &functionName, std:
   out << os.str();
 }
 
+// Applies --max-steps (as a limit on executed VTA instructions too) and --timeout to the VTA
+// simulator while it lives.
+struct VtaRunLimitsScope {
+  explicit VtaRunLimitsScope(const RunLimits &limits) {
+    VTASimSetRunLimits(limits.maxSteps, limits.timeoutSeconds);
+  }
+  ~VtaRunLimitsScope() { VTASimSetRunLimits(0, 0); }
+};
+
 // Collects the simulator's instruction trace (--trace-vta) into `lines` while it lives.
 class VtaTraceScope {
 public:
@@ -348,6 +357,7 @@ int runCommand(const RunOptions &options, std::ostream &out, std::ostream &error
   VTASimClearStats();
   std::string vtaTrace;
   VtaTraceScope traceScope(options.traceVtaPath.empty() ? nullptr : &vtaTrace);
+  VtaRunLimitsScope limitsScope(options.limits);
   Clock::time_point start = Clock::now();
   double cpuStart = threadCpuSeconds();
   if (llvm::Error error = jitted ? jitted->run(*arguments) : function.run(*arguments, limitsWithProgress(options, errors)))

@@ -138,6 +138,10 @@ RunResult Device::run(uint64_t insnPhysicalAddress, uint32_t insnCount,
   if (RunResult checked = validate(insns, insnCount, queues); checked.status != VTA_SIM_OK)
     return checked;
 
+  RunLimits& limits = threadRunLimits();
+  if (limits.timeUp())
+    return {VTA_SIM_ERR_LIMIT, fmt::format("VTADeviceRun: the time limit of {} s is reached",
+                                           limits.timeoutSeconds)};
   // Dependency tokens: tokens[from][to] for the four queues between neighbouring stages.
   uint64_t tokens[kNumCores][kNumCores] = {};
   size_t next[kNumCores] = {0, 0, 0};
@@ -154,6 +158,7 @@ RunResult Device::run(uint64_t insnPhysicalAddress, uint32_t insnCount,
         if ((deps.popPrev && tokens[core - 1][core] == 0) ||
             (deps.popNext && tokens[core + 1][core] == 0))
           break;
+        if (!countInstruction(limits)) return runLimitFailure(limits, index, insns[index]);
         if (deps.popPrev) --tokens[core - 1][core];
         if (deps.popNext) --tokens[core + 1][core];
         if (const Trace& trace = threadTrace(); trace.callback)
@@ -198,6 +203,23 @@ RunResult Device::run(uint64_t insnPhysicalAddress, uint32_t insnCount,
     return {VTA_SIM_ERR_BAD_INSTRUCTION,
             fmt::format("VTADeviceRun: the {} instructions end without FINISH", insnCount)};
   return kOk;
+}
+
+bool Device::countInstruction(RunLimits& limits) {
+  ++limits.executed;
+  if (limits.maxInstructions && limits.executed > limits.maxInstructions) return false;
+  return limits.executed % 256 != 0 || !limits.timeUp();
+}
+
+RunResult Device::runLimitFailure(const RunLimits& limits, uint32_t index, const Insn& insn) const {
+  if (limits.maxInstructions && limits.executed > limits.maxInstructions)
+    return failure(VTA_SIM_ERR_LIMIT, index, insn,
+                   fmt::format("the run stopped here: its limit of {} executed instructions is "
+                               "reached",
+                               limits.maxInstructions));
+  return failure(VTA_SIM_ERR_LIMIT, index, insn,
+                 fmt::format("the run stopped here: its time limit of {} s is reached",
+                             limits.timeoutSeconds));
 }
 
 RunResult Device::execute(const DecodedInsn& decoded, const Insn& insn, uint32_t index,
@@ -455,6 +477,8 @@ RunResult Device::executeGemm(const GemmInsn& gemm, uint32_t index, const Insn& 
       std::vector<GemmTile> shifted(uops.size());
       for (uint32_t y = 0; y < loops.iterOut; ++y)
         for (uint32_t x = 0; x < loops.iterIn; ++x) {
+          if (const RunLimits& limits = threadRunLimits(); limits.timeUp())
+            return runLimitFailure(limits, index, insn);
           for (size_t k = 0; k < uops.size(); ++k)
             shifted[k] = {uops[k].acc + y * loops.dstFactorOut + x * loops.dstFactorIn,
                           uops[k].inp + y * loops.srcFactorOut + x * loops.srcFactorIn,

@@ -24,6 +24,7 @@
 namespace vta::sim {
 
 struct Statistics;
+struct RunLimits;
 
 // Result of running a program: a VTA_SIM_* status and, on failure, the message.
 struct RunResult {
@@ -88,6 +89,12 @@ private:
   std::optional<DeviceMemory::Region> lastRegion_;
   uint64_t lastRegionReleases_ = 0;
   RunResult failure(int status, uint32_t index, const isa::Insn& insn, const std::string& why) const;
+  // Counts one more executed instruction against the thread's run limits (VTASimSetRunLimits):
+  // false once one is reached. Reads the clock only every 256 instructions (run() reads it once
+  // at the start, a GEMM too large for one plan once per iteration).
+  static bool countInstruction(RunLimits& limits);
+  // The failure of the instruction at which a limit was reached.
+  RunResult runLimitFailure(const RunLimits& limits, uint32_t index, const isa::Insn& insn) const;
 
   Config config_;
   isa::Layout layout_;

@@ -3,6 +3,7 @@
 #ifndef VTA_SIM_SIM_STATE_H_
 #define VTA_SIM_SIM_STATE_H_
 
+#include <chrono>
 #include <cstdint>
 #include <string>
 
@@ -33,6 +34,19 @@ struct Trace {
   void* context = nullptr;
 };
 Trace& threadTrace();
+
+// The calling thread's run limits (VTASimSetRunLimits).
+struct RunLimits {
+  uint64_t maxInstructions = 0;  // 0: none
+  uint64_t executed = 0;         // instructions executed since the limits were set
+  double timeoutSeconds = 0;     // 0: none
+  std::chrono::steady_clock::time_point deadline;
+
+  bool timeUp() const {
+    return timeoutSeconds > 0 && std::chrono::steady_clock::now() >= deadline;
+  }
+};
+RunLimits& threadRunLimits();
 
 // Logs through spdlog and records as the calling thread's last error.
 void reportError(const std::string& message);
