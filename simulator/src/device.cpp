@@ -259,7 +259,8 @@ RunResult Device::mapDramRows(const MemInsn& mem, uint64_t elemBytes, uint32_t i
                               const Insn& insn, char*& host) {
   host = nullptr;
   if (mem.ySize == 0) return kOk;  // no row is read or written (padding may still be)
-  const auto [first, bytes] = dramSpan(mem, elemBytes);
+  const DramSpan span = dramSpan(mem, elemBytes);
+  const uint64_t first = span.first, bytes = span.bytes;
   // Thousands of loads and stores address a few buffers: keep the last one's region while no
   // device buffer has been freed, instead of a locked lookup per instruction.
   const DeviceMemory& memory = DeviceMemory::global();
@@ -445,12 +446,15 @@ RunResult Device::executeGemm(const GemmInsn& gemm, uint32_t index, const Insn& 
     if (RunResult checked = checkUopLoops(loops, 0, 0, UopUse::kGemmReset, index, insn);
         checked.status != VTA_SIM_OK)
       return checked;
+    TimeLimitPoll poll(threadRunLimits(), decodedUops_.size());
     for (uint32_t y = 0; y < loops.iterOut; ++y)
-      for (uint32_t x = 0; x < loops.iterIn; ++x)
+      for (uint32_t x = 0; x < loops.iterIn; ++x) {
         for (const Uop& u : decodedUops_) {
           const uint64_t dst = u.dst + uint64_t{y} * loops.dstFactorOut + uint64_t{x} * loops.dstFactorIn;
           std::fill_n(acc_.data() + dst * lanes, lanes, 0);
         }
+        if (poll.timeUp()) return runLimitFailure(threadRunLimits(), index, insn);
+      }
     return kOk;
   }
   const std::array<uint32_t, 10> loopFields{
@@ -475,10 +479,10 @@ RunResult Device::executeGemm(const GemmInsn& gemm, uint32_t index, const Insn& 
       // Too many executions to list (up to 2^14 x 2^14 x the micro-op SRAM): one small plan
       // per iteration of the loop nest, not kept.
       std::vector<GemmTile> shifted(uops.size());
+      TimeLimitPoll poll(threadRunLimits(), uops.size());
       for (uint32_t y = 0; y < loops.iterOut; ++y)
         for (uint32_t x = 0; x < loops.iterIn; ++x) {
-          if (const RunLimits& limits = threadRunLimits(); limits.timeUp())
-            return runLimitFailure(limits, index, insn);
+          if (poll.timeUp()) return runLimitFailure(threadRunLimits(), index, insn);
           for (size_t k = 0; k < uops.size(); ++k)
             shifted[k] = {uops[k].acc + y * loops.dstFactorOut + x * loops.dstFactorIn,
                           uops[k].inp + y * loops.srcFactorOut + x * loops.srcFactorIn,
@@ -527,15 +531,17 @@ struct AluShr {
 };
 
 // kLanes fixes the lanes per tile at compile time (16 in TVM's default shape) so that the
-// lane loops vectorise; 0 takes `lanesArg`.
+// lane loops vectorise; 0 takes `lanesArg`. False if the time limit stopped it.
 template <uint32_t kLanes, typename Op>
-void runAluLoops(Op op, const AluInsn& alu, const std::vector<Uop>& uops, int32_t* acc,
+bool runAluLoops(Op op, const AluInsn& alu, const std::vector<Uop>& uops, int32_t* acc,
                  uint32_t lanesArg) {
   const uint32_t lanes = kLanes ? kLanes : lanesArg;
   const UopLoops& loops = alu.loops;
   const int32_t imm = alu.imm;
+  TimeLimitPoll poll(threadRunLimits(), uops.size());
   for (uint32_t y = 0; y < loops.iterOut; ++y)
-    for (uint32_t x = 0; x < loops.iterIn; ++x)
+    for (uint32_t x = 0; x < loops.iterIn; ++x) {
+      if (poll.timeUp()) return false;
       for (const Uop& u : uops) {
         int32_t* dst = acc + (u.dst + uint64_t{y} * loops.dstFactorOut + uint64_t{x} * loops.dstFactorIn) * lanes;
         if (alu.useImm) {
@@ -545,12 +551,14 @@ void runAluLoops(Op op, const AluInsn& alu, const std::vector<Uop>& uops, int32_
           for (uint32_t l = 0; l < lanes; ++l) dst[l] = op(dst[l], src[l]);
         }
       }
+    }
+  return true;
 }
 
 template <typename Op>
-void runAlu(Op op, const AluInsn& alu, const std::vector<Uop>& uops, int32_t* acc, uint32_t lanes) {
+bool runAlu(Op op, const AluInsn& alu, const std::vector<Uop>& uops, int32_t* acc, uint32_t lanes) {
   if (lanes == 16) return runAluLoops<16>(op, alu, uops, acc, lanes);
-  runAluLoops<0>(op, alu, uops, acc, lanes);
+  return runAluLoops<0>(op, alu, uops, acc, lanes);
 }
 }  // namespace
 
@@ -562,14 +570,15 @@ RunResult Device::executeAlu(const AluInsn& alu, uint32_t index, const Insn& ins
     return checked;
   statistics.aluCounter += uint64_t{alu.loops.iterOut} * alu.loops.iterIn * decodedUops_.size();
   const uint32_t lanes = config_.batch * config_.blockOut;
+  bool completed = false;
   switch (alu.aluOpcode) {
-    case kAluMin: runAlu(AluMin{}, alu, decodedUops_, acc_.data(), lanes); break;
-    case kAluMax: runAlu(AluMax{}, alu, decodedUops_, acc_.data(), lanes); break;
-    case kAluAdd: runAlu(AluAdd{}, alu, decodedUops_, acc_.data(), lanes); break;
-    case kAluShr: runAlu(AluShr{}, alu, decodedUops_, acc_.data(), lanes); break;
-    default: runAlu(AluMul{}, alu, decodedUops_, acc_.data(), lanes); break;
+    case kAluMin: completed = runAlu(AluMin{}, alu, decodedUops_, acc_.data(), lanes); break;
+    case kAluMax: completed = runAlu(AluMax{}, alu, decodedUops_, acc_.data(), lanes); break;
+    case kAluAdd: completed = runAlu(AluAdd{}, alu, decodedUops_, acc_.data(), lanes); break;
+    case kAluShr: completed = runAlu(AluShr{}, alu, decodedUops_, acc_.data(), lanes); break;
+    default: completed = runAlu(AluMul{}, alu, decodedUops_, acc_.data(), lanes); break;
   }
-  return kOk;
+  return completed ? kOk : runLimitFailure(threadRunLimits(), index, insn);
 }
 
 }  // namespace vta::sim

@@ -91,7 +91,7 @@ private:
   RunResult failure(int status, uint32_t index, const isa::Insn& insn, const std::string& why) const;
   // Counts one more executed instruction against the thread's run limits (VTASimSetRunLimits):
   // false once one is reached. Reads the clock only every 256 instructions (run() reads it once
-  // at the start, a GEMM too large for one plan once per iteration).
+  // at the start, a GEMM or ALU loop nest every 2^16 micro-ops, TimeLimitPoll).
   static bool countInstruction(RunLimits& limits);
   // The failure of the instruction at which a limit was reached.
   RunResult runLimitFailure(const RunLimits& limits, uint32_t index, const isa::Insn& insn) const;

@@ -44,8 +44,10 @@ void VTASimSetTrace(void (*callback)(const char* line, void* context), void* con
  * Limits for the VTADeviceRun calls of this thread from now on: at most `max_instructions`
  * instructions executed in all (0: no limit) and `timeout_seconds` of wall time from this call
  * (0: no limit). A run that reaches one stops with VTA_SIM_ERR_LIMIT and a message naming the
- * limit and the instruction it stopped at. The clock is read every 256 instructions and in
- * every iteration of a GEMM too large for one plan. VTASimSetRunLimits(0, 0) removes the limits.
+ * limit and the instruction it stopped at. The clock is read every 256 instructions and every
+ * 2^16 micro-op executions inside one GEMM or ALU instruction (but a GEMM small enough for one
+ * cached plan, at most 2^20 tile products, runs to its end). VTASimSetRunLimits(0, 0) removes
+ * the limits.
  */
 void VTASimSetRunLimits(uint64_t max_instructions, double timeout_seconds);
 
