@@ -93,6 +93,18 @@ TEST_CASE("a header claiming more data than the file holds allocates nothing", "
         "x.npy: data size mismatch: shape (4294967295,) of uint8 needs 4294967295 bytes, the file has 3");
 }
 
+TEST_CASE("a shape with a zero extent after huge ones is empty, without overflow", "[npy]") {
+  // Found by fuzz/NpyFuzzer.cpp under UBSan: the product of the extents before the zero
+  // overflowed int64 while the tensor was being sized (a release build hid it: the wrapped
+  // product times 0 is still 0).
+  std::string empty = preamble(
+      1, "{'descr': '<i2', 'fortran_order': False, 'shape': (30038, 9, 5, 9, 1, 900, 9037, 9, 2, 9, 99, 9, 0, 59), }");
+  auto tensor = parseNpy(empty, "x.npy");
+  REQUIRE(bool(tensor));
+  CHECK(tensor->numElements() == 0);
+  CHECK(tensor->byteSize() == 0);
+}
+
 TEST_CASE("corrupt .npy files are rejected precisely", "[npy]") {
   std::string goodHeader = "{'descr': '<i4', 'fortran_order': False, 'shape': (2,), }";
   CHECK(parseError("hello world") == "x.npy: not a .npy file (bad magic string)");
