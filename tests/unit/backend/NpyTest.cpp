@@ -129,6 +129,9 @@ TEST_CASE("corrupt .npy files are rejected precisely", "[npy]") {
              Catch::Contains("unsupported dtype '>i4'"));
   CHECK_THAT(parseError(preamble(1, "{'descr': '<c8', 'fortran_order': False, 'shape': (2,)}") + std::string(16, '\0')),
              Catch::Contains("unsupported dtype '<c8'"));
+  // Found by fuzz/NpyFuzzer.cpp under UBSan: the width times 8 overflowed int.
+  CHECK_THAT(parseError(preamble(1, "{'descr': '|i1509587718', 'fortran_order': False, 'shape': (2,)}")),
+             Catch::Contains("unsupported dtype '|i1509587718'"));
   CHECK(parseError(preamble(1, goodHeader) + std::string(7, '\0')) ==
         "x.npy: data size mismatch: shape (2,) of int32 needs 8 bytes, the file has 7");
   CHECK(parseError(preamble(1, goodHeader) + std::string(9, '\0')) ==
