@@ -29,11 +29,25 @@ test: build
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
 	$(MAKE) test-sanitize
 
-# The frontend tests again under AddressSanitizer + UBSan (only what they need is built).
+# The whole suite (but the tests labelled slow) again under clang's AddressSanitizer + UBSan,
+# built at -O1 with line tables only: quick to compile, reports with file:line.
+# Known failures under the sanitizers, left out until fixed (issue 12):
+# - e2e/compile/*: C programs the tests compile link the sanitized libraries without the
+#   sanitizer runtime; jit_agrees reports leaks;
+# - lit diagnostics/nesting_{let,assert,allocate}_chain: ASan's larger frames overflow the stack
+#   below the frontend's nesting limit;
+# - lit compile/vector_let.tvm: the C emitter reports a different first error under ASan.
+SANITIZE_FLAGS = -O1 -gline-tables-only
+SANITIZE_EXCLUDE = ^e2e/compile/
+SANITIZE_LIT_EXCLUDE = nesting_(let|assert|allocate)_chain|compile/vector_let
 test-sanitize: deps
-	cmake -S . -B $(ASAN_BUILD) -G Ninja -DCMAKE_BUILD_TYPE=Debug -DVTAC_SANITIZE=address,undefined $(CMAKE_ARGS)
-	cmake --build $(ASAN_BUILD) -j $(JOBS) --target vtac_frontend_tests
-	cd $(ASAN_BUILD) && ctest --output-on-failure -L frontend
+	cmake -S . -B $(ASAN_BUILD) -G Ninja -DCMAKE_BUILD_TYPE=Debug \
+	  -DCMAKE_C_COMPILER=clang-19 -DCMAKE_CXX_COMPILER=clang++-19 \
+	  "-DCMAKE_C_FLAGS_DEBUG=$(SANITIZE_FLAGS)" "-DCMAKE_CXX_FLAGS_DEBUG=$(SANITIZE_FLAGS)" \
+	  -DVTAC_SANITIZE=address,undefined $(CMAKE_ARGS)
+	cmake --build $(ASAN_BUILD) -j $(JOBS)
+	cd $(ASAN_BUILD) && LIT_FILTER_OUT='$(SANITIZE_LIT_EXCLUDE)' \
+	  ctest --output-on-failure -j $(JOBS) -LE slow -E '$(SANITIZE_EXCLUDE)'
 
 bench: build
 	cmake --build $(BUILD) --target bench

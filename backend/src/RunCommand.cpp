@@ -65,6 +65,7 @@ llvm::Expected<std::pair<std::string, ir::PrimFuncRef>> selectFunction(const ir:
 
 struct LoadedFunction {
   std::unique_ptr<CompiledFunction> compiled;
+  ir::SourceLoc loc;
   double parseSeconds = 0;
 };
 
@@ -84,6 +85,7 @@ std::optional<LoadedFunction> compileEntry(const frontend::ParsedModule &parsed,
     return std::nullopt;
   }
   loaded.compiled = std::move(*compiled);
+  loaded.loc = selected->second->loc();
   return loaded;
 }
 
@@ -212,6 +214,15 @@ void printStatsTable(llvm::StringRef json, const std::string &functionName, std:
   }
   out << os.str();
 }
+
+// Applies --max-steps (as a limit on executed VTA instructions too) and --timeout to the VTA
+// simulator while it lives.
+struct VtaRunLimitsScope {
+  explicit VtaRunLimitsScope(const RunLimits &limits) {
+    VTASimSetRunLimits(limits.maxSteps, limits.timeoutSeconds);
+  }
+  ~VtaRunLimitsScope() { VTASimSetRunLimits(0, 0); }
+};
 
 // Collects the simulator's instruction trace (--trace-vta) into `lines` while it lives.
 class VtaTraceScope {
@@ -346,10 +357,12 @@ int runCommand(const RunOptions &options, std::ostream &out, std::ostream &error
   VTASimClearStats();
   std::string vtaTrace;
   VtaTraceScope traceScope(options.traceVtaPath.empty() ? nullptr : &vtaTrace);
+  VtaRunLimitsScope limitsScope(options.limits);
   Clock::time_point start = Clock::now();
   double cpuStart = threadCpuSeconds();
   if (llvm::Error error = jitted ? jitted->run(*arguments) : function.run(*arguments, limitsWithProgress(options, errors)))
     return fail(std::move(error));
+  if (llvm::Error error = finishVtaRun(main->loc)) return fail(std::move(error));
   double runSeconds = secondsSince(start);
   double runCpuSeconds = threadCpuSeconds() - cpuStart;
   std::string statsJson = VTASimStatsJSON();

@@ -91,10 +91,10 @@ void registerRunCommand(CLI::App &app, support::CommandAction &action) {
   command->add_option("--trace-vta", options->traceVtaPath,
                       "Write each VTA instruction the simulator executes, decoded, one a line");
   command->add_option("--max-steps", options->limits.maxSteps,
-                      "Stop the run with an error after this many loop iterations (interpreter)")
+                      "Stop the run with an error after this many loop iterations (interpreter) or executed VTA instructions (simulator)")
       ->check(CLI::PositiveNumber);
   command->add_option("--timeout", options->limits.timeoutSeconds,
-                      "Stop the run with an error after this many seconds (interpreter)")
+                      "Stop the run with an error after this many seconds (interpreter and VTA simulator)")
       ->check(CLI::PositiveNumber);
   command->add_option("--vta-config", options->vtaConfig, "vta_config.json of the simulated VTA");
   command->add_option("--engine", options->engine,

@@ -24,6 +24,7 @@
 namespace vta::sim {
 
 struct Statistics;
+struct RunLimits;
 
 // Result of running a program: a VTA_SIM_* status and, on failure, the message.
 struct RunResult {
@@ -89,10 +90,27 @@ private:
   RunResult checkUopLoops(const isa::UopLoops& loops, uint32_t wgtFactorOut,
                           uint32_t wgtFactorIn, UopUse use, uint32_t index,
                           const isa::Insn& insn);
+  // Remembers the device allocation holding physical byte `phy` as one the running program is
+  // read from (`what`: its instructions or micro-ops), for checkStoreTarget.
+  void protectProgramMemory(uint64_t phy, const char* what);
+  // Fails if a STORE would write into an allocation the running program is read from (the
+  // runtime's own instruction and micro-op buffers): the program must not rewrite itself.
+  RunResult checkStoreTarget(const isa::MemInsn& mem, uint32_t index, const isa::Insn& insn) const;
+  struct ProgramMemory {
+    DeviceMemory::Region region;
+    const char* what;
+  };
+  std::vector<ProgramMemory> programMemory_;  // of the current run; a few entries
   // The device allocation the last LOAD or STORE addressed (see DeviceMemory::regionOf).
   std::optional<DeviceMemory::Region> lastRegion_;
   uint64_t lastRegionReleases_ = 0;
   RunResult failure(int status, uint32_t index, const isa::Insn& insn, const std::string& why) const;
+  // Counts one more executed instruction against the thread's run limits (VTASimSetRunLimits):
+  // false once one is reached. Reads the clock only every 256 instructions (run() reads it once
+  // at the start, a GEMM or ALU loop nest every 2^16 micro-ops, TimeLimitPoll).
+  static bool countInstruction(RunLimits& limits);
+  // The failure of the instruction at which a limit was reached.
+  RunResult runLimitFailure(const RunLimits& limits, uint32_t index, const isa::Insn& insn) const;
 
   Config config_;
   isa::Layout layout_;

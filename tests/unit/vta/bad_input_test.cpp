@@ -3,6 +3,7 @@
 // message naming the instruction index and its fields — never a crash, a hang or a silent
 // write out of bounds.
 #include <catch2/catch.hpp>
+#include <spdlog/fmt/fmt.h>
 #include <string>
 #include <vector>
 
@@ -61,14 +62,30 @@ public:
     add(layout_.encode(load));
   }
 
+  // The device memory the program will run from, allocated now so that the program can name it.
+  vta_phy_addr_t insnAddress() {
+    if (!insnBuffer_) {
+      insnBuffer_ = VTAMemAlloc(4096, VTA_CACHED);
+      buffers_.push_back(insnBuffer_);
+    }
+    return VTAMemGetPhyAddr(insnBuffer_);
+  }
+
   int run() {
-    const vta_phy_addr_t phy = deviceWords(
-        std::vector<uint32_t>(reinterpret_cast<const uint32_t*>(insns_.data()),
-                              reinterpret_cast<const uint32_t*>(insns_.data() + insns_.size())));
+    const std::vector<uint32_t> words(reinterpret_cast<const uint32_t*>(insns_.data()),
+                                      reinterpret_cast<const uint32_t*>(insns_.data() + insns_.size()));
+    vta_phy_addr_t phy = 0;
+    if (insnBuffer_) {
+      VTAMemCopyFromHost(insnBuffer_, words.data(), words.size() * 4);
+      phy = VTAMemGetPhyAddr(insnBuffer_);
+    } else {
+      phy = deviceWords(words);
+    }
     return VTADeviceRun(device_, phy, static_cast<uint32_t>(insns_.size()), 1000);
   }
 
 private:
+  void* insnBuffer_ = nullptr;
   Layout layout_;
   VTADeviceHandle device_;
   std::vector<Insn> insns_;
@@ -187,6 +204,51 @@ TEST_CASE("the simulator rejects DRAM addresses outside device memory", "[vta][b
   expectError(nullProgram.run(), VTA_SIM_ERR_OUT_OF_RANGE, {"instruction 0", "dram_base=0"});
 }
 
+MemInsn outputStore(uint32_t dramBase, uint32_t xSize) {
+  MemInsn store;
+  store.opcode = kOpStore;
+  store.memoryType = kMemOut;
+  store.dramBase = dramBase;
+  store.ySize = 1;
+  store.xSize = store.xStride = xSize;
+  return store;
+}
+
+TEST_CASE("the simulator rejects a STORE into the program's own instructions or micro-ops",
+          "[vta][bad-input]") {
+  {
+    // The STORE names the device buffer the instructions run from (16-byte output elements).
+    RawProgram program;
+    program.add(program.layout().encode(outputStore(program.insnAddress() / 16, 1)));
+    program.finish();
+    expectError(program.run(), VTA_SIM_ERR_OUT_OF_RANGE,
+                {"instruction 0", "STORE writes DRAM bytes", "holds this program's instructions"});
+  }
+  {
+    // ... or the buffer a LOAD UOP reads micro-ops from, even if the STORE comes first.
+    RawProgram program;
+    const vta_phy_addr_t uops = program.deviceWords(std::vector<uint32_t>(4, 0));
+    program.add(program.layout().encode(outputStore(uops / 16 + 1, 1)));
+    MemInsn load;
+    load.memoryType = kMemUop;
+    load.dramBase = uops / 4;
+    load.ySize = 1;
+    load.xSize = load.xStride = 4;
+    program.add(program.layout().encode(load));
+    program.finish();
+    expectError(program.run(), VTA_SIM_ERR_OUT_OF_RANGE,
+                {"instruction 0", "holds this program's micro-ops"});
+  }
+  {
+    // Any other device buffer may be written.
+    RawProgram program;
+    const vta_phy_addr_t data = program.deviceWords(std::vector<uint32_t>(4, 0));
+    program.add(program.layout().encode(outputStore(data / 16, 1)));
+    program.finish();
+    CHECK(program.run() == VTA_SIM_OK);
+  }
+}
+
 TEST_CASE("the simulator rejects a load that overflows the on-chip buffer", "[vta][bad-input]") {
   const Config c = Config::tvmDefault();
   RawProgram program;
@@ -303,6 +365,23 @@ TEST_CASE("a program that differs from the last one by one instruction is checke
   expectError(program.run(), VTA_SIM_ERR_OUT_OF_RANGE, {"instruction 0", "x_size=300"});
 }
 
+TEST_CASE("the simulator reports dependency tokens left over at the end of a run",
+          "[vta][bad-input]") {
+  RawProgram program;
+  // A load pushes a load->compute token that nothing pops.
+  MemInsn load = inputLoad(0, 0, 0);
+  load.deps.pushNext = true;
+  program.add(program.layout().encode(load));
+  program.finish();
+  expectError(program.run(), VTA_SIM_ERR_UNBALANCED,
+              {"unbalanced dependency tokens", "1 load->compute token(s) pushed and never popped"});
+  // The same token popped by FINISH is balanced.
+  RawProgram balanced;
+  balanced.add(balanced.layout().encode(load));
+  balanced.finish({/*popPrev=*/true, false, false, false});
+  CHECK(balanced.run() == VTA_SIM_OK);
+}
+
 TEST_CASE("the simulator rejects malformed programs and handles", "[vta][bad-input]") {
   {
     RawProgram program;  // no FINISH
@@ -378,7 +457,8 @@ TEST_CASE("the runtime reports malformed commands and keeps working", "[vta][bad
   CHECK(contains(VTARuntimeLastError(), "unknown memory type 7"));
   VTALoadBuffer2D(cmd, reinterpret_cast<void*>(0x42), 0, 1, 1, 1, 0, 0, 0, 0, 0, test::kMemInp);
   CHECK(contains(VTARuntimeLastError(), "not a live buffer handle"));
-  VTALoadBuffer2D(cmd, buffer.handle(), 0, 70000, 1, 1, 0, 0, 0, 0, 0, test::kMemInp);
+  test::DeviceBuffer large(70000 * guard.config().inpElemBytes);  // the rows fit the buffer
+  VTALoadBuffer2D(cmd, large.handle(), 0, 70000, 1, 1, 0, 0, 0, 0, 0, test::kMemInp);
   CHECK(contains(VTARuntimeLastError(), "x_size = 70000 does not fit its 16-bit encoding"));
   CHECK(VTADepPush(cmd, 1, 3) == -1);
   CHECK(contains(VTARuntimeLastError(), "no dependency queue from 1 to 3"));
@@ -403,6 +483,54 @@ TEST_CASE("the runtime reports malformed commands and keeps working", "[vta][bad
   VTASynchronize(cmd, 1000);
   CHECK(VTARuntimeErrorCount() == 0);
   CHECK(buffer.download<int8_t>()[0] == 7);
+}
+
+TEST_CASE("the runtime rejects loads and stores past the end of their buffer", "[vta][bad-input]") {
+  test::ConfigGuard guard(R"({"TARGET": "sim"})");
+  VTACommandHandle cmd = VTATLSCommandHandle();
+  const Config& c = guard.config();
+  // Three input tiles; the device rounds the buffer up to a page, so without the runtime's
+  // check these reads and writes would go unnoticed.
+  test::DeviceBuffer buffer(3 * c.inpElemBytes);
+  VTALoadBuffer2D(cmd, buffer.handle(), 1, 3, 1, 3, 0, 0, 0, 0, 0, test::kMemInp);
+  CHECK(contains(VTARuntimeLastError(), "VTALoadBuffer2D: INP elements [1, 4)"));
+  CHECK(contains(VTARuntimeLastError(), fmt::format("of {} bytes (3 elements)", 3 * c.inpElemBytes)));
+  // Two rows of 2 elements 2 apart end at element 4 of 3.
+  VTALoadBuffer2D(cmd, buffer.handle(), 0, 2, 2, 2, 0, 0, 0, 0, 0, test::kMemInp);
+  CHECK(contains(VTARuntimeLastError(), "INP elements [0, 4) (y_size 2, x_size 2, x_stride 2"));
+  VTAStoreBuffer2D(cmd, 0, test::kMemOut, buffer.handle(), 3 * c.inpElemBytes / c.outElemBytes, 1, 1, 1);
+  CHECK(contains(VTARuntimeLastError(), "VTAStoreBuffer2D: OUT elements"));
+  CHECK(VTARuntimeErrorCount() == 3);
+  VTASynchronize(cmd, 1000);
+  CHECK(contains(VTARuntimeLastError(), "not run"));
+
+  // Exactly the buffer is fine, and so are empty transfers at its end.
+  VTARuntimeClearError();
+  VTALoadBuffer2D(cmd, buffer.handle(), 0, 3, 1, 3, 0, 0, 0, 0, 0, test::kMemInp);
+  VTALoadBuffer2D(cmd, buffer.handle(), 3, 0, 1, 0, 0, 0, 0, 0, 0, test::kMemInp);
+  VTASynchronize(cmd, 1000);
+  CHECK(VTARuntimeErrorCount() == 0);
+}
+
+TEST_CASE("the runtime reports commands that never ran at shutdown", "[vta][bad-input]") {
+  test::ConfigGuard guard(R"({"TARGET": "sim"})");
+  test::DeviceBuffer buffer(4096);
+  VTALoadBuffer2D(VTATLSCommandHandle(), buffer.handle(), 0, 1, 1, 1, 0, 0, 0, 0, 0, test::kMemInp);
+  VTARuntimeShutdown();
+  CHECK(VTARuntimeErrorCount() == 1);
+  CHECK(contains(VTARuntimeLastError(), "VTARuntimeShutdown: VTA commands queued after the last "
+                                        "VTASynchronize never ran (1 instructions"));
+  // A pending dependency pop is a queued command too.
+  VTARuntimeClearError();
+  VTADepPop(VTATLSCommandHandle(), test::kComputeQueue, test::kStoreQueue);
+  VTARuntimeShutdown();
+  CHECK(contains(VTARuntimeLastError(), "never ran (0 instructions"));
+  // After a synchronisation nothing is left.
+  VTARuntimeClearError();
+  VTALoadBuffer2D(VTATLSCommandHandle(), buffer.handle(), 0, 1, 1, 1, 0, 0, 0, 0, 0, test::kMemInp);
+  VTASynchronize(VTATLSCommandHandle(), 1000);
+  VTARuntimeShutdown();
+  CHECK(VTARuntimeErrorCount() == 0);
 }
 
 TEST_CASE("the runtime reports device failures and buffers freed twice", "[vta][bad-input]") {
