@@ -91,10 +91,13 @@ void registerRunCommand(CLI::App &app, support::CommandAction &action) {
   command->add_option("--trace-vta", options->traceVtaPath,
                       "Write each VTA instruction the simulator executes, decoded, one a line");
   command->add_option("--max-steps", options->limits.maxSteps,
-                      "Stop the run with an error after this many loop iterations (interpreter) or executed VTA instructions (simulator)")
+                      "Stop the run with an error after this many loop iterations of the interpreter or "
+                      "VTA instructions of the simulator (--engine=interp only; with jit it is a usage error)")
       ->check(CLI::PositiveNumber);
   command->add_option("--timeout", options->limits.timeoutSeconds,
-                      "Stop the run with an error after this many seconds (interpreter and VTA simulator)")
+                      "Stop the run with an error after this many seconds (both engines and the VTA simulator: the interpreter "
+                      "reads the clock every few thousand loop iterations, the JIT's code checks a flag at "
+                      "the top of every loop whose nest may run over 65536 iterations)")
       ->check(CLI::PositiveNumber);
   command->add_option("--vta-config", options->vtaConfig, "vta_config.json of the simulated VTA");
   command->add_option("--engine", options->engine,
