@@ -15,12 +15,14 @@
 #include "vtac/support/AtomicFile.h"
 #include "vtac/backend/Diagnostic.h"
 #include "vtac/backend/Interpreter.h"
+#include "vtac/backend/LibraryExterns.h"
 #include "vtac/backend/Npy.h"
 #include "vtac/backend/RandomFill.h"
 #include "vtac/backend/TensorCompare.h"
 #include "vtac/backend/VtaExterns.h"
 #include "vtac/driver/Prepare.h"
 #include "vtac/frontend/Commands.h"
+#include "vtac/graph/FunctionLibrary.h"
 #include "vtac/graph/GraphRunCommand.h"
 #include "vtac/jit/JitFunction.h"
 
@@ -69,10 +71,15 @@ struct LoadedFunction {
 };
 
 // Compiles function `entry` of the parsed `file`.
+// Compiles the function `entry` of `parsed`; its calls of C functions resolve in `libraries`.
 std::optional<LoadedFunction> compileEntry(const frontend::ParsedModule &parsed, const std::string &file,
-                                           const std::string &entry, const ExternRegistry &registry,
-                                           std::ostream &errors) {
+                                           const std::string &entry, ExternRegistry &registry,
+                                           llvm::ArrayRef<SharedLibrary> libraries, std::ostream &errors) {
   LoadedFunction loaded;
+  if (llvm::Error error = registerLibraryExterns(parsed.module, libraries, registry)) {
+    errors << renderError(std::move(error));
+    return std::nullopt;
+  }
   auto selected = selectFunction(parsed.module, entry, file);
   if (!selected) {
     errors << renderError(selected.takeError());
@@ -89,12 +96,13 @@ std::optional<LoadedFunction> compileEntry(const frontend::ParsedModule &parsed,
 
 // Parses `file` and compiles its function `entry`; diagnostics of the parse go to `errors`.
 std::optional<LoadedFunction> loadFunction(const std::string &file, const std::string &entry,
-                                           const ExternRegistry &registry, std::ostream &errors) {
+                                           ExternRegistry &registry, llvm::ArrayRef<SharedLibrary> libraries,
+                                           std::ostream &errors) {
   Clock::time_point start = Clock::now();
   std::optional<frontend::ParsedModule> parsed = frontend::loadModule(file, errors);
   if (!parsed) return std::nullopt;
   double parseSeconds = secondsSince(start);
-  std::optional<LoadedFunction> loaded = compileEntry(*parsed, file, entry, registry, errors);
+  std::optional<LoadedFunction> loaded = compileEntry(*parsed, file, entry, registry, libraries, errors);
   if (loaded) loaded->parseSeconds = parseSeconds;
   return loaded;
 }
@@ -314,11 +322,17 @@ int runCommand(const RunOptions &options, std::ostream &out, std::ostream &error
   if (!parsed) return 1;
   if (int status = prepareProgram(*parsed, options, errors)) return status;
   if (graph::isGraphEntry(parsed->module, options.entry)) return runGraph(*parsed, options, out, errors);
-  if (!options.paramsFile.empty() || !options.libraries.empty())
-    return fail(diagnosticError(std::string(options.paramsFile.empty() ? "--load-library" : "--params") +
-                                " applies to a Relax entry; '" + options.file + "' runs a prim_func"));
+  if (!options.paramsFile.empty())
+    return fail(diagnosticError("--params applies to a Relax entry; '" + options.file + "' runs a prim_func"));
+  std::vector<SharedLibrary> libraries;
+  for (const std::string &path : options.libraries) {
+    llvm::Expected<SharedLibrary> library = graph::loadFunctionLibrary(path);
+    if (!library) return fail(library.takeError());
+    libraries.push_back(std::move(*library));
+  }
   double parseSeconds = secondsSince(parseStart);
-  std::optional<LoadedFunction> main = compileEntry(*parsed, options.file, options.entry, registry, errors);
+  std::optional<LoadedFunction> main =
+      compileEntry(*parsed, options.file, options.entry, registry, libraries, errors);
   if (!main) return 1;
   main->parseSeconds = parseSeconds;
   CompiledFunction &function = *main->compiled;
@@ -357,7 +371,7 @@ int runCommand(const RunOptions &options, std::ostream &out, std::ostream &error
   bool matches = true;
   if (!options.referenceFile.empty()) {
     std::optional<LoadedFunction> reference =
-        loadFunction(options.referenceFile, options.referenceEntry, registry, errors);
+        loadFunction(options.referenceFile, options.referenceEntry, registry, libraries, errors);
     if (!reference) return 1;
     if (reference->compiled->params().size() != function.params().size())
       return fail(diagnosticError(options.referenceFile + ": '" + reference->compiled->name() + "' takes " +
