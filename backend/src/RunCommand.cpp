@@ -15,12 +15,14 @@
 #include "vtac/support/AtomicFile.h"
 #include "vtac/backend/Diagnostic.h"
 #include "vtac/backend/Interpreter.h"
+#include "vtac/backend/LibraryExterns.h"
 #include "vtac/backend/Npy.h"
 #include "vtac/backend/RandomFill.h"
 #include "vtac/backend/TensorCompare.h"
 #include "vtac/backend/VtaExterns.h"
 #include "vtac/driver/Prepare.h"
 #include "vtac/frontend/Commands.h"
+#include "vtac/graph/FunctionLibrary.h"
 #include "vtac/graph/GraphRunCommand.h"
 #include "vtac/jit/JitFunction.h"
 
@@ -63,11 +65,17 @@ llvm::Expected<std::pair<std::string, ir::PrimFuncRef>> selectFunction(const ir:
   return diagnosticError(file + ": several prim_funcs (" + joinNames(names) + "); choose one with --entry");
 }
 
-// Parses `file` and compiles its function `entry` for the interpreter; diagnostics go to `errors`.
+// Parses `file` and compiles its function `entry` for the interpreter; its calls of C functions
+// resolve in `libraries`. Diagnostics go to `errors`.
 std::unique_ptr<CompiledFunction> loadFunction(const std::string &file, const std::string &entry,
-                                               const ExternRegistry &registry, std::ostream &errors) {
+                                               ExternRegistry &registry, llvm::ArrayRef<SharedLibrary> libraries,
+                                               std::ostream &errors) {
   std::optional<frontend::ParsedModule> parsed = frontend::loadModule(file, errors);
   if (!parsed) return nullptr;
+  if (llvm::Error error = registerLibraryExterns(parsed->module, libraries, registry)) {
+    errors << renderError(std::move(error));
+    return nullptr;
+  }
   auto selected = selectFunction(parsed->module, entry, file);
   if (!selected) {
     errors << renderError(selected.takeError());
@@ -310,10 +318,16 @@ int runCommand(const RunOptions &options, std::ostream &out, std::ostream &error
   if (!parsed) return 1;
   if (int status = prepareProgram(*parsed, options, errors)) return status;
   if (graph::isGraphEntry(parsed->module, options.entry)) return runGraph(*parsed, options, out, errors);
-  if (!options.paramsFile.empty() || !options.libraries.empty())
-    return fail(diagnosticError(std::string(options.paramsFile.empty() ? "--load-library" : "--params") +
-                                " applies to a Relax entry; '" + options.file + "' runs a prim_func"));
+  if (!options.paramsFile.empty())
+    return fail(diagnosticError("--params applies to a Relax entry; '" + options.file + "' runs a prim_func"));
+  std::vector<SharedLibrary> libraries;
+  for (const std::string &path : options.libraries) {
+    llvm::Expected<SharedLibrary> library = graph::loadFunctionLibrary(path);
+    if (!library) return fail(library.takeError());
+    libraries.push_back(std::move(*library));
+  }
   double parseSeconds = secondsSince(parseStart);
+  if (llvm::Error error = registerLibraryExterns(parsed->module, libraries, registry)) return fail(std::move(error));
   auto selected = selectFunction(parsed->module, options.entry, options.file);
   if (!selected) return fail(selected.takeError());
 
@@ -363,7 +377,7 @@ int runCommand(const RunOptions &options, std::ostream &out, std::ostream &error
   bool matches = true;
   if (!options.referenceFile.empty()) {
     std::unique_ptr<CompiledFunction> reference =
-        loadFunction(options.referenceFile, options.referenceEntry, registry, errors);
+        loadFunction(options.referenceFile, options.referenceEntry, registry, libraries, errors);
     if (!reference) return 1;
     if (reference->params().size() != function.params().size())
       return fail(diagnosticError(options.referenceFile + ": '" + reference->name() + "' takes " +

@@ -74,7 +74,7 @@ void registerRunCommand(CLI::App &app, support::CommandAction &action) {
   command->add_option("--params", options->paramsFile,
                       "FILE.npz: bind the Relax entry's parameters by name (relax.transform.BindParams)");
   command->add_option("--load-library", options->libraries,
-                      "PATH.so: load a library that registers runtime functions (vtac/func_registry.h)");
+                      "PATH.so: load a library whose C functions prim_funcs call with T.call_extern, or which registers runtime functions for graphs (vtac/func_registry.h)");
   command->add_flag("--stats", options->stats, "Print the VTA simulator's counters");
   command->add_option("--stats-json", options->statsJsonPath, "Write the VTA simulator's counters as JSON");
   auto *reference = command->add_option("--reference", options->referenceFile,

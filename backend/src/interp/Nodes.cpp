@@ -153,6 +153,23 @@ void *HandleCall::eval(Frame &frame) const {
   }
 }
 
+void *AccessPtr::eval(Frame &frame) const {
+  auto *storage = static_cast<Storage *>(frame.slots[dataSlot].p);
+  int64_t first = offset->eval(frame), count = extent->eval(frame);
+  if (!storage) {
+    frame.trap(loc, "buffer '" + bufferName + "' has no storage");
+    return nullptr;
+  }
+  int64_t elements = storage->byteSize / elementBytes;
+  if (first < 0 || count < 0 || first > elements || count > elements - first) {
+    frame.trap(loc, "tvm_access_ptr to elements [" + std::to_string(first) + ", " + std::to_string(first) + " + " +
+                        std::to_string(count) + ") of '" + bufferName + "' leaves its allocation of " +
+                        std::to_string(elements) + " elements");
+    return nullptr;
+  }
+  return storage->data + first * elementBytes;
+}
+
 void AssertExec::exec(Frame &frame) const {
   int64_t holds = condition->eval(frame);
   if (frame.trapped) return;
