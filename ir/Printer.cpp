@@ -4,7 +4,8 @@
 // same placement of declarations for variables and buffers nothing defines (at the innermost
 // scope enclosing all their uses). Deliberate differences, so that everything printed parses
 // back with vtac's frontend: attributes are printed as they are (global_symbol included, never
-// `private=True`), AttrStmts are always `T.attr(...)` (no T.launch_thread), new stride
+// `private=True`), an AttrStmt is `T.attr(...)` unless it launches a thread over [0, n) (then
+// T.launch_thread, in TVM's three forms), new stride
 // variables are declared on their own line (`s = T.int32()`), ramps print as `T.Ramp(...)`,
 // loop bounds are printed before the loop's own variables are named, and comparisons nested in
 // comparisons are parenthesized.
@@ -297,6 +298,7 @@ private:
   DocLines printFor(const For &loop);
   DocLines printLetStmt(const LetStmt &let);
   DocLines printAttrStmt(const AttrStmt &attr);
+  std::optional<DocLines> printLaunchThread(const AttrStmt &attr);
   DocLines printAssert(const AssertStmt &stmt);
   DocLines printAllocate(const Allocate &alloc);
   DocLines printDeclBuffer(const DeclBuffer &decl, BufferVarDefinition defs);
@@ -923,7 +925,44 @@ DocLines ScriptPrinter::printLetStmt(const LetStmt &let) {
                         "with T.LetStmt(" + scopeArgs + ") as " + var + ":", std::move(frame->stmts));
 }
 
+// A thread launch: the AttrStmt that T.launch_thread builds (thread_extent or virtual_thread,
+// as the tag asks, over an int32 ThreadIndex IterVar with domain [0, n)). As TVM's printer:
+// `T.launch_thread(bx, n)` when bx is already named; `bx = T.launch_thread("tag", n)` when every
+// use of bx lies inside the launch; otherwise `bx = T.env_thread("tag")` first, where the
+// variable's uses meet. Anything else prints as T.attr.
+std::optional<DocLines> ScriptPrinter::printLaunchThread(const AttrStmt &attr) {
+  const auto *iv = attr.node.as<IterVar>();
+  if (!iv || iv->iterType != IterType::ThreadIndex || iv->var->dtype != DataType::int32() ||
+      attr.key != threadLaunchKey(iv->threadTag) || !iv->dom.defined() || !isZero(iv->dom.min) ||
+      !structuralEqual(iv->dom.extent, attr.value))
+    return std::nullopt;
+  bool concise = allowConcise();
+  const Var &var = *iv->var;
+  std::string extent = exprText(attr.value);
+  bool usedOnlyInside = false;
+  for (int scope = uses_.commonScope(&var); scope >= 0 && !usedOnlyInside; scope = uses_.parentScope(scope))
+    usedOnlyInside = uses_.scopeNode(scope) == &attr;
+  if (!isDefined(&var) && !usedOnlyInside) {
+    Frame *outer = frameForFreeObject(&var);
+    Frame &frame = outer ? *outer : top();
+    std::string name = define(&var, frame, var.name.empty() ? "v" : var.name);
+    frame.stmts.push_back(simpleLine(name + " = T.env_thread(" + quoted(iv->threadTag) + ")"));
+  }
+  FrameGuard frame(*this, &attr);
+  if (isDefined(&var)) {
+    std::string call = "T.launch_thread(" + textOf(&var) + ", " + extent + ")";
+    printBody(attr.body, *frame);
+    return conciseOrScope(concise, call, "with " + call + ":", std::move(frame->stmts));
+  }
+  std::string name = defineVar(var, *frame);
+  std::string call = "T.launch_thread(" + quoted(iv->threadTag) + ", " + extent + ")";
+  printBody(attr.body, *frame);
+  return conciseOrScope(concise, name + " = " + call, "with " + call + " as " + name + ":",
+                        std::move(frame->stmts));
+}
+
 DocLines ScriptPrinter::printAttrStmt(const AttrStmt &attr) {
+  if (std::optional<DocLines> launch = printLaunchThread(attr)) return std::move(*launch);
   bool concise = allowConcise();
   std::string node;
   if (!attr.node) node = "None";

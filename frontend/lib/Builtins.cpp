@@ -485,8 +485,13 @@ Value FunctionBuilder::callMethod(const Value &method, CallArgs &args, ir::Sourc
   Expr extent;
   if (const Value *value = argument(args, 4, "extent"); value && value->kind != Value::Kind::None) {
     extent = toExprOf(*value, DataType::int32(), "an extent");
-  } else if (!buffer->shape.empty() && buffer->strides.size() == buffer->shape.size()) {
-    // A strided buffer spans its outermost stride times its outermost extent (TVM's rule).
+  } else if (buffer->shape.empty()) {
+    // TVM's Buffer::access_ptr: a zero-dimensional buffer spans its one element, whatever
+    // the offset.
+    extent = ir::intImm(1);
+  } else if (buffer->strides.size() == buffer->shape.size()) {
+    // A strided buffer spans its outermost stride times its outermost extent, minus the
+    // offset (TVM's rule).
     if (offset)
       extent = ir::makeBinary(NodeKind::Sub, ir::makeBinary(NodeKind::Mul, buffer->strides[0], buffer->shape[0]),
                               offset);

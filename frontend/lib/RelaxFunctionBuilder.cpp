@@ -367,8 +367,13 @@ std::optional<relax::Call> RelaxFunctionBuilder::call(Grammar::CallExprContext *
   if (call.kind == relax::CallKind::CallTIR) {
     auto *attribute = dynamic_cast<Grammar::AttributeExprContext *>(callee);
     std::optional<std::string> base = attribute ? nameOf(attribute->expr()) : std::nullopt;
-    if (!base || !moduleAliases_.count(*base)) {
-      error(call.calleeLoc, "expected a prim_func of the module, e.g. cls.func after cls = Module");
+    // `cls.func` after `cls = Module`, or the class's own name, `Module.func` (TVM's parser
+    // takes both), unless a local variable hides it.
+    bool namesModule = base && !moduleName_.empty() && *base == moduleName_ && !visible_.count(*base) &&
+                       !dataflowScope_.count(*base);
+    if (!base || !(moduleAliases_.count(*base) || namesModule)) {
+      error(call.calleeLoc, "expected a prim_func of the module, e.g. " +
+                                (moduleName_.empty() ? std::string("cls") : moduleName_) + ".func");
       return std::nullopt;
     }
     call.callee = attribute->NAME()->getText();

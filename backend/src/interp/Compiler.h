@@ -12,6 +12,7 @@
 #include "Nodes.h"
 #include "vtac/backend/ExternRegistry.h"
 #include "vtac/ir/IR.h"
+#include "vtac/ir/Substitute.h"
 
 namespace vtac::backend::interp {
 
@@ -111,11 +112,18 @@ private:
   StmtPtr compileFor(const ir::For &loop);
   StmtPtr compileAllocate(const ir::Allocate &allocate);
   StmtPtr compileBlock(const ir::Block &block, const ir::BlockRealize *realize);
+  // `view = T.match_buffer(source[region], ...)` in a block: the view's data, elem_offset,
+  // strides and shape variables are bound to the source's (TVM's MatchBufferLower), and its
+  // accesses become accesses of the source (see views_). False after recording an error.
+  bool bindMatchBuffer(const ir::MatchBufferRegion &match, const ir::Block &block, BlockExec &node,
+                       std::vector<ScopedBinding> &guards, ir::VarMap &bound);
   Allocation compileAllocation(int slot, const std::string &name, ir::DataType dtype,
                                const std::vector<ir::Expr> &extents, const ir::Node &at);
 
   const ExternRegistry &registry_;
   llvm::DenseMap<const ir::Var *, VarInfo> vars_;
+  // The match_buffer views in scope, each with its region of a real (non-view) buffer.
+  llvm::DenseMap<const ir::Buffer *, ir::BufferRegion> views_;
   int numSlots_ = 0;
   bool usesDeviceMemory_ = false;
   ir::SourceLoc stmtLoc_;  // location of the statement being compiled (fallback for exprs)

@@ -1,5 +1,7 @@
 // Statements: IR statement -> StmtExec (see Compiler.h).
 #include "Compiler.h"
+#include "vtac/ir/Printer.h"
+#include "vtac/ir/StructuralEqual.h"
 #include "vtac/ir/UndefinedVars.h"
 
 namespace vtac::backend::interp {
@@ -306,10 +308,9 @@ StmtPtr FunctionCompiler::compileBlock(const ir::Block &block, const ir::BlockRe
     node->allocations.push_back(compileAllocation(slot, buffer->name, buffer->dtype, buffer->shape, at));
     guards.push_back(bind(buffer->data.get(), {slot, VarKind::Storage, buffer->data->dtype}));
   }
-  if (!block.matchBuffers.empty()) {
-    fail(block, "match_buffer inside block '" + block.name + "' is not supported by the interpreter");
-    return node;
-  }
+  ir::VarMap matchBound;
+  for (const ir::MatchBufferRegion &match : block.matchBuffers)
+    if (!bindMatchBuffer(match, block, *node, guards, matchBound)) return node;
   if (block.init) {
     node->init = compileStmt(block.init);
     // Init runs on the first step of every reduction axis (TVM's lowering of T.init()).
@@ -328,10 +329,75 @@ StmtPtr FunctionCompiler::compileBlock(const ir::Block &block, const ir::BlockRe
     }
   }
   node->body = compileStmt(block.body);
+  for (const ir::MatchBufferRegion &match : block.matchBuffers) views_.erase(match.buffer.get());
   // Bindings shared with the loops, no predicate, storage or init: the block is its body.
   if (node->bindings.empty() && !node->predicate && node->allocations.empty() && !node->init)
     return std::move(node->body);
   return node;
+}
+
+bool FunctionCompiler::bindMatchBuffer(const ir::MatchBufferRegion &match, const ir::Block &block,
+                                       BlockExec &node, std::vector<ScopedBinding> &guards, ir::VarMap &bound) {
+  const ir::Buffer &view = *match.buffer;
+  // A view of a view is a view of the first one's source.
+  ir::BufferRegion source = match.source;
+  if (auto outer = views_.find(source.buffer.get()); outer != views_.end()) {
+    const ir::BufferRegion &base = outer->second;
+    size_t dropped = base.region.size() - source.region.size();
+    std::vector<ir::Range> ranges(base.region.begin(), base.region.begin() + dropped);
+    for (size_t i = dropped; i < base.region.size(); ++i)
+      ranges.push_back({base.region[i].min + source.region[i - dropped].min, source.region[i - dropped].extent});
+    source = {base.buffer, std::move(ranges)};
+  }
+  const ir::Buffer &target = *source.buffer;
+  std::string name = "match_buffer '" + view.name + "'";
+  if (view.dtype != target.dtype || source.region.size() < view.rank()) {
+    fail(block, name + " does not fit its source '" + target.name + "' (element type or rank)");
+    return false;
+  }
+  const VarInfo *data = lookup(target.data.get());
+  if (!data || data->kind != VarKind::Storage) {
+    fail(block, "the source '" + target.name + "' of " + name + " has no storage here");
+    return false;
+  }
+  guards.push_back(bind(view.data.get(), *data));
+  views_[&view] = source;
+
+  // Each part of the view is a variable bound here, or an expression that must equal its value.
+  auto bindPart = [&](const ir::Expr &part, ir::Expr value, const std::string &what) {
+    value = ir::substitute(value, bound);
+    if (const auto *var = part.as<ir::Var>(); var && !lookup(var)) {
+      int slot = newSlot();
+      node.bindings.push_back(compileAssign(slot, value));
+      guards.push_back(bind(var, {slot, VarKind::Int, var->dtype}));
+      bound.emplace(var, value);
+      return true;
+    }
+    if (ir::structuralEqual(ir::simplify(ir::substitute(part, bound)), ir::simplify(value))) return true;
+    fail(block, "the buffer match constraint for " + what + " is unmet: " + ir::printExpr(part) + " == " +
+                    ir::printExpr(value));
+    return false;
+  };
+  // The source's strides (row-major from its shape when it has none) and the region's start.
+  std::vector<ir::Expr> strides = target.strides;
+  if (strides.empty()) {
+    strides.resize(target.rank());
+    ir::Expr stride = ir::intImm(1);
+    for (size_t d = target.rank(); d-- > 0;) {
+      strides[d] = stride;
+      stride = stride * target.shape[d];
+    }
+  }
+  ir::Expr offset = target.elemOffset ? target.elemOffset : ir::intImm(0);
+  for (size_t d = 0; d < target.rank(); ++d) offset = offset + source.region[d].min * strides[d];
+  size_t dropped = source.region.size() - view.rank();
+  // A view without an elem_offset is reached only through its accesses, which go to the source.
+  bool ok = !view.elemOffset || bindPart(view.elemOffset, offset, view.name + ".elem_offset");
+  for (size_t i = 0; ok && i < view.strides.size() && i < view.rank(); ++i)
+    ok = bindPart(view.strides[i], strides[i + dropped], view.name + ".strides[" + std::to_string(i) + "]");
+  for (size_t i = 0; ok && i < view.rank(); ++i)
+    ok = bindPart(view.shape[i], source.region[i + dropped].extent, view.name + ".shape[" + std::to_string(i) + "]");
+  return ok;
 }
 
 }  // namespace vtac::backend::interp
