@@ -1,12 +1,13 @@
 # The README's two commands: `make demo` and `make test`. Everything else is CMake.
 BUILD      ?= build
 ASAN_BUILD ?= build-asan
+ASAN_FULL_BUILD ?= build-asan-clang
 JOBS       ?= $(shell nproc)
 CMAKE_ARGS ?=
 DEMO       ?= samples/conv2d_vta_lowered.tvm
 DEMO_REFERENCE ?= samples/conv2d_default_schedule.tvm
 
-.PHONY: deps configure build demo test test-sanitize bench clean
+.PHONY: deps configure build demo test test-sanitize test-sanitize-full bench clean
 
 deps:
 	@bash scripts/install-deps.sh
@@ -29,14 +30,35 @@ test: build
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
 	$(MAKE) test-sanitize
 
-# The frontend tests again under AddressSanitizer + UBSan (only what they need is built).
+# CI's sanitizer phase: the frontend unit tests and the lit suite under AddressSanitizer + UBSan
+# (only what they need is built).
 test-sanitize: deps
 	cmake -S . -B $(ASAN_BUILD) -G Ninja -DCMAKE_BUILD_TYPE=Debug -DVTAC_SANITIZE=address,undefined $(CMAKE_ARGS)
 	cmake --build $(ASAN_BUILD) -j $(JOBS) --target vtac_frontend_tests
 	cd $(ASAN_BUILD) && ctest --output-on-failure -L frontend
 
+# The whole suite (but the tests labelled slow) under clang's AddressSanitizer + UBSan, built at
+# -O1 with line tables only. Not yet in CI: it has not run end to end since its exclusions, and
+# takes ~35 minutes on this 2-core machine (issue 12). Known failures, left out until fixed:
+# - e2e/compile/*: C programs the tests compile link the sanitized libraries without the
+#   sanitizer runtime; jit_agrees reports leaks;
+# - lit diagnostics/nesting_{let,assert,allocate}_chain: ASan's larger frames overflow the stack
+#   below the frontend's nesting limit;
+# - lit compile/vector_let.tvm: the C emitter reports a different first error under ASan.
+SANITIZE_FLAGS = -O1 -gline-tables-only
+SANITIZE_EXCLUDE = ^e2e/compile/
+SANITIZE_LIT_EXCLUDE = nesting_(let|assert|allocate)_chain|compile/vector_let
+test-sanitize-full: deps
+	cmake -S . -B $(ASAN_FULL_BUILD) -G Ninja -DCMAKE_BUILD_TYPE=Debug \
+	  -DCMAKE_C_COMPILER=clang-19 -DCMAKE_CXX_COMPILER=clang++-19 \
+	  "-DCMAKE_C_FLAGS_DEBUG=$(SANITIZE_FLAGS)" "-DCMAKE_CXX_FLAGS_DEBUG=$(SANITIZE_FLAGS)" \
+	  -DVTAC_SANITIZE=address,undefined $(CMAKE_ARGS)
+	cmake --build $(ASAN_FULL_BUILD) -j $(JOBS)
+	cd $(ASAN_FULL_BUILD) && LIT_FILTER_OUT='$(SANITIZE_LIT_EXCLUDE)' \
+	  ctest --output-on-failure -j $(JOBS) -LE slow -E '$(SANITIZE_EXCLUDE)'
+
 bench: build
 	cmake --build $(BUILD) --target bench
 
 clean:
-	rm -rf $(BUILD) $(ASAN_BUILD)
+	rm -rf $(BUILD) $(ASAN_BUILD) $(ASAN_FULL_BUILD)

@@ -15,6 +15,11 @@ struct SourceFile {
   std::string name;
   std::string text;
   std::vector<uint32_t> lineStarts;  // offset of each line's first character
+  // An expansion entry (see expansionLoc) has no text of its own: it stands for `expandedIn`,
+  // and diagnostics add `note` at `origin`.
+  uint32_t expandedIn = 0;
+  SourceLoc origin;
+  std::string note;
 };
 
 struct Registry {
@@ -27,23 +32,45 @@ Registry &registry() {
   return instance;
 }
 
-const SourceFile *lookup(uint32_t file) {
+const SourceFile *lookupEntry(uint32_t file) {
   Registry &r = registry();
   std::lock_guard<std::mutex> lock(r.mutex);
   if (file == 0 || file > r.files.size()) return nullptr;
   return &r.files[file - 1];
 }
 
-}  // namespace
+// The file with text behind an id: an expansion entry stands for the file it was expanded in.
+const SourceFile *lookup(uint32_t file) {
+  const SourceFile *entry = lookupEntry(file);
+  while (entry && entry->expandedIn != 0) entry = lookupEntry(entry->expandedIn);
+  return entry;
+}
 
-uint32_t registerSourceFile(llvm::StringRef name, std::string text) {
-  SourceFile file{name.str(), std::move(text), {0}};
-  for (uint32_t i = 0; i < file.text.size(); ++i)
-    if (file.text[i] == '\n') file.lineStarts.push_back(i + 1);
+uint32_t addEntry(SourceFile file) {
   Registry &r = registry();
   std::lock_guard<std::mutex> lock(r.mutex);
   r.files.push_back(std::move(file));
   return uint32_t(r.files.size());
+}
+
+}  // namespace
+
+uint32_t registerSourceFile(llvm::StringRef name, std::string text) {
+  SourceFile file;
+  file.name = name.str();
+  file.text = std::move(text);
+  file.lineStarts = {0};
+  for (uint32_t i = 0; i < file.text.size(); ++i)
+    if (file.text[i] == '\n') file.lineStarts.push_back(i + 1);
+  return addEntry(std::move(file));
+}
+
+SourceLoc expansionLoc(const SourceLoc &at, const SourceLoc &origin, std::string note) {
+  SourceFile entry;
+  entry.expandedIn = at.file;
+  entry.origin = origin;
+  entry.note = std::move(note);
+  return {addEntry(std::move(entry)), at.line, at.column};
 }
 
 std::string sourceFileName(uint32_t file) {
@@ -97,9 +124,8 @@ std::string displayMessage(llvm::StringRef message) {
   return out;
 }
 
-}  // namespace
-
-std::string formatDiagnostic(const SourceLoc &loc, Severity severity, llvm::StringRef message) {
+// One diagnostic line, with the source line and caret when known.
+std::string formatOne(const SourceLoc &loc, Severity severity, llvm::StringRef message) {
   std::string out;
   if (loc.isKnown()) {
     out += displayMessage(sourceFileName(loc.file)) + ":" + std::to_string(loc.line) + ":" +
@@ -130,6 +156,17 @@ std::string formatDiagnostic(const SourceLoc &loc, Severity severity, llvm::Stri
   size_t column = lead.size() + (caret - start);
   for (size_t i = 0; i < column && i < line.size(); ++i) out += line[i] == '\t' ? '\t' : ' ';
   out += "^\n";
+  return out;
+}
+
+}  // namespace
+
+std::string formatDiagnostic(const SourceLoc &loc, Severity severity, llvm::StringRef message) {
+  std::string out = formatOne(loc, severity, message);
+  // Each expansion the location is in adds a note where the code came from.
+  for (const SourceFile *entry = lookupEntry(loc.file); entry && entry->expandedIn != 0;
+       entry = lookupEntry(entry->origin.file))
+    out += formatOne(entry->origin, Severity::Note, entry->note);
   return out;
 }
 

@@ -7,7 +7,7 @@ packages=(
   build-essential cmake ninja-build ccache
   antlr4 libantlr4-runtime-dev
   llvm-19-dev llvm-19-tools clang-19 libclang-rt-19-dev libdlpack-dev
-  libcli11-dev libspdlog-dev catch2 libzip-dev zlib1g-dev libzstd-dev
+  libcli11-dev libspdlog-dev catch2 libzip-dev zlib1g-dev libzstd-dev libffi-dev
 )
 
 missing=()

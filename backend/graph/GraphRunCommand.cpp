@@ -5,6 +5,7 @@
 
 #include "vtac/support/AtomicFile.h"
 #include "vtac/backend/Diagnostic.h"
+#include "vtac/backend/LibraryExterns.h"
 #include "vtac/backend/Npy.h"
 #include "vtac/backend/RandomFill.h"
 #include "vtac/backend/VtaExterns.h"
@@ -177,8 +178,12 @@ int runGraphCommand(const ir::IRModule &parsed, const GraphRunOptions &options, 
     errors << backend::renderError(std::move(error));
     return 1;
   };
-  for (const std::string &library : options.libraries)
-    if (llvm::Error error = loadFunctionLibrary(library)) return fail(std::move(error));
+  std::vector<backend::SharedLibrary> libraries;
+  for (const std::string &path : options.libraries) {
+    llvm::Expected<backend::SharedLibrary> library = loadFunctionLibrary(path);
+    if (!library) return fail(library.takeError());
+    libraries.push_back(std::move(*library));
+  }
   ir::IRModule module = parsed;
   if (!options.paramsFile.empty()) {
     llvm::Expected<ir::IRModule> bound = bindParamsFromFile(parsed, options.entry, options.paramsFile, errors);
@@ -188,6 +193,7 @@ int runGraphCommand(const ir::IRModule &parsed, const GraphRunOptions &options, 
 
   backend::ExternRegistry externs;
   backend::registerVtaExterns(externs);
+  if (llvm::Error error = backend::registerLibraryExterns(module, libraries, externs)) return fail(std::move(error));
   llvm::Expected<GraphExecutor> executor = GraphExecutor::create(module, entryName(options.entry), externs);
   if (!executor) return fail(executor.takeError());
   if (llvm::Error error = checkOutputs(*executor, options)) return fail(std::move(error));

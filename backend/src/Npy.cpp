@@ -151,7 +151,8 @@ std::optional<DataType> dtypeFromDescr(llvm::StringRef descr) {
   char order = descr[0];
   char kind = descr[1];
   int bytes;
-  if (descr.drop_front(2).getAsInteger(10, bytes)) return std::nullopt;
+  // No supported type is wider than 8 bytes; larger counts would overflow `bytes * 8`.
+  if (descr.drop_front(2).getAsInteger(10, bytes) || bytes < 1 || bytes > 8) return std::nullopt;
   // '=' is native order, little-endian on every host vtac supports.
   bool littleOrNoOrder = order == '<' || order == '|' || order == '=';
   if (!littleOrNoOrder && !(order == '>' && bytes == 1)) return std::nullopt;

@@ -15,12 +15,14 @@
 #include "vtac/support/AtomicFile.h"
 #include "vtac/backend/Diagnostic.h"
 #include "vtac/backend/Interpreter.h"
+#include "vtac/backend/LibraryExterns.h"
 #include "vtac/backend/Npy.h"
 #include "vtac/backend/RandomFill.h"
 #include "vtac/backend/TensorCompare.h"
 #include "vtac/backend/VtaExterns.h"
 #include "vtac/driver/Prepare.h"
 #include "vtac/frontend/Commands.h"
+#include "vtac/graph/FunctionLibrary.h"
 #include "vtac/graph/GraphRunCommand.h"
 #include "vtac/jit/JitFunction.h"
 
@@ -63,40 +65,28 @@ llvm::Expected<std::pair<std::string, ir::PrimFuncRef>> selectFunction(const ir:
   return diagnosticError(file + ": several prim_funcs (" + joinNames(names) + "); choose one with --entry");
 }
 
-struct LoadedFunction {
-  std::unique_ptr<CompiledFunction> compiled;
-  double parseSeconds = 0;
-};
-
-// Compiles function `entry` of the parsed `file`.
-std::optional<LoadedFunction> compileEntry(const frontend::ParsedModule &parsed, const std::string &file,
-                                           const std::string &entry, const ExternRegistry &registry,
-                                           std::ostream &errors) {
-  LoadedFunction loaded;
-  auto selected = selectFunction(parsed.module, entry, file);
+// Parses `file` and compiles its function `entry` for the interpreter; its calls of C functions
+// resolve in `libraries`. Diagnostics go to `errors`.
+std::unique_ptr<CompiledFunction> loadFunction(const std::string &file, const std::string &entry,
+                                               ExternRegistry &registry, llvm::ArrayRef<SharedLibrary> libraries,
+                                               std::ostream &errors) {
+  std::optional<frontend::ParsedModule> parsed = frontend::loadModule(file, errors);
+  if (!parsed) return nullptr;
+  if (llvm::Error error = registerLibraryExterns(parsed->module, libraries, registry)) {
+    errors << renderError(std::move(error));
+    return nullptr;
+  }
+  auto selected = selectFunction(parsed->module, entry, file);
   if (!selected) {
     errors << renderError(selected.takeError());
-    return std::nullopt;
+    return nullptr;
   }
   auto compiled = CompiledFunction::compile(selected->second, selected->first, registry);
   if (!compiled) {
     errors << renderError(compiled.takeError());
-    return std::nullopt;
+    return nullptr;
   }
-  loaded.compiled = std::move(*compiled);
-  return loaded;
-}
-
-// Parses `file` and compiles its function `entry`; diagnostics of the parse go to `errors`.
-std::optional<LoadedFunction> loadFunction(const std::string &file, const std::string &entry,
-                                           const ExternRegistry &registry, std::ostream &errors) {
-  Clock::time_point start = Clock::now();
-  std::optional<frontend::ParsedModule> parsed = frontend::loadModule(file, errors);
-  if (!parsed) return std::nullopt;
-  double parseSeconds = secondsSince(start);
-  std::optional<LoadedFunction> loaded = compileEntry(*parsed, file, entry, registry, errors);
-  if (loaded) loaded->parseSeconds = parseSeconds;
-  return loaded;
+  return std::move(*compiled);
 }
 
 // A Relax entry runs as a graph (backend/graph); the prim_func-only flags do not apply to it.
@@ -125,14 +115,14 @@ int runGraph(const frontend::ParsedModule &parsed, const RunOptions &options, st
   return graph::runGraphCommand(parsed.module, graphOptions, out, errors);
 }
 
-std::string parameterList(const CompiledFunction &function) {
+std::string parameterList(const FunctionSignature &function) {
   std::vector<std::string> names;
   for (const ParamInfo &param : function.params()) names.push_back(param.name);
   return joinNames(names);
 }
 
 // The arguments of `function`: .npy inputs, then zero or random data for the rest.
-llvm::Expected<std::vector<Tensor>> prepareArguments(const CompiledFunction &function, const RunOptions &options) {
+llvm::Expected<std::vector<Tensor>> prepareArguments(const FunctionSignature &function, const RunOptions &options) {
   size_t count = function.params().size();
   std::vector<std::optional<Tensor>> given(count);
   std::vector<const Tensor *> givenPointers(count, nullptr);
@@ -172,7 +162,7 @@ llvm::Expected<std::vector<Tensor>> prepareArguments(const CompiledFunction &fun
 
 // Every output path is checked before anything runs, so a bad one costs no work and leaves
 // nothing behind.
-llvm::Error checkOutputs(const CompiledFunction &function, const RunOptions &options) {
+llvm::Error checkOutputs(const FunctionSignature &function, const RunOptions &options) {
   for (const auto &[name, path] : options.outputs) {
     if (name.empty())
       return diagnosticError("--output " + path + ": name the parameter to write (NAME=PATH; parameters: " +
@@ -213,6 +203,15 @@ void printStatsTable(llvm::StringRef json, const std::string &functionName, std:
   out << os.str();
 }
 
+// Applies --max-steps (as a limit on executed VTA instructions too) and --timeout to the VTA
+// simulator while it lives.
+struct VtaRunLimitsScope {
+  explicit VtaRunLimitsScope(const RunLimits &limits) {
+    VTASimSetRunLimits(limits.maxSteps, limits.timeoutSeconds);
+  }
+  ~VtaRunLimitsScope() { VTASimSetRunLimits(0, 0); }
+};
+
 // Collects the simulator's instruction trace (--trace-vta) into `lines` while it lives.
 class VtaTraceScope {
 public:
@@ -235,7 +234,7 @@ RunLimits limitsWithProgress(const RunOptions &options, std::ostream &errors) {
 }
 
 // Compares every parameter after both runs; true when all match.
-bool compareWithReference(const CompiledFunction &function, llvm::ArrayRef<Tensor> results,
+bool compareWithReference(const FunctionSignature &function, llvm::ArrayRef<Tensor> results,
                           llvm::ArrayRef<Tensor> expected, FloatTolerance tolerance, std::ostream &out) {
   bool allEqual = true;
   for (size_t i = 0; i < results.size(); ++i) {
@@ -303,6 +302,11 @@ int runCommand(const RunOptions &options, std::ostream &out, std::ostream &error
     errors << renderError(std::move(error));
     return 1;
   };
+  if (options.engine == "jit" && options.limits.maxSteps) {
+    errors << renderError(diagnosticError("--max-steps counts the interpreter's loop iterations: it needs "
+                                          "--engine=interp (--timeout works with both engines)"));
+    return 2;
+  }
   if (llvm::Error error = selectVtaConfig(options)) return fail(std::move(error));
 
   VtaTiming timing;
@@ -314,56 +318,72 @@ int runCommand(const RunOptions &options, std::ostream &out, std::ostream &error
   if (!parsed) return 1;
   if (int status = prepareProgram(*parsed, options, errors)) return status;
   if (graph::isGraphEntry(parsed->module, options.entry)) return runGraph(*parsed, options, out, errors);
-  if (!options.paramsFile.empty() || !options.libraries.empty())
-    return fail(diagnosticError(std::string(options.paramsFile.empty() ? "--load-library" : "--params") +
-                                " applies to a Relax entry; '" + options.file + "' runs a prim_func"));
+  if (!options.paramsFile.empty())
+    return fail(diagnosticError("--params applies to a Relax entry; '" + options.file + "' runs a prim_func"));
+  std::vector<SharedLibrary> libraries;
+  for (const std::string &path : options.libraries) {
+    llvm::Expected<SharedLibrary> library = graph::loadFunctionLibrary(path);
+    if (!library) return fail(library.takeError());
+    libraries.push_back(std::move(*library));
+  }
   double parseSeconds = secondsSince(parseStart);
-  std::optional<LoadedFunction> main = compileEntry(*parsed, options.file, options.entry, registry, errors);
-  if (!main) return 1;
-  main->parseSeconds = parseSeconds;
-  CompiledFunction &function = *main->compiled;
+  if (llvm::Error error = registerLibraryExterns(parsed->module, libraries, registry)) return fail(std::move(error));
+  auto selected = selectFunction(parsed->module, options.entry, options.file);
+  if (!selected) return fail(selected.takeError());
+
+  // The interpreter compiles its node tree; the JIT compiles machine code (before the clock
+  // starts, so that the run times compare with the interpreter's) and needs only the signature.
+  std::unique_ptr<CompiledFunction> interpreted;
+  std::unique_ptr<jit::JitFunction> jitted;
+  std::optional<FunctionSignature> jitSignature;
+  double jitCompileSeconds = 0;
+  if (options.engine == "jit") {
+    Clock::time_point compileStart = Clock::now();
+    auto signature = FunctionSignature::of(selected->second, selected->first);
+    if (!signature) return fail(signature.takeError());
+    jitSignature = std::move(*signature);
+    auto compiled = jit::JitFunction::compile(*selected->second, selected->first);
+    if (!compiled) return fail(compiled.takeError());
+    jitted = std::move(*compiled);
+    jitCompileSeconds = secondsSince(compileStart);
+  } else {
+    auto compiled = CompiledFunction::compile(selected->second, selected->first, registry);
+    if (!compiled) return fail(compiled.takeError());
+    interpreted = std::move(*compiled);
+  }
+  const FunctionSignature &function = jitted ? *jitSignature : *interpreted;
   if (llvm::Error error = checkOutputs(function, options)) return fail(std::move(error));
   auto arguments = prepareArguments(function, options);
   if (!arguments) return fail(arguments.takeError());
   std::vector<Tensor> referenceArguments;
   if (!options.referenceFile.empty()) referenceArguments = *arguments;
 
-  // The JIT compiles before the clock starts, so that the run times compare with the interpreter's.
-  std::unique_ptr<jit::JitFunction> jitted;
-  double jitCompileSeconds = 0;
-  if (options.engine == "jit") {
-    Clock::time_point compileStart = Clock::now();
-    auto selected = selectFunction(parsed->module, options.entry, options.file);
-    if (!selected) return fail(selected.takeError());
-    auto compiled = jit::JitFunction::compile(*selected->second, selected->first);
-    if (!compiled) return fail(compiled.takeError());
-    jitted = std::move(*compiled);
-    jitCompileSeconds = secondsSince(compileStart);
-  }
-
   VTARuntimeClearError();
   VTASimClearError();
   VTASimClearStats();
   std::string vtaTrace;
   VtaTraceScope traceScope(options.traceVtaPath.empty() ? nullptr : &vtaTrace);
+  VtaRunLimitsScope limitsScope(options.limits);
   Clock::time_point start = Clock::now();
   double cpuStart = threadCpuSeconds();
-  if (llvm::Error error = jitted ? jitted->run(*arguments) : function.run(*arguments, limitsWithProgress(options, errors)))
+  if (llvm::Error error = jitted ? jitted->run(*arguments, options.limits.timeoutSeconds)
+                                     : interpreted->run(*arguments, limitsWithProgress(options, errors)))
     return fail(std::move(error));
+  if (llvm::Error error = finishVtaRun(selected->second->loc())) return fail(std::move(error));
   double runSeconds = secondsSince(start);
   double runCpuSeconds = threadCpuSeconds() - cpuStart;
   std::string statsJson = VTASimStatsJSON();
 
   bool matches = true;
   if (!options.referenceFile.empty()) {
-    std::optional<LoadedFunction> reference =
-        loadFunction(options.referenceFile, options.referenceEntry, registry, errors);
+    std::unique_ptr<CompiledFunction> reference =
+        loadFunction(options.referenceFile, options.referenceEntry, registry, libraries, errors);
     if (!reference) return 1;
-    if (reference->compiled->params().size() != function.params().size())
-      return fail(diagnosticError(options.referenceFile + ": '" + reference->compiled->name() + "' takes " +
-                                  llvm::Twine(reference->compiled->params().size()) + " parameters, '" +
+    if (reference->params().size() != function.params().size())
+      return fail(diagnosticError(options.referenceFile + ": '" + reference->name() + "' takes " +
+                                  llvm::Twine(reference->params().size()) + " parameters, '" +
                                   function.name() + "' takes " + llvm::Twine(function.params().size())));
-    if (llvm::Error error = reference->compiled->run(referenceArguments))
+    if (llvm::Error error = reference->run(referenceArguments))
       return fail(diagnosticError("reference " + options.referenceFile + ": " + errorMessage(std::move(error))));
     matches = compareWithReference(function, *arguments, referenceArguments, options.tolerance, out);
   }
@@ -382,18 +402,18 @@ int runCommand(const RunOptions &options, std::ostream &out, std::ostream &error
   if (options.timing && jitted) {
     std::string text;
     llvm::raw_string_ostream os(text);
-    os << llvm::format("timing: parse %.4f s, JIT compile %.4f s, run %.4f s (%.4f s CPU, host code and "
-                       "simulation)\n",
-                       main->parseSeconds, jitCompileSeconds, runSeconds, runCpuSeconds);
+    os << llvm::format("timing: parse %.4f s, JIT compile %.4f s (%zu run-time checks), run %.4f s (%.4f s CPU, "
+                       "host code and simulation)\n",
+                       parseSeconds, jitCompileSeconds, jitted->runtimeCheckCount(), runSeconds, runCpuSeconds);
     errors << os.str();
   } else if (options.timing) {
     std::string text;
     llvm::raw_string_ostream os(text);
     os << llvm::format("timing: parse %.4f s, host interpretation %.4f s (%.4f s CPU, %llu statements), "
                        "simulation %.4f s (%.4f s CPU, %llu VTASynchronize calls)\n",
-                       main->parseSeconds, runSeconds - timing.synchronizeSeconds,
+                       parseSeconds, runSeconds - timing.synchronizeSeconds,
                        runCpuSeconds - timing.synchronizeCpuSeconds,
-                       (unsigned long long)function.statementsExecuted(), timing.synchronizeSeconds,
+                       (unsigned long long)interpreted->statementsExecuted(), timing.synchronizeSeconds,
                        timing.synchronizeCpuSeconds, (unsigned long long)timing.synchronizeCalls);
     errors << os.str();
   }

@@ -74,7 +74,7 @@ void registerRunCommand(CLI::App &app, support::CommandAction &action) {
   command->add_option("--params", options->paramsFile,
                       "FILE.npz: bind the Relax entry's parameters by name (relax.transform.BindParams)");
   command->add_option("--load-library", options->libraries,
-                      "PATH.so: load a library that registers runtime functions (vtac/func_registry.h)");
+                      "PATH.so: load a library whose C functions prim_funcs call with T.call_extern, or which registers runtime functions for graphs (vtac/func_registry.h)");
   command->add_flag("--stats", options->stats, "Print the VTA simulator's counters");
   command->add_option("--stats-json", options->statsJsonPath, "Write the VTA simulator's counters as JSON");
   auto *reference = command->add_option("--reference", options->referenceFile,
@@ -91,10 +91,13 @@ void registerRunCommand(CLI::App &app, support::CommandAction &action) {
   command->add_option("--trace-vta", options->traceVtaPath,
                       "Write each VTA instruction the simulator executes, decoded, one a line");
   command->add_option("--max-steps", options->limits.maxSteps,
-                      "Stop the run with an error after this many loop iterations (interpreter)")
+                      "Stop the run with an error after this many loop iterations of the interpreter or "
+                      "VTA instructions of the simulator (--engine=interp only; with jit it is a usage error)")
       ->check(CLI::PositiveNumber);
   command->add_option("--timeout", options->limits.timeoutSeconds,
-                      "Stop the run with an error after this many seconds (interpreter)")
+                      "Stop the run with an error after this many seconds (both engines and the VTA simulator: the interpreter "
+                      "reads the clock every few thousand loop iterations, the JIT's code checks a flag at "
+                      "the top of every loop whose nest may run over 65536 iterations)")
       ->check(CLI::PositiveNumber);
   command->add_option("--vta-config", options->vtaConfig, "vta_config.json of the simulated VTA");
   command->add_option("--engine", options->engine,

@@ -1,5 +1,6 @@
 #include "vtac/backend/Tensor.h"
 
+#include <algorithm>
 #include <cassert>
 #include <cstring>
 
@@ -50,6 +51,9 @@ Tensor::Tensor(DataType dtype, std::vector<int64_t> shape) : dtype_(dtype), shap
 }
 
 int64_t Tensor::numElements() const {
+  // A zero extent anywhere makes the tensor empty, however large the product of the extents
+  // before it would grow (shapes are checked to fit memory only up to that zero).
+  if (std::find(shape_.begin(), shape_.end(), 0) != shape_.end()) return 0;
   int64_t count = 1;
   for (int64_t extent : shape_) count *= extent;
   return count;

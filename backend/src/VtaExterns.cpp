@@ -116,6 +116,14 @@ Body synchronize(VtaTiming *timing, bool withArguments) {
 
 }  // namespace
 
+llvm::Error finishVtaRun(ir::SourceLoc loc) {
+  const int errorsBefore = VTARuntimeErrorCount();
+  VTARuntimeShutdown();
+  auto finished = checked(Value::fromInt(0), errorsBefore);
+  if (finished) return llvm::Error::success();
+  return diagnosticError(loc, errorMessage(finished.takeError()));
+}
+
 double threadCpuSeconds() {
   timespec now;
   clock_gettime(CLOCK_THREAD_CPUTIME_ID, &now);

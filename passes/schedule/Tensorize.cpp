@@ -6,7 +6,9 @@
 // buffer (the description's relative to its root block's region). The body is replaced by the
 // implementation's, whose buffers become match_buffers of the block's regions (fresh stride and
 // elem_offset variables per site; `access_ptr`s take the elem_offset). Each region's element
-// offset must be provably a multiple of the implementation buffer's offset_factor.
+// offset must be provably a multiple of the implementation buffer's offset_factor. The inserted
+// statements are located at the tensorize step, each with a note at its line in the
+// implementation, so a later pass's diagnostic names the step that put the code there.
 #include "Blockize.h"
 #include "BufferUtils.h"
 
@@ -23,6 +25,65 @@ namespace vtac::passes::schedule {
 using namespace ir;
 
 namespace {
+
+// Moves every statement and call of an intrinsic's implementation (what passes report errors
+// at) to the tensorize step's location, as
+// an expansion of its own location (see ir::expansionLoc): one registry entry per distinct
+// implementation location.
+class LocateAtStep : public StmtExprMutator {
+public:
+  LocateAtStep(SourceLoc step, std::string note) : step_(step), note_(std::move(note)) {}
+
+  Stmt visitStmt(const Stmt &stmt) override {
+    Stmt visited = StmtExprMutator::visitStmt(stmt);
+    if (!visited->loc().isKnown()) return visited;
+    return relocated(*visited, expansion(visited->loc()));
+  }
+
+  Expr visitCall(const Call &op) override {
+    Expr visited = StmtExprMutator::visitCall(op);
+    if (!visited->loc().isKnown()) return visited;
+    Call *copy = copyNode(*visited.as<Call>());
+    copy->setLoc(expansion(visited->loc()));
+    return Expr(copy);
+  }
+
+private:
+  SourceLoc expansion(const SourceLoc &origin) {
+    auto key = std::make_tuple(origin.file, origin.line, origin.column);
+    auto it = expansions_.find(key);
+    if (it == expansions_.end()) it = expansions_.emplace(key, expansionLoc(step_, origin, note_)).first;
+    return it->second;
+  }
+
+  template <class T> static Stmt copyAt(const StmtNode &node, const SourceLoc &loc) {
+    T *copy = copyNode(static_cast<const T &>(node));
+    copy->setLoc(loc);
+    return Stmt(copy);
+  }
+
+  static Stmt relocated(const StmtNode &node, const SourceLoc &loc) {
+    switch (node.kind()) {
+    case NodeKind::BufferStore: return copyAt<BufferStore>(node, loc);
+    case NodeKind::LetStmt: return copyAt<LetStmt>(node, loc);
+    case NodeKind::AttrStmt: return copyAt<AttrStmt>(node, loc);
+    case NodeKind::AssertStmt: return copyAt<AssertStmt>(node, loc);
+    case NodeKind::For: return copyAt<For>(node, loc);
+    case NodeKind::While: return copyAt<While>(node, loc);
+    case NodeKind::IfThenElse: return copyAt<IfThenElse>(node, loc);
+    case NodeKind::SeqStmt: return copyAt<SeqStmt>(node, loc);
+    case NodeKind::Evaluate: return copyAt<Evaluate>(node, loc);
+    case NodeKind::Allocate: return copyAt<Allocate>(node, loc);
+    case NodeKind::DeclBuffer: return copyAt<DeclBuffer>(node, loc);
+    case NodeKind::Block: return copyAt<Block>(node, loc);
+    default: return copyAt<BlockRealize>(node, loc);
+    }
+  }
+
+  SourceLoc step_;
+  std::string note_;
+  std::map<std::tuple<uint32_t, uint32_t, uint32_t>, SourceLoc> expansions_;
+};
 
 // Region mins of a block's accessed buffers (writes first, as a buffer may be both).
 std::map<const Buffer *, std::vector<Expr>> regionMins(const Block &block) {
@@ -285,6 +346,7 @@ llvm::Expected<std::vector<RV>> applyTensorize(Schedule &sch, StepArgs &args) {
   }
   Stmt body = replaceBuffers(substitute(implRealize->block->body, fresh), implBuffers);
   body = AccessPtrOffsets(elemOffsets).visitStmt(body);
+  body = LocateAtStep(args.stepLoc(), "in the implementation of tensor intrinsic '" + *name + "', inserted by the tensorize step above").visitStmt(body);
   Block *copy = copyNode(outer);
   copy->body = body;
   copy->matchBuffers = matches;

@@ -135,7 +135,18 @@ void VTABufferCopy(const void* from, size_t from_offset, void* to, size_t to_off
 }
 
 void VTARuntimeShutdown() {
-  atApiBoundary("VTARuntimeShutdown", reportError, [] { threadQueueSlot().reset(); });
+  atApiBoundary("VTARuntimeShutdown", reportError, [] {
+    // Freed before anything that may throw (the report), so that out of memory cannot leak it.
+    std::unique_ptr<CommandQueue> queue = std::move(threadQueueSlot());
+    const bool unrun = queue && queue->hasQueuedCommands();
+    const size_t instructions = queue ? queue->queuedInstructions() : 0;
+    queue.reset();
+    if (unrun)
+      reportError(fmt::format("VTARuntimeShutdown: VTA commands queued after the last "
+                              "VTASynchronize never ran ({} instructions; a missing final "
+                              "synchronisation)",
+                              instructions));
+  });
 }
 
 VTACommandHandle VTATLSCommandHandle() {

@@ -81,8 +81,9 @@ void CommandQueue::syncIfFull(size_t extraUops) {
 }
 
 std::optional<uint32_t> CommandQueue::dramElementAddress(const char* api, const void* handle,
-                                                         uint32_t memoryType,
-                                                         uint32_t elemOffset) {
+                                                         uint32_t memoryType, uint32_t elemOffset,
+                                                         uint32_t xSize, uint32_t ySize,
+                                                         uint32_t xStride) {
   // A program addresses a few buffers thousands of times: reuse the last lookup while no
   // buffer has been released since.
   const uint64_t releases = DataBuffer::releaseCount();
@@ -106,6 +107,16 @@ std::optional<uint32_t> CommandQueue::dramElementAddress(const char* api, const 
                      buffer->phy, elemBytes));
     return std::nullopt;
   }
+  if (xSize != 0 && ySize != 0) {
+    const uint64_t end = elemOffset + uint64_t{ySize - 1} * xStride + xSize;
+    if (end * elemBytes > buffer->bytes) {
+      fail(fmt::format("{}: {} elements [{}, {}) (y_size {}, x_size {}, x_stride {}; {} bytes "
+                       "each) are outside buffer {} of {} bytes ({} elements)",
+                       api, isa::memoryTypeName(memoryType), elemOffset, end, ySize, xSize,
+                       xStride, elemBytes, handle, buffer->bytes, buffer->bytes / elemBytes));
+      return std::nullopt;
+    }
+  }
   const uint64_t address = uint64_t{buffer->phy} / elemBytes + elemOffset;
   if (address > UINT32_MAX) {
     fail(fmt::format("{}: DRAM element address {} exceeds 32 bits", api, address));
@@ -121,7 +132,8 @@ void CommandQueue::loadBuffer2D(void* srcHandle, uint32_t srcElemOffset, uint32_
   if (dstMemoryType == kMemOut)  // the output buffer is written by stores only
     return fail(fmt::format("VTALoadBuffer2D: unknown memory type {}", dstMemoryType));
   const auto dramBase =
-      dramElementAddress("VTALoadBuffer2D", srcHandle, dstMemoryType, srcElemOffset);
+      dramElementAddress("VTALoadBuffer2D", srcHandle, dstMemoryType, srcElemOffset, xSize,
+                         ySize, xStride);
   if (!dramBase) return;
   MemInsn mem;
   mem.opcode = kOpLoad;
@@ -139,7 +151,8 @@ void CommandQueue::storeBuffer2D(uint32_t srcSramIndex, uint32_t srcMemoryType, 
                                  uint32_t dstElemOffset, uint32_t xSize, uint32_t ySize,
                                  uint32_t xStride) {
   const auto dramBase =
-      dramElementAddress("VTAStoreBuffer2D", dstHandle, srcMemoryType, dstElemOffset);
+      dramElementAddress("VTAStoreBuffer2D", dstHandle, srcMemoryType, dstElemOffset, xSize,
+                         ySize, xStride);
   if (!dramBase) return;
   MemInsn mem;
   mem.opcode = kOpStore;

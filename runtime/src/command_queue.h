@@ -41,6 +41,10 @@ public:
   int pushUopKernel(bool isGemm, void** uopHandle, int (*finit)(void*), void* signature,
                     int nbytes);
   void synchronize(uint32_t waitCycles);
+  // Whether commands (instructions, dependency pops) were queued since the last synchronisation:
+  // they have not run.
+  bool hasQueuedCommands() const { return insns_.size() > 0 || insns_.hasPendingPops(); }
+  size_t queuedInstructions() const { return insns_.size(); }
 
   // The kernel being recorded by a `finit` closure (nullptr outside one).
   UopKernel* recordingKernel() const { return recording_; }
@@ -51,10 +55,13 @@ public:
 private:
   CommandQueue(const Config& config, const isa::Layout& layout, uint64_t configGeneration);
   void fail(const std::string& message);
-  // The DRAM address, in elements of `memoryType`, of element `elemOffset` of a buffer handle;
-  // nothing (error reported) for an unknown handle or type or an address beyond 32 bits.
+  // The DRAM address, in elements of `memoryType`, of element `elemOffset` of a buffer handle,
+  // for a transfer of `ySize` rows of `xSize` elements `xStride` apart; nothing (error reported)
+  // for an unknown handle or type, rows that reach past the end of the buffer (they would read
+  // or overwrite another allocation) or an address beyond 32 bits.
   std::optional<uint32_t> dramElementAddress(const char* api, const void* handle,
-                                             uint32_t memoryType, uint32_t elemOffset);
+                                             uint32_t memoryType, uint32_t elemOffset,
+                                             uint32_t xSize, uint32_t ySize, uint32_t xStride);
   bool appendChecked(llvm::Expected<isa::Insn> insn, const char* what);
   // Keeps the program within what one device run can take (TVM's VTA_MAX_XFER).
   void syncIfFull(size_t extraUops);

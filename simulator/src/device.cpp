@@ -15,6 +15,16 @@ using namespace isa;
 namespace {
 const RunResult kOk{VTA_SIM_OK, {}};
 
+// The DRAM bytes [first, first + bytes) of a LOAD's or STORE's rows (bytes is 0 without rows).
+struct DramSpan {
+  uint64_t first, bytes;
+};
+DramSpan dramSpan(const MemInsn& mem, uint64_t elemBytes) {
+  if (mem.ySize == 0) return {uint64_t{mem.dramBase} * elemBytes, 0};
+  return {uint64_t{mem.dramBase} * elemBytes,
+          (uint64_t{mem.ySize - 1} * mem.xStride + mem.xSize) * elemBytes};
+}
+
 const char* queueName(int from, int to) {
   static const char* names[3][3] = {{"", "load->compute", ""},
                                     {"compute->load", "", "compute->store"},
@@ -42,9 +52,13 @@ RunResult Device::failure(int status, uint32_t index, const Insn& insn,
 
 // Assigns each instruction to the core that executes it (as TVM's simulator does) and rejects
 // what no core can execute, before anything runs.
-RunResult Device::validate(const Insn* insns, uint32_t count,
-                           std::vector<uint32_t> (&queues)[kNumCores]) {
+RunResult Device::validate(const Insn* insns, uint32_t count) {
+  if (validatedProgram_.size() == count &&
+      std::memcmp(validatedProgram_.data(), insns, uint64_t{count} * sizeof(Insn)) == 0)
+    return kOk;
+  validatedProgram_.clear();
   decoded_.clear(), mems_.clear(), gemms_.clear(), alus_.clear();
+  for (std::vector<uint32_t>& queue : queues_) queue.clear();
   for (uint32_t i = 0; i < count; ++i) {
     const Insn& insn = insns[i];
     DecodedInsn decoded{layout_.opcodeOf(insn), layout_.depsOf(insn), 0};
@@ -92,9 +106,52 @@ RunResult Device::validate(const Insn* insns, uint32_t count,
       return failure(VTA_SIM_ERR_BAD_INSTRUCTION, i, insn,
                      "a store-queue instruction has no next stage to pop from or push to");
     decoded_.push_back(decoded);
-    queues[core].push_back(i);
+    queues_[core].push_back(i);
   }
+  mergeStoreRuns(queues_[kStoreCore]);
+  validatedProgram_.assign(insns, insns + count);
   return kOk;
+}
+
+void Device::mergeStoreRuns(const std::vector<uint32_t>& storeQueue) {
+  const auto oneRow = [](const MemInsn& mem) {
+    return mem.memoryType == kMemOut && mem.xSize != 0 && mem.ySize == 1 && !mem.yPad0 &&
+           !mem.yPad1 && !mem.xPad0 && !mem.xPad1;
+  };
+  for (size_t head = 0; head < storeQueue.size();) {
+    DecodedInsn& first = decoded_[storeQueue[head]];
+    MemInsn run = mems_[first.operand];
+    uint32_t pushes = first.deps.pushPrev;
+    size_t end = head + 1;
+    for (; oneRow(run) && end < storeQueue.size(); ++end) {
+      const DecodedInsn& next = decoded_[storeQueue[end]];
+      const MemInsn& mem = mems_[next.operand];
+      // Stay inside the accumulator, so that a run fails only where one of its STOREs would.
+      if (next.deps.popPrev || next.deps.popNext || !oneRow(mem) ||
+          uint64_t{run.sramBase} + run.xSize != mem.sramBase ||
+          uint64_t{run.dramBase} + run.xSize != mem.dramBase ||
+          uint64_t{mem.sramBase} + mem.xSize > config_.accDepth)
+        break;
+      run.xSize += mem.xSize;
+      pushes += next.deps.pushPrev;
+    }
+    if (end - head > 1) {
+      run.xStride = run.xSize;
+      mems_.push_back(run);
+      first.runLength = static_cast<uint32_t>(end - head);
+      first.runOperand = static_cast<uint32_t>(mems_.size() - 1);
+      first.runPushPrev = pushes;
+    }
+    head = end;
+  }
+}
+
+bool Device::executeStoreRun(const DecodedInsn& decoded, uint32_t index, const Insn& insn,
+                             Statistics& statistics) {
+  if (executeStore(mems_[decoded.runOperand], index, insn, statistics).status != VTA_SIM_OK)
+    return false;
+  statistics.insnCounter += decoded.runLength;
+  return true;
 }
 
 RunResult Device::run(uint64_t insnPhysicalAddress, uint32_t insnCount,
@@ -119,15 +176,27 @@ RunResult Device::run(uint64_t insnPhysicalAddress, uint32_t insnCount,
             fmt::format("VTADeviceRun: {} instructions at physical address {:#x} are not inside "
                         "one device allocation",
                         insnCount, insnPhysicalAddress)};
-  std::vector<uint32_t> queues[kNumCores];
-  if (RunResult checked = validate(insns, insnCount, queues); checked.status != VTA_SIM_OK)
+  if (RunResult checked = validate(insns, insnCount); checked.status != VTA_SIM_OK)
     return checked;
+  // The memory the program is read from, noted per run: the same program may come from another
+  // buffer.
+  programMemory_.clear();
+  protectProgramMemory(insnPhysicalAddress, "instructions");
+  for (const MemInsn& mem : mems_)
+    if (mem.memoryType == kMemUop && mem.xSize != 0 && mem.ySize != 0)
+      protectProgramMemory(uint64_t{mem.dramBase} * config_.uopElemBytes, "micro-ops");
+  const std::vector<uint32_t>(&queues)[kNumCores] = queues_;
 
+  RunLimits& limits = threadRunLimits();
+  if (limits.timeUp())
+    return {VTA_SIM_ERR_LIMIT, fmt::format("VTADeviceRun: the time limit of {} s is reached",
+                                           limits.timeoutSeconds)};
   // Dependency tokens: tokens[from][to] for the four queues between neighbouring stages.
   uint64_t tokens[kNumCores][kNumCores] = {};
   size_t next[kNumCores] = {0, 0, 0};
   bool finished = false;
   bool progress = true;
+  const Trace trace = threadTrace();
   while (progress) {
     progress = false;
     for (int core = kLoadCore; core < kNumCores; ++core) {
@@ -139,9 +208,18 @@ RunResult Device::run(uint64_t insnPhysicalAddress, uint32_t insnCount,
         if ((deps.popPrev && tokens[core - 1][core] == 0) ||
             (deps.popNext && tokens[core + 1][core] == 0))
           break;
+        if (!countInstruction(limits)) return runLimitFailure(limits, index, insns[index]);
         if (deps.popPrev) --tokens[core - 1][core];
         if (deps.popNext) --tokens[core + 1][core];
-        if (const Trace& trace = threadTrace(); trace.callback)
+        // A traced run executes instruction by instruction, one trace line each.
+        if (decoded.runLength > 1 && !trace.callback &&
+            executeStoreRun(decoded, index, insns[index], statistics)) {
+          tokens[kStoreCore][kComputeCore] += decoded.runPushPrev;
+          next[core] += decoded.runLength;
+          progress = true;
+          continue;
+        }
+        if (trace.callback)
           trace.callback(fmt::format("[{}] {}", index, layout_.describe(insns[index])).c_str(), trace.context);
         if (RunResult result = execute(decoded, insns[index], index, statistics);
             result.status != VTA_SIM_OK)
@@ -166,10 +244,40 @@ RunResult Device::run(uint64_t insnPhysicalAddress, uint32_t insnCount,
                          queueName(from, core), layout_.describe(insns[index]));
   }
   if (!stuck.empty()) return {VTA_SIM_ERR_DEADLOCK, "VTA deadlock" + stuck};
+  // A token left over would let an instruction of the next run start before what it waits for
+  // (on hardware the token queues outlive a run): a push without its pop is an error.
+  std::string leftover;
+  for (int from = kLoadCore; from < kNumCores; ++from)
+    for (int to = kLoadCore; to < kNumCores; ++to)
+      if (tokens[from][to] != 0)
+        leftover += fmt::format("{}{} {} token(s)", leftover.empty() ? "" : ", ", tokens[from][to],
+                                queueName(from, to));
+  if (!leftover.empty())
+    return {VTA_SIM_ERR_UNBALANCED,
+            fmt::format("VTADeviceRun: unbalanced dependency tokens: {} pushed and never popped "
+                        "by the end of the run",
+                        leftover)};
   if (!finished)
     return {VTA_SIM_ERR_BAD_INSTRUCTION,
             fmt::format("VTADeviceRun: the {} instructions end without FINISH", insnCount)};
   return kOk;
+}
+
+bool Device::countInstruction(RunLimits& limits) {
+  ++limits.executed;
+  if (limits.maxInstructions && limits.executed > limits.maxInstructions) return false;
+  return limits.executed % 256 != 0 || !limits.timeUp();
+}
+
+RunResult Device::runLimitFailure(const RunLimits& limits, uint32_t index, const Insn& insn) const {
+  if (limits.maxInstructions && limits.executed > limits.maxInstructions)
+    return failure(VTA_SIM_ERR_LIMIT, index, insn,
+                   fmt::format("the run stopped here: its limit of {} executed instructions is "
+                               "reached",
+                               limits.maxInstructions));
+  return failure(VTA_SIM_ERR_LIMIT, index, insn,
+                 fmt::format("the run stopped here: its time limit of {} s is reached",
+                             limits.timeoutSeconds));
 }
 
 RunResult Device::execute(const DecodedInsn& decoded, const Insn& insn, uint32_t index,
@@ -184,12 +292,33 @@ RunResult Device::execute(const DecodedInsn& decoded, const Insn& insn, uint32_t
   }
 }
 
+void Device::protectProgramMemory(uint64_t phy, const char* what) {
+  for (const ProgramMemory& known : programMemory_)
+    if (phy - known.region.phy < known.region.bytes) return;
+  uint64_t releases = 0;
+  const std::optional<DeviceMemory::Region> region = DeviceMemory::global().regionOf(phy, releases);
+  if (region && phy - region->phy < region->bytes) programMemory_.push_back({*region, what});
+}
+
+RunResult Device::checkStoreTarget(const MemInsn& mem, uint32_t index, const Insn& insn) const {
+  const DramSpan span = dramSpan(mem, config_.outElemBytes);
+  for (const ProgramMemory& known : programMemory_)
+    if (span.first < known.region.phy + known.region.bytes &&
+        known.region.phy < span.first + span.bytes)
+      return failure(VTA_SIM_ERR_OUT_OF_RANGE, index, insn,
+                     fmt::format("STORE writes DRAM bytes [{:#x}, {:#x}) into the device buffer "
+                                 "[{:#x}, {:#x}) that holds this program's {}",
+                                 span.first, span.first + span.bytes, known.region.phy,
+                                 known.region.phy + known.region.bytes, known.what));
+  return kOk;
+}
+
 RunResult Device::mapDramRows(const MemInsn& mem, uint64_t elemBytes, uint32_t index,
                               const Insn& insn, char*& host) {
   host = nullptr;
   if (mem.ySize == 0) return kOk;  // no row is read or written (padding may still be)
-  const uint64_t first = uint64_t{mem.dramBase} * elemBytes;
-  const uint64_t bytes = (uint64_t{mem.ySize - 1} * mem.xStride + mem.xSize) * elemBytes;
+  const DramSpan span = dramSpan(mem, elemBytes);
+  const uint64_t first = span.first, bytes = span.bytes;
   // Thousands of loads and stores address a few buffers: keep the last one's region while no
   // device buffer has been freed, instead of a locked lookup per instruction.
   const DeviceMemory& memory = DeviceMemory::global();
@@ -304,6 +433,8 @@ RunResult Device::executeStore(const MemInsn& mem, uint32_t index, const Insn& i
   if (RunResult mapped = mapDramRows(mem, outElemBytes, index, insn, dram);
       mapped.status != VTA_SIM_OK)
     return mapped;
+  if (RunResult checked = checkStoreTarget(mem, index, insn); checked.status != VTA_SIM_OK)
+    return checked;
   const uint32_t lanes = config_.batch * config_.blockOut;
   statistics.outStoreBytes += tiles * lanes * config_.outWidth / 8;
   for (uint32_t y = 0; y < mem.ySize; ++y) {
@@ -373,12 +504,15 @@ RunResult Device::executeGemm(const GemmInsn& gemm, uint32_t index, const Insn& 
     if (RunResult checked = checkUopLoops(loops, 0, 0, UopUse::kGemmReset, index, insn);
         checked.status != VTA_SIM_OK)
       return checked;
+    TimeLimitPoll poll(threadRunLimits(), decodedUops_.size());
     for (uint32_t y = 0; y < loops.iterOut; ++y)
-      for (uint32_t x = 0; x < loops.iterIn; ++x)
+      for (uint32_t x = 0; x < loops.iterIn; ++x) {
         for (const Uop& u : decodedUops_) {
           const uint64_t dst = u.dst + uint64_t{y} * loops.dstFactorOut + uint64_t{x} * loops.dstFactorIn;
           std::fill_n(acc_.data() + dst * lanes, lanes, 0);
         }
+        if (poll.timeUp()) return runLimitFailure(threadRunLimits(), index, insn);
+      }
     return kOk;
   }
   const std::array<uint32_t, 10> loopFields{
@@ -403,8 +537,10 @@ RunResult Device::executeGemm(const GemmInsn& gemm, uint32_t index, const Insn& 
       // Too many executions to list (up to 2^14 x 2^14 x the micro-op SRAM): one small plan
       // per iteration of the loop nest, not kept.
       std::vector<GemmTile> shifted(uops.size());
+      TimeLimitPoll poll(threadRunLimits(), uops.size());
       for (uint32_t y = 0; y < loops.iterOut; ++y)
         for (uint32_t x = 0; x < loops.iterIn; ++x) {
+          if (poll.timeUp()) return runLimitFailure(threadRunLimits(), index, insn);
           for (size_t k = 0; k < uops.size(); ++k)
             shifted[k] = {uops[k].acc + y * loops.dstFactorOut + x * loops.dstFactorIn,
                           uops[k].inp + y * loops.srcFactorOut + x * loops.srcFactorIn,
@@ -453,15 +589,17 @@ struct AluShr {
 };
 
 // kLanes fixes the lanes per tile at compile time (16 in TVM's default shape) so that the
-// lane loops vectorise; 0 takes `lanesArg`.
+// lane loops vectorise; 0 takes `lanesArg`. False if the time limit stopped it.
 template <uint32_t kLanes, typename Op>
-void runAluLoops(Op op, const AluInsn& alu, const std::vector<Uop>& uops, int32_t* acc,
+bool runAluLoops(Op op, const AluInsn& alu, const std::vector<Uop>& uops, int32_t* acc,
                  uint32_t lanesArg) {
   const uint32_t lanes = kLanes ? kLanes : lanesArg;
   const UopLoops& loops = alu.loops;
   const int32_t imm = alu.imm;
+  TimeLimitPoll poll(threadRunLimits(), uops.size());
   for (uint32_t y = 0; y < loops.iterOut; ++y)
-    for (uint32_t x = 0; x < loops.iterIn; ++x)
+    for (uint32_t x = 0; x < loops.iterIn; ++x) {
+      if (poll.timeUp()) return false;
       for (const Uop& u : uops) {
         int32_t* dst = acc + (u.dst + uint64_t{y} * loops.dstFactorOut + uint64_t{x} * loops.dstFactorIn) * lanes;
         if (alu.useImm) {
@@ -471,12 +609,14 @@ void runAluLoops(Op op, const AluInsn& alu, const std::vector<Uop>& uops, int32_
           for (uint32_t l = 0; l < lanes; ++l) dst[l] = op(dst[l], src[l]);
         }
       }
+    }
+  return true;
 }
 
 template <typename Op>
-void runAlu(Op op, const AluInsn& alu, const std::vector<Uop>& uops, int32_t* acc, uint32_t lanes) {
+bool runAlu(Op op, const AluInsn& alu, const std::vector<Uop>& uops, int32_t* acc, uint32_t lanes) {
   if (lanes == 16) return runAluLoops<16>(op, alu, uops, acc, lanes);
-  runAluLoops<0>(op, alu, uops, acc, lanes);
+  return runAluLoops<0>(op, alu, uops, acc, lanes);
 }
 }  // namespace
 
@@ -488,14 +628,15 @@ RunResult Device::executeAlu(const AluInsn& alu, uint32_t index, const Insn& ins
     return checked;
   statistics.aluCounter += uint64_t{alu.loops.iterOut} * alu.loops.iterIn * decodedUops_.size();
   const uint32_t lanes = config_.batch * config_.blockOut;
+  bool completed = false;
   switch (alu.aluOpcode) {
-    case kAluMin: runAlu(AluMin{}, alu, decodedUops_, acc_.data(), lanes); break;
-    case kAluMax: runAlu(AluMax{}, alu, decodedUops_, acc_.data(), lanes); break;
-    case kAluAdd: runAlu(AluAdd{}, alu, decodedUops_, acc_.data(), lanes); break;
-    case kAluShr: runAlu(AluShr{}, alu, decodedUops_, acc_.data(), lanes); break;
-    default: runAlu(AluMul{}, alu, decodedUops_, acc_.data(), lanes); break;
+    case kAluMin: completed = runAlu(AluMin{}, alu, decodedUops_, acc_.data(), lanes); break;
+    case kAluMax: completed = runAlu(AluMax{}, alu, decodedUops_, acc_.data(), lanes); break;
+    case kAluAdd: completed = runAlu(AluAdd{}, alu, decodedUops_, acc_.data(), lanes); break;
+    case kAluShr: completed = runAlu(AluShr{}, alu, decodedUops_, acc_.data(), lanes); break;
+    default: completed = runAlu(AluMul{}, alu, decodedUops_, acc_.data(), lanes); break;
   }
-  return kOk;
+  return completed ? kOk : runLimitFailure(threadRunLimits(), index, insn);
 }
 
 }  // namespace vta::sim

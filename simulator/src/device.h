@@ -24,6 +24,7 @@
 namespace vta::sim {
 
 struct Statistics;
+struct RunLimits;
 
 // Result of running a program: a VTA_SIM_* status and, on failure, the message.
 struct RunResult {
@@ -49,9 +50,25 @@ private:
     uint32_t opcode;
     isa::DepFlags deps;
     uint32_t operand;
+    // A STORE heading a run of STOREs (see mergeStoreRuns): the run's length (1 for any other
+    // instruction), the run as one STORE (mems_[runOperand]) and the tokens the run pushes.
+    uint32_t runLength = 1;
+    uint32_t runOperand = 0;
+    uint32_t runPushPrev = 0;
   };
-  // Decodes every instruction into decoded_ and assigns it to the core that executes it.
-  RunResult validate(const isa::Insn* insns, uint32_t count, std::vector<uint32_t> (&queues)[kNumCores]);
+  // Decodes every instruction into decoded_ and assigns it to the core that executes it
+  // (queues_). Skipped when the program equals the last one validated (validatedProgram_):
+  // the runtime sends the same program on every call of the same operator.
+  RunResult validate(const isa::Insn* insns, uint32_t count);
+  // Finds runs of one-row STOREs in the store queue that continue each other in the
+  // accumulator and in DRAM, none but the first popping a token (the conv2d seed stores 98
+  // one-tile STOREs in a row). The store core runs such a run without interruption anyway, so
+  // it may execute as one STORE: one range check and one DRAM lookup instead of one each.
+  void mergeStoreRuns(const std::vector<uint32_t>& storeQueue);
+  // Executes the run headed by `decoded` as one STORE; false, with nothing written or counted,
+  // if that STORE fails a check (its instructions then run one by one and report the error).
+  bool executeStoreRun(const DecodedInsn& decoded, uint32_t index, const isa::Insn& insn,
+                       Statistics& statistics);
   RunResult execute(const DecodedInsn& decoded, const isa::Insn& insn, uint32_t index,
                     Statistics& statistics);
   RunResult executeLoad(const isa::MemInsn& mem, uint32_t index, const isa::Insn& insn,
@@ -73,10 +90,27 @@ private:
   RunResult checkUopLoops(const isa::UopLoops& loops, uint32_t wgtFactorOut,
                           uint32_t wgtFactorIn, UopUse use, uint32_t index,
                           const isa::Insn& insn);
+  // Remembers the device allocation holding physical byte `phy` as one the running program is
+  // read from (`what`: its instructions or micro-ops), for checkStoreTarget.
+  void protectProgramMemory(uint64_t phy, const char* what);
+  // Fails if a STORE would write into an allocation the running program is read from (the
+  // runtime's own instruction and micro-op buffers): the program must not rewrite itself.
+  RunResult checkStoreTarget(const isa::MemInsn& mem, uint32_t index, const isa::Insn& insn) const;
+  struct ProgramMemory {
+    DeviceMemory::Region region;
+    const char* what;
+  };
+  std::vector<ProgramMemory> programMemory_;  // of the current run; a few entries
   // The device allocation the last LOAD or STORE addressed (see DeviceMemory::regionOf).
   std::optional<DeviceMemory::Region> lastRegion_;
   uint64_t lastRegionReleases_ = 0;
   RunResult failure(int status, uint32_t index, const isa::Insn& insn, const std::string& why) const;
+  // Counts one more executed instruction against the thread's run limits (VTASimSetRunLimits):
+  // false once one is reached. Reads the clock only every 256 instructions (run() reads it once
+  // at the start, a GEMM or ALU loop nest every 2^16 micro-ops, TimeLimitPoll).
+  static bool countInstruction(RunLimits& limits);
+  // The failure of the instruction at which a limit was reached.
+  RunResult runLimitFailure(const RunLimits& limits, uint32_t index, const isa::Insn& insn) const;
 
   Config config_;
   isa::Layout layout_;
@@ -93,7 +127,9 @@ private:
   std::vector<int8_t> wgtInterleaved_;
   std::vector<int32_t> wgtRowSum_;
   std::vector<uint32_t> uop_;
-  std::vector<DecodedInsn> decoded_;   // scratch: the program of one run, decoded
+  std::vector<DecodedInsn> decoded_;   // the program of the last run, decoded
+  std::vector<uint32_t> queues_[kNumCores];
+  std::vector<isa::Insn> validatedProgram_;  // empty unless decoded_ holds it, validated
   std::vector<isa::MemInsn> mems_;
   std::vector<isa::GemmInsn> gemms_;
   std::vector<isa::AluInsn> alus_;

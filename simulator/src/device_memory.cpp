@@ -67,8 +67,15 @@ void* DeviceMemory::alloc(size_t requested) {
     releasePhysical(*phy, bytes);
     return nullptr;
   }
-  byPhy_[*phy] = Region{host, *phy, bytes};
-  byHost_[host] = *phy;
+  try {
+    byPhy_[*phy] = Region{host, *phy, bytes};
+    byHost_[host] = *phy;
+  } catch (...) {  // out of memory for a map node: undo, so that nothing leaks
+    byPhy_.erase(*phy);
+    std::free(host);
+    releasePhysical(*phy, bytes);
+    throw;
+  }
   return host;
 }
 

@@ -149,6 +149,17 @@ VTA_SIM_API void VTASimSetTrace(void (*callback)(const char* line, void* context
   threadTrace() = Trace{callback, context};
 }
 
+VTA_SIM_API void VTASimSetRunLimits(uint64_t max_instructions, double timeout_seconds) {
+  RunLimits limits;
+  limits.maxInstructions = max_instructions;
+  limits.timeoutSeconds = timeout_seconds > 0 ? timeout_seconds : 0;
+  if (limits.timeoutSeconds > 0)
+    limits.deadline = std::chrono::steady_clock::now() +
+                      std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                          std::chrono::duration<double>(limits.timeoutSeconds));
+  threadRunLimits() = limits;
+}
+
 VTA_SIM_API void VTASimClearStats(void) { threadStatistics() = Statistics{}; }
 
 VTA_SIM_API int VTASimSetConfig(const char* path_or_json) {

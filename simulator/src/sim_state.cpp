@@ -19,6 +19,11 @@ Trace& threadTrace() {
   return trace;
 }
 
+RunLimits& threadRunLimits() {
+  thread_local RunLimits limits;
+  return limits;
+}
+
 Statistics& threadStatistics() {
   thread_local Statistics statistics;
   return statistics;

@@ -3,6 +3,8 @@
 #ifndef VTA_SIM_SIM_STATE_H_
 #define VTA_SIM_SIM_STATE_H_
 
+#include <algorithm>
+#include <chrono>
 #include <cstdint>
 #include <string>
 
@@ -33,6 +35,39 @@ struct Trace {
   void* context = nullptr;
 };
 Trace& threadTrace();
+
+// The calling thread's run limits (VTASimSetRunLimits).
+struct RunLimits {
+  uint64_t maxInstructions = 0;  // 0: none
+  uint64_t executed = 0;         // instructions executed since the limits were set
+  double timeoutSeconds = 0;     // 0: none
+  std::chrono::steady_clock::time_point deadline;
+
+  bool timeUp() const {
+    return timeoutSeconds > 0 && std::chrono::steady_clock::now() >= deadline;
+  }
+};
+RunLimits& threadRunLimits();
+
+// The time limit inside one instruction's loop nest (up to 2^28 iterations): timeUp() is called
+// once per iteration and reads the clock about every 2^16 micro-op executions, and never
+// without a time limit.
+class TimeLimitPoll {
+public:
+  TimeLimitPoll(const RunLimits& limits, size_t uopsPerIteration)
+      : limits_(limits),
+        every_(std::max<uint64_t>(1, (uint64_t{1} << 16) / std::max<size_t>(1, uopsPerIteration))),
+        left_(every_) {}
+  bool timeUp() {
+    if (limits_.timeoutSeconds <= 0 || --left_ != 0) return false;
+    left_ = every_;
+    return limits_.timeUp();
+  }
+
+private:
+  const RunLimits& limits_;
+  uint64_t every_, left_;
+};
 
 // Logs through spdlog and records as the calling thread's last error.
 void reportError(const std::string& message);

@@ -214,7 +214,7 @@ private:
   // ---- what HostWalker asks for -------------------------------------------------------------
   std::string placeholder() override { return "0"; }
 
-  void emitLoop(const ir::Var &var, const ir::Expr &min, const ir::Expr &extent, const ir::Stmt &body,
+  void emitLoop(const ir::Node &, const ir::Var &var, const ir::Expr &min, const ir::Expr &extent, const ir::Stmt &body,
                 const char *kind) override {
     std::string t = type(var.dtype, var);
     const std::string &name = names_(var);

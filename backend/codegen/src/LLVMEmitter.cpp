@@ -1,12 +1,16 @@
 #include "vtac/codegen/LLVMEmitter.h"
 
+#include <cmath>
+#include <limits>
 #include <mutex>
+#include <optional>
 #include <unordered_map>
 
 #include <llvm/Bitcode/BitcodeWriter.h>
 #include <llvm/IR/IRBuilder.h>
 #include <llvm/IR/Intrinsics.h>
 #include <llvm/IR/LegacyPassManager.h>
+#include <llvm/IR/MDBuilder.h>
 #include <llvm/IR/Module.h>
 #include <llvm/IR/Verifier.h>
 #include <llvm/MC/TargetRegistry.h>
@@ -16,8 +20,11 @@
 #include <llvm/TargetParser/Host.h>
 #include <llvm/TargetParser/Triple.h>
 
+#include "vtac/codegen/AccessBounds.h"
 #include "vtac/codegen/HostWalker.h"
+#include "vtac/ir/Arith.h"
 #include "vtac/ir/Diagnostic.h"
+#include "vtac/ir/Visitor.h"
 
 extern "C" {
 void LLVMInitializeX86TargetInfo();
@@ -53,6 +60,43 @@ void initializeTargets() {
 
 bool isUnsigned(DataType dtype) { return dtype.isUInt() || dtype.isBool(); }
 
+constexpr int64_t kUnbounded = std::numeric_limits<int64_t>::max();
+
+int64_t iterationsWithin(const ir::Stmt &stmt);
+
+// extent * count, saturating at kUnbounded; a non-constant extent is unbounded.
+int64_t saturatingProduct(const ir::Expr &extent, int64_t count) {
+  auto *constant = extent.as<ir::IntImm>();
+  if (!constant || count == kUnbounded) return kUnbounded;
+  __int128 product = __int128(std::max<int64_t>(constant->value, 0)) * count;
+  return product >= kUnbounded ? kUnbounded : int64_t(product);
+}
+
+// The loop iterations `stmt` runs at most (all nested loops counted), saturating at kUnbounded:
+// the stop checks of RuntimeChecks.h go to loops whose whole nest runs long.
+int64_t iterationsWithin(const ir::Stmt &stmt) {
+  auto add = [](int64_t a, int64_t b) { return a > kUnbounded - b ? kUnbounded : a + b; };
+  if (auto *loop = stmt.as<ir::For>()) return saturatingProduct(loop->extent, add(iterationsWithin(loop->body), 1));
+  if (stmt.isa<ir::While>()) return kUnbounded;
+  if (auto *attr = stmt.as<ir::AttrStmt>()) {
+    if (attr->node.isa<ir::IterVar>() && (attr->key == "thread_extent" || attr->key == "virtual_thread"))
+      return saturatingProduct(attr->value, add(iterationsWithin(attr->body), 1));
+    return iterationsWithin(attr->body);
+  }
+  if (auto *seq = stmt.as<ir::SeqStmt>()) {
+    int64_t total = 0;
+    for (const ir::Stmt &child : seq->stmts) total = add(total, iterationsWithin(child));
+    return total;
+  }
+  if (auto *branch = stmt.as<ir::IfThenElse>())
+    return add(iterationsWithin(branch->thenCase), branch->elseCase ? iterationsWithin(branch->elseCase) : 0);
+  if (auto *let = stmt.as<ir::LetStmt>()) return iterationsWithin(let->body);
+  if (auto *allocate = stmt.as<ir::Allocate>()) return iterationsWithin(allocate->body);
+  if (auto *decl = stmt.as<ir::DeclBuffer>()) return iterationsWithin(decl->body);
+  if (auto *check = stmt.as<ir::AssertStmt>()) return iterationsWithin(check->body);
+  return 0;  // a statement without a body (store, evaluate)
+}
+
 // What the functions of one module share: the DLTensor type and the string constants.
 struct ModuleState {
   explicit ModuleState(llvm::Module &module) : module(module) {
@@ -71,6 +115,7 @@ struct ModuleState {
   llvm::Module &module;
   llvm::StructType *dlTensor;
   std::unordered_map<std::string, llvm::Value *> strings;
+  std::vector<CheckSite> *checkSites = nullptr;  // non-null: compile run-time checks in
 };
 
 // One HostFunction (its micro-kernels, its entry, a packed entry) in the module.
@@ -78,7 +123,9 @@ class FunctionBuilder : public HostWalker<llvm::Value *> {
 public:
   FunctionBuilder(ModuleState &state, const HostFunction &function)
       : HostWalker(function, "LLVM"), module_(state.module), ctx_(state.module.getContext()), b_(ctx_),
-        dlTensor_(state.dlTensor), strings_(state.strings) {}
+        dlTensor_(state.dlTensor), strings_(state.strings), checkSites_(state.checkSites) {
+    if (checkSites_) bounds_.emplace(function_);
+  }
 
   void addFunction() {
     const HostFunction &function = function_;
@@ -245,6 +292,85 @@ private:
     return strings_[text] = global;
   }
 
+  // ---- run-time checks (RuntimeChecks.h) ----------------------------------------------------
+  // Branches to a cold block reporting `site` with the values a and b (i64, or vectors of i64
+  // lane by lane with `failed`) and returning kStatusCheckFailed when `failed` holds.
+  void failWhen(llvm::Value *failed, CheckSite site, llvm::Value *a, llvm::Value *b) {
+    auto index = int32_t(checkSites_->size());
+    checkSites_->push_back(std::move(site));
+    llvm::Value *any = failed->getType()->isVectorTy() ? b_.CreateOrReduce(failed) : failed;
+    llvm::BasicBlock *fail = newBlock("check_failed"), *next = newBlock("checked");
+    b_.CreateCondBr(any, fail, next, llvm::MDBuilder(ctx_).createUnlikelyBranchWeights());
+    b_.SetInsertPoint(fail);
+    if (auto *vector = llvm::dyn_cast<llvm::FixedVectorType>(failed->getType())) {
+      llvm::Value *mask = b_.CreateBitCast(failed, b_.getIntNTy(vector->getNumElements()));
+      llvm::Value *lane = b_.CreateBinaryIntrinsic(llvm::Intrinsic::cttz, mask, b_.getTrue());
+      auto laneOf = [&](llvm::Value *v) { return v->getType()->isVectorTy() ? b_.CreateExtractElement(v, lane) : v; };
+      a = laneOf(a);
+      b = laneOf(b);
+    }
+    llvm::FunctionCallee report = module_.getOrInsertFunction(
+        kCheckFailedSymbol, llvm::FunctionType::get(b_.getInt32Ty(), {b_.getInt32Ty(), b_.getInt64Ty(), b_.getInt64Ty()}, false));
+    b_.CreateCall(report, {b_.getInt32(index), a, b});
+    b_.CreateRet(b_.getInt32(kStatusCheckFailed));
+    b_.SetInsertPoint(next);
+  }
+
+  // Whether every variable of `e` has a value in the function being built.
+  bool allBound(const ir::Expr &e) {
+    bool bound = true;
+    ir::preOrderVisit(e, [&](const ir::Node &node) {
+      if (auto *var = node.as<ir::Var>()) bound &= vars_.count(var) != 0;
+    });
+    return bound;
+  }
+
+  llvm::Value *splatLike(llvm::Value *scalar, llvm::Value *like) {
+    auto *vector = llvm::dyn_cast<llvm::FixedVectorType>(like->getType());
+    return vector ? b_.CreateVectorSplat(vector->getNumElements(), scalar) : scalar;
+  }
+
+  // The checks of an access: each index of a multi-dimensional buffer against its extent
+  // (`dims`: the indices as i64), then the flat element against the allocation.
+  void checkAccess(const ir::Buffer &buffer, const std::vector<ir::Expr> &indices, const std::vector<llvm::Value *> &dims,
+                   llvm::Value *flat, const ir::Node &at) {
+    if (indices.size() > 1 && indices.size() == buffer.shape.size())
+      for (size_t d = 0; d < indices.size(); ++d) {
+        const ir::Expr &extent = buffer.shape[d];
+        if (bounds_->provesInRange(indices[d], extent) || !allBound(extent)) continue;
+        llvm::Value *limit = toInt64(extent);
+        failWhen(b_.CreateICmpUGE(dims[d], splatLike(limit, dims[d])),
+                 {CheckKind::DimensionIndex, at.loc(), buffer.name, int64_t(d)}, dims[d], limit);
+      }
+    ir::Expr bytes = bounds_->allocationBytes(*buffer.data);
+    if (!bytes || !allBound(bytes)) return;
+    int64_t elementBytes = buffer.dtype.bytes();
+    ir::Expr elements = ir::floorDivExpr(bytes, ir::intImm(elementBytes, DataType::int64()));
+    if (bounds_->provesInRange(bounds_->flatIndex(buffer, indices), elements)) return;
+    bool flatIndex = indices.size() == 1 && (!buffer.elemOffset || ir::isZero(buffer.elemOffset));
+    failWhen(b_.CreateICmpUGE(flat, splatLike(visitExpr(elements), flat)),
+             {CheckKind::AllocationIndex, at.loc(), buffer.name, 0, flatIndex, elementBytes}, flat, visitExpr(bytes));
+  }
+
+  // Stops the run here when the caller asked for it (vtac_stop_requested).
+  void stopCheck(const ir::Node &at) {
+    llvm::GlobalVariable *flag = module_.getNamedGlobal(kStopRequestedSymbol);
+    if (!flag)
+      flag = new llvm::GlobalVariable(module_, b_.getInt32Ty(), false, llvm::GlobalValue::ExternalLinkage, nullptr,
+                                      kStopRequestedSymbol);
+    llvm::LoadInst *requested = b_.CreateLoad(b_.getInt32Ty(), flag);
+    requested->setVolatile(true);
+    failWhen(b_.CreateICmpNE(requested, b_.getInt32(0)), {CheckKind::Stopped, at.loc(), ""}, b_.getInt64(0), b_.getInt64(0));
+  }
+
+  // Signed integer division by -1 cannot trap: the dividend is negated (wrapping) and the
+  // divisor made 1, which gives the interpreter's quotient and remainder.
+  void avoidDivisionOverflow(llvm::Value *&a, llvm::Value *&b) {
+    llvm::Value *minusOne = b_.CreateICmpEQ(b, llvm::Constant::getAllOnesValue(b->getType()));
+    a = b_.CreateSelect(minusOne, b_.CreateNeg(a), a);
+    b = b_.CreateSelect(minusOne, llvm::ConstantInt::get(b->getType(), 1), b);
+  }
+
   // ---- expressions --------------------------------------------------------------------------
   llvm::Value *visitIntImm(const ir::IntImm &op) override {
     return llvm::ConstantInt::get(type(op.dtype, op), uint64_t(op.value), !isUnsigned(op.dtype));
@@ -258,7 +384,27 @@ private:
     return llvm::UndefValue::get(type(op.dtype, op));
   }
   llvm::Value *visitCast(const ir::Cast &op) override {
-    return convert(visitExpr(op.value), op.value->dtype, op.dtype, op);
+    llvm::Value *value = visitExpr(op.value);
+    if (bounds_ && op.value->dtype.isFloat() && op.dtype.isIntOrUInt()) checkFloatToInt(value, op);
+    return convert(value, op.value->dtype, op.dtype, op);
+  }
+
+  // The truncated value must lie in the integer type's range (NaN never does).
+  void checkFloatToInt(llvm::Value *value, const ir::Cast &op) {
+    int bits = op.dtype.bits();
+    double low = isUnsigned(op.dtype) ? 0.0 : -std::ldexp(1.0, bits - 1);
+    double high = isUnsigned(op.dtype) ? std::ldexp(1.0, bits) : std::ldexp(1.0, bits - 1);
+    llvm::Value *truncated = b_.CreateUnaryIntrinsic(llvm::Intrinsic::trunc, value);
+    llvm::Value *inRange = b_.CreateAnd(b_.CreateFCmpOGE(truncated, llvm::ConstantFP::get(value->getType(), low)),
+                                        b_.CreateFCmpOLT(truncated, llvm::ConstantFP::get(value->getType(), high)));
+    unsigned lanes = unsigned(op.dtype.lanes());
+    llvm::Type *f64 = b_.getDoubleTy(), *i64 = b_.getInt64Ty();
+    if (lanes > 1) {
+      f64 = llvm::FixedVectorType::get(f64, lanes);
+      i64 = llvm::FixedVectorType::get(i64, lanes);
+    }
+    failWhen(b_.CreateNot(inRange), {CheckKind::FloatToInt, op.loc(), op.dtype.elementType().str()},
+             b_.CreateBitCast(b_.CreateFPExt(value, f64), i64), b_.getInt64(0));
   }
   llvm::Value *visitNot(const ir::Not &op) override { return b_.CreateNot(visitExpr(op.a)); }
   llvm::Value *visitSelect(const ir::Select &op) override {
@@ -289,6 +435,17 @@ private:
     if (a->getType() != b->getType()) {
       fail(op, "operands of different types (" + op.a->dtype.str() + ", " + op.b->dtype.str() + ")");
       return a;
+    }
+    bool isDivision = op.kind() == NodeKind::Div || op.kind() == NodeKind::Mod || op.kind() == NodeKind::FloorDiv ||
+                      op.kind() == NodeKind::FloorMod;
+    if (bounds_ && isDivision && !isFloat) {
+      if (!bounds_->excludes(op.b, 0)) {
+        bool modulo = op.kind() == NodeKind::Mod || op.kind() == NodeKind::FloorMod;
+        llvm::Value *dividend = convert(a, dtype, DataType::int64().withLanes(dtype.lanes()), op);
+        failWhen(b_.CreateICmpEQ(b, llvm::Constant::getNullValue(b->getType())),
+                 {modulo ? CheckKind::ModuloByZero : CheckKind::DivisionByZero, op.loc(), ""}, dividend, b_.getInt64(0));
+      }
+      if (isSigned && !bounds_->excludes(op.b, -1)) avoidDivisionOverflow(a, b);
     }
     switch (op.kind()) {
     case NodeKind::Add: return isFloat ? b_.CreateFAdd(a, b) : b_.CreateAdd(a, b);
@@ -333,7 +490,9 @@ private:
   }
 
   // The address of an element: a pointer, or a vector of pointers when an index is a vector.
-  llvm::Value *element(const ir::Buffer &buffer, const std::vector<ir::Expr> &indices, const ir::Node &at) {
+  // With `check` (and run-time checks on), the access is checked first.
+  llvm::Value *element(const ir::Buffer &buffer, const std::vector<ir::Expr> &indices, const ir::Node &at,
+                       bool check = false) {
     if (indices.size() != buffer.rank() && buffer.rank() != 0)
       fail(at, "buffer '" + buffer.name + "' indexed with " + std::to_string(indices.size()) + " indices");
     int lanes = 1;
@@ -343,12 +502,15 @@ private:
     };
     auto index64 = [&](const ir::Expr &e) { return widened(toInt64(e)); };
     llvm::Value *flat = widened(b_.getInt64(0));
+    std::vector<llvm::Value *> dims;
     for (size_t i = 0; i < indices.size() && i < std::max<size_t>(buffer.rank(), 1); ++i) {
       llvm::Value *index = index64(indices[i]);
+      dims.push_back(index);
       if (!buffer.strides.empty()) flat = b_.CreateAdd(flat, b_.CreateMul(index, index64(buffer.strides[i])));
       else flat = i == 0 ? index : b_.CreateAdd(b_.CreateMul(flat, index64(buffer.shape[i])), index);
     }
     if (buffer.elemOffset) flat = b_.CreateAdd(index64(buffer.elemOffset), flat);
+    if (check && bounds_) checkAccess(buffer, indices, dims, flat, at);
     return b_.CreateGEP(memoryType(buffer.dtype, at), visitVar(*buffer.data), flat, buffer.name);
   }
 
@@ -369,11 +531,12 @@ private:
     if (!op.dtype.isScalar()) {
       if (op.buffer->dtype.isBool()) return invalid(op, "the LLVM emitter does not support vector loads of bool");
       llvm::Type *vector = type(op.dtype, op);
+      llvm::Value *addresses = element(*op.buffer, op.indices, op, /*check=*/true);
       if (llvm::Value *start = consecutiveStart(*op.buffer, op.indices, op))
         return b_.CreateAlignedLoad(vector, start, elementAlign(*op.buffer, op));
-      return b_.CreateMaskedGather(vector, element(*op.buffer, op.indices, op), elementAlign(*op.buffer, op));
+      return b_.CreateMaskedGather(vector, addresses, elementAlign(*op.buffer, op));
     }
-    llvm::Value *address = element(*op.buffer, op.indices, op);
+    llvm::Value *address = element(*op.buffer, op.indices, op, /*check=*/true);
     llvm::Value *value = b_.CreateLoad(memoryType(op.buffer->dtype, op), address);
     return op.buffer->dtype.isBool() ? b_.CreateICmpNE(value, b_.getInt8(0)) : value;
   }
@@ -384,8 +547,17 @@ private:
     if (name == "tir.if_then_else") return lazySelect(op);
     if (name == "tir.isnullptr") return b_.CreateIsNull(arg(0));
     bool isSigned = !isUnsigned(op.dtype);
-    if (name == "tir.shift_right") return isSigned ? b_.CreateAShr(arg(0), arg(1)) : b_.CreateLShr(arg(0), arg(1));
-    if (name == "tir.shift_left") return b_.CreateShl(arg(0), arg(1));
+    if (name == "tir.shift_right" || name == "tir.shift_left") {
+      llvm::Value *value = arg(0), *amount = arg(1);
+      DataType amountType = op.args[1]->dtype;
+      int64_t bits = op.dtype.bits();
+      if (bounds_ && !bounds_->provesInRange(op.args[1], ir::intImm(bits, DataType::int64())))
+        failWhen(b_.CreateICmpUGE(amount, llvm::ConstantInt::get(amount->getType(), uint64_t(bits))),
+                 {CheckKind::ShiftAmount, op.loc(), op.dtype.elementType().str()},
+                 convert(amount, amountType, DataType::int64().withLanes(amountType.lanes()), op), b_.getInt64(0));
+      if (name == "tir.shift_left") return b_.CreateShl(value, amount);
+      return isSigned ? b_.CreateAShr(value, amount) : b_.CreateLShr(value, amount);
+    }
     if (name == "tir.bitwise_and") return b_.CreateAnd(arg(0), arg(1));
     if (name == "tir.bitwise_or") return b_.CreateOr(arg(0), arg(1));
     if (name == "tir.bitwise_xor") return b_.CreateXor(arg(0), arg(1));
@@ -499,7 +671,10 @@ private:
   }
 
   // ---- statements ---------------------------------------------------------------------------
-  void emitLet(const ir::Var &var, const ir::Expr &value) override { bind(var, visitExpr(value)); }
+  void emitLet(const ir::Var &var, const ir::Expr &value) override {
+    if (bounds_) bounds_->bindLet(var, value);
+    bind(var, visitExpr(value));
+  }
   void emitMakeTensor(const ir::Var &var, const ir::Call &call) override { bind(var, makeTensor(call)); }
   void bind(const ir::Var &var, llvm::Value *value) {
     if (!llvm::isa<llvm::Constant>(value) && !value->hasName()) value->setName(var.name);
@@ -521,6 +696,7 @@ private:
     b_.SetInsertPoint(header);
     b_.CreateCondBr(visitExpr(op.condition), body, exit);
     b_.SetInsertPoint(body);
+    if (bounds_) stopCheck(op);
     visitStmt(op.body);
     b_.CreateBr(header);
     b_.SetInsertPoint(exit);
@@ -565,7 +741,7 @@ private:
   }
   void visitBufferStore(const ir::BufferStore &op) override {
     llvm::Value *value = visitExpr(op.value);
-    llvm::Value *address = element(*op.buffer, op.indices, op);
+    llvm::Value *address = element(*op.buffer, op.indices, op, /*check=*/true);
     if (!address->getType()->isVectorTy()) {
       if (op.buffer->dtype.isBool()) value = b_.CreateZExt(value, b_.getInt8Ty());
       b_.CreateStore(value, address);
@@ -582,8 +758,9 @@ private:
 
   llvm::Value *placeholder() override { return b_.getInt32(0); }
 
-  void emitLoop(const ir::Var &var, const ir::Expr &min, const ir::Expr &extent, const ir::Stmt &body,
-                const char *) override {
+  void emitLoop(const ir::Node &at, const ir::Var &var, const ir::Expr &min, const ir::Expr &extent,
+                const ir::Stmt &body, const char *) override {
+    if (bounds_) bounds_->bindLoop(var, min, extent);
     llvm::Value *first = visitExpr(min);
     llvm::Value *end = b_.CreateAdd(first, convert(visitExpr(extent), extent->dtype, var.dtype, var));
     llvm::BasicBlock *preheader = b_.GetInsertBlock();
@@ -595,6 +772,7 @@ private:
     b_.CreateCondBr(isUnsigned(var.dtype) ? b_.CreateICmpULT(index, end) : b_.CreateICmpSLT(index, end), loopBody, exit);
     b_.SetInsertPoint(loopBody);
     vars_[&var] = index;
+    if (bounds_ && saturatingProduct(extent, iterationsWithin(body) + 1) > kUncheckedLoopIterations) stopCheck(at);
     visitStmt(body);
     llvm::Value *next = b_.CreateAdd(index, llvm::ConstantInt::get(index->getType(), 1));
     index->addIncoming(next, b_.GetInsertBlock());
@@ -736,6 +914,8 @@ private:
   llvm::Value *errorsAtEntry_ = nullptr;  // the runtime's error count when the function started
   std::unordered_map<const ir::Var *, llvm::Value *> vars_;
   std::unordered_map<std::string, llvm::Value *> &strings_;
+  std::vector<CheckSite> *checkSites_;
+  std::optional<AccessBounds> bounds_;  // with run-time checks
 };
 
 llvm::OptimizationLevel optimizationLevel(int level) {
@@ -772,6 +952,7 @@ llvm::Expected<LLVMModule> buildLLVMModule(const std::vector<HostFunction> &func
   module.setTargetTriple(triple.str());
   module.setDataLayout(result.machine->createDataLayout());
   ModuleState state(module);
+  if (options.runtimeChecks) state.checkSites = &result.checkSites;
   for (const HostFunction &function : functions) {
     FunctionBuilder builder(state, function);
     builder.addFunction();

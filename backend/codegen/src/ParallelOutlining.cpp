@@ -77,6 +77,7 @@ public:
     ParallelTask task;
     task.begin = ir::makeVar("vtac_begin", DataType::int64());
     task.end = ir::makeVar("vtac_end", DataType::int64());
+    task.loopRange = {op.min, op.extent};
     ir::Expr first = ir::addExpr(op.min, ir::castExpr(indexType, task.begin));
     ir::Expr count = ir::castExpr(indexType, ir::subExpr(task.end, task.begin));
     task.body = ir::make<ir::For>(op.loopVar, first, count, ir::ForKind::Serial, op.body, nullptr, op.annotations,

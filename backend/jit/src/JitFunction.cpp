@@ -1,6 +1,13 @@
 #include "vtac/jit/JitFunction.h"
 
+#include <atomic>
+#include <condition_variable>
+#include <cstring>
+#include <mutex>
+#include <thread>
+
 #include <llvm/ExecutionEngine/Orc/ExecutionUtils.h>
+#include <llvm/Support/Format.h>
 #include <llvm/ExecutionEngine/Orc/Mangling.h>
 #include <llvm/ExecutionEngine/Orc/ThreadSafeModule.h>
 #include <dlpack/dlpack.h>
@@ -9,7 +16,9 @@
 #include <vta/sim.h>
 #include <vtac/parallel.h>
 
+#include "vtac/backend/RunErrors.h"
 #include "vtac/codegen/LLVMEmitter.h"
+#include "vtac/codegen/RuntimeApi.h"
 #include "vtac/ir/Diagnostic.h"
 #include "vtac/ir/Visitor.h"
 #include "vtac/passes/PassManager.h"
@@ -47,10 +56,89 @@ std::string runtimeMessage() {
   return message.empty() ? "no message" : message;
 }
 
+// The first failed run-time check of the running function (compiled code of parallel tasks may
+// fail on several threads at once; the first report wins, as the interpreter keeps its first).
+struct FailedCheck {
+  std::mutex mutex;
+  bool failed = false;
+  int32_t site = 0;
+  int64_t a = 0, b = 0;
+} failedCheck;
+
+extern "C" int32_t vtacJitCheckFailed(int32_t site, int64_t a, int64_t b) {
+  std::lock_guard<std::mutex> lock(failedCheck.mutex);
+  if (!failedCheck.failed) {
+    failedCheck.failed = true;
+    failedCheck.site = site;
+    failedCheck.a = a;
+    failedCheck.b = b;
+  }
+  return codegen::kStatusCheckFailed;
+}
+
+// Read by the stop checks of compiled loops; set by the watchdog of --timeout.
+std::atomic<int32_t> stopRequested{0};
+
+// Sets stopRequested when `seconds` pass before the watchdog is destroyed (0: never).
+class Watchdog {
+public:
+  explicit Watchdog(double seconds) {
+    stopRequested = 0;
+    if (seconds <= 0) return;
+    thread_ = std::thread([this, seconds] {
+      std::unique_lock<std::mutex> lock(mutex_);
+      if (!done_.wait_for(lock, std::chrono::duration<double>(seconds), [this] { return finished_; }))
+        stopRequested = 1;
+    });
+  }
+  ~Watchdog() {
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      finished_ = true;
+    }
+    done_.notify_one();
+    if (thread_.joinable()) thread_.join();
+    stopRequested = 0;
+  }
+  Watchdog(const Watchdog &) = delete;
+  Watchdog &operator=(const Watchdog &) = delete;
+
+private:
+  std::mutex mutex_;
+  std::condition_variable done_;
+  bool finished_ = false;
+  std::thread thread_;
+};
+
+// The interpreter's words for the fault a check found (RunErrors.h).
+std::string checkMessage(const codegen::CheckSite &site, int64_t a, int64_t b, double seconds, double timeout) {
+  switch (site.kind) {
+  case codegen::CheckKind::DimensionIndex: return backend::dimensionOutOfBoundsMessage(a, site.dim, site.name, b);
+  case codegen::CheckKind::AllocationIndex:
+    return backend::outsideAllocationMessage(a, site.name, site.flatIndex, site.elementBytes, b);
+  case codegen::CheckKind::DivisionByZero: return backend::divisionByZeroMessage(false, a);
+  case codegen::CheckKind::ModuloByZero: return backend::divisionByZeroMessage(true, a);
+  case codegen::CheckKind::ShiftAmount: return backend::shiftOutOfRangeMessage(a, site.name);
+  case codegen::CheckKind::FloatToInt: {
+    double value;
+    std::memcpy(&value, &a, sizeof value);
+    return backend::floatToIntMessage(value, site.name);
+  }
+  case codegen::CheckKind::Stopped: {
+    std::string text;
+    llvm::raw_string_ostream os(text);
+    os << "the run stopped here after " << llvm::format("%.1f", seconds) << " s (the limit of --timeout is "
+       << llvm::format("%g", timeout) << " s)";
+    return os.str();
+  }
+  }
+  return "run-time check failed";
+}
+
 }  // namespace
 
 llvm::Expected<std::unique_ptr<JitFunction>> JitFunction::compile(const ir::PrimFunc &func, const std::string &name,
-                                                                   int optLevel) {
+                                                                   int optLevel, bool runtimeChecks) {
   std::unique_ptr<JitFunction> result(new JitFunction());
   // TensorIR is flattened first, as `vtac compile --passes=tir-lower` would.
   ir::PrimFuncRef flat(&func);
@@ -73,9 +161,11 @@ llvm::Expected<std::unique_ptr<JitFunction>> JitFunction::compile(const ir::Prim
   options.cpu = llvm::sys::getHostCPUName().str();
   options.features = hostFeatures();
   options.packedEntry = kPackedEntry;
+  options.runtimeChecks = runtimeChecks;
   auto context = std::make_unique<llvm::LLVMContext>();
   auto built = codegen::buildLLVMModule({result->host_}, name, options, *context);
   if (!built) return built.takeError();
+  result->checkSites_ = std::move(built->checkSites);
 
   auto jit = llvm::orc::LLJITBuilder().create();
   if (!jit) return ir::diagnosticError("cannot create the JIT: " + llvm::toString(jit.takeError()));
@@ -85,11 +175,16 @@ llvm::Expected<std::unique_ptr<JitFunction>> JitFunction::compile(const ir::Prim
       result->jit_->getDataLayout().getGlobalPrefix());
   if (!processSymbols) return ir::diagnosticError("JIT: " + llvm::toString(processSymbols.takeError()));
   dylib.addGenerator(std::move(*processSymbols));
-  // The thread pool of parallel loops, bound by address (which also keeps its library linked).
+  // The thread pool of parallel loops (bound by address, which also keeps its library linked)
+  // and the run-time checks' report function and stop flag.
   llvm::orc::MangleAndInterner mangle(result->jit_->getExecutionSession(), result->jit_->getDataLayout());
-  llvm::orc::SymbolMap pool;
-  pool[mangle("vtac_parallel_for")] = {llvm::orc::ExecutorAddr::fromPtr(&vtac_parallel_for), llvm::JITSymbolFlags::Exported};
-  if (llvm::Error error = dylib.define(llvm::orc::absoluteSymbols(std::move(pool))))
+  llvm::orc::SymbolMap hostSymbols;
+  hostSymbols[mangle("vtac_parallel_for")] = {llvm::orc::ExecutorAddr::fromPtr(&vtac_parallel_for), llvm::JITSymbolFlags::Exported};
+  hostSymbols[mangle(codegen::kCheckFailedSymbol)] = {llvm::orc::ExecutorAddr::fromPtr(&vtacJitCheckFailed),
+                                               llvm::JITSymbolFlags::Exported};
+  hostSymbols[mangle(codegen::kStopRequestedSymbol)] = {llvm::orc::ExecutorAddr::fromPtr(&stopRequested),
+                                                 llvm::JITSymbolFlags::Exported};
+  if (llvm::Error error = dylib.define(llvm::orc::absoluteSymbols(std::move(hostSymbols))))
     return ir::diagnosticError("JIT: " + llvm::toString(std::move(error)));
   built->module->setDataLayout(result->jit_->getDataLayout());
   if (llvm::Error error = result->jit_->addIRModule(
@@ -101,7 +196,7 @@ llvm::Expected<std::unique_ptr<JitFunction>> JitFunction::compile(const ir::Prim
   return result;
 }
 
-llvm::Error JitFunction::run(llvm::MutableArrayRef<backend::Tensor> arguments) {
+llvm::Error JitFunction::run(llvm::MutableArrayRef<backend::Tensor> arguments, double timeoutSeconds) {
   const std::vector<codegen::HostParam> &params = host_.params;
   if (arguments.size() != params.size())
     return ir::diagnosticError("'" + host_.name + "' takes " + std::to_string(params.size()) + " arguments, got " +
@@ -139,7 +234,24 @@ llvm::Error JitFunction::run(llvm::MutableArrayRef<backend::Tensor> arguments) {
     t.byte_offset = 0;
     slots[i] = &t;
   }
-  int32_t status = entry_(slots.data());
+  {
+    std::lock_guard<std::mutex> lock(failedCheck.mutex);
+    failedCheck.failed = false;
+  }
+  auto start = std::chrono::steady_clock::now();
+  int32_t status;
+  {
+    Watchdog watchdog(timeoutSeconds);
+    status = entry_(slots.data());
+  }
+  if (status != 0 && failedCheck.failed) {  // a check's report is the precise error
+    release();
+    VTARuntimeClearError();
+    VTASimClearError();
+    const codegen::CheckSite &site = checkSites_[size_t(failedCheck.site)];
+    double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    return ir::diagnosticError(site.loc, checkMessage(site, failedCheck.a, failedCheck.b, seconds, timeoutSeconds));
+  }
   if (status != 0) {
     release();
     return ir::diagnosticError("'" + host_.name + "' failed (status " + std::to_string(status) + "): " + runtimeMessage());

@@ -78,6 +78,8 @@ private:
   IntPtr compileIntCall(const ir::Call &call);
   FloatPtr compileFloatCall(const ir::Call &call);
   HandlePtr compileHandleCall(const ir::Call &call);
+  // T.tvm_access_ptr of an allocation's data variable.
+  HandlePtr compileAccessPtr(const ir::Call &call);
   // Registry calls (call_extern and registered intrinsics); null when the op is not one.
   std::optional<ExternCall> compileExternCall(const ir::Call &call);
   ArgumentExpr compileArgument(const ir::Expr &expr);

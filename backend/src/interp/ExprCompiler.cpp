@@ -756,24 +756,59 @@ HandlePtr FunctionCompiler::compileHandle(const ir::Expr &expr) {
     return std::make_unique<HandleConst>(const_cast<char *>(text->value.c_str()));
   if (auto *imm = expr.as<ir::IntImm>())
     return std::make_unique<HandleConst>(reinterpret_cast<void *>(intptr_t(imm->value)));
-  if (auto *call = expr.as<ir::Call>()) {
-    if ((call->op == "tir.tvm_thread_context" || call->op == "tir.likely") && call->args.size() == 1)
-      return compileHandle(call->args[0]);
-    if (call->op == "tir.if_then_else" && call->args.size() == 3) {
-      return compileSelect<HandleSelect>(call->args[0], call->args[1], call->args[2], true,
-                                         &FunctionCompiler::compileHandle);
-    }
-    if (auto external = compileExternCall(*call)) {
-      auto node = std::make_unique<HandleCall>();
-      node->call = std::move(*external);
-      return node;
-    }
-    fail(e, "unknown intrinsic '" + call->op + "' (not built in and not registered)");
-    return std::make_unique<HandleConst>(nullptr);
-  }
+  if (auto *call = expr.as<ir::Call>()) return compileHandleCall(*call);
   fail(e, llvm::Twine(ir::nodeKindName(e.kind())) + " of type " + e.dtype.str() +
               " is not supported by the interpreter");
   return std::make_unique<HandleConst>(nullptr);
+}
+
+HandlePtr FunctionCompiler::compileHandleCall(const ir::Call &call) {
+  if ((call.op == "tir.tvm_thread_context" || call.op == "tir.likely") && call.args.size() == 1)
+    return compileHandle(call.args[0]);
+  if (call.op == "tir.if_then_else" && call.args.size() == 3) {
+    return compileSelect<HandleSelect>(call.args[0], call.args[1], call.args[2], true,
+                                       &FunctionCompiler::compileHandle);
+  }
+  if (call.op == "tir.tvm_access_ptr") return compileAccessPtr(call);
+  if (call.op == "tir.address_of") {
+    auto *load = call.args.size() == 1 ? call.args[0].as<ir::BufferLoad>() : nullptr;
+    if (!load) {
+      fail(call, "'tir.address_of' takes one buffer element, as in T.address_of(A[i])");
+      return std::make_unique<HandleConst>(nullptr);
+    }
+    auto node = std::make_unique<ElementAddress>();
+    node->access = compileAccess(*load->buffer, load->indices, call);
+    return node;
+  }
+  if (auto external = compileExternCall(call)) {
+    auto node = std::make_unique<HandleCall>();
+    node->call = std::move(*external);
+    return node;
+  }
+  fail(call, "unknown intrinsic '" + call.op + "' (not built in and not registered)");
+  return std::make_unique<HandleConst>(nullptr);
+}
+
+HandlePtr FunctionCompiler::compileAccessPtr(const ir::Call &call) {
+  auto *annotation = call.args.size() == 5 ? call.args[0].as<ir::Call>() : nullptr;
+  auto *data = call.args.size() == 5 ? call.args[1].as<ir::Var>() : nullptr;
+  const VarInfo *info = data ? lookup(data) : nullptr;
+  if (!annotation || annotation->op != "tir.type_annotation" || !data) {
+    fail(call, "'tir.tvm_access_ptr' takes (T.type_annotation(dtype), data, offset, extent, mask)");
+    return std::make_unique<HandleConst>(nullptr);
+  }
+  if (!info || info->kind != VarKind::Storage) {
+    fail(call, "'" + data->name + "' is not the data of an allocation here");
+    return std::make_unique<HandleConst>(nullptr);
+  }
+  auto node = std::make_unique<AccessPtr>();
+  node->dataSlot = info->slot;
+  node->elementBytes = std::max(1, annotation->dtype.bytes());
+  node->offset = compileInt(call.args[2]);
+  node->extent = compileInt(call.args[3]);
+  node->bufferName = data->name;
+  node->loc = locOf(call);
+  return node;
 }
 
 }  // namespace vtac::backend::interp

@@ -7,6 +7,7 @@
 #include <llvm/ADT/SmallVector.h>
 
 #include "vtac/backend/Diagnostic.h"
+#include "vtac/backend/RunErrors.h"
 #include "vtac/backend/Tensor.h"
 #include "vtac/backend/Float16.h"
 
@@ -45,9 +46,7 @@ int64_t IntDivide::eval(Frame &frame) const {
   int64_t x = a->eval(frame);
   int64_t y = b->eval(frame);
   if (y == 0) {
-    const char *what = op == Kind::TruncMod || op == Kind::FloorMod ? "modulo" : "division";
-    frame.trap(loc, std::string(what) + " by zero (" + std::to_string(x) + " " +
-                        (op == Kind::TruncMod || op == Kind::FloorMod ? "%" : "/") + " 0)");
+    frame.trap(loc, divisionByZeroMessage(op == Kind::TruncMod || op == Kind::FloorMod, x));
     return 0;
   }
   if (type.isUInt64()) {  // floor and truncation agree on unsigned values
@@ -72,8 +71,7 @@ int64_t IntShift::eval(Frame &frame) const {
   int64_t x = a->eval(frame);
   int64_t amount = b->eval(frame);
   if (amount < 0 || amount >= type.bits) {
-    frame.trap(loc, "shift amount " + std::to_string(amount) + " is out of range for " +
-                        typeName(type));
+    frame.trap(loc, shiftOutOfRangeMessage(amount, typeName(type)));
     return 0;
   }
   if (left) return type.wrap(int64_t(uint64_t(x) << amount));
@@ -88,8 +86,7 @@ int64_t IntFromFloat::eval(Frame &frame) const {
   double low = type.isSigned ? -std::ldexp(1.0, type.bits - 1) : 0.0;
   double high = type.isSigned ? std::ldexp(1.0, type.bits - 1) : std::ldexp(1.0, type.bits);
   if (!(truncated >= low && truncated < high)) {  // also catches NaN
-    frame.trap(loc, "cannot convert " + std::to_string(value) + " to " + typeName(type) +
-                        ": out of range");
+    frame.trap(loc, floatToIntMessage(value, typeName(type)));
     return 0;
   }
   if (type.isUInt64()) return int64_t(uint64_t(truncated));
@@ -97,20 +94,16 @@ int64_t IntFromFloat::eval(Frame &frame) const {
 }
 
 uint8_t *BufferAccess::outOfBounds(Frame &frame, size_t dim, int64_t index, int64_t extent) const {
-  frame.trap(loc, "index " + std::to_string(index) + " is out of bounds for dimension " + std::to_string(dim) +
-                      " of buffer '" + bufferName + "' (extent " + std::to_string(extent) + ")");
+  frame.trap(loc, dimensionOutOfBoundsMessage(index, int64_t(dim), bufferName, extent));
   return nullptr;
 }
 
 uint8_t *BufferAccess::outsideStorage(Frame &frame, const Storage *storage, int64_t flat) const {
   if (!storage)
     frame.trap(loc, "buffer '" + bufferName + "' has no storage");
-  else if (dims.size() == 1 && elemOffset.isConst() && elemOffset.value == 0)
-    frame.trap(loc, "index " + std::to_string(flat) + " is out of bounds for buffer '" + bufferName +
-                        "' (its allocation holds " + std::to_string(storage->byteSize / elementBytes) + " elements)");
   else
-    frame.trap(loc, "element " + std::to_string(flat) + " of buffer '" + bufferName +
-                        "' lies outside its allocation of " + std::to_string(storage->byteSize) + " bytes");
+    frame.trap(loc, outsideAllocationMessage(flat, bufferName, dims.size() == 1 && elemOffset.isConst() && elemOffset.value == 0,
+                                             elementBytes, storage->byteSize));
   return nullptr;
 }
 
@@ -158,6 +151,23 @@ void *HandleCall::eval(Frame &frame) const {
     frame.trap(call.loc, "'" + call.name + "' returned a non-handle value");
     return nullptr;
   }
+}
+
+void *AccessPtr::eval(Frame &frame) const {
+  auto *storage = static_cast<Storage *>(frame.slots[dataSlot].p);
+  int64_t first = offset->eval(frame), count = extent->eval(frame);
+  if (!storage) {
+    frame.trap(loc, "buffer '" + bufferName + "' has no storage");
+    return nullptr;
+  }
+  int64_t elements = storage->byteSize / elementBytes;
+  if (first < 0 || count < 0 || first > elements || count > elements - first) {
+    frame.trap(loc, "tvm_access_ptr to elements [" + std::to_string(first) + ", " + std::to_string(first) + " + " +
+                        std::to_string(count) + ") of '" + bufferName + "' leaves its allocation of " +
+                        std::to_string(elements) + " elements");
+    return nullptr;
+  }
+  return storage->data + first * elementBytes;
 }
 
 void AssertExec::exec(Frame &frame) const {

@@ -566,6 +566,23 @@ struct HandleConst final : HandleExpr {
   void *eval(Frame &) const override { return value; }
 };
 
+// `T.tvm_access_ptr(T.type_annotation(dtype), data, offset, extent, mask)`: the CPU address of
+// element `offset` of the allocation `data`, after checking that the `extent` elements from there
+// lie inside it (TVM's C ABI hands such pointers to extern functions).
+struct AccessPtr final : HandleExpr {
+  int dataSlot = 0;
+  int elementBytes = 1;
+  IntPtr offset, extent;
+  std::string bufferName;
+  ir::SourceLoc loc;
+  void *eval(Frame &frame) const override;
+};
+// `T.address_of(B[i, j])`: the CPU address of one element, bounds-checked as a load would be.
+struct ElementAddress final : HandleExpr {
+  BufferAccess access;
+  void *eval(Frame &frame) const override { return access.address(frame); }
+};
+
 // ---- extern calls ---------------------------------------------------------------------------
 
 struct ArgumentExpr {

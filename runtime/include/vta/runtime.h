@@ -54,7 +54,8 @@ TVM_DLL void VTABufferCopy(const void* from, size_t from_offset, void* to, size_
 
 typedef void* VTACommandHandle;
 
-/* Frees the calling thread's command queue and its device. */
+/* Frees the calling thread's command queue and its device. Commands queued since the last
+ * VTASynchronize never run: that is reported as an error (VTARuntimeLastError). */
 TVM_DLL void VTARuntimeShutdown();
 
 /* The calling thread's command queue. */

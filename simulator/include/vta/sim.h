@@ -40,6 +40,17 @@ const char* VTASimConfigJSON(void);
  */
 void VTASimSetTrace(void (*callback)(const char* line, void* context), void* context);
 
+/*
+ * Limits for the VTADeviceRun calls of this thread from now on: at most `max_instructions`
+ * instructions executed in all (0: no limit) and `timeout_seconds` of wall time from this call
+ * (0: no limit). A run that reaches one stops with VTA_SIM_ERR_LIMIT and a message naming the
+ * limit and the instruction it stopped at. The clock is read every 256 instructions and every
+ * 2^16 micro-op executions inside one GEMM or ALU instruction (but a GEMM small enough for one
+ * cached plan, at most 2^20 tile products, runs to its end). VTASimSetRunLimits(0, 0) removes
+ * the limits.
+ */
+void VTASimSetRunLimits(uint64_t max_instructions, double timeout_seconds);
+
 /* Status codes of VTADeviceRun (0 is success). */
 #define VTA_SIM_OK 0
 #define VTA_SIM_ERR_BAD_INSTRUCTION 1 /* unknown opcode, memory type or ALU opcode */
@@ -47,6 +58,8 @@ void VTASimSetTrace(void (*callback)(const char* line, void* context), void* con
 #define VTA_SIM_ERR_DEADLOCK 3        /* a dependency pop that can never be satisfied */
 #define VTA_SIM_ERR_BAD_ARGUMENT 4    /* unknown device handle, instruction address, ... */
 #define VTA_SIM_ERR_INTERNAL 5        /* out of host memory, or another failure inside */
+#define VTA_SIM_ERR_UNBALANCED 6      /* dependency tokens pushed and never popped in a run */
+#define VTA_SIM_ERR_LIMIT 7           /* VTASimSetRunLimits: instruction count or time reached */
 
 /*
  * The most recent error since the last VTASimClearError on this thread, with the instruction index

@@ -93,6 +93,18 @@ TEST_CASE("a header claiming more data than the file holds allocates nothing", "
         "x.npy: data size mismatch: shape (4294967295,) of uint8 needs 4294967295 bytes, the file has 3");
 }
 
+TEST_CASE("a shape with a zero extent after huge ones is empty, without overflow", "[npy]") {
+  // Found by fuzz/NpyFuzzer.cpp under UBSan: the product of the extents before the zero
+  // overflowed int64 while the tensor was being sized (a release build hid it: the wrapped
+  // product times 0 is still 0).
+  std::string empty = preamble(
+      1, "{'descr': '<i2', 'fortran_order': False, 'shape': (30038, 9, 5, 9, 1, 900, 9037, 9, 2, 9, 99, 9, 0, 59), }");
+  auto tensor = parseNpy(empty, "x.npy");
+  REQUIRE(bool(tensor));
+  CHECK(tensor->numElements() == 0);
+  CHECK(tensor->byteSize() == 0);
+}
+
 TEST_CASE("corrupt .npy files are rejected precisely", "[npy]") {
   std::string goodHeader = "{'descr': '<i4', 'fortran_order': False, 'shape': (2,), }";
   CHECK(parseError("hello world") == "x.npy: not a .npy file (bad magic string)");
@@ -117,6 +129,9 @@ TEST_CASE("corrupt .npy files are rejected precisely", "[npy]") {
              Catch::Contains("unsupported dtype '>i4'"));
   CHECK_THAT(parseError(preamble(1, "{'descr': '<c8', 'fortran_order': False, 'shape': (2,)}") + std::string(16, '\0')),
              Catch::Contains("unsupported dtype '<c8'"));
+  // Found by fuzz/NpyFuzzer.cpp under UBSan: the width times 8 overflowed int.
+  CHECK_THAT(parseError(preamble(1, "{'descr': '|i1509587718', 'fortran_order': False, 'shape': (2,)}")),
+             Catch::Contains("unsupported dtype '|i1509587718'"));
   CHECK(parseError(preamble(1, goodHeader) + std::string(7, '\0')) ==
         "x.npy: data size mismatch: shape (2,) of int32 needs 8 bytes, the file has 7");
   CHECK(parseError(preamble(1, goodHeader) + std::string(9, '\0')) ==

@@ -216,7 +216,7 @@ TEST_CASE("graph: a VTA prim_func between CPU prim_funcs runs on the simulator",
 }
 
 TEST_CASE("graph: functions of a library loaded at run time", "[relax][graph][library]") {
-  REQUIRE(!llvm::errorToBool(graph::loadFunctionLibrary(RELAX_USER_LIBRARY)));
+  REQUIRE(!llvm::errorToBool(graph::loadFunctionLibrary(RELAX_USER_LIBRARY).takeError()));
   relax_test::ParsedFile parsed = relax_test::parseText(
       "library.tvm",
       "@R.function\n"
@@ -240,9 +240,9 @@ TEST_CASE("graph: functions of a library loaded at run time", "[relax][graph][li
 }
 
 TEST_CASE("graph: a library that cannot be loaded or fails to initialise", "[relax][graph][library]") {
-  CHECK(backend::renderError(graph::loadFunctionLibrary("/nonexistent/libnothing.so"))
+  CHECK(backend::renderError(graph::loadFunctionLibrary("/nonexistent/libnothing.so").takeError())
             .rfind("error: cannot load library '/nonexistent/libnothing.so': ", 0) == 0);
-  CHECK(backend::renderError(graph::loadFunctionLibrary(RELAX_FAILING_LIBRARY)) ==
+  CHECK(backend::renderError(graph::loadFunctionLibrary(RELAX_FAILING_LIBRARY).takeError()) ==
         std::string("error: library '") + RELAX_FAILING_LIBRARY +
             "' failed to initialise: the accelerator this library needs is absent\n");
 }

@@ -14,8 +14,6 @@
 
 namespace vtac::passes::schedule::testing {
 
-namespace {
-
 ir::IRModule parseModuleText(const std::string &text) {
   frontend::SourceFile file("module.tvm", text);
   frontend::DiagnosticEngine diagnostics;
@@ -24,8 +22,6 @@ ir::IRModule parseModuleText(const std::string &text) {
   REQUIRE(parsed);
   return parsed->module;
 }
-
-}  // namespace
 
 std::string sampleText(const std::string &name) {
   std::ifstream in("samples/" + name);

@@ -9,6 +9,9 @@
 
 namespace vtac::passes::schedule::testing {
 
+// The module of `text`; fails the test on a parse error.
+ir::IRModule parseModuleText(const std::string &text);
+
 // The text of samples/<name> (tests run in the source tree).
 std::string sampleText(const std::string &name);
 

@@ -3,6 +3,7 @@
 // message naming the instruction index and its fields — never a crash, a hang or a silent
 // write out of bounds.
 #include <catch2/catch.hpp>
+#include <spdlog/fmt/fmt.h>
 #include <string>
 #include <vector>
 
@@ -34,15 +35,20 @@ public:
 
   const Layout& layout() const { return layout_; }
   void add(const Insn& insn) { insns_.push_back(insn); }
+  void replace(size_t index, const Insn& insn) { insns_.at(index) = insn; }
   void add(llvm::Expected<Insn> insn) { insns_.push_back(llvm::cantFail(std::move(insn))); }
   void finish(DepFlags deps = {}) { insns_.push_back(layout_.encode(FinishInsn{deps})); }
 
   // Device memory holding `words`; returns its physical address.
   vta_phy_addr_t deviceWords(const std::vector<uint32_t>& words, size_t bytes = 0) {
+    return VTAMemGetPhyAddr(deviceBuffer(words, bytes));
+  }
+  // The same, returning the host address of the buffer.
+  void* deviceBuffer(const std::vector<uint32_t>& words, size_t bytes = 0) {
     void* buffer = VTAMemAlloc(std::max(bytes, words.size() * 4), VTA_CACHED);
     buffers_.push_back(buffer);
     VTAMemCopyFromHost(buffer, words.data(), words.size() * 4);
-    return VTAMemGetPhyAddr(buffer);
+    return buffer;
   }
   // LOAD UOP of micro-ops into micro-op SRAM index 0.
   void loadUops(const std::vector<Uop>& uops) {
@@ -56,14 +62,30 @@ public:
     add(layout_.encode(load));
   }
 
+  // The device memory the program will run from, allocated now so that the program can name it.
+  vta_phy_addr_t insnAddress() {
+    if (!insnBuffer_) {
+      insnBuffer_ = VTAMemAlloc(4096, VTA_CACHED);
+      buffers_.push_back(insnBuffer_);
+    }
+    return VTAMemGetPhyAddr(insnBuffer_);
+  }
+
   int run() {
-    const vta_phy_addr_t phy = deviceWords(
-        std::vector<uint32_t>(reinterpret_cast<const uint32_t*>(insns_.data()),
-                              reinterpret_cast<const uint32_t*>(insns_.data() + insns_.size())));
+    const std::vector<uint32_t> words(reinterpret_cast<const uint32_t*>(insns_.data()),
+                                      reinterpret_cast<const uint32_t*>(insns_.data() + insns_.size()));
+    vta_phy_addr_t phy = 0;
+    if (insnBuffer_) {
+      VTAMemCopyFromHost(insnBuffer_, words.data(), words.size() * 4);
+      phy = VTAMemGetPhyAddr(insnBuffer_);
+    } else {
+      phy = deviceWords(words);
+    }
     return VTADeviceRun(device_, phy, static_cast<uint32_t>(insns_.size()), 1000);
   }
 
 private:
+  void* insnBuffer_ = nullptr;
   Layout layout_;
   VTADeviceHandle device_;
   std::vector<Insn> insns_;
@@ -182,6 +204,51 @@ TEST_CASE("the simulator rejects DRAM addresses outside device memory", "[vta][b
   expectError(nullProgram.run(), VTA_SIM_ERR_OUT_OF_RANGE, {"instruction 0", "dram_base=0"});
 }
 
+MemInsn outputStore(uint32_t dramBase, uint32_t xSize) {
+  MemInsn store;
+  store.opcode = kOpStore;
+  store.memoryType = kMemOut;
+  store.dramBase = dramBase;
+  store.ySize = 1;
+  store.xSize = store.xStride = xSize;
+  return store;
+}
+
+TEST_CASE("the simulator rejects a STORE into the program's own instructions or micro-ops",
+          "[vta][bad-input]") {
+  {
+    // The STORE names the device buffer the instructions run from (16-byte output elements).
+    RawProgram program;
+    program.add(program.layout().encode(outputStore(program.insnAddress() / 16, 1)));
+    program.finish();
+    expectError(program.run(), VTA_SIM_ERR_OUT_OF_RANGE,
+                {"instruction 0", "STORE writes DRAM bytes", "holds this program's instructions"});
+  }
+  {
+    // ... or the buffer a LOAD UOP reads micro-ops from, even if the STORE comes first.
+    RawProgram program;
+    const vta_phy_addr_t uops = program.deviceWords(std::vector<uint32_t>(4, 0));
+    program.add(program.layout().encode(outputStore(uops / 16 + 1, 1)));
+    MemInsn load;
+    load.memoryType = kMemUop;
+    load.dramBase = uops / 4;
+    load.ySize = 1;
+    load.xSize = load.xStride = 4;
+    program.add(program.layout().encode(load));
+    program.finish();
+    expectError(program.run(), VTA_SIM_ERR_OUT_OF_RANGE,
+                {"instruction 0", "holds this program's micro-ops"});
+  }
+  {
+    // Any other device buffer may be written.
+    RawProgram program;
+    const vta_phy_addr_t data = program.deviceWords(std::vector<uint32_t>(4, 0));
+    program.add(program.layout().encode(outputStore(data / 16, 1)));
+    program.finish();
+    CHECK(program.run() == VTA_SIM_OK);
+  }
+}
+
 TEST_CASE("the simulator rejects a load that overflows the on-chip buffer", "[vta][bad-input]") {
   const Config c = Config::tvmDefault();
   RawProgram program;
@@ -201,6 +268,118 @@ TEST_CASE("the simulator reports a deadlock instead of hanging", "[vta][bad-inpu
   program.finish({/*popPrev=*/true, false, false, false});
   expectError(program.run(), VTA_SIM_ERR_DEADLOCK,
               {"deadlock", "instruction 1", "load->compute token", "FINISH"});
+}
+
+namespace {
+
+// A one-tile STORE from accumulator tile `sramBase` to output tile `dramBase`.
+MemInsn oneTileStore(uint32_t sramBase, uint32_t dramBase) {
+  MemInsn store;
+  store.opcode = kOpStore;
+  store.memoryType = kMemOut;
+  store.sramBase = sramBase;
+  store.dramBase = dramBase;
+  store.ySize = 1, store.xSize = store.xStride = 1;
+  return store;
+}
+
+void countLine(const char*, void* lines) { ++*static_cast<int*>(lines); }
+
+}  // namespace
+
+// The simulator executes a run of STOREs that continue each other as one STORE; the run must
+// behave exactly as its STOREs one by one.
+TEST_CASE("a run of one-tile STOREs behaves as its STOREs one by one", "[vta][bad-input]") {
+  const Config c = Config::tvmDefault();
+  const uint32_t lanes = c.batch * c.blockOut, tiles = 8;
+  std::vector<uint32_t> values(tiles * lanes);
+  for (uint32_t i = 0; i < values.size(); ++i) values[i] = i * 0x01010101u + 0x80;
+  for (bool traced : {false, true}) {
+    CAPTURE(traced);
+    RawProgram program;
+    MemInsn load;
+    load.memoryType = kMemAcc;
+    load.dramBase = program.deviceWords(values) / c.accElemBytes;
+    load.ySize = 1, load.xSize = load.xStride = tiles;
+    load.deps.pushNext = true;
+    program.add(program.layout().encode(load));
+    // Two one-page output buffers, adjacent in physical memory: the run's DRAM range is
+    // contiguous but spans both, so no single device buffer holds the run as a whole.
+    int8_t* first = static_cast<int8_t*>(program.deviceBuffer({}, 4096));
+    int8_t* second = static_cast<int8_t*>(program.deviceBuffer({}, 4096));
+    const vta_phy_addr_t firstPhy = VTAMemGetPhyAddr(first);
+    REQUIRE(VTAMemGetPhyAddr(second) == firstPhy + 4096);
+    const uint32_t firstTile = (firstPhy + 4096) / c.outElemBytes - tiles / 2;
+    for (uint32_t t = 0; t < tiles; ++t) {
+      MemInsn store = oneTileStore(t, firstTile + t);
+      store.deps.popPrev = t == 0;
+      program.add(program.layout().encode(store));
+    }
+    program.finish();
+    int lines = 0;
+    VTASimSetTrace(traced ? countLine : nullptr, &lines);
+    VTASimClearStats();
+    CHECK(program.run() == VTA_SIM_OK);
+    VTASimSetTrace(nullptr, nullptr);
+    CHECK(lines == (traced ? 2 + int{tiles} : 0));  // one trace line per instruction
+    for (uint32_t i = 0; i < tiles * lanes; ++i) {
+      const uint32_t half = tiles / 2 * lanes;
+      const int8_t stored = i < half ? first[4096 - half + i] : second[i - half];
+      REQUIRE(stored == static_cast<int8_t>(values[i]));
+    }
+    CHECK(test::simStat("out_store_nbytes") == tiles * c.outElemBytes);
+  }
+  {
+    // The last STORE of a run reads past the accumulator: its own index is reported, after the
+    // ones before it were executed.
+    RawProgram program;
+    int8_t* out = static_cast<int8_t*>(program.deviceBuffer({}, 4096));
+    const uint32_t outTile = VTAMemGetPhyAddr(out) / c.outElemBytes;
+    program.add(program.layout().encode(oneTileStore(c.accDepth - 2, outTile)));
+    program.add(program.layout().encode(oneTileStore(c.accDepth - 1, outTile + 1)));
+    MemInsn overrun = oneTileStore(c.accDepth, outTile + 2);
+    program.add(program.layout().encode(overrun));
+    program.finish();
+    VTASimClearStats();
+    expectError(program.run(), VTA_SIM_ERR_OUT_OF_RANGE, {"instruction 2", "overruns the accumulator"});
+    CHECK(test::simStat("out_store_nbytes") == 2 * c.outElemBytes);
+  }
+}
+
+// The device keeps the last program it decoded and validated, and reuses it for an equal one.
+TEST_CASE("a program that differs from the last one by one instruction is checked again",
+          "[vta][bad-input]") {
+  RawProgram program;
+  const vta_phy_addr_t phy = program.deviceWords(std::vector<uint32_t>(1024, 0));
+  program.add(program.layout().encode(inputLoad(phy / 16, 0, 4)));
+  program.finish();
+  CHECK(program.run() == VTA_SIM_OK);
+  CHECK(program.run() == VTA_SIM_OK);
+  MemInsn bogus;
+  bogus.opcode = 6;
+  program.replace(1, llvm::cantFail(program.layout().encode(bogus)));
+  expectError(program.run(), VTA_SIM_ERR_BAD_INSTRUCTION, {"instruction 1", "unknown opcode"});
+  program.replace(1, program.layout().encode(FinishInsn{}));
+  CHECK(program.run() == VTA_SIM_OK);
+  program.replace(0, llvm::cantFail(program.layout().encode(inputLoad(phy / 16, 0, 300))));
+  expectError(program.run(), VTA_SIM_ERR_OUT_OF_RANGE, {"instruction 0", "x_size=300"});
+}
+
+TEST_CASE("the simulator reports dependency tokens left over at the end of a run",
+          "[vta][bad-input]") {
+  RawProgram program;
+  // A load pushes a load->compute token that nothing pops.
+  MemInsn load = inputLoad(0, 0, 0);
+  load.deps.pushNext = true;
+  program.add(program.layout().encode(load));
+  program.finish();
+  expectError(program.run(), VTA_SIM_ERR_UNBALANCED,
+              {"unbalanced dependency tokens", "1 load->compute token(s) pushed and never popped"});
+  // The same token popped by FINISH is balanced.
+  RawProgram balanced;
+  balanced.add(balanced.layout().encode(load));
+  balanced.finish({/*popPrev=*/true, false, false, false});
+  CHECK(balanced.run() == VTA_SIM_OK);
 }
 
 TEST_CASE("the simulator rejects malformed programs and handles", "[vta][bad-input]") {
@@ -278,7 +457,8 @@ TEST_CASE("the runtime reports malformed commands and keeps working", "[vta][bad
   CHECK(contains(VTARuntimeLastError(), "unknown memory type 7"));
   VTALoadBuffer2D(cmd, reinterpret_cast<void*>(0x42), 0, 1, 1, 1, 0, 0, 0, 0, 0, test::kMemInp);
   CHECK(contains(VTARuntimeLastError(), "not a live buffer handle"));
-  VTALoadBuffer2D(cmd, buffer.handle(), 0, 70000, 1, 1, 0, 0, 0, 0, 0, test::kMemInp);
+  test::DeviceBuffer large(70000 * guard.config().inpElemBytes);  // the rows fit the buffer
+  VTALoadBuffer2D(cmd, large.handle(), 0, 70000, 1, 1, 0, 0, 0, 0, 0, test::kMemInp);
   CHECK(contains(VTARuntimeLastError(), "x_size = 70000 does not fit its 16-bit encoding"));
   CHECK(VTADepPush(cmd, 1, 3) == -1);
   CHECK(contains(VTARuntimeLastError(), "no dependency queue from 1 to 3"));
@@ -303,6 +483,54 @@ TEST_CASE("the runtime reports malformed commands and keeps working", "[vta][bad
   VTASynchronize(cmd, 1000);
   CHECK(VTARuntimeErrorCount() == 0);
   CHECK(buffer.download<int8_t>()[0] == 7);
+}
+
+TEST_CASE("the runtime rejects loads and stores past the end of their buffer", "[vta][bad-input]") {
+  test::ConfigGuard guard(R"({"TARGET": "sim"})");
+  VTACommandHandle cmd = VTATLSCommandHandle();
+  const Config& c = guard.config();
+  // Three input tiles; the device rounds the buffer up to a page, so without the runtime's
+  // check these reads and writes would go unnoticed.
+  test::DeviceBuffer buffer(3 * c.inpElemBytes);
+  VTALoadBuffer2D(cmd, buffer.handle(), 1, 3, 1, 3, 0, 0, 0, 0, 0, test::kMemInp);
+  CHECK(contains(VTARuntimeLastError(), "VTALoadBuffer2D: INP elements [1, 4)"));
+  CHECK(contains(VTARuntimeLastError(), fmt::format("of {} bytes (3 elements)", 3 * c.inpElemBytes)));
+  // Two rows of 2 elements 2 apart end at element 4 of 3.
+  VTALoadBuffer2D(cmd, buffer.handle(), 0, 2, 2, 2, 0, 0, 0, 0, 0, test::kMemInp);
+  CHECK(contains(VTARuntimeLastError(), "INP elements [0, 4) (y_size 2, x_size 2, x_stride 2"));
+  VTAStoreBuffer2D(cmd, 0, test::kMemOut, buffer.handle(), 3 * c.inpElemBytes / c.outElemBytes, 1, 1, 1);
+  CHECK(contains(VTARuntimeLastError(), "VTAStoreBuffer2D: OUT elements"));
+  CHECK(VTARuntimeErrorCount() == 3);
+  VTASynchronize(cmd, 1000);
+  CHECK(contains(VTARuntimeLastError(), "not run"));
+
+  // Exactly the buffer is fine, and so are empty transfers at its end.
+  VTARuntimeClearError();
+  VTALoadBuffer2D(cmd, buffer.handle(), 0, 3, 1, 3, 0, 0, 0, 0, 0, test::kMemInp);
+  VTALoadBuffer2D(cmd, buffer.handle(), 3, 0, 1, 0, 0, 0, 0, 0, 0, test::kMemInp);
+  VTASynchronize(cmd, 1000);
+  CHECK(VTARuntimeErrorCount() == 0);
+}
+
+TEST_CASE("the runtime reports commands that never ran at shutdown", "[vta][bad-input]") {
+  test::ConfigGuard guard(R"({"TARGET": "sim"})");
+  test::DeviceBuffer buffer(4096);
+  VTALoadBuffer2D(VTATLSCommandHandle(), buffer.handle(), 0, 1, 1, 1, 0, 0, 0, 0, 0, test::kMemInp);
+  VTARuntimeShutdown();
+  CHECK(VTARuntimeErrorCount() == 1);
+  CHECK(contains(VTARuntimeLastError(), "VTARuntimeShutdown: VTA commands queued after the last "
+                                        "VTASynchronize never ran (1 instructions"));
+  // A pending dependency pop is a queued command too.
+  VTARuntimeClearError();
+  VTADepPop(VTATLSCommandHandle(), test::kComputeQueue, test::kStoreQueue);
+  VTARuntimeShutdown();
+  CHECK(contains(VTARuntimeLastError(), "never ran (0 instructions"));
+  // After a synchronisation nothing is left.
+  VTARuntimeClearError();
+  VTALoadBuffer2D(VTATLSCommandHandle(), buffer.handle(), 0, 1, 1, 1, 0, 0, 0, 0, 0, test::kMemInp);
+  VTASynchronize(VTATLSCommandHandle(), 1000);
+  VTARuntimeShutdown();
+  CHECK(VTARuntimeErrorCount() == 0);
 }
 
 TEST_CASE("the runtime reports device failures and buffers freed twice", "[vta][bad-input]") {

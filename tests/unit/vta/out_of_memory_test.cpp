@@ -1,7 +1,8 @@
-// Out of memory inside the VTA runtime and simulator: std::bad_alloc (or any exception) must not
-// leave their C entry points (vta/api_boundary.h). This binary replaces the global operator new
-// so that the N-th allocation throws — in the test and, through symbol interposition, in both
-// shared libraries — and walks N over every allocation a small program makes.
+// Out of memory inside the VTA runtime, the simulator and the function registry: std::bad_alloc
+// (or any exception) must not leave their C entry points (vta/api_boundary.h). This binary
+// replaces the global operator new so that the N-th allocation throws — in the test and, through
+// symbol interposition, in the shared libraries — and walks N over every allocation a small
+// program makes.
 #include <catch2/catch.hpp>
 
 #include <atomic>
@@ -11,6 +12,7 @@
 #include <vector>
 
 #include "vta/driver.h"
+#include "vtac/func_registry.h"
 #include "vta_test_support.h"
 
 namespace {
@@ -112,4 +114,40 @@ TEST_CASE("a program whose every allocation fails in turn reports errors, then r
   std::vector<int8_t> result = output.download<int8_t>();
   REQUIRE(result.size() == values.size());
   for (size_t i = 0; i < result.size(); ++i) CHECK(result[i] == static_cast<int8_t>(values[i] + 3));
+}
+
+TEST_CASE("the function registry's C API returns failure values when out of memory", "[vta][oom]") {
+  const auto fn = [](const vtac_tensor*, int32_t, void*) { return 0; };
+  long n = 0;
+  for (;; ++n) {
+    vtac_set_last_error("");
+    int registered = 0;
+    const bool failed = withFailingAllocation(n, [&] {
+      registered = vtac_register_func("oom.test_function_with_a_name_longer_than_inline", fn,
+                                      nullptr, /*override=*/1);
+    });
+    if (!failed) {
+      REQUIRE(registered == 0);
+      break;
+    }
+    CHECK(registered == -1);
+    CHECK(contains(vtac_get_last_error(), "vtac_register_func: out of memory"));
+  }
+  CHECK(n > 0);  // the name's copy (and the map node) allocate
+  // The lookup copies the name into a std::string too.
+  const bool failed = withFailingAllocation(0, [] {
+    vtac_packed_func found = nullptr;
+    CHECK(vtac_get_func("oom.test_function_with_a_name_longer_than_inline", &found, nullptr) == -1);
+  });
+  CHECK(failed);
+  CHECK(contains(vtac_get_last_error(), "vtac_get_func: out of memory"));
+  vtac_packed_func found = nullptr;
+  CHECK(vtac_get_func("oom.test_function_with_a_name_longer_than_inline", &found, nullptr) == 0);
+  CHECK(found != nullptr);
+  // Setting a long message needs memory; failing, it leaves a short one.
+  CHECK(withFailingAllocation(0, [] {
+    vtac_set_last_error("a message long enough to need memory of its own, so allocation fails");
+  }));
+  CHECK(contains(vtac_get_last_error(), "out of memory"));
+  CHECK(vtac_remove_func("oom.test_function_with_a_name_longer_than_inline") == 0);
 }

@@ -32,6 +32,7 @@
 #include <llvm/Support/Error.h>
 
 #include "vtac/backend/ExternRegistry.h"
+#include "vtac/backend/FunctionSignature.h"
 #include "vtac/backend/RunLimits.h"
 #include "vtac/backend/Tensor.h"
 #include "vtac/ir/Function.h"
@@ -42,17 +43,8 @@ namespace interp {
 struct StmtExec;
 }
 
-struct ParamInfo {
-  std::string name;       // the parameter's name in the source
-  ir::DataType dtype;     // element type (buffers) or value type (scalars)
-  bool isBuffer = false;  // false: a scalar parameter, passed as a 0-d tensor
-  ir::BufferRef buffer;   // the bound buffer, for buffer parameters
-};
-
-// Values of the symbolic size variables of a function's parameters.
-using SizeBindings = llvm::DenseMap<const ir::Var *, int64_t>;
-
-class CompiledFunction {
+// The signature part (parameters, size binding, argument allocation) is FunctionSignature.
+class CompiledFunction : public FunctionSignature {
 public:
   ~CompiledFunction();
 
@@ -60,22 +52,8 @@ public:
   static llvm::Expected<std::unique_ptr<CompiledFunction>>
   compile(ir::PrimFuncRef function, llvm::StringRef name, const ExternRegistry &registry);
 
-  llvm::StringRef name() const { return name_; }
-  const std::vector<ParamInfo> &params() const { return params_; }
-  // The parameter called `name`, or -1.
-  int paramIndex(llvm::StringRef name) const;
   // True when the function calls device externs (its buffers then live in device memory).
   bool usesDeviceMemory() const { return usesDeviceMemory_; }
-
-  // Binds symbolic sizes from the tensors given so far (null entries: not given) and from
-  // `namedSizes` (variable name -> value), checking every given tensor's dtype and shape.
-  llvm::Expected<SizeBindings> bindSizes(llvm::ArrayRef<const Tensor *> arguments,
-                                         const llvm::StringMap<int64_t> &namedSizes = {}) const;
-  // The concrete shape of parameter `index` under `sizes`, or an error naming the unknown size.
-  llvm::Expected<std::vector<int64_t>> shapeOf(size_t index, const SizeBindings &sizes) const;
-  // A zero-filled tensor for parameter `index` under `sizes`; an error at the parameter's buffer
-  // when a size is unknown or the tensor would exceed kMaxTensorBytes.
-  llvm::Expected<Tensor> allocateArgument(size_t index, const SizeBindings &sizes) const;
 
   // Runs the function on `arguments` (one per parameter, in order); buffers are written back
   // (not when the run fails, e.g. on exceeding `limits`).
@@ -85,16 +63,13 @@ public:
   uint64_t statementsExecuted() const { return statementsExecuted_; }
 
 private:
-  CompiledFunction() = default;
+  explicit CompiledFunction(FunctionSignature signature);
 
   struct SizeSlot {
     const ir::Var *var;
     int slot;
   };
 
-  ir::PrimFuncRef function_;  // keeps the IR (strings, locations) alive
-  std::string name_;
-  std::vector<ParamInfo> params_;
   std::vector<int> paramSlots_;  // slot of each parameter (storage or scalar)
   std::vector<SizeSlot> sizeSlots_;
   std::unique_ptr<interp::StmtExec> body_;

@@ -17,6 +17,9 @@
 // access, a VTA deadlock...) is printed as a diagnostic, gives exit status 1 and writes no
 // output file.
 //
+// --load-library PATH.so (repeatable) loads a library whose C functions the program calls with
+// T.call_extern (vtac/backend/LibraryExterns.h), in the interpreter and the JIT alike.
+//
 // --engine=jit runs the prim_func compiled by LLVM's ORC JIT (vtac/jit/JitFunction.h) instead
 // of the interpreter, with the same arguments, outputs and statistics; the reference program
 // always runs in the interpreter.

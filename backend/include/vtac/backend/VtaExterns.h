@@ -18,6 +18,7 @@
 #include <cstdint>
 
 #include "vtac/backend/ExternRegistry.h"
+#include "vtac/ir/SourceLoc.h"
 
 namespace vtac::backend {
 
@@ -35,5 +36,10 @@ double threadCpuSeconds();
 // Adds the VTA externs and VTA device memory to `registry`; `timing` (optional, must outlive
 // the registry's use) accumulates simulation time.
 void registerVtaExterns(ExternRegistry &registry, VtaTiming *timing = nullptr);
+
+// Ends a run on the VTA runtime (VTARuntimeShutdown). Commands the program queued after its
+// last synchronisation never ran: that is an error at `loc` (the function that ran), as is any
+// other runtime error the shutdown reports.
+llvm::Error finishVtaRun(ir::SourceLoc loc);
 
 }  // namespace vtac::backend

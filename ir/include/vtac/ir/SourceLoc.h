@@ -27,6 +27,12 @@ struct SourceLoc {
 // Registers a file (name + full text) and returns its id (>= 1). Registering the same name twice
 // returns a fresh id, so a re-read file never shows stale text. Thread-safe.
 uint32_t registerSourceFile(llvm::StringRef name, std::string text);
+// A location for code copied from `origin` into a program at `at` (as tensorize inserts an
+// intrinsic's implementation at the user's tensorize step, like a macro expansion): it reads as
+// `at` (same file name, line and column), and a diagnostic there adds a note at `origin` with
+// `note` as its message. One registry entry per call: callers cache by origin.
+SourceLoc expansionLoc(const SourceLoc &at, const SourceLoc &origin, std::string note);
+
 // The registered name, or "<unknown>" for id 0 or an unknown id.
 std::string sourceFileName(uint32_t file);
 // Text of 1-based line `line` without its newline, or "" when not available.

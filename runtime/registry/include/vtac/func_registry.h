@@ -11,6 +11,9 @@
  * on the host). The library is plain C, knows nothing of the IR and keeps one process-wide
  * table guarded by a mutex.
  *
+ * No C++ exception leaves these functions: out of memory (or another failure inside) makes one
+ * return its failure value (-1, or NULL) with the reason in vtac_get_last_error.
+ *
  * A shared library registers its functions when it is loaded, either from a constructor or
  * from an exported `int vtac_library_init(void)` that the loader calls (return 0 on success).
  */

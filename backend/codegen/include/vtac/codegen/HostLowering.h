@@ -78,6 +78,7 @@ struct ParallelTask {
   ir::VarRef begin, end;            // int64: the task's range of iterations
   ir::Stmt body;                    // a serial loop over that range
   std::vector<ir::VarRef> closure;  // variables body reads from the function (scalars, handles)
+  ir::Range loopRange;              // the parallel loop's whole range (bounds of its variable)
 };
 
 struct HostParam {

@@ -55,13 +55,14 @@ public:
   void visitBlockRealize(const ir::BlockRealize &op) override { visitBlock(*op.block); }
 
   void visitFor(const ir::For &op) override {
-    emitLoop(*op.loopVar, op.min, op.extent, op.body, op.forKind == ir::ForKind::Serial ? nullptr : ir::forKindName(op.forKind));
+    emitLoop(op, *op.loopVar, op.min, op.extent, op.body,
+             op.forKind == ir::ForKind::Serial ? nullptr : ir::forKindName(op.forKind));
   }
 
   void visitAttrStmt(const ir::AttrStmt &op) override {
     auto *iterVar = op.node.as<ir::IterVar>();
     if (iterVar && (op.key == "thread_extent" || op.key == "virtual_thread"))
-      return emitLoop(*iterVar->var, ir::intImm(0, iterVar->var->dtype), op.value, op.body, op.key.c_str());
+      return emitLoop(op, *iterVar->var, ir::intImm(0, iterVar->var->dtype), op.value, op.body, op.key.c_str());
     emitAttr(op);
     visitStmt(op.body);
   }
@@ -151,8 +152,9 @@ protected:
   }
 
   virtual Value placeholder() = 0;
-  // A loop over [min, min + extent); `kind` names a non-serial loop kind, or is null.
-  virtual void emitLoop(const ir::Var &var, const ir::Expr &min, const ir::Expr &extent, const ir::Stmt &body,
+  // A loop (the statement `at`) over [min, min + extent); `kind` names a non-serial loop kind,
+  // or is null.
+  virtual void emitLoop(const ir::Node &at, const ir::Var &var, const ir::Expr &min, const ir::Expr &extent, const ir::Stmt &body,
                         const char *kind) = 0;
   // An attribute whose body runs as it is (before the body is visited).
   virtual void emitAttr(const ir::AttrStmt &) {}

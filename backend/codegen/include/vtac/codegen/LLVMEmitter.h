@@ -26,6 +26,7 @@
 
 #include "vtac/codegen/CompileCommand.h"
 #include "vtac/codegen/HostLowering.h"
+#include "vtac/codegen/RuntimeChecks.h"
 
 namespace vtac::codegen {
 
@@ -38,12 +39,15 @@ struct LLVMEmitOptions {
   // When set, also define `i32 packedEntry(ptr args)` calling the first function with args[i]
   // as its i-th argument (a DLTensor pointer, or a pointer to a scalar): what the JIT calls.
   std::string packedEntry;
+  // Compile the run-time checks of RuntimeChecks.h in (the JIT does; objects have none).
+  bool runtimeChecks = false;
 };
 
 // An optimised module and the target machine it was built for.
 struct LLVMModule {
   std::unique_ptr<llvm::TargetMachine> machine;
   std::unique_ptr<llvm::Module> module;
+  std::vector<CheckSite> checkSites;  // with runtimeChecks: what each vtac_check_failed site is
 };
 
 llvm::Expected<LLVMModule> buildLLVMModule(const std::vector<HostFunction> &functions, const std::string &sourceName,

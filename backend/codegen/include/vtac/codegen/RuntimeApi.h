@@ -15,6 +15,7 @@ namespace vtac::codegen {
 // VTARuntimeLastError()).
 inline constexpr int kStatusArgumentError = -1;  // an argument failed its entry checks
 inline constexpr int kStatusRuntimeError = -2;   // a runtime call failed
+inline constexpr int kStatusCheckFailed = -3;    // a run-time check failed (RuntimeChecks.h)
 
 // 'v' void, 'p' pointer, 'i' 32-bit integer: the result, then each parameter ("vpi" is
 // `void f(void *, uint32_t)`); null for a function that is not part of the runtime API.

@@ -6,13 +6,17 @@
 // tensor for a scalar), buffers written back. VTA parameters are copied into VTABufferAlloc
 // buffers and back, as TVM's runtime passes them; runtime calls resolve to the VTA runtime
 // linked into the process. A failing call (status -1 for an argument, -2 for a runtime error)
-// becomes an error carrying VTARuntimeLastError (and the simulator's detail). A TensorIR
+// becomes an error carrying VTARuntimeLastError (and the simulator's detail). The code is
+// compiled with the run-time checks of RuntimeChecks.h: a failed check is the interpreter's
+// located error, in the interpreter's words (RunErrors.h), and `timeoutSeconds` stops the run
+// at a loop's stop check. A TensorIR
 // function (blocks) is first flattened by the `tir-lower` pipeline; what the emitter does not
 // support (what tir-lower leaves, vectors of bool, vector libm calls) fails to compile with a located error.
 #pragma once
 
 #include <memory>
 #include <string>
+#include <vector>
 
 #include <llvm/ADT/ArrayRef.h>
 #include <llvm/ExecutionEngine/Orc/LLJIT.h>
@@ -20,15 +24,21 @@
 
 #include "vtac/backend/Tensor.h"
 #include "vtac/codegen/HostLowering.h"
+#include "vtac/codegen/RuntimeChecks.h"
 
 namespace vtac::jit {
 
 class JitFunction {
 public:
+  // `runtimeChecks` false leaves the checks out (bench/codegen/jit_checks_bench measures them).
   static llvm::Expected<std::unique_ptr<JitFunction>> compile(const ir::PrimFunc &func, const std::string &name,
-                                                               int optLevel = 2);
+                                                               int optLevel = 2, bool runtimeChecks = true);
 
-  llvm::Error run(llvm::MutableArrayRef<backend::Tensor> arguments);
+  // `timeoutSeconds` > 0 stops the run at the next loop's stop check once it has passed.
+  llvm::Error run(llvm::MutableArrayRef<backend::Tensor> arguments, double timeoutSeconds = 0);
+
+  // How many run-time checks the compiled code holds (those the analyzer could not prove).
+  size_t runtimeCheckCount() const { return checkSites_.size(); }
 
 private:
   JitFunction() = default;
@@ -36,6 +46,7 @@ private:
   std::unique_ptr<llvm::orc::LLJIT> jit_;
   codegen::HostFunction host_;
   int32_t (*entry_)(void **) = nullptr;
+  std::vector<codegen::CheckSite> checkSites_;
 };
 
 }  // namespace vtac::jit

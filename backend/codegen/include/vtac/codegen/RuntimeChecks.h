@@ -1,0 +1,52 @@
+// Run-time checks in compiled code (`LLVMEmitOptions::runtimeChecks`, what `vtac run
+// --engine=jit` compiles with): the faults the interpreter stops at, caught where they happen.
+//
+// With checks on, the LLVM emitter guards every buffer access (each index of a
+// multi-dimensional buffer against its extent, the flat element against the allocation behind
+// the buffer's data: a parameter's tensor, a T.allocate, or an alias of either), integer
+// division and remainder (by zero; a divisor of -1 cannot trap either, the quotient wraps as the
+// interpreter's does), shifts (amount in [0, bits)) and float-to-int casts (value representable),
+// and puts a stop check at the top of every loop whose whole nest (its iterations, each
+// counting those of the loops inside) may exceed kUncheckedLoopIterations (a `while`, a
+// loop of unknown extent always), so that a stop is at most that many iterations away. What the arithmetic analyzer proves
+// under the enclosing loop ranges (ir/arith: constant bounds, `canProve`) costs nothing at run
+// time; the rest is a compare and a branch to a cold block that calls
+// `int32_t vtac_check_failed(int32_t site, int64_t a, int64_t b)` and returns
+// kStatusCheckFailed (from a micro-kernel or a parallel task, that status travels up through the
+// runtime or the thread pool). `site` indexes the CheckSite table the emitter returns; a and b
+// carry the run-time values (see CheckKind). The stop check reads the int32
+// `vtac_stop_requested` (volatile): non-zero stops the run at that loop. Both symbols are the
+// caller's (the JIT binds them); objects compiled by `vtac compile` have no checks.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "vtac/ir/SourceLoc.h"
+
+namespace vtac::codegen {
+
+inline constexpr const char *kCheckFailedSymbol = "vtac_check_failed";
+inline constexpr const char *kStopRequestedSymbol = "vtac_stop_requested";
+inline constexpr int64_t kUncheckedLoopIterations = 1 << 16;
+
+enum class CheckKind : uint8_t {
+  DimensionIndex,   // a: the index, b: the extent of dimension `dim`
+  AllocationIndex,  // a: the flat element, b: the allocation's size in bytes
+  DivisionByZero,   // a: the dividend
+  ModuloByZero,     // a: the dividend
+  ShiftAmount,      // a: the amount
+  FloatToInt,       // a: the bits of the value as a double
+  Stopped,          // vtac_stop_requested was set
+};
+
+struct CheckSite {
+  CheckKind kind;
+  ir::SourceLoc loc;
+  std::string name;          // the buffer (accesses), or the integer type (shifts, casts)
+  int64_t dim = 0;           // DimensionIndex: which dimension
+  bool flatIndex = false;    // AllocationIndex: a 1-d access without element offset
+  int64_t elementBytes = 1;  // AllocationIndex: the size of the buffer's element
+};
+
+}  // namespace vtac::codegen

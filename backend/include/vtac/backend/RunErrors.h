@@ -1,0 +1,30 @@
+// The messages of the errors that stop a run, shared by the engines of `vtac run`: the
+// interpreter (interp/Nodes.cpp) and the JIT's run-time checks (backend/jit) report the same
+// fault with the same words, so a test or a user sees one text whatever the engine. Each
+// function returns the message only; the caller locates it at the offending expression.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+namespace vtac::backend {
+
+// `index` of dimension `dim` of a multi-dimensional buffer is not in [0, extent).
+std::string dimensionOutOfBoundsMessage(int64_t index, int64_t dim, const std::string &buffer, int64_t extent);
+
+// Element `flat` of `buffer` is outside its allocation of `allocationBytes` bytes. A
+// one-dimensional access without element offset (`flatIndex`) names the index and the number
+// of `elementBytes`-sized elements the allocation holds.
+std::string outsideAllocationMessage(int64_t flat, const std::string &buffer, bool flatIndex, int64_t elementBytes,
+                                     int64_t allocationBytes);
+
+// An integer division (or, with `modulo`, a remainder) of `dividend` by zero.
+std::string divisionByZeroMessage(bool modulo, int64_t dividend);
+
+// A shift by `amount` bits of a value of `typeName` ("int32"): not in [0, bits).
+std::string shiftOutOfRangeMessage(int64_t amount, const std::string &typeName);
+
+// A float `value` cast to `typeName` that cannot hold it (or NaN).
+std::string floatToIntMessage(double value, const std::string &typeName);
+
+}  // namespace vtac::backend

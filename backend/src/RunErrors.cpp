@@ -1,0 +1,32 @@
+#include "vtac/backend/RunErrors.h"
+
+namespace vtac::backend {
+
+std::string dimensionOutOfBoundsMessage(int64_t index, int64_t dim, const std::string &buffer, int64_t extent) {
+  return "index " + std::to_string(index) + " is out of bounds for dimension " + std::to_string(dim) + " of buffer '" +
+         buffer + "' (extent " + std::to_string(extent) + ")";
+}
+
+std::string outsideAllocationMessage(int64_t flat, const std::string &buffer, bool flatIndex, int64_t elementBytes,
+                                     int64_t allocationBytes) {
+  if (flatIndex)
+    return "index " + std::to_string(flat) + " is out of bounds for buffer '" + buffer + "' (its allocation holds " +
+           std::to_string(allocationBytes / elementBytes) + " elements)";
+  return "element " + std::to_string(flat) + " of buffer '" + buffer + "' lies outside its allocation of " +
+         std::to_string(allocationBytes) + " bytes";
+}
+
+std::string divisionByZeroMessage(bool modulo, int64_t dividend) {
+  return std::string(modulo ? "modulo" : "division") + " by zero (" + std::to_string(dividend) + " " +
+         (modulo ? "%" : "/") + " 0)";
+}
+
+std::string shiftOutOfRangeMessage(int64_t amount, const std::string &typeName) {
+  return "shift amount " + std::to_string(amount) + " is out of range for " + typeName;
+}
+
+std::string floatToIntMessage(double value, const std::string &typeName) {
+  return "cannot convert " + std::to_string(value) + " to " + typeName + ": out of range";
+}
+
+}  // namespace vtac::backend
