@@ -33,7 +33,7 @@ struct Step {
   enum class Kind { PrimFunc, Registered, Alias };
   Kind kind;
   const relax::Binding *binding;
-  backend::CompiledFunction *prim = nullptr;
+  backend::PrimFuncEngine *prim = nullptr;
   vtac_packed_func function = nullptr;
   void *resource = nullptr;
   std::vector<int> argSlots;  // Alias: the source
@@ -46,10 +46,10 @@ struct Step {
 struct GraphExecutor::Impl {
   const ir::IRModule *module = nullptr;
   const ir::RelaxFunction *func = nullptr;
-  const backend::ExternRegistry *externs = nullptr;
+  backend::PrimFuncCompiler compiler;
   std::vector<GraphParam> params;
   std::vector<int> paramSlots;
-  std::map<std::string, std::unique_ptr<backend::CompiledFunction>> compiled;
+  std::map<std::string, std::unique_ptr<backend::PrimFuncEngine>> compiled;
   std::vector<std::pair<int, std::shared_ptr<Tensor>>> constantSlots;
   std::vector<Step> steps;
   std::vector<int> resultSlots;
@@ -116,15 +116,15 @@ llvm::Error GraphExecutor::Impl::prepare() {
           step.kind = Step::Kind::PrimFunc;
           auto &entry = compiled[call.callee];
           if (!entry) {
-            auto compiledFunc = backend::CompiledFunction::compile(
-                ir::cast<ir::PrimFunc>(target), call.callee, *externs);
+            auto compiledFunc = compiler(ir::cast<ir::PrimFunc>(target), call.callee);
             if (!compiledFunc) return compiledFunc.takeError();
             entry = std::move(*compiledFunc);
           }
           step.prim = entry.get();
-          if (entry->params().size() != call.args.size() + 1)
+          size_t numParams = entry->signature().params().size();
+          if (numParams != call.args.size() + 1)
             return backend::diagnosticError(
-                call.calleeLoc, "'" + call.callee + "' takes " + llvm::Twine(entry->params().size()) +
+                call.calleeLoc, "'" + call.callee + "' takes " + llvm::Twine(numParams) +
                                     " parameters but the call passes " + llvm::Twine(call.args.size()) +
                                     " arguments and 1 output");
         } else if (call.kind == relax::CallKind::CallTIR) {
@@ -222,11 +222,11 @@ llvm::Error GraphExecutor::Impl::callPrimFunc(const Step &step,
   std::vector<const Tensor *> given;
   for (const Tensor &argument : arguments) given.push_back(&argument);
   llvm::Error failure = llvm::Error::success();
-  if (llvm::Expected<backend::SizeBindings> bound = step.prim->bindSizes(given); !bound)
+  if (llvm::Expected<backend::SizeBindings> bound = step.prim->signature().bindSizes(given); !bound)
     failure = backend::diagnosticError(call.calleeLoc, "arguments do not fit '" + call.callee +
                                                            "': " + llvm::toString(bound.takeError()));
   else
-    failure = step.prim->run(arguments);
+    failure = step.prim->run(arguments, {});
   for (size_t i = 0; i < arguments.size(); ++i)
     if (sources[i] >= 0) *slots[sources[i]] = std::move(arguments[i]);
   ++stats.primFuncCalls;
@@ -264,11 +264,12 @@ GraphExecutor::GraphExecutor(GraphExecutor &&) noexcept = default;
 GraphExecutor::~GraphExecutor() = default;
 
 llvm::Expected<GraphExecutor> GraphExecutor::create(const ir::IRModule &module, llvm::StringRef entry,
-                                                    const backend::ExternRegistry &externs) {
+                                                    const backend::ExternRegistry &externs,
+                                                    const backend::PrimFuncCompiler &compiler) {
   registerBuiltinFunctions();
   auto impl = std::make_unique<Impl>();
   impl->module = &module;
-  impl->externs = &externs;
+  impl->compiler = compiler ? compiler : backend::interpreterCompiler(externs);
   impl->func = ir::asRelaxFunction(module.lookup(entry));
   if (!impl->func)
     return backend::diagnosticError("the module has no Relax function '" + entry + "'");

@@ -194,7 +194,7 @@ int runGraphCommand(const ir::IRModule &parsed, const GraphRunOptions &options, 
   backend::ExternRegistry externs;
   backend::registerVtaExterns(externs);
   if (llvm::Error error = backend::registerLibraryExterns(module, libraries, externs)) return fail(std::move(error));
-  llvm::Expected<GraphExecutor> executor = GraphExecutor::create(module, entryName(options.entry), externs);
+  llvm::Expected<GraphExecutor> executor = GraphExecutor::create(module, entryName(options.entry), externs, options.compiler);
   if (!executor) return fail(executor.takeError());
   if (llvm::Error error = checkOutputs(*executor, options)) return fail(std::move(error));
   llvm::Expected<NamedTensors> inputs = prepareInputs(*executor, options);

@@ -17,6 +17,7 @@
 #include "vtac/backend/Interpreter.h"
 #include "vtac/backend/LibraryExterns.h"
 #include "vtac/backend/Npy.h"
+#include "vtac/backend/PrimFuncEngine.h"
 #include "vtac/backend/RandomFill.h"
 #include "vtac/backend/TensorCompare.h"
 #include "vtac/backend/VtaExterns.h"
@@ -65,28 +66,31 @@ llvm::Expected<std::pair<std::string, ir::PrimFuncRef>> selectFunction(const ir:
   return diagnosticError(file + ": several prim_funcs (" + joinNames(names) + "); choose one with --entry");
 }
 
-// Parses `file` and compiles its function `entry` for the interpreter; its calls of C functions
-// resolve in `libraries`. Diagnostics go to `errors`.
-std::unique_ptr<CompiledFunction> loadFunction(const std::string &file, const std::string &entry,
-                                               ExternRegistry &registry, llvm::ArrayRef<SharedLibrary> libraries,
-                                               std::ostream &errors) {
-  std::optional<frontend::ParsedModule> parsed = frontend::loadModule(file, errors);
-  if (!parsed) return nullptr;
-  if (llvm::Error error = registerLibraryExterns(parsed->module, libraries, registry)) {
-    errors << renderError(std::move(error));
-    return nullptr;
-  }
-  auto selected = selectFunction(parsed->module, entry, file);
-  if (!selected) {
-    errors << renderError(selected.takeError());
-    return nullptr;
-  }
-  auto compiled = CompiledFunction::compile(selected->second, selected->first, registry);
-  if (!compiled) {
-    errors << renderError(compiled.takeError());
-    return nullptr;
-  }
-  return std::move(*compiled);
+// The prim_func `entry` of `module` (read from `file`) compiled by `compiler`, after the
+// functions of `libraries` it calls are registered for the interpreter.
+llvm::Expected<std::unique_ptr<PrimFuncEngine>> compileEntry(const ir::IRModule &module, const std::string &entry,
+                                                             const std::string &file,
+                                                             const PrimFuncCompiler &compiler,
+                                                             ExternRegistry &registry,
+                                                             llvm::ArrayRef<SharedLibrary> libraries) {
+  if (llvm::Error error = registerLibraryExterns(module, libraries, registry)) return error;
+  auto selected = selectFunction(module, entry, file);
+  if (!selected) return selected.takeError();
+  return compiler(selected->second, selected->first);
+}
+
+// The JIT as an engine: each prim_func compiled by LLVM ORC at -O2, with run-time checks.
+PrimFuncCompiler jitCompiler() {
+  return [](ir::PrimFuncRef function, llvm::StringRef name) -> llvm::Expected<std::unique_ptr<PrimFuncEngine>> {
+    auto compiled = jit::JitFunction::compile(function, name.str());
+    if (!compiled) return compiled.takeError();
+    return std::unique_ptr<PrimFuncEngine>(std::move(*compiled));
+  };
+}
+
+// The compiler of `--engine`.
+PrimFuncCompiler engineCompiler(const std::string &engine, const ExternRegistry &registry) {
+  return engine == "interp" ? interpreterCompiler(registry) : jitCompiler();
 }
 
 // A Relax entry runs as a graph (backend/graph); the prim_func-only flags do not apply to it.
@@ -94,7 +98,6 @@ int runGraph(const frontend::ParsedModule &parsed, const RunOptions &options, st
              std::ostream &errors) {
   const char *unsupported = !options.referenceFile.empty() ? "--reference"
                             : options.timing                 ? "--timing"
-                            : options.engine == "jit"        ? "--engine=jit"
                                                              : nullptr;
   if (unsupported) {
     errors << renderError(diagnosticError(std::string(unsupported) + " is not supported for a Relax entry"));
@@ -112,6 +115,7 @@ int runGraph(const frontend::ParsedModule &parsed, const RunOptions &options, st
   graphOptions.seed = options.seed;
   graphOptions.stats = options.stats;
   graphOptions.statsJsonPath = options.statsJsonPath;
+  if (options.engine == "jit") graphOptions.compiler = jitCompiler();
   return graph::runGraphCommand(parsed.module, graphOptions, out, errors);
 }
 
@@ -327,31 +331,14 @@ int runCommand(const RunOptions &options, std::ostream &out, std::ostream &error
     libraries.push_back(std::move(*library));
   }
   double parseSeconds = secondsSince(parseStart);
-  if (llvm::Error error = registerLibraryExterns(parsed->module, libraries, registry)) return fail(std::move(error));
-  auto selected = selectFunction(parsed->module, options.entry, options.file);
-  if (!selected) return fail(selected.takeError());
-
-  // The interpreter compiles its node tree; the JIT compiles machine code (before the clock
-  // starts, so that the run times compare with the interpreter's) and needs only the signature.
-  std::unique_ptr<CompiledFunction> interpreted;
-  std::unique_ptr<jit::JitFunction> jitted;
-  std::optional<FunctionSignature> jitSignature;
-  double jitCompileSeconds = 0;
-  if (options.engine == "jit") {
-    Clock::time_point compileStart = Clock::now();
-    auto signature = FunctionSignature::of(selected->second, selected->first);
-    if (!signature) return fail(signature.takeError());
-    jitSignature = std::move(*signature);
-    auto compiled = jit::JitFunction::compile(*selected->second, selected->first);
-    if (!compiled) return fail(compiled.takeError());
-    jitted = std::move(*compiled);
-    jitCompileSeconds = secondsSince(compileStart);
-  } else {
-    auto compiled = CompiledFunction::compile(selected->second, selected->first, registry);
-    if (!compiled) return fail(compiled.takeError());
-    interpreted = std::move(*compiled);
-  }
-  const FunctionSignature &function = jitted ? *jitSignature : *interpreted;
+  // Compiled before the clock starts, so that the run times of the engines compare.
+  Clock::time_point compileStart = Clock::now();
+  auto compiled = compileEntry(parsed->module, options.entry, options.file, engineCompiler(options.engine, registry),
+                               registry, libraries);
+  if (!compiled) return fail(compiled.takeError());
+  std::unique_ptr<PrimFuncEngine> engine = std::move(*compiled);
+  double compileSeconds = secondsSince(compileStart);
+  const FunctionSignature &function = engine->signature();
   if (llvm::Error error = checkOutputs(function, options)) return fail(std::move(error));
   auto arguments = prepareArguments(function, options);
   if (!arguments) return fail(arguments.takeError());
@@ -366,24 +353,25 @@ int runCommand(const RunOptions &options, std::ostream &out, std::ostream &error
   VtaRunLimitsScope limitsScope(options.limits);
   Clock::time_point start = Clock::now();
   double cpuStart = threadCpuSeconds();
-  if (llvm::Error error = jitted ? jitted->run(*arguments, options.limits.timeoutSeconds)
-                                     : interpreted->run(*arguments, limitsWithProgress(options, errors)))
-    return fail(std::move(error));
-  if (llvm::Error error = finishVtaRun(selected->second->loc())) return fail(std::move(error));
+  if (llvm::Error error = engine->run(*arguments, limitsWithProgress(options, errors))) return fail(std::move(error));
+  if (llvm::Error error = finishVtaRun(function.function()->loc())) return fail(std::move(error));
   double runSeconds = secondsSince(start);
   double runCpuSeconds = threadCpuSeconds() - cpuStart;
   std::string statsJson = VTASimStatsJSON();
 
   bool matches = true;
   if (!options.referenceFile.empty()) {
-    std::unique_ptr<CompiledFunction> reference =
-        loadFunction(options.referenceFile, options.referenceEntry, registry, libraries, errors);
-    if (!reference) return 1;
-    if (reference->params().size() != function.params().size())
-      return fail(diagnosticError(options.referenceFile + ": '" + reference->name() + "' takes " +
-                                  llvm::Twine(reference->params().size()) + " parameters, '" +
+    std::optional<frontend::ParsedModule> referenceModule = frontend::loadModule(options.referenceFile, errors);
+    if (!referenceModule) return 1;
+    auto reference = compileEntry(referenceModule->module, options.referenceEntry, options.referenceFile,
+                                  interpreterCompiler(registry), registry, libraries);
+    if (!reference) return fail(reference.takeError());
+    const FunctionSignature &referenceFunction = (*reference)->signature();
+    if (referenceFunction.params().size() != function.params().size())
+      return fail(diagnosticError(options.referenceFile + ": '" + referenceFunction.name() + "' takes " +
+                                  llvm::Twine(referenceFunction.params().size()) + " parameters, '" +
                                   function.name() + "' takes " + llvm::Twine(function.params().size())));
-    if (llvm::Error error = reference->run(referenceArguments))
+    if (llvm::Error error = (*reference)->run(referenceArguments, {}))
       return fail(diagnosticError("reference " + options.referenceFile + ": " + errorMessage(std::move(error))));
     matches = compareWithReference(function, *arguments, referenceArguments, options.tolerance, out);
   }
@@ -399,23 +387,16 @@ int runCommand(const RunOptions &options, std::ostream &out, std::ostream &error
     if (llvm::Error error = files.stage(options.traceVtaPath, vtaTrace)) return fail(std::move(error));
   if (llvm::Error error = files.commit()) return fail(std::move(error));
   if (options.stats) printStatsTable(statsJson, function.name().str(), out);
-  if (options.timing && jitted) {
-    std::string text;
-    llvm::raw_string_ostream os(text);
-    os << llvm::format("timing: parse %.4f s, JIT compile %.4f s (%zu run-time checks), run %.4f s (%.4f s CPU, "
-                       "host code and simulation)\n",
-                       parseSeconds, jitCompileSeconds, jitted->runtimeCheckCount(), runSeconds, runCpuSeconds);
-    errors << os.str();
-  } else if (options.timing) {
-    std::string text;
-    llvm::raw_string_ostream os(text);
-    os << llvm::format("timing: parse %.4f s, host interpretation %.4f s (%.4f s CPU, %llu statements), "
-                       "simulation %.4f s (%.4f s CPU, %llu VTASynchronize calls)\n",
-                       parseSeconds, runSeconds - timing.synchronizeSeconds,
-                       runCpuSeconds - timing.synchronizeCpuSeconds,
-                       (unsigned long long)interpreted->statementsExecuted(), timing.synchronizeSeconds,
-                       timing.synchronizeCpuSeconds, (unsigned long long)timing.synchronizeCalls);
-    errors << os.str();
+  if (options.timing) {
+    RunTimes times;
+    times.parse = parseSeconds;
+    times.compile = compileSeconds;
+    times.run = runSeconds;
+    times.runCpu = runCpuSeconds;
+    times.synchronize = timing.synchronizeSeconds;
+    times.synchronizeCpu = timing.synchronizeCpuSeconds;
+    times.synchronizeCalls = timing.synchronizeCalls;
+    errors << engine->timingLine(times);
   }
   return matches ? 0 : 1;
 }

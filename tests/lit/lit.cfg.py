@@ -11,7 +11,13 @@ config.excludes = ["Inputs"]
 config.test_source_root = os.path.dirname(__file__)
 config.test_exec_root = os.path.join(config.vtac_obj_root, "tests", "lit")
 
-config.substitutions.append(("%vtac", os.path.join(config.vtac_obj_root, "bin", "vtac")))
+vtac = os.path.join(config.vtac_obj_root, "bin", "vtac")
+# `lit --param engine=jit` runs every `vtac run` of the tests on that engine; an --engine the
+# test gives itself comes later on the command line and wins (ctest's lit-jit, e2e-jit).
+engine = lit_config.params.get("engine")
+if engine:
+    config.substitutions.append(("%vtac run", vtac + " run --engine=" + engine))
+config.substitutions.append(("%vtac", vtac))
 # Generators of large hostile inputs (tests/lit/*/Inputs/*.py) run with lit's own interpreter.
 config.substitutions.append(("%python", sys.executable))
 config.substitutions.append(("%samples", os.path.join(config.vtac_src_root, "samples")))

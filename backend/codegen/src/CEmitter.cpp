@@ -236,12 +236,12 @@ private:
 
   void emitLet(const ir::Var &var, const ir::Expr &value) override { line(declaration(var) + " = " + visitExpr(value) + ";"); }
 
-  void emitReturnIfNonZero(std::string status) override {
+  void emitReturnIfNonZero(const ir::Node &, llvm::StringRef, std::string status) override {
     line("if (" + status + " != 0)");
     line("  return " + std::to_string(kStatusRuntimeError) + ";");
   }
   void emitDiscard(std::string value) override { line(value + ";"); }
-  void emitErrorCountCheck() override {
+  void emitErrorCountCheck(const ir::Node &, llvm::StringRef) override {
     line("if (vtac_error_count() > vtac_errors_at_entry)");
     line("  return " + std::to_string(kStatusRuntimeError) + ";");
   }
@@ -387,7 +387,7 @@ private:
     usesStatus_ = true;
   }
 
-  void emitPushKernel(size_t index) override {
+  void emitPushKernel(const ir::Node &, size_t index) override {
     const MicroKernel &kernel = function_.kernels[index];
     std::string id = function_.symbol + "_uop_kernel" + std::to_string(index);
     std::string closure = kernel.closure.empty() ? "NULL, 0" : "&closure, (int)sizeof closure";

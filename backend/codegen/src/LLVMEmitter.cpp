@@ -316,6 +316,14 @@ private:
     b_.SetInsertPoint(next);
   }
 
+  // Returns from the function when the runtime call `at` to `callee` failed: with run-time
+  // checks, through a CallFailed site that locates it; else with kStatusRuntimeError.
+  void failedCall(const ir::Node &at, llvm::StringRef callee, llvm::Value *failed) {
+    if (!checkSites_) return returnIf(failed, b_.getInt32(kStatusRuntimeError));
+    CheckSite site{CheckKind::CallFailed, at.loc(), callee.str()};
+    failWhen(failed, std::move(site), b_.getInt64(0), b_.getInt64(0));
+  }
+
   // Whether every variable of `e` has a value in the function being built.
   bool allBound(const ir::Expr &e) {
     bool bound = true;
@@ -715,12 +723,12 @@ private:
     }
     b_.SetInsertPoint(join);
   }
-  void emitReturnIfNonZero(llvm::Value *status) override {
-    returnIf(b_.CreateICmpNE(status, llvm::ConstantInt::get(status->getType(), 0)), b_.getInt32(kStatusRuntimeError));
+  void emitReturnIfNonZero(const ir::Node &at, llvm::StringRef callee, llvm::Value *status) override {
+    failedCall(at, callee, b_.CreateICmpNE(status, llvm::ConstantInt::get(status->getType(), 0)));
   }
   void emitDiscard(llvm::Value *) override {}
-  void emitErrorCountCheck() override {
-    returnIf(b_.CreateICmpSGT(runtimeErrorCount(), errorsAtEntry_), b_.getInt32(kStatusRuntimeError));
+  void emitErrorCountCheck(const ir::Node &at, llvm::StringRef callee) override {
+    failedCall(at, callee, b_.CreateICmpSGT(runtimeErrorCount(), errorsAtEntry_));
   }
   void emitAllocate(const ir::Allocate &op) override {
     const llvm::DataLayout &layout = module_.getDataLayout();
@@ -885,7 +893,7 @@ private:
     return {pointer, bytes};
   }
 
-  void emitPushKernel(size_t index) override {
+  void emitPushKernel(const ir::Node &at, size_t index) override {
     const MicroKernel &kernel = function_.kernels[index];
     std::string id = function_.symbol + "_uop_kernel" + std::to_string(index);
     auto *handle = new llvm::GlobalVariable(module_, b_.getPtrTy(), false, llvm::GlobalValue::InternalLinkage,
@@ -893,7 +901,7 @@ private:
     auto [closure, bytes] = packClosure(kernel.closure);
     llvm::Value *status = b_.CreateCall(runtimeFunction(kernel.pushFunction),
                                         {handle, kernels_[index], closure, b_.getInt32(uint32_t(bytes))});
-    returnIf(b_.CreateICmpNE(status, b_.getInt32(0)), b_.getInt32(kStatusRuntimeError));
+    failedCall(at, kernel.pushFunction, b_.CreateICmpNE(status, b_.getInt32(0)));
   }
 
   void emitParallelFor(size_t index, llvm::Value *extent) override {

@@ -6,7 +6,9 @@
 #include <mutex>
 #include <thread>
 
+#include <llvm/ADT/StringSet.h>
 #include <llvm/ExecutionEngine/Orc/ExecutionUtils.h>
+#include <llvm/Support/DynamicLibrary.h>
 #include <llvm/Support/Format.h>
 #include <llvm/ExecutionEngine/Orc/Mangling.h>
 #include <llvm/ExecutionEngine/Orc/ThreadSafeModule.h>
@@ -124,6 +126,7 @@ std::string checkMessage(const codegen::CheckSite &site, int64_t a, int64_t b, d
     std::memcpy(&value, &a, sizeof value);
     return backend::floatToIntMessage(value, site.name);
   }
+  case codegen::CheckKind::CallFailed: return "call to '" + site.name + "' failed: " + runtimeMessage();
   case codegen::CheckKind::Stopped: {
     std::string text;
     llvm::raw_string_ostream os(text);
@@ -135,15 +138,46 @@ std::string checkMessage(const codegen::CheckSite &site, int64_t a, int64_t b, d
   return "run-time check failed";
 }
 
+// The first call_extern of `callee` in `func`, for a located error; null when none names it.
+const ir::Call *firstExternCall(const ir::PrimFunc &func, llvm::StringRef callee) {
+  const ir::Call *found = nullptr;
+  ir::preOrderVisit(func.body, [&](const ir::Node &node) {
+    auto *call = node.as<ir::Call>();
+    if (found || !call || (call->op != "tir.call_extern" && call->op != "tir.call_pure_extern") || call->args.empty())
+      return;
+    auto *name = call->args[0].as<ir::StringImm>();
+    if (name && name->value == callee) found = call;
+  });
+  return found;
+}
+
+// Every function `module` declares must resolve in the process (or be one of `hostSymbols`,
+// or weak): ORC would otherwise fail at lookup with a message that names no source line.
+llvm::Error checkExternsResolve(const llvm::Module &module, const ir::PrimFunc &func,
+                                const llvm::StringSet<> &hostSymbols) {
+  for (const llvm::Function &declared : module) {
+    if (!declared.isDeclaration() || declared.isIntrinsic() || declared.hasExternalWeakLinkage()) continue;
+    llvm::StringRef name = declared.getName();
+    if (hostSymbols.contains(name) || llvm::sys::DynamicLibrary::SearchForAddressOfSymbol(name.str())) continue;
+    if (const ir::Call *call = firstExternCall(func, name))
+      return ir::diagnosticError(call->loc(), "call to unregistered extern function '" + name.str() + "'");
+    return ir::diagnosticError("the compiled code calls '" + name.str() + "', which nothing in the process defines");
+  }
+  return llvm::Error::success();
+}
+
 }  // namespace
 
-llvm::Expected<std::unique_ptr<JitFunction>> JitFunction::compile(const ir::PrimFunc &func, const std::string &name,
+llvm::Expected<std::unique_ptr<JitFunction>> JitFunction::compile(ir::PrimFuncRef func, const std::string &name,
                                                                    int optLevel, bool runtimeChecks) {
   std::unique_ptr<JitFunction> result(new JitFunction());
+  auto signature = backend::FunctionSignature::of(func, name);
+  if (!signature) return signature.takeError();
+  result->signature_ = std::move(*signature);
   // TensorIR is flattened first, as `vtac compile --passes=tir-lower` would.
-  ir::PrimFuncRef flat(&func);
+  ir::PrimFuncRef flat = func;
   bool hasBlocks = false;
-  ir::preOrderVisit(func.body, [&](const ir::Node &node) { hasBlocks |= node.isa<ir::BlockRealize>(); });
+  ir::preOrderVisit(func->body, [&](const ir::Node &node) { hasBlocks |= node.isa<ir::BlockRealize>(); });
   if (hasBlocks) {
     auto pipeline = passes::parsePipeline("tir-lower", passes::PassRegistry::builtin());
     if (!pipeline) return pipeline.takeError();
@@ -184,6 +218,10 @@ llvm::Expected<std::unique_ptr<JitFunction>> JitFunction::compile(const ir::Prim
                                                llvm::JITSymbolFlags::Exported};
   hostSymbols[mangle(codegen::kStopRequestedSymbol)] = {llvm::orc::ExecutorAddr::fromPtr(&stopRequested),
                                                  llvm::JITSymbolFlags::Exported};
+  if (llvm::Error error = checkExternsResolve(*built->module, *flat,
+                                              {"vtac_parallel_for", codegen::kCheckFailedSymbol,
+                                               codegen::kStopRequestedSymbol}))
+    return error;
   if (llvm::Error error = dylib.define(llvm::orc::absoluteSymbols(std::move(hostSymbols))))
     return ir::diagnosticError("JIT: " + llvm::toString(std::move(error)));
   built->module->setDataLayout(result->jit_->getDataLayout());
@@ -196,7 +234,19 @@ llvm::Expected<std::unique_ptr<JitFunction>> JitFunction::compile(const ir::Prim
   return result;
 }
 
-llvm::Error JitFunction::run(llvm::MutableArrayRef<backend::Tensor> arguments, double timeoutSeconds) {
+std::string JitFunction::timingLine(const backend::RunTimes &times) const {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  os << llvm::format("timing: parse %.4f s, JIT compile %.4f s (%zu run-time checks), run %.4f s (%.4f s CPU, "
+                     "host code and simulation)\n",
+                     times.parse, times.compile, runtimeCheckCount(), times.run, times.runCpu);
+  return os.str();
+}
+
+llvm::Error JitFunction::run(llvm::MutableArrayRef<backend::Tensor> arguments, const backend::RunLimits &limits) {
+  if (limits.maxSteps)
+    return ir::diagnosticError("--max-steps counts the interpreter's loop iterations: it needs --engine=interp");
+  double timeoutSeconds = limits.timeoutSeconds;
   const std::vector<codegen::HostParam> &params = host_.params;
   if (arguments.size() != params.size())
     return ir::diagnosticError("'" + host_.name + "' takes " + std::to_string(params.size()) + " arguments, got " +
@@ -246,11 +296,12 @@ llvm::Error JitFunction::run(llvm::MutableArrayRef<backend::Tensor> arguments, d
   }
   if (status != 0 && failedCheck.failed) {  // a check's report is the precise error
     release();
-    VTARuntimeClearError();
-    VTASimClearError();
     const codegen::CheckSite &site = checkSites_[size_t(failedCheck.site)];
     double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    return ir::diagnosticError(site.loc, checkMessage(site, failedCheck.a, failedCheck.b, seconds, timeoutSeconds));
+    std::string message = checkMessage(site, failedCheck.a, failedCheck.b, seconds, timeoutSeconds);
+    VTARuntimeClearError();
+    VTASimClearError();
+    return ir::diagnosticError(site.loc, message);
   }
   if (status != 0) {
     release();

@@ -40,7 +40,7 @@ TEST_CASE("JIT: a parallel loop runs on several threads of the pool", "[codegen]
   frontend::DiagnosticEngine diagnostics;
   auto parsed = frontend::parseModule(file, diagnostics);
   REQUIRE(parsed.has_value());
-  auto compiled = JitFunction::compile(*parsed->module.functions()[0].function->as<ir::PrimFunc>(), "main");
+  auto compiled = JitFunction::compile(ir::cast<ir::PrimFunc>(parsed->module.functions()[0].function), "main");
   REQUIRE(bool(compiled));
   std::vector<backend::Tensor> arguments;
   arguments.emplace_back(ir::DataType::int32(), std::vector<int64_t>{64});

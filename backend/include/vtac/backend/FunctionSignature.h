@@ -38,6 +38,7 @@ public:
   static llvm::Expected<FunctionSignature> of(ir::PrimFuncRef function, llvm::StringRef name);
 
   llvm::StringRef name() const { return name_; }
+  const ir::PrimFuncRef &function() const { return function_; }
   const std::vector<ParamInfo> &params() const { return params_; }
   // The parameter called `name`, or -1.
   int paramIndex(llvm::StringRef name) const;

@@ -85,7 +85,7 @@ public:
       auto *index = call->args.empty() ? nullptr : call->args[0].as<ir::IntImm>();
       if (!index || index->value < 0 || size_t(index->value) >= function_.kernels.size())
         return fail(*call, "push of an unknown micro-kernel");
-      return emitPushKernel(size_t(index->value));
+      return emitPushKernel(*call, size_t(index->value));
     }
     if (call && call->op == hostop::kParallelFor) {
       auto *index = call->args.size() == 2 ? call->args[0].as<ir::IntImm>() : nullptr;
@@ -102,9 +102,9 @@ public:
     }
     Value value = visitExpr(op.value);
     llvm::StringRef callee = externCallee(op.value);
-    if (returnsStatus(callee)) return emitReturnIfNonZero(value);
+    if (returnsStatus(callee)) return emitReturnIfNonZero(*op.value, callee, value);
     emitDiscard(value);
-    if (checksErrorCount_ && reportsThroughErrorCount(callee)) emitErrorCountCheck();
+    if (checksErrorCount_ && reportsThroughErrorCount(callee)) emitErrorCountCheck(*op.value, callee);
   }
 
   void visitAllocate(const ir::Allocate &op) override {
@@ -161,17 +161,19 @@ protected:
   virtual void emitLet(const ir::Var &var, const ir::Expr &value) = 0;
   // `var` = a DLTensor over the data and dims of a vtac.make_tensor call (at least 4 arguments).
   virtual void emitMakeTensor(const ir::Var &var, const ir::Call &call) = 0;
-  virtual void emitPushKernel(size_t index) = 0;
+  // The push (the call `at`) of micro-kernel `index`; returns kStatusRuntimeError when it fails.
+  virtual void emitPushKernel(const ir::Node &at, size_t index) = 0;
   // Runs parallel task `index` over [0, extent) (vtac_parallel_for); returns its non-zero status.
   virtual void emitParallelFor(size_t index, Value extent) = 0;
   // Calls `symbol` with the tensors `args`; returns its non-zero status from the function.
   virtual void emitCallChecked(const ir::Call &call, const std::string &symbol, const std::vector<Value> &args) = 0;
-  // Returns kStatusRuntimeError when `status` is non-zero.
-  virtual void emitReturnIfNonZero(Value status) = 0;
+  // Returns kStatusRuntimeError when `status`, of the call `at` to `callee`, is non-zero.
+  virtual void emitReturnIfNonZero(const ir::Node &at, llvm::StringRef callee, Value status) = 0;
   // An evaluated expression whose value is not used.
   virtual void emitDiscard(Value value) = 0;
-  // Returns kStatusRuntimeError when the runtime's error count rose since the function started.
-  virtual void emitErrorCountCheck() = 0;
+  // Returns kStatusRuntimeError when the runtime's error count rose since the function started
+  // (checked after the call `at` to `callee`).
+  virtual void emitErrorCountCheck(const ir::Node &at, llvm::StringRef callee) = 0;
   // A host-memory allocation (already checked), its body, and its release.
   virtual void emitAllocate(const ir::Allocate &op) = 0;
   virtual Value emitExternCall(const ir::Call &op, const std::string &callee) = 0;

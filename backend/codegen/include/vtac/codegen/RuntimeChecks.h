@@ -14,7 +14,8 @@
 // `int32_t vtac_check_failed(int32_t site, int64_t a, int64_t b)` and returns
 // kStatusCheckFailed (from a micro-kernel or a parallel task, that status travels up through the
 // runtime or the thread pool). `site` indexes the CheckSite table the emitter returns; a and b
-// carry the run-time values (see CheckKind). The stop check reads the int32
+// carry the run-time values (see CheckKind). A failing runtime call (a status-returning call,
+// a micro-kernel push, a call that raised the runtime's error count) reports a CallFailed site. The stop check reads the int32
 // `vtac_stop_requested` (volatile): non-zero stops the run at that loop. Both symbols are the
 // caller's (the JIT binds them); objects compiled by `vtac compile` have no checks.
 #pragma once
@@ -38,6 +39,7 @@ enum class CheckKind : uint8_t {
   ShiftAmount,      // a: the amount
   FloatToInt,       // a: the bits of the value as a double
   Stopped,          // vtac_stop_requested was set
+  CallFailed,       // the runtime call `name` failed (its message is the runtime's last error)
 };
 
 struct CheckSite {

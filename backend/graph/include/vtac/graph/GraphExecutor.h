@@ -5,7 +5,8 @@
 //
 // Callees are resolved when the executor is created: a name that is a prim_func of the module
 // runs on the reference interpreter (prim_funcs calling VTA externs reach the simulator
-// through the interpreter's extern registry), any other name must be registered in the C
+// through the interpreter's extern registry) or on the engine the caller passes (the JIT),
+// any other name must be registered in the C
 // function registry (built-ins env.linear / env.relu, or a library loaded with
 // --load-library). An unknown name is an error at the call.
 //
@@ -25,7 +26,7 @@
 #include <llvm/Support/Error.h>
 
 #include "vtac/backend/ExternRegistry.h"
-#include "vtac/backend/Interpreter.h"
+#include "vtac/backend/PrimFuncEngine.h"
 #include "vtac/backend/Tensor.h"
 #include "vtac/graph/Npz.h"
 #include "vtac/ir/Relax.h"
@@ -53,8 +54,10 @@ public:
 
   // `module` and `externs` must outlive the executor. Errors: `entry` is not a Relax
   // function, a callee that is neither a prim_func of the module nor registered.
+  // `compiler` compiles the prim_funcs the graph calls; empty: the interpreter on `externs`.
   static llvm::Expected<GraphExecutor> create(const ir::IRModule &module, llvm::StringRef entry,
-                                              const backend::ExternRegistry &externs);
+                                              const backend::ExternRegistry &externs,
+                                              const backend::PrimFuncCompiler &compiler = {});
 
   const std::vector<GraphParam> &params() const;
   // Names of the results: the returned variables ("out"), in order.

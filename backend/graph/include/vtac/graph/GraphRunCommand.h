@@ -23,6 +23,7 @@
 
 #include <llvm/Support/Error.h>
 
+#include "vtac/backend/PrimFuncEngine.h"
 #include "vtac/ir/Function.h"
 
 namespace vtac::graph {
@@ -39,6 +40,8 @@ struct GraphRunOptions {
   uint64_t seed = 0;
   bool stats = false;
   std::string statsJsonPath;
+  // Compiles the prim_funcs the graph calls (`--engine`); empty: the interpreter.
+  backend::PrimFuncCompiler compiler;
 };
 
 // True when `entry` ("" = main) names a Relax function of `module`: `vtac run` then runs the

@@ -15,6 +15,7 @@
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -22,20 +23,26 @@
 #include <llvm/ExecutionEngine/Orc/LLJIT.h>
 #include <llvm/Support/Error.h>
 
+#include "vtac/backend/PrimFuncEngine.h"
 #include "vtac/backend/Tensor.h"
 #include "vtac/codegen/HostLowering.h"
 #include "vtac/codegen/RuntimeChecks.h"
 
 namespace vtac::jit {
 
-class JitFunction {
+class JitFunction : public backend::PrimFuncEngine {
 public:
   // `runtimeChecks` false leaves the checks out (bench/codegen/jit_checks_bench measures them).
-  static llvm::Expected<std::unique_ptr<JitFunction>> compile(const ir::PrimFunc &func, const std::string &name,
+  static llvm::Expected<std::unique_ptr<JitFunction>> compile(ir::PrimFuncRef func, const std::string &name,
                                                                int optLevel = 2, bool runtimeChecks = true);
 
-  // `timeoutSeconds` > 0 stops the run at the next loop's stop check once it has passed.
-  llvm::Error run(llvm::MutableArrayRef<backend::Tensor> arguments, double timeoutSeconds = 0);
+  const backend::FunctionSignature &signature() const override { return *signature_; }
+
+  // `limits.timeoutSeconds` > 0 stops the run at the next loop's stop check once it has
+  // passed; `limits.maxSteps` must be 0 (the compiled code counts no steps).
+  llvm::Error run(llvm::MutableArrayRef<backend::Tensor> arguments, const backend::RunLimits &limits = {}) override;
+
+  std::string timingLine(const backend::RunTimes &times) const override;
 
   // How many run-time checks the compiled code holds (those the analyzer could not prove).
   size_t runtimeCheckCount() const { return checkSites_.size(); }
@@ -43,6 +50,7 @@ public:
 private:
   JitFunction() = default;
 
+  std::optional<backend::FunctionSignature> signature_;
   std::unique_ptr<llvm::orc::LLJIT> jit_;
   codegen::HostFunction host_;
   int32_t (*entry_)(void **) = nullptr;
