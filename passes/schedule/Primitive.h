@@ -75,6 +75,7 @@ llvm::Expected<std::vector<RV>> applyGetConsumers(Schedule &sch, StepArgs &args)
 llvm::Expected<std::vector<RV>> applyDependentBlocks(Schedule &sch, StepArgs &args, bool producers);
 llvm::Expected<std::vector<RV>> applySplit(Schedule &sch, StepArgs &args);
 llvm::Expected<std::vector<RV>> applyFuse(Schedule &sch, StepArgs &args);
+llvm::Expected<std::vector<RV>> applyMerge(Schedule &sch, StepArgs &args);
 llvm::Expected<std::vector<RV>> applyReorder(Schedule &sch, StepArgs &args);
 llvm::Expected<std::vector<RV>> applyAddUnitLoop(Schedule &sch, StepArgs &args);
 llvm::Expected<std::vector<RV>> applyParallel(Schedule &sch, StepArgs &args);

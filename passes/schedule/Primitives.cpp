@@ -25,6 +25,7 @@ const std::vector<PrimitiveSpec> &allPrimitives() {
         optional("disable_predication", TraceValue::ofBool(false))},
        Results::List, applySplit},
       {"fuse", {variadic("loops"), optional("preserve_unit_iters", TraceValue::ofBool(true))}, Results::One, applyFuse},
+      {"merge", {variadic("loops")}, Results::One, applyMerge},
       {"reorder", {variadic("ordered_loops")}, Results::None, applyReorder},
       {"add_unit_loop", {required("block_or_loop")}, Results::One, applyAddUnitLoop},
       {"parallel", {required("loop")}, Results::None, applyParallel},
