@@ -59,6 +59,7 @@ const std::vector<PrimitiveSpec> &allPrimitives() {
       {"tensorize",
        {required("block_or_loop"), required("tensor_intrin"), optional("preserve_unit_iters", TraceValue::ofBool(true))},
        Results::None, applyTensorize},
+      {"rfactor", {required("loop"), optional("factor_axis", TraceValue::ofInt(0))}, Results::One, applyRFactor},
       {"storage_align",
        {required("block"), required("buffer_index"), required("axis"), required("factor"), required("offset")},
        Results::None, applyStorageAlign},
