@@ -6,6 +6,12 @@
 // instructions, 32-bit units for micro-ops) and fields are read and written with shifts and
 // masks. A program encoded here is therefore bit-identical to one built by TVM's runtime for
 // the same configuration. Shared by the runtime (encoder) and the simulator (decoder).
+//
+// Only the GEMM and ALU index fields depend on the configuration (their widths are the log2
+// SRAM depths); the opcode, the dependency flags and every LOAD/STORE field have fixed widths
+// and come first, so they sit at the same bits in every configuration. Those are compile-time
+// constants here (checked against the allocation rule in isa.cpp): the runtime encodes one
+// LOAD or STORE per VTALoadBuffer2D / VTAStoreBuffer2D call, thousands per operator.
 #ifndef VTA_ISA_H_
 #define VTA_ISA_H_
 
@@ -42,6 +48,10 @@ struct Field {
   uint32_t offset = 0;
   uint32_t width = 0;
   bool isSigned = false;
+
+  constexpr bool operator==(const Field& other) const {
+    return offset == other.offset && width == other.width && isSigned == other.isSigned;
+  }
 
   // Inline: the encoder and the simulator's decoder call these for every field.
   bool fits(int64_t value) const {
@@ -128,10 +138,17 @@ public:
   // Fails if the fields of this configuration do not fit in 128 (instruction) or 32 (uop) bits.
   static llvm::Expected<Layout> forConfig(const Config& config);
 
-  uint32_t opcodeOf(const Insn& insn) const { return static_cast<uint32_t>(opcode.get(insn)); }
+  // The fields at fixed bits (see the file comment), in the order they are allocated.
+  static constexpr Field kOpcode{0, 3}, kPopPrev{3, 1}, kPopNext{4, 1}, kPushPrev{5, 1},
+      kPushNext{6, 1};
+  static constexpr Field kMemType{7, 3}, kSramBase{10, 16}, kDramBase{26, 32}, kYSize{64, 16},
+      kXSize{80, 16}, kXStride{96, 16}, kYPad0{112, 4}, kYPad1{116, 4}, kXPad0{120, 4},
+      kXPad1{124, 4};
+
+  uint32_t opcodeOf(const Insn& insn) const { return static_cast<uint32_t>(kOpcode.get(insn)); }
   DepFlags depsOf(const Insn& insn) const {
-    return {popPrev.get(insn) != 0, popNext.get(insn) != 0, pushPrev.get(insn) != 0,
-            pushNext.get(insn) != 0};
+    return {kPopPrev.get(insn) != 0, kPopNext.get(insn) != 0, kPushPrev.get(insn) != 0,
+            kPushNext.get(insn) != 0};
   }
   // Rewrites the four dependency flags (at the same place in every instruction kind).
   void setDeps(Insn& insn, const DepFlags& deps) const;
@@ -154,8 +171,6 @@ public:
   std::string describe(const Insn& insn) const;
 
 private:
-  Field opcode, popPrev, popNext, pushPrev, pushNext;
-  Field memType, sramBase, dramBase, ySize, xSize, xStride, yPad0, yPad1, xPad0, xPad1;
   Field reset, uopBgn, uopEnd, iterOut, iterIn;
   Field gemmDstOut, gemmDstIn, gemmSrcOut, gemmSrcIn, gemmWgtOut, gemmWgtIn;
   Field aluDstOut, aluDstIn, aluSrcOut, aluSrcIn, aluOpcode, useImm, imm;
