@@ -132,13 +132,9 @@ llvm::Error packFields(Insn& insn, const FieldValue (&fields)[N]) {
   return overflow ? firstOverflow(fields) : llvm::Error::success();
 }
 
-// `value` shifted to where fixed field `field` lies in its 64-bit word (word field.offset / 64).
-constexpr uint64_t placed(const Field& field, uint64_t value) {
-  return value << (field.offset % 64);
-}
+}  // namespace
 
-// The error of a LOAD/STORE with a value too wide for its field (the encoder's cold path).
-llvm::Error memFieldError(const MemInsn& mem) {
+llvm::Error Layout::memFieldError(const MemInsn& mem) {
   const FieldValue fields[] = {
       {&Layout::kOpcode, "opcode", mem.opcode},       {&Layout::kMemType, "memory_type", mem.memoryType},
       {&Layout::kSramBase, "sram_base", mem.sramBase}, {&Layout::kDramBase, "dram_base", mem.dramBase},
@@ -148,8 +144,6 @@ llvm::Error memFieldError(const MemInsn& mem) {
       {&Layout::kXPad1, "x_pad_1", mem.xPad1}};
   return firstOverflow(fields);
 }
-
-}  // namespace
 
 llvm::Expected<Layout> Layout::forConfig(const Config& config) {
   Layout layout;
@@ -198,29 +192,6 @@ void Layout::setDeps(Insn& insn, const DepFlags& deps) const {
   kPopNext.set(insn, deps.popNext);
   kPushPrev.set(insn, deps.pushPrev);
   kPushNext.set(insn, deps.pushNext);
-}
-
-llvm::Expected<Insn> Layout::encode(const MemInsn& mem) const {
-  // Every field at compile-time bits: one overflow test, two words assembled in registers.
-  const uint64_t overflow =
-      (uint64_t{mem.opcode} >> kOpcode.width) | (uint64_t{mem.memoryType} >> kMemType.width) |
-      (uint64_t{mem.sramBase} >> kSramBase.width) | (uint64_t{mem.ySize} >> kYSize.width) |
-      (uint64_t{mem.xSize} >> kXSize.width) | (uint64_t{mem.xStride} >> kXStride.width) |
-      (uint64_t{mem.yPad0} >> kYPad0.width) | (uint64_t{mem.yPad1} >> kYPad1.width) |
-      (uint64_t{mem.xPad0} >> kXPad0.width) | (uint64_t{mem.xPad1} >> kXPad1.width);
-  if (overflow) return memFieldError(mem);  // dram_base is 32 bits wide: it always fits
-  static_assert(kDramBase.width == 32 && kYSize.offset == 64 && kPushNext.offset < 64 &&
-                    kMemType.offset + kMemType.width <= 64,
-                "the words of Layout::encode(MemInsn)");
-  Insn insn;
-  insn.word[0] = placed(kOpcode, mem.opcode) | placed(kPopPrev, mem.deps.popPrev) |
-                 placed(kPopNext, mem.deps.popNext) | placed(kPushPrev, mem.deps.pushPrev) |
-                 placed(kPushNext, mem.deps.pushNext) | placed(kMemType, mem.memoryType) |
-                 placed(kSramBase, mem.sramBase) | placed(kDramBase, mem.dramBase);
-  insn.word[1] = placed(kYSize, mem.ySize) | placed(kXSize, mem.xSize) |
-                 placed(kXStride, mem.xStride) | placed(kYPad0, mem.yPad0) |
-                 placed(kYPad1, mem.yPad1) | placed(kXPad0, mem.xPad0) | placed(kXPad1, mem.xPad1);
-  return insn;
 }
 
 llvm::Error Layout::setLoops(Insn& insn, const UopLoops& loops, const Field& dstOut,

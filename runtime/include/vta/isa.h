@@ -154,7 +154,37 @@ public:
   void setDeps(Insn& insn, const DepFlags& deps) const;
 
   // Encoding fails (naming the field) when a value does not fit its field.
-  llvm::Expected<Insn> encode(const MemInsn& mem) const;
+  llvm::Expected<Insn> encode(const MemInsn& mem) const {
+    Insn insn;
+    if (llvm::Error error = encodeInto(mem, insn)) return error;
+    return insn;
+  }
+  // encode(MemInsn) into `insn` (left unchanged on an error). Inline: the runtime encodes one
+  // LOAD or STORE per VTALoadBuffer2D / VTAStoreBuffer2D straight into its queue; a result
+  // written to a temporary as two 64-bit words and copied as one 128-bit value would stall
+  // the store forwarding on every call.
+  llvm::Error encodeInto(const MemInsn& mem, Insn& insn) const {
+    // Every field at compile-time bits: one overflow test, two words assembled in registers.
+    const uint64_t overflow =
+        (uint64_t{mem.opcode} >> kOpcode.width) | (uint64_t{mem.memoryType} >> kMemType.width) |
+        (uint64_t{mem.sramBase} >> kSramBase.width) | (uint64_t{mem.ySize} >> kYSize.width) |
+        (uint64_t{mem.xSize} >> kXSize.width) | (uint64_t{mem.xStride} >> kXStride.width) |
+        (uint64_t{mem.yPad0} >> kYPad0.width) | (uint64_t{mem.yPad1} >> kYPad1.width) |
+        (uint64_t{mem.xPad0} >> kXPad0.width) | (uint64_t{mem.xPad1} >> kXPad1.width);
+    if (overflow) return memFieldError(mem);  // dram_base is 32 bits wide: it always fits
+    static_assert(kDramBase.width == 32 && kYSize.offset == 64 && kPushNext.offset < 64 &&
+                      kMemType.offset + kMemType.width <= 64,
+                  "the words of Layout::encodeInto(MemInsn)");
+    insn.word[0] = placed(kOpcode, mem.opcode) | placed(kPopPrev, mem.deps.popPrev) |
+                   placed(kPopNext, mem.deps.popNext) | placed(kPushPrev, mem.deps.pushPrev) |
+                   placed(kPushNext, mem.deps.pushNext) | placed(kMemType, mem.memoryType) |
+                   placed(kSramBase, mem.sramBase) | placed(kDramBase, mem.dramBase);
+    insn.word[1] = placed(kYSize, mem.ySize) | placed(kXSize, mem.xSize) |
+                   placed(kXStride, mem.xStride) | placed(kYPad0, mem.yPad0) |
+                   placed(kYPad1, mem.yPad1) | placed(kXPad0, mem.xPad0) |
+                   placed(kXPad1, mem.xPad1);
+    return llvm::Error::success();
+  }
   llvm::Expected<Insn> encode(const GemmInsn& gemm) const;
   llvm::Expected<Insn> encode(const AluInsn& alu) const;
   Insn encode(const FinishInsn& finish) const;
@@ -171,6 +201,13 @@ public:
   std::string describe(const Insn& insn) const;
 
 private:
+  // `value` shifted to where fixed field `field` lies in its 64-bit word (field.offset / 64).
+  static constexpr uint64_t placed(const Field& field, uint64_t value) {
+    return value << (field.offset % 64);
+  }
+  // The error naming the first LOAD/STORE field too wide for its value (the cold path).
+  static llvm::Error memFieldError(const MemInsn& mem);
+
   Field reset, uopBgn, uopEnd, iterOut, iterIn;
   Field gemmDstOut, gemmDstIn, gemmSrcOut, gemmSrcIn, gemmWgtOut, gemmWgtIn;
   Field aluDstOut, aluDstIn, aluSrcOut, aluSrcIn, aluOpcode, useImm, imm;
