@@ -98,6 +98,9 @@ int runGraph(const frontend::ParsedModule &parsed, const RunOptions &options, st
              std::ostream &errors) {
   const char *unsupported = !options.referenceFile.empty() ? "--reference"
                             : options.timing                 ? "--timing"
+                            : !options.traceVtaPath.empty()  ? "--trace-vta"
+                            : options.limits.maxSteps        ? "--max-steps"
+                            : options.limits.timeoutSeconds > 0 ? "--timeout"
                                                              : nullptr;
   if (unsupported) {
     errors << renderError(diagnosticError(std::string(unsupported) + " is not supported for a Relax entry"));
