@@ -1,5 +1,7 @@
 #include "vtac/backend/RunErrors.h"
 
+#include "vtac/backend/Tensor.h"
+
 namespace vtac::backend {
 
 std::string dimensionOutOfBoundsMessage(int64_t index, int64_t dim, const std::string &buffer, int64_t extent) {
@@ -27,6 +29,16 @@ std::string shiftOutOfRangeMessage(int64_t amount, const std::string &typeName) 
 
 std::string floatToIntMessage(double value, const std::string &typeName) {
   return "cannot convert " + std::to_string(value) + " to " + typeName + ": out of range";
+}
+
+std::string tensorTooLargeMessage(const std::string &shape, int64_t bytes, bool overflow) {
+  return "shape " + shape + " needs " + (overflow ? std::string("more than 2^63") : std::to_string(bytes)) +
+         " bytes, more than the " + std::to_string(kMaxTensorBytes >> 30) + " GiB vtac allocates for one tensor";
+}
+
+std::string allocationTooLargeMessage(const std::string &buffer, const std::string &shape, int64_t bytes,
+                                      bool overflow) {
+  return "cannot allocate '" + buffer + "': " + tensorTooLargeMessage(shape, bytes, overflow);
 }
 
 }  // namespace vtac::backend

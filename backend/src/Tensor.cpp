@@ -10,6 +10,7 @@
 
 #include "vtac/backend/Diagnostic.h"
 #include "vtac/backend/Float16.h"
+#include "vtac/backend/RunErrors.h"
 
 namespace vtac::backend {
 
@@ -127,10 +128,7 @@ llvm::Expected<int64_t> checkedByteSize(llvm::ArrayRef<int64_t> shape, int64_t e
   // A zero extent makes any product empty, even one that overflowed on the way.
   if (llvm::is_contained(shape, 0)) return 0;
   if (overflow || bytes > kMaxTensorBytes)
-    return diagnosticError("shape " + formatShape(shape) + " needs " +
-                           (overflow ? std::string("more than 2^63") : std::to_string(bytes)) +
-                           " bytes, more than the " + llvm::Twine(kMaxTensorBytes >> 30) +
-                           " GiB vtac allocates for one tensor");
+    return diagnosticError(tensorTooLargeMessage(formatShape(shape), bytes, overflow));
   return bytes;
 }
 

@@ -24,6 +24,7 @@
 #include "vtac/codegen/HostWalker.h"
 #include "vtac/ir/Arith.h"
 #include "vtac/ir/Diagnostic.h"
+#include "vtac/ir/Printer.h"
 #include "vtac/ir/Visitor.h"
 
 extern "C" {
@@ -322,6 +323,23 @@ private:
     if (!checkSites_) return returnIf(failed, b_.getInt32(kStatusRuntimeError));
     CheckSite site{CheckKind::CallFailed, at.loc(), callee.str()};
     failWhen(failed, std::move(site), b_.getInt64(0), b_.getInt64(0));
+  }
+
+  // `bytes` (the element size) times the extents of `op`, failing an AllocationTooLarge site
+  // when the product overflows or exceeds kMaxAllocationBytes; `bytes` becomes the product.
+  void checkAllocationSize(const ir::Allocate &op, llvm::Value *&bytes) {
+    llvm::Value *overflow = b_.getFalse();
+    std::string shape;
+    for (const ir::Expr &extent : op.extents) {
+      llvm::Value *product = b_.CreateBinaryIntrinsic(llvm::Intrinsic::smul_with_overflow, bytes, toInt64(extent));
+      bytes = b_.CreateExtractValue(product, 0);
+      overflow = b_.CreateOr(overflow, b_.CreateExtractValue(product, 1));
+      shape += (shape.empty() ? "" : ", ") + ir::printExpr(extent);
+    }
+    CheckSite site{CheckKind::AllocationTooLarge, op.loc(), op.bufferVar->name};
+    site.shape = "(" + shape + (op.extents.size() == 1 ? ",)" : ")");
+    llvm::Value *tooLarge = b_.CreateOr(overflow, b_.CreateICmpUGT(bytes, b_.getInt64(kMaxAllocationBytes)));
+    failWhen(tooLarge, std::move(site), bytes, b_.CreateZExt(overflow, b_.getInt64Ty()));
   }
 
   // Whether every variable of `e` has a value in the function being built.
@@ -734,7 +752,11 @@ private:
     const llvm::DataLayout &layout = module_.getDataLayout();
     llvm::Type *sizeType = layout.getIntPtrType(ctx_);
     llvm::Value *bytes = b_.getInt64(layout.getTypeAllocSize(memoryType(op.dtype, op)));
-    for (const ir::Expr &extent : op.extents) bytes = b_.CreateMul(bytes, toInt64(extent));
+    if (checkSites_) {
+      checkAllocationSize(op, bytes);
+    } else {
+      for (const ir::Expr &extent : op.extents) bytes = b_.CreateMul(bytes, toInt64(extent));
+    }
     llvm::FunctionCallee malloc = module_.getOrInsertFunction("malloc", b_.getPtrTy(), sizeType);
     llvm::Value *memory = b_.CreateCall(malloc, {b_.CreateIntCast(bytes, sizeType, false)}, op.bufferVar->name);
     llvm::BasicBlock *failed = newBlock("alloc_failed"), *next = newBlock("allocated");

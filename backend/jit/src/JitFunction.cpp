@@ -27,6 +27,8 @@
 
 namespace vtac::jit {
 
+static_assert(codegen::kMaxAllocationBytes == backend::kMaxTensorBytes, "the engines allocate up to the same limit");
+
 namespace {
 
 constexpr const char *kPackedEntry = "vtac_jit_entry";
@@ -126,6 +128,7 @@ std::string checkMessage(const codegen::CheckSite &site, int64_t a, int64_t b, d
     std::memcpy(&value, &a, sizeof value);
     return backend::floatToIntMessage(value, site.name);
   }
+  case codegen::CheckKind::AllocationTooLarge: return backend::allocationTooLargeMessage(site.name, site.shape, a, b != 0);
   case codegen::CheckKind::CallFailed: return "call to '" + site.name + "' failed: " + runtimeMessage();
   case codegen::CheckKind::Stopped: {
     std::string text;

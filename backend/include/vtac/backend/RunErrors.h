@@ -27,4 +27,12 @@ std::string shiftOutOfRangeMessage(int64_t amount, const std::string &typeName);
 // A float `value` cast to `typeName` that cannot hold it (or NaN).
 std::string floatToIntMessage(double value, const std::string &typeName);
 
+// A tensor of `shape` ("(4, 8)") whose `bytes` exceed kMaxTensorBytes (`overflow`: their
+// product overflowed 64 bits).
+std::string tensorTooLargeMessage(const std::string &shape, int64_t bytes, bool overflow);
+
+// A T.allocate of `buffer`, shaped `shape`, too large as tensorTooLargeMessage says.
+std::string allocationTooLargeMessage(const std::string &buffer, const std::string &shape, int64_t bytes,
+                                      bool overflow);
+
 }  // namespace vtac::backend

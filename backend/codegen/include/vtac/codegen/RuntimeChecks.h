@@ -5,7 +5,8 @@
 // multi-dimensional buffer against its extent, the flat element against the allocation behind
 // the buffer's data: a parameter's tensor, a T.allocate, or an alias of either), integer
 // division and remainder (by zero; a divisor of -1 cannot trap either, the quotient wraps as the
-// interpreter's does), shifts (amount in [0, bits)) and float-to-int casts (value representable),
+// interpreter's does), shifts (amount in [0, bits)), float-to-int casts (value representable)
+// and the size of every T.allocate (at most kMaxAllocationBytes, as the interpreter allows),
 // and puts a stop check at the top of every loop whose whole nest (its iterations, each
 // counting those of the loops inside) may exceed kUncheckedLoopIterations (a `while`, a
 // loop of unknown extent always), so that a stop is at most that many iterations away. What the arithmetic analyzer proves
@@ -30,6 +31,8 @@ namespace vtac::codegen {
 inline constexpr const char *kCheckFailedSymbol = "vtac_check_failed";
 inline constexpr const char *kStopRequestedSymbol = "vtac_stop_requested";
 inline constexpr int64_t kUncheckedLoopIterations = 1 << 16;
+// The largest T.allocate checked code makes: the interpreter's limit (backend::kMaxTensorBytes).
+inline constexpr int64_t kMaxAllocationBytes = int64_t(4) << 30;
 
 enum class CheckKind : uint8_t {
   DimensionIndex,   // a: the index, b: the extent of dimension `dim`
@@ -40,6 +43,7 @@ enum class CheckKind : uint8_t {
   FloatToInt,       // a: the bits of the value as a double
   Stopped,          // vtac_stop_requested was set
   CallFailed,       // the runtime call `name` failed (its message is the runtime's last error)
+  AllocationTooLarge,  // a: the bytes asked for, b: 1 when their product overflowed 64 bits
 };
 
 struct CheckSite {
@@ -49,6 +53,7 @@ struct CheckSite {
   int64_t dim = 0;           // DimensionIndex: which dimension
   bool flatIndex = false;    // AllocationIndex: a 1-d access without element offset
   int64_t elementBytes = 1;  // AllocationIndex: the size of the buffer's element
+  std::string shape;         // AllocationTooLarge: the extents as written, "(n, 4)"
 };
 
 }  // namespace vtac::codegen
