@@ -999,13 +999,27 @@ static bool isAllocateDeclBufferPair(const Allocate &alloc) {
   return true;
 }
 
+// `T.allocate_const`'s arguments: the data as a list of plain literals, dtype, extents.
+static std::string constantAllocationArgs(const Allocate &alloc) {
+  std::string args = "[";
+  const ConstantData &data = *alloc.constantData;
+  for (size_t i = 0; i < data.size(); ++i) {
+    if (i) args += ", ";
+    Expr element = data.element(i);
+    if (const auto *f = element.as<FloatImm>()) appendFloat(args, f->value);
+    else args += std::to_string(element.as<IntImm>()->value);
+  }
+  return args + "], " + quoted(alloc.dtype.str()) + ", [";
+}
+
 DocLines ScriptPrinter::printAllocate(const Allocate &alloc) {
   bool concise = allowConcise();
-  if (isAllocateDeclBufferPair(alloc))
+  if (!alloc.constantData && isAllocateDeclBufferPair(alloc))
     return printDeclBuffer(*alloc.body.as<DeclBuffer>(), BufferVarDefinition::DataPointer);
-  std::string args = "[";
+  std::string args = alloc.constantData ? constantAllocationArgs(alloc) : "[";
   printArgs(alloc.extents, args);
-  args += "], " + quoted(alloc.dtype.str()) + ", " + quoted(alloc.scope());
+  args += "]";
+  if (!alloc.constantData) args += ", " + quoted(alloc.dtype.str()) + ", " + quoted(alloc.scope());
   if (alloc.condition) args += ", " + exprText(alloc.condition);
   if (!alloc.annotations.empty()) {
     args += ", annotations=";
@@ -1013,7 +1027,7 @@ DocLines ScriptPrinter::printAllocate(const Allocate &alloc) {
   }
   // TVM names the allocation in the enclosing frame.
   std::string var = defineVar(*alloc.bufferVar, top());
-  std::string call = "T.allocate(" + args + ")";
+  std::string call = std::string(alloc.constantData ? "T.allocate_const(" : "T.allocate(") + args + ")";
   FrameGuard frame(*this, &alloc);
   printBody(alloc.body, *frame);
   return conciseOrScope(concise, var + " = " + call, "with " + call + " as " + var + ":",

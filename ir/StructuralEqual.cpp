@@ -334,6 +334,9 @@ bool StructuralComparer::stmtFields(const Stmt &sa, const Stmt &sb) {
   case NodeKind::Allocate: {
     const auto &x = static_cast<const Allocate &>(a), &y = static_cast<const Allocate &>(b);
     if (x.dtype != y.dtype) return fail(&a, &b, "allocation dtypes differ");
+    if (bool(x.constantData) != bool(y.constantData) ||
+        (x.constantData && x.constantData->bytes() != y.constantData->bytes()))
+      return fail(&a, &b, "constant allocation data differ");
     return exprs(x.extents, y.extents) && optionalExpr(x.condition, y.condition) &&
            attrs(x.annotations, y.annotations) && defineVar(x.bufferVar, y.bufferVar) && stmt(x.body, y.body);
   }
@@ -562,6 +565,7 @@ void StructuralHasher::stmt(const Stmt &s) {
     exprs(x.extents);
     if (x.condition) expr(x.condition);
     attrs(x.annotations);
+    if (x.constantData) mixString(llvm::StringRef(reinterpret_cast<const char *>(x.constantData->bytes().data()), x.constantData->bytes().size()));
     var(*x.bufferVar);
     stmt(x.body);
     return;

@@ -182,11 +182,28 @@ public:
     StmtExprVisitor::visitIfThenElse(op);
   }
 
+  // T.allocate_const: the data has the allocation's dtype and one element per allocated one.
+  void checkConstantData(const Allocate &op) {
+    const ConstantData &data = *op.constantData;
+    if (data.dtype() != op.dtype)
+      report(op, "constant data of '" + op.bufferVar->name + "' is " + data.dtype().str() + ", not " + op.dtype.str());
+    uint64_t elements = 1;
+    for (const Expr &e : op.extents) {
+      const auto *extent = e.as<IntImm>();
+      if (!extent) return report(op, std::string("constant allocation '") + op.bufferVar->name + "' needs constant extents");
+      elements *= uint64_t(extent->value);
+    }
+    if (elements != data.size())
+      report(op, "constant allocation '" + op.bufferVar->name + "' has " + std::to_string(elements) +
+                     " elements but " + std::to_string(data.size()) + " values");
+  }
+
   void visitAllocate(const Allocate &op) override {
     visitExprs(op.extents);
     for (const Expr &e : op.extents)
       if (!dtypeOf(e).isIntOrUInt()) report(op, "allocation extent of '" + op.bufferVar->name + "' is not an integer");
     checkExtents(op.extents, op, "allocation '" + op.bufferVar->name + "'");
+    if (op.constantData) checkConstantData(op);
     if (op.condition) {
       visitExpr(op.condition);
       requireBool(op.condition, op, "allocation condition");

@@ -396,7 +396,7 @@ const std::unordered_map<std::string, Handler> &builtinTable() {
     for (const char *name : {"T.reads", "T.writes", "T.where", "T.block_attr", "T.func_attr",
                              "T.evaluate", "T.attr", "T.grid", "T.serial", "T.parallel",
                              "T.vectorized", "T.unroll", "T.thread_binding", "T.block", "T.init",
-                             "T.match_buffer", "T.alloc_buffer", "T.allocate", "T.decl_buffer",
+                             "T.match_buffer", "T.alloc_buffer", "T.allocate", "T.allocate_const", "T.decl_buffer",
                              "T.buffer_decl", "T.var", "T.handle", "T.axis.remap",
                              "T.axis.spatial", "T.axis.reduce", "T.axis.S", "T.axis.R",
                              "T.LetStmt", "T.Assert", "range", "T.env_thread", "T.launch_thread"})

@@ -166,6 +166,8 @@ public:
   std::optional<Wrapper> bindBuiltinResult(const std::string &name, ir::SourceLoc where,
                                            const std::string &path, CallArgs &args,
                                            ir::SourceLoc at);
+  std::optional<Wrapper> buildAllocateConst(const std::string &name, const CallArgs &args,
+                                            ir::SourceLoc where, ir::SourceLoc at);
   struct AttrParts {
     ir::NodeRef node;
     std::string key;

@@ -133,7 +133,7 @@ static std::string plainName(Grammar::ExprContext *target) {
 // their name, size variables and block axes are named after it.
 static bool isBindingBuiltin(const std::string &path) {
   static const char *const names[] = {"T.match_buffer", "T.alloc_buffer", "T.allocate",
-                                      "T.decl_buffer",  "T.buffer_decl",  "T.Buffer",
+                                      "T.allocate_const", "T.decl_buffer", "T.buffer_decl", "T.Buffer",
                                       "T.var",          "T.handle",       "T.LetStmt",
                                       "T.env_thread",   "T.launch_thread"};
   for (const char *name : names)
@@ -452,6 +452,8 @@ FunctionBuilder::bindBuiltinResult(const std::string &name, ir::SourceLoc where,
       return ir::make<ir::Allocate>(var, *dtype, *extents, condition, rest, ir::AttrMap{}, at);
     });
   }
+  if (path == "T.allocate_const")
+    return buildAllocateConst(name, args, where, at);
   if (path == "T.Buffer" || path == "T.buffer_decl") {
     // A buffer object (usually a view of another allocation); no statement.
     ir::BufferRef buffer = makeBufferFromArgs(name, args, 0, at);
@@ -478,6 +480,65 @@ FunctionBuilder::bindBuiltinResult(const std::string &name, ir::SourceLoc where,
       return declared;
     return ir::make<ir::Allocate>(buffer->data, buffer->dtype, buffer->shape, nullptr, declared,
                                   ir::AttrMap{}, at);
+  });
+}
+
+// `x = T.allocate_const(data, dtype, extents)`: a global allocation holding data (TVM's
+// AllocateConst). The name stands for its pointer, indexable as a flat buffer like T.allocate's.
+std::optional<FunctionBuilder::Wrapper> FunctionBuilder::buildAllocateConst(const std::string &name,
+                                                                            const CallArgs &args,
+                                                                            ir::SourceLoc where,
+                                                                            ir::SourceLoc at) {
+  const Value *dataValue = args.positional.size() > 0 ? &args.positional[0] : args.keyword("data");
+  const Value *dtypeValue = args.positional.size() > 1 ? &args.positional[1] : args.keyword("dtype");
+  const Value *extentsValue = args.positional.size() > 2 ? &args.positional[2] : args.keyword("extents");
+  if (!dataValue || !dtypeValue || !extentsValue) {
+    error(at, "T.allocate_const needs data, a dtype and extents");
+    return std::nullopt;
+  }
+  if (!dataValue->isSequence()) {
+    error(dataValue->loc, "T.allocate_const's data must be a list of numbers");
+    return std::nullopt;
+  }
+  std::optional<DataType> dtype = toDataType(*dtypeValue);
+  std::optional<std::vector<Expr>> extents = toShape(*extentsValue);
+  if (!dtype || !extents)
+    return std::nullopt;
+  uint64_t elements = 1;
+  for (const Expr &extent : *extents) {
+    const auto *constant = extent.as<ir::IntImm>();
+    if (!constant) {
+      error(extentsValue->loc, "T.allocate_const's extents must be integer constants");
+      return std::nullopt;
+    }
+    elements *= uint64_t(constant->value);
+  }
+  if (elements != dataValue->items.size()) {
+    error(dataValue->loc, "T.allocate_const has " + std::to_string(dataValue->items.size()) +
+                              " values for " + std::to_string(elements) + " elements");
+    return std::nullopt;
+  }
+  std::vector<Expr> literals;
+  for (const Value &item : dataValue->items) {
+    Expr literal = toExpr(item, "a constant");
+    if (!literal)
+      return std::nullopt;
+    literals.push_back(literal);
+  }
+  llvm::Expected<ir::ConstantDataRef> data = ir::ConstantData::fromLiterals(*dtype, literals);
+  if (!data) {
+    error(dataValue->loc, llvm::toString(data.takeError()));
+    return std::nullopt;
+  }
+  ir::VarRef var = ir::make<ir::Var>(name, ir::PointerType{*dtype, "global"}, where);
+  ir::BufferRef view = ir::make<ir::Buffer>(name, var, *dtype, *extents, std::vector<Expr>{}, nullptr,
+                                            ir::Buffer::kDefaultAlignment, 0, where);
+  define(name, Value::ofBuffer(view, where), where);
+  ir::ConstantDataRef constants = std::move(*data);
+  return Wrapper([=](Stmt rest) -> Stmt {
+    auto *allocate = new ir::Allocate(var, *dtype, *extents, nullptr, rest, ir::AttrMap{}, at);
+    allocate->constantData = constants;
+    return Stmt(allocate);
   });
 }
 

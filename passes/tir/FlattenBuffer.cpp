@@ -59,7 +59,7 @@ public:
     ir::Expr visited = StmtExprMutator::visitBufferLoad(op);
     const auto &load = *visited.as<ir::BufferLoad>();
     if (flattened(load.buffer) == load.buffer) return visited;
-    ir::Expr flat = ir::make<ir::BufferLoad>(flattened(load.buffer), std::vector<ir::Expr>{flatIndex(*load.buffer, load.indices)},
+    ir::Expr flat = ir::make<ir::BufferLoad>(flattened(load.buffer), groupedFlatIndices(*load.buffer, load.indices),
                                              load.loc());
     return op.dtype.isBool() ? ir::castExpr(op.dtype, flat) : flat;
   }
@@ -70,34 +70,48 @@ public:
     ir::BufferRef buffer = flattened(store.buffer);
     if (buffer == store.buffer) return visited;
     ir::Expr value = store.value->dtype.isBool() ? ir::castExpr(storageType(store.value->dtype), store.value) : store.value;
-    return ir::make<ir::BufferStore>(buffer, value, std::vector<ir::Expr>{flatIndex(*store.buffer, store.indices)},
-                                     store.loc());
+    return ir::make<ir::BufferStore>(buffer, value, groupedFlatIndices(*store.buffer, store.indices), store.loc());
   }
 
 private:
-  // The 1-d view of `buffer` (one per buffer, so all accesses share it).
+  // The flat view of `buffer` (one per buffer, so all accesses share it): 1-d, or one
+  // dimension per axis group when it has axis_separators (TVM's GetFlattenedBuffer).
   ir::BufferRef flattened(const ir::BufferRef &buffer) {
     auto it = flat_.find(buffer.get());
     if (it != flat_.end()) return it->second;
     ir::BufferRef result = buffer;
-    bool flat = buffer->rank() == 1 && buffer->strides.empty() && !buffer->elemOffset && !buffer->dtype.isBool();
+    size_t groups = buffer->axisSeparators.size() + 1;
+    bool flat = buffer->rank() == groups && buffer->strides.empty() && !buffer->elemOffset && !buffer->dtype.isBool();
+    if (groups > 1 && buffer->elemOffset && !ir::isZero(buffer->elemOffset))
+      fail(*buffer, "buffer '" + buffer->name + "' has axis_separators and an element offset; TVM flattens only flat buffers with an offset");
     if (!flat) {
       ir::Buffer *copy = ir::copyNode(*buffer);
-      copy->shape = {flatSize(*buffer)};
+      copy->shape = flatShape(*buffer);
       copy->strides.clear();
       copy->elemOffset = nullptr;
       copy->dtype = storageType(buffer->dtype);
+      copy->axisSeparators.clear();
+      for (size_t i = 1; i < groups; ++i) copy->axisSeparators.push_back(int64_t(i));
       result = ir::BufferRef(copy);
     }
     flat_.emplace(buffer.get(), result);
     return result;
   }
 
-  static ir::Expr flatSize(const ir::Buffer &buffer) {
-    if (!buffer.strides.empty() && !buffer.shape.empty()) return ir::simplify(buffer.strides[0] * buffer.shape[0]);
-    ir::Expr size = ir::intImm(1, buffer.shape.empty() ? ir::DataType::int32() : buffer.shape[0]->dtype);
-    for (const ir::Expr &extent : buffer.shape) size = size * extent;
-    return ir::simplify(size);
+  // One extent per axis group: the group's first stride times its extent when the buffer is
+  // strided, else the product of the group's extents.
+  static std::vector<ir::Expr> flatShape(const ir::Buffer &buffer) {
+    std::vector<ir::Expr> shape;
+    for (auto [begin, end] : axisGroups(buffer)) {
+      if (!buffer.strides.empty() && begin < end) {
+        shape.push_back(ir::simplify(buffer.strides[begin] * buffer.shape[begin]));
+        continue;
+      }
+      ir::Expr size = ir::intImm(1, begin < end ? buffer.shape[begin]->dtype : ir::DataType::int32());
+      for (size_t k = begin; k < end; ++k) size = size * buffer.shape[k];
+      shape.push_back(ir::simplify(size));
+    }
+    return shape;
   }
 
   // An allocation's flat extent: that of the buffer declared right inside it, when it matches.
@@ -108,7 +122,7 @@ private:
       bool matching = buffer.data == op.bufferVar && buffer.dtype == op.dtype && buffer.rank() == op.extents.size();
       for (size_t i = 0; matching && i < op.extents.size(); ++i)
         matching = ir::structuralEqual(op.extents[i], buffer.shape[i]);
-      if (matching) return {flatSize(buffer)};
+      if (matching) return flatShape(buffer);
     }
     ir::Expr size = ir::intImm(1, op.extents.empty() ? ir::DataType::int32() : op.extents[0]->dtype);
     for (const ir::Expr &extent : op.extents) size = size * extent;
@@ -123,9 +137,11 @@ private:
       first.push_back(range.min);
       last.push_back(range.min + range.extent - 1);
     }
-    ir::Expr min = flatIndex(*region.buffer, first);
-    ir::Expr extent = ir::simplify(flatIndex(*region.buffer, last) + 1 - min);
-    return {flat, {ir::Range{min, extent}}};
+    std::vector<ir::Expr> mins = groupedFlatIndices(*region.buffer, first);
+    std::vector<ir::Expr> maxs = groupedFlatIndices(*region.buffer, last);
+    std::vector<ir::Range> ranges;
+    for (size_t i = 0; i < mins.size(); ++i) ranges.push_back({mins[i], ir::simplify(maxs[i] + 1 - mins[i])});
+    return {flat, std::move(ranges)};
   }
 
   std::unordered_map<const ir::Buffer *, ir::BufferRef> flat_;

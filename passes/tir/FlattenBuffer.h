@@ -6,8 +6,11 @@
 // buffers take `strides[0] * shape[0]` elements, a rank-0 buffer becomes (1,), and bool
 // buffers are stored as int8 (casts at loads and stores). The flat index includes the
 // buffer's elem_offset, so the flat view has none (TVM keeps it on the view; its codegen
-// ignores it). Not handled: axis_separators (vtac's IR has no such field yet — every buffer
-// flattens to one dimension). Expects TIR without blocks' match_buffer (run
+// ignores it). A buffer with axis_separators flattens to one dimension per axis group (TVM's
+// GetFlattenedBuffer: (2, 3, 5, 7, 11, 13) with separators [3] becomes (30, 1001) with
+// separators [1], indexed `A[i0 * 15 + i1 * 5 + i2, i3 * 143 + i4 * 13 + i5]`), and so does
+// its allocation; such a buffer with a non-zero elem_offset is an error, as TVM allows the
+// offset on flat buffers only. Expects TIR without blocks' match_buffer (run
 // lower-match-buffer first); TE-lowered functions are left alone.
 #pragma once
 

@@ -5,6 +5,7 @@
 #include "tir/FlatIndex.h"
 #include "tir/PassSupport.h"
 #include "vtac/ir/Arith.h"
+#include "vtac/ir/MatchBufferIndices.h"
 #include "vtac/ir/Mutator.h"
 #include "vtac/ir/Printer.h"
 #include "vtac/ir/StructuralEqual.h"
@@ -75,7 +76,7 @@ public:
     const auto &load = *visited.as<ir::BufferLoad>();
     auto it = matches_.find(load.buffer.get());
     if (it == matches_.end()) return visited;
-    return ir::make<ir::BufferLoad>(it->second.buffer, sourceIndices(it->second, load.indices), load.loc());
+    return ir::make<ir::BufferLoad>(it->second.buffer, ir::matchBufferSourceIndices(it->second, load.indices), load.loc());
   }
 
   ir::Stmt visitBufferStore(const ir::BufferStore &op) override {
@@ -83,20 +84,11 @@ public:
     const auto &store = *visited.as<ir::BufferStore>();
     auto it = matches_.find(store.buffer.get());
     if (it == matches_.end()) return visited;
-    return ir::make<ir::BufferStore>(it->second.buffer, store.value, sourceIndices(it->second, store.indices),
+    return ir::make<ir::BufferStore>(it->second.buffer, store.value, ir::matchBufferSourceIndices(it->second, store.indices),
                                      store.loc());
   }
 
 private:
-  // Indices into the source: leading dimensions the view drops are the region's (unit) starts.
-  static std::vector<ir::Expr> sourceIndices(const ir::BufferRegion &source, const std::vector<ir::Expr> &indices) {
-    size_t dropped = source.region.size() - indices.size();
-    std::vector<ir::Expr> result;
-    for (size_t i = 0; i < source.region.size(); ++i)
-      result.push_back(i < dropped ? source.region[i].min : source.region[i].min + indices[i - dropped]);
-    return result;
-  }
-
   bool redirect(ir::BufferRegion &region) const {
     auto it = matches_.find(region.buffer.get());
     if (it == matches_.end()) return false;

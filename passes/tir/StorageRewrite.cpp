@@ -85,8 +85,9 @@ public:
   std::unordered_map<const ir::Var *, AllocInfo> allocs;
   std::unordered_set<const ir::Buffer *> accessedBuffers;
 
+  // Constant allocations (T.allocate_const) hold their data from the start: never planned.
   void visitAllocate(const ir::Allocate &op) override {
-    allocs[op.bufferVar.get()] = {scopes_.size(), &op};
+    if (!op.constantData) allocs[op.bufferVar.get()] = {scopes_.size(), &op};
     ir::StmtExprVisitor::visitAllocate(op);
   }
   void visitBufferStore(const ir::BufferStore &op) override {
@@ -267,7 +268,9 @@ public:
     return result;
   }
 
-  ir::Stmt visitAllocate(const ir::Allocate &op) override { return visitStmt(op.body); }
+  ir::Stmt visitAllocate(const ir::Allocate &op) override {
+    return op.constantData ? ir::StmtExprMutator::visitAllocate(op) : visitStmt(op.body);
+  }
 
   ir::Stmt visitDeclBuffer(const ir::DeclBuffer &op) override {
     if (hoistedDecls_.count(op.buffer.get()) || !accessedBuffers_.count(op.buffer.get())) return visitStmt(op.body);

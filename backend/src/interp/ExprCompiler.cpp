@@ -5,6 +5,7 @@
 #include "Compiler.h"
 #include "vtac/backend/Diagnostic.h"
 #include "vtac/backend/Tensor.h"
+#include "vtac/ir/MatchBufferIndices.h"
 
 namespace vtac::backend::interp {
 
@@ -162,16 +163,9 @@ SlotAssign FunctionCompiler::compileAssign(int slot, const ir::Expr &value) {
 BufferAccess FunctionCompiler::compileAccess(const ir::Buffer &buffer,
                                             const std::vector<ir::Expr> &indices,
                                             const ir::Node &at) {
-  // A match_buffer view reads and writes its source: leading dimensions it drops are the
-  // region's (unit) starts, the others are offset by the region's start.
-  if (auto view = views_.find(&buffer); view != views_.end() && indices.size() <= view->second.region.size()) {
-    const ir::BufferRegion &source = view->second;
-    size_t dropped = source.region.size() - indices.size();
-    std::vector<ir::Expr> sourceIndices;
-    for (size_t i = 0; i < source.region.size(); ++i)
-      sourceIndices.push_back(i < dropped ? source.region[i].min : source.region[i].min + indices[i - dropped]);
-    return compileAccess(*source.buffer, sourceIndices, at);
-  }
+  // A match_buffer view reads and writes its source.
+  if (auto view = views_.find(&buffer); view != views_.end() && indices.size() <= view->second.region.size())
+    return compileAccess(*view->second.buffer, ir::matchBufferSourceIndices(view->second, indices), at);
   BufferAccess access;
   access.bufferName = buffer.name;
   access.loc = locOf(at);

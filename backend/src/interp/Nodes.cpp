@@ -1,3 +1,5 @@
+#include <cstring>
+
 #include "Nodes.h"
 
 #include <deque>
@@ -203,6 +205,22 @@ std::unique_ptr<Storage> Allocation::allocate(Frame &frame) const {
   }
   frame.slots[slot].p = storage->get();
   return std::move(*storage);
+}
+
+void AllocateExec::exec(Frame &frame) const {
+  std::unique_ptr<Storage> storage = allocation.allocate(frame);
+  if (!storage) return;
+  if (constantData) {
+    const std::vector<uint8_t> &bytes = constantData->bytes();
+    if (uint64_t(storage->byteSize) != bytes.size()) {
+      frame.trap(allocation.loc, "constant allocation '" + allocation.name + "' holds " +
+                                     std::to_string(bytes.size()) + " bytes of data for " +
+                                     std::to_string(storage->byteSize) + " bytes of memory");
+      return;
+    }
+    std::memcpy(storage->data, bytes.data(), bytes.size());
+  }
+  body->exec(frame);
 }
 
 void BlockExec::exec(Frame &frame) const {

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "Runtime.h"
+#include "vtac/ir/ConstantData.h"
 #include "vtac/ir/DataType.h"
 
 namespace vtac::backend::interp {
@@ -731,11 +732,9 @@ struct Allocation {
 
 struct AllocateExec final : StmtExec {
   Allocation allocation;
+  ir::ConstantDataRef constantData;  // T.allocate_const: copied in before the body runs
   StmtPtr body;
-  void exec(Frame &frame) const override {
-    std::unique_ptr<Storage> storage = allocation.allocate(frame);
-    if (storage) body->exec(frame);
-  }
+  void exec(Frame &frame) const override;
 };
 
 // One execution of a block: bind its iteration variables, test the predicate, allocate its

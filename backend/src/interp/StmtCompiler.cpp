@@ -267,6 +267,7 @@ StmtPtr FunctionCompiler::compileAllocate(const ir::Allocate &allocate) {
   auto node = std::make_unique<AllocateExec>();
   int slot = newSlot();
   node->allocation = compileAllocation(slot, allocate.bufferVar->name, allocate.dtype, allocate.extents, allocate);
+  node->constantData = allocate.constantData;
   auto guard = bind(allocate.bufferVar.get(), {slot, VarKind::Storage, allocate.bufferVar->dtype});
   node->body = compileStmt(allocate.body);
   return node;

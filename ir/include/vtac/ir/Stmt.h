@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "vtac/ir/AttrValue.h"
+#include "vtac/ir/ConstantData.h"
 #include "vtac/ir/Expr.h"
 
 namespace vtac::ir {
@@ -138,7 +139,9 @@ public:
 };
 
 // `bufferVar = T.allocate(extents, dtype, scope)`: memory for body. The scope is the storage
-// scope of bufferVar's pointer type (see scope()).
+// scope of bufferVar's pointer type (see scope()). With constantData it is
+// `T.allocate_const(data, dtype, extents)`: read-only memory holding that data from the start
+// (TVM's AllocateConst); passes that reuse or merge memory must leave it alone.
 class Allocate : public StmtNode {
 public:
   VarRef bufferVar;
@@ -146,6 +149,7 @@ public:
   std::vector<Expr> extents;
   Expr condition;  // null: unconditional (a literal true is stored as null)
   AttrMap annotations;
+  ConstantDataRef constantData;  // null: uninitialised, writable memory
   Stmt body;
   Allocate(VarRef bufferVar, DataType dtype, std::vector<Expr> extents, Expr condition, Stmt body,
            AttrMap annotations = {}, SourceLoc loc = {})

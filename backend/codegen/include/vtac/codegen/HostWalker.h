@@ -113,6 +113,7 @@ public:
       return fail(op, "'" + op.bufferVar->name + "' is in VTA's on-chip scope '" + scope +
                           "': lower the program for VTA (vta-lower) before compiling it");
     if (op.condition) return fail(op, "the " + std::string(emitterName_) + " emitter does not support conditional allocations");
+    if (op.constantData) return fail(op, "the " + std::string(emitterName_) + " emitter does not support T.allocate_const");
     emitAllocate(op);
   }
 
