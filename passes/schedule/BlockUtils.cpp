@@ -224,4 +224,12 @@ int storageRank(const std::string &scope) {
 
 int threadRank(const std::string &tag) { return tag.rfind("blockIdx", 0) == 0 ? 0 : 1; }
 
+Stmt blockNamed(const Stmt &root, const std::string &name) {
+  Stmt found;
+  preOrderVisit(root, [&](const Node &node) {
+    if (const auto *block = node.as<Block>(); block && block->name == name) found = Stmt(block);
+  });
+  return found;
+}
+
 }  // namespace vtac::passes::schedule

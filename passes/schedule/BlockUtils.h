@@ -43,6 +43,10 @@ bool indexedByDistinctDataParIters(const ir::Block &block, const std::vector<ir:
 // pointer is used directly), or an empty string when it can.
 std::string whyBufferIsNotRemovable(const ir::PrimFunc &func, const ir::Buffer *buffer);
 
+// The Block named `name` under root (null when there is none): how a primitive finds a scope
+// block again after replacing a statement inside it.
+ir::Stmt blockNamed(const ir::Stmt &root, const std::string &name);
+
 // The statements of a body: a SeqStmt's, or the body itself.
 std::vector<ir::Stmt> statementsOf(const ir::Stmt &body);
 // Whether a block named in `blocks` is under stmt.

@@ -158,10 +158,7 @@ void installCacheStage(Schedule &sch, const CacheStage &stage, const std::set<st
 
   // The scope block is the same node unless the stage went straight into it.
   const auto &scopeName = stage.scopePath.back().as<Block>()->name;
-  StmtPath scopePath;
-  preOrderVisit(cast<PrimFunc>(sch.module().lookup(stage.func))->body, [&](const Node &node) {
-    if (const auto *block = node.as<Block>(); block && block->name == scopeName) scopePath = {Stmt(block)};
-  });
+  StmtPath scopePath{blockNamed(cast<PrimFunc>(sch.module().lookup(stage.func))->body, scopeName)};
   const Block &scope = *scopePath.back().as<Block>();
   Block *copy = copyNode(scope);
   copy->body = CacheAccessRewriter(stage, blocks).visitStmt(scope.body);

@@ -75,6 +75,7 @@ llvm::Expected<std::vector<RV>> applyGetConsumers(Schedule &sch, StepArgs &args)
 llvm::Expected<std::vector<RV>> applyDependentBlocks(Schedule &sch, StepArgs &args, bool producers);
 llvm::Expected<std::vector<RV>> applySplit(Schedule &sch, StepArgs &args);
 llvm::Expected<std::vector<RV>> applyFuse(Schedule &sch, StepArgs &args);
+llvm::Expected<std::vector<RV>> applyMerge(Schedule &sch, StepArgs &args);
 llvm::Expected<std::vector<RV>> applyReorder(Schedule &sch, StepArgs &args);
 llvm::Expected<std::vector<RV>> applyAddUnitLoop(Schedule &sch, StepArgs &args);
 llvm::Expected<std::vector<RV>> applyParallel(Schedule &sch, StepArgs &args);
@@ -92,6 +93,7 @@ llvm::Expected<std::vector<RV>> applyCacheWrite(Schedule &sch, StepArgs &args);
 llvm::Expected<std::vector<RV>> applyComputeAt(Schedule &sch, StepArgs &args);
 llvm::Expected<std::vector<RV>> applyReverseComputeAt(Schedule &sch, StepArgs &args);
 llvm::Expected<std::vector<RV>> applyDecomposeReduction(Schedule &sch, StepArgs &args);
+llvm::Expected<std::vector<RV>> applyRFactor(Schedule &sch, StepArgs &args);
 llvm::Expected<std::vector<RV>> applyBlockize(Schedule &sch, StepArgs &args);
 llvm::Expected<std::vector<RV>> applyTensorize(Schedule &sch, StepArgs &args);
 llvm::Expected<std::vector<RV>> applySampleCategorical(Schedule &sch, StepArgs &args);

@@ -588,6 +588,30 @@ struct AluShr {
   }
 };
 
+// One micro-op whose inner loop walks consecutive tiles (dst and, for a tensor operation, src
+// factor 1), as TVM's lowering emits for element-wise ALU stages (the conv2d's shift and
+// clip run 784 tiles this way): the inner loop is one run of iterIn x lanes consecutive lanes.
+// The run keeps the sequential order, so a src overlapping dst reads what the loop nest would.
+// False if the time limit stopped it.
+template <typename Op>
+bool runAluRows(Op op, const AluInsn& alu, const Uop& u, int32_t* acc, uint32_t lanes) {
+  const UopLoops& loops = alu.loops;
+  const uint64_t count = uint64_t{loops.iterIn} * lanes;
+  const int32_t imm = alu.imm;
+  TimeLimitPoll poll(threadRunLimits(), loops.iterIn);
+  for (uint32_t y = 0; y < loops.iterOut; ++y) {
+    if (poll.timeUp()) return false;
+    int32_t* dst = acc + (u.dst + uint64_t{y} * loops.dstFactorOut) * lanes;
+    if (alu.useImm) {
+      for (uint64_t l = 0; l < count; ++l) dst[l] = op(dst[l], imm);
+    } else {
+      const int32_t* src = acc + (u.src + uint64_t{y} * loops.srcFactorOut) * lanes;
+      for (uint64_t l = 0; l < count; ++l) dst[l] = op(dst[l], src[l]);
+    }
+  }
+  return true;
+}
+
 // kLanes fixes the lanes per tile at compile time (16 in TVM's default shape) so that the
 // lane loops vectorise; 0 takes `lanesArg`. False if the time limit stopped it.
 template <uint32_t kLanes, typename Op>
@@ -595,6 +619,8 @@ bool runAluLoops(Op op, const AluInsn& alu, const std::vector<Uop>& uops, int32_
                  uint32_t lanesArg) {
   const uint32_t lanes = kLanes ? kLanes : lanesArg;
   const UopLoops& loops = alu.loops;
+  if (uops.size() == 1 && loops.dstFactorIn == 1 && (alu.useImm || loops.srcFactorIn == 1))
+    return runAluRows(op, alu, uops[0], acc, lanes);
   const int32_t imm = alu.imm;
   TimeLimitPoll poll(threadRunLimits(), uops.size());
   for (uint32_t y = 0; y < loops.iterOut; ++y)

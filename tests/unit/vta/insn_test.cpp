@@ -322,6 +322,32 @@ TEST_CASE("every ALU operation, with and without an immediate", "[vta][insn]") {
   }
 }
 
+TEST_CASE("an ALU whose source overlaps its destination runs tile after tile", "[vta][insn]") {
+  // acc[t] += acc[t - 1] for t = 1, 2, ... in order: each tile adds the already updated one
+  // before it, so the tiles end as prefix sums (a reordered or vectorised-ahead loop would not).
+  for (const std::string& json : testConfigs()) {
+    CAPTURE(json);
+    ConfigGuard guard(json);
+    const vta::Config& c = guard.config();
+    const uint32_t tiles = 12, lanes = c.batch * c.blockOut;
+    const auto a = randomInt32(tiles * lanes, -5, 5, 7);
+    DeviceBuffer aBuffer(a.size() * 4), out(tiles * c.outElemBytes);
+    aBuffer.upload(a);
+    VTACommandHandle cmd = VTATLSCommandHandle();
+    VTALoadBuffer2D(cmd, aBuffer.handle(), 0, tiles, 1, tiles, 0, 0, 0, 0, 0, kMemAcc);
+    REQUIRE(pushAlu({tiles - 1, 1, 0, kAluAdd, 0, 0}) == 0);
+    VTADepPush(cmd, kComputeQueue, kStoreQueue);
+    VTADepPop(cmd, kComputeQueue, kStoreQueue);
+    VTAStoreBuffer2D(cmd, 0, kMemOut, out.handle(), 0, tiles, 1, tiles);
+    synchronize();
+    expectNoErrors();
+    std::vector<int32_t> expected = a;
+    for (uint32_t t = 1; t < tiles; ++t)
+      for (uint32_t l = 0; l < lanes; ++l) expected[t * lanes + l] += expected[(t - 1) * lanes + l];
+    CHECK(out.download<int8_t>() == truncateToInt8(expected));
+  }
+}
+
 TEST_CASE("relu and shift-and-scale", "[vta][insn]") {
   for (const std::string& json : testConfigs()) {
     CAPTURE(json);
