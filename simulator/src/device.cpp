@@ -437,12 +437,13 @@ RunResult Device::executeStore(const MemInsn& mem, uint32_t index, const Insn& i
     return checked;
   const uint32_t lanes = config_.batch * config_.blockOut;
   statistics.outStoreBytes += tiles * lanes * config_.outWidth / 8;
+  // A row's tiles are consecutive in the accumulator and in DRAM (an output element is one
+  // int8 per lane): one truncating loop per row.
+  const uint64_t rowLanes = uint64_t{mem.xSize} * lanes;
   for (uint32_t y = 0; y < mem.ySize; ++y) {
-    for (uint32_t x = 0; x < mem.xSize; ++x) {
-      const int32_t* src = acc_.data() + (uint64_t{mem.sramBase} + uint64_t{y} * mem.xSize + x) * lanes;
-      int8_t* dst = reinterpret_cast<int8_t*>(dram) + (uint64_t{y} * mem.xStride + x) * outElemBytes;
-      for (uint32_t l = 0; l < lanes; ++l) dst[l] = static_cast<int8_t>(src[l]);  // truncation
-    }
+    const int32_t* src = acc_.data() + (uint64_t{mem.sramBase} + uint64_t{y} * mem.xSize) * lanes;
+    int8_t* dst = reinterpret_cast<int8_t*>(dram) + uint64_t{y} * mem.xStride * outElemBytes;
+    for (uint64_t l = 0; l < rowLanes; ++l) dst[l] = static_cast<int8_t>(src[l]);
   }
   return kOk;
 }
@@ -579,12 +580,14 @@ struct AluMul {
   }
 };
 // Arithmetic shift right; a negative amount shifts left. Amounts are taken modulo 32, as the
-// shifter of a 32-bit accumulator (and x86's shift instructions) do.
+// shifter of a 32-bit accumulator (and x86's shift instructions) do. Both shifts, then a
+// select: without a branch the lane loops vectorise (the conv2d shifts 12,544 lanes a run).
 struct AluShr {
   int32_t operator()(int32_t a, int32_t b) const {
-    if (b >= 0) return a >> (b & 31);
-    const uint32_t amount = (0u - static_cast<uint32_t>(b)) & 31u;
-    return static_cast<int32_t>(static_cast<uint32_t>(a) << amount);
+    const int32_t right = a >> (b & 31);
+    const uint32_t leftAmount = (0u - static_cast<uint32_t>(b)) & 31u;
+    const int32_t left = static_cast<int32_t>(static_cast<uint32_t>(a) << leftAmount);
+    return b >= 0 ? right : left;
   }
 };
 
