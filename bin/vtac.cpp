@@ -15,23 +15,15 @@
 #include "vtac/support/Command.h"
 
 #include <CLI/CLI.hpp>
-#include <llvm/Support/thread.h>
 #include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
 
 #include <functional>
 #include <iostream>
-#include <optional>
 
 namespace {
 
 using vtac::support::kExitUsageError;
-
-// The commands recurse once per nesting level of a program (up to the frontend's limit of 1000
-// statements) in the printer, verifier and interpreter: they run on a thread with a stack of
-// this size, not on whatever `ulimit -s` gives the main thread. Release builds need under
-// 0.5 MB for 1000 levels, ASan builds about 10 MB.
-constexpr unsigned kCommandStackBytes = 64u << 20;
 
 // The subcommand CLI11 selected sets this to the work it will do; it returns the exit status.
 using Action = vtac::support::CommandAction;
@@ -123,8 +115,5 @@ int main(int argc, char **argv) {
       if (!logger) logger = spdlog::stderr_color_mt(library);
       logger->set_level(spdlog::level::off);
     }
-  int status = 1;
-  llvm::thread worker(std::optional<unsigned>(kCommandStackBytes), [&] { status = action(); });
-  worker.join();
-  return status;
+  return action();
 }
