@@ -11,6 +11,7 @@
 #include "vtac/driver/OptCommand.h"
 #include "vtac/frontend/Commands.h"
 #include "vtac/graph/GraphRunCommand.h"
+#include "vtac/ir/DisplayText.h"
 #include "vtac/support/Command.h"
 
 #include <CLI/CLI.hpp>
@@ -77,6 +78,10 @@ int main(int argc, char **argv) {
   app.set_version_flag("--version", std::string("vtac ") + VTAC_VERSION);
   app.require_subcommand(1);
   app.fallthrough();
+  // Usage errors quote arguments: control bytes escaped and huge ones cut, as in diagnostics.
+  app.failure_message([](const CLI::App *failed, const CLI::Error &e) {
+    return vtac::ir::displayText(CLI::FailureMessage::simple(failed, e));
+  });
 
   bool verbose = false;
   std::string logLevel = "warn";

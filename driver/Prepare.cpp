@@ -6,6 +6,7 @@
 
 #include "vtac/frontend/Commands.h"
 #include "vtac/frontend/TraceReader.h"
+#include "vtac/ir/DisplayText.h"
 #include "vtac/ir/Diagnostic.h"
 #include "vtac/passes/Vta.h"
 #include "vtac/passes/schedule/ApplyTrace.h"
@@ -42,7 +43,7 @@ std::optional<frontend::ParsedModule> parseText(const std::string &name, std::st
 std::optional<frontend::ParsedModule> readSideFile(const std::string &path, std::ostream &errors) {
   std::string text, reason;
   if (!frontend::readSourceFile(path, text, reason)) {
-    errors << path << ": error: cannot read file: " << reason << "\n";
+    errors << ir::displayText(path) << ": error: cannot read file: " << reason << "\n";
     return std::nullopt;
   }
   return parseText(path, std::move(text), errors);

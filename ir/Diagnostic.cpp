@@ -43,7 +43,9 @@ std::string renderError(llvm::Error error) {
         diagnostic.log(os);
         os << "\n";
       },
-      [&](const llvm::ErrorInfoBase &other) { text += "error: " + other.message() + "\n"; });
+      // Other errors (a file's own bytes quoted by a reader, a library's message) are escaped
+      // and cut like any diagnostic.
+      [&](const llvm::ErrorInfoBase &other) { text += formatDiagnostic({}, Severity::Error, other.message()); });
   return text;
 }
 

@@ -1,6 +1,8 @@
 // The process-wide registry of source files behind SourceLoc::file, and diagnostic formatting.
 #include "vtac/ir/SourceLoc.h"
 
+#include "vtac/ir/DisplayText.h"
+
 #include <algorithm>
 #include <cstdio>
 #include <deque>
@@ -103,9 +105,9 @@ namespace {
 constexpr size_t kMaxMessageLength = 1000;
 constexpr size_t kMaxExcerptWidth = 160;
 
-// A message with control bytes (NUL, escape sequences) spelled \xNN, cut after
-// kMaxMessageLength characters.
-std::string displayMessage(llvm::StringRef message) {
+}  // namespace
+
+std::string displayText(llvm::StringRef message) {
   std::string out;
   for (size_t i = 0; i < message.size(); ++i) {
     if (out.size() >= kMaxMessageLength) {
@@ -124,16 +126,18 @@ std::string displayMessage(llvm::StringRef message) {
   return out;
 }
 
+namespace {
+
 // One diagnostic line, with the source line and caret when known.
 std::string formatOne(const SourceLoc &loc, Severity severity, llvm::StringRef message) {
   std::string out;
   if (loc.isKnown()) {
-    out += displayMessage(sourceFileName(loc.file)) + ":" + std::to_string(loc.line) + ":" +
+    out += displayText(sourceFileName(loc.file)) + ":" + std::to_string(loc.line) + ":" +
            std::to_string(loc.column) + ": ";
   }
   out += severityName(severity);
   out += ": ";
-  out += displayMessage(message);
+  out += displayText(message);
   out += "\n";
   if (!loc.isKnown()) return out;
   std::string line = sourceLine(loc.file, loc.line);

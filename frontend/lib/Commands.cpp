@@ -1,6 +1,7 @@
 #include "vtac/frontend/Commands.h"
 
 #include "vtac/ir/Printer.h"
+#include "vtac/ir/DisplayText.h"
 #include "vtac/ir/Verifier.h"
 #include "vtac/support/AtomicFile.h"
 
@@ -28,7 +29,7 @@ std::optional<ParsedModule> loadModule(const std::string &path, std::ostream &er
   std::string name = path == "-" ? "<stdin>" : path;
   std::string text, reason;
   if (!readSourceFile(path, text, reason)) {
-    errors << name << ": error: cannot read file: " << reason << "\n";
+    errors << ir::displayText(name) << ": error: cannot read file: " << reason << "\n";
     return std::nullopt;
   }
   Stopwatch parseTime;

@@ -70,6 +70,9 @@ void barrier(VTACommandHandle cmd, void* buffer, uint32_t elemBits, uint32_t sta
   const DataBuffer* data = DataBuffer::fromHandle(buffer);
   if (!data) return reportError(fmt::format("{}: {} is not a live buffer handle", api, buffer));
   const uint64_t elemBytes = (elemBits + 7) / 8;
+  if ((uint64_t{start} + extent) * elemBytes > data->bytes)
+    return reportError(fmt::format("{}: elements [{}, {}) of {} bits are outside buffer {} of {} bytes", api,
+                                   start, uint64_t{start} + extent, elemBits, buffer, data->bytes));
   char* host = static_cast<char*>(data->host) + elemBytes * start;
   const vta_phy_addr_t phy = static_cast<vta_phy_addr_t>(data->phy + elemBytes * start);
   const int bytes = static_cast<int>(elemBytes * extent);

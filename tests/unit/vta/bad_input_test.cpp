@@ -534,6 +534,23 @@ TEST_CASE("the runtime rejects loads and stores past the end of their buffer", "
   CHECK(VTARuntimeErrorCount() == 0);
 }
 
+TEST_CASE("the runtime reports barriers outside their buffer", "[vta][bad-input]") {
+  // A barrier's range was not checked against its buffer (a real device would flush or
+  // invalidate another allocation's cache lines); fuzz/VtaRuntimeApiFuzzer checks it too.
+  test::ConfigGuard guard(R"({"TARGET": "sim"})");
+  test::DeviceBuffer buffer(64);
+  VTACommandHandle cmd = VTATLSCommandHandle();
+  VTAReadBarrier(cmd, buffer.handle(), 32, 0, 16);
+  VTAWriteBarrier(cmd, buffer.handle(), 8, 60, 4);
+  CHECK(VTARuntimeErrorCount() == 0);
+  VTAReadBarrier(cmd, buffer.handle(), 32, 1, 16);
+  CHECK(VTARuntimeErrorCount() == 1);
+  CHECK(contains(VTARuntimeLastError(), "VTAReadBarrier: elements [1, 17) of 32 bits are outside buffer"));
+  VTAWriteBarrier(cmd, buffer.handle(), 8, 0xffffffffu, 0xffffffffu);
+  CHECK(VTARuntimeErrorCount() == 2);
+  CHECK(contains(VTARuntimeLastError(), "VTAWriteBarrier: elements [4294967295, 8589934590) of 8 bits"));
+}
+
 TEST_CASE("the runtime reports commands that never ran at shutdown", "[vta][bad-input]") {
   test::ConfigGuard guard(R"({"TARGET": "sim"})");
   test::DeviceBuffer buffer(4096);
