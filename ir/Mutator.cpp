@@ -153,7 +153,10 @@ Stmt StmtExprMutator::visitAssertStmt(const AssertStmt &op) {
 
 Stmt StmtExprMutator::visitFor(const For &op) {
   Expr min = visitExpr(op.min), extent = visitExpr(op.extent);
-  Stmt body = visitStmt(op.body);
+  return updateFor(op, std::move(min), std::move(extent), visitStmt(op.body));
+}
+
+Stmt StmtExprMutator::updateFor(const For &op, Expr min, Expr extent, Stmt body) {
   if (min == op.min && extent == op.extent && body == op.body) return Stmt(&op);
   For *copy = copyNode(op);
   copy->min = std::move(min);

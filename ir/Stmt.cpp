@@ -1,4 +1,4 @@
-// Statement helpers: loop kind names, sequence building, allocation scopes.
+// Statement helpers: loop kind names, sequence building, allocation scopes, re-location.
 #include "vtac/ir/Stmt.h"
 
 namespace vtac::ir {
@@ -34,6 +34,31 @@ Stmt seq(std::vector<Stmt> stmts, SourceLoc loc) {
 const std::string &Allocate::scope() const {
   static const std::string global = "global";
   return bufferVar->pointer ? bufferVar->pointer->scope : global;
+}
+
+template <class T> static Stmt copyAt(const StmtNode &node, const SourceLoc &loc) {
+  T *copy = copyNode(static_cast<const T &>(node));
+  copy->setLoc(loc);
+  return Stmt(copy);
+}
+
+Stmt withLoc(const Stmt &stmt, const SourceLoc &loc) {
+  switch (stmt->kind()) {
+  case NodeKind::BufferStore: return copyAt<BufferStore>(*stmt, loc);
+  case NodeKind::LetStmt: return copyAt<LetStmt>(*stmt, loc);
+  case NodeKind::AttrStmt: return copyAt<AttrStmt>(*stmt, loc);
+  case NodeKind::AssertStmt: return copyAt<AssertStmt>(*stmt, loc);
+  case NodeKind::For: return copyAt<For>(*stmt, loc);
+  case NodeKind::While: return copyAt<While>(*stmt, loc);
+  case NodeKind::IfThenElse: return copyAt<IfThenElse>(*stmt, loc);
+  case NodeKind::SeqStmt: return copyAt<SeqStmt>(*stmt, loc);
+  case NodeKind::Evaluate: return copyAt<Evaluate>(*stmt, loc);
+  case NodeKind::Allocate: return copyAt<Allocate>(*stmt, loc);
+  case NodeKind::DeclBuffer: return copyAt<DeclBuffer>(*stmt, loc);
+  case NodeKind::Block: return copyAt<Block>(*stmt, loc);
+  case NodeKind::BlockRealize: return copyAt<BlockRealize>(*stmt, loc);
+  default: assert(false && "withLoc: not a statement kind"); return stmt;
+  }
 }
 
 }  // namespace vtac::ir

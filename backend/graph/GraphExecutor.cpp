@@ -56,6 +56,7 @@ struct GraphExecutor::Impl {
   int numSlots = 0;
   GraphStats stats;
   int64_t liveBytes = 0;
+  std::function<llvm::Error(ir::SourceLoc)> afterPrimFuncCall;
 
   llvm::Error prepare();
   llvm::Error bindInputs(const NamedTensors &inputs, std::vector<std::shared_ptr<Tensor>> &slots,
@@ -227,6 +228,7 @@ llvm::Error GraphExecutor::Impl::callPrimFunc(const Step &step,
                                                            "': " + llvm::toString(bound.takeError()));
   else
     failure = step.prim->run(arguments);
+  if (!failure && afterPrimFuncCall) failure = afterPrimFuncCall(call.calleeLoc);
   for (size_t i = 0; i < arguments.size(); ++i)
     if (sources[i] >= 0) *slots[sources[i]] = std::move(arguments[i]);
   ++stats.primFuncCalls;
@@ -274,6 +276,10 @@ llvm::Expected<GraphExecutor> GraphExecutor::create(const ir::IRModule &module, 
     return backend::diagnosticError("the module has no Relax function '" + entry + "'");
   if (llvm::Error error = impl->prepare()) return error;
   return GraphExecutor(std::move(impl));
+}
+
+void GraphExecutor::setAfterPrimFuncCall(std::function<llvm::Error(ir::SourceLoc callLoc)> check) {
+  impl_->afterPrimFuncCall = std::move(check);
 }
 
 const std::vector<GraphParam> &GraphExecutor::params() const { return impl_->params; }

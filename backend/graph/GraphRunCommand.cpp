@@ -196,6 +196,7 @@ int runGraphCommand(const ir::IRModule &parsed, const GraphRunOptions &options, 
   if (llvm::Error error = backend::registerLibraryExterns(module, libraries, externs)) return fail(std::move(error));
   llvm::Expected<GraphExecutor> executor = GraphExecutor::create(module, entryName(options.entry), externs);
   if (!executor) return fail(executor.takeError());
+  executor->setAfterPrimFuncCall(backend::finishVtaRun);
   if (llvm::Error error = checkOutputs(*executor, options)) return fail(std::move(error));
   llvm::Expected<NamedTensors> inputs = prepareInputs(*executor, options);
   if (!inputs) return fail(inputs.takeError());

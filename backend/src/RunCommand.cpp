@@ -95,6 +95,9 @@ int runGraph(const frontend::ParsedModule &parsed, const RunOptions &options, st
   const char *unsupported = !options.referenceFile.empty() ? "--reference"
                             : options.timing                 ? "--timing"
                             : options.engine == "jit"        ? "--engine=jit"
+                            : !options.traceVtaPath.empty()  ? "--trace-vta"
+                            : options.limits.maxSteps        ? "--max-steps"
+                            : options.limits.timeoutSeconds > 0 ? "--timeout"
                                                              : nullptr;
   if (unsupported) {
     errors << renderError(diagnosticError(std::string(unsupported) + " is not supported for a Relax entry"));

@@ -37,7 +37,7 @@ public:
   Stmt visitStmt(const Stmt &stmt) override {
     Stmt visited = StmtExprMutator::visitStmt(stmt);
     if (!visited->loc().isKnown()) return visited;
-    return relocated(*visited, expansion(visited->loc()));
+    return withLoc(visited, expansion(visited->loc()));
   }
 
   Expr visitCall(const Call &op) override {
@@ -54,30 +54,6 @@ private:
     auto it = expansions_.find(key);
     if (it == expansions_.end()) it = expansions_.emplace(key, expansionLoc(step_, origin, note_)).first;
     return it->second;
-  }
-
-  template <class T> static Stmt copyAt(const StmtNode &node, const SourceLoc &loc) {
-    T *copy = copyNode(static_cast<const T &>(node));
-    copy->setLoc(loc);
-    return Stmt(copy);
-  }
-
-  static Stmt relocated(const StmtNode &node, const SourceLoc &loc) {
-    switch (node.kind()) {
-    case NodeKind::BufferStore: return copyAt<BufferStore>(node, loc);
-    case NodeKind::LetStmt: return copyAt<LetStmt>(node, loc);
-    case NodeKind::AttrStmt: return copyAt<AttrStmt>(node, loc);
-    case NodeKind::AssertStmt: return copyAt<AssertStmt>(node, loc);
-    case NodeKind::For: return copyAt<For>(node, loc);
-    case NodeKind::While: return copyAt<While>(node, loc);
-    case NodeKind::IfThenElse: return copyAt<IfThenElse>(node, loc);
-    case NodeKind::SeqStmt: return copyAt<SeqStmt>(node, loc);
-    case NodeKind::Evaluate: return copyAt<Evaluate>(node, loc);
-    case NodeKind::Allocate: return copyAt<Allocate>(node, loc);
-    case NodeKind::DeclBuffer: return copyAt<DeclBuffer>(node, loc);
-    case NodeKind::Block: return copyAt<Block>(node, loc);
-    default: return copyAt<BlockRealize>(node, loc);
-    }
   }
 
   SourceLoc step_;

@@ -288,12 +288,7 @@ public:
     context_.push_back({op.loopVar, nullptr});
     ir::Stmt body = visitStmt(op.body);
     context_.pop_back();
-    if (min == op.min && extent == op.extent && body == op.body) return ir::Stmt(&op);
-    ir::For *copy = ir::copyNode(op);
-    copy->min = min;
-    copy->extent = extent;
-    copy->body = body;
-    return ir::Stmt(copy);
+    return updateFor(op, min, extent, body);
   }
 
 private:

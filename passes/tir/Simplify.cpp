@@ -66,12 +66,7 @@ public:
                                       ir::makeBinary(ir::NodeKind::LT, op.loopVar, ir::addExpr(min, extent)));
     ir::arith::Analyzer::ConstraintScope scope(analyzer_, inRange);
     ir::Stmt body = visitStmt(op.body);
-    if (min == op.min && extent == op.extent && body == op.body) return ir::Stmt(&op);
-    ir::For *copy = ir::copyNode(op);
-    copy->min = min;
-    copy->extent = extent;
-    copy->body = body;
-    return ir::Stmt(copy);
+    return updateFor(op, min, extent, body);
   }
 
   ir::Stmt visitAttrStmt(const ir::AttrStmt &op) override {

@@ -2,6 +2,7 @@
 #include "vta/isa.h"
 
 #include <algorithm>
+#include <iterator>
 
 #include <spdlog/fmt/fmt.h>
 
@@ -47,18 +48,19 @@ namespace {
 // type of `unitBits` bits: a field that would cross a unit boundary starts the next unit.
 class FieldAllocator {
 public:
-  FieldAllocator(uint32_t unitBits, uint32_t totalBits) : unitBits_(unitBits), totalBits_(totalBits) {}
+  constexpr FieldAllocator(uint32_t unitBits, uint32_t totalBits)
+      : unitBits_(unitBits), totalBits_(totalBits) {}
 
-  Field next(uint32_t width, bool isSigned = false) {
+  constexpr Field next(uint32_t width, bool isSigned = false) {
     if (next_ % unitBits_ + width > unitBits_) next_ = (next_ / unitBits_ + 1) * unitBits_;
     Field field{next_, width, isSigned};
     next_ += width;
     return field;
   }
   // Continue from `start` (instruction kinds share the opcode and dependency flags).
-  void restart(uint32_t start) { next_ = start; }
-  bool overflowed() const { return next_ > totalBits_; }
-  uint32_t used() const { return next_; }
+  constexpr void restart(uint32_t start) { next_ = start; }
+  constexpr bool overflowed() const { return next_ > totalBits_; }
+  constexpr uint32_t used() const { return next_; }
 
 private:
   uint32_t unitBits_, totalBits_;
@@ -83,6 +85,26 @@ llvm::Error fieldError(const char* name, int64_t value, const Field& field) {
                     field.width));
 }
 
+// Allocates the fields of fixed width (opcode, dependency flags, LOAD/STORE fields) into
+// `insn`, which is left after the dependency flags.
+constexpr Field kFixedFields[] = {Layout::kOpcode, Layout::kPopPrev, Layout::kPopNext,
+                                  Layout::kPushPrev, Layout::kPushNext, Layout::kMemType,
+                                  Layout::kSramBase, Layout::kDramBase, Layout::kYSize,
+                                  Layout::kXSize, Layout::kXStride, Layout::kYPad0,
+                                  Layout::kYPad1, Layout::kXPad0, Layout::kXPad1};
+constexpr uint32_t kFixedWidths[] = {kOpcodeBits, 1, 1, 1, 1, kMemTypeBits, kSramAddrBits,
+                                     kDramAddrBits, kSizeBits, kSizeBits, kStrideBits,
+                                     kPadBits, kPadBits, kPadBits, kPadBits};
+constexpr bool fixedFieldsFollowTheAllocationRule() {
+  FieldAllocator insn(64, 128);
+  for (size_t i = 0; i < std::size(kFixedFields); ++i)
+    if (!(insn.next(kFixedWidths[i]) == kFixedFields[i])) return false;
+  return !insn.overflowed();
+}
+static_assert(fixedFieldsFollowTheAllocationRule(),
+              "Layout's fixed fields must be where hw_spec.h's bit-fields put them");
+constexpr uint32_t kAfterDeps = Layout::kPushNext.offset + 1;
+
 // An unsigned field and the value to encode in it.
 struct FieldValue {
   const Field* field;
@@ -94,43 +116,40 @@ struct FieldValue {
 // since the encoder runs for every instruction. The error names the first value that does
 // not fit.
 template <size_t N>
+llvm::Error firstOverflow(const FieldValue (&fields)[N]) {
+  for (const FieldValue& f : fields)
+    if (f.value >> f.field->width) return fieldError(f.name, static_cast<int64_t>(f.value), *f.field);
+  return llvm::Error::success();
+}
+
+template <size_t N>
 llvm::Error packFields(Insn& insn, const FieldValue (&fields)[N]) {
   uint64_t overflow = 0;
   for (const FieldValue& f : fields) {
     overflow |= f.value >> f.field->width;
     insn.word[f.field->offset / 64] |= f.value << (f.field->offset % 64);
   }
-  if (!overflow) return llvm::Error::success();
-  for (const FieldValue& f : fields)
-    if (f.value >> f.field->width) return fieldError(f.name, static_cast<int64_t>(f.value), *f.field);
-  return llvm::Error::success();
+  return overflow ? firstOverflow(fields) : llvm::Error::success();
 }
 
 }  // namespace
 
+llvm::Error Layout::memFieldError(const MemInsn& mem) {
+  const FieldValue fields[] = {
+      {&Layout::kOpcode, "opcode", mem.opcode},       {&Layout::kMemType, "memory_type", mem.memoryType},
+      {&Layout::kSramBase, "sram_base", mem.sramBase}, {&Layout::kDramBase, "dram_base", mem.dramBase},
+      {&Layout::kYSize, "y_size", mem.ySize},          {&Layout::kXSize, "x_size", mem.xSize},
+      {&Layout::kXStride, "x_stride", mem.xStride},    {&Layout::kYPad0, "y_pad_0", mem.yPad0},
+      {&Layout::kYPad1, "y_pad_1", mem.yPad1},         {&Layout::kXPad0, "x_pad_0", mem.xPad0},
+      {&Layout::kXPad1, "x_pad_1", mem.xPad1}};
+  return firstOverflow(fields);
+}
+
 llvm::Expected<Layout> Layout::forConfig(const Config& config) {
   Layout layout;
   FieldAllocator insn(64, 128);
-  layout.opcode = insn.next(kOpcodeBits);
-  layout.popPrev = insn.next(1);
-  layout.popNext = insn.next(1);
-  layout.pushPrev = insn.next(1);
-  layout.pushNext = insn.next(1);
-  const uint32_t afterDeps = insn.used();
-
-  layout.memType = insn.next(kMemTypeBits);
-  layout.sramBase = insn.next(kSramAddrBits);
-  layout.dramBase = insn.next(kDramAddrBits);
-  layout.ySize = insn.next(kSizeBits);
-  layout.xSize = insn.next(kSizeBits);
-  layout.xStride = insn.next(kStrideBits);
-  layout.yPad0 = insn.next(kPadBits);
-  layout.yPad1 = insn.next(kPadBits);
-  layout.xPad0 = insn.next(kPadBits);
-  layout.xPad1 = insn.next(kPadBits);
-  bool overflow = insn.overflowed();
-
-  insn.restart(afterDeps);
+  bool overflow = false;
+  insn.restart(kAfterDeps);
   layout.reset = insn.next(1);
   layout.uopBgn = insn.next(config.logUopDepth);
   layout.uopEnd = insn.next(config.logUopDepth + 1);
@@ -169,24 +188,10 @@ llvm::Expected<Layout> Layout::forConfig(const Config& config) {
 }
 
 void Layout::setDeps(Insn& insn, const DepFlags& deps) const {
-  popPrev.set(insn, deps.popPrev);
-  popNext.set(insn, deps.popNext);
-  pushPrev.set(insn, deps.pushPrev);
-  pushNext.set(insn, deps.pushNext);
-}
-
-llvm::Expected<Insn> Layout::encode(const MemInsn& mem) const {
-  Insn insn;
-  const FieldValue fields[] = {
-      {&opcode, "opcode", mem.opcode},          {&memType, "memory_type", mem.memoryType},
-      {&sramBase, "sram_base", mem.sramBase},   {&dramBase, "dram_base", mem.dramBase},
-      {&ySize, "y_size", mem.ySize},            {&xSize, "x_size", mem.xSize},
-      {&xStride, "x_stride", mem.xStride},      {&yPad0, "y_pad_0", mem.yPad0},
-      {&yPad1, "y_pad_1", mem.yPad1},           {&xPad0, "x_pad_0", mem.xPad0},
-      {&xPad1, "x_pad_1", mem.xPad1}};
-  if (llvm::Error error = packFields(insn, fields)) return error;
-  setDeps(insn, mem.deps);
-  return insn;
+  kPopPrev.set(insn, deps.popPrev);
+  kPopNext.set(insn, deps.popNext);
+  kPushPrev.set(insn, deps.pushPrev);
+  kPushNext.set(insn, deps.pushNext);
 }
 
 llvm::Error Layout::setLoops(Insn& insn, const UopLoops& loops, const Field& dstOut,
@@ -220,7 +225,7 @@ UopLoops Layout::getLoops(const Insn& insn, const Field& dstOut, const Field& ds
 
 llvm::Expected<Insn> Layout::encode(const GemmInsn& gemm) const {
   Insn insn;
-  opcode.set(insn, kOpGemm);
+  kOpcode.set(insn, kOpGemm);
   setDeps(insn, gemm.deps);
   if (llvm::Error error = setLoops(insn, gemm.loops, gemmDstOut, gemmDstIn, gemmSrcOut, gemmSrcIn))
     return error;
@@ -232,7 +237,7 @@ llvm::Expected<Insn> Layout::encode(const GemmInsn& gemm) const {
 
 llvm::Expected<Insn> Layout::encode(const AluInsn& alu) const {
   Insn insn;
-  opcode.set(insn, kOpAlu);
+  kOpcode.set(insn, kOpAlu);
   setDeps(insn, alu.deps);
   if (llvm::Error error = setLoops(insn, alu.loops, aluDstOut, aluDstIn, aluSrcOut, aluSrcIn))
     return error;
@@ -246,7 +251,7 @@ llvm::Expected<Insn> Layout::encode(const AluInsn& alu) const {
 
 Insn Layout::encode(const FinishInsn& finish) const {
   Insn insn;
-  opcode.set(insn, kOpFinish);
+  kOpcode.set(insn, kOpFinish);
   setDeps(insn, finish.deps);
   return insn;
 }
@@ -271,16 +276,16 @@ MemInsn Layout::decodeMem(const Insn& insn) const {
   MemInsn mem;
   mem.opcode = opcodeOf(insn);
   mem.deps = depsOf(insn);
-  mem.memoryType = static_cast<uint32_t>(memType.get(insn));
-  mem.sramBase = static_cast<uint32_t>(sramBase.get(insn));
-  mem.dramBase = static_cast<uint32_t>(dramBase.get(insn));
-  mem.ySize = static_cast<uint32_t>(ySize.get(insn));
-  mem.xSize = static_cast<uint32_t>(xSize.get(insn));
-  mem.xStride = static_cast<uint32_t>(xStride.get(insn));
-  mem.yPad0 = static_cast<uint32_t>(yPad0.get(insn));
-  mem.yPad1 = static_cast<uint32_t>(yPad1.get(insn));
-  mem.xPad0 = static_cast<uint32_t>(xPad0.get(insn));
-  mem.xPad1 = static_cast<uint32_t>(xPad1.get(insn));
+  mem.memoryType = static_cast<uint32_t>(kMemType.get(insn));
+  mem.sramBase = static_cast<uint32_t>(kSramBase.get(insn));
+  mem.dramBase = static_cast<uint32_t>(kDramBase.get(insn));
+  mem.ySize = static_cast<uint32_t>(kYSize.get(insn));
+  mem.xSize = static_cast<uint32_t>(kXSize.get(insn));
+  mem.xStride = static_cast<uint32_t>(kXStride.get(insn));
+  mem.yPad0 = static_cast<uint32_t>(kYPad0.get(insn));
+  mem.yPad1 = static_cast<uint32_t>(kYPad1.get(insn));
+  mem.xPad0 = static_cast<uint32_t>(kXPad0.get(insn));
+  mem.xPad1 = static_cast<uint32_t>(kXPad1.get(insn));
   return mem;
 }
 

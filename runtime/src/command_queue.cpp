@@ -73,6 +73,15 @@ bool CommandQueue::appendChecked(llvm::Expected<Insn> insn, const char* what) {
   return true;
 }
 
+bool CommandQueue::appendChecked(const MemInsn& mem, const char* what) {
+  if (llvm::Error error = layout_.encodeInto(mem, insns_.appendSlot())) {
+    insns_.dropLast();
+    fail(std::string(what) + ": " + llvm::toString(std::move(error)));
+    return false;
+  }
+  return true;
+}
+
 void CommandQueue::syncIfFull(size_t extraUops) {
   const bool insnsFull = (insns_.size() + kInsnHeadroom) * sizeof(Insn) > VTA_MAX_XFER;
   const bool uopsFull =
@@ -80,49 +89,55 @@ void CommandQueue::syncIfFull(size_t extraUops) {
   if (insnsFull || uopsFull) synchronize(1u << 31);
 }
 
-std::optional<uint32_t> CommandQueue::dramElementAddress(const char* api, const void* handle,
-                                                         uint32_t memoryType, uint32_t elemOffset,
-                                                         uint32_t xSize, uint32_t ySize,
-                                                         uint32_t xStride) {
-  // A program addresses a few buffers thousands of times: reuse the last lookup while no
-  // buffer has been released since.
-  const uint64_t releases = DataBuffer::releaseCount();
-  if (handle != lastHandle_ || releases != lastReleaseCount_) {
-    lastBuffer_ = DataBuffer::fromHandle(handle);
-    lastHandle_ = lastBuffer_ ? handle : nullptr;
-    lastReleaseCount_ = releases;
-  }
-  const DataBuffer* buffer = lastBuffer_;
+bool CommandQueue::lookUpBuffer(const char* api, const void* handle, uint32_t memoryType,
+                                uint64_t releases) {
+  lookup_ = BufferLookup{};
+  const DataBuffer* buffer = DataBuffer::fromHandle(handle);
   if (!buffer) {
     fail(fmt::format("{}: {} is not a live buffer handle", api, handle));
-    return std::nullopt;
+    return false;
   }
   const uint32_t elemBytes = config_.dramElemBytes(memoryType);
   if (elemBytes == 0) {
     fail(fmt::format("{}: unknown memory type {}", api, memoryType));
-    return std::nullopt;
+    return false;
   }
   if (buffer->phy % elemBytes != 0) {
     fail(fmt::format("{}: buffer address {:#x} is not aligned to {}-byte elements", api,
                      buffer->phy, elemBytes));
-    return std::nullopt;
+    return false;
   }
+  lookup_ = {handle, memoryType, releases, buffer, elemBytes, uint64_t{buffer->phy} / elemBytes};
+  return true;
+}
+
+bool CommandQueue::dramElementAddress(const char* api, const void* handle, uint32_t memoryType,
+                                      uint32_t elemOffset, uint32_t xSize, uint32_t ySize,
+                                      uint32_t xStride, uint32_t& address) {
+  const uint64_t releases = DataBuffer::releaseCount();
+  if ((!lookup_.buffer || handle != lookup_.handle || memoryType != lookup_.memoryType ||
+       releases != lookup_.releaseCount) &&
+      !lookUpBuffer(api, handle, memoryType, releases))
+    return false;
+  const uint64_t elemBytes = lookup_.elemBytes;
   if (xSize != 0 && ySize != 0) {
     const uint64_t end = elemOffset + uint64_t{ySize - 1} * xStride + xSize;
-    if (end * elemBytes > buffer->bytes) {
+    if (end * elemBytes > lookup_.buffer->bytes) {
+      const uint64_t bytes = lookup_.buffer->bytes;
       fail(fmt::format("{}: {} elements [{}, {}) (y_size {}, x_size {}, x_stride {}; {} bytes "
                        "each) are outside buffer {} of {} bytes ({} elements)",
                        api, isa::memoryTypeName(memoryType), elemOffset, end, ySize, xSize,
-                       xStride, elemBytes, handle, buffer->bytes, buffer->bytes / elemBytes));
-      return std::nullopt;
+                       xStride, elemBytes, handle, bytes, bytes / elemBytes));
+      return false;
     }
   }
-  const uint64_t address = uint64_t{buffer->phy} / elemBytes + elemOffset;
-  if (address > UINT32_MAX) {
-    fail(fmt::format("{}: DRAM element address {} exceeds 32 bits", api, address));
-    return std::nullopt;
+  const uint64_t element = lookup_.firstElement + elemOffset;
+  if (element > UINT32_MAX) {
+    fail(fmt::format("{}: DRAM element address {} exceeds 32 bits", api, element));
+    return false;
   }
-  return static_cast<uint32_t>(address);
+  address = static_cast<uint32_t>(element);
+  return true;
 }
 
 void CommandQueue::loadBuffer2D(void* srcHandle, uint32_t srcElemOffset, uint32_t xSize,
@@ -131,37 +146,37 @@ void CommandQueue::loadBuffer2D(void* srcHandle, uint32_t srcElemOffset, uint32_
                                 uint32_t dstSramIndex, uint32_t dstMemoryType) {
   if (dstMemoryType == kMemOut)  // the output buffer is written by stores only
     return fail(fmt::format("VTALoadBuffer2D: unknown memory type {}", dstMemoryType));
-  const auto dramBase =
-      dramElementAddress("VTALoadBuffer2D", srcHandle, dstMemoryType, srcElemOffset, xSize,
-                         ySize, xStride);
-  if (!dramBase) return;
+  uint32_t dramBase = 0;
+  if (!dramElementAddress("VTALoadBuffer2D", srcHandle, dstMemoryType, srcElemOffset, xSize,
+                          ySize, xStride, dramBase))
+    return;
   MemInsn mem;
   mem.opcode = kOpLoad;
   mem.deps = insns_.takePendingPops(stageOfLoad(dstMemoryType));
   mem.memoryType = dstMemoryType;
   mem.sramBase = dstSramIndex;
-  mem.dramBase = *dramBase;
+  mem.dramBase = dramBase;
   mem.ySize = ySize, mem.xSize = xSize, mem.xStride = xStride;
   mem.yPad0 = yPadBefore, mem.yPad1 = yPadAfter, mem.xPad0 = xPadBefore, mem.xPad1 = xPadAfter;
-  appendChecked(layout_.encode(mem), "VTALoadBuffer2D");
+  appendChecked(mem, "VTALoadBuffer2D");
   syncIfFull(0);
 }
 
 void CommandQueue::storeBuffer2D(uint32_t srcSramIndex, uint32_t srcMemoryType, void* dstHandle,
                                  uint32_t dstElemOffset, uint32_t xSize, uint32_t ySize,
                                  uint32_t xStride) {
-  const auto dramBase =
-      dramElementAddress("VTAStoreBuffer2D", dstHandle, srcMemoryType, dstElemOffset, xSize,
-                         ySize, xStride);
-  if (!dramBase) return;
+  uint32_t dramBase = 0;
+  if (!dramElementAddress("VTAStoreBuffer2D", dstHandle, srcMemoryType, dstElemOffset, xSize,
+                          ySize, xStride, dramBase))
+    return;
   MemInsn mem;
   mem.opcode = kOpStore;
   mem.deps = insns_.takePendingPops(kStoreStage);
   mem.memoryType = srcMemoryType;
   mem.sramBase = srcSramIndex;
-  mem.dramBase = *dramBase;
+  mem.dramBase = dramBase;
   mem.ySize = ySize, mem.xSize = xSize, mem.xStride = xStride;
-  appendChecked(layout_.encode(mem), "VTAStoreBuffer2D");
+  appendChecked(mem, "VTAStoreBuffer2D");
   syncIfFull(0);
 }
 
@@ -239,7 +254,7 @@ int CommandQueue::pushUopKernel(bool isGemm, void** uopHandle, int (*finit)(void
         config_.uopElemBytes);
     load.ySize = 1;
     load.xSize = load.xStride = placement.sramEnd - placement.sramBegin;
-    if (!appendChecked(layout_.encode(load), api)) return -1;
+    if (!appendChecked(load, api)) return -1;
   }
 
   // Loop mapping of TVM's runtime: a single GEMM loop is the outer one, a single ALU loop the

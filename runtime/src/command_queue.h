@@ -9,7 +9,6 @@
 
 #include <cstdint>
 #include <memory>
-#include <optional>
 #include <string>
 
 #include "instruction_queue.h"
@@ -55,14 +54,22 @@ public:
 private:
   CommandQueue(const Config& config, const isa::Layout& layout, uint64_t configGeneration);
   void fail(const std::string& message);
-  // The DRAM address, in elements of `memoryType`, of element `elemOffset` of a buffer handle,
-  // for a transfer of `ySize` rows of `xSize` elements `xStride` apart; nothing (error reported)
-  // for an unknown handle or type, rows that reach past the end of the buffer (they would read
-  // or overwrite another allocation) or an address beyond 32 bits.
-  std::optional<uint32_t> dramElementAddress(const char* api, const void* handle,
-                                             uint32_t memoryType, uint32_t elemOffset,
-                                             uint32_t xSize, uint32_t ySize, uint32_t xStride);
+  // Sets `address` to the DRAM address, in elements of `memoryType`, of element `elemOffset`
+  // of a buffer handle, for a transfer of `ySize` rows of `xSize` elements `xStride` apart;
+  // false (error reported) for an unknown handle or type, rows that reach past the end of the
+  // buffer (they would read or overwrite another allocation) or an address beyond 32 bits.
+  // (Not a std::optional: its value and flag, stored apart, were reloaded as one word, a
+  // store-forwarding stall on every call.)
+  bool dramElementAddress(const char* api, const void* handle, uint32_t memoryType,
+                          uint32_t elemOffset, uint32_t xSize, uint32_t ySize, uint32_t xStride,
+                          uint32_t& address);
+  // Looks `handle` up for transfers of `memoryType` into lookup_; false (error reported) for an
+  // unknown handle or type, or a buffer not aligned to the type's elements.
+  bool lookUpBuffer(const char* api, const void* handle, uint32_t memoryType, uint64_t releases);
   bool appendChecked(llvm::Expected<isa::Insn> insn, const char* what);
+  // Encodes `mem` straight into a new slot of the queue (see Layout::encodeInto); on an error
+  // the slot is dropped and the error reported.
+  bool appendChecked(const isa::MemInsn& mem, const char* what);
   // Keeps the program within what one device run can take (TVM's VTA_MAX_XFER).
   void syncIfFull(size_t extraUops);
   bool ensureDeviceBuffers();
@@ -79,10 +86,17 @@ private:
   UopKernel* recording_ = nullptr;
   int debugFlags_ = 0;
   int droppedCommands_ = 0;  // errors since the last synchronisation
-  // The buffer handle looked up last and the release count then (see DataBuffer::releaseCount).
-  const void* lastHandle_ = nullptr;
-  const DataBuffer* lastBuffer_ = nullptr;
-  uint64_t lastReleaseCount_ = 0;
+  // The buffer handle and memory type looked up last, valid while the release count is the
+  // same (see DataBuffer::releaseCount): a program addresses a few buffers thousands of times.
+  struct BufferLookup {
+    const void* handle = nullptr;
+    uint32_t memoryType = 0;
+    uint64_t releaseCount = 0;
+    const DataBuffer* buffer = nullptr;  // nullptr: nothing looked up
+    uint32_t elemBytes = 0;
+    uint64_t firstElement = 0;  // the buffer's DRAM address in elements of memoryType
+  };
+  BufferLookup lookup_;
 };
 
 }  // namespace vta::runtime

@@ -26,6 +26,9 @@ public:
   // Takes the pops pending for `stage`: the flags of the next instruction of that stage.
   isa::DepFlags takePendingPops(Stage stage);
   void append(const isa::Insn& insn) { insns_.push_back(insn); }
+  // A new zero instruction at the end, to encode into; dropLast() takes it back.
+  isa::Insn& appendSlot() { return insns_.emplace_back(); }
+  void dropLast() { insns_.pop_back(); }
 
   void depPop(Stage from, Stage to);
   void depPush(Stage from, Stage to);

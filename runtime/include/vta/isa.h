@@ -6,6 +6,12 @@
 // instructions, 32-bit units for micro-ops) and fields are read and written with shifts and
 // masks. A program encoded here is therefore bit-identical to one built by TVM's runtime for
 // the same configuration. Shared by the runtime (encoder) and the simulator (decoder).
+//
+// Only the GEMM and ALU index fields depend on the configuration (their widths are the log2
+// SRAM depths); the opcode, the dependency flags and every LOAD/STORE field have fixed widths
+// and come first, so they sit at the same bits in every configuration. Those are compile-time
+// constants here (checked against the allocation rule in isa.cpp): the runtime encodes one
+// LOAD or STORE per VTALoadBuffer2D / VTAStoreBuffer2D call, thousands per operator.
 #ifndef VTA_ISA_H_
 #define VTA_ISA_H_
 
@@ -42,6 +48,10 @@ struct Field {
   uint32_t offset = 0;
   uint32_t width = 0;
   bool isSigned = false;
+
+  constexpr bool operator==(const Field& other) const {
+    return offset == other.offset && width == other.width && isSigned == other.isSigned;
+  }
 
   // Inline: the encoder and the simulator's decoder call these for every field.
   bool fits(int64_t value) const {
@@ -128,16 +138,53 @@ public:
   // Fails if the fields of this configuration do not fit in 128 (instruction) or 32 (uop) bits.
   static llvm::Expected<Layout> forConfig(const Config& config);
 
-  uint32_t opcodeOf(const Insn& insn) const { return static_cast<uint32_t>(opcode.get(insn)); }
+  // The fields at fixed bits (see the file comment), in the order they are allocated.
+  static constexpr Field kOpcode{0, 3}, kPopPrev{3, 1}, kPopNext{4, 1}, kPushPrev{5, 1},
+      kPushNext{6, 1};
+  static constexpr Field kMemType{7, 3}, kSramBase{10, 16}, kDramBase{26, 32}, kYSize{64, 16},
+      kXSize{80, 16}, kXStride{96, 16}, kYPad0{112, 4}, kYPad1{116, 4}, kXPad0{120, 4},
+      kXPad1{124, 4};
+
+  uint32_t opcodeOf(const Insn& insn) const { return static_cast<uint32_t>(kOpcode.get(insn)); }
   DepFlags depsOf(const Insn& insn) const {
-    return {popPrev.get(insn) != 0, popNext.get(insn) != 0, pushPrev.get(insn) != 0,
-            pushNext.get(insn) != 0};
+    return {kPopPrev.get(insn) != 0, kPopNext.get(insn) != 0, kPushPrev.get(insn) != 0,
+            kPushNext.get(insn) != 0};
   }
   // Rewrites the four dependency flags (at the same place in every instruction kind).
   void setDeps(Insn& insn, const DepFlags& deps) const;
 
   // Encoding fails (naming the field) when a value does not fit its field.
-  llvm::Expected<Insn> encode(const MemInsn& mem) const;
+  llvm::Expected<Insn> encode(const MemInsn& mem) const {
+    Insn insn;
+    if (llvm::Error error = encodeInto(mem, insn)) return error;
+    return insn;
+  }
+  // encode(MemInsn) into `insn` (left unchanged on an error). Inline: the runtime encodes one
+  // LOAD or STORE per VTALoadBuffer2D / VTAStoreBuffer2D straight into its queue; a result
+  // written to a temporary as two 64-bit words and copied as one 128-bit value would stall
+  // the store forwarding on every call.
+  llvm::Error encodeInto(const MemInsn& mem, Insn& insn) const {
+    // Every field at compile-time bits: one overflow test, two words assembled in registers.
+    const uint64_t overflow =
+        (uint64_t{mem.opcode} >> kOpcode.width) | (uint64_t{mem.memoryType} >> kMemType.width) |
+        (uint64_t{mem.sramBase} >> kSramBase.width) | (uint64_t{mem.ySize} >> kYSize.width) |
+        (uint64_t{mem.xSize} >> kXSize.width) | (uint64_t{mem.xStride} >> kXStride.width) |
+        (uint64_t{mem.yPad0} >> kYPad0.width) | (uint64_t{mem.yPad1} >> kYPad1.width) |
+        (uint64_t{mem.xPad0} >> kXPad0.width) | (uint64_t{mem.xPad1} >> kXPad1.width);
+    if (overflow) return memFieldError(mem);  // dram_base is 32 bits wide: it always fits
+    static_assert(kDramBase.width == 32 && kYSize.offset == 64 && kPushNext.offset < 64 &&
+                      kMemType.offset + kMemType.width <= 64,
+                  "the words of Layout::encodeInto(MemInsn)");
+    insn.word[0] = placed(kOpcode, mem.opcode) | placed(kPopPrev, mem.deps.popPrev) |
+                   placed(kPopNext, mem.deps.popNext) | placed(kPushPrev, mem.deps.pushPrev) |
+                   placed(kPushNext, mem.deps.pushNext) | placed(kMemType, mem.memoryType) |
+                   placed(kSramBase, mem.sramBase) | placed(kDramBase, mem.dramBase);
+    insn.word[1] = placed(kYSize, mem.ySize) | placed(kXSize, mem.xSize) |
+                   placed(kXStride, mem.xStride) | placed(kYPad0, mem.yPad0) |
+                   placed(kYPad1, mem.yPad1) | placed(kXPad0, mem.xPad0) |
+                   placed(kXPad1, mem.xPad1);
+    return llvm::Error::success();
+  }
   llvm::Expected<Insn> encode(const GemmInsn& gemm) const;
   llvm::Expected<Insn> encode(const AluInsn& alu) const;
   Insn encode(const FinishInsn& finish) const;
@@ -154,8 +201,13 @@ public:
   std::string describe(const Insn& insn) const;
 
 private:
-  Field opcode, popPrev, popNext, pushPrev, pushNext;
-  Field memType, sramBase, dramBase, ySize, xSize, xStride, yPad0, yPad1, xPad0, xPad1;
+  // `value` shifted to where fixed field `field` lies in its 64-bit word (field.offset / 64).
+  static constexpr uint64_t placed(const Field& field, uint64_t value) {
+    return value << (field.offset % 64);
+  }
+  // The error naming the first LOAD/STORE field too wide for its value (the cold path).
+  static llvm::Error memFieldError(const MemInsn& mem);
+
   Field reset, uopBgn, uopEnd, iterOut, iterIn;
   Field gemmDstOut, gemmDstIn, gemmSrcOut, gemmSrcIn, gemmWgtOut, gemmWgtIn;
   Field aluDstOut, aluDstIn, aluSrcOut, aluSrcIn, aluOpcode, useImm, imm;

@@ -448,6 +448,28 @@ TEST_CASE("the runtime rejects a micro-kernel larger than the micro-op SRAM", "[
   CHECK(test::simStat("uop_load_nbytes") == 4 * guard.config().uopDepth);
 }
 
+TEST_CASE("the runtime checks each transfer against its buffer and memory type", "[vta][bad-input]") {
+  // The runtime remembers its last buffer lookup: the element size of another memory type
+  // and a released buffer must still be seen.
+  test::ConfigGuard guard(R"({"TARGET": "sim"})");
+  VTACommandHandle cmd = VTATLSCommandHandle();
+  const uint32_t inpTiles = 4096 / guard.config().inpElemBytes;
+  void* buffer = VTABufferAlloc(4096);
+  VTALoadBuffer2D(cmd, buffer, 0, inpTiles, 1, inpTiles, 0, 0, 0, 0, 0, test::kMemInp);
+  CHECK(VTARuntimeErrorCount() == 0);
+  VTALoadBuffer2D(cmd, buffer, 0, inpTiles, 1, inpTiles, 0, 0, 0, 0, 0, test::kMemAcc);
+  CHECK(contains(VTARuntimeLastError(), "ACC elements [0, 256) (y_size 1, x_size 256, x_stride 256; 64 bytes each) are outside buffer"));
+  VTARuntimeClearError();
+  VTALoadBuffer2D(cmd, buffer, 0, inpTiles, 1, inpTiles, 0, 0, 0, 0, 0, test::kMemInp);
+  CHECK(VTARuntimeErrorCount() == 0);
+  VTABufferFree(buffer);
+  VTALoadBuffer2D(cmd, buffer, 0, 1, 1, 1, 0, 0, 0, 0, 0, test::kMemInp);
+  CHECK(contains(VTARuntimeLastError(), "not a live buffer handle"));
+  VTASynchronize(cmd, 1000);
+  CHECK(contains(VTARuntimeLastError(), "not run"));
+  VTARuntimeClearError();
+}
+
 TEST_CASE("the runtime reports malformed commands and keeps working", "[vta][bad-input]") {
   test::ConfigGuard guard(R"({"TARGET": "sim"})");
   VTACommandHandle cmd = VTATLSCommandHandle();

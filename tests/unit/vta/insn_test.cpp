@@ -263,24 +263,31 @@ TEST_CASE("GEMM with shift and clip", "[vta][insn]") {
 
 namespace {
 
-// Loads a (and b) into the accumulator, applies `opcode` to a (with b or with `imm`), stores.
-std::vector<int8_t> runAlu(const vta::Config& c, uint32_t opcode, bool useImm, int32_t imm,
-                           const std::vector<int32_t>& a, const std::vector<int32_t>& b) {
-  const uint32_t lanes = c.batch * c.blockOut;
-  const uint32_t tiles = static_cast<uint32_t>(a.size() / lanes);
-  DeviceBuffer aBuffer(a.size() * 4), bBuffer(b.size() * 4), out(tiles * c.outElemBytes);
-  aBuffer.upload(a);
-  bBuffer.upload(b);
+// Loads `acc` into accumulator tiles [0, ...), runs `kernel`, stores tiles [0, outTiles).
+std::vector<int8_t> runAluKernel(const vta::Config& c, const std::vector<int32_t>& acc,
+                                 const AluKernel& kernel, uint32_t outTiles) {
+  const uint32_t accTiles = static_cast<uint32_t>(acc.size() / (c.batch * c.blockOut));
+  DeviceBuffer accBuffer(acc.size() * 4), out(outTiles * c.outElemBytes);
+  accBuffer.upload(acc);
   VTACommandHandle cmd = VTATLSCommandHandle();
-  VTALoadBuffer2D(cmd, aBuffer.handle(), 0, tiles, 1, tiles, 0, 0, 0, 0, 0, kMemAcc);
-  if (!useImm) VTALoadBuffer2D(cmd, bBuffer.handle(), 0, tiles, 1, tiles, 0, 0, 0, 0, tiles, kMemAcc);
-  REQUIRE(pushAlu({tiles, 0, useImm ? 0 : tiles, opcode, useImm ? 1u : 0u, imm}) == 0);
+  VTALoadBuffer2D(cmd, accBuffer.handle(), 0, accTiles, 1, accTiles, 0, 0, 0, 0, 0, kMemAcc);
+  REQUIRE(pushAlu(kernel) == 0);
   VTADepPush(cmd, kComputeQueue, kStoreQueue);
   VTADepPop(cmd, kComputeQueue, kStoreQueue);
-  VTAStoreBuffer2D(cmd, 0, kMemOut, out.handle(), 0, tiles, 1, tiles);
+  VTAStoreBuffer2D(cmd, 0, kMemOut, out.handle(), 0, outTiles, 1, outTiles);
   synchronize();
   expectNoErrors();
   return out.download<int8_t>();
+}
+
+// Applies `opcode` to a (with b or with `imm`): a and b in the accumulator, a's tiles stored.
+std::vector<int8_t> runAlu(const vta::Config& c, uint32_t opcode, bool useImm, int32_t imm,
+                           const std::vector<int32_t>& a, const std::vector<int32_t>& b) {
+  const uint32_t tiles = static_cast<uint32_t>(a.size() / (c.batch * c.blockOut));
+  std::vector<int32_t> acc = a;
+  if (!useImm) acc.insert(acc.end(), b.begin(), b.end());
+  return runAluKernel(c, acc, {tiles, 0, useImm ? 0 : tiles, opcode, useImm ? 1u : 0u, imm},
+                      tiles);
 }
 
 }  // namespace
@@ -319,6 +326,23 @@ TEST_CASE("every ALU operation, with and without an immediate", "[vta][insn]") {
         CHECK(simStat("alu_counter") == tiles);
       }
     }
+  }
+}
+
+TEST_CASE("an ALU whose source overlaps its destination runs tile after tile", "[vta][insn]") {
+  // acc[t] += acc[t - 1] for t = 1, 2, ... in order: each tile adds the already updated one
+  // before it, so the tiles end as prefix sums (a reordered or vectorised-ahead loop would not).
+  for (const std::string& json : testConfigs()) {
+    CAPTURE(json);
+    ConfigGuard guard(json);
+    const vta::Config& c = guard.config();
+    const uint32_t tiles = 12, lanes = c.batch * c.blockOut;
+    const auto a = randomInt32(tiles * lanes, -5, 5, 7);
+    const auto result = runAluKernel(c, a, {tiles - 1, 1, 0, kAluAdd, 0, 0}, tiles);
+    std::vector<int32_t> expected = a;
+    for (uint32_t t = 1; t < tiles; ++t)
+      for (uint32_t l = 0; l < lanes; ++l) expected[t * lanes + l] += expected[(t - 1) * lanes + l];
+    CHECK(result == truncateToInt8(expected));
   }
 }
 

@@ -183,6 +183,74 @@ TEST_CASE("a value too wide for its field is an error naming the field", "[vta][
   CHECK(llvm::toString(uop.takeError()) == "micro-op field dst_idx = 2048 does not fit its 11-bit encoding");
 }
 
+TEST_CASE("LOAD and STORE encode at the same bits in every configuration", "[vta][isa]") {
+  // Layout keeps these fields at compile-time bits; other configurations change only the
+  // GEMM and ALU index fields.
+  const char* configs[] = {"{}", R"({"LOG_BLOCK": 5, "LOG_BATCH": 1})",
+                           R"({"LOG_UOP_BUFF_SIZE": 14, "LOG_ACC_BUFF_SIZE": 16})"};
+  std::mt19937 rng(11);
+  auto bits = [&](int width) { return static_cast<uint32_t>(rng() & ((uint64_t{1} << width) - 1)); };
+  for (const char* json : configs) {
+    CAPTURE(json);
+    auto config = Config::fromJSON(json);
+    REQUIRE(static_cast<bool>(config));
+    auto layoutOrError = Layout::forConfig(*config);
+    REQUIRE(static_cast<bool>(layoutOrError));
+    const Layout& layout = *layoutOrError;
+    for (int trial = 0; trial < 100; ++trial) {
+      BitfieldMemInsn expected{};
+      expected.opcode = bits(1), expected.popPrev = bits(1), expected.popNext = bits(1);
+      expected.pushPrev = bits(1), expected.pushNext = bits(1), expected.memoryType = bits(3);
+      expected.sramBase = bits(16), expected.dramBase = bits(32), expected.ySize = bits(16);
+      expected.xSize = bits(16), expected.xStride = bits(16), expected.yPad0 = bits(4);
+      expected.yPad1 = bits(4), expected.xPad0 = bits(4), expected.xPad1 = bits(4);
+      MemInsn mem;
+      mem.opcode = expected.opcode;
+      mem.deps = {expected.popPrev != 0, expected.popNext != 0, expected.pushPrev != 0,
+                  expected.pushNext != 0};
+      mem.memoryType = expected.memoryType, mem.sramBase = expected.sramBase;
+      mem.dramBase = expected.dramBase, mem.ySize = expected.ySize, mem.xSize = expected.xSize;
+      mem.xStride = expected.xStride, mem.yPad0 = expected.yPad0, mem.yPad1 = expected.yPad1;
+      mem.xPad0 = expected.xPad0, mem.xPad1 = expected.xPad1;
+      const Insn insn = llvm::cantFail(layout.encode(mem));
+      CHECK(std::memcmp(&insn, &expected, sizeof insn) == 0);
+      const MemInsn back = layout.decodeMem(insn);
+      CHECK((back.opcode == mem.opcode && back.memoryType == mem.memoryType &&
+             back.sramBase == mem.sramBase && back.dramBase == mem.dramBase &&
+             back.ySize == mem.ySize && back.xSize == mem.xSize && back.xStride == mem.xStride &&
+             back.yPad0 == mem.yPad0 && back.yPad1 == mem.yPad1 && back.xPad0 == mem.xPad0 &&
+             back.xPad1 == mem.xPad1));
+      const DepFlags deps = layout.depsOf(insn);
+      CHECK((deps.popPrev == mem.deps.popPrev && deps.popNext == mem.deps.popNext &&
+             deps.pushPrev == mem.deps.pushPrev && deps.pushNext == mem.deps.pushNext));
+    }
+  }
+}
+
+TEST_CASE("each LOAD/STORE field too wide is named, the first one when several are", "[vta][isa]") {
+  const Layout layout = defaultLayout();
+  const std::pair<const char*, uint32_t MemInsn::*> fields[] = {
+      {"opcode", &MemInsn::opcode}, {"memory_type", &MemInsn::memoryType},
+      {"sram_base", &MemInsn::sramBase}, {"y_size", &MemInsn::ySize},
+      {"x_size", &MemInsn::xSize}, {"x_stride", &MemInsn::xStride},
+      {"y_pad_0", &MemInsn::yPad0}, {"y_pad_1", &MemInsn::yPad1},
+      {"x_pad_0", &MemInsn::xPad0}, {"x_pad_1", &MemInsn::xPad1}};
+  for (const auto& [name, member] : fields) {
+    MemInsn mem;
+    mem.*member = 1u << 16;  // wider than every one of these fields
+    auto encoded = layout.encode(mem);
+    REQUIRE_FALSE(static_cast<bool>(encoded));
+    const std::string message = llvm::toString(encoded.takeError());
+    CAPTURE(message);
+    CHECK(message.rfind(std::string("instruction field ") + name + " = 65536 does not fit", 0) == 0);
+  }
+  MemInsn twoBad;
+  twoBad.xStride = 1u << 16, twoBad.yPad0 = 16;
+  auto encoded = layout.encode(twoBad);
+  REQUIRE_FALSE(static_cast<bool>(encoded));
+  CHECK(llvm::toString(encoded.takeError()) == "instruction field x_stride = 65536 does not fit its 16-bit encoding");
+}
+
 TEST_CASE("VTA_CONFIG selects the configuration", "[vta][config]") {
   ::setenv("VTA_CONFIG", R"({"LOG_BATCH": 1})", 1);
   auto inline_json = Config::fromEnvironment();

@@ -54,6 +54,9 @@ protected:
   bool mutateExprs(std::vector<Expr> &exprs);
   bool mutateRange(Range &range);
   bool mutateRegions(std::vector<BufferRegion> &regions);
+  // `op` with new bounds and body (the same node when none changed), for overrides of visitFor
+  // that visit the children themselves.
+  static Stmt updateFor(const For &op, Expr min, Expr extent, Stmt body);
 };
 
 }  // namespace vtac::ir

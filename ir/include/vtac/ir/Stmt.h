@@ -206,4 +206,8 @@ public:
   static bool classof(NodeKind k) { return k == NodeKind::BlockRealize; }
 };
 
+// A copy of `stmt` (children shared) located at `loc`: how a transformation re-locates a
+// statement it moved or inserted, e.g. an intrinsic's implementation at the tensorize step.
+Stmt withLoc(const Stmt &stmt, const SourceLoc &loc);
+
 }  // namespace vtac::ir

@@ -16,6 +16,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <utility>
@@ -55,6 +56,12 @@ public:
   // function, a callee that is neither a prim_func of the module nor registered.
   static llvm::Expected<GraphExecutor> create(const ir::IRModule &module, llvm::StringRef entry,
                                               const backend::ExternRegistry &externs);
+
+  // A check run after each prim_func call returns, given the call's location; its error fails
+  // the run there. `vtac run` ends the call's VTA run with it (backend::finishVtaRun), so that
+  // commands a prim_func queued and never synchronised, which the next call's synchronisation
+  // would otherwise execute on freed buffers, are an error at the call that queued them.
+  void setAfterPrimFuncCall(std::function<llvm::Error(ir::SourceLoc callLoc)> check);
 
   const std::vector<GraphParam> &params() const;
   // Names of the results: the returned variables ("out"), in order.
