@@ -88,8 +88,40 @@ std::string describeTraceName(const std::string &name) {
   return name.substr(colon + 1);
 }
 
+namespace {
+
+int operationPrecedence(const TraceValue &value) {
+  if (value.kind != TraceValue::Kind::Operation) return 3;
+  return value.text == "+" || value.text == "-" ? 1 : 2;
+}
+
+// An index expression with Python's parentheses (left-associative operators).
+std::string printIndexExpr(const TraceValue &value) {
+  if (value.kind != TraceValue::Kind::Operation) return printTraceValue(value);
+  int precedence = operationPrecedence(value);
+  auto operand = [&](const TraceValue &item, bool right) {
+    std::string text = printIndexExpr(item);
+    int inner = operationPrecedence(item);
+    return inner < precedence || (right && inner == precedence) ? "(" + text + ")" : text;
+  };
+  return operand(value.items[0], false) + " " + value.text + " " + operand(value.items[1], true);
+}
+
+}  // namespace
+
 std::string printTraceValue(const TraceValue &value) {
   switch (value.kind) {
+  case TraceValue::Kind::Param: return value.text;
+  case TraceValue::Kind::Operation: return printIndexExpr(value);
+  case TraceValue::Kind::Lambda: {
+    // TVM's IndexMap text: every result followed by a comma.
+    std::string out = "lambda ";
+    for (size_t i = 0; i + 1 < value.items.size(); ++i) out += (i ? ", " : "") + value.items[i].text;
+    out += ": (";
+    const TraceValue &results = value.items.back();
+    for (size_t i = 0; i < results.items.size(); ++i) out += (i ? " " : "") + printIndexExpr(results.items[i]) + ",";
+    return out + ")";
+  }
   case TraceValue::Kind::None: return "None";
   case TraceValue::Kind::Bool: return value.boolValue ? "True" : "False";
   case TraceValue::Kind::Int: return std::to_string(value.intValue);
@@ -97,10 +129,11 @@ std::string printTraceValue(const TraceValue &value) {
   case TraceValue::Kind::String: return quoted(value.text);
   case TraceValue::Kind::Name: return value.text;
   case TraceValue::Kind::List: {
-    std::string out = "[";
+    std::string out = value.isTuple ? "(" : "[";
     for (size_t i = 0; i < value.items.size(); ++i)
       out += (i ? ", " : "") + printTraceValue(value.items[i]);
-    return out + "]";
+    if (value.isTuple && value.items.size() == 1) out += ",";
+    return out + (value.isTuple ? ")" : "]");
   }
   case TraceValue::Kind::Dict: {
     // Keys sorted, as TVM prints a Map.

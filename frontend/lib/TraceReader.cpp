@@ -7,6 +7,7 @@
 #include "ScheduleDefinition.h"
 #include "SyntaxParser.h"
 
+#include <algorithm>
 #include <cstdlib>
 
 namespace vtac::frontend {
@@ -42,6 +43,9 @@ private:
   std::optional<ir::TraceValue> readValue(Grammar::ExprContext *expr);
   std::optional<ir::TraceValue> readAtom(Grammar::AtomContext *atom);
   std::optional<ir::TraceValue> readSequence(const std::vector<Grammar::ExprContext *> &items, ir::SourceLoc at);
+  // `lambda i, j: (...)` (an index map) and the index expressions of its results.
+  std::optional<ir::TraceValue> readLambda(Grammar::LambdaExprContext *lambda);
+  std::optional<ir::TraceValue> readIndexExpr(Grammar::ExprContext *expr, const std::vector<std::string> &params);
 
   const SourceFile &file_;
   DiagnosticEngine &diagnostics_;
@@ -186,6 +190,7 @@ std::optional<ir::TraceValue> TraceBuilder::readValue(Grammar::ExprContext *expr
         return ir::TraceValue::ofFloat(negate ? -operand->floatValue : operand->floatValue, at);
     }
   }
+  if (auto *lambda = exactly<Grammar::LambdaExprContext>(expr)) return readLambda(lambda);
   std::string primitive;
   if (auto *call = asScheduleCall(expr, primitive)) {
     // A nested call is a step of its own whose single result is passed on.
@@ -199,6 +204,71 @@ std::optional<ir::TraceValue> TraceBuilder::readValue(Grammar::ExprContext *expr
   }
   fail(at, "a schedule argument is a literal, a name or a `sch.<primitive>(...)` call");
   return std::nullopt;
+}
+
+std::optional<ir::TraceValue> TraceBuilder::readLambda(Grammar::LambdaExprContext *lambda) {
+  ir::TraceValue result = ir::TraceValue::none(loc(lambda));
+  result.kind = ir::TraceValue::Kind::Lambda;
+  std::vector<std::string> params;
+  if (lambda->lambda_params())
+    for (auto *name : lambda->lambda_params()->NAME()) {
+      params.push_back(name->getText());
+      ir::TraceValue param = ir::TraceValue::ofString(params.back(), loc(name));
+      param.kind = ir::TraceValue::Kind::Param;
+      result.items.push_back(std::move(param));
+    }
+  // The results: a tuple or list of index expressions, or one expression.
+  Grammar::ExprContext *body = lambda->expr();
+  std::vector<Grammar::ExprContext *> items{body};
+  if (auto *atom = exactly<Grammar::AtomExprContext>(body)) {
+    if (auto *paren = exactly<Grammar::ParenAtomContext>(atom->atom())) items = paren->expr();
+    if (auto *list = exactly<Grammar::ListAtomContext>(atom->atom())) items = list->expr();
+  }
+  ir::TraceValue results = ir::TraceValue::ofList({}, loc(body));
+  for (auto *item : items) {
+    std::optional<ir::TraceValue> index = readIndexExpr(item, params);
+    if (!index) return std::nullopt;
+    results.items.push_back(std::move(*index));
+  }
+  result.items.push_back(std::move(results));
+  return result;
+}
+
+std::optional<ir::TraceValue> TraceBuilder::readIndexExpr(Grammar::ExprContext *expr,
+                                                          const std::vector<std::string> &params) {
+  ir::SourceLoc at = loc(expr);
+  auto *atom = exactly<Grammar::AtomExprContext>(expr);
+  if (auto *paren = atom ? exactly<Grammar::ParenAtomContext>(atom->atom()) : nullptr;
+      paren && paren->expr().size() == 1 && paren->COMMA().empty())
+    return readIndexExpr(paren->expr(0), params);
+  if (auto *name = atom ? exactly<Grammar::NameAtomContext>(atom->atom()) : nullptr) {
+    ir::TraceValue value = ir::TraceValue::ofName(name->getText(), at);
+    if (std::find(params.begin(), params.end(), value.text) != params.end()) value.kind = ir::TraceValue::Kind::Param;
+    return value;
+  }
+  if (atom && exactly<Grammar::IntAtomContext>(atom->atom())) return readAtom(atom->atom());
+  if (auto *unary = exactly<Grammar::UnaryExprContext>(expr); unary && unary->op->getType() == Grammar::MINUS) {
+    std::optional<ir::TraceValue> operand = readValue(expr);
+    if (operand && operand->kind == ir::TraceValue::Kind::Int) return operand;
+  }
+  Grammar::ExprContext *lhs = nullptr, *rhs = nullptr;
+  std::string op;
+  if (auto *add = exactly<Grammar::AddExprContext>(expr)) {
+    lhs = add->expr(0), rhs = add->expr(1), op = add->op->getText();
+  } else if (auto *mul = exactly<Grammar::MulExprContext>(expr); mul && mul->op->getType() != Grammar::SLASH &&
+                                                                  mul->op->getType() != Grammar::AT) {
+    lhs = mul->expr(0), rhs = mul->expr(1), op = mul->op->getText();
+  }
+  if (!lhs) {
+    fail(at, "an index map result is built from its parameters, integers and sampled values with +, -, *, // and %");
+    return std::nullopt;
+  }
+  std::optional<ir::TraceValue> a = readIndexExpr(lhs, params), b = a ? readIndexExpr(rhs, params) : std::nullopt;
+  if (!b) return std::nullopt;
+  ir::TraceValue result = ir::TraceValue::ofList({std::move(*a), std::move(*b)}, at);
+  result.kind = ir::TraceValue::Kind::Operation;
+  result.text = op;
+  return result;
 }
 
 std::optional<ir::TraceValue> TraceBuilder::readSequence(const std::vector<Grammar::ExprContext *> &items,
@@ -237,7 +307,9 @@ std::optional<ir::TraceValue> TraceBuilder::readAtom(Grammar::AtomContext *atom)
   if (exactly<Grammar::FalseAtomContext>(atom)) return ir::TraceValue::ofBool(false, at);
   if (auto *paren = exactly<Grammar::ParenAtomContext>(atom)) {
     if (paren->expr().size() == 1 && paren->COMMA().empty()) return readValue(paren->expr(0));
-    return readSequence(paren->expr(), at);
+    std::optional<ir::TraceValue> tuple = readSequence(paren->expr(), at);
+    if (tuple) tuple->isTuple = true;
+    return tuple;
   }
   if (auto *list = exactly<Grammar::ListAtomContext>(atom))
     return readSequence(list->expr(), at);

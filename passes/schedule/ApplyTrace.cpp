@@ -20,6 +20,9 @@ const char *kindName(TraceValue::Kind kind) {
   case TraceValue::Kind::Name: return "a name";
   case TraceValue::Kind::List: return "a list";
   case TraceValue::Kind::Dict: return "a dictionary";
+  case TraceValue::Kind::Lambda: return "a lambda";
+  case TraceValue::Kind::Param: return "a lambda parameter";
+  case TraceValue::Kind::Operation: return "an index expression";
   }
   return "a value";
 }

@@ -79,8 +79,10 @@ llvm::Expected<std::string> Schedule::defaultFunction(SourceLoc at) const {
 void Schedule::setBody(const std::string &func, Stmt body) {
   PrimFunc *copy = copyNode(*cast<PrimFunc>(module_.lookup(func)));
   copy->body = std::move(body);
-  module_.add(func, PrimFuncRef(copy));
+  setFunction(func, PrimFuncRef(copy));
 }
+
+void Schedule::setFunction(const std::string &name, PrimFuncRef func) { module_.add(name, std::move(func)); }
 
 llvm::Expected<StmtPath> Schedule::findBlock(const BlockRV &rv, SourceLoc at) const {
   llvm::Expected<PrimFuncRef> func = function(rv.func, at);

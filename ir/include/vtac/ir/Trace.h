@@ -20,13 +20,17 @@
 namespace vtac::ir {
 
 struct TraceValue {
-  enum class Kind { None, Bool, Int, Float, String, Name, List, Dict };
+  // Lambda, Param and Operation spell an index map (`lambda i, j: (i // 16, j % 16)`):
+  // Lambda's items are its parameters (Param) followed by a List of its results; a Param names a
+  // parameter; an Operation applies `text` (+, -, *, //, %) to its two items.
+  enum class Kind { None, Bool, Int, Float, String, Name, List, Dict, Lambda, Param, Operation };
   Kind kind = Kind::None;
   bool boolValue = false;
   int64_t intValue = 0;
   double floatValue = 0;
-  std::string text;  // String and Name (a result of an earlier step)
+  std::string text;  // String, Name (a result of an earlier step), Param, Operation
   std::vector<TraceValue> items;  // List; Dict: keys (String) and values alternate
+  bool isTuple = false;  // a List written `(a, b)`, printed so
   SourceLoc loc;
 
   static TraceValue none(SourceLoc loc = {});

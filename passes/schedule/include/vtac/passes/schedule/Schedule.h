@@ -59,6 +59,7 @@ public:
   // The function get_block looks in without func_name: "main", else the module's only prim_func.
   llvm::Expected<std::string> defaultFunction(ir::SourceLoc at) const;
   void setBody(const std::string &func, ir::Stmt body);
+  void setFunction(const std::string &name, ir::PrimFuncRef func);
 
   // The BlockRealize of rv (path.back()), or an error at `at` when it is gone.
   llvm::Expected<StmtPath> findBlock(const BlockRV &rv, ir::SourceLoc at) const;
