@@ -34,8 +34,9 @@ public:
     const auto *alloc = visited.as<ir::Allocate>();
     ir::Stmt body = bind(*it, alloc->body);
     unbound.erase(it);
-    return ir::make<ir::Allocate>(alloc->bufferVar, alloc->dtype, alloc->extents, alloc->condition,
-                                  body, alloc->annotations, alloc->loc());
+    ir::Allocate *copy = ir::copyNode(*alloc);
+    copy->body = body;
+    return ir::Stmt(copy);
   }
 
   static ir::Stmt bind(const std::pair<ir::VarRef, ir::VarRef> &entry, const ir::Stmt &body) {

@@ -206,6 +206,10 @@ public:
     usesThread_ = false;
     if (!touched_.count(op.bufferVar.get()) && allowShare_)
       return StmtExprMutator::visitAllocate(op);
+    if (op.constantData) {
+      fail(op, "constant allocation '" + op.bufferVar->name + "' cannot be replicated per virtual thread");
+      return ir::Stmt(&op);
+    }
     if (extents.size() != 1) {
       fail(op, "allocation '" + op.bufferVar->name + "' is not flat (run tir-lower first)");
       return ir::Stmt(&op);
@@ -213,9 +217,10 @@ public:
     ir::Expr stride = extents[0];
     remapped_[op.bufferVar.get()] = stride;
     ir::Stmt body = visitStmt(op.body);
-    return ir::make<ir::Allocate>(op.bufferVar, op.dtype,
-                                  std::vector<ir::Expr>{ir::simplify(stride * count_)},
-                                  op.condition, body, op.annotations, op.loc());
+    ir::Allocate *replicated = ir::copyNode(op);
+    replicated->extents = {ir::simplify(stride * count_)};
+    replicated->body = body;
+    return ir::Stmt(replicated);
   }
 
 private:

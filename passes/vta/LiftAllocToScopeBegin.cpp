@@ -17,8 +17,9 @@ public:
 
   ir::Stmt visitAllocate(const ir::Allocate &op) override {
     ir::Stmt body = visitStmt(op.body);
-    scopes_.back().push_back(ir::make<ir::Allocate>(op.bufferVar, op.dtype, op.extents,
-                                                    op.condition, nullptr, op.annotations, op.loc()));
+    ir::Allocate *lifted = ir::copyNode(op);
+    lifted->body = nullptr;
+    scopes_.back().push_back(ir::Stmt(lifted));
     return body;
   }
 
@@ -46,8 +47,9 @@ private:
     scopes_.pop_back();
     for (const ir::Stmt &stmt : allocs) {
       const auto *a = stmt.as<ir::Allocate>();
-      body = ir::make<ir::Allocate>(a->bufferVar, a->dtype, a->extents, a->condition, body,
-                                    a->annotations, a->loc());
+      ir::Allocate *placed = ir::copyNode(*a);
+      placed->body = body;
+      body = ir::Stmt(placed);
     }
     return body;
   }

@@ -44,8 +44,9 @@ public:
     const auto *alloc = visited.as<ir::Allocate>();
     ir::Stmt body = wrap(lifted_, alloc->body);
     lifted_ = {};
-    return ir::make<ir::Allocate>(alloc->bufferVar, alloc->dtype, alloc->extents, alloc->condition,
-                                  body, alloc->annotations, alloc->loc());
+    ir::Allocate *copy = ir::copyNode(*alloc);
+    copy->body = body;
+    return ir::Stmt(copy);
   }
 
   ir::Stmt visitSeqStmt(const ir::SeqStmt &op) override {
