@@ -158,10 +158,12 @@ const ir::Call *firstExternCall(const ir::PrimFunc &func, llvm::StringRef callee
 // or weak): ORC would otherwise fail at lookup with a message that names no source line.
 llvm::Error checkExternsResolve(const llvm::Module &module, const ir::PrimFunc &func,
                                 const llvm::StringSet<> &hostSymbols) {
+  // The process's symbols, as ORC's process generator searches them.
+  llvm::sys::DynamicLibrary process = llvm::sys::DynamicLibrary::getPermanentLibrary(nullptr);
   for (const llvm::Function &declared : module) {
     if (!declared.isDeclaration() || declared.isIntrinsic() || declared.hasExternalWeakLinkage()) continue;
     llvm::StringRef name = declared.getName();
-    if (hostSymbols.contains(name) || llvm::sys::DynamicLibrary::SearchForAddressOfSymbol(name.str())) continue;
+    if (hostSymbols.contains(name) || process.getAddressOfSymbol(name.str().c_str())) continue;
     if (const ir::Call *call = firstExternCall(func, name))
       return ir::diagnosticError(call->loc(), "call to unregistered extern function '" + name.str() + "'");
     return ir::diagnosticError("the compiled code calls '" + name.str() + "', which nothing in the process defines");

@@ -41,7 +41,7 @@ TEST_CASE("JIT: a parallel loop runs on several threads of the pool", "[codegen]
   auto parsed = frontend::parseModule(file, diagnostics);
   REQUIRE(parsed.has_value());
   auto compiled = JitFunction::compile(ir::cast<ir::PrimFunc>(parsed->module.functions()[0].function), "main");
-  REQUIRE(bool(compiled));
+  if (!compiled) FAIL(llvm::toString(compiled.takeError()));
   std::vector<backend::Tensor> arguments;
   arguments.emplace_back(ir::DataType::int32(), std::vector<int64_t>{64});
   REQUIRE(!(*compiled)->run(arguments));
