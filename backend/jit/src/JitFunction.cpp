@@ -217,15 +217,17 @@ llvm::Expected<std::unique_ptr<JitFunction>> JitFunction::compile(ir::PrimFuncRe
   // The thread pool of parallel loops (bound by address, which also keeps its library linked)
   // and the run-time checks' report function and stop flag.
   llvm::orc::MangleAndInterner mangle(result->jit_->getExecutionSession(), result->jit_->getDataLayout());
+  const std::pair<const char *, const void *> hostAddresses[] = {
+      {"vtac_parallel_for", reinterpret_cast<const void *>(&vtac_parallel_for)},
+      {codegen::kCheckFailedSymbol, reinterpret_cast<const void *>(&vtacJitCheckFailed)},
+      {codegen::kStopRequestedSymbol, &stopRequested}};
   llvm::orc::SymbolMap hostSymbols;
-  hostSymbols[mangle("vtac_parallel_for")] = {llvm::orc::ExecutorAddr::fromPtr(&vtac_parallel_for), llvm::JITSymbolFlags::Exported};
-  hostSymbols[mangle(codegen::kCheckFailedSymbol)] = {llvm::orc::ExecutorAddr::fromPtr(&vtacJitCheckFailed),
-                                               llvm::JITSymbolFlags::Exported};
-  hostSymbols[mangle(codegen::kStopRequestedSymbol)] = {llvm::orc::ExecutorAddr::fromPtr(&stopRequested),
-                                                 llvm::JITSymbolFlags::Exported};
-  if (llvm::Error error = checkExternsResolve(*built->module, *flat,
-                                              {"vtac_parallel_for", codegen::kCheckFailedSymbol,
-                                               codegen::kStopRequestedSymbol}))
+  llvm::StringSet<> hostNames;
+  for (const auto &[symbol, address] : hostAddresses) {
+    hostSymbols[mangle(symbol)] = {llvm::orc::ExecutorAddr::fromPtr(address), llvm::JITSymbolFlags::Exported};
+    hostNames.insert(symbol);
+  }
+  if (llvm::Error error = checkExternsResolve(*built->module, *flat, hostNames))
     return error;
   if (llvm::Error error = dylib.define(llvm::orc::absoluteSymbols(std::move(hostSymbols))))
     return ir::diagnosticError("JIT: " + llvm::toString(std::move(error)));
