@@ -170,10 +170,21 @@ StmtPtr FunctionCompiler::compileAccumulate(const ir::BufferStore &store) {
   });
 }
 
+// The storage variable a handle expression names: the variable itself, or the buffer whose CPU
+// view `VTABufferCPUPtr(cmd, data)` returns (cpu-access-rewrite binds such pointers).
+static const ir::Var *storageNamedBy(const ir::Expr &handle) {
+  if (auto *var = handle.as<ir::Var>()) return var;
+  auto *call = handle.as<ir::Call>();
+  if (!call || call->op != "tir.call_extern" || call->args.size() != 3) return nullptr;
+  auto *callee = call->args[0].as<ir::StringImm>();
+  if (!callee || callee->value != "VTABufferCPUPtr") return nullptr;
+  return call->args[2].as<ir::Var>();
+}
+
 StmtPtr FunctionCompiler::compileLet(const ir::LetStmt &let) {
-  // A handle bound to a buffer's data variable names the same storage: alias the slot.
-  if (auto *value = let.value.as<ir::Var>()) {
-    const VarInfo *info = lookup(value);
+  // A handle that names a buffer's storage aliases its slot.
+  if (const ir::Var *storage = storageNamedBy(let.value)) {
+    const VarInfo *info = lookup(storage);
     if (info && info->kind == VarKind::Storage) {
       auto guard = bind(let.var.get(), *info);
       return compileStmt(let.body);
