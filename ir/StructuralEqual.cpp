@@ -14,7 +14,9 @@ namespace {
 
 class StructuralComparer {
 public:
-  explicit StructuralComparer(bool mapFreeVars) : mapFreeVars_(mapFreeVars) {}
+  // Only a caller that asks where the first difference lies pays for describing it: the
+  // simplifier compares expressions by the thousand and most comparisons fail.
+  StructuralComparer(bool mapFreeVars, bool explain) : mapFreeVars_(mapFreeVars), explain_(explain) {}
 
   bool expr(const Expr &a, const Expr &b);
   bool stmt(const Stmt &a, const Stmt &b);
@@ -44,6 +46,7 @@ private:
   bool block(const Block &a, const Block &b);
 
   bool mapFreeVars_;
+  bool explain_;
   std::unordered_map<const Node *, const Node *> lhsToRhs_, rhsToLhs_;
   std::string difference_;
   StructuralDifference where_;
@@ -62,7 +65,7 @@ std::string describe(const Node *n) {
 }
 
 bool StructuralComparer::fail(const Node *a, const Node *b, llvm::StringRef what) {
-  if (difference_.empty()) {
+  if (explain_ && difference_.empty()) {
     difference_ = what.str() + ": " + describe(a) + " vs " + describe(b);
     where_ = {what.str(), NodeRef(a), NodeRef(b), Stmt(stmtA_), Stmt(stmtB_)};
   }
@@ -617,15 +620,15 @@ void StructuralHasher::func(const PrimFunc &f) {
 }  // namespace
 
 bool structuralEqual(const Expr &a, const Expr &b, bool mapFreeVars) {
-  return StructuralComparer(mapFreeVars).expr(a, b);
+  return StructuralComparer(mapFreeVars, /*explain=*/false).expr(a, b);
 }
 
 bool structuralEqual(const Stmt &a, const Stmt &b, bool mapFreeVars) {
-  return StructuralComparer(mapFreeVars).stmt(a, b);
+  return StructuralComparer(mapFreeVars, /*explain=*/false).stmt(a, b);
 }
 
 bool structuralEqual(const PrimFunc &a, const PrimFunc &b) {
-  return StructuralComparer(/*mapFreeVars=*/true).func(a, b);
+  return StructuralComparer(/*mapFreeVars=*/true, /*explain=*/false).func(a, b);
 }
 
 bool structuralEqual(const IRModule &a, const IRModule &b) {
@@ -664,7 +667,7 @@ size_t structuralHash(const PrimFunc &func) {
 }
 
 std::optional<StructuralDifference> findStructuralDifference(const PrimFunc &a, const PrimFunc &b) {
-  StructuralComparer comparer(/*mapFreeVars=*/true);
+  StructuralComparer comparer(/*mapFreeVars=*/true, /*explain=*/true);
   if (comparer.func(a, b)) return std::nullopt;
   StructuralDifference difference = comparer.where();
   if (difference.what.empty()) difference.what = "functions differ";
@@ -672,7 +675,7 @@ std::optional<StructuralDifference> findStructuralDifference(const PrimFunc &a, 
 }
 
 std::string firstStructuralDifference(const PrimFunc &a, const PrimFunc &b) {
-  StructuralComparer comparer(/*mapFreeVars=*/true);
+  StructuralComparer comparer(/*mapFreeVars=*/true, /*explain=*/true);
   if (comparer.func(a, b)) return "";
   return comparer.difference().empty() ? "functions differ" : comparer.difference();
 }
