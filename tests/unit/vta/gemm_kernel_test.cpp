@@ -32,6 +32,9 @@ enum class Uops {
   // The same, the second run reading the same inputs as the first (as seed 001's conv2d does):
   // paired blocks.
   kConvolutionSharedInputs,
+  // The same with the outputs reading their inputs in reverse order: paired blocks whose
+  // inputs are not consecutive tiles.
+  kConvolutionSharedReversedInputs,
 };
 
 // Random micro-ops, or those of a convolution (see Uops).
@@ -57,8 +60,10 @@ GemmCase randomCase(const GemmShape& shape, uint32_t seed, Uops uops = Uops::kRa
   prepareWeightTiles(shape, c.wgt.data(), c.wgtInterleaved.data(), c.rowSum.data(), 0, kTilesPerMemory);
   if (uops != Uops::kRandom) {
     c.shift = {6, uops == Uops::kConvolution ? 8u : 0u, 3};
+    const bool reversed = uops == Uops::kConvolutionSharedReversedInputs;
     for (uint32_t tap = 0; tap < 3; ++tap)
-      for (uint32_t out = 0; out < 6; ++out) c.tiles.push_back({out, out + tap, tap});
+      for (uint32_t out = 0; out < 6; ++out)
+        c.tiles.push_back({out, (reversed ? 5 - out : out) + tap, tap});
     return c;
   }
   // Runs of micro-ops sharing a weight tile, as in a convolution (kernels may keep it loaded).
@@ -105,7 +110,8 @@ TEST_CASE("every GEMM kernel gives the portable kernel's results", "[vta][sim][g
                               {1, 8, 8},   {2, 16, 8},  {1, 4, 16},  {2, 8, 32}};
   uint32_t seed = 1;
   for (const GemmShape& shape : shapes)
-  for (const Uops uops : {Uops::kRandom, Uops::kConvolution, Uops::kConvolutionSharedInputs}) {
+  for (const Uops uops : {Uops::kRandom, Uops::kConvolution, Uops::kConvolutionSharedInputs,
+                          Uops::kConvolutionSharedReversedInputs}) {
     CAPTURE(shape.batch, shape.blockIn, shape.blockOut, static_cast<int>(uops));
     const GemmCase c = randomCase(shape, seed++, uops);
     const std::vector<int32_t> reference = runKernel(portableGemmKernel(), c);
@@ -191,6 +197,12 @@ TEST_CASE("a GEMM plan pairs blocks that read the same inputs", "[vta][sim][gemm
       CHECK(first.wgt == s);
       CHECK(second.wgt == s + 3);
     }
+  CHECK(plan.blocks[0].consecutiveInputs);
+  const GemmCase reversed = randomCase({1, 16, 16}, 7, Uops::kConvolutionSharedReversedInputs);
+  const GemmPlan reversedPlan = buildGemmPlan(reversed.tiles, 2, 1, reversed.shift, {0, 0, 0});
+  REQUIRE(reversedPlan.blocks.size() == 2);
+  CHECK(reversedPlan.blocks[0].pairedWithNext);
+  CHECK_FALSE(reversedPlan.blocks[0].consecutiveInputs);
   // Three groups with the same inputs: one pair, the third alone. 20 accumulators per group:
   // paired blocks of at most kMaxPairedBlockAccs (20 -> 6 + 7 + 7), alternating between the
   // two groups; the lone group in blocks of at most kMaxBlockAccs (20 -> 10 + 10).
