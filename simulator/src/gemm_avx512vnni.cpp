@@ -9,7 +9,8 @@
 // accumulator tiles stay in registers over all its steps, each step's weight tile is loaded
 // once for the block, and the row-sum correction, equal for every accumulator of a block, is
 // summed once per step; each accumulator tile is read and written once per block instead of
-// once per micro-op. Other shapes form each micro-op's dot product from zero and then add it.
+// once per micro-op. Paired blocks run together: each broadcast input feeds both weight
+// tiles, half the broadcasts per vpdpbusd. Other shapes form each micro-op's dot product from zero and then add it.
 // Compiled with -mavx512f -mavx512vnni; called only when the CPU has both.
 #include <immintrin.h>
 
@@ -72,55 +73,84 @@ void runTiles(const GemmShape& shapeRef, const GemmMemories& memRef, const GemmP
   }
 }
 
-// One block of kAccs accumulator tiles of shape 1x16x16: kAccs registers of 16 int32 sums,
-// four registers for the step's weight tile (4 groups of 4 channels x 16 rows).
-// kConsecutive: the block's inputs are consecutive tiles (GemmPlan::Block::consecutiveInputs),
-// so the input addresses are constant offsets from one per step.
-template <uint32_t kAccs, bool kConsecutive>
-void runBlock1x16x16(const GemmMemories& mem, const GemmTile* tiles, uint32_t steps) {
-  __m512i sum[kAccs];
+// kOuts blocks (1, or 2 paired ones: GemmPlan::Block::pairedWithNext) of kAccs accumulator
+// tiles of shape 1x16x16 that read the same inputs: kOuts x kAccs registers of 16 int32 sums,
+// four registers per block for the step's weight tile (4 groups of 4 channels x 16 rows); each
+// broadcast input group feeds kOuts vpdpbusd. blockTiles[o] are block o's tiles.
+// kConsecutive: the inputs are consecutive tiles (GemmPlan::Block::consecutiveInputs), so the
+// input addresses are constant offsets from one per step.
+template <uint32_t kOuts, uint32_t kAccs, bool kConsecutive>
+void runBlocks1x16x16(const GemmMemories& mem, const GemmTile* const* blockTiles, uint32_t steps) {
+  __m512i sum[kOuts][kAccs];
+  __m512i rowSums[kOuts];
+#pragma GCC unroll 2
+  for (uint32_t o = 0; o < kOuts; ++o) {
+    rowSums[o] = _mm512_setzero_si512();
 #pragma GCC unroll 16
-  for (uint32_t a = 0; a < kAccs; ++a) sum[a] = _mm512_setzero_si512();
-  __m512i rowSums = _mm512_setzero_si512();
+    for (uint32_t a = 0; a < kAccs; ++a) sum[o][a] = _mm512_setzero_si512();
+  }
   for (uint32_t s = 0; s < steps; ++s) {
-    const GemmTile* step = tiles + size_t{s} * kAccs;
-    const int8_t* wgt = mem.wgtInterleaved + size_t{step[0].wgt} * 256;
-    const __m512i w0 = _mm512_loadu_si512(wgt), w1 = _mm512_loadu_si512(wgt + 64);
-    const __m512i w2 = _mm512_loadu_si512(wgt + 128), w3 = _mm512_loadu_si512(wgt + 192);
-    rowSums = _mm512_add_epi32(rowSums, _mm512_loadu_si512(mem.wgtRowSum + size_t{step[0].wgt} * 16));
+    __m512i w[kOuts][4];
+#pragma GCC unroll 2
+    for (uint32_t o = 0; o < kOuts; ++o) {
+      const GemmTile& first = blockTiles[o][size_t{s} * kAccs];
+      const int8_t* wgt = mem.wgtInterleaved + size_t{first.wgt} * 256;
+#pragma GCC unroll 4
+      for (uint32_t g = 0; g < 4; ++g) w[o][g] = _mm512_loadu_si512(wgt + 64 * g);
+      rowSums[o] = _mm512_add_epi32(rowSums[o],
+                                    _mm512_loadu_si512(mem.wgtRowSum + size_t{first.wgt} * 16));
+    }
+    const GemmTile* step = blockTiles[0] + size_t{s} * kAccs;
 #pragma GCC unroll 16
     for (uint32_t a = 0; a < kAccs; ++a) {
       const uint8_t* x = mem.inpBiased + (kConsecutive ? size_t{step[0].inp} + a : size_t{step[a].inp}) * 16;
-      sum[a] = _mm512_dpbusd_epi32(sum[a], broadcastFourInputs(x), w0);
-      sum[a] = _mm512_dpbusd_epi32(sum[a], broadcastFourInputs(x + 4), w1);
-      sum[a] = _mm512_dpbusd_epi32(sum[a], broadcastFourInputs(x + 8), w2);
-      sum[a] = _mm512_dpbusd_epi32(sum[a], broadcastFourInputs(x + 12), w3);
+#pragma GCC unroll 4
+      for (uint32_t g = 0; g < 4; ++g) {
+        const __m512i inputs = broadcastFourInputs(x + 4 * g);
+#pragma GCC unroll 2
+        for (uint32_t o = 0; o < kOuts; ++o) sum[o][a] = _mm512_dpbusd_epi32(sum[o][a], inputs, w[o][g]);
+      }
     }
   }
-  const __m512i correction = _mm512_slli_epi32(rowSums, 7);
+#pragma GCC unroll 2
+  for (uint32_t o = 0; o < kOuts; ++o) {
+    const __m512i correction = _mm512_slli_epi32(rowSums[o], 7);
 #pragma GCC unroll 16
-  for (uint32_t a = 0; a < kAccs; ++a) {
-    int32_t* out = mem.acc + size_t{tiles[a].acc} * 16;
-    _mm512_storeu_si512(out, _mm512_add_epi32(_mm512_loadu_si512(out),
-                                              _mm512_sub_epi32(sum[a], correction)));
+    for (uint32_t a = 0; a < kAccs; ++a) {
+      int32_t* out = mem.acc + size_t{blockTiles[o][a].acc} * 16;
+      _mm512_storeu_si512(out, _mm512_add_epi32(_mm512_loadu_si512(out),
+                                                _mm512_sub_epi32(sum[o][a], correction)));
+    }
   }
 }
 
-using BlockFn = void (*)(const GemmMemories&, const GemmTile*, uint32_t);
+using BlockFn = void (*)(const GemmMemories&, const GemmTile* const*, uint32_t);
 
-template <bool kConsecutive, size_t... kSizes>
+// runBlocks1x16x16<kOuts, 1 .. kSizes + 1, kConsecutive>, indexed by accCount - 1.
+template <uint32_t kOuts, bool kConsecutive, size_t... kSizes>
 constexpr std::array<BlockFn, sizeof...(kSizes)> blockFunctions(std::index_sequence<kSizes...>) {
-  return {&runBlock1x16x16<kSizes + 1, kConsecutive>...};
+  return {&runBlocks1x16x16<kOuts, kSizes + 1, kConsecutive>...};
 }
 
 void runPlan1x16x16(const GemmMemories& memRef, const GemmPlan& plan) {
-  static constexpr auto kSizes = std::make_index_sequence<kMaxBlockAccs>();
-  static constexpr std::array<BlockFn, kMaxBlockAccs> kBlockFns[2] = {
-      blockFunctions<false>(kSizes), blockFunctions<true>(kSizes)};
+  static constexpr auto kSingle = std::make_index_sequence<kMaxBlockAccs>();
+  static constexpr auto kPaired = std::make_index_sequence<kMaxPairedBlockAccs>();
+  static constexpr std::array<BlockFn, kMaxBlockAccs> kSingleFns[2] = {
+      blockFunctions<1, false>(kSingle), blockFunctions<1, true>(kSingle)};
+  static constexpr std::array<BlockFn, kMaxPairedBlockAccs> kPairedFns[2] = {
+      blockFunctions<2, false>(kPaired), blockFunctions<2, true>(kPaired)};
   const GemmMemories mem = memRef;
-  for (const GemmPlan::Block& block : plan.blocks)
-    kBlockFns[block.consecutiveInputs][block.accCount - 1](
-        mem, plan.tiles.data() + block.firstTile, block.stepCount);
+  const std::vector<GemmPlan::Block>& blocks = plan.blocks;
+  for (size_t b = 0; b < blocks.size(); ++b) {
+    const GemmPlan::Block& block = blocks[b];
+    const GemmTile* const blockTiles[2] = {
+        plan.tiles.data() + block.firstTile,
+        block.pairedWithNext ? plan.tiles.data() + blocks[b + 1].firstTile : nullptr};
+    const BlockFn* fns = block.pairedWithNext ? kPairedFns[block.consecutiveInputs].data()
+                                              : kSingleFns[block.consecutiveInputs].data();
+    fns[block.accCount - 1](mem, blockTiles, block.stepCount);
+    b += block.pairedWithNext;
+  }
 }
 
 }  // namespace

@@ -56,6 +56,9 @@ struct GemmTile {
 // + a] is step s of accumulator a, and all accumulators of a step share its weight tile.
 // Kernels may run the tiles in any order (the additions wrap modulo 2^32).
 constexpr uint32_t kMaxBlockAccs = 16;
+// Blocks that share their inputs with another block (pairedWithNext) hold at most this many
+// accumulators, so that a kernel can keep both blocks' accumulators in registers.
+constexpr uint32_t kMaxPairedBlockAccs = 8;
 struct GemmPlan {
   struct Block {
     uint32_t accCount, stepCount;
@@ -63,6 +66,10 @@ struct GemmPlan {
     // Accumulator a of every step reads input tile (that step's tile of accumulator 0) + a,
     // as a convolution's neighbouring outputs do: kernels may skip the per-tile indices.
     bool consecutiveInputs;
+    // The next block has the same accCount and stepCount and reads the same input tile at
+    // every (step, accumulator), with other weights (the next output channel block of a
+    // convolution): a kernel may run both blocks from one read of each input.
+    bool pairedWithNext;
   };
   std::vector<GemmTile> tiles;
   std::vector<Block> blocks;

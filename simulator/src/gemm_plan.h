@@ -6,7 +6,9 @@
 // order with bit-identical results. buildGemmPlan lists every execution exactly once, ordered so
 // that accumulator tiles that take products with the same weight tiles in the same order form
 // blocks (a convolution's output pixels sharing a filter): a kernel keeps a block's accumulators
-// in registers across all its steps and loads each weight tile once per block. The plan
+// in registers across all its steps and loads each weight tile once per block. Groups that
+// read the same inputs with other weights (a convolution's output channel blocks) are paired
+// block by block, so that a kernel can feed each input to two weight tiles. The plan
 // depends only on the instruction's loop fields and micro-ops, so the simulator computes it
 // once per distinct GEMM instruction and keeps it.
 #ifndef VTA_SIM_GEMM_PLAN_H_

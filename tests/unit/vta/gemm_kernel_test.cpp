@@ -23,10 +23,22 @@ struct GemmCase {
   GemmTile shift;
 };
 
-// Random micro-ops, or (`convolution`) those of a 1-D convolution of 6 outputs with a filter of
-// 3 taps (filter tap outer, output inner, as TVM emits them), the second run for the next
-// output channel block: blocks of several accumulators sharing weights.
-GemmCase randomCase(const GemmShape& shape, uint32_t seed, bool convolution = false) {
+enum class Uops {
+  kRandom,
+  // A 1-D convolution of 6 outputs with a filter of 3 taps (filter tap outer, output inner, as
+  // TVM emits them), the second run for the next output channel block: blocks of several
+  // accumulators sharing weights.
+  kConvolution,
+  // The same, the second run reading the same inputs as the first (as seed 001's conv2d does):
+  // paired blocks.
+  kConvolutionSharedInputs,
+  // The same with the outputs reading their inputs in reverse order: paired blocks whose
+  // inputs are not consecutive tiles.
+  kConvolutionSharedReversedInputs,
+};
+
+// Random micro-ops, or those of a convolution (see Uops).
+GemmCase randomCase(const GemmShape& shape, uint32_t seed, Uops uops = Uops::kRandom) {
   // Tile indices stay below kTilesPerMemory - 3 so that the shifted run (+1, +2, +3) fits.
   constexpr uint32_t kTilesPerMemory = 16, kTileCount = 200;
   std::mt19937 rng(seed);
@@ -46,10 +58,12 @@ GemmCase randomCase(const GemmShape& shape, uint32_t seed, bool convolution = fa
   c.rowSum.resize(kTilesPerMemory * shape.blockOut);
   prepareInputTiles(shape, c.inp.data(), c.inpBiased.data(), 0, kTilesPerMemory);
   prepareWeightTiles(shape, c.wgt.data(), c.wgtInterleaved.data(), c.rowSum.data(), 0, kTilesPerMemory);
-  if (convolution) {
-    c.shift = {6, 8, 3};
+  if (uops != Uops::kRandom) {
+    c.shift = {6, uops == Uops::kConvolution ? 8u : 0u, 3};
+    const bool reversed = uops == Uops::kConvolutionSharedReversedInputs;
     for (uint32_t tap = 0; tap < 3; ++tap)
-      for (uint32_t out = 0; out < 6; ++out) c.tiles.push_back({out, out + tap, tap});
+      for (uint32_t out = 0; out < 6; ++out)
+        c.tiles.push_back({out, (reversed ? 5 - out : out) + tap, tap});
     return c;
   }
   // Runs of micro-ops sharing a weight tile, as in a convolution (kernels may keep it loaded).
@@ -96,9 +110,10 @@ TEST_CASE("every GEMM kernel gives the portable kernel's results", "[vta][sim][g
                               {1, 8, 8},   {2, 16, 8},  {1, 4, 16},  {2, 8, 32}};
   uint32_t seed = 1;
   for (const GemmShape& shape : shapes)
-  for (const bool convolution : {false, true}) {
-    CAPTURE(shape.batch, shape.blockIn, shape.blockOut, convolution);
-    const GemmCase c = randomCase(shape, seed++, convolution);
+  for (const Uops uops : {Uops::kRandom, Uops::kConvolution, Uops::kConvolutionSharedInputs,
+                          Uops::kConvolutionSharedReversedInputs}) {
+    CAPTURE(shape.batch, shape.blockIn, shape.blockOut, static_cast<int>(uops));
+    const GemmCase c = randomCase(shape, seed++, uops);
     const std::vector<int32_t> reference = runKernel(portableGemmKernel(), c);
     REQUIRE(reference == directGemm(c));
     for (const GemmKernel* kernel : {&avx2GemmKernel(), &avx512VnniGemmKernel()}) {
@@ -128,7 +143,7 @@ TEST_CASE("kernel selection honours the CPU and the shape", "[vta][sim][gemm]") 
 TEST_CASE("a GEMM plan runs every micro-op once, grouping accumulators by weights", "[vta][sim][gemm]") {
   // The convolution of randomCase: 12 accumulators, each with 3 products; the 6 of one output
   // channel block share their weights (0, 1, 2 or 3, 4, 5) and form one block.
-  const GemmCase c = randomCase({1, 16, 16}, 7, /*convolution=*/true);
+  const GemmCase c = randomCase({1, 16, 16}, 7, Uops::kConvolution);
   const GemmPlan plan = buildGemmPlan(c.tiles, 2, 1, c.shift, {0, 0, 0});
   REQUIRE(plan.blocks.size() == 2);
   CHECK(plan.tiles.size() == 36);
@@ -137,6 +152,7 @@ TEST_CASE("a GEMM plan runs every micro-op once, grouping accumulators by weight
     CHECK(block.accCount == 6);
     CHECK(block.stepCount == 3);
     CHECK(block.consecutiveInputs);
+    CHECK_FALSE(block.pairedWithNext);  // the blocks read different inputs
     for (uint32_t s = 0; s < 3; ++s)
       for (uint32_t a = 0; a < 6; ++a) {
         const GemmTile& t = plan.tiles[block.firstTile + s * 6 + a];
@@ -157,6 +173,51 @@ TEST_CASE("a GEMM plan runs every micro-op once, grouping accumulators by weight
   CHECK(split.blocks[0].accCount == 10);
   CHECK(split.blocks[1].accCount == 10);
   CHECK(split.blocks[1].firstTile == 10);
+}
+
+TEST_CASE("a GEMM plan pairs blocks that read the same inputs", "[vta][sim][gemm]") {
+  // Two output channel blocks reading the same inputs: block 0 (accumulators 0-5, weights
+  // 0-2) paired with block 1 (accumulators 6-11, weights 3-5).
+  const GemmCase c = randomCase({1, 16, 16}, 7, Uops::kConvolutionSharedInputs);
+  const GemmPlan plan = buildGemmPlan(c.tiles, 2, 1, c.shift, {0, 0, 0});
+  REQUIRE(plan.blocks.size() == 2);
+  CHECK(plan.blocks[0].pairedWithNext);
+  CHECK_FALSE(plan.blocks[1].pairedWithNext);
+  for (size_t b = 0; b < 2; ++b) {
+    CHECK(plan.blocks[b].accCount == 6);
+    CHECK(plan.blocks[b].stepCount == 3);
+  }
+  for (uint32_t s = 0; s < 3; ++s)
+    for (uint32_t a = 0; a < 6; ++a) {
+      const GemmTile& first = plan.tiles[plan.blocks[0].firstTile + s * 6 + a];
+      const GemmTile& second = plan.tiles[plan.blocks[1].firstTile + s * 6 + a];
+      CHECK(first.inp == second.inp);
+      CHECK(first.acc == a);
+      CHECK(second.acc == a + 6);
+      CHECK(first.wgt == s);
+      CHECK(second.wgt == s + 3);
+    }
+  CHECK(plan.blocks[0].consecutiveInputs);
+  const GemmCase reversed = randomCase({1, 16, 16}, 7, Uops::kConvolutionSharedReversedInputs);
+  const GemmPlan reversedPlan = buildGemmPlan(reversed.tiles, 2, 1, reversed.shift, {0, 0, 0});
+  REQUIRE(reversedPlan.blocks.size() == 2);
+  CHECK(reversedPlan.blocks[0].pairedWithNext);
+  CHECK_FALSE(reversedPlan.blocks[0].consecutiveInputs);
+  // Three groups with the same inputs: one pair, the third alone. 20 accumulators per group:
+  // paired blocks of at most kMaxPairedBlockAccs (20 -> 6 + 7 + 7), alternating between the
+  // two groups; the lone group in blocks of at most kMaxBlockAccs (20 -> 10 + 10).
+  std::vector<GemmTile> row;
+  for (uint32_t out = 0; out < 20; ++out) row.push_back({out, out, 0});
+  const GemmPlan three = buildGemmPlan(row, 3, 1, {20, 0, 1}, {0, 0, 0});
+  REQUIRE(three.blocks.size() == 8);
+  const uint32_t expectedAccs[] = {6, 6, 7, 7, 7, 7, 10, 10};
+  for (size_t b = 0; b < 8; ++b) {
+    CAPTURE(b);
+    CHECK(three.blocks[b].accCount == expectedAccs[b]);
+    CHECK(three.blocks[b].pairedWithNext == (b < 6 && b % 2 == 0));
+    CHECK(three.tiles[three.blocks[b].firstTile].wgt == (b < 6 ? b % 2 : 2));
+  }
+  CHECK(three.tiles.size() == 60);
 }
 
 TEST_CASE("the AVX-512 weight preparation equals the portable one", "[vta][sim][gemm]") {
