@@ -68,6 +68,15 @@ llvm::Expected<std::map<std::string, TraceValue>> bindArguments(const PrimitiveS
   return values;
 }
 
+// Why `rv`, named `name` in the trace, is not the loop a step needs.
+std::string notALoop(const std::string &name, const RV &rv) {
+  if (const auto *mark = std::get_if<LocationMarkRV>(&rv))
+    return ir::describeTraceName(name) + " is the " +
+           (mark->kind == LocationMarkRV::Kind::Root ? "root" : "inline") +
+           " location sampled by sample_compute_location, not a loop (only compute_at and reverse_compute_at take it)";
+  return ir::describeTraceName(name) + " is not a loop";
+}
+
 // The argument as the trace prints it: names of RVs replaced by their trace names.
 TraceValue canonical(const TraceValue &value, const std::map<std::string, size_t> &names, Schedule &sch) {
   TraceValue copy = value;
@@ -127,6 +136,15 @@ llvm::Expected<LoopRV> StepArgs::loop(const char *param) {
   llvm::Expected<RV> rv = resolve(v);
   if (!rv) return rv.takeError();
   if (const auto *loop = std::get_if<LoopRV>(&*rv)) return *loop;
+  return ir::diagnosticError(at(param), notALoop(v.text, *rv));
+}
+
+llvm::Expected<RV> StepArgs::computeLocation(const char *param) {
+  const TraceValue &v = value(param);
+  if (v.kind != TraceValue::Kind::Name) return typeError(param, "a loop");
+  llvm::Expected<RV> rv = resolve(v);
+  if (!rv) return rv.takeError();
+  if (std::holds_alternative<LoopRV>(*rv) || std::holds_alternative<LocationMarkRV>(*rv)) return rv;
   return ir::diagnosticError(at(param), ir::describeTraceName(v.text) + " is not a loop");
 }
 
@@ -141,6 +159,7 @@ llvm::Expected<RV> StepArgs::blockOrLoop(const char *param) {
   llvm::Expected<RV> rv = resolve(v);
   if (rv && std::holds_alternative<int64_t>(*rv))
     return ir::diagnosticError(at(param), ir::describeTraceName(v.text) + " is neither a block nor a loop");
+  if (rv && std::holds_alternative<LocationMarkRV>(*rv)) return ir::diagnosticError(at(param), notALoop(v.text, *rv));
   return rv;
 }
 
@@ -152,7 +171,7 @@ llvm::Expected<std::vector<LoopRV>> StepArgs::loops(const char *param) {
     llvm::Expected<RV> rv = resolve(item);
     if (!rv) return rv.takeError();
     const auto *loop = std::get_if<LoopRV>(&*rv);
-    if (!loop) return ir::diagnosticError(item.loc, ir::describeTraceName(item.text) + " is not a loop");
+    if (!loop) return ir::diagnosticError(item.loc, notALoop(item.text, *rv));
     result.push_back(*loop);
   }
   return result;

@@ -33,37 +33,31 @@ std::map<const Var *, Range> relaxedLoops(const StmtPath &dependent, const StmtP
 
 }  // namespace
 
-llvm::Expected<std::vector<RV>> computeAtImpl(Schedule &sch, StepArgs &args, bool isComputeAt) {
+llvm::Error computeAt(Schedule &sch, const ComputeAtRequest &request, bool isComputeAt) {
   const char *primitive = isComputeAt ? "compute_at" : "reverse_compute_at";
-  llvm::Expected<BlockRV> blockRV = args.block("block");
-  if (!blockRV) return blockRV.takeError();
-  llvm::Expected<LoopRV> loopRV = args.loop("loop");
-  if (!loopRV) return loopRV.takeError();
-  llvm::Expected<bool> preserveUnitLoops = args.boolean("preserve_unit_loops");
-  if (!preserveUnitLoops) return preserveUnitLoops.takeError();
-  llvm::Expected<int64_t> index = args.integer("index");
-  if (!index) return index.takeError();
-  llvm::Expected<StmtPath> blockPath = sch.findBlock(*blockRV, args.at("block"));
+  const BlockRV &blockRV = request.block;
+  const LoopRV &loopRV = request.loop;
+  llvm::Expected<StmtPath> blockPath = sch.findBlock(blockRV, request.blockAt);
   if (!blockPath) return blockPath.takeError();
-  llvm::Expected<StmtPath> loopPath = sch.findLoop(*loopRV, args.at("loop"));
+  llvm::Expected<StmtPath> loopPath = sch.findLoop(loopRV, request.loopAt);
   if (!loopPath) return loopPath.takeError();
   auto fail = [&](SourceLoc at, const std::string &why) { return diagnosticError(at, std::string(primitive) + ": " + why); };
   const BlockRealize &realize = *blockPath->back().as<BlockRealize>();
   const Block &block = *realize.block;
   const For &target = *loopPath->back().as<For>();
   if (std::find(blockPath->begin(), blockPath->end(), loopPath->back()) != blockPath->end())
-    return fail(args.at("loop"), "the loop '" + target.loopVar->name + "' is an ancestor of the block '" + block.name + "'");
+    return fail(request.loopAt, "the loop '" + target.loopVar->name + "' is an ancestor of the block '" + block.name + "'");
   StmtPath scopePath = scopeOf(*blockPath);
   if (scopeOf(*loopPath) != scopePath)
-    return fail(args.at("loop"), "the loop '" + target.loopVar->name + "' is not in the scope of the block '" + block.name + "'");
+    return fail(request.loopAt, "the loop '" + target.loopVar->name + "' is not in the scope of the block '" + block.name + "'");
 
   if (isComputeAt) {
-    llvm::Expected<PrimFuncRef> func = sch.function(blockRV->func, args.stepLoc());
+    llvm::Expected<PrimFuncRef> func = sch.function(blockRV.func, request.blockAt);
     if (!func) return func.takeError();
     for (const BufferRegion &write : block.writes)
       for (const auto &[param, buffer] : (*func)->bufferMap)
         if (buffer == write.buffer)
-          return fail(args.at("block"), "the block '" + block.name + "' is an output block (it writes the parameter '" +
+          return fail(request.blockAt, "the block '" + block.name + "' is an output block (it writes the parameter '" +
                                             buffer->name + "')");
   }
 
@@ -98,11 +92,11 @@ llvm::Expected<std::vector<RV>> computeAtImpl(Schedule &sch, StepArgs &args, boo
       }
     }
     if (!inScope.empty())
-      return fail(args.at("loop"), "the " + std::string(isComputeAt ? "consumer '" : "producer '") + *inScope.begin() +
+      return fail(request.loopAt, "the " + std::string(isComputeAt ? "consumer '" : "producer '") + *inScope.begin() +
                                        "' of the block '" + block.name + "' is not under the loop '" + target.loopVar->name + "'");
   }
   if (dependents.empty())
-    return fail(args.at("loop"), "no " + std::string(isComputeAt ? "consumer" : "producer") + " of the block '" + block.name +
+    return fail(request.loopAt, "no " + std::string(isComputeAt ? "consumer" : "producer") + " of the block '" + block.name +
                                      "' is under the loop '" + target.loopVar->name + "'");
 
   // One loop per block iterator, over the range its dependents need (its whole domain otherwise).
@@ -116,7 +110,7 @@ llvm::Expected<std::vector<RV>> computeAtImpl(Schedule &sch, StepArgs &args, boo
       min = it->second.min;
       extent = intImm(*it->second.extent, iv->var->dtype);
     }
-    if (isOne(extent) && !*preserveUnitLoops) {
+    if (isOne(extent) && !request.preserveUnitLoops) {
       bindings.push_back(min);
       continue;
     }
@@ -140,23 +134,42 @@ llvm::Expected<std::vector<RV>> computeAtImpl(Schedule &sch, StepArgs &args, boo
       last = i + 1;
     }
   size_t position = isComputeAt ? first : last;
-  if (*index >= 0) {
-    if (size_t(*index) > children.size() || (isComputeAt ? size_t(*index) > first : size_t(*index) < last))
-      return fail(args.at("index"), "index " + std::to_string(*index) + " would break a dependency");
-    position = size_t(*index);
-  } else if (*index != -1) {
-    return fail(args.at("index"), "index must be -1 or a position among the loop's statements");
+  if (request.index >= 0) {
+    if (size_t(request.index) > children.size() || (isComputeAt ? size_t(request.index) > first : size_t(request.index) < last))
+      return fail(request.indexAt, "index " + std::to_string(request.index) + " would break a dependency");
+    position = size_t(request.index);
+  } else if (request.index != -1) {
+    return fail(request.indexAt, "index must be -1 or a position among the loop's statements");
   }
 
-  if (llvm::Error error = removeLeafBlock(sch, blockRV->func, *blockPath, args.at("block"))) return error;
-  llvm::Expected<StmtPath> newLoopPath = sch.findLoop(*loopRV, args.at("loop"));
+  if (llvm::Error error = removeLeafBlock(sch, blockRV.func, *blockPath, request.blockAt)) return error;
+  llvm::Expected<StmtPath> newLoopPath = sch.findLoop(loopRV, request.loopAt);
   if (!newLoopPath) return newLoopPath.takeError();
   const For &current = *newLoopPath->back().as<For>();
   children = statementsOf(current.body);
   children.insert(children.begin() + std::min(position, children.size()), subtree);
   For *copy = copyNode(current);
   copy->body = seq(std::move(children));
-  sch.replace(blockRV->func, *newLoopPath, Stmt(copy));
+  sch.replace(blockRV.func, *newLoopPath, Stmt(copy));
+  return llvm::Error::success();
+}
+
+llvm::Expected<std::vector<RV>> computeAtImpl(Schedule &sch, StepArgs &args, bool isComputeAt) {
+  llvm::Expected<BlockRV> block = args.block("block");
+  if (!block) return block.takeError();
+  llvm::Expected<RV> location = args.computeLocation("loop");
+  if (!location) return location.takeError();
+  if (const auto *mark = std::get_if<LocationMarkRV>(&*location)) {
+    if (mark->kind == LocationMarkRV::Kind::Root) return std::vector<RV>{};
+    return isComputeAt ? applyComputeInline(sch, args) : applyReverseComputeInline(sch, args);
+  }
+  llvm::Expected<bool> preserveUnitLoops = args.boolean("preserve_unit_loops");
+  if (!preserveUnitLoops) return preserveUnitLoops.takeError();
+  llvm::Expected<int64_t> index = args.integer("index");
+  if (!index) return index.takeError();
+  ComputeAtRequest request{*block, std::get<LoopRV>(*location), *preserveUnitLoops, *index,
+                           args.at("block"), args.at("loop"), args.at("index")};
+  if (llvm::Error error = computeAt(sch, request, isComputeAt)) return error;
   return std::vector<RV>{};
 }
 

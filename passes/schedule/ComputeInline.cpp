@@ -3,9 +3,10 @@
 // allocation. The block must be complete and simple: no init, one write, a body
 // `B[v0, v1, ...] = expr` indexed by distinct data-parallel iterators, and B must be allocated
 // by a block (not a function parameter). The blocks that read B get their regions re-inferred.
+#include "ComputeInline.h"
+
 #include "BlockUtils.h"
 #include "BufferUtils.h"
-#include "Primitive.h"
 
 #include "vtac/ir/Diagnostic.h"
 #include "vtac/ir/Mutator.h"
@@ -46,22 +47,18 @@ private:
 
 }  // namespace
 
-llvm::Expected<std::vector<RV>> applyComputeInline(Schedule &sch, StepArgs &args) {
-  llvm::Expected<BlockRV> rv = args.block("block");
-  if (!rv) return rv.takeError();
-  SourceLoc at = args.at("block");
-  llvm::Expected<StmtPath> path = sch.findBlock(*rv, at);
+llvm::Error computeInline(Schedule &sch, const BlockRV &rv, SourceLoc at) {
+  llvm::Expected<StmtPath> path = sch.findBlock(rv, at);
   if (!path) return path.takeError();
   const BlockRealize &realize = *path->back().as<BlockRealize>();
-  const Block &block = *realize.block;
   auto fail = [&](const std::string &why) {
-    return diagnosticError(at, "compute_inline: the block '" + block.name + "' " + why);
+    return diagnosticError(at, "compute_inline: the block '" + rv.name + "' " + why);
   };
-  const BufferStore *store = singleStoreBody(block);
+  const BufferStore *store = singleStoreBody(*realize.block);
   if (!store) return fail("is not a single `B[v...] = expr` store without init");
-  if (!indexedByDistinctDataParIters(block, store->indices))
+  if (!indexedByDistinctDataParIters(*realize.block, store->indices))
     return fail("does not store at distinct data-parallel iterators (" + store->buffer->name + ")");
-  llvm::Expected<PrimFuncRef> func = sch.function(rv->func, at);
+  llvm::Expected<PrimFuncRef> func = sch.function(rv.func, at);
   if (!func) return func.takeError();
   if (std::string why = whyBufferIsNotRemovable(**func, store->buffer.get()); !why.empty()) return fail(why);
   const Block &scope = *scopeOf(*path).back().as<Block>();
@@ -69,11 +66,18 @@ llvm::Expected<std::vector<RV>> applyComputeInline(Schedule &sch, StepArgs &args
   if (writers.size() != 1) return fail("is not the only writer of '" + store->buffer->name + "'");
 
   Ref<BufferStore> keptStore(store);
-  if (llvm::Error error = removeLeafBlock(sch, rv->func, *path, at)) return error;
+  if (llvm::Error error = removeLeafBlock(sch, rv.func, *path, at)) return error;
   LoadInliner inliner(*keptStore);
-  Stmt body = inliner.visitStmt(cast<PrimFunc>(sch.module().lookup(rv->func))->body);
-  body = reinferRegions(body, inliner.touched, functionBuffers(*cast<PrimFunc>(sch.module().lookup(rv->func))));
-  sch.setBody(rv->func, body);
+  Stmt body = inliner.visitStmt(cast<PrimFunc>(sch.module().lookup(rv.func))->body);
+  body = reinferRegions(body, inliner.touched, functionBuffers(*cast<PrimFunc>(sch.module().lookup(rv.func))));
+  sch.setBody(rv.func, body);
+  return llvm::Error::success();
+}
+
+llvm::Expected<std::vector<RV>> applyComputeInline(Schedule &sch, StepArgs &args) {
+  llvm::Expected<BlockRV> rv = args.block("block");
+  if (!rv) return rv.takeError();
+  if (llvm::Error error = computeInline(sch, *rv, args.at("block"))) return error;
   return std::vector<RV>{};
 }
 

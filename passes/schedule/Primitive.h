@@ -48,6 +48,8 @@ public:
   llvm::Expected<BlockRV> block(const char *param);
   llvm::Expected<LoopRV> loop(const char *param);
   llvm::Expected<RV> blockOrLoop(const char *param);
+  // A loop or a location mark of sample_compute_location (compute_at's `loop`).
+  llvm::Expected<RV> computeLocation(const char *param);
   // The variadic loop list (reorder, fuse).
   llvm::Expected<std::vector<LoopRV>> loops(const char *param);
   llvm::Expected<int64_t> integer(const char *param);
@@ -99,5 +101,6 @@ llvm::Expected<std::vector<RV>> applyBlockize(Schedule &sch, StepArgs &args);
 llvm::Expected<std::vector<RV>> applyTensorize(Schedule &sch, StepArgs &args);
 llvm::Expected<std::vector<RV>> applySampleCategorical(Schedule &sch, StepArgs &args);
 llvm::Expected<std::vector<RV>> applySamplePerfectTile(Schedule &sch, StepArgs &args);
+llvm::Expected<std::vector<RV>> applySampleComputeLocation(Schedule &sch, StepArgs &args);
 
 }  // namespace vtac::passes::schedule

@@ -74,6 +74,8 @@ const std::vector<PrimitiveSpec> &allPrimitives() {
        {required("loop"), required("n"), optional("max_innermost_factor", TraceValue::ofInt(16)),
         optional("decision", TraceValue::none())},
        Results::List, applySamplePerfectTile},
+      {"sample_compute_location", {required("block"), optional("decision", TraceValue::none())}, Results::One,
+       applySampleComputeLocation},
   };
   return primitives;
 }

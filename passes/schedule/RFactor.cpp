@@ -10,13 +10,15 @@
 // `B[idx] = identity` for op in +, *, min, max (TVM's built-in commutative reducers; the
 // multi-buffer argmax form is not supported). Checked as TVM does: a reduction block with
 // quasi-affine bindings, written at distinct data-parallel iterators, the only writer of its
-// buffer; `loop` serial, with one child block, not used by data-parallel iterators; no loop
-// used by both kinds of iterators; the block first under its outermost loop; the first
-// reduction loop with a single child block; no unbound loop of extent > 1 under it.
+// buffer, in a scope that is a stage pipeline (StagePipeline.h); `loop` serial, with one child
+// block, not used by data-parallel iterators; no loop used by both kinds of iterators; the
+// block first under its outermost loop; the first reduction loop with a single child block; no
+// unbound loop of extent > 1 under it.
 #include "BlockUtils.h"
 #include "BufferUtils.h"
 #include "LoopUtils.h"
 #include "Primitive.h"
+#include "StagePipeline.h"
 
 #include <limits>
 #include <set>
@@ -122,6 +124,7 @@ llvm::Expected<std::vector<RV>> applyRFactor(Schedule &sch, StepArgs &args) {
   StmtPath scopePath = scopeOf(blockPath);
   if (blocksAccessing(scopePath.back(), update->buffer.get(), true).size() != 1)
     return fail(at, blockDesc + " is not the only writer of '" + update->buffer->name + "' in its scope");
+  if (std::string why = whyNotStagePipeline(*scopePath.back().as<Block>()); !why.empty()) return fail(at, why);
 
   // The loops and which kinds of iterators use them.
   if (rfLoop.forKind != ForKind::Serial)

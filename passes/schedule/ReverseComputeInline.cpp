@@ -1,17 +1,23 @@
 // reverse_compute_inline(block): the consumer block's computation moves into its only producer,
 // which then writes the consumer's buffer directly; the consumer block (with the loops that hold
 // only it) and the intermediate buffer disappear. The consumer must be a single store without
-// init or predicate whose loads of the intermediate B all read B[v0, v1, ...] at the same
-// distinct data-parallel iterators, one per iterator of the block, each ranging over B's whole
-// dimension; the producer must be the only one, a single store `B[u0, u1, ...] = expr` at
-// distinct data-parallel iterators, and B must be allocated by a block and read by the consumer
-// only. The producer keeps its name, loops and iterators; its regions are re-inferred. (TVM also
-// inlines consumers that load B at an affine function of their iterators; vtac does not yet.)
+// init or predicate whose loads of the intermediate B are all the same, B[f(v)], with f an affine
+// map of its iterators that is a bijection from its iteration space onto B (TVM's bijective
+// DetectIterMap: `B[v0, v1]`, `B[v0 * 16 + v1, v2]`, `B[f // 128, f % 128]` with f a fused
+// index); the producer must be the only one, a single store `B[p(u)] = expr`, whose iterators
+// cover the consumer's (TVM's CheckConsumerCovered), and B must be allocated by a block and read
+// by the consumer only. The consumer's iterators become f's inverse at p(u) (TVM's
+// InverseAffineIterMap), substituted unsimplified as TVM does. The producer keeps its name, loops
+// and iterators; its regions are re-inferred. (A consumer that reads only part of B, which TVM
+// inlines under a predicate on the producer, is an error here: not supported yet.)
+#include <numeric>
+
 #include "BlockUtils.h"
 #include "BufferUtils.h"
 #include "Primitive.h"
 
 #include "vtac/ir/Arith.h"
+#include "vtac/ir/arith/Analyzer.h"
 #include "vtac/ir/Diagnostic.h"
 #include "vtac/ir/Mutator.h"
 #include "vtac/ir/StructuralEqual.h"
@@ -73,6 +79,127 @@ std::optional<std::vector<Expr>> commonLoadIndices(const Expr &expr, const Buffe
   return loads[0]->indices;
 }
 
+// The dimensions [first, last] of a load that share consumer iterators, and those iterators.
+struct LoadGroup {
+  size_t first, last;
+  std::vector<VarRef> iterators;
+};
+
+// Splits the load's dimensions into groups of consecutive dimensions that share iterators
+// (TVM's IterMark fused across dimensions); nullopt when a group would not be consecutive or a
+// dimension uses no iterator.
+std::optional<std::vector<LoadGroup>> groupLoadDimensions(const std::vector<Expr> &indices,
+                                                          const std::vector<VarRef> &iterators) {
+  std::vector<LoadGroup> groups;
+  std::map<const Var *, size_t> groupOf;
+  for (size_t d = 0; d < indices.size(); ++d) {
+    std::vector<VarRef> used;
+    std::optional<size_t> joined;
+    for (const VarRef &var : iterators) {
+      bool uses = false;
+      preOrderVisit(indices[d], [&](const Node &node) { uses |= node.as<Var>() == var.get(); });
+      if (!uses) continue;
+      used.push_back(var);
+      if (auto it = groupOf.find(var.get()); it != groupOf.end()) {
+        if (joined && *joined != it->second) return std::nullopt;
+        joined = it->second;
+      }
+    }
+    if (used.empty()) return std::nullopt;
+    if (joined && *joined != groups.size() - 1) return std::nullopt;
+    if (!joined) groups.push_back({d, d, {}});
+    LoadGroup &group = groups.back();
+    group.last = d;
+    for (const VarRef &var : used)
+      if (groupOf.emplace(var.get(), groups.size() - 1).second) group.iterators.push_back(var);
+  }
+  return groups;
+}
+
+// TVM's DetectIterMap and InverseAffineIterMap for loads that map the consumer's iteration
+// space one-to-one onto the intermediate: the consumer's iterators as functions of `stored`, the
+// indices the producer stores at. Unit iterators are their min. Each group of dimensions, read
+// row-major as one linear index, must be a mixed-radix number of its iterators
+// (sum of v_k * c_k, c_last = 1, c_k = c_(k+1) * extent_(k+1), c_0 * extent_0 = the group's
+// size); then v_k = L // c_k % extent_k, where L is the group's linear index of `stored`
+// (innermost dimension first, as TVM writes it) and the division by 1 and the outermost modulo
+// are left out. nullopt when the load is not of that form.
+std::optional<VarMap> invertAffineLoad(const Block &consumer, const std::vector<Expr> &indices, const Buffer &intermediate,
+                                       const std::vector<Expr> &stored) {
+  if (indices.size() != intermediate.shape.size() || stored.size() != indices.size()) return std::nullopt;
+  VarMap inverse, unitIterators;
+  std::vector<VarRef> iterators;
+  std::map<const Var *, int64_t> extents;
+  arith::Analyzer analyzer;
+  for (const IterVarRef &iv : consumer.iterVars) {
+    std::optional<int64_t> min = asConstInt(iv->dom.min), extent = asConstInt(iv->dom.extent);
+    if (!min || !extent || iv->iterType != IterType::DataPar) return std::nullopt;
+    if (*extent == 1) {
+      unitIterators[iv->var.get()] = iv->dom.min;
+      inverse[iv->var.get()] = iv->dom.min;
+      continue;
+    }
+    if (*min != 0) return std::nullopt;
+    iterators.push_back(iv->var);
+    extents[iv->var.get()] = *extent;
+    analyzer.bind(iv->var, iv->dom);
+  }
+  std::vector<Expr> loaded;
+  for (size_t d = 0; d < indices.size(); ++d) {
+    loaded.push_back(substitute(indices[d], unitIterators));
+    arith::IntBound bound = analyzer.constIntBound(loaded[d]);
+    std::optional<int64_t> dim = asConstInt(intermediate.shape[d]);
+    if (!dim || bound.min < 0 || bound.max >= *dim) return std::nullopt;
+  }
+  std::optional<std::vector<LoadGroup>> groups = groupLoadDimensions(loaded, iterators);
+  if (!groups) return std::nullopt;
+  size_t grouped = 0;
+  for (const LoadGroup &group : *groups) grouped += group.iterators.size();
+  if (grouped != iterators.size()) return std::nullopt;  // an iterator no index uses repeats the load
+
+  for (const LoadGroup &group : *groups) {
+    Expr linear, storedLinear;
+    int64_t stride = 1;
+    for (size_t d = group.last + 1; d-- > group.first;) {
+      std::optional<int64_t> dim = asConstInt(intermediate.shape[d]);
+      Expr term = stride == 1 ? loaded[d] : loaded[d] * stride;
+      Expr storedTerm = stride == 1 ? stored[d] : stored[d] * stride;
+      linear = linear ? term + linear : term;
+      storedLinear = storedLinear ? storedLinear + storedTerm : storedTerm;
+      stride *= *dim;
+    }
+    std::optional<LinearEquation> equation = detectLinearEquation(analyzer.simplify(linear), group.iterators);
+    if (!equation || !isZero(equation->base)) return std::nullopt;
+    std::vector<size_t> order(group.iterators.size());
+    std::iota(order.begin(), order.end(), 0);
+    std::sort(order.begin(), order.end(), [&](size_t a, size_t b) { return equation->coeffs[a] > equation->coeffs[b]; });
+    int64_t expected = 1;
+    for (size_t k = order.size(); k-- > 0;) {
+      const VarRef &var = group.iterators[order[k]];
+      if (equation->coeffs[order[k]] != expected) return std::nullopt;
+      Expr value = expected == 1 ? storedLinear : floorDivExpr(storedLinear, intImm(expected, storedLinear->dtype));
+      if (k > 0) value = floorModExpr(value, intImm(extents[var.get()], value->dtype));
+      inverse[var.get()] = value;
+      expected *= extents[var.get()];
+    }
+    if (expected != stride) return std::nullopt;
+  }
+  return inverse;
+}
+
+// TVM's CheckConsumerCovered: the first consumer iterator whose range, computed from the
+// producer's iterator domains, provably misses part of its domain; empty when none does.
+std::string firstUncoveredIterator(const Block &consumer, const Block &producer, const VarMap &toProducer) {
+  arith::Analyzer analyzer;
+  for (const IterVarRef &iv : producer.iterVars) analyzer.bind(iv->var, iv->dom);
+  for (const IterVarRef &iv : consumer.iterVars) {
+    arith::IntBound bound = analyzer.constIntBound(toProducer.at(iv->var.get()));
+    std::optional<int64_t> min = asConstInt(iv->dom.min), extent = asConstInt(iv->dom.extent);
+    if (bound.min > *min || bound.max < *min + *extent - 1) return iv->var->name;
+  }
+  return "";
+}
+
 }  // namespace
 
 llvm::Expected<std::vector<RV>> applyReverseComputeInline(Schedule &sch, StepArgs &args) {
@@ -99,9 +226,6 @@ llvm::Expected<std::vector<RV>> applyReverseComputeInline(Schedule &sch, StepArg
   const BufferStore *producerStore = singleStoreBody(producer);
   if (!producerStore) return fail("has the producer '" + producer.name + "', which is not a single `B[v...] = expr` store without init");
   const BufferRef &intermediate = producerStore->buffer;
-  if (!indexedByDistinctDataParIters(producer, producerStore->indices))
-    return fail("has the producer '" + producer.name + "', which does not store '" + intermediate->name +
-                "' at distinct data-parallel iterators");
   llvm::Expected<PrimFuncRef> func = sch.function(rv->func, at);
   if (!func) return func.takeError();
   if (std::string why = whyBufferIsNotRemovable(**func, intermediate.get()); !why.empty())
@@ -112,25 +236,18 @@ llvm::Expected<std::vector<RV>> applyReverseComputeInline(Schedule &sch, StepArg
     return fail("is not the only consumer of '" + intermediate->name + "' (its producer '" + producer.name + "' has " +
                 std::to_string(readers->size()) + " consumers)");
 
-  // Each consumer iterator is one index of the intermediate, over that whole dimension.
   std::optional<std::vector<Expr>> indices = commonLoadIndices(consumerStore->value, intermediate.get());
-  bool bijective = indices && indices->size() == consumer.iterVars.size() &&
-                   indexedByDistinctDataParIters(consumer, *indices);
-  VarMap toProducer;
-  for (size_t d = 0; bijective && d < indices->size(); ++d) {
-    const Var *var = (*indices)[d].as<Var>();
-    for (const IterVarRef &iv : consumer.iterVars)
-      if (iv->var.get() == var)
-        bijective = isZero(iv->dom.min) && structuralEqual(iv->dom.extent, intermediate->shape[d]);
-    toProducer[var] = producerStore->indices[d];
-  }
-  if (!bijective)
+  std::optional<VarMap> toProducer;
+  if (indices) toProducer = invertAffineLoad(consumer, *indices, *intermediate, producerStore->indices);
+  if (!toProducer)
     return fail("does not load '" + intermediate->name +
-                "' once per element, at its distinct data-parallel iterators over the whole buffer");
+                "' once per element, at one affine map of its iterators that is a bijection onto the buffer");
+  if (std::string uncovered = firstUncoveredIterator(consumer, producer, *toProducer); !uncovered.empty())
+    return fail("has the producer '" + producer.name + "', which does not cover its iterator '" + uncovered + "'");
 
-  Expr value = LoadReplacer(intermediate.get(), producerStore->value).visitExpr(substitute(consumerStore->value, toProducer));
+  Expr value = LoadReplacer(intermediate.get(), producerStore->value).visitExpr(substitute(consumerStore->value, *toProducer));
   std::vector<Expr> storeIndices;
-  for (const Expr &index : consumerStore->indices) storeIndices.push_back(simplify(substitute(index, toProducer)));
+  for (const Expr &index : consumerStore->indices) storeIndices.push_back(substitute(index, *toProducer));
   Stmt inlined = make<BufferStore>(consumerStore->buffer, value, storeIndices, consumerStore->loc());
 
   std::string producerName = producer.name;

@@ -136,7 +136,8 @@ void Schedule::renameBlock(const std::string &func, const std::string &from, con
 }
 
 Schedule::Binding Schedule::bindNew(RV rv) {
-  const char *prefix = std::holds_alternative<BlockRV>(rv) ? "b" : std::holds_alternative<LoopRV>(rv) ? "l" : "v";
+  bool isLoop = std::holds_alternative<LoopRV>(rv) || std::holds_alternative<LocationMarkRV>(rv);
+  const char *prefix = std::holds_alternative<BlockRV>(rv) ? "b" : isLoop ? "l" : "v";
   bindings_.push_back({std::move(rv), prefix + std::to_string(nextRV_++)});
   return bindings_.back();
 }

@@ -32,7 +32,13 @@ struct LoopRV {
   std::string func;
   ir::VarRef loopVar;
 };
-using RV = std::variant<BlockRV, LoopRV, int64_t>;  // int64_t: a sampled value (ExprRV)
+// What sample_compute_location gives when it picks no loop (TVM's StmtSRef::RootMark and
+// InlineMark): compute_at there leaves the block where it is (Root) or inlines it (Inline).
+// Primitives that need a real loop reject it.
+struct LocationMarkRV {
+  enum class Kind { Root, Inline } kind;
+};
+using RV = std::variant<BlockRV, LoopRV, LocationMarkRV, int64_t>;  // int64_t: a sampled value (ExprRV)
 
 // A registered tensor intrinsic: what the computation looks like (desc) and what replaces it.
 struct TensorIntrin {
