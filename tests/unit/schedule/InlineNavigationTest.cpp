@@ -66,7 +66,7 @@ TEST_CASE("reverse_compute_inline errors: two producers, a load that is not one-
   checkScheduleError(affineLoad,
                      "def s(sch):\n    sch.compute_inline(sch.get_block(\"C\"))\n"
                      "    sch.reverse_compute_inline(sch.get_block(\"D\"))\n",
-                     "does not load 'B' once per element, at one affine map of its iterators that is a bijection onto "
+                     "does not load 'B' once per element, at one affine map of its iterators that is one-to-one into "
                      "the buffer");
 }
 
