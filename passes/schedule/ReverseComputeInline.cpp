@@ -2,14 +2,15 @@
 // which then writes the consumer's buffer directly; the consumer block (with the loops that hold
 // only it) and the intermediate buffer disappear. The consumer must be a single store without
 // init or predicate whose loads of the intermediate B are all the same, B[f(v)], with f an affine
-// map of its iterators that is a bijection from its iteration space onto B (TVM's bijective
-// DetectIterMap: `B[v0, v1]`, `B[v0 * 16 + v1, v2]`, `B[f // 128, f % 128]` with f a fused
-// index); the producer must be the only one, a single store `B[p(u)] = expr`, whose iterators
-// cover the consumer's (TVM's CheckConsumerCovered), and B must be allocated by a block and read
-// by the consumer only. The consumer's iterators become f's inverse at p(u) (TVM's
-// InverseAffineIterMap), substituted unsimplified as TVM does. The producer keeps its name, loops
-// and iterators; its regions are re-inferred. (A consumer that reads only part of B, which TVM
-// inlines under a predicate on the producer, is an error here: not supported yet.)
+// map of its iterators that is one-to-one into B (TVM's DetectIterMap: `B[v0, v1]`,
+// `B[v0 * 16 + v1, v2]`, `B[f // 128, f % 128]` with f a fused index); the producer must be the
+// only one, a single store `B[p(u)] = expr`, whose iterators cover the consumer's (TVM's
+// CheckConsumerCovered), and B must be allocated by a block and read by the consumer only. The
+// consumer's iterators become f's inverse at p(u) (TVM's InverseAffineIterMap), substituted
+// unsimplified as TVM does. When the consumer reads only part of B, the producer gets the
+// predicate that its iteration is in that part (TVM's BuildInlinedConsumerPredicate); a producer
+// that already has a different predicate is an error (TVM replaces it; not supported). The
+// producer keeps its name, loops and iterators; its regions are re-inferred.
 #include <numeric>
 
 #include "BlockUtils.h"
@@ -47,9 +48,16 @@ private:
 // The producer's body replaced by the inlined store; the intermediate's allocation dropped.
 class ProducerRewriter : public StmtExprMutator {
 public:
-  ProducerRewriter(const std::string &producer, Stmt body, const Buffer *intermediate)
-      : producer_(producer), body_(std::move(body)), intermediate_(intermediate) {}
+  ProducerRewriter(const std::string &producer, Stmt body, Expr predicate, const Buffer *intermediate)
+      : producer_(producer), body_(std::move(body)), predicate_(std::move(predicate)), intermediate_(intermediate) {}
   Expr visitExpr(const Expr &e) override { return e; }
+  Stmt visitBlockRealize(const BlockRealize &op) override {
+    Stmt visited = StmtExprMutator::visitBlockRealize(op);
+    if (op.block->name != producer_ || !predicate_) return visited;
+    auto *copy = copyNode(*visited.as<BlockRealize>());
+    copy->predicate = predicate_;
+    return Stmt(copy);
+  }
   Stmt visitBlock(const Block &op) override {
     Stmt visited = StmtExprMutator::visitBlock(op);
     auto *copy = copyNode(*visited.as<Block>());
@@ -63,6 +71,7 @@ public:
 private:
   const std::string &producer_;
   Stmt body_;
+  Expr predicate_;  // null: the producer's own is kept
   const Buffer *intermediate_;
 };
 
@@ -117,11 +126,11 @@ std::optional<std::vector<LoadGroup>> groupLoadDimensions(const std::vector<Expr
 }
 
 // TVM's DetectIterMap and InverseAffineIterMap for loads that map the consumer's iteration
-// space one-to-one onto the intermediate: the consumer's iterators as functions of `stored`, the
+// space one-to-one into the intermediate: the consumer's iterators as functions of `stored`, the
 // indices the producer stores at. Unit iterators are their min. Each group of dimensions, read
 // row-major as one linear index, must be a mixed-radix number of its iterators
-// (sum of v_k * c_k, c_last = 1, c_k = c_(k+1) * extent_(k+1), c_0 * extent_0 = the group's
-// size); then v_k = L // c_k % extent_k, where L is the group's linear index of `stored`
+// (sum of v_k * c_k, c_last = 1, c_k = c_(k+1) * extent_(k+1), c_0 * extent_0 at most the
+// group's size: a leading part of it); then v_k = L // c_k % extent_k, where L is the group's linear index of `stored`
 // (innermost dimension first, as TVM writes it) and the division by 1 and the outermost modulo
 // are left out. nullopt when the load is not of that form.
 std::optional<VarMap> invertAffineLoad(const Block &consumer, const std::vector<Expr> &indices, const Buffer &intermediate,
@@ -182,7 +191,7 @@ std::optional<VarMap> invertAffineLoad(const Block &consumer, const std::vector<
       inverse[var.get()] = value;
       expected *= extents[var.get()];
     }
-    if (expected != stride) return std::nullopt;
+    if (expected > stride) return std::nullopt;  // fewer: the consumer reads a leading part (a predicate)
   }
   return inverse;
 }
@@ -198,6 +207,29 @@ std::string firstUncoveredIterator(const Block &consumer, const Block &producer,
     if (bound.min > *min || bound.max < *min + *extent - 1) return iv->var->name;
   }
   return "";
+}
+
+// TVM's BuildInlinedConsumerPredicate: the condition under which a producer iteration computes
+// an element the consumer reads (each consumer iterator, as a function of the producer's, in
+// its domain), simplified over the producer's iterator domains and written in terms of the
+// producer's loops; null when every producer iteration does.
+Expr inlinedPredicate(const Block &consumer, const BlockRealize &producer, const VarMap &toProducer) {
+  arith::Analyzer analyzer;
+  VarMap toLoops;
+  for (size_t i = 0; i < producer.iterValues.size(); ++i) {
+    analyzer.bind(producer.block->iterVars[i]->var, producer.block->iterVars[i]->dom);
+    toLoops[producer.block->iterVars[i]->var.get()] = producer.iterValues[i];
+  }
+  Expr inBounds;
+  for (const IterVarRef &iv : consumer.iterVars) {
+    Expr value = toProducer.at(iv->var.get());
+    Expr condition = makeBinary(NodeKind::And, makeBinary(NodeKind::GE, value, iv->dom.min),
+                                makeBinary(NodeKind::LT, value, addExpr(iv->dom.min, iv->dom.extent)));
+    inBounds = inBounds ? makeBinary(NodeKind::And, inBounds, condition) : condition;
+  }
+  Expr simplified = analyzer.simplify(inBounds);
+  if (isOne(simplified)) return nullptr;
+  return analyzer.simplify(substitute(simplified, toLoops));
 }
 
 }  // namespace
@@ -241,9 +273,14 @@ llvm::Expected<std::vector<RV>> applyReverseComputeInline(Schedule &sch, StepArg
   if (indices) toProducer = invertAffineLoad(consumer, *indices, *intermediate, producerStore->indices);
   if (!toProducer)
     return fail("does not load '" + intermediate->name +
-                "' once per element, at one affine map of its iterators that is a bijection onto the buffer");
+                "' once per element, at one affine map of its iterators that is one-to-one into the buffer");
   if (std::string uncovered = firstUncoveredIterator(consumer, producer, *toProducer); !uncovered.empty())
     return fail("has the producer '" + producer.name + "', which does not cover its iterator '" + uncovered + "'");
+  const BlockRealize &producerRealize = *producerPath->back().as<BlockRealize>();
+  Expr predicate = inlinedPredicate(consumer, producerRealize, *toProducer);
+  if (predicate && producerRealize.predicate && !structuralEqual(predicate, producerRealize.predicate))
+    return fail("has the producer '" + producer.name +
+                "', which has a predicate and would need another for the part of it the consumer reads (not supported)");
 
   Expr value = LoadReplacer(intermediate.get(), producerStore->value).visitExpr(substitute(consumerStore->value, *toProducer));
   std::vector<Expr> storeIndices;
@@ -254,7 +291,7 @@ llvm::Expected<std::vector<RV>> applyReverseComputeInline(Schedule &sch, StepArg
   Ref<Buffer> keptIntermediate = intermediate;
   if (llvm::Error error = removeLeafBlock(sch, rv->func, *path, at)) return error;
   const PrimFunc &current = *cast<PrimFunc>(sch.module().lookup(rv->func));
-  Stmt body = ProducerRewriter(producerName, inlined, keptIntermediate.get()).visitStmt(current.body);
+  Stmt body = ProducerRewriter(producerName, inlined, predicate, keptIntermediate.get()).visitStmt(current.body);
   sch.setBody(rv->func, reinferRegions(body, {producerName}, functionBuffers(current)));
   return std::vector<RV>{};
 }

@@ -57,7 +57,7 @@ TEST_CASE("get_consumers and get_child_blocks name the blocks a later step can u
   CHECK(applied.printedTrace.find("l6, l7 = sch.get_loops(block=b1)") != std::string::npos);
 }
 
-TEST_CASE("reverse_compute_inline errors: two producers, an affine load", "[schedule][reverse_compute_inline]") {
+TEST_CASE("reverse_compute_inline errors: two producers, a load that is not one-to-one", "[schedule][reverse_compute_inline]") {
   checkScheduleError(kTwoProducers, "def s(sch):\n    sch.reverse_compute_inline(sch.get_block(\"D\"))\n",
                      "schedule.py:2:32: error: reverse_compute_inline: the block 'D' has 2 producers in its scope; "
                      "it needs exactly one");
@@ -66,7 +66,8 @@ TEST_CASE("reverse_compute_inline errors: two producers, an affine load", "[sche
   checkScheduleError(affineLoad,
                      "def s(sch):\n    sch.compute_inline(sch.get_block(\"C\"))\n"
                      "    sch.reverse_compute_inline(sch.get_block(\"D\"))\n",
-                     "does not load 'B' once per element, at its distinct data-parallel iterators over the whole buffer");
+                     "does not load 'B' once per element, at one affine map of its iterators that is one-to-one into "
+                     "the buffer");
 }
 
 TEST_CASE("cache_write's consumer_blocks must read the buffer", "[schedule][cache_write]") {
