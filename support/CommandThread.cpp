@@ -1,11 +1,14 @@
 #include "vtac/support/CommandThread.h"
 
 #include <csignal>
+#include <future>
+#include <memory>
 #include <optional>
 #include <utility>  // llvm/Support/thread.h uses std::exchange without including it
 
 #include <llvm/Support/Signals.h>
 #include <llvm/Support/thread.h>
+#include <unistd.h>
 
 namespace vtac::support {
 
@@ -35,10 +38,17 @@ void dieOnTerminationSignals() {
 
 int runOnCommandThread(const CommandAction &action) {
   dieOnTerminationSignals();
-  int status = kExitInputError;
-  llvm::thread worker(std::optional<unsigned>(kCommandStackBytes), [&] { status = action(); });
-  worker.join();
-  return status;
+  auto status = std::make_shared<std::promise<int>>();
+  std::future<int> result = status->get_future();
+  // The command thread never ends; the process does, when main returns. A thread that ends
+  // after using libLLVM's dynamic TLS makes ASan (LLVM 19) abort with "failed to deallocate ...
+  // unable to unmmap" as it frees the thread's TLS.
+  llvm::thread worker(std::optional<unsigned>(kCommandStackBytes), [status, &action] {
+    status->set_value(action());
+    for (;;) pause();
+  });
+  worker.detach();
+  return result.get();
 }
 
 }  // namespace vtac::support
