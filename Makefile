@@ -40,23 +40,21 @@ test-sanitize: deps
 
 # The whole suite (but the tests labelled slow) under clang's AddressSanitizer + UBSan, built at
 # -O1 with line tables only. Not yet in CI: it has not run end to end since its exclusions, and
-# takes ~35 minutes on this 2-core machine (issue 12). Known failures, left out until fixed:
-# - e2e/compile/*: C programs the tests compile link the sanitized libraries without the
-#   sanitizer runtime; jit_agrees reports leaks;
-# - lit diagnostics/nesting_{let,assert,allocate}_chain: ASan's larger frames overflow the stack
-#   below the frontend's nesting limit;
-# - lit compile/vector_let.tvm: the C emitter reports a different first error under ASan.
+# takes ~35 minutes on this 2-core machine (issue 12). The C programs of e2e/compile link the
+# sanitizer runtimes now. Known failures, left out until fixed:
+# - e2e/compile/{cpu_flat,mlp_graph,parallel,vector_code}: clang's -Wunused-function rejects the
+#   emitted C's unused `static inline vtac_error_count` under -Werror (GCC accepts it);
+# - e2e/compile/{jit_agrees,jit_conv2d}: LeakSanitizer reports leaks after JIT runs (416 bytes in
+#   7 allocations, 7808 in 60).
 SANITIZE_FLAGS = -O1 -gline-tables-only
-SANITIZE_EXCLUDE = ^e2e/compile/
-SANITIZE_LIT_EXCLUDE = nesting_(let|assert|allocate)_chain|compile/vector_let
+SANITIZE_EXCLUDE = ^e2e/compile/(cpu_flat|mlp_graph|parallel|vector_code|jit_agrees|jit_conv2d)\.test$$
 test-sanitize-full: deps
 	cmake -S . -B $(ASAN_FULL_BUILD) -G Ninja -DCMAKE_BUILD_TYPE=Debug \
 	  -DCMAKE_C_COMPILER=clang-19 -DCMAKE_CXX_COMPILER=clang++-19 \
 	  "-DCMAKE_C_FLAGS_DEBUG=$(SANITIZE_FLAGS)" "-DCMAKE_CXX_FLAGS_DEBUG=$(SANITIZE_FLAGS)" \
 	  -DVTAC_SANITIZE=address,undefined $(CMAKE_ARGS)
 	cmake --build $(ASAN_FULL_BUILD) -j $(JOBS)
-	cd $(ASAN_FULL_BUILD) && LIT_FILTER_OUT='$(SANITIZE_LIT_EXCLUDE)' \
-	  ctest --output-on-failure -j $(JOBS) -LE slow -E '$(SANITIZE_EXCLUDE)'
+	cd $(ASAN_FULL_BUILD) && ctest --output-on-failure -j $(JOBS) -LE slow -E '$(SANITIZE_EXCLUDE)'
 
 bench: build
 	cmake --build $(BUILD) --target bench

@@ -13,6 +13,7 @@
 #include "vtac/graph/GraphRunCommand.h"
 #include "vtac/ir/DisplayText.h"
 #include "vtac/support/Command.h"
+#include "vtac/support/CommandThread.h"
 
 #include <CLI/CLI.hpp>
 #include <spdlog/sinks/stdout_color_sinks.h>
@@ -115,5 +116,5 @@ int main(int argc, char **argv) {
       if (!logger) logger = spdlog::stderr_color_mt(library);
       logger->set_level(spdlog::level::off);
     }
-  return action();
+  return vtac::support::runOnCommandThread(action);
 }

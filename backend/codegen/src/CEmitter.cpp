@@ -104,7 +104,8 @@ public:
   }
   std::string visitNot(const ir::Not &op) override { return "(!" + visitExpr(op.a) + ")"; }
   std::string visitSelect(const ir::Select &op) override {
-    return "(" + visitExpr(op.condition) + " ? " + visitExpr(op.trueValue) + " : " + visitExpr(op.falseValue) + ")";
+    std::string condition = visitExpr(op.condition), trueValue = visitExpr(op.trueValue);  // see emitLet
+    return "(" + condition + " ? " + trueValue + " : " + visitExpr(op.falseValue) + ")";
   }
   std::string visitBufferLoad(const ir::BufferLoad &op) override {
     return element(*op.buffer, op.indices, op, true);
@@ -234,7 +235,12 @@ private:
     line("/* VTA " + (named ? std::string(queues[queue->value]) : visitExpr(op.value)) + " queue */");
   }
 
-  void emitLet(const ir::Var &var, const ir::Expr &value) override { line(declaration(var) + " = " + visitExpr(value) + ";"); }
+  // The value first, in every compiler (the order of the operands of + is unspecified): its error (a vector
+  // outside a store) is the one that explains the variable's type error too.
+  void emitLet(const ir::Var &var, const ir::Expr &value) override {
+    std::string initializer = visitExpr(value);
+    line(declaration(var) + " = " + initializer + ";");
+  }
 
   void emitReturnIfNonZero(const ir::Node &, llvm::StringRef, std::string status) override {
     line("if (" + status + " != 0)");
@@ -290,8 +296,10 @@ private:
   std::string negated(const ir::Expr &condition) {
     if (auto *n = condition.as<ir::Not>()) return visitExpr(n->a);
     auto *binary = condition.as<ir::BinaryExpr>();
-    if (binary && (binary->kind() == NodeKind::EQ || binary->kind() == NodeKind::NE))
-      return "(" + visitExpr(binary->a) + (binary->kind() == NodeKind::EQ ? " != " : " == ") + visitExpr(binary->b) + ")";
+    if (binary && (binary->kind() == NodeKind::EQ || binary->kind() == NodeKind::NE)) {
+      std::string a = visitExpr(binary->a);  // before b in every compiler, as in emitLet
+      return "(" + a + (binary->kind() == NodeKind::EQ ? " != " : " == ") + visitExpr(binary->b) + ")";
+    }
     return "!" + visitExpr(condition);
   }
 
