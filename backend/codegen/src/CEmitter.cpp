@@ -344,6 +344,15 @@ private:
     return callee + "(" + args + ")";
   }
 
+  std::string emitAddressOf(const ir::Call &, const ir::BufferLoad &load) override {
+    return "(&" + element(*load.buffer, load.indices, load, false) + ")";
+  }
+
+  std::string emitAccessPtr(const ir::Call &op, DataType elementType, const ir::Var &data) override {
+    return "((void *)((char *)" + names_(data) + " + (int64_t)" + visitExpr(op.args[2]) + " * " +
+           std::to_string(std::max(1, elementType.bytes())) + "))";
+  }
+
   std::string emitTensorField(const ir::Call &op) override {
     std::string t = visitExpr(op.args[0]);
     std::string dim = op.args.size() > 1 ? visitExpr(op.args[1]) : "0";
