@@ -254,6 +254,14 @@ private:
     line("void *" + name + " = malloc(" + count + " * sizeof(" + t + "));");
     line("if (" + name + " == NULL)");
     line("  return vtac_fail(" + cString(function_.symbol + ": cannot allocate '" + op.bufferVar->name + "'") + ");");
+    if (op.constantData && !op.constantData->bytes().empty()) {
+      // The elements' bytes as they lie in memory (little-endian, as the targets are).
+      const std::vector<uint8_t> &bytes = op.constantData->bytes();
+      std::string data = names_.fresh(op.bufferVar->name + "_constant"), list;
+      for (size_t i = 0; i < bytes.size(); ++i) list += (i ? ", " : "") + std::to_string(bytes[i]);
+      line("static const uint8_t " + data + "[" + std::to_string(bytes.size()) + "] = {" + list + "};");
+      line("memcpy(" + name + ", " + data + ", sizeof " + data + ");");
+    }
     visitStmt(op.body);
     line("free(" + name + ");");
   }

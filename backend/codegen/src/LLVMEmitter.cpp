@@ -777,6 +777,13 @@ private:
     b_.CreateRet(b_.CreateCall(failFunction(),
                                {stringConstant(function_.symbol + ": cannot allocate '" + op.bufferVar->name + "'")}));
     b_.SetInsertPoint(next);
+    if (op.constantData) {
+      const std::vector<uint8_t> &bytes = op.constantData->bytes();
+      auto *data = llvm::ConstantDataArray::get(ctx_, llvm::ArrayRef<uint8_t>(bytes));
+      auto *constant = new llvm::GlobalVariable(module_, data->getType(), true, llvm::GlobalValue::PrivateLinkage, data,
+                                                op.bufferVar->name + "_constant");
+      b_.CreateMemCpy(memory, llvm::MaybeAlign(1), constant, llvm::MaybeAlign(1), bytes.size());
+    }
     vars_[op.bufferVar.get()] = memory;
     visitStmt(op.body);
     b_.CreateCall(module_.getOrInsertFunction("free", b_.getVoidTy(), b_.getPtrTy()), {memory});

@@ -115,7 +115,6 @@ public:
       return fail(op, "'" + op.bufferVar->name + "' is in VTA's on-chip scope '" + scope +
                           "': lower the program for VTA (vta-lower) before compiling it");
     if (op.condition) return fail(op, "the " + std::string(emitterName_) + " emitter does not support conditional allocations");
-    if (op.constantData) return fail(op, "the " + std::string(emitterName_) + " emitter does not support T.allocate_const");
     emitAllocate(op);
   }
 
@@ -193,7 +192,8 @@ protected:
   // Returns kStatusRuntimeError when the runtime's error count rose since the function started
   // (checked after the call `at` to `callee`).
   virtual void emitErrorCountCheck(const ir::Node &at, llvm::StringRef callee) = 0;
-  // A host-memory allocation (already checked), its body, and its release.
+  // A host-memory allocation (already checked), its body, and its release; the memory starts
+  // as a copy of the constant data of a T.allocate_const (writable, as in the interpreter).
   virtual void emitAllocate(const ir::Allocate &op) = 0;
   virtual Value emitExternCall(const ir::Call &op, const std::string &callee) = 0;
   // One of the hostop::kTensor* fields (the tensor is args[0], a dimension args[1]).
