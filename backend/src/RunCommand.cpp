@@ -81,9 +81,10 @@ llvm::Expected<std::unique_ptr<PrimFuncEngine>> compileEntry(const ir::IRModule 
 }
 
 // The JIT as an engine: each prim_func compiled by LLVM ORC at -O2, with run-time checks, and
-// counting loop iterations when `limits` ask for it.
+// counting loop iterations under --max-steps or --timeout. Not for a progress line alone: the
+// count costs tight loops their vectorisation (bench/RESULTS.md), too much for a terminal.
 PrimFuncCompiler jitCompiler(const RunLimits &limits = {}) {
-  bool countSteps = StepLimiter::counts(limits);
+  bool countSteps = limits.maxSteps || limits.timeoutSeconds > 0;
   return [countSteps](ir::PrimFuncRef function, llvm::StringRef name) -> llvm::Expected<std::unique_ptr<PrimFuncEngine>> {
     auto compiled = jit::JitFunction::compile(function, name.str(), 2, true, countSteps);
     if (!compiled) return compiled.takeError();

@@ -266,7 +266,9 @@ std::string JitFunction::timingLine(const backend::RunTimes &times) const {
 }
 
 llvm::Error JitFunction::run(llvm::MutableArrayRef<backend::Tensor> arguments, const backend::RunLimits &limits) {
-  if (backend::StepLimiter::counts(limits) && !countsSteps_)
+  backend::RunLimits kept = limits;
+  if (!countsSteps_) kept.progress = nullptr;  // the progress line shows the count: none without it
+  if (backend::StepLimiter::counts(kept) && !countsSteps_)
     return ir::diagnosticError("internal error: run limits given to JIT code compiled without step counting");
   const std::vector<codegen::HostParam> &params = host_.params;
   if (arguments.size() != params.size())
@@ -312,7 +314,7 @@ llvm::Error JitFunction::run(llvm::MutableArrayRef<backend::Tensor> arguments, c
   }
   int32_t status;
   {
-    backend::StepLimiter limiter(limits);
+    backend::StepLimiter limiter(kept);
     ActiveLimiterScope scope(limiter);
     status = entry_(slots.data());
   }

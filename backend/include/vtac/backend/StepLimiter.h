@@ -27,7 +27,8 @@ public:
   // Ends the progress line, if one was drawn.
   void finish();
 
-  // Whether a run under `limits` has to count its steps at all.
+  // Whether a run under `limits` has to count its steps at all (the JIT leaves the progress
+  // line out rather than count for it alone).
   static bool counts(const RunLimits &limits) { return limits.maxSteps || limits.timeoutSeconds > 0 || limits.progress; }
 
 private:

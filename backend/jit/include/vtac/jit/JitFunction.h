@@ -41,7 +41,8 @@ public:
   const backend::FunctionSignature &signature() const override { return *signature_; }
 
   // `limits` (--max-steps, --timeout, the progress line) are kept as the interpreter keeps them
-  // (backend::StepLimiter); they need code compiled with `countSteps`.
+  // (backend::StepLimiter); they need code compiled with `countSteps`, without which there is
+  // no progress line.
   llvm::Error run(llvm::MutableArrayRef<backend::Tensor> arguments, const backend::RunLimits &limits = {}) override;
 
   std::string timingLine(const backend::RunTimes &times) const override;
