@@ -132,7 +132,8 @@ llvm::Expected<ir::PrimFuncRef> PassManager::runPass(const PassInfo &pass, ir::P
   auto result = pass.transform(func, context);
   if (instrumentation_.timePasses)
     timings_.add(pass.name, std::chrono::steady_clock::now() - start);
-  if (!result) return attributeToPass(result.takeError(), pass.name);
+  if (!result)
+    return instrumentation_.namePassInErrors ? attributeToPass(result.takeError(), pass.name) : result.takeError();
   if (instrumentation_.verifyEach)
     if (llvm::Error error = ir::verify(**result))
       return attributeToPass(

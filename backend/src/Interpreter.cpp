@@ -88,7 +88,7 @@ llvm::Error CompiledFunction::run(llvm::MutableArrayRef<Tensor> arguments, const
   }
 
   body_->exec(frame);
-  if (frame.progressShown) *limits.progress << "\n";
+  frame.limiter.finish();
   statementsExecuted_ = frame.statements;
   if (frame.trapped) return diagnosticError(frame.trapLoc, frame.trapMessage);
   for (size_t i = 0; i < params_.size(); ++i)

@@ -19,6 +19,7 @@
 #include "vtac/backend/Npy.h"
 #include "vtac/backend/PrimFuncEngine.h"
 #include "vtac/backend/RandomFill.h"
+#include "vtac/backend/StepLimiter.h"
 #include "vtac/backend/TensorCompare.h"
 #include "vtac/backend/VtaExterns.h"
 #include "vtac/driver/Prepare.h"
@@ -79,18 +80,21 @@ llvm::Expected<std::unique_ptr<PrimFuncEngine>> compileEntry(const ir::IRModule 
   return compiler(selected->second, selected->first);
 }
 
-// The JIT as an engine: each prim_func compiled by LLVM ORC at -O2, with run-time checks.
-PrimFuncCompiler jitCompiler() {
-  return [](ir::PrimFuncRef function, llvm::StringRef name) -> llvm::Expected<std::unique_ptr<PrimFuncEngine>> {
-    auto compiled = jit::JitFunction::compile(function, name.str());
+// The JIT as an engine: each prim_func compiled by LLVM ORC at -O2, with run-time checks, and
+// counting loop iterations under --max-steps or --timeout. Not for a progress line alone: the
+// count costs tight loops their vectorisation (bench/RESULTS.md), too much for a terminal.
+PrimFuncCompiler jitCompiler(const RunLimits &limits = {}) {
+  bool countSteps = limits.maxSteps || limits.timeoutSeconds > 0;
+  return [countSteps](ir::PrimFuncRef function, llvm::StringRef name) -> llvm::Expected<std::unique_ptr<PrimFuncEngine>> {
+    auto compiled = jit::JitFunction::compile(function, name.str(), 2, true, countSteps);
     if (!compiled) return compiled.takeError();
     return std::unique_ptr<PrimFuncEngine>(std::move(*compiled));
   };
 }
 
-// The compiler of `--engine`.
-PrimFuncCompiler engineCompiler(const std::string &engine, const ExternRegistry &registry) {
-  return engine == "interp" ? interpreterCompiler(registry) : jitCompiler();
+// The compiler of `--engine`, for a run under `limits`.
+PrimFuncCompiler engineCompiler(const std::string &engine, const ExternRegistry &registry, const RunLimits &limits) {
+  return engine == "interp" ? interpreterCompiler(registry) : jitCompiler(limits);
 }
 
 // A Relax entry runs as a graph (backend/graph); the prim_func-only flags do not apply to it.
@@ -309,11 +313,6 @@ int runCommand(const RunOptions &options, std::ostream &out, std::ostream &error
     errors << renderError(std::move(error));
     return 1;
   };
-  if (options.engine == "jit" && options.limits.maxSteps) {
-    errors << renderError(diagnosticError("--max-steps counts the interpreter's loop iterations: it needs "
-                                          "--engine=interp (--timeout works with both engines)"));
-    return 2;
-  }
   if (llvm::Error error = selectVtaConfig(options)) return fail(std::move(error));
 
   VtaTiming timing;
@@ -336,7 +335,8 @@ int runCommand(const RunOptions &options, std::ostream &out, std::ostream &error
   double parseSeconds = secondsSince(parseStart);
   // Compiled before the clock starts, so that the run times of the engines compare.
   Clock::time_point compileStart = Clock::now();
-  auto compiled = compileEntry(parsed->module, options.entry, options.file, engineCompiler(options.engine, registry),
+  RunLimits limits = limitsWithProgress(options, errors);
+  auto compiled = compileEntry(parsed->module, options.entry, options.file, engineCompiler(options.engine, registry, limits),
                                registry, libraries);
   if (!compiled) return fail(compiled.takeError());
   std::unique_ptr<PrimFuncEngine> engine = std::move(*compiled);
@@ -356,7 +356,7 @@ int runCommand(const RunOptions &options, std::ostream &out, std::ostream &error
   VtaRunLimitsScope limitsScope(options.limits);
   Clock::time_point start = Clock::now();
   double cpuStart = threadCpuSeconds();
-  if (llvm::Error error = engine->run(*arguments, limitsWithProgress(options, errors))) return fail(std::move(error));
+  if (llvm::Error error = engine->run(*arguments, limits)) return fail(std::move(error));
   if (llvm::Error error = finishVtaRun(function.function()->loc())) return fail(std::move(error));
   double runSeconds = secondsSince(start);
   double runCpuSeconds = threadCpuSeconds() - cpuStart;

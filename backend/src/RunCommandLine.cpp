@@ -91,13 +91,12 @@ void registerRunCommand(CLI::App &app, support::CommandAction &action) {
   command->add_option("--trace-vta", options->traceVtaPath,
                       "Write each VTA instruction the simulator executes, decoded, one a line");
   command->add_option("--max-steps", options->limits.maxSteps,
-                      "Stop the run with an error after this many loop iterations of the interpreter or "
-                      "VTA instructions of the simulator (--engine=interp only; with jit it is a usage error)")
+                      "Stop the run with an error after this many loop iterations (for and while, counted alike by "
+                      "both engines: the JIT then compiles a count into its loops) or VTA instructions of the simulator")
       ->check(CLI::PositiveNumber);
   command->add_option("--timeout", options->limits.timeoutSeconds,
-                      "Stop the run with an error after this many seconds (both engines and the VTA simulator: the interpreter "
-                      "reads the clock every few thousand loop iterations, the JIT's code checks a flag at "
-                      "the top of every loop whose nest may run over 65536 iterations)")
+                      "Stop the run with an error after this many seconds (both engines and the VTA simulator: the clock "
+                      "is read every few thousand loop iterations, which the JIT's code then counts)")
       ->check(CLI::PositiveNumber);
   command->add_option("--vta-config", options->vtaConfig, "vta_config.json of the simulated VTA");
   command->add_option("--engine", options->engine,

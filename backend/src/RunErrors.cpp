@@ -18,6 +18,12 @@ std::string outsideAllocationMessage(int64_t flat, const std::string &buffer, bo
          std::to_string(allocationBytes) + " bytes";
 }
 
+std::string accessPtrOutOfRangeMessage(int64_t first, int64_t count, const std::string &buffer, int64_t elements) {
+  return "tvm_access_ptr to elements [" + std::to_string(first) + ", " + std::to_string(first) + " + " +
+         std::to_string(count) + ") of '" + buffer + "' leaves its allocation of " + std::to_string(elements) +
+         " elements";
+}
+
 std::string divisionByZeroMessage(bool modulo, int64_t dividend) {
   return std::string(modulo ? "modulo" : "division") + " by zero (" + std::to_string(dividend) + " " +
          (modulo ? "%" : "/") + " 0)";

@@ -260,6 +260,14 @@ private:
     line("void *" + name + " = malloc(" + count + " * sizeof(" + t + "));");
     line("if (" + name + " == NULL)");
     line("  return vtac_fail(" + cString(function_.symbol + ": cannot allocate '" + op.bufferVar->name + "'") + ");");
+    if (op.constantData && !op.constantData->bytes().empty()) {
+      // The elements' bytes as they lie in memory (little-endian, as the targets are).
+      const std::vector<uint8_t> &bytes = op.constantData->bytes();
+      std::string data = names_.fresh(op.bufferVar->name + "_constant"), list;
+      for (size_t i = 0; i < bytes.size(); ++i) list += (i ? ", " : "") + std::to_string(bytes[i]);
+      line("static const uint8_t " + data + "[" + std::to_string(bytes.size()) + "] = {" + list + "};");
+      line("memcpy(" + name + ", " + data + ", sizeof " + data + ");");
+    }
     visitStmt(op.body);
     line("free(" + name + ");");
   }
@@ -350,6 +358,15 @@ private:
     std::string args;
     for (size_t i = 1; i < op.args.size(); ++i) args += (i > 1 ? ", " : "") + visitExpr(op.args[i]);
     return callee + "(" + args + ")";
+  }
+
+  std::string emitAddressOf(const ir::Call &, const ir::BufferLoad &load) override {
+    return "(&" + element(*load.buffer, load.indices, load, false) + ")";
+  }
+
+  std::string emitAccessPtr(const ir::Call &op, DataType elementType, const ir::Var &data) override {
+    return "((void *)((char *)" + names_(data) + " + (int64_t)" + visitExpr(op.args[2]) + " * " +
+           std::to_string(std::max(1, elementType.bytes())) + "))";
   }
 
   std::string emitTensorField(const ir::Call &op) override {

@@ -3,6 +3,8 @@
 #include <unordered_set>
 
 #include "vtac/ir/Diagnostic.h"
+#include "vtac/ir/Printer.h"
+#include "vtac/ir/Visitor.h"
 
 namespace vtac::codegen {
 
@@ -39,6 +41,20 @@ llvm::Expected<int> dlpackTypeCode(DataType dtype, const ir::Buffer &buffer) {
     return ir::diagnosticError(buffer.loc(), "buffer '" + buffer.name + "' of dtype " + dtype.str() +
                                                  " cannot be a parameter");
   }
+}
+
+// A variable of `extent` that neither `boundSizes` nor a scalar parameter gives; null when none.
+const ir::Var *firstUnboundVar(const HostFunction &function, const ir::Expr &extent,
+                               const std::unordered_set<const ir::Var *> &boundSizes) {
+  const ir::Var *unbound = nullptr;
+  ir::preOrderVisit(extent, [&](const ir::Node &node) {
+    auto *var = node.as<ir::Var>();
+    if (!var || unbound || boundSizes.count(var)) return;
+    for (const HostParam &param : function.params)
+      if (!param.buffer && param.var.get() == var) return;
+    unbound = var;
+  });
+  return unbound;
 }
 
 // The entry checks and bindings of one tensor parameter, wrapped around `body`.
@@ -86,9 +102,16 @@ llvm::Expected<ir::Stmt> bindTensor(const HostFunction &function, const HostPara
       steps.push_back({{}, {}, ir::VarRef(var), value});
       continue;
     }
-    if (!var && !extent.isa<ir::IntImm>())
-      return ir::diagnosticError(buffer.loc(), "buffer '" + buffer.name + "': dimension " + std::to_string(i) +
-                                                   " is an expression; a parameter's shape must be constants or variables");
+    if (!var && !extent.isa<ir::IntImm>()) {
+      // An expression of sizes is checked once they are all known.
+      if (const ir::Var *unbound = firstUnboundVar(function, extent, boundSizes))
+        return ir::diagnosticError(buffer.loc(), "buffer '" + buffer.name + "': dimension " + std::to_string(i) +
+                                                     " depends on '" + unbound->name +
+                                                     "', which no earlier dimension or parameter gives");
+      assertThat(eq(dim(hostop::kTensorShape, i), toInt64(extent)),
+                 what + ": dimension " + std::to_string(i) + " must be " + ir::printExpr(extent));
+      continue;
+    }
     assertThat(eq(dim(hostop::kTensorShape, i), toInt64(extent)),
                what + ": dimension " + std::to_string(i) + " must be " +
                    (var ? "the same size as '" + var->name + "'" : std::to_string(extent.as<ir::IntImm>()->value)));

@@ -41,8 +41,7 @@ bool usesVta(const ir::Stmt &body) {
 // The VTA intrinsics and micro-kernel scopes of a body, rewritten as runtime calls.
 class VtaCallLowering : public ir::StmtExprMutator {
 public:
-  VtaCallLowering(ir::VarRef commandHandle, std::vector<MicroKernel> &kernels)
-      : cmd_(std::move(commandHandle)), kernels_(kernels) {}
+  VtaCallLowering(HostFunction &function) : cmd_(function.commandHandle), function_(function) {}
 
   llvm::Error takeError() { return std::move(error_); }
 
@@ -54,13 +53,11 @@ public:
     if (c.op == "tir.vta.coproc_dep_push" || c.op == "tir.vta.coproc_dep_pop") {
       std::vector<ir::Expr> args{cmd_};
       args.insert(args.end(), c.args.begin(), c.args.end());
-      return externCall(DataType::int32(), c.op == "tir.vta.coproc_dep_push" ? "VTADepPush" : "VTADepPop",
-                        std::move(args), c.loc());
+      return runtimeCall(c, c.op == "tir.vta.coproc_dep_push" ? "VTADepPush" : "VTADepPop", std::move(args));
     }
     if (c.op == "tir.vta.coproc_sync")
-      return externCall(DataType::int32(), "VTASynchronize",
-                        {cmd_, ir::intImm(int64_t(1) << 31, DataType::uintTy(32))}, c.loc());
-    if (c.op == "tir.vta.uop_push") return externCall(DataType::int32(), "VTAUopPush", c.args, c.loc());
+      return runtimeCall(c, "VTASynchronize", {cmd_, ir::intImm(int64_t(1) << 31, DataType::uintTy(32))});
+    if (c.op == "tir.vta.uop_push") return runtimeCall(c, "VTAUopPush", c.args);
     return visited;
   }
 
@@ -87,9 +84,9 @@ public:
       }
       kernel.closure.push_back(var);
     }
-    kernels_.push_back(std::move(kernel));
+    function_.kernels.push_back(std::move(kernel));
     return ir::make<ir::Evaluate>(
-        call(DataType::int32(), hostop::kPushMicroKernel, {ir::intImm(int64_t(kernels_.size() - 1))}), op.loc());
+        call(DataType::int32(), hostop::kPushMicroKernel, {ir::intImm(int64_t(function_.kernels.size() - 1))}), op.loc());
   }
 
   ir::Stmt visitBlockRealize(const ir::BlockRealize &op) override {
@@ -103,12 +100,19 @@ public:
   }
 
 private:
+  // The call of runtime function `name` that `intrinsic` becomes, recorded as written.
+  ir::Expr runtimeCall(const ir::Call &intrinsic, const char *name, std::vector<ir::Expr> args) {
+    ir::Expr lowered = externCall(DataType::int32(), name, std::move(args), intrinsic.loc());
+    function_.loweredIntrinsics[lowered.get()] = {lowered, intrinsic.op};
+    return lowered;
+  }
+
   void fail(ir::SourceLoc loc, const std::string &message) {
     if (!error_) error_ = ir::diagnosticError(loc, message);
   }
 
   ir::VarRef cmd_;
-  std::vector<MicroKernel> &kernels_;
+  HostFunction &function_;
   bool insideKernel_ = false;
   llvm::Error error_ = llvm::Error::success();
 };
@@ -124,7 +128,7 @@ llvm::Expected<HostFunction> lowerForHost(const ir::PrimFunc &func, const std::s
   bool vta = usesVta(func.body);
   if (vta) function.commandHandle = ir::makeVar("cmd", DataType::handle());
 
-  VtaCallLowering lowering(function.commandHandle, function.kernels);
+  VtaCallLowering lowering(function);
   ir::Stmt body = lowering.visitStmt(func.body);
   if (llvm::Error error = lowering.takeError()) return error;
   auto outlined = outlineParallelLoops(body, function.tasks);

@@ -61,43 +61,6 @@ void initializeTargets() {
 
 bool isUnsigned(DataType dtype) { return dtype.isUInt() || dtype.isBool(); }
 
-constexpr int64_t kUnbounded = std::numeric_limits<int64_t>::max();
-
-int64_t iterationsWithin(const ir::Stmt &stmt);
-
-// extent * count, saturating at kUnbounded; a non-constant extent is unbounded.
-int64_t saturatingProduct(const ir::Expr &extent, int64_t count) {
-  auto *constant = extent.as<ir::IntImm>();
-  if (!constant || count == kUnbounded) return kUnbounded;
-  __int128 product = __int128(std::max<int64_t>(constant->value, 0)) * count;
-  return product >= kUnbounded ? kUnbounded : int64_t(product);
-}
-
-// The loop iterations `stmt` runs at most (all nested loops counted), saturating at kUnbounded:
-// the stop checks of RuntimeChecks.h go to loops whose whole nest runs long.
-int64_t iterationsWithin(const ir::Stmt &stmt) {
-  auto add = [](int64_t a, int64_t b) { return a > kUnbounded - b ? kUnbounded : a + b; };
-  if (auto *loop = stmt.as<ir::For>()) return saturatingProduct(loop->extent, add(iterationsWithin(loop->body), 1));
-  if (stmt.isa<ir::While>()) return kUnbounded;
-  if (auto *attr = stmt.as<ir::AttrStmt>()) {
-    if (attr->node.isa<ir::IterVar>() && (attr->key == "thread_extent" || attr->key == "virtual_thread"))
-      return saturatingProduct(attr->value, add(iterationsWithin(attr->body), 1));
-    return iterationsWithin(attr->body);
-  }
-  if (auto *seq = stmt.as<ir::SeqStmt>()) {
-    int64_t total = 0;
-    for (const ir::Stmt &child : seq->stmts) total = add(total, iterationsWithin(child));
-    return total;
-  }
-  if (auto *branch = stmt.as<ir::IfThenElse>())
-    return add(iterationsWithin(branch->thenCase), branch->elseCase ? iterationsWithin(branch->elseCase) : 0);
-  if (auto *let = stmt.as<ir::LetStmt>()) return iterationsWithin(let->body);
-  if (auto *allocate = stmt.as<ir::Allocate>()) return iterationsWithin(allocate->body);
-  if (auto *decl = stmt.as<ir::DeclBuffer>()) return iterationsWithin(decl->body);
-  if (auto *check = stmt.as<ir::AssertStmt>()) return iterationsWithin(check->body);
-  return 0;  // a statement without a body (store, evaluate)
-}
-
 // What the functions of one module share: the DLTensor type and the string constants.
 struct ModuleState {
   explicit ModuleState(llvm::Module &module) : module(module) {
@@ -117,6 +80,8 @@ struct ModuleState {
   llvm::StructType *dlTensor;
   std::unordered_map<std::string, llvm::Value *> strings;
   std::vector<CheckSite> *checkSites = nullptr;  // non-null: compile run-time checks in
+  bool countSteps = false;                        // with checks: count loop iterations
+  bool onChipScopesInHostMemory = false;
 };
 
 // One HostFunction (its micro-kernels, its entry, a packed entry) in the module.
@@ -124,8 +89,10 @@ class FunctionBuilder : public HostWalker<llvm::Value *> {
 public:
   FunctionBuilder(ModuleState &state, const HostFunction &function)
       : HostWalker(function, "LLVM"), module_(state.module), ctx_(state.module.getContext()), b_(ctx_),
-        dlTensor_(state.dlTensor), strings_(state.strings), checkSites_(state.checkSites) {
+        dlTensor_(state.dlTensor), strings_(state.strings), checkSites_(state.checkSites),
+        countsSteps_(state.checkSites && state.countSteps) {
     if (checkSites_) bounds_.emplace(function_);
+    if (state.onChipScopesInHostMemory) allocateOnChipScopesInHostMemory();
   }
 
   void addFunction() {
@@ -294,9 +261,11 @@ private:
   }
 
   // ---- run-time checks (RuntimeChecks.h) ----------------------------------------------------
-  // Branches to a cold block reporting `site` with the values a and b (i64, or vectors of i64
-  // lane by lane with `failed`) and returning kStatusCheckFailed when `failed` holds.
-  void failWhen(llvm::Value *failed, CheckSite site, llvm::Value *a, llvm::Value *b) {
+  // Branches to a cold block reporting `site` with the values a, b and c (i64, or vectors of
+  // i64 lane by lane with `failed`; c null: 0) and returning kStatusCheckFailed when `failed`
+  // holds.
+  void failWhen(llvm::Value *failed, CheckSite site, llvm::Value *a, llvm::Value *b, llvm::Value *c = nullptr) {
+    if (!c) c = b_.getInt64(0);
     auto index = int32_t(checkSites_->size());
     checkSites_->push_back(std::move(site));
     llvm::Value *any = failed->getType()->isVectorTy() ? b_.CreateOrReduce(failed) : failed;
@@ -309,10 +278,12 @@ private:
       auto laneOf = [&](llvm::Value *v) { return v->getType()->isVectorTy() ? b_.CreateExtractElement(v, lane) : v; };
       a = laneOf(a);
       b = laneOf(b);
+      c = laneOf(c);
     }
+    llvm::Type *i64 = b_.getInt64Ty();
     llvm::FunctionCallee report = module_.getOrInsertFunction(
-        kCheckFailedSymbol, llvm::FunctionType::get(b_.getInt32Ty(), {b_.getInt32Ty(), b_.getInt64Ty(), b_.getInt64Ty()}, false));
-    b_.CreateCall(report, {b_.getInt32(index), a, b});
+        kCheckFailedSymbol, llvm::FunctionType::get(b_.getInt32Ty(), {b_.getInt32Ty(), i64, i64, i64}, false));
+    b_.CreateCall(report, {b_.getInt32(index), a, b, c});
     b_.CreateRet(b_.getInt32(kStatusCheckFailed));
     b_.SetInsertPoint(next);
   }
@@ -321,7 +292,7 @@ private:
   // checks, through a CallFailed site that locates it; else with kStatusRuntimeError.
   void failedCall(const ir::Node &at, llvm::StringRef callee, llvm::Value *failed) {
     if (!checkSites_) return returnIf(failed, b_.getInt32(kStatusRuntimeError));
-    CheckSite site{CheckKind::CallFailed, at.loc(), callee.str()};
+    CheckSite site{CheckKind::CallFailed, at.loc(), function_.writtenName(at, callee.str())};
     failWhen(failed, std::move(site), b_.getInt64(0), b_.getInt64(0));
   }
 
@@ -378,15 +349,33 @@ private:
              {CheckKind::AllocationIndex, at.loc(), buffer.name, 0, flatIndex, elementBytes}, flat, visitExpr(bytes));
   }
 
-  // Stops the run here when the caller asked for it (vtac_stop_requested).
-  void stopCheck(const ir::Node &at) {
-    llvm::GlobalVariable *flag = module_.getNamedGlobal(kStopRequestedSymbol);
-    if (!flag)
-      flag = new llvm::GlobalVariable(module_, b_.getInt32Ty(), false, llvm::GlobalValue::ExternalLinkage, nullptr,
-                                      kStopRequestedSymbol);
-    llvm::LoadInst *requested = b_.CreateLoad(b_.getInt32Ty(), flag);
-    requested->setVolatile(true);
-    failWhen(b_.CreateICmpNE(requested, b_.getInt32(0)), {CheckKind::Stopped, at.loc(), ""}, b_.getInt64(0), b_.getInt64(0));
+  // The caller's i64 global `name`.
+  llvm::GlobalVariable *callerGlobal(const char *name) {
+    if (llvm::GlobalVariable *existing = module_.getNamedGlobal(name)) return existing;
+    return new llvm::GlobalVariable(module_, b_.getInt64Ty(), false, llvm::GlobalValue::ExternalLinkage, nullptr, name);
+  }
+
+  // One iteration of the loop `at` (countsSteps_): the step count goes up by one, and when it
+  // reaches vtac_next_limit_check, vtac_check_limits says whether the run stops at this loop.
+  void countStep(const ir::Node &at) {
+    llvm::Value *previous = b_.CreateAtomicRMW(llvm::AtomicRMWInst::Add, callerGlobal(kStepCountSymbol), b_.getInt64(1),
+                                               llvm::MaybeAlign(8), llvm::AtomicOrdering::Monotonic);
+    llvm::Value *steps = b_.CreateAdd(previous, b_.getInt64(1));
+    llvm::LoadInst *limit = b_.CreateLoad(b_.getInt64Ty(), callerGlobal(kNextLimitCheckSymbol));
+    limit->setVolatile(true);
+    llvm::BasicBlock *check = newBlock("limit_check"), *next = newBlock("counted");
+    b_.CreateCondBr(b_.CreateICmpUGE(steps, limit), check, next, llvm::MDBuilder(ctx_).createUnlikelyBranchWeights());
+    b_.SetInsertPoint(check);
+    auto index = int32_t(checkSites_->size());
+    checkSites_->push_back({CheckKind::Stopped, at.loc(), ""});
+    llvm::FunctionCallee checkLimits = module_.getOrInsertFunction(
+        kCheckLimitsSymbol, llvm::FunctionType::get(b_.getInt32Ty(), {b_.getInt32Ty(), b_.getInt64Ty()}, false));
+    llvm::Value *status = b_.CreateCall(checkLimits, {b_.getInt32(index), steps});
+    llvm::BasicBlock *stop = newBlock("stopped");
+    b_.CreateCondBr(b_.CreateICmpNE(status, b_.getInt32(0)), stop, next);
+    b_.SetInsertPoint(stop);
+    b_.CreateRet(b_.getInt32(kStatusCheckFailed));
+    b_.SetInsertPoint(next);
   }
 
   // Signed integer division by -1 cannot trap: the dividend is negated (wrapping) and the
@@ -666,6 +655,29 @@ private:
     return result;
   }
 
+  llvm::Value *emitAddressOf(const ir::Call &op, const ir::BufferLoad &load) override {
+    llvm::Value *address = element(*load.buffer, load.indices, op, /*check=*/true);
+    if (address->getType()->isVectorTy()) return invalid(op, "'tir.address_of' of a vector of elements");
+    return address;
+  }
+
+  llvm::Value *emitAccessPtr(const ir::Call &op, DataType elementType, const ir::Var &data) override {
+    llvm::Value *first = toInt64(op.args[2]);
+    int64_t elementBytes = std::max(1, elementType.bytes());
+    ir::Expr bytes = bounds_ ? bounds_->allocationBytes(data) : ir::Expr();
+    if (bytes && allBound(bytes)) {
+      // The interpreter's test: 0 <= first <= elements and 0 <= count <= elements - first.
+      llvm::Value *count = toInt64(op.args[3]), *size = toInt64(bytes);
+      llvm::Value *elements = b_.CreateSDiv(size, b_.getInt64(elementBytes));
+      llvm::Value *outside = b_.CreateOr(b_.CreateICmpUGT(first, elements),
+                                         b_.CreateICmpUGT(count, b_.CreateSub(elements, first)));
+      CheckSite site{CheckKind::AccessPtrRange, op.loc(), data.name};
+      site.elementBytes = elementBytes;
+      failWhen(outside, std::move(site), first, count, size);
+    }
+    return b_.CreateGEP(b_.getInt8Ty(), visitVar(data), b_.CreateMul(first, b_.getInt64(elementBytes)));
+  }
+
   llvm::Value *emitTensorField(const ir::Call &op) override {
     llvm::Value *tensor = visitExpr(op.args[0]);
     auto field = [&](unsigned index, const char *name) { return b_.CreateStructGEP(dlTensor_, tensor, index, name); };
@@ -722,7 +734,7 @@ private:
     b_.SetInsertPoint(header);
     b_.CreateCondBr(visitExpr(op.condition), body, exit);
     b_.SetInsertPoint(body);
-    if (bounds_) stopCheck(op);
+    if (countsSteps_) countStep(op);
     visitStmt(op.body);
     b_.CreateBr(header);
     b_.SetInsertPoint(exit);
@@ -765,6 +777,13 @@ private:
     b_.CreateRet(b_.CreateCall(failFunction(),
                                {stringConstant(function_.symbol + ": cannot allocate '" + op.bufferVar->name + "'")}));
     b_.SetInsertPoint(next);
+    if (op.constantData) {
+      const std::vector<uint8_t> &bytes = op.constantData->bytes();
+      auto *data = llvm::ConstantDataArray::get(ctx_, llvm::ArrayRef<uint8_t>(bytes));
+      auto *constant = new llvm::GlobalVariable(module_, data->getType(), true, llvm::GlobalValue::PrivateLinkage, data,
+                                                op.bufferVar->name + "_constant");
+      b_.CreateMemCpy(memory, llvm::MaybeAlign(1), constant, llvm::MaybeAlign(1), bytes.size());
+    }
     vars_[op.bufferVar.get()] = memory;
     visitStmt(op.body);
     b_.CreateCall(module_.getOrInsertFunction("free", b_.getVoidTy(), b_.getPtrTy()), {memory});
@@ -802,7 +821,7 @@ private:
     b_.CreateCondBr(isUnsigned(var.dtype) ? b_.CreateICmpULT(index, end) : b_.CreateICmpSLT(index, end), loopBody, exit);
     b_.SetInsertPoint(loopBody);
     vars_[&var] = index;
-    if (bounds_ && saturatingProduct(extent, iterationsWithin(body) + 1) > kUncheckedLoopIterations) stopCheck(at);
+    if (countsSteps_) countStep(at);
     visitStmt(body);
     llvm::Value *next = b_.CreateAdd(index, llvm::ConstantInt::get(index->getType(), 1));
     index->addIncoming(next, b_.GetInsertBlock());
@@ -945,6 +964,7 @@ private:
   std::unordered_map<const ir::Var *, llvm::Value *> vars_;
   std::unordered_map<std::string, llvm::Value *> &strings_;
   std::vector<CheckSite> *checkSites_;
+  bool countsSteps_;
   std::optional<AccessBounds> bounds_;  // with run-time checks
 };
 
@@ -983,6 +1003,8 @@ llvm::Expected<LLVMModule> buildLLVMModule(const std::vector<HostFunction> &func
   module.setDataLayout(result.machine->createDataLayout());
   ModuleState state(module);
   if (options.runtimeChecks) state.checkSites = &result.checkSites;
+  state.countSteps = options.countSteps;
+  state.onChipScopesInHostMemory = options.onChipScopesInHostMemory;
   for (const HostFunction &function : functions) {
     FunctionBuilder builder(state, function);
     builder.addFunction();

@@ -1,10 +1,9 @@
 #include "vtac/jit/JitFunction.h"
 
 #include <atomic>
-#include <condition_variable>
 #include <cstring>
 #include <mutex>
-#include <thread>
+#include <optional>
 
 #include <llvm/ADT/StringSet.h>
 #include <llvm/ExecutionEngine/Orc/ExecutionUtils.h>
@@ -19,6 +18,7 @@
 #include <vtac/parallel.h>
 
 #include "vtac/backend/RunErrors.h"
+#include "vtac/backend/StepLimiter.h"
 #include "vtac/codegen/LLVMEmitter.h"
 #include "vtac/codegen/RuntimeApi.h"
 #include "vtac/ir/Diagnostic.h"
@@ -66,56 +66,68 @@ struct FailedCheck {
   std::mutex mutex;
   bool failed = false;
   int32_t site = 0;
-  int64_t a = 0, b = 0;
+  int64_t a = 0, b = 0, c = 0;
+  std::string message;  // a Stopped site's, from the StepLimiter
 } failedCheck;
 
-extern "C" int32_t vtacJitCheckFailed(int32_t site, int64_t a, int64_t b) {
+extern "C" int32_t vtacJitCheckFailed(int32_t site, int64_t a, int64_t b, int64_t c) {
   std::lock_guard<std::mutex> lock(failedCheck.mutex);
   if (!failedCheck.failed) {
     failedCheck.failed = true;
     failedCheck.site = site;
     failedCheck.a = a;
     failedCheck.b = b;
+    failedCheck.c = c;
   }
   return codegen::kStatusCheckFailed;
 }
 
-// Read by the stop checks of compiled loops; set by the watchdog of --timeout.
-std::atomic<int32_t> stopRequested{0};
+// The loop iterations counted by code compiled with countSteps, the count at which it calls
+// vtacJitCheckLimits next, and the limiter of the running function (null when none runs).
+std::atomic<uint64_t> stepCount{0};
+std::atomic<uint64_t> nextLimitCheck{UINT64_MAX};
+std::mutex limiterMutex;
+backend::StepLimiter *activeLimiter = nullptr;
 
-// Sets stopRequested when `seconds` pass before the watchdog is destroyed (0: never).
-class Watchdog {
+extern "C" int32_t vtacJitCheckLimits(int32_t site, int64_t steps) {
+  std::lock_guard<std::mutex> lock(limiterMutex);
+  if (!activeLimiter) return 0;
+  std::optional<std::string> stop = activeLimiter->check(uint64_t(steps));
+  if (!stop) {
+    nextLimitCheck = activeLimiter->nextCheck();
+    return 0;
+  }
+  std::lock_guard<std::mutex> failedLock(failedCheck.mutex);
+  if (!failedCheck.failed) {
+    failedCheck.failed = true;
+    failedCheck.site = site;
+    failedCheck.message = std::move(*stop);
+  }
+  return codegen::kStatusCheckFailed;
+}
+
+// Makes `limiter` the one compiled code reports to while it lives.
+class ActiveLimiterScope {
 public:
-  explicit Watchdog(double seconds) {
-    stopRequested = 0;
-    if (seconds <= 0) return;
-    thread_ = std::thread([this, seconds] {
-      std::unique_lock<std::mutex> lock(mutex_);
-      if (!done_.wait_for(lock, std::chrono::duration<double>(seconds), [this] { return finished_; }))
-        stopRequested = 1;
-    });
+  explicit ActiveLimiterScope(backend::StepLimiter &limiter) {
+    std::lock_guard<std::mutex> lock(limiterMutex);
+    activeLimiter = &limiter;
+    stepCount = 0;
+    nextLimitCheck = limiter.nextCheck();
   }
-  ~Watchdog() {
-    {
-      std::lock_guard<std::mutex> lock(mutex_);
-      finished_ = true;
-    }
-    done_.notify_one();
-    if (thread_.joinable()) thread_.join();
-    stopRequested = 0;
+  ~ActiveLimiterScope() {
+    std::lock_guard<std::mutex> lock(limiterMutex);
+    activeLimiter->finish();
+    activeLimiter = nullptr;
+    nextLimitCheck = UINT64_MAX;
   }
-  Watchdog(const Watchdog &) = delete;
-  Watchdog &operator=(const Watchdog &) = delete;
-
-private:
-  std::mutex mutex_;
-  std::condition_variable done_;
-  bool finished_ = false;
-  std::thread thread_;
+  ActiveLimiterScope(const ActiveLimiterScope &) = delete;
+  ActiveLimiterScope &operator=(const ActiveLimiterScope &) = delete;
 };
 
 // The interpreter's words for the fault a check found (RunErrors.h).
-std::string checkMessage(const codegen::CheckSite &site, int64_t a, int64_t b, double seconds, double timeout) {
+std::string checkMessage(const codegen::CheckSite &site, const FailedCheck &check) {
+  int64_t a = check.a, b = check.b, c = check.c;
   switch (site.kind) {
   case codegen::CheckKind::DimensionIndex: return backend::dimensionOutOfBoundsMessage(a, site.dim, site.name, b);
   case codegen::CheckKind::AllocationIndex:
@@ -128,15 +140,11 @@ std::string checkMessage(const codegen::CheckSite &site, int64_t a, int64_t b, d
     std::memcpy(&value, &a, sizeof value);
     return backend::floatToIntMessage(value, site.name);
   }
+  case codegen::CheckKind::AccessPtrRange:
+    return backend::accessPtrOutOfRangeMessage(a, b, site.name, c / site.elementBytes);
   case codegen::CheckKind::AllocationTooLarge: return backend::allocationTooLargeMessage(site.name, site.shape, a, b != 0);
   case codegen::CheckKind::CallFailed: return "call to '" + site.name + "' failed: " + runtimeMessage();
-  case codegen::CheckKind::Stopped: {
-    std::string text;
-    llvm::raw_string_ostream os(text);
-    os << "the run stopped here after " << llvm::format("%.1f", seconds) << " s (the limit of --timeout is "
-       << llvm::format("%g", timeout) << " s)";
-    return os.str();
-  }
+  case codegen::CheckKind::Stopped: return check.message;
   }
   return "run-time check failed";
 }
@@ -174,7 +182,7 @@ llvm::Error checkExternsResolve(const llvm::Module &module, const ir::PrimFunc &
 }  // namespace
 
 llvm::Expected<std::unique_ptr<JitFunction>> JitFunction::compile(ir::PrimFuncRef func, const std::string &name,
-                                                                   int optLevel, bool runtimeChecks) {
+                                                                   int optLevel, bool runtimeChecks, bool countSteps) {
   std::unique_ptr<JitFunction> result(new JitFunction());
   auto signature = backend::FunctionSignature::of(func, name);
   if (!signature) return signature.takeError();
@@ -187,7 +195,9 @@ llvm::Expected<std::unique_ptr<JitFunction>> JitFunction::compile(ir::PrimFuncRe
     auto pipeline = passes::parsePipeline("tir-lower", passes::PassRegistry::builtin());
     if (!pipeline) return pipeline.takeError();
     passes::PassContext context;
-    auto lowered = passes::PassManager(std::move(*pipeline)).run(flat, name, context);
+    passes::Instrumentation instrumentation;
+    instrumentation.namePassInErrors = false;
+    auto lowered = passes::PassManager(std::move(*pipeline), instrumentation).run(flat, name, context);
     if (!lowered) return lowered.takeError();
     flat = *lowered;
   }
@@ -201,6 +211,9 @@ llvm::Expected<std::unique_ptr<JitFunction>> JitFunction::compile(ir::PrimFuncRe
   options.features = hostFeatures();
   options.packedEntry = kPackedEntry;
   options.runtimeChecks = runtimeChecks;
+  options.countSteps = countSteps;
+  options.onChipScopesInHostMemory = true;
+  result->countsSteps_ = runtimeChecks && countSteps;
   auto context = std::make_unique<llvm::LLVMContext>();
   auto built = codegen::buildLLVMModule({result->host_}, name, options, *context);
   if (!built) return built.takeError();
@@ -220,7 +233,9 @@ llvm::Expected<std::unique_ptr<JitFunction>> JitFunction::compile(ir::PrimFuncRe
   const std::pair<const char *, const void *> hostAddresses[] = {
       {"vtac_parallel_for", reinterpret_cast<const void *>(&vtac_parallel_for)},
       {codegen::kCheckFailedSymbol, reinterpret_cast<const void *>(&vtacJitCheckFailed)},
-      {codegen::kStopRequestedSymbol, &stopRequested}};
+      {codegen::kCheckLimitsSymbol, reinterpret_cast<const void *>(&vtacJitCheckLimits)},
+      {codegen::kStepCountSymbol, &stepCount},
+      {codegen::kNextLimitCheckSymbol, &nextLimitCheck}};
   llvm::orc::SymbolMap hostSymbols;
   llvm::StringSet<> hostNames;
   for (const auto &[symbol, address] : hostAddresses) {
@@ -251,9 +266,10 @@ std::string JitFunction::timingLine(const backend::RunTimes &times) const {
 }
 
 llvm::Error JitFunction::run(llvm::MutableArrayRef<backend::Tensor> arguments, const backend::RunLimits &limits) {
-  if (limits.maxSteps)
-    return ir::diagnosticError("--max-steps counts the interpreter's loop iterations: it needs --engine=interp");
-  double timeoutSeconds = limits.timeoutSeconds;
+  backend::RunLimits kept = limits;
+  if (!countsSteps_) kept.progress = nullptr;  // the progress line shows the count: none without it
+  if (backend::StepLimiter::counts(kept) && !countsSteps_)
+    return ir::diagnosticError("internal error: run limits given to JIT code compiled without step counting");
   const std::vector<codegen::HostParam> &params = host_.params;
   if (arguments.size() != params.size())
     return ir::diagnosticError("'" + host_.name + "' takes " + std::to_string(params.size()) + " arguments, got " +
@@ -275,7 +291,7 @@ llvm::Error JitFunction::run(llvm::MutableArrayRef<backend::Tensor> arguments, c
     t.data = tensor.data();
     t.device = {kDLCPU, 0};
     if (params[i].onVta) {
-      deviceBuffers[i] = VTABufferAlloc(std::max<size_t>(tensor.byteSize(), 1));
+      deviceBuffers[i] = VTABufferAlloc(size_t(backend::paddedAllocationBytes(tensor.byteSize())));
       if (!deviceBuffers[i]) {
         release();
         return ir::diagnosticError("cannot allocate parameter '" + params[i].var->name + "': " + runtimeMessage());
@@ -294,18 +310,18 @@ llvm::Error JitFunction::run(llvm::MutableArrayRef<backend::Tensor> arguments, c
   {
     std::lock_guard<std::mutex> lock(failedCheck.mutex);
     failedCheck.failed = false;
+    failedCheck.message.clear();
   }
-  auto start = std::chrono::steady_clock::now();
   int32_t status;
   {
-    Watchdog watchdog(timeoutSeconds);
+    backend::StepLimiter limiter(kept);
+    ActiveLimiterScope scope(limiter);
     status = entry_(slots.data());
   }
   if (status != 0 && failedCheck.failed) {  // a check's report is the precise error
     release();
     const codegen::CheckSite &site = checkSites_[size_t(failedCheck.site)];
-    double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    std::string message = checkMessage(site, failedCheck.a, failedCheck.b, seconds, timeoutSeconds);
+    std::string message = checkMessage(site, failedCheck);
     VTARuntimeClearError();
     VTASimClearError();
     return ir::diagnosticError(site.loc, message);

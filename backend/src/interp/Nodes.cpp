@@ -164,9 +164,7 @@ void *AccessPtr::eval(Frame &frame) const {
   }
   int64_t elements = storage->byteSize / elementBytes;
   if (first < 0 || count < 0 || first > elements || count > elements - first) {
-    frame.trap(loc, "tvm_access_ptr to elements [" + std::to_string(first) + ", " + std::to_string(first) + " + " +
-                        std::to_string(count) + ") of '" + bufferName + "' leaves its allocation of " +
-                        std::to_string(elements) + " elements");
+    frame.trap(loc, accessPtrOutOfRangeMessage(first, count, bufferName, elements));
     return nullptr;
   }
   return storage->data + first * elementBytes;

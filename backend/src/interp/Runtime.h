@@ -17,6 +17,7 @@
 
 #include "vtac/backend/ExternRegistry.h"
 #include "vtac/backend/RunLimits.h"
+#include "vtac/backend/StepLimiter.h"
 #include "vtac/ir/SourceLoc.h"
 
 namespace vtac::backend::interp {
@@ -50,9 +51,7 @@ llvm::Expected<std::unique_ptr<Storage>> allocateStorage(int64_t bytes, const De
 class Frame {
 public:
   Frame(size_t numSlots, const DeviceMemory *device, const RunLimits &limits = {})
-      : slots(numSlots, Slot{0}), device(device), limits(limits), start(std::chrono::steady_clock::now()) {
-    scheduleLimitCheck();
-  }
+      : slots(numSlots, Slot{0}), device(device), limiter(limits), nextLimitCheck(limiter.nextCheck()) {}
 
   std::vector<Slot> slots;
   const DeviceMemory *device;  // where allocations go (null: host memory)
@@ -61,10 +60,8 @@ public:
 
   // Loop iterations so far; loops call withinLimits(loc) when `steps` reaches `nextLimitCheck`.
   uint64_t steps = 0;
-  uint64_t nextLimitCheck = 0;
-  const RunLimits limits;
-  const std::chrono::steady_clock::time_point start;
-  bool progressShown = false;
+  StepLimiter limiter;
+  uint64_t nextLimitCheck;
 
   // Checks the RunLimits (and draws the progress line); false after trapping at `loc`.
   [[gnu::cold]] bool withinLimits(const ir::SourceLoc &loc);
@@ -79,10 +76,6 @@ public:
 
   ir::SourceLoc trapLoc;
   std::string trapMessage;
-
-private:
-  void scheduleLimitCheck();
-  double nextProgressSecond = 1;
 };
 
 }  // namespace vtac::backend::interp

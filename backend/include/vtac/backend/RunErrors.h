@@ -18,6 +18,10 @@ std::string dimensionOutOfBoundsMessage(int64_t index, int64_t dim, const std::s
 std::string outsideAllocationMessage(int64_t flat, const std::string &buffer, bool flatIndex, int64_t elementBytes,
                                      int64_t allocationBytes);
 
+// A tvm_access_ptr to elements [first, first + count) of `buffer`, whose allocation holds
+// `elements` elements of the pointer's type, reaches outside it (or has a negative bound).
+std::string accessPtrOutOfRangeMessage(int64_t first, int64_t count, const std::string &buffer, int64_t elements);
+
 // An integer division (or, with `modulo`, a remainder) of `dividend` by zero.
 std::string divisionByZeroMessage(bool modulo, int64_t dividend);
 

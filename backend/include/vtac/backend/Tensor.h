@@ -62,6 +62,11 @@ bool isSupportedTensorType(ir::DataType dtype);
 // huge shape) must be an error, not an out-of-memory kill or an allocation that never ends.
 constexpr int64_t kMaxTensorBytes = int64_t(4) << 30;  // 4 GiB
 
+// The bytes both engines allocate for a buffer of `bytes` (host memory, or a VTA device buffer):
+// rounded up to 64 and 64 more, never zero, so every buffer has its own valid address, and
+// the VTA runtime sees the same buffer sizes (in its errors too) whatever the engine.
+constexpr int64_t paddedAllocationBytes(int64_t bytes) { return (bytes + 63) / 64 * 64 + 64; }
+
 // Bytes of `shape` elements of `elementBytes` each; an error (without location) when an extent
 // is negative, the product overflows 64 bits or it exceeds kMaxTensorBytes.
 llvm::Expected<int64_t> checkedByteSize(llvm::ArrayRef<int64_t> shape, int64_t elementBytes);

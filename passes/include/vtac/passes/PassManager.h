@@ -69,6 +69,9 @@ struct Instrumentation {
   std::set<std::string> printBefore;
   bool verifyEach = false;           // run the IR verifier after every pass
   bool timePasses = false;
+  // A pass's error starts with `[pass]`; off where passes run on the user's behalf (the JIT's
+  // tir-lower), whose errors read as the interpreter's for the same program.
+  bool namePassInErrors = true;
   llvm::raw_ostream *dumpStream = &llvm::errs();
 };
 

@@ -10,7 +10,8 @@
 //  - TVM's CombineContextCall: one `VTATLSCommandHandle()` per function, bound to
 //    `commandHandle` at entry, used by every runtime call that takes the command handle;
 //  - the VTA intrinsics as runtime calls: coproc_dep_push/pop -> VTADepPush/VTADepPop(cmd, ..),
-//    coproc_sync -> VTASynchronize(cmd, 1 << 31), uop_push -> VTAUopPush(..);
+//    coproc_sync -> VTASynchronize(cmd, 1 << 31), uop_push -> VTAUopPush(..), each recorded in
+//    loweredIntrinsics;
 //  - TVM's CreateStaticInit: each `coproc_uop_scope` body becomes a MicroKernel (its body and
 //    the closure of free scalar variables it reads, in order of first use, as the interpreter
 //    packs them) and its place in the body a `hostop::kPushMicroKernel(index)` call, which an
@@ -23,6 +24,8 @@
 #pragma once
 
 #include <string>
+#include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include <llvm/Support/Error.h>
@@ -98,6 +101,16 @@ struct HostFunction {
   std::vector<ParallelTask> tasks;
   ir::VarRef commandHandle;  // null when the function makes no VTA runtime call
   ir::SourceLoc loc;
+  // The intrinsic each runtime call the lowering made stands for, as the program wrote it
+  // (`tir.vta.coproc_sync` for its VTASynchronize): errors name what the user wrote. The
+  // calls are held, so that their addresses stay theirs.
+  std::unordered_map<const ir::Node *, std::pair<ir::Expr, std::string>> loweredIntrinsics;
+
+  // The name an error gives the call `at` to `callee`: the intrinsic it was lowered from, if any.
+  std::string writtenName(const ir::Node &at, const std::string &callee) const {
+    auto found = loweredIntrinsics.find(&at);
+    return found == loweredIntrinsics.end() ? callee : found->second.second;
+  }
 };
 
 llvm::Expected<HostFunction> lowerForHost(const ir::PrimFunc &func, const std::string &name,

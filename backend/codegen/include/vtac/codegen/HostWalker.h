@@ -4,12 +4,13 @@
 //
 // HostWalker visits sequences, buffer declarations and the attributes that carry no code;
 // turns `for` loops and launched / virtual threads (thread_extent, virtual_thread: their body
-// runs once per index, one after another) into emitLoop; checks allocations (host scopes only,
-// no condition) before emitAllocate; splits an evaluated call into a micro-kernel push, a run
+// runs once per index, one after another) into emitLoop; checks allocations (host scopes only
+// unless allocateOnChipScopesInHostMemory was called, no condition) before emitAllocate; splits an evaluated call into a micro-kernel push, a run
 // of a parallel task, a checked call of a compiled function, or an expression whose status
 // (RuntimeApi.h's returnsStatus) or error count (reportsThroughErrorCount, once
 // checkErrorCountFromHere was called) is checked; and dispatches calls: extern calls, the `vtac.dltensor_*` fields, and the
-// intrinsics of intrinsicArities, each with its argument count checked. Blocks are an error
+// intrinsics of intrinsicArities, each with its argument count checked; T.address_of and
+// T.tvm_access_ptr with their operands checked. Blocks are an error
 // (code generation needs flat TIR). The first error is kept (a located DiagnosticError naming
 // the emitter) and returned by takeError; after it the walk goes on with placeholder values.
 #pragma once
@@ -81,6 +82,7 @@ public:
   void visitEvaluate(const ir::Evaluate &op) override {
     if (op.value.isa<ir::IntImm>()) return;
     auto *call = op.value.as<ir::Call>();
+    if (call && call->op == "tir.assume" && call->args.size() == 1) return;  // no code (visitCall)
     if (call && call->op == hostop::kPushMicroKernel) {
       auto *index = call->args.empty() ? nullptr : call->args[0].as<ir::IntImm>();
       if (!index || index->value < 0 || size_t(index->value) >= function_.kernels.size())
@@ -109,11 +111,10 @@ public:
 
   void visitAllocate(const ir::Allocate &op) override {
     const std::string &scope = op.scope();
-    if (!isHostScope(scope))
+    if (!isHostScope(scope) && !onChipScopesInHostMemory_)
       return fail(op, "'" + op.bufferVar->name + "' is in VTA's on-chip scope '" + scope +
                           "': lower the program for VTA (vta-lower) before compiling it");
     if (op.condition) return fail(op, "the " + std::string(emitterName_) + " emitter does not support conditional allocations");
-    if (op.constantData) return fail(op, "the " + std::string(emitterName_) + " emitter does not support T.allocate_const");
     emitAllocate(op);
   }
 
@@ -126,6 +127,18 @@ public:
       return emitExternCall(op, callee->value);
     }
     if (name == hostop::kPushMicroKernel) return invalid(op, "a micro-kernel push inside an expression");
+    if (name == "tir.address_of") {
+      auto *load = op.args.size() == 1 ? op.args[0].as<ir::BufferLoad>() : nullptr;
+      if (!load) return invalid(op, "'tir.address_of' takes one buffer element, as in T.address_of(A[i])");
+      return emitAddressOf(op, *load);
+    }
+    if (name == "tir.tvm_access_ptr") {
+      auto *annotation = op.args.size() == 5 ? op.args[0].as<ir::Call>() : nullptr;
+      auto *data = op.args.size() == 5 ? op.args[1].as<ir::Var>() : nullptr;
+      if (!annotation || annotation->op != "tir.type_annotation" || !data)
+        return invalid(op, "'tir.tvm_access_ptr' takes (T.type_annotation(dtype), data, offset, extent, mask)");
+      return emitAccessPtr(op, annotation->dtype, *data);
+    }
     if (llvm::StringRef(name).starts_with("vtac.dltensor_")) {
       if (op.args.empty()) return invalid(op, "'" + name + "' needs a tensor");
       return emitTensorField(op);
@@ -137,6 +150,8 @@ public:
       return invalid(op, "'" + name + "' takes " + std::to_string(arity->second) + " arguments, got " +
                              std::to_string(op.args.size()));
     if (name == "tir.likely" || name == "tir.tvm_thread_context") return visitExpr(op.args[0]);
+    // T.assume(cond) is a fact for the optimiser, not a check: true, its operand unevaluated.
+    if (name == "tir.assume") return visitExpr(ir::intImm(1, ir::DataType::boolTy()));
     return emitIntrinsic(op);
   }
 
@@ -145,6 +160,8 @@ protected:
   // runtime's error count (emitErrorCountCheck). Not in micro-kernels: the runtime checks what
   // a kernel recorded when its push returns.
   void checkErrorCountFromHere() { checksErrorCount_ = true; }
+  // Allocations in VTA's on-chip scopes go to emitAllocate as host memory instead of failing.
+  void allocateOnChipScopesInHostMemory() { onChipScopesInHostMemory_ = true; }
 
   // Records the error and returns the emitter's placeholder value.
   Value invalid(const ir::Node &at, const std::string &message) {
@@ -175,11 +192,18 @@ protected:
   // Returns kStatusRuntimeError when the runtime's error count rose since the function started
   // (checked after the call `at` to `callee`).
   virtual void emitErrorCountCheck(const ir::Node &at, llvm::StringRef callee) = 0;
-  // A host-memory allocation (already checked), its body, and its release.
+  // A host-memory allocation (already checked), its body, and its release; the memory starts
+  // as a copy of the constant data of a T.allocate_const (writable, as in the interpreter).
   virtual void emitAllocate(const ir::Allocate &op) = 0;
   virtual Value emitExternCall(const ir::Call &op, const std::string &callee) = 0;
   // One of the hostop::kTensor* fields (the tensor is args[0], a dimension args[1]).
   virtual Value emitTensorField(const ir::Call &op) = 0;
+  // T.address_of(load): the address of the element `load` reads.
+  virtual Value emitAddressOf(const ir::Call &op, const ir::BufferLoad &load) = 0;
+  // T.tvm_access_ptr(T.type_annotation(elementType), data, offset, extent, mask): the address
+  // of element `offset` (of elementType) of `data`; [offset, offset + extent) must lie in data's
+  // allocation.
+  virtual Value emitAccessPtr(const ir::Call &op, ir::DataType elementType, const ir::Var &data) = 0;
   // An intrinsic of intrinsicArities() other than likely / tvm_thread_context, with the right
   // number of arguments.
   virtual Value emitIntrinsic(const ir::Call &op) = 0;
@@ -197,11 +221,12 @@ private:
         {"tir.sqrt", 1},         {"tir.tanh", 1},               {"tir.sin", 1},          {"tir.cos", 1},
         {"tir.floor", 1},        {"tir.ceil", 1},               {"tir.round", 1},        {"tir.trunc", 1},
         {"tir.fabs", 1},         {"tir.pow", 2},                {"tir.exp2", 1},         {"tir.log2", 1},
-        {"tir.erf", 1},          {"tir.abs", 1},                {"tir.sigmoid", 1}};
+        {"tir.erf", 1},          {"tir.abs", 1},                {"tir.sigmoid", 1},      {"tir.assume", 1}};
     return arities;
   }
 
   bool checksErrorCount_ = false;
+  bool onChipScopesInHostMemory_ = false;
   llvm::Error error_ = llvm::Error::success();
 };
 

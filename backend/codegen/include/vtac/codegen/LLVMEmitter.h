@@ -41,6 +41,12 @@ struct LLVMEmitOptions {
   std::string packedEntry;
   // Compile the run-time checks of RuntimeChecks.h in (the JIT does; objects have none).
   bool runtimeChecks = false;
+  // With runtimeChecks, also count loop iterations against the run's limits (RuntimeChecks.h):
+  // what the JIT compiles when --max-steps, --timeout or a progress line asks for it.
+  bool countSteps = false;
+  // Allocate buffers of VTA's on-chip scopes in host memory, as the interpreter runs a program
+  // not lowered for VTA (the JIT does; `vtac compile` asks for vta-lower instead).
+  bool onChipScopesInHostMemory = false;
 };
 
 // An optimised module and the target machine it was built for.

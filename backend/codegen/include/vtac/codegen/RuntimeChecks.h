@@ -3,22 +3,26 @@
 //
 // With checks on, the LLVM emitter guards every buffer access (each index of a
 // multi-dimensional buffer against its extent, the flat element against the allocation behind
-// the buffer's data: a parameter's tensor, a T.allocate, or an alias of either), integer
-// division and remainder (by zero; a divisor of -1 cannot trap either, the quotient wraps as the
-// interpreter's does), shifts (amount in [0, bits)), float-to-int casts (value representable)
-// and the size of every T.allocate (at most kMaxAllocationBytes, as the interpreter allows),
-// and puts a stop check at the top of every loop whose whole nest (its iterations, each
-// counting those of the loops inside) may exceed kUncheckedLoopIterations (a `while`, a
-// loop of unknown extent always), so that a stop is at most that many iterations away. What the arithmetic analyzer proves
-// under the enclosing loop ranges (ir/arith: constant bounds, `canProve`) costs nothing at run
-// time; the rest is a compare and a branch to a cold block that calls
-// `int32_t vtac_check_failed(int32_t site, int64_t a, int64_t b)` and returns
+// the buffer's data: a parameter's tensor, a T.allocate, or an alias of either), the range of
+// every T.tvm_access_ptr (against the allocation too), integer division and remainder (by zero;
+// a divisor of -1 cannot trap either, the quotient wraps as the interpreter's does), shifts
+// (amount in [0, bits)), float-to-int casts (value representable) and the size of every
+// T.allocate (at most kMaxAllocationBytes, as the interpreter allows). What the arithmetic
+// analyzer proves under the enclosing loop ranges (ir/arith: constant bounds, `canProve`) costs
+// nothing at run time; the rest is a compare and a branch to a cold block that calls
+// `int32_t vtac_check_failed(int32_t site, int64_t a, int64_t b, int64_t c)` and returns
 // kStatusCheckFailed (from a micro-kernel or a parallel task, that status travels up through the
-// runtime or the thread pool). `site` indexes the CheckSite table the emitter returns; a and b
-// carry the run-time values (see CheckKind). A failing runtime call (a status-returning call,
-// a micro-kernel push, a call that raised the runtime's error count) reports a CallFailed site. The stop check reads the int32
-// `vtac_stop_requested` (volatile): non-zero stops the run at that loop. Both symbols are the
-// caller's (the JIT binds them); objects compiled by `vtac compile` have no checks.
+// runtime or the thread pool). `site` indexes the CheckSite table the emitter returns; a, b and
+// c carry the run-time values (see CheckKind). A failing runtime call (a status-returning call,
+// a micro-kernel push, a call that raised the runtime's error count) reports a CallFailed site.
+//
+// With `countSteps` too, every loop iteration (for, while, launched and virtual threads, as the
+// interpreter counts them) adds one to the uint64 `vtac_steps` (atomically: parallel tasks
+// count too) and, when the count reaches the uint64 `vtac_next_limit_check`, calls
+// `int32_t vtac_check_limits(int32_t site, int64_t steps)` (backend::StepLimiter: --max-steps,
+// --timeout, the progress line); non-zero stops the run at that loop (a Stopped site, whose
+// message the caller has). These symbols are the caller's (the JIT binds them); objects
+// compiled by `vtac compile` have no checks.
 #pragma once
 
 #include <cstdint>
@@ -29,8 +33,9 @@
 namespace vtac::codegen {
 
 inline constexpr const char *kCheckFailedSymbol = "vtac_check_failed";
-inline constexpr const char *kStopRequestedSymbol = "vtac_stop_requested";
-inline constexpr int64_t kUncheckedLoopIterations = 1 << 16;
+inline constexpr const char *kStepCountSymbol = "vtac_steps";
+inline constexpr const char *kNextLimitCheckSymbol = "vtac_next_limit_check";
+inline constexpr const char *kCheckLimitsSymbol = "vtac_check_limits";
 // The largest T.allocate checked code makes: the interpreter's limit (backend::kMaxTensorBytes).
 inline constexpr int64_t kMaxAllocationBytes = int64_t(4) << 30;
 
@@ -41,9 +46,10 @@ enum class CheckKind : uint8_t {
   ModuloByZero,     // a: the dividend
   ShiftAmount,      // a: the amount
   FloatToInt,       // a: the bits of the value as a double
-  Stopped,          // vtac_stop_requested was set
+  Stopped,          // vtac_check_limits stopped the run (its message is the caller's)
   CallFailed,       // the runtime call `name` failed (its message is the runtime's last error)
   AllocationTooLarge,  // a: the bytes asked for, b: 1 when their product overflowed 64 bits
+  AccessPtrRange,      // a: the first element, b: the element count, c: the allocation's size in bytes
 };
 
 struct CheckSite {
@@ -52,7 +58,7 @@ struct CheckSite {
   std::string name;          // the buffer (accesses), or the integer type (shifts, casts)
   int64_t dim = 0;           // DimensionIndex: which dimension
   bool flatIndex = false;    // AllocationIndex: a 1-d access without element offset
-  int64_t elementBytes = 1;  // AllocationIndex: the size of the buffer's element
+  int64_t elementBytes = 1;  // AllocationIndex, AccessPtrRange: the size of the element
   std::string shape;         // AllocationTooLarge: the extents as written, "(n, 4)"
 };
 

@@ -8,8 +8,8 @@
 // linked into the process. A failing call (status -1 for an argument, -2 for a runtime error)
 // becomes an error carrying VTARuntimeLastError (and the simulator's detail). The code is
 // compiled with the run-time checks of RuntimeChecks.h: a failed check is the interpreter's
-// located error, in the interpreter's words (RunErrors.h), and `timeoutSeconds` stops the run
-// at a loop's stop check. A TensorIR
+// located error, in the interpreter's words (RunErrors.h); run limits stop it at a loop, as
+// they stop the interpreter, when it was compiled to count steps. A TensorIR
 // function (blocks) is first flattened by the `tir-lower` pipeline; what the emitter does not
 // support (what tir-lower leaves, vectors of bool, vector libm calls) fails to compile with a located error.
 #pragma once
@@ -32,14 +32,17 @@ namespace vtac::jit {
 
 class JitFunction : public backend::PrimFuncEngine {
 public:
-  // `runtimeChecks` false leaves the checks out (bench/codegen/jit_checks_bench measures them).
+  // `runtimeChecks` false leaves the checks out (bench/codegen/jit_checks_bench measures them);
+  // `countSteps` compiles the loop-iteration count that run limits need (RuntimeChecks.h).
   static llvm::Expected<std::unique_ptr<JitFunction>> compile(ir::PrimFuncRef func, const std::string &name,
-                                                               int optLevel = 2, bool runtimeChecks = true);
+                                                               int optLevel = 2, bool runtimeChecks = true,
+                                                               bool countSteps = false);
 
   const backend::FunctionSignature &signature() const override { return *signature_; }
 
-  // `limits.timeoutSeconds` > 0 stops the run at the next loop's stop check once it has
-  // passed; `limits.maxSteps` must be 0 (the compiled code counts no steps).
+  // `limits` (--max-steps, --timeout, the progress line) are kept as the interpreter keeps them
+  // (backend::StepLimiter); they need code compiled with `countSteps`, without which there is
+  // no progress line.
   llvm::Error run(llvm::MutableArrayRef<backend::Tensor> arguments, const backend::RunLimits &limits = {}) override;
 
   std::string timingLine(const backend::RunTimes &times) const override;
@@ -55,6 +58,7 @@ private:
   codegen::HostFunction host_;
   int32_t (*entry_)(void **) = nullptr;
   std::vector<codegen::CheckSite> checkSites_;
+  bool countsSteps_ = false;
 };
 
 }  // namespace vtac::jit
