@@ -12,7 +12,7 @@ const char *nodeKindName(NodeKind kind) {
       "Not", "Select", "BufferLoad", "Call", "Let", "Ramp", "Broadcast",
       "BufferStore", "LetStmt", "AttrStmt", "AssertStmt", "For", "While", "IfThenElse", "SeqStmt",
       "Evaluate", "Allocate", "DeclBuffer", "Block", "BlockRealize",
-      "IterVar", "Buffer", "GlobalVar",
+      "IterVar", "Buffer", "GlobalVar", "CommReducer",
       "PrimFunc", "RelaxFunction",
   };
   return names[size_t(kind)];

@@ -20,6 +20,7 @@
 #include "UseScopes.h"
 #include "vtac/ir/Arith.h"
 #include "vtac/ir/Builtins.h"
+#include "vtac/ir/CommReducer.h"
 #include "vtac/ir/Relax.h"
 #include "vtac/ir/StructuralEqual.h"
 #include "vtac/ir/Visitor.h"
@@ -282,6 +283,7 @@ private:
   void printAttrValue(const AttrValue &value, std::string &out);
   void printAttrMap(const AttrMap &attrs, std::string &out);
   std::string iterVarText(const IterVar &iv);
+  std::string reducerText(const CommReducer &reducer);
 
   // ---- buffers ---------------------------------------------------------------------------
   BufferAttrs bufferAttrs(const Buffer &buffer, Frame &frame, BufferVarDefinition defs);
@@ -628,6 +630,29 @@ std::string ScriptPrinter::iterVarText(const IterVar &iv) {
   return out;
 }
 
+// `T.comm_reducer(lambda x, y: x + y, [T.float32(0)])`, several results as a tuple. The
+// parameters (lhs, then rhs) are named in a frame of their own, as TVM's printer does, so the
+// names are free again after the reducer.
+std::string ScriptPrinter::reducerText(const CommReducer &reducer) {
+  FrameGuard frame(*this, &reducer);
+  std::string out = "T.comm_reducer(lambda ";
+  const char *separator = "";
+  for (const std::vector<VarRef> *parameters : {&reducer.lhs, &reducer.rhs})
+    for (const VarRef &var : *parameters) {
+      out += separator + defineVar(*var, *frame);
+      separator = ", ";
+    }
+  out += ": ";
+  bool tuple = reducer.result.size() != 1;
+  if (tuple) out += "(";
+  printArgs(reducer.result, out);
+  if (tuple) out += ")";
+  out += ", [";
+  printArgs(reducer.identity, out);
+  out += "])";
+  return out;
+}
+
 // ---- buffers -------------------------------------------------------------------------------
 
 ScriptPrinter::BufferAttrs ScriptPrinter::bufferAttrs(const Buffer &buffer, Frame &frame,
@@ -968,6 +993,7 @@ DocLines ScriptPrinter::printAttrStmt(const AttrStmt &attr) {
   if (!attr.node) node = "None";
   else if (const auto *iv = attr.node.as<IterVar>()) node = iterVarText(*iv);
   else if (const auto *buffer = attr.node.as<Buffer>()) printBufferName(*buffer, node);
+  else if (const auto *reducer = attr.node.as<CommReducer>()) node = reducerText(*reducer);
   else if (const auto *e = attr.node.as<ExprNode>()) printExpr(Expr(e), node);
   else node = "None";
   std::string call = "T.attr(" + node + ", " + quoted(attr.key) + ", " + exprText(attr.value) + ")";

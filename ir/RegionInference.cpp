@@ -4,6 +4,8 @@
 // cannot be bounded covers the whole dimension.
 #include "vtac/ir/RegionInference.h"
 
+#include <algorithm>
+#include <limits>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -64,7 +66,8 @@ Interval unite(const Interval &a, const Interval &b) {
 
 class RegionCollector : public StmtExprVisitor {
 public:
-  RegionCollector(const Block &block, const std::vector<BufferRef> &knownBuffers) {
+  RegionCollector(const Block &block, const std::vector<BufferRef> &knownBuffers, RegionInferenceOptions options)
+      : options_(options) {
     for (const BufferRef &b : knownBuffers) dataVars_.emplace(b->data.get(), b);
     for (const BufferRef &b : block.allocBuffers) allocated_.insert(b.get());
     for (const MatchBufferRegion &m : block.matchBuffers) matched_.emplace(m.buffer.get(), &m);
@@ -133,13 +136,35 @@ public:
         return;
       }
     }
+    if (op.op == "tir.if_then_else" && op.args.size() == 3) {
+      visitExpr(op.args[0]);
+      underCondition(op.args[0], true, [&] { visitExpr(op.args[1]); });
+      underCondition(op.args[0], false, [&] { visitExpr(op.args[2]); });
+      return;
+    }
     StmtExprVisitor::visitCall(op);
+  }
+
+  void visitIfThenElse(const IfThenElse &op) override {
+    visitExpr(op.condition);
+    underCondition(op.condition, true, [&] { visitStmt(op.thenCase); });
+    if (op.elseCase) underCondition(op.condition, false, [&] { visitStmt(op.elseCase); });
   }
 
   void visitBlockRealize(const BlockRealize &op) override {
     visitExprs(op.iterValues);
     if (op.predicate) visitExpr(op.predicate);
     const Block &inner = *op.block;
+    if (options_.enterOpaqueBlocks && inner.iterVars.empty()) {
+      for (const BufferRef &b : inner.allocBuffers) allocated_.insert(b.get());
+      for (const MatchBufferRegion &m : inner.matchBuffers) matched_.emplace(m.buffer.get(), &m);
+      Expr predicate = op.predicate ? op.predicate : boolImm(true);
+      underCondition(predicate, true, [&] {
+        if (inner.init) visitStmt(inner.init);
+        visitStmt(inner.body);
+      });
+      return;
+    }
     VarMap bindings = lets_;
     for (size_t i = 0; i < inner.iterVars.size() && i < op.iterValues.size(); ++i)
       bindings[inner.iterVars[i]->var.get()] = op.iterValues[i];
@@ -148,6 +173,74 @@ public:
   }
 
 private:
+  // Runs `visit` with the loop bounds narrowed by `condition` holding (or not), when the
+  // options ask for it.
+  template <class Visit> void underCondition(const Expr &condition, bool holds, Visit visit) {
+    if (!options_.narrowByConditions) return visit();
+    auto saved = loopBounds_;
+    narrow(condition, holds);
+    visit();
+    loopBounds_ = std::move(saved);
+  }
+
+  void narrow(const Expr &condition, bool holds) {
+    if (const auto *negated = condition.as<Not>()) return narrow(negated->a, !holds);
+    const auto *op = condition.as<BinaryExpr>();
+    if (!op) return;
+    NodeKind kind = op->kind();
+    if ((kind == NodeKind::And && holds) || (kind == NodeKind::Or && !holds)) {
+      narrow(op->a, holds);
+      narrow(op->b, holds);
+      return;
+    }
+    if (!BinaryExpr::isComparison(kind) || !op->a->dtype.isIntOrUInt()) return;
+    if (!holds) {  // not (a < b) is a >= b, ...
+      static const std::unordered_map<NodeKind, NodeKind> opposite = {
+          {NodeKind::LT, NodeKind::GE}, {NodeKind::GE, NodeKind::LT}, {NodeKind::LE, NodeKind::GT},
+          {NodeKind::GT, NodeKind::LE}, {NodeKind::EQ, NodeKind::NE}, {NodeKind::NE, NodeKind::EQ}};
+      kind = opposite.at(kind);
+    }
+    narrowComparison(kind, difference(linear(op->a), linear(op->b)));
+  }
+
+  // `sign * v + c <kind> 0` for one loop variable v of constant bounds: v's bounds shrink to
+  // the values that satisfy it (an empty result keeps them, the branch is dead anyway).
+  void narrowComparison(NodeKind kind, const LinearForm &form) {
+    const Var *var = nullptr;
+    int64_t sign = 0;
+    for (const detail::LinearTerm &t : form.terms) {
+      if (t.coeff == 0) continue;
+      const auto *v = t.atom.as<Var>();
+      if (var || !v || (t.coeff != 1 && t.coeff != -1)) return;
+      var = v;
+      sign = t.coeff;
+    }
+    auto bounds = var ? loopBounds_.find(var) : loopBounds_.end();
+    if (bounds == loopBounds_.end() || !bounds->second.first.isConstant() || !bounds->second.second.isConstant())
+      return;
+    // t = sign * v lies in [tLo, tHi].
+    int64_t c = form.constant;
+    int64_t tLo = std::numeric_limits<int64_t>::min(), tHi = std::numeric_limits<int64_t>::max();
+    switch (kind) {
+    case NodeKind::LT: tHi = -c - 1; break;
+    case NodeKind::LE: tHi = -c; break;
+    case NodeKind::GT: tLo = -c + 1; break;
+    case NodeKind::GE: tLo = -c; break;
+    case NodeKind::EQ: tLo = tHi = -c; break;
+    default: return;
+    }
+    int64_t lo = tLo, hi = tHi;
+    if (sign < 0) {  // v = -t
+      lo = tHi == std::numeric_limits<int64_t>::max() ? std::numeric_limits<int64_t>::min() : -tHi;
+      hi = tLo == std::numeric_limits<int64_t>::min() ? std::numeric_limits<int64_t>::max() : -tLo;
+    }
+    int64_t newLo = std::max(bounds->second.first.constant, lo);
+    int64_t newHi = std::min(bounds->second.second.constant, hi);
+    if (newLo > newHi) return;
+    bounds->second.first.constant = newLo;
+    bounds->second.second.constant = newHi;
+  }
+
   bool mentionsLoopVar(const Expr &e) const {
     bool found = false;
     preOrderVisit(e, [&](const Node &n) {
@@ -283,6 +376,7 @@ private:
     return region;
   }
 
+  RegionInferenceOptions options_;
   std::unordered_map<const Var *, std::pair<LinearForm, LinearForm>> loopBounds_;
   std::unordered_map<const Var *, BufferRef> dataVars_;
   std::unordered_set<const Buffer *> allocated_;
@@ -293,8 +387,9 @@ private:
 
 }  // namespace
 
-BlockAccessRegions inferAccessRegions(const Block &block, const std::vector<BufferRef> &knownBuffers) {
-  return RegionCollector(block, knownBuffers).collect(block);
+BlockAccessRegions inferAccessRegions(const Block &block, const std::vector<BufferRef> &knownBuffers,
+                                      RegionInferenceOptions options) {
+  return RegionCollector(block, knownBuffers, options).collect(block);
 }
 
 }  // namespace vtac::ir

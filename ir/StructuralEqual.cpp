@@ -3,6 +3,7 @@
 // identified by where they first occur in that walk.
 #include "vtac/ir/StructuralEqual.h"
 
+#include "vtac/ir/CommReducer.h"
 #include "vtac/ir/Relax.h"
 
 #include <unordered_map>
@@ -43,6 +44,7 @@ private:
   bool attrValue(const AttrValue &a, const AttrValue &b);
   bool attrs(const AttrMap &a, const AttrMap &b);
   bool node(const NodeRef &a, const NodeRef &b);
+  bool reducer(const CommReducer &a, const CommReducer &b);
   bool block(const Block &a, const Block &b);
 
   bool mapFreeVars_;
@@ -211,7 +213,19 @@ bool StructuralComparer::node(const NodeRef &a, const NodeRef &b) {
   if (const auto *x = a.as<IterVar>()) return iterVar(IterVarRef(x), IterVarRef(b.as<IterVar>()), false);
   if (const auto *x = a.as<Buffer>()) return buffer(BufferRef(x), BufferRef(b.as<Buffer>()));
   if (const auto *x = a.as<ExprNode>()) return expr(Expr(x), Expr(b.as<ExprNode>()));
+  if (const auto *x = a.as<CommReducer>()) return reducer(*x, *b.as<CommReducer>());
   return a == b || fail(a.get(), b.get(), "different attribute nodes");
+}
+
+// The parameters are defined by the reducer, lhs then rhs, as the hash meets them.
+bool StructuralComparer::reducer(const CommReducer &a, const CommReducer &b) {
+  if (a.lhs.size() != b.lhs.size() || a.rhs.size() != b.rhs.size())
+    return fail(&a, &b, "reducers combine different numbers of values");
+  for (size_t i = 0; i < a.lhs.size(); ++i)
+    if (!defineVar(a.lhs[i], b.lhs[i])) return false;
+  for (size_t i = 0; i < a.rhs.size(); ++i)
+    if (!defineVar(a.rhs[i], b.rhs[i])) return false;
+  return exprs(a.result, b.result) && exprs(a.identity, b.identity);
 }
 
 bool StructuralComparer::expr(const Expr &ea, const Expr &eb) {
@@ -422,6 +436,13 @@ private:
     range(iv.dom);
     var(*iv.var);
   }
+  void reducer(const CommReducer &r) {
+    mix(r.lhs.size());
+    for (const VarRef &v : r.lhs) var(*v);
+    for (const VarRef &v : r.rhs) var(*v);
+    exprs(r.result);
+    exprs(r.identity);
+  }
   void attrs(const AttrMap &m) {
     mix(m.size());
     for (const auto &[key, value] : m) {
@@ -518,6 +539,7 @@ void StructuralHasher::stmt(const Stmt &s) {
     mixString(x.key);
     if (const auto *iv = x.node.as<IterVar>()) iterVar(*iv);
     else if (const auto *b = x.node.as<Buffer>()) buffer(*b);
+    else if (const auto *r = x.node.as<CommReducer>()) reducer(*r);
     else if (const auto *e = x.node.as<ExprNode>()) expr(Expr(e));
     expr(x.value);
     stmt(x.body);

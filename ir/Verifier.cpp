@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <unordered_set>
 
+#include "vtac/ir/CommReducer.h"
 #include "vtac/ir/Visitor.h"
 
 namespace vtac::ir {
@@ -143,6 +144,8 @@ public:
         scoped = iv->var.get();
         inScope_.insert(scoped);
       }
+    } else if (const auto *reducer = op.node.as<CommReducer>()) {
+      checkReducer(*reducer, op);
     } else if (const auto *e = op.node.as<ExprNode>(); e && !e->isa<Var>()) {
       // A variable as the node only names what the attribute is about: TensorIR's pragma
       // attributes name the loop variable of the loop they enclose (TVM's LowerOpaqueBlock).
@@ -180,6 +183,31 @@ public:
   void visitIfThenElse(const IfThenElse &op) override {
     requireBool(op.condition, op, "if condition");
     StmtExprVisitor::visitIfThenElse(op);
+  }
+
+  // A reducer is closed: its results see only its parameters (the enclosing scope is set
+  // aside while they are visited); one lhs, rhs, result and constant identity per value, of
+  // one dtype.
+  void checkReducer(const CommReducer &reducer, const AttrStmt &at) {
+    size_t count = reducer.result.size();
+    if (reducer.lhs.size() != count || reducer.rhs.size() != count || reducer.identity.size() != count) {
+      return report(at, "reducer has " + std::to_string(reducer.lhs.size()) + " lhs, " +
+                            std::to_string(reducer.rhs.size()) + " rhs, " + std::to_string(count) + " results and " +
+                            std::to_string(reducer.identity.size()) + " identity elements; they must agree");
+    }
+    std::unordered_set<const Var *> enclosing = std::move(inScope_);
+    inScope_.clear();
+    for (const std::vector<VarRef> *parameters : {&reducer.lhs, &reducer.rhs})
+      for (const VarRef &var : *parameters) define(*var, at);
+    visitExprs(reducer.result);
+    inScope_ = std::move(enclosing);
+    for (size_t i = 0; i < count; ++i) {
+      DataType dtype = dtypeOf(reducer.identity[i]);
+      if (!reducer.identity[i].isa<IntImm>() && !reducer.identity[i].isa<FloatImm>())
+        report(at, "identity element " + std::to_string(i) + " of the reducer is not a constant");
+      if (reducer.lhs[i]->dtype != dtype || reducer.rhs[i]->dtype != dtype || dtypeOf(reducer.result[i]) != dtype)
+        report(at, "value " + std::to_string(i) + " of the reducer mixes dtypes (identity " + dtype.str() + ")");
+    }
   }
 
   // T.allocate_const: the data has the allocation's dtype and one element per allocated one.

@@ -364,6 +364,25 @@ Value vectorBuiltin(FunctionBuilder &b, CallArgs &args, ir::SourceLoc at, const 
   return Value::ofExpr(ir::make<ir::Ramp>(base.expr, stride.expr, int(*lanes), at), at);
 }
 
+// T.handle("int8", "scope") as a type: of a parameter, a let or `p = T.handle(...)`.
+Value pointerType(FunctionBuilder &b, CallArgs &args, ir::SourceLoc at, const std::string &path) {
+  if (args.positional.empty()) {
+    b.error(at, path + "() declares a variable and must be assigned to a name");
+    return Value::invalid();
+  }
+  if (!checkArity(b, args, 1, 2, path))
+    return Value::invalid();
+  std::optional<DataType> element = b.toDataType(args.positional[0]);
+  std::optional<std::string> scope = args.positional.size() > 1
+                                         ? b.toString(args.positional[1], "a storage scope")
+                                         : std::optional<std::string>("global");
+  if (!element || !scope)
+    return Value::invalid();
+  Value type = Value::ofString("", at, Value::Kind::PointerType);
+  type.pointer = ir::PointerType{*element, *scope};
+  return type;
+}
+
 // Statement-only builtins used as values; the message says where they belong.
 Value statementOnly(FunctionBuilder &b, CallArgs &args, ir::SourceLoc at, const std::string &path) {
   b.error(at, path + "(...) cannot be used as a value here");
@@ -393,11 +412,12 @@ const std::unordered_map<std::string, Handler> &builtinTable() {
     t["T.Broadcast"] = vectorBuiltin;
     t["T.Range"] = rangeBuiltin;
     t["T.Let"] = letBuiltin;
+    t["T.handle"] = pointerType;
     for (const char *name : {"T.reads", "T.writes", "T.where", "T.block_attr", "T.func_attr",
                              "T.evaluate", "T.attr", "T.grid", "T.serial", "T.parallel",
                              "T.vectorized", "T.unroll", "T.thread_binding", "T.block", "T.init",
                              "T.match_buffer", "T.alloc_buffer", "T.allocate", "T.allocate_const", "T.decl_buffer",
-                             "T.buffer_decl", "T.var", "T.handle", "T.axis.remap",
+                             "T.buffer_decl", "T.var", "T.axis.remap",
                              "T.axis.spatial", "T.axis.reduce", "T.axis.S", "T.axis.R",
                              "T.LetStmt", "T.Assert", "range", "T.env_thread", "T.launch_thread"})
       t[name] = statementOnly;
@@ -413,7 +433,8 @@ const ir::BuiltinInfo *tableBuiltin(const std::string &path) {
 } // namespace
 
 bool isKnownBuiltin(const std::string &path) {
-  return builtinTable().count(path) != 0 || tableBuiltin(path) || path == "T.Buffer";
+  return builtinTable().count(path) != 0 || tableBuiltin(path) || path == "T.Buffer" ||
+         path == "T.comm_reducer";
 }
 
 Value FunctionBuilder::callBuiltin(const std::string &path, CallArgs &args, ir::SourceLoc at) {

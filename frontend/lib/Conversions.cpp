@@ -37,6 +37,15 @@ std::optional<DataType> FunctionBuilder::toDataType(const Value &value) {
   return dtype;
 }
 
+std::optional<VarType> FunctionBuilder::toVarType(const Value &value) {
+  if (value.kind == Value::Kind::PointerType)
+    return VarType{DataType::handle(), value.pointer};
+  std::optional<DataType> dtype = toDataType(value);
+  if (!dtype)
+    return std::nullopt;
+  return VarType{*dtype, std::nullopt};
+}
+
 std::optional<std::string> FunctionBuilder::toString(const Value &value, const char *what) {
   if (value.kind == Value::Kind::String)
     return value.text;

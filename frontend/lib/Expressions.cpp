@@ -31,6 +31,8 @@ const char *describeKind(Value::Kind kind) {
   case Value::Kind::Range: return "a range";
   case Value::Kind::Path: return "a function";
   case Value::Kind::Method: return "a method";
+  case Value::Kind::Reducer: return "a reducer";
+  case Value::Kind::PointerType: return "a pointer type";
   }
   return "a value";
 }
@@ -464,6 +466,8 @@ Value FunctionBuilder::evalCall(Grammar::CallExprContext *expr) {
   Value callee = eval(expr->expr());
   if (callee.isInvalid())
     return callee;
+  if (callee.kind == Value::Kind::Path && callee.text == "T.comm_reducer")
+    return evalCommReducer(expr->arglist(), at);
   CallArgs args = evalArgs(expr->arglist(), at);
   if (callee.kind == Value::Kind::Path)
     return callBuiltin(callee.text, args, at);

@@ -13,7 +13,7 @@
 // parameters, scopes), Expressions.cpp (expressions and dtype rules),
 // Builtins.cpp (the `T.*` functions), Statements.cpp (statements and loops),
 // Threads.cpp (T.env_thread, T.launch_thread), Blocks.cpp (`with T.block` and what
-// may appear in it).
+// may appear in it), Reducers.cpp (T.comm_reducer).
 #pragma once
 
 #include "TVMScriptParser.h"
@@ -32,6 +32,13 @@
 namespace vtac::frontend {
 
 using Grammar = grammar::TVMScriptParser;
+
+/// The type an annotation gives a variable: a dtype (`x: T.int32 = ...`) or a typed pointer
+/// (`p: T.handle("int32", "global") = ...`, whose dtype is handle).
+struct VarType {
+  ir::DataType dtype;
+  std::optional<ir::PointerType> pointer;
+};
 
 /// Evaluated arguments of a call.
 struct CallArgs {
@@ -113,6 +120,8 @@ public:
   CallArgs evalArgs(Grammar::ArglistContext *arglist, ir::SourceLoc at);
   Value evalIndex(const Value &object, Grammar::SubscriptlistContext *subscripts,
                   ir::SourceLoc at);
+  /// `T.comm_reducer(lambda ...: ..., [identities])` (Reducers.cpp).
+  Value evalCommReducer(Grammar::ArglistContext *arglist, ir::SourceLoc at);
 
   // Conversions used by builtins and statements (Expressions.cpp).
   /// The IR expression a value stands for (a buffer's data variable for a
@@ -122,6 +131,8 @@ public:
   /// would lose its fraction to an integer type).
   ir::Expr toExprOf(const Value &value, ir::DataType dtype, const char *what);
   std::optional<ir::DataType> toDataType(const Value &value);
+  /// A dtype, or the pointer type `T.handle("dtype", "scope")` evaluates to.
+  std::optional<VarType> toVarType(const Value &value);
   std::optional<std::string> toString(const Value &value, const char *what);
   std::optional<int64_t> toConstInt(const Value &value, const char *what);
   /// A shape: an int, an expression or a tuple/list of them.
@@ -156,12 +167,12 @@ public:
                                          std::vector<ir::Stmt> &out);
   using NameList = std::vector<std::pair<std::string, ir::SourceLoc>>;
   std::optional<Wrapper> assignOne(const NameList &names, Grammar::ExprContext *valueExpr,
-                                   std::optional<ir::DataType> annotation, ir::SourceLoc at);
+                                   std::optional<VarType> annotation, ir::SourceLoc at);
   /// One wrapper applying `wrappers` in order (the first outermost).
   static std::optional<Wrapper> chain(std::vector<Wrapper> wrappers);
   /// `forceLet`: bind even a literal with a let (`with T.LetStmt(0) as x`).
   std::optional<Wrapper> bindValue(const NameList &names, Value value,
-                                   std::optional<ir::DataType> annotation, ir::SourceLoc at,
+                                   std::optional<VarType> annotation, ir::SourceLoc at,
                                    bool forceLet = false);
   std::optional<Wrapper> bindBuiltinResult(const std::string &name, ir::SourceLoc where,
                                            const std::string &path, CallArgs &args,

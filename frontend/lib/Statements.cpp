@@ -213,14 +213,14 @@ FunctionBuilder::buildAssignment(Grammar::Expr_stmtContext *stmt, std::vector<St
     names.emplace_back(name, loc(target));
   }
 
-  std::optional<DataType> annotation;
+  std::optional<VarType> annotation;
   if (auto *annotated = stmt->annassign()) {
     if (targetIsTuple) {
       error(at, "only a single name can carry a type annotation");
       return std::nullopt;
     }
     Value type = eval(annotated->expr());
-    annotation = toDataType(type);
+    annotation = toVarType(type);
     if (!annotation)
       return std::nullopt;
   }
@@ -254,7 +254,7 @@ std::optional<FunctionBuilder::Wrapper> FunctionBuilder::chain(std::vector<Wrapp
 // assigned name (T.match_buffer, T.axis.remap, T.int64(), ...) get it.
 std::optional<FunctionBuilder::Wrapper>
 FunctionBuilder::assignOne(const NameList &names, Grammar::ExprContext *valueExpr,
-                           std::optional<DataType> annotation, ir::SourceLoc at) {
+                           std::optional<VarType> annotation, ir::SourceLoc at) {
   if (auto *call = exactly<Grammar::CallExprContext>(valueExpr)) {
     Value callee = eval(call->expr());
     if (callee.isInvalid()) {
@@ -285,7 +285,7 @@ FunctionBuilder::assignOne(const NameList &names, Grammar::ExprContext *valueExp
 // `x = e` and `x: T.int32 = e` bind an expression with a let over the rest of
 // the body; other values (buffers, strings, tuples) simply get the name.
 std::optional<FunctionBuilder::Wrapper>
-FunctionBuilder::bindValue(const NameList &names, Value value, std::optional<DataType> annotation,
+FunctionBuilder::bindValue(const NameList &names, Value value, std::optional<VarType> annotation,
                            ir::SourceLoc at, bool forceLet) {
   if (value.isInvalid()) {
     for (const auto &[name, where] : names)
@@ -307,21 +307,22 @@ FunctionBuilder::bindValue(const NameList &names, Value value, std::optional<Dat
   const auto &[name, where] = names[0];
   if (value.kind != Value::Kind::Expr || (!annotation && !forceLet && value.literal)) {
     if (annotation) {
-      error(at, "cannot declare a " + annotation->str() + " variable from " + describeKind(value.kind));
+      error(at, "cannot declare a " + annotation->dtype.str() + " variable from " + describeKind(value.kind));
       return std::nullopt;
     }
     define(name, value, where);
     return std::nullopt;
   }
-  Expr expr = annotation ? toExprOf(value, *annotation, "a value") : value.expr;
+  Expr expr = annotation ? toExprOf(value, annotation->dtype, "a value") : value.expr;
   if (!expr)
     return std::nullopt;
-  if (annotation && expr->dtype != *annotation) {
-    error(value.loc, "cannot initialise " + annotation->str() + " variable '" + name +
+  if (annotation && expr->dtype != annotation->dtype) {
+    error(value.loc, "cannot initialise " + annotation->dtype.str() + " variable '" + name +
                          "' with a value of type " + expr->dtype.str());
     return std::nullopt;
   }
-  ir::VarRef var = ir::makeVar(name, expr->dtype, where);
+  ir::VarRef var = annotation && annotation->pointer ? ir::make<ir::Var>(name, *annotation->pointer, where)
+                                                     : ir::makeVar(name, expr->dtype, where);
   define(name, Value::ofExpr(var, where), where);
   return Wrapper([var, expr, at](Stmt rest) { return ir::make<ir::LetStmt>(var, expr, rest, at); });
 }
@@ -348,14 +349,9 @@ FunctionBuilder::bindBuiltinResult(const std::string &name, ir::SourceLoc where,
       define(name, Value::ofExpr(ir::makeVar(name, DataType::handle(), where), where), where);
       return std::nullopt;
     }
-    std::optional<DataType> element = toDataType(args.positional[0]);
-    std::optional<std::string> scope = args.positional.size() > 1
-                                           ? toString(args.positional[1], "a storage scope")
-                                           : std::optional<std::string>("global");
-    if (!element || !scope)
-      return std::nullopt;
-    define(name, Value::ofExpr(ir::make<ir::Var>(name, ir::PointerType{*element, *scope}, where), where),
-           where);
+    Value type = callBuiltin(path, args, at);
+    if (type.kind == Value::Kind::PointerType)
+      define(name, Value::ofExpr(ir::make<ir::Var>(name, type.pointer, where), where), where);
     return std::nullopt;
   }
   if (path == "T.env_thread") {
@@ -365,12 +361,16 @@ FunctionBuilder::bindBuiltinResult(const std::string &name, ir::SourceLoc where,
   if (path == "T.launch_thread")
     return attrWrapper(buildLaunchThread(&name, where, args, at));
   if (path == "T.LetStmt") {
-    // `with T.LetStmt(value) as x:` (the scoped form of `x: T.int32 = value`).
-    if (args.positional.size() != 1) {
-      error(at, "T.LetStmt takes one value");
+    // `with T.LetStmt(value) as x:` (the scoped form of `x: T.int32 = value`), and
+    // `with T.LetStmt(value, T.handle("int32")) as p:` for a typed pointer.
+    if (args.positional.empty() || args.positional.size() > 2) {
+      error(at, "T.LetStmt takes a value and an optional type");
       return std::nullopt;
     }
-    return bindValue({{name, where}}, args.positional[0], std::nullopt, at, /*forceLet=*/true);
+    std::optional<VarType> type;
+    if (args.positional.size() == 2 && !(type = toVarType(args.positional[1])))
+      return std::nullopt;
+    return bindValue({{name, where}}, args.positional[0], type, at, /*forceLet=*/true);
   }
   if (path == "T.match_buffer") {
     if (args.positional.empty()) {
@@ -640,7 +640,7 @@ std::optional<FunctionBuilder::Wrapper> FunctionBuilder::attrWrapper(std::option
 }
 
 // T.attr(node, key, value): node may be an iteration variable, a variable, a
-// buffer or a string (the pragma forms TVM prints).
+// buffer, a string (the pragma forms TVM prints) or a reducer (reduce_scope).
 std::optional<FunctionBuilder::AttrParts> FunctionBuilder::buildAttr(CallArgs &args, ir::SourceLoc at) {
   if (args.positional.size() != 3) {
     error(at, "T.attr takes a node, a key and a value");
@@ -652,6 +652,8 @@ std::optional<FunctionBuilder::AttrParts> FunctionBuilder::buildAttr(CallArgs &a
     target = node.iterVar;
   else if (node.kind == Value::Kind::Buffer)
     target = node.buffer;
+  else if (node.kind == Value::Kind::Reducer)
+    target = node.reducer;
   else if (Expr expr = toExpr(node, "an attribute node"))
     target = expr;
   std::optional<std::string> key = toString(args.positional[1], "an attribute key");

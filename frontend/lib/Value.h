@@ -5,6 +5,7 @@
 // that only means something once called.
 #pragma once
 
+#include "vtac/ir/CommReducer.h"
 #include "vtac/ir/Expr.h"
 
 #include <string>
@@ -28,6 +29,8 @@ struct Value {
     Range,    // ranges[0]: `T.Range(begin, end)`
     Path,     // a dotted builtin name: `T.grid`, `T.axis.remap`, `T.tir.vta.uop_push`
     Method,   // a bound method: `B.access_ptr`, `e.astype` (object in items[0])
+    Reducer,  // `T.comm_reducer(lambda x, y: x + y, [0])`
+    PointerType,  // `T.handle("int32", "global")` as a type: `p: T.handle("int32") = ...`
   };
 
   Kind kind = Kind::Invalid;
@@ -38,6 +41,8 @@ struct Value {
   bool literal = false;
   ir::BufferRef buffer;
   ir::IterVarRef iterVar;
+  ir::CommReducerRef reducer;
+  ir::PointerType pointer;  // PointerType
   std::string text;  // String; Path and Method: the dotted name / method name
   std::vector<Value> items;
   std::vector<ir::Range> ranges;

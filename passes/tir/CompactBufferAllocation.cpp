@@ -160,7 +160,8 @@ private:
     auto probe = ir::make<ir::Block>("", std::vector<ir::IterVarRef>{}, std::vector<ir::BufferRegion>{},
                                      std::vector<ir::BufferRegion>{}, body, nullptr, std::vector<ir::BufferRef>{},
                                      block.matchBuffers);
-    ir::BlockAccessRegions regions = ir::inferAccessRegions(*probe, {buffer});
+    ir::BlockAccessRegions regions =
+        ir::inferAccessRegions(*probe, {buffer}, {/*enterOpaqueBlocks=*/true, /*narrowByConditions=*/true});
     std::optional<std::vector<ir::Range>> window;
     for (const auto *list : {&regions.reads, &regions.writes})
       for (const ir::BufferRegion &region : *list)

@@ -5,7 +5,9 @@
 // under blockIdx/threadIdx, a shared one under threadIdx/vthread/cthread; local buffers
 // never), as in TVM. Example: `C_local` (1024, 1024) allocated under the thread loops
 // i_0, j_0, i_1, j_1 and written at [i_0*64 + i_1*8 + i_2, ...] becomes (8, 8) and is written
-// at [i_2, ...]. A dimension keeps its full extent when the accesses of a dimension cannot be
+// at [i_2, ...]. Accesses inside nested opaque blocks count as written, and the range of a loop
+// variable shrinks under an `if`, `T.if_then_else` or `T.where` condition bounding it by
+// constants (TVM's TestPaddingPattern, TestMemAccessInBranch). A dimension keeps its full extent when the accesses of a dimension cannot be
 // bounded by a constant-size window inside the buffer (their bounds differ by a non-constant,
 // an index is not linear in an inner loop, or the window may leave [0, extent)) — TVM would
 // clamp with T.max/T.min there. Only blocks' alloc_buffers are compacted (not Allocate /

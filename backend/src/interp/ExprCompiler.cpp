@@ -774,6 +774,12 @@ HandlePtr FunctionCompiler::compileHandleCall(const ir::Call &call) {
     node->access = compileAccess(*load->buffer, load->indices, call);
     return node;
   }
+  if (call.op == "tir.tvm_thread_allreduce") {
+    // Launched threads run one after another here, so there is no moment at which all of
+    // them hold their values to combine.
+    fail(call, "T.tvm_thread_allreduce (a reduction across threads) is not supported by the interpreter");
+    return std::make_unique<HandleConst>(nullptr);
+  }
   if (auto external = compileExternCall(call)) {
     auto node = std::make_unique<HandleCall>();
     node->call = std::move(*external);

@@ -88,3 +88,24 @@ TEST_CASE("modules compare functions by name", "[ir][equal]") {
   c.add("f", scaled(false, 1.0));
   CHECK_FALSE(structuralEqual(a, c));
 }
+
+namespace {
+// T.attr(T.comm_reducer(lambda x, y: x <op> y, [identity]), "reduce_scope", 0): T.evaluate(0)
+Stmt reducerScope(NodeKind op, double identity, bool swapped = false) {
+  VarRef x = makeVar("x", DataType::float32()), y = makeVar("y", DataType::float32());
+  Expr result = swapped ? binary(op, y, x) : binary(op, x, y);
+  NodeRef reducer = make<CommReducer>(std::vector<VarRef>{x}, std::vector<VarRef>{y}, std::vector<Expr>{result},
+                                      std::vector<Expr>{f32(identity)});
+  return make<AttrStmt>(reducer, "reduce_scope", i32(0), eval(i32(0)));
+}
+}  // namespace
+
+TEST_CASE("reducers compare their parameters by position, results and identities", "[ir][equal]") {
+  Stmt sum = reducerScope(NodeKind::Add, 0.0);
+  CHECK(structuralEqual(sum, reducerScope(NodeKind::Add, 0.0)));
+  CHECK(structuralHash(sum) == structuralHash(reducerScope(NodeKind::Add, 0.0)));
+  CHECK_FALSE(structuralEqual(sum, reducerScope(NodeKind::Mul, 0.0)));
+  CHECK_FALSE(structuralEqual(sum, reducerScope(NodeKind::Add, 1.0)));
+  CHECK_FALSE(structuralEqual(sum, reducerScope(NodeKind::Add, 0.0, /*swapped=*/true)));
+  CHECK(structuralHash(sum) != structuralHash(reducerScope(NodeKind::Add, 1.0)));
+}

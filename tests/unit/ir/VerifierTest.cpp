@@ -114,3 +114,25 @@ TEST_CASE("statements nested beyond the limit are reported once, not walked", "[
   auto f = funcWithBuffers({A}, body);
   CHECK(messages(*f) == Messages{"nesting too deep (limit 4000)"});
 }
+
+TEST_CASE("a reducer is closed, with one lhs, rhs, result and constant identity per value", "[ir][verifier]") {
+  BufferRef A = buffer("A", {4}, DataType::int32());
+  VarRef x = makeVar("x"), y = makeVar("y"), i = makeVar("i"), f = makeVar("f", DataType::float32());
+  auto scope = [&](std::vector<VarRef> lhs, std::vector<VarRef> rhs, std::vector<Expr> result,
+                   std::vector<Expr> identity) {
+    NodeRef reducer = make<CommReducer>(std::move(lhs), std::move(rhs), std::move(result), std::move(identity));
+    return make<AttrStmt>(reducer, "reduce_scope", i32(0), store(A, i, {i}));
+  };
+  Stmt good = scope({x}, {y}, {addExpr(x, y)}, {i32(0)});
+  Stmt counts = scope({x}, {y}, {addExpr(x, y)}, {i32(0), i32(1)});
+  Stmt usesLoopVar = scope({x}, {y}, {addExpr(x, i)}, {i32(0)});
+  Stmt notConstant = scope({x}, {y}, {addExpr(x, y)}, {i});
+  Stmt mixed = scope({f}, {y}, {y}, {i32(0)});
+  auto func = funcWithBuffers({A}, loop(i, 4, seq({good, counts, usesLoopVar, notConstant, mixed})));
+  CHECK(messages(*func) == Messages{
+                               "reducer has 1 lhs, 1 rhs, 1 results and 2 identity elements; they must agree",
+                               "variable 'i' is used outside the scope that defines it",
+                               "identity element 0 of the reducer is not a constant",
+                               "value 0 of the reducer mixes dtypes (identity int32)",
+                           });
+}

@@ -4,6 +4,7 @@
 #include "vtac/ir/Arith.h"
 #include "vtac/ir/AttrValue.h"
 #include "vtac/ir/Builtins.h"
+#include "vtac/ir/CommReducer.h"
 #include "vtac/ir/DataType.h"
 #include "vtac/ir/Expr.h"
 #include "vtac/ir/Function.h"

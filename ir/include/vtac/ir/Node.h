@@ -36,7 +36,7 @@ enum class NodeKind : uint8_t {
   BufferStore, LetStmt, AttrStmt, AssertStmt, For, While, IfThenElse, SeqStmt, Evaluate,
   Allocate, DeclBuffer, Block, BlockRealize,
   // neither expression nor statement
-  IterVar, Buffer, GlobalVar,
+  IterVar, Buffer, GlobalVar, CommReducer,
   // functions
   PrimFunc,
   RelaxFunction,  // Relax.h

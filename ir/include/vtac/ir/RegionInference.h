@@ -25,6 +25,17 @@ struct BlockAccessRegions {
   std::vector<BufferRegion> reads, writes;
 };
 
-BlockAccessRegions inferAccessRegions(const Block &block, const std::vector<BufferRef> &knownBuffers = {});
+// The default is TVM's block read/write inference. compact-buffer-allocation asks for the view
+// of TVM's CompactBufferAllocation instead: the accesses inside nested opaque blocks (blocks
+// without iteration variables) as written rather than their declared regions, and the ranges
+// of loop variables narrowed by the `if`, `T.if_then_else` and `T.where` conditions guarding
+// an access (constant bounds on one loop variable, through `and`, `not` and a negated `or`).
+struct RegionInferenceOptions {
+  bool enterOpaqueBlocks = false;
+  bool narrowByConditions = false;
+};
+
+BlockAccessRegions inferAccessRegions(const Block &block, const std::vector<BufferRef> &knownBuffers = {},
+                                      RegionInferenceOptions options = {});
 
 }  // namespace vtac::ir
