@@ -112,4 +112,18 @@ std::optional<DataType> defaultCallType(const BuiltinInfo &info, const std::vect
   return std::nullopt;
 }
 
+llvm::StringRef externCallee(const Expr &expr) {
+  auto *call = expr.as<Call>();
+  if (!call || (call->op != "tir.call_extern" && call->op != "tir.call_pure_extern") || call->args.empty()) return "";
+  auto *name = call->args[0].as<StringImm>();
+  return name ? llvm::StringRef(name->value) : "";
+}
+
+const Var *storageViewedBy(const Expr &handle) {
+  if (auto *var = handle.as<Var>()) return var;
+  if (externCallee(handle) != "VTABufferCPUPtr") return nullptr;
+  auto &args = handle.as<Call>()->args;
+  return args.size() == 3 ? args[2].as<Var>() : nullptr;
+}
+
 }  // namespace vtac::ir

@@ -5,7 +5,7 @@
 #include "vtac/ir/RegionInference.h"
 
 #include <algorithm>
-#include <limits>
+#include <optional>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -13,6 +13,7 @@
 #include "vtac/ir/Arith.h"
 #include "vtac/ir/Substitute.h"
 #include "vtac/ir/Visitor.h"
+#include "vtac/ir/arith/Analyzer.h"
 
 namespace vtac::ir {
 namespace {
@@ -68,6 +69,7 @@ class RegionCollector : public StmtExprVisitor {
 public:
   RegionCollector(const Block &block, const std::vector<BufferRef> &knownBuffers, RegionInferenceOptions options)
       : options_(options) {
+    if (options.narrowByConditions) analyzer_.emplace();
     for (const BufferRef &b : knownBuffers) dataVars_.emplace(b->data.get(), b);
     for (const BufferRef &b : block.allocBuffers) allocated_.insert(b.get());
     for (const MatchBufferRegion &m : block.matchBuffers) matched_.emplace(m.buffer.get(), &m);
@@ -93,6 +95,8 @@ public:
     hi.constant -= 1;
     hi = relaxIfPossible(hi, true);
     loopBounds_[op.loopVar.get()] = {lo, hi};
+    if (analyzer_ && lo.isConstant() && hi.isConstant())
+      analyzer_->bind(op.loopVar, Range{intImm(lo.constant, op.loopVar->dtype), intImm(hi.constant - lo.constant + 1, op.loopVar->dtype)});
     visitStmt(op.body);
     loopBounds_.erase(op.loopVar.get());
   }
@@ -174,71 +178,23 @@ public:
 
 private:
   // Runs `visit` with the loop bounds narrowed by `condition` holding (or not), when the
-  // options ask for it.
+  // options ask for it: the analyzer derives the narrowed bounds of constant-bound loops.
   template <class Visit> void underCondition(const Expr &condition, bool holds, Visit visit) {
-    if (!options_.narrowByConditions) return visit();
+    if (!analyzer_) return visit();
     auto saved = loopBounds_;
-    narrow(condition, holds);
+    // Simplified first, so that a negated `or` becomes conjuncts the scope narrows by.
+    Expr fact = analyzer_->rewriteSimplify(holds ? condition : make<Not>(condition));
+    arith::Analyzer::ConstraintScope scope(*analyzer_, fact);
+    for (auto &[var, bounds] : loopBounds_) {
+      if (!bounds.first.isConstant() || !bounds.second.isConstant()) continue;
+      arith::IntBound narrowed = analyzer_->constIntBound(VarRef(var));
+      int64_t lo = std::max(bounds.first.constant, narrowed.min), hi = std::min(bounds.second.constant, narrowed.max);
+      if (lo > hi) continue;  // an empty range keeps the bounds: the branch is dead anyway
+      bounds.first.constant = lo;
+      bounds.second.constant = hi;
+    }
     visit();
     loopBounds_ = std::move(saved);
-  }
-
-  void narrow(const Expr &condition, bool holds) {
-    if (const auto *negated = condition.as<Not>()) return narrow(negated->a, !holds);
-    const auto *op = condition.as<BinaryExpr>();
-    if (!op) return;
-    NodeKind kind = op->kind();
-    if ((kind == NodeKind::And && holds) || (kind == NodeKind::Or && !holds)) {
-      narrow(op->a, holds);
-      narrow(op->b, holds);
-      return;
-    }
-    if (!BinaryExpr::isComparison(kind) || !op->a->dtype.isIntOrUInt()) return;
-    if (!holds) {  // not (a < b) is a >= b, ...
-      static const std::unordered_map<NodeKind, NodeKind> opposite = {
-          {NodeKind::LT, NodeKind::GE}, {NodeKind::GE, NodeKind::LT}, {NodeKind::LE, NodeKind::GT},
-          {NodeKind::GT, NodeKind::LE}, {NodeKind::EQ, NodeKind::NE}, {NodeKind::NE, NodeKind::EQ}};
-      kind = opposite.at(kind);
-    }
-    narrowComparison(kind, difference(linear(op->a), linear(op->b)));
-  }
-
-  // `sign * v + c <kind> 0` for one loop variable v of constant bounds: v's bounds shrink to
-  // the values that satisfy it (an empty result keeps them, the branch is dead anyway).
-  void narrowComparison(NodeKind kind, const LinearForm &form) {
-    const Var *var = nullptr;
-    int64_t sign = 0;
-    for (const detail::LinearTerm &t : form.terms) {
-      if (t.coeff == 0) continue;
-      const auto *v = t.atom.as<Var>();
-      if (var || !v || (t.coeff != 1 && t.coeff != -1)) return;
-      var = v;
-      sign = t.coeff;
-    }
-    auto bounds = var ? loopBounds_.find(var) : loopBounds_.end();
-    if (bounds == loopBounds_.end() || !bounds->second.first.isConstant() || !bounds->second.second.isConstant())
-      return;
-    // t = sign * v lies in [tLo, tHi].
-    int64_t c = form.constant;
-    int64_t tLo = std::numeric_limits<int64_t>::min(), tHi = std::numeric_limits<int64_t>::max();
-    switch (kind) {
-    case NodeKind::LT: tHi = -c - 1; break;
-    case NodeKind::LE: tHi = -c; break;
-    case NodeKind::GT: tLo = -c + 1; break;
-    case NodeKind::GE: tLo = -c; break;
-    case NodeKind::EQ: tLo = tHi = -c; break;
-    default: return;
-    }
-    int64_t lo = tLo, hi = tHi;
-    if (sign < 0) {  // v = -t
-      lo = tHi == std::numeric_limits<int64_t>::max() ? std::numeric_limits<int64_t>::min() : -tHi;
-      hi = tLo == std::numeric_limits<int64_t>::min() ? std::numeric_limits<int64_t>::max() : -tLo;
-    }
-    int64_t newLo = std::max(bounds->second.first.constant, lo);
-    int64_t newHi = std::min(bounds->second.second.constant, hi);
-    if (newLo > newHi) return;
-    bounds->second.first.constant = newLo;
-    bounds->second.second.constant = newHi;
   }
 
   bool mentionsLoopVar(const Expr &e) const {
@@ -377,6 +333,7 @@ private:
   }
 
   RegionInferenceOptions options_;
+  std::optional<arith::Analyzer> analyzer_;  // only when narrowing by conditions
   std::unordered_map<const Var *, std::pair<LinearForm, LinearForm>> loopBounds_;
   std::unordered_map<const Var *, BufferRef> dataVars_;
   std::unordered_set<const Buffer *> allocated_;

@@ -1,6 +1,7 @@
 #include "vtac/codegen/AccessBounds.h"
 
 #include "vtac/codegen/RuntimeApi.h"
+#include "vtac/ir/Builtins.h"
 #include "vtac/ir/Arith.h"
 #include "vtac/ir/Visitor.h"
 
@@ -52,10 +53,7 @@ AccessBounds::AccessBounds(const HostFunction &function) {
       }
       auto *let = node.as<ir::LetStmt>();
       if (!let || !let->var->dtype.isHandle()) return;
-      const ir::Var *source = let->value.as<ir::Var>();
-      auto *call = let->value.as<ir::Call>();
-      if (call && externCallee(let->value) == "VTABufferCPUPtr" && call->args.size() == 3)
-        source = call->args[2].as<ir::Var>();
+      const ir::Var *source = ir::storageViewedBy(let->value);
       if (!source) return;
       auto found = allocationBytes_.find(source);
       if (found != allocationBytes_.end()) allocationBytes_[let->var.get()] = found->second;

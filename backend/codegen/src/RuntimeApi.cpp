@@ -19,13 +19,6 @@ const char *runtimeSignature(llvm::StringRef name) {
   return found == signatures.end() ? nullptr : found->second;
 }
 
-llvm::StringRef externCallee(const ir::Expr &expr) {
-  auto *call = expr.as<ir::Call>();
-  if (!call || (call->op != "tir.call_extern" && call->op != "tir.call_pure_extern") || call->args.empty()) return "";
-  auto *name = call->args[0].as<ir::StringImm>();
-  return name ? llvm::StringRef(name->value) : "";
-}
-
 bool returnsStatus(llvm::StringRef name) {
   return name == "VTADepPush" || name == "VTADepPop" || name == "VTAPushGEMMOp" || name == "VTAPushALUOp";
 }

@@ -1,5 +1,6 @@
 // Statements: IR statement -> StmtExec (see Compiler.h).
 #include "Compiler.h"
+#include "vtac/ir/Builtins.h"
 #include "vtac/ir/Printer.h"
 #include "vtac/ir/StructuralEqual.h"
 #include "vtac/ir/UndefinedVars.h"
@@ -170,20 +171,9 @@ StmtPtr FunctionCompiler::compileAccumulate(const ir::BufferStore &store) {
   });
 }
 
-// The storage variable a handle expression names: the variable itself, or the buffer whose CPU
-// view `VTABufferCPUPtr(cmd, data)` returns (cpu-access-rewrite binds such pointers).
-static const ir::Var *storageNamedBy(const ir::Expr &handle) {
-  if (auto *var = handle.as<ir::Var>()) return var;
-  auto *call = handle.as<ir::Call>();
-  if (!call || call->op != "tir.call_extern" || call->args.size() != 3) return nullptr;
-  auto *callee = call->args[0].as<ir::StringImm>();
-  if (!callee || callee->value != "VTABufferCPUPtr") return nullptr;
-  return call->args[2].as<ir::Var>();
-}
-
 StmtPtr FunctionCompiler::compileLet(const ir::LetStmt &let) {
   // A handle that names a buffer's storage aliases its slot.
-  if (const ir::Var *storage = storageNamedBy(let.value)) {
+  if (const ir::Var *storage = ir::storageViewedBy(let.value)) {
     const VarInfo *info = lookup(storage);
     if (info && info->kind == VarKind::Storage) {
       auto guard = bind(let.var.get(), *info);

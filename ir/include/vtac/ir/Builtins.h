@@ -40,4 +40,13 @@ const BuiltinInfo *lookupBuiltinByScriptName(llvm::StringRef scriptName);
 // and when the rule's argument is missing.
 std::optional<DataType> defaultCallType(const BuiltinInfo &info, const std::vector<Expr> &args);
 
+// The callee named by `T.call_extern(dtype, "name", ...)` (or call_pure_extern); "" for any other
+// expression.
+llvm::StringRef externCallee(const Expr &expr);
+
+// The storage variable a handle value refers to: the variable itself, or `data` in the CPU view
+// `VTABufferCPUPtr(cmd, data)` that cpu-access-rewrite binds; null for any other value. The
+// interpreter and the code generators treat such a pointer as an alias of that storage.
+const Var *storageViewedBy(const Expr &handle);
+
 }  // namespace vtac::ir

@@ -7,6 +7,7 @@
 
 #include <llvm/ADT/StringRef.h>
 
+#include "vtac/ir/Builtins.h"
 #include "vtac/ir/Expr.h"
 
 namespace vtac::codegen {
@@ -20,9 +21,6 @@ inline constexpr int kStatusCheckFailed = -3;    // a run-time check failed (Run
 // 'v' void, 'p' pointer, 'i' 32-bit integer: the result, then each parameter ("vpi" is
 // `void f(void *, uint32_t)`); null for a function that is not part of the runtime API.
 const char *runtimeSignature(llvm::StringRef name);
-
-// The callee named by `T.call_extern(dtype, "name", ...)`; "" for any other expression.
-llvm::StringRef externCallee(const ir::Expr &expr);
 
 // A runtime function whose int result is a status (0 = success).
 bool returnsStatus(llvm::StringRef name);
