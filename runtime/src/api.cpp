@@ -16,31 +16,43 @@ using vta::atApiBoundary;
 
 namespace {
 
-std::unique_ptr<CommandQueue>& threadQueueSlot() {
-  thread_local std::unique_ptr<CommandQueue> queue;
-  return queue;
+// The calling thread's command queue, owned by a thread_local unique_ptr and mirrored in a
+// plain pointer: every command checks its handle against it, and reading the unique_ptr takes
+// two TLS lookups (its initialisation guard, then the pointer), the plain pointer one.
+thread_local CommandQueue* currentQueue = nullptr;
+
+struct ThreadQueueOwner {
+  std::unique_ptr<CommandQueue> queue;
+  ~ThreadQueueOwner() { currentQueue = nullptr; }  // at thread exit: no dangling mirror
+};
+
+// Makes `queue` the calling thread's queue and returns the one it replaces.
+std::unique_ptr<CommandQueue> replaceThreadQueue(std::unique_ptr<CommandQueue> queue) {
+  thread_local ThreadQueueOwner owner;
+  std::unique_ptr<CommandQueue> previous = std::move(owner.queue);
+  owner.queue = std::move(queue);
+  currentQueue = owner.queue.get();
+  return previous;
 }
 
 CommandQueue* threadQueue() {
-  auto& slot = threadQueueSlot();
-  if (!slot) {
+  if (!currentQueue) {
     const vta::ConfigSlot::Snapshot active = activeConfig();
-    slot = CommandQueue::create(active.config, active.generation);
+    replaceThreadQueue(CommandQueue::create(active.config, active.generation));
   }
-  return slot.get();
+  return currentQueue;
 }
 
 // The queue behind a command handle; only the calling thread's queue is valid.
 CommandQueue* queueOf(VTACommandHandle cmd, const char* api) {
-  if (cmd && cmd == threadQueueSlot().get()) return static_cast<CommandQueue*>(cmd);
+  if (cmd && cmd == currentQueue) return static_cast<CommandQueue*>(cmd);
   reportError(fmt::format("{}: {} is not this thread's command handle (VTATLSCommandHandle)", api, cmd));
   return nullptr;
 }
 
 // The kernel being recorded on this thread, for the VTAUop* calls made by `finit` closures.
 UopKernel* recordingKernel(const char* api) {
-  CommandQueue* queue = threadQueueSlot().get();
-  UopKernel* kernel = queue ? queue->recordingKernel() : nullptr;
+  UopKernel* kernel = currentQueue ? currentQueue->recordingKernel() : nullptr;
   if (!kernel) reportError(fmt::format("{}: called outside a micro-kernel closure", api));
   return kernel;
 }
@@ -140,7 +152,7 @@ void VTABufferCopy(const void* from, size_t from_offset, void* to, size_t to_off
 void VTARuntimeShutdown() {
   atApiBoundary("VTARuntimeShutdown", reportError, [] {
     // Freed before anything that may throw (the report), so that out of memory cannot leak it.
-    std::unique_ptr<CommandQueue> queue = std::move(threadQueueSlot());
+    std::unique_ptr<CommandQueue> queue = replaceThreadQueue(nullptr);
     const bool unrun = queue && queue->hasQueuedCommands();
     const size_t instructions = queue ? queue->queuedInstructions() : 0;
     queue.reset();
@@ -207,7 +219,7 @@ void VTAUopPush(uint32_t mode, uint32_t reset_out, uint32_t dst_index, uint32_t 
                 uint32_t wgt_index, uint32_t opcode, uint32_t use_imm, int32_t imm_val) {
   atApiBoundary("VTAUopPush", reportError, [&] {
     recordInKernel("VTAUopPush", [&](UopKernel& kernel) {
-      kernel.push(threadQueueSlot()->layout(), mode, reset_out, dst_index, src_index, wgt_index,
+      kernel.push(currentQueue->layout(), mode, reset_out, dst_index, src_index, wgt_index,
                   opcode, use_imm, imm_val);
     });
   });
@@ -267,7 +279,7 @@ int VTARuntimeSetConfig(const char* path_or_json) {
       reportError("VTARuntimeSetConfig: " + llvm::toString(std::move(error)));
       return -1;
     }
-    threadQueueSlot().reset();
+    replaceThreadQueue(nullptr);
     return 0;
   });
 }

@@ -74,12 +74,15 @@ bool CommandQueue::appendChecked(llvm::Expected<Insn> insn, const char* what) {
 }
 
 bool CommandQueue::appendChecked(const MemInsn& mem, const char* what) {
-  if (llvm::Error error = layout_.encodeInto(mem, insns_.appendSlot())) {
-    insns_.dropLast();
-    fail(std::string(what) + ": " + llvm::toString(std::move(error)));
-    return false;
-  }
+  if (llvm::Error error = layout_.encodeInto(mem, insns_.appendSlot()))
+    return dropLastInsn(std::move(error), what);
   return true;
+}
+
+bool CommandQueue::dropLastInsn(llvm::Error error, const char* what) {
+  insns_.dropLast();
+  fail(std::string(what) + ": " + llvm::toString(std::move(error)));
+  return false;
 }
 
 void CommandQueue::syncIfFull(size_t extraUops) {
@@ -119,25 +122,29 @@ bool CommandQueue::dramElementAddress(const char* api, const void* handle, uint3
        releases != lookup_.releaseCount) &&
       !lookUpBuffer(api, handle, memoryType, releases))
     return false;
-  const uint64_t elemBytes = lookup_.elemBytes;
-  if (xSize != 0 && ySize != 0) {
-    const uint64_t end = elemOffset + uint64_t{ySize - 1} * xStride + xSize;
-    if (end * elemBytes > lookup_.buffer->bytes) {
-      const uint64_t bytes = lookup_.buffer->bytes;
-      fail(fmt::format("{}: {} elements [{}, {}) (y_size {}, x_size {}, x_stride {}; {} bytes "
-                       "each) are outside buffer {} of {} bytes ({} elements)",
-                       api, isa::memoryTypeName(memoryType), elemOffset, end, ySize, xSize,
-                       xStride, elemBytes, handle, bytes, bytes / elemBytes));
-      return false;
-    }
-  }
+  const uint64_t end = elemOffset + uint64_t{ySize - 1} * xStride + xSize;
   const uint64_t element = lookup_.firstElement + elemOffset;
-  if (element > UINT32_MAX) {
-    fail(fmt::format("{}: DRAM element address {} exceeds 32 bits", api, element));
-    return false;
-  }
+  if ((xSize != 0 && ySize != 0 && end * lookup_.elemBytes > lookup_.buffer->bytes) ||
+      element > UINT32_MAX)
+    return failTransfer(api, handle, memoryType, elemOffset, xSize, ySize, xStride);
   address = static_cast<uint32_t>(element);
   return true;
+}
+
+bool CommandQueue::failTransfer(const char* api, const void* handle, uint32_t memoryType,
+                                uint32_t elemOffset, uint32_t xSize, uint32_t ySize,
+                                uint32_t xStride) {
+  const uint64_t elemBytes = lookup_.elemBytes, bytes = lookup_.buffer->bytes;
+  const uint64_t end = elemOffset + uint64_t{ySize - 1} * xStride + xSize;
+  if (xSize != 0 && ySize != 0 && end * elemBytes > bytes)
+    fail(fmt::format("{}: {} elements [{}, {}) (y_size {}, x_size {}, x_stride {}; {} bytes "
+                     "each) are outside buffer {} of {} bytes ({} elements)",
+                     api, isa::memoryTypeName(memoryType), elemOffset, end, ySize, xSize,
+                     xStride, elemBytes, handle, bytes, bytes / elemBytes));
+  else
+    fail(fmt::format("{}: DRAM element address {} exceeds 32 bits", api,
+                     lookup_.firstElement + elemOffset));
+  return false;
 }
 
 void CommandQueue::loadBuffer2D(void* srcHandle, uint32_t srcElemOffset, uint32_t xSize,

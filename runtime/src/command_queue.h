@@ -66,10 +66,17 @@ private:
   // Looks `handle` up for transfers of `memoryType` into lookup_; false (error reported) for an
   // unknown handle or type, or a buffer not aligned to the type's elements.
   bool lookUpBuffer(const char* api, const void* handle, uint32_t memoryType, uint64_t releases);
+  // Reports why dramElementAddress rejects a transfer of the buffer in lookup_; false. Apart
+  // (and cold) so that the checks of every LOAD and STORE stay small enough to inline.
+  [[gnu::cold]] bool failTransfer(const char* api, const void* handle, uint32_t memoryType,
+                                  uint32_t elemOffset, uint32_t xSize, uint32_t ySize,
+                                  uint32_t xStride);
   bool appendChecked(llvm::Expected<isa::Insn> insn, const char* what);
   // Encodes `mem` straight into a new slot of the queue (see Layout::encodeInto); on an error
   // the slot is dropped and the error reported.
   bool appendChecked(const isa::MemInsn& mem, const char* what);
+  // Takes back the slot appendChecked(MemInsn) encoded into and reports `error`; false.
+  [[gnu::cold]] bool dropLastInsn(llvm::Error error, const char* what);
   // Keeps the program within what one device run can take (TVM's VTA_MAX_XFER).
   void syncIfFull(size_t extraUops);
   bool ensureDeviceBuffers();

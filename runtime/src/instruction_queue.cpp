@@ -65,14 +65,6 @@ void InstructionQueue::serializeAll() {
   commitPendingPop(kComputeStage);
 }
 
-DepFlags InstructionQueue::takePendingPops(Stage stage) {
-  DepFlags deps;
-  deps.popPrev = pendingPopPrev_[stage];
-  deps.popNext = pendingPopNext_[stage];
-  pendingPopPrev_[stage] = pendingPopNext_[stage] = false;
-  return deps;
-}
-
 void InstructionQueue::pushNoop(Stage stage, const DepFlags& deps) {
   MemInsn noop;
   noop.opcode = stage == kStoreStage ? kOpStore : kOpLoad;

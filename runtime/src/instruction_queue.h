@@ -24,7 +24,13 @@ public:
   explicit InstructionQueue(const isa::Layout& layout) : layout_(layout) {}
 
   // Takes the pops pending for `stage`: the flags of the next instruction of that stage.
-  isa::DepFlags takePendingPops(Stage stage);
+  isa::DepFlags takePendingPops(Stage stage) {
+    isa::DepFlags deps;
+    deps.popPrev = pendingPopPrev_[stage];
+    deps.popNext = pendingPopNext_[stage];
+    pendingPopPrev_[stage] = pendingPopNext_[stage] = false;
+    return deps;
+  }
   void append(const isa::Insn& insn) { insns_.push_back(insn); }
   // A new zero instruction at the end, to encode into; dropLast() takes it back.
   isa::Insn& appendSlot() { return insns_.emplace_back(); }

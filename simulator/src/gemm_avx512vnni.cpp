@@ -81,13 +81,16 @@ void runTiles(const GemmShape& shapeRef, const GemmMemories& memRef, const GemmP
 // input addresses are constant offsets from one per step.
 template <uint32_t kOuts, uint32_t kAccs, bool kConsecutive>
 void runBlocks1x16x16(const GemmMemories& mem, const GemmTile* const* blockTiles, uint32_t steps) {
+  // The sums start from the accumulator tiles themselves: with sums from zero, added to the
+  // tiles after the loop, GCC 12 kept copies of the sums on the stack in every step.
   __m512i sum[kOuts][kAccs];
   __m512i rowSums[kOuts];
 #pragma GCC unroll 2
   for (uint32_t o = 0; o < kOuts; ++o) {
     rowSums[o] = _mm512_setzero_si512();
 #pragma GCC unroll 16
-    for (uint32_t a = 0; a < kAccs; ++a) sum[o][a] = _mm512_setzero_si512();
+    for (uint32_t a = 0; a < kAccs; ++a)
+      sum[o][a] = _mm512_loadu_si512(mem.acc + size_t{blockTiles[o][a].acc} * 16);
   }
   for (uint32_t s = 0; s < steps; ++s) {
     __m512i w[kOuts][4];
@@ -117,9 +120,8 @@ void runBlocks1x16x16(const GemmMemories& mem, const GemmTile* const* blockTiles
     const __m512i correction = _mm512_slli_epi32(rowSums[o], 7);
 #pragma GCC unroll 16
     for (uint32_t a = 0; a < kAccs; ++a) {
-      int32_t* out = mem.acc + size_t{blockTiles[o][a].acc} * 16;
-      _mm512_storeu_si512(out, _mm512_add_epi32(_mm512_loadu_si512(out),
-                                                _mm512_sub_epi32(sum[o][a], correction)));
+      _mm512_storeu_si512(mem.acc + size_t{blockTiles[o][a].acc} * 16,
+                          _mm512_sub_epi32(sum[o][a], correction));
     }
   }
 }

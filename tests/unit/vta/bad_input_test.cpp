@@ -5,6 +5,7 @@
 #include <catch2/catch.hpp>
 #include <spdlog/fmt/fmt.h>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "vta/driver.h"
@@ -570,6 +571,42 @@ TEST_CASE("the runtime reports commands that never ran at shutdown", "[vta][bad-
   VTASynchronize(VTATLSCommandHandle(), 1000);
   VTARuntimeShutdown();
   CHECK(VTARuntimeErrorCount() == 0);
+}
+
+TEST_CASE("the runtime accepts only the calling thread's current command handle",
+          "[vta][bad-input]") {
+  // Commands check their handle against the thread's queue (a plain thread_local mirror of
+  // the owning pointer): another thread's handle, and a handle the thread gave up with
+  // VTARuntimeShutdown, are rejected.
+  test::ConfigGuard guard(R"({"TARGET": "sim"})");
+  VTACommandHandle mine = VTATLSCommandHandle();
+  REQUIRE(mine != nullptr);
+  int otherStatus = 0, otherErrors = 0;
+  std::string otherError;
+  std::thread other([&] {
+    otherStatus = VTADepPush(mine, test::kComputeQueue, test::kStoreQueue);
+    otherErrors = VTARuntimeErrorCount();
+    otherError = VTARuntimeLastError();
+    VTARuntimeShutdown();  // the other thread's own queue was never created: nothing to report
+  });
+  other.join();
+  CHECK(otherStatus == -1);
+  CHECK(otherErrors == 1);
+  CHECK(contains(otherError, "VTADepPush: "));
+  CHECK(contains(otherError, " is not this thread's command handle"));
+  CHECK(VTARuntimeErrorCount() == 0);
+  CHECK(VTADepPush(mine, test::kComputeQueue, test::kStoreQueue) == 0);
+  CHECK(VTADepPop(mine, test::kComputeQueue, test::kStoreQueue) == 0);
+  VTASynchronize(mine, 1000);
+  CHECK(VTARuntimeErrorCount() == 0);
+
+  VTARuntimeShutdown();
+  VTAStoreBuffer2D(mine, 0, test::kMemOut, nullptr, 0, 1, 1, 1);
+  CHECK(VTARuntimeErrorCount() == 1);
+  CHECK(contains(VTARuntimeLastError(), "VTAStoreBuffer2D: "));
+  CHECK(contains(VTARuntimeLastError(), " is not this thread's command handle"));
+  VTARuntimeClearError();
+  CHECK(VTATLSCommandHandle() != nullptr);  // a new queue on demand
 }
 
 TEST_CASE("the runtime reports device failures and buffers freed twice", "[vta][bad-input]") {
