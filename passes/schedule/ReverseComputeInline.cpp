@@ -97,12 +97,14 @@ struct LoadGroup {
 
 // Splits the load's dimensions into groups of consecutive dimensions that share iterators
 // (TVM's IterMark fused across dimensions); nullopt when a group would not be consecutive or a
-// dimension uses no iterator.
+// dimension uses no iterator. Dimensions of extent 1 (`unitDims`, index 0) are in no group.
 std::optional<std::vector<LoadGroup>> groupLoadDimensions(const std::vector<Expr> &indices,
-                                                          const std::vector<VarRef> &iterators) {
+                                                          const std::vector<VarRef> &iterators,
+                                                          const std::vector<bool> &unitDims) {
   std::vector<LoadGroup> groups;
   std::map<const Var *, size_t> groupOf;
   for (size_t d = 0; d < indices.size(); ++d) {
+    if (unitDims[d]) continue;
     std::vector<VarRef> used;
     std::optional<size_t> joined;
     for (const VarRef &var : iterators) {
@@ -162,9 +164,11 @@ std::optional<IteratorSplit> asIteratorSplit(const Expr &index, size_t dim, cons
 // `vm + vi * 16`). nullopt when the load is not of that form.
 std::optional<VarMap> invertIteratorSplits(const std::vector<Expr> &loaded, const std::vector<VarRef> &iterators,
                                            const std::map<const Var *, int64_t> &extents,
-                                           const std::vector<Expr> &stored, VarMap inverse) {
+                                           const std::vector<bool> &unitDims, const std::vector<Expr> &stored,
+                                           VarMap inverse) {
   std::map<const Var *, std::vector<IteratorSplit>> splitsOf;
   for (size_t d = 0; d < loaded.size(); ++d) {
+    if (unitDims[d]) continue;
     std::optional<IteratorSplit> split = asIteratorSplit(loaded[d], d, extents);
     if (!split) return std::nullopt;
     splitsOf[split->var].push_back(*split);
@@ -189,12 +193,14 @@ std::optional<VarMap> invertIteratorSplits(const std::vector<Expr> &loaded, cons
 
 // TVM's DetectIterMap and InverseAffineIterMap for loads that map the consumer's iteration
 // space one-to-one into the intermediate: the consumer's iterators as functions of `stored`, the
-// indices the producer stores at. Unit iterators are their min. Each group of dimensions, read
+// indices the producer stores at. Unit iterators are their min, or the stored index of a
+// dimension they make up alone; dimensions of extent 1 are left out. Each group of dimensions, read
 // row-major as one linear index, must be a mixed-radix number of its iterators
 // (sum of v_k * c_k, c_last = 1, c_k = c_(k+1) * extent_(k+1), c_0 * extent_0 at most the
 // group's size: a leading part of it); then v_k = L // c_k % extent_k, where L is the group's linear index of `stored`
 // (innermost dimension first, as TVM writes it) and the division by 1 and the outermost modulo
-// are left out. nullopt when the load is not of that form.
+// are left out; loads whose dimensions do not group go to invertIteratorSplits. nullopt when the
+// load is not of that form.
 std::optional<VarMap> invertAffineLoad(const Block &consumer, const std::vector<Expr> &indices, const Buffer &intermediate,
                                        const std::vector<Expr> &stored) {
   if (indices.size() != intermediate.shape.size() || stored.size() != indices.size()) return std::nullopt;
@@ -208,6 +214,10 @@ std::optional<VarMap> invertAffineLoad(const Block &consumer, const std::vector<
     if (*extent == 1) {
       unitIterators[iv->var.get()] = iv->dom.min;
       inverse[iv->var.get()] = iv->dom.min;
+      // A unit iterator that is a whole index is the producer's index there (TVM keeps trivial
+      // iterators in the map it inverts).
+      for (size_t d = 0; d < indices.size() && d < stored.size(); ++d)
+        if (indices[d].get() == iv->var.get()) inverse[iv->var.get()] = stored[d];
       continue;
     }
     if (*min != 0) return std::nullopt;
@@ -216,14 +226,16 @@ std::optional<VarMap> invertAffineLoad(const Block &consumer, const std::vector<
     analyzer.bind(iv->var, iv->dom);
   }
   std::vector<Expr> loaded;
+  std::vector<bool> unitDims;  // in bounds, so loaded at 0, as the producer stores them
   for (size_t d = 0; d < indices.size(); ++d) {
     loaded.push_back(substitute(indices[d], unitIterators));
     arith::IntBound bound = analyzer.constIntBound(loaded[d]);
     std::optional<int64_t> dim = asConstInt(intermediate.shape[d]);
     if (!dim || bound.min < 0 || bound.max >= *dim) return std::nullopt;
+    unitDims.push_back(*dim == 1);
   }
-  std::optional<std::vector<LoadGroup>> groups = groupLoadDimensions(loaded, iterators);
-  if (!groups) return invertIteratorSplits(loaded, iterators, extents, stored, inverse);
+  std::optional<std::vector<LoadGroup>> groups = groupLoadDimensions(loaded, iterators, unitDims);
+  if (!groups) return invertIteratorSplits(loaded, iterators, extents, unitDims, stored, inverse);
   size_t grouped = 0;
   for (const LoadGroup &group : *groups) grouped += group.iterators.size();
   if (grouped != iterators.size()) return std::nullopt;  // an iterator no index uses repeats the load
