@@ -3,14 +3,15 @@
 // only it) and the intermediate buffer disappear. The consumer must be a single store without
 // init or predicate whose loads of the intermediate B are all the same, B[f(v)], with f an affine
 // map of its iterators that is one-to-one into B (TVM's DetectIterMap: `B[v0, v1]`,
-// `B[v0 * 16 + v1, v2]`, `B[f // 128, f % 128]` with f a fused index); the producer must be the
-// only one, a single store `B[p(u)] = expr`, whose iterators cover the consumer's (TVM's
-// CheckConsumerCovered), and B must be allocated by a block and read by the consumer only. The
-// consumer's iterators become f's inverse at p(u) (TVM's InverseAffineIterMap), substituted
+// `B[v0 * 16 + v1, v2]`, `B[f // 128, f % 128]` with f a fused index, and splits of an iterator
+// over dimensions that are not adjacent, `B[i // 16, j // 16, i % 16, j % 16]`); the producer
+// must be the only one, a single store `B[p(u)] = expr`, whose iterators cover the consumer's
+// (TVM's CheckConsumerCovered), and B must be allocated by a block and read by the consumer only.
+// The consumer's iterators become f's inverse at p(u) (TVM's InverseAffineIterMap), substituted
 // unsimplified as TVM does. When the consumer reads only part of B, the producer gets the
-// predicate that its iteration is in that part (TVM's BuildInlinedConsumerPredicate); a producer
-// that already has a different predicate is an error (TVM replaces it; not supported). The
-// producer keeps its name, loops and iterators; its regions are re-inferred.
+// predicate that its iteration is in that part (TVM's BuildInlinedConsumerPredicate), which
+// replaces a predicate the producer had, as in TVM. The producer keeps its name, loops and
+// iterators; its regions are re-inferred.
 #include <numeric>
 
 #include "BlockUtils.h"
@@ -71,7 +72,7 @@ public:
 private:
   const std::string &producer_;
   Stmt body_;
-  Expr predicate_;  // null: the producer's own is kept
+  Expr predicate_;  // null: the producer's own is kept; otherwise it replaces the producer's
   const Buffer *intermediate_;
 };
 
@@ -96,12 +97,14 @@ struct LoadGroup {
 
 // Splits the load's dimensions into groups of consecutive dimensions that share iterators
 // (TVM's IterMark fused across dimensions); nullopt when a group would not be consecutive or a
-// dimension uses no iterator.
+// dimension uses no iterator. Dimensions of extent 1 (`unitDims`, index 0) are in no group.
 std::optional<std::vector<LoadGroup>> groupLoadDimensions(const std::vector<Expr> &indices,
-                                                          const std::vector<VarRef> &iterators) {
+                                                          const std::vector<VarRef> &iterators,
+                                                          const std::vector<bool> &unitDims) {
   std::vector<LoadGroup> groups;
   std::map<const Var *, size_t> groupOf;
   for (size_t d = 0; d < indices.size(); ++d) {
+    if (unitDims[d]) continue;
     std::vector<VarRef> used;
     std::optional<size_t> joined;
     for (const VarRef &var : iterators) {
@@ -125,14 +128,79 @@ std::optional<std::vector<LoadGroup>> groupLoadDimensions(const std::vector<Expr
   return groups;
 }
 
+// A dimension of a load that is a split `v // lower % extent` of one iterator (either operation
+// may be missing): the values lower, lower * 2, ... of v that the dimension tells apart.
+struct IteratorSplit {
+  const Var *var;
+  int64_t lower, extent;
+  size_t dim;
+};
+
+std::optional<IteratorSplit> asIteratorSplit(const Expr &index, size_t dim, const std::map<const Var *, int64_t> &extents) {
+  Expr e = index;
+  std::optional<int64_t> modulus;
+  int64_t lower = 1;
+  auto divisorOf = [&](NodeKind kind) -> std::optional<int64_t> {
+    const auto *binary = e.as<BinaryExpr>();
+    if (!binary || binary->kind() != kind) return std::nullopt;
+    std::optional<int64_t> divisor = asConstInt(binary->b);
+    if (!divisor || *divisor <= 0) return std::nullopt;
+    e = binary->a;
+    return divisor;
+  };
+  modulus = divisorOf(NodeKind::FloorMod);
+  if (std::optional<int64_t> divisor = divisorOf(NodeKind::FloorDiv)) lower = *divisor;
+  const auto *var = e.as<Var>();
+  auto extent = var ? extents.find(var) : extents.end();
+  if (extent == extents.end()) return std::nullopt;
+  int64_t above = (extent->second + lower - 1) / lower;
+  return IteratorSplit{var, lower, modulus ? std::min(*modulus, above) : above, dim};
+}
+
+// TVM's DetectIterMap and InverseAffineIterMap for loads whose every dimension is a split of
+// one iterator, the splits of each iterator tiling its range (lowers 1, e_0, e_0 * e_1, ...),
+// wherever they stand: `B[i // 16, j // 16, i % 16, j % 16]`. Then v = sum of the stored
+// index of each of its dimensions times that dimension's lower, innermost split first (TVM's
+// `vm + vi * 16`). nullopt when the load is not of that form.
+std::optional<VarMap> invertIteratorSplits(const std::vector<Expr> &loaded, const std::vector<VarRef> &iterators,
+                                           const std::map<const Var *, int64_t> &extents,
+                                           const std::vector<bool> &unitDims, const std::vector<Expr> &stored,
+                                           VarMap inverse) {
+  std::map<const Var *, std::vector<IteratorSplit>> splitsOf;
+  for (size_t d = 0; d < loaded.size(); ++d) {
+    if (unitDims[d]) continue;
+    std::optional<IteratorSplit> split = asIteratorSplit(loaded[d], d, extents);
+    if (!split) return std::nullopt;
+    splitsOf[split->var].push_back(*split);
+  }
+  for (const VarRef &var : iterators) {
+    std::vector<IteratorSplit> &splits = splitsOf[var.get()];
+    if (splits.empty()) return std::nullopt;  // an iterator no index uses repeats the load
+    std::sort(splits.begin(), splits.end(), [](const IteratorSplit &a, const IteratorSplit &b) { return a.lower < b.lower; });
+    int64_t covered = 1;
+    Expr value;
+    for (const IteratorSplit &split : splits) {
+      if (split.lower != covered) return std::nullopt;
+      Expr term = split.lower == 1 ? stored[split.dim] : mulExpr(stored[split.dim], intImm(split.lower, stored[split.dim]->dtype));
+      value = value ? addExpr(value, term) : term;
+      covered *= split.extent;
+    }
+    if (covered < extents.at(var.get())) return std::nullopt;
+    inverse[var.get()] = value;
+  }
+  return inverse;
+}
+
 // TVM's DetectIterMap and InverseAffineIterMap for loads that map the consumer's iteration
 // space one-to-one into the intermediate: the consumer's iterators as functions of `stored`, the
-// indices the producer stores at. Unit iterators are their min. Each group of dimensions, read
+// indices the producer stores at. Unit iterators are their min, or the stored index of a
+// dimension they make up alone; dimensions of extent 1 are left out. Each group of dimensions, read
 // row-major as one linear index, must be a mixed-radix number of its iterators
 // (sum of v_k * c_k, c_last = 1, c_k = c_(k+1) * extent_(k+1), c_0 * extent_0 at most the
 // group's size: a leading part of it); then v_k = L // c_k % extent_k, where L is the group's linear index of `stored`
 // (innermost dimension first, as TVM writes it) and the division by 1 and the outermost modulo
-// are left out. nullopt when the load is not of that form.
+// are left out; loads whose dimensions do not group go to invertIteratorSplits. nullopt when the
+// load is not of that form.
 std::optional<VarMap> invertAffineLoad(const Block &consumer, const std::vector<Expr> &indices, const Buffer &intermediate,
                                        const std::vector<Expr> &stored) {
   if (indices.size() != intermediate.shape.size() || stored.size() != indices.size()) return std::nullopt;
@@ -146,6 +214,10 @@ std::optional<VarMap> invertAffineLoad(const Block &consumer, const std::vector<
     if (*extent == 1) {
       unitIterators[iv->var.get()] = iv->dom.min;
       inverse[iv->var.get()] = iv->dom.min;
+      // A unit iterator that is a whole index is the producer's index there (TVM keeps trivial
+      // iterators in the map it inverts).
+      for (size_t d = 0; d < indices.size() && d < stored.size(); ++d)
+        if (indices[d].get() == iv->var.get()) inverse[iv->var.get()] = stored[d];
       continue;
     }
     if (*min != 0) return std::nullopt;
@@ -154,14 +226,16 @@ std::optional<VarMap> invertAffineLoad(const Block &consumer, const std::vector<
     analyzer.bind(iv->var, iv->dom);
   }
   std::vector<Expr> loaded;
+  std::vector<bool> unitDims;  // in bounds, so loaded at 0, as the producer stores them
   for (size_t d = 0; d < indices.size(); ++d) {
     loaded.push_back(substitute(indices[d], unitIterators));
     arith::IntBound bound = analyzer.constIntBound(loaded[d]);
     std::optional<int64_t> dim = asConstInt(intermediate.shape[d]);
     if (!dim || bound.min < 0 || bound.max >= *dim) return std::nullopt;
+    unitDims.push_back(*dim == 1);
   }
-  std::optional<std::vector<LoadGroup>> groups = groupLoadDimensions(loaded, iterators);
-  if (!groups) return std::nullopt;
+  std::optional<std::vector<LoadGroup>> groups = groupLoadDimensions(loaded, iterators, unitDims);
+  if (!groups) return invertIteratorSplits(loaded, iterators, extents, unitDims, stored, inverse);
   size_t grouped = 0;
   for (const LoadGroup &group : *groups) grouped += group.iterators.size();
   if (grouped != iterators.size()) return std::nullopt;  // an iterator no index uses repeats the load
@@ -278,9 +352,6 @@ llvm::Expected<std::vector<RV>> applyReverseComputeInline(Schedule &sch, StepArg
     return fail("has the producer '" + producer.name + "', which does not cover its iterator '" + uncovered + "'");
   const BlockRealize &producerRealize = *producerPath->back().as<BlockRealize>();
   Expr predicate = inlinedPredicate(consumer, producerRealize, *toProducer);
-  if (predicate && producerRealize.predicate && !structuralEqual(predicate, producerRealize.predicate))
-    return fail("has the producer '" + producer.name +
-                "', which has a predicate and would need another for the part of it the consumer reads (not supported)");
 
   Expr value = LoadReplacer(intermediate.get(), producerStore->value).visitExpr(substitute(consumerStore->value, *toProducer));
   std::vector<Expr> storeIndices;

@@ -1,15 +1,19 @@
 // transform_layout(block, buffer, index_map, pad_value=None, assume_injective_transform=False):
 // re-shapes a buffer the block reads or writes (`("read", k)`, `("write", k)` or its name) by
 // an index map `lambda i, j: (...)` (TVM's TransformLayout): every load and store of the buffer
-// in the function indexes the new shape through the map (simplified), the allocation or the
-// parameter takes the new shape, and the regions of the blocks using it are re-inferred.
-// The new shape is the range of each result over the old shape's points, which are enumerated
-// (constant shapes of at most 2^24 elements): a map that is not injective is an error; one
-// whose range is larger than the buffer pads it, which is an error unless
-// assume_injective_transform=True (the padding is then never accessed). pad_value (filling the
-// padding) is not supported and is an error when padding happens; without padding it is unused.
+// in the function indexes the new shape through the map (simplified under the loop and block
+// ranges), the allocation or the parameter takes the new shape, and the regions of the blocks
+// using it are re-inferred. The new shape is the range of each result over the old shape's
+// points, which are enumerated (constant shapes of at most 2^24 elements): a map that is not
+// injective is an error. A map whose range is larger than the buffer pads it: the padding is
+// filled with pad_value (a constant of the buffer's kind, or a lambda over the new indices
+// giving one value of the buffer's dtype) as LayoutPadding.h describes, or left unused with
+// assume_injective_transform=True; without either it is an error. Filling needs the map's
+// inverse, which is derived for maps that pass each index through or split it as
+// `i // c, i % c` (TVM's common case); other padded maps are an error with a pad_value.
 #include "BlockUtils.h"
 #include "BufferUtils.h"
+#include "LayoutPadding.h"
 #include "Primitive.h"
 
 #include <set>
@@ -18,6 +22,7 @@
 #include "vtac/ir/Diagnostic.h"
 #include "vtac/ir/Mutator.h"
 #include "vtac/ir/Visitor.h"
+#include "vtac/ir/arith/Analyzer.h"
 
 namespace vtac::passes::schedule {
 
@@ -72,7 +77,7 @@ public:
     return dividesByZero(e.items[0]) || dividesByZero(e.items[1]);
   }
 
-private:
+  const std::string &paramName(size_t i) const { return lambda_.items[i].text; }
   size_t param(const std::string &name) const {
     for (size_t i = 0; i + 1 < lambda_.items.size(); ++i)
       if (lambda_.items[i].text == name) return i;
@@ -83,6 +88,7 @@ private:
     return std::all_of(e.items.begin(), e.items.end(), isConstant);
   }
 
+private:
   const TraceValue &lambda_;
   std::map<std::string, int64_t> sampled_;
 };
@@ -108,17 +114,34 @@ public:
     return Stmt(copy);
   }
 
+  // The ranges of loops and block iterators, under which mapped indices simplify (TVM's
+  // IterMapSimplify with context): `(v0 * 4 + v1) // 4` is v0 when v1 < 4. Unit ranges are
+  // left out, as TVM simplifies only non-trivial iterators (a unit `vi` stays `vi`, not 0).
+  Stmt visitFor(const For &op) override {
+    bindNonTrivial(op.loopVar, Range{op.min, op.extent});
+    return StmtExprMutator::visitFor(op);
+  }
+  Stmt visitBlock(const Block &op) override {
+    for (const IterVarRef &iv : op.iterVars)
+      if (iv->dom.defined()) bindNonTrivial(iv->var, iv->dom);
+    return StmtExprMutator::visitBlock(op);
+  }
+
 private:
-  std::vector<Expr> mapped(const std::vector<Expr> &indices) const {
+  void bindNonTrivial(const VarRef &var, const Range &range) {
+    if (!isOne(range.extent)) analyzer_.bind(var, range);
+  }
+  std::vector<Expr> mapped(const std::vector<Expr> &indices) {
     std::vector<Expr> result;
     DataType dtype = indices.empty() ? DataType::int32() : indices[0]->dtype;
-    for (const TraceValue &e : map_.results()) result.push_back(simplify(map_.build(e, indices, dtype)));
+    for (const TraceValue &e : map_.results()) result.push_back(analyzer_.simplify(map_.build(e, indices, dtype)));
     return result;
   }
 
   const Buffer *old_;
   BufferRef replacement_;
   const IndexMap &map_;
+  arith::Analyzer analyzer_;
 };
 
 // The names and sampled values of the RVs the index map uses.
@@ -133,6 +156,120 @@ llvm::Error collectSampled(StepArgs &args, const TraceValue &e, std::map<std::st
   for (const TraceValue &item : e.items)
     if (llvm::Error error = collectSampled(args, item, sampled)) return error;
   return llvm::Error::success();
+}
+
+// The inverse of a map that passes each index of the old shape through (`i`) or splits it
+// (`i // c` and `i % c`, anywhere among the results), with the condition for padding; the
+// axes are named as TVM's inverse map names its inputs (a passed-through parameter's name, or
+// `axis<k>`). `i` = `axis_outer * c + axis_inner` is padding where `axis_outer == n // c and
+// n % c <= axis_inner` (n the old extent, when c does not divide it). nullopt for other maps.
+std::optional<PaddedLayout> splitInverse(const IndexMap &map, const std::vector<int64_t> &shape, DataType dtype) {
+  struct Use {
+    size_t result;
+    std::string op;  // "", "//" or "%"
+    int64_t divisor = 1;
+  };
+  std::vector<std::vector<Use>> uses(shape.size());
+  PaddedLayout layout;
+  for (size_t k = 0; k < map.results().size(); ++k) {
+    const TraceValue &e = map.results()[k];
+    bool split = e.kind == TraceValue::Kind::Operation && (e.text == "//" || e.text == "%") &&
+                 e.items[0].kind == TraceValue::Kind::Param && IndexMap::isConstant(e.items[1]);
+    if (e.kind == TraceValue::Kind::Param) {
+      uses[map.param(e.text)].push_back({k, ""});
+    } else if (split) {
+      int64_t divisor = map.evaluate(e.items[1], {});
+      if (divisor <= 0) return std::nullopt;
+      uses[map.param(e.items[0].text)].push_back({k, e.text, divisor});
+    } else {
+      return std::nullopt;
+    }
+    layout.axes.push_back(makeVar(e.kind == TraceValue::Kind::Param ? e.text : "axis" + std::to_string(k), dtype));
+  }
+  Expr padding = intImm(0, DataType::boolTy());
+  for (size_t p = 0; p < shape.size(); ++p) {
+    const std::vector<Use> &use = uses[p];
+    if (use.empty() && shape[p] == 1) {
+      layout.inverse.push_back(intImm(0, dtype));
+    } else if (use.size() == 1 && use[0].op.empty()) {
+      layout.inverse.push_back(layout.axes[use[0].result]);
+    } else if (use.size() == 2 && use[0].op != use[1].op && !use[0].op.empty() && !use[1].op.empty() &&
+               use[0].divisor == use[1].divisor) {
+      const VarRef &outer = layout.axes[use[use[0].op == "//" ? 0 : 1].result];
+      const VarRef &inner = layout.axes[use[use[0].op == "//" ? 1 : 0].result];
+      int64_t c = use[0].divisor;
+      layout.inverse.push_back(addExpr(mulExpr(outer, intImm(c, dtype)), inner));
+      if (shape[p] % c != 0) {
+        Expr lastOuter = makeBinary(NodeKind::EQ, outer, intImm(shape[p] / c, dtype));
+        Expr pastEnd = makeBinary(NodeKind::LE, intImm(shape[p] % c, dtype), inner);
+        Expr here = makeBinary(NodeKind::And, lastOuter, pastEnd);
+        padding = isZero(padding) ? here : makeBinary(NodeKind::Or, padding, here);
+      }
+    } else {
+      return std::nullopt;
+    }
+  }
+  layout.padding = padding;
+  return layout;
+}
+
+// The pad value at given indices of the new shape, checked as TVM checks it: a constant of the
+// buffer's kind (an integer for integer buffers, a float for float ones) takes the buffer's
+// dtype; a lambda over the new indices gives one result of the index dtype, which must be the
+// buffer's.
+using PadValue = std::function<Expr(const std::vector<Expr> &)>;
+llvm::Expected<PadValue> padValueOf(StepArgs &args, const Buffer &buffer, size_t newRank, DataType indexType) {
+  const TraceValue &pad = args.value("pad_value");
+  SourceLoc at = args.at("pad_value");
+  DataType dtype = buffer.dtype;
+  auto mismatch = [&](const std::string &given) {
+    return diagnosticError(at, "transform_layout: pad_value is " + given + " but '" + buffer.name + "' holds " +
+                                   dtype.str());
+  };
+  if (pad.kind == TraceValue::Kind::Int) {
+    if (!dtype.isIntOrUInt()) return mismatch("an integer");
+    int64_t value = pad.intValue;
+    return PadValue([value, dtype](const std::vector<Expr> &) { return intImm(value, dtype); });
+  }
+  if (pad.kind == TraceValue::Kind::Float) {
+    if (!dtype.isFloat()) return mismatch("a float");
+    double value = pad.floatValue;
+    return PadValue([value, dtype](const std::vector<Expr> &) { return floatImm(value, dtype); });
+  }
+  if (pad.kind != TraceValue::Kind::Lambda)
+    return diagnosticError(at, "transform_layout: pad_value is None, a number or a `lambda` over the new indices");
+  std::map<std::string, int64_t> sampled;
+  if (llvm::Error error = collectSampled(args, pad, sampled)) return error;
+  auto map = std::make_shared<IndexMap>(pad, std::move(sampled));
+  if (map->results().size() != 1)
+    return diagnosticError(at, "transform_layout: the pad_value lambda has " + std::to_string(map->results().size()) +
+                                   " results; it gives one value");
+  if (map->numParams() != newRank)
+    return diagnosticError(at, "transform_layout: the pad_value lambda takes " + std::to_string(map->numParams()) +
+                                   " indices but the transformed '" + buffer.name + "' has " + std::to_string(newRank) +
+                                   " dimensions");
+  if (map->dividesByZero(map->results()[0])) return diagnosticError(at, "transform_layout: the pad_value lambda divides by zero");
+  if (indexType != dtype) return mismatch("a lambda giving " + indexType.str());
+  return PadValue([map, indexType](const std::vector<Expr> &indices) {
+    return simplify(map->build(map->results()[0], indices, indexType));
+  });
+}
+
+// TVM records a constant pad_value as the index map `lambda indices_0, ...: (value,)` over
+// the new indices. An integer of the index dtype is recorded so; other constants keep their
+// literal (TVM would print `T.int8(0)` or `T.float32(0.0)`, which a trace argument cannot hold).
+void recordPadValueAsTvm(StepArgs &args, size_t newRank, bool isIndexDtype) {
+  const TraceValue &pad = args.value("pad_value");
+  if (pad.kind != TraceValue::Kind::Int || !isIndexDtype) return;
+  TraceValue lambda = TraceValue::none(pad.loc);
+  lambda.kind = TraceValue::Kind::Lambda;
+  for (size_t i = 0; i < newRank; ++i) {
+    TraceValue param = TraceValue::ofString("indices_" + std::to_string(i), pad.loc);
+    param.kind = TraceValue::Kind::Param;
+    lambda.items.push_back(std::move(param));
+  }
+  lambda.items.push_back(TraceValue::ofList({TraceValue::ofInt(pad.intValue, pad.loc)}, pad.loc));
+  args.setValue("pad_value", lambda);
 }
 
 }  // namespace
@@ -185,6 +322,13 @@ llvm::Expected<std::vector<RV>> applyTransformLayout(Schedule &sch, StepArgs &ar
                                           bufferDesc + " has " + std::to_string(buffer->rank()) + " dimensions");
   for (const TraceValue &result : map.results())
     if (map.dividesByZero(result)) return fail(result.loc, "the index map divides by zero");
+  DataType indexType = buffer->shape.empty() ? DataType::int32() : buffer->shape[0]->dtype;
+  std::optional<PadValue> padValue;
+  if (args.value("pad_value").kind != TraceValue::Kind::None) {
+    llvm::Expected<PadValue> checked = padValueOf(args, *buffer, map.results().size(), indexType);
+    if (!checked) return checked.takeError();
+    padValue = std::move(*checked);
+  }
 
   // The new shape and injectivity, over every point of the old shape.
   std::vector<int64_t> shape;
@@ -212,7 +356,6 @@ llvm::Expected<std::vector<RV>> applyTransformLayout(Schedule &sch, StepArgs &ar
   }
   std::vector<Expr> newShape;
   int64_t newTotal = 1;
-  DataType indexType = buffer->shape.empty() ? DataType::int32() : buffer->shape[0]->dtype;
   for (size_t r = 0; r < numResults && total > 0; ++r) {
     if (lowest[r] < 0)
       return fail(map.results()[r].loc, "result " + std::to_string(r) + " of the index map is negative (" +
@@ -223,13 +366,19 @@ llvm::Expected<std::vector<RV>> applyTransformLayout(Schedule &sch, StepArgs &ar
   std::sort(images.begin(), images.end());
   if (std::adjacent_find(images.begin(), images.end()) != images.end())
     return fail(args.at("index_map"), "the index map is not injective on " + bufferDesc);
-  if (newTotal != total) {
+  // Padding is filled with the pad value, unless assume_injective_transform says it is unused.
+  bool fillsPadding = newTotal != total && !*assumeInjective;
+  std::optional<PaddedLayout> padded;
+  if (fillsPadding) {
     std::string padding = "the index map pads " + bufferDesc + " from " + std::to_string(total) + " to " +
                           std::to_string(newTotal) + " elements";
-    if (args.value("pad_value").kind != TraceValue::Kind::None)
-      return fail(args.at("pad_value"), padding + "; pad_value is not supported");
-    if (!*assumeInjective)
-      return fail(args.at("index_map"), padding + "; give assume_injective_transform=True to leave the padding unused");
+    if (!padValue)
+      return fail(args.at("index_map"), padding + "; give a pad_value to fill the padding or "
+                                                  "assume_injective_transform=True to leave it unused");
+    padded = splitInverse(map, shape, indexType);
+    if (!padded)
+      return fail(args.at("index_map"), padding + "; filling it needs the map's inverse, derived for maps that "
+                                                  "pass each index through or split it as `i // c, i % c`");
   }
 
   // Rewrite: accesses, the buffer's declaration, then the regions of the blocks using it.
@@ -247,7 +396,17 @@ llvm::Expected<std::vector<RV>> applyTransformLayout(Schedule &sch, StepArgs &ar
       for (const MatchBufferRegion &match : b->matchBuffers) matched |= match.source.buffer == buffer;
   });
   if (matched) return fail(args.at("buffer"), bufferDesc + " is the source of a match_buffer (not supported)");
-  Stmt body = LayoutRewriter(buffer.get(), transformed, map).visitStmt(func.body);
+  Stmt body = func.body;
+  if (padded) {
+    padded->old = buffer.get();
+    padded->transformed = transformed;
+    padded->padValueAt = *padValue;
+    llvm::Expected<PaddedBody> filled = fillPadding(body, *padded, args.at("pad_value"));
+    if (!filled) return filled.takeError();
+    body = filled->body;
+    users.insert(filled->addedBlocks.begin(), filled->addedBlocks.end());
+  }
+  body = LayoutRewriter(buffer.get(), transformed, map).visitStmt(body);
   body = replaceBuffers(body, {{buffer.get(), transformed}});
   PrimFunc *newFunc = copyNode(func);
   for (auto &[param, bound] : newFunc->bufferMap)
@@ -255,6 +414,7 @@ llvm::Expected<std::vector<RV>> applyTransformLayout(Schedule &sch, StepArgs &ar
   newFunc->body = body;
   newFunc->body = reinferRegions(body, users, functionBuffers(*newFunc));
   sch.setFunction(blockRV->func, PrimFuncRef(newFunc));
+  recordPadValueAsTvm(args, numResults, buffer->dtype == indexType);
   return std::vector<RV>{};
 }
 
