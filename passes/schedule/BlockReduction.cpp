@@ -107,7 +107,7 @@ bool matchPattern(const Expr &pattern, const Expr &e, std::map<const Var *, Expr
          matchPattern(selectPattern.falseValue, target.falseValue, bound);
 }
 
-bool sameIndices(const std::vector<Expr> &a, const std::vector<Expr> &b) {
+bool sameExprs(const std::vector<Expr> &a, const std::vector<Expr> &b) {
   return std::equal(a.begin(), a.end(), b.begin(), b.end(),
                     [](const Expr &x, const Expr &y) { return structuralEqual(x, y); });
 }
@@ -170,7 +170,7 @@ llvm::Expected<BlockReduction> matchBlockReduction(const Block &block, SourceLoc
   // One shape, one element, the same buffers in T.init and the body.
   const BufferStore &first = *result.updates[0];
   for (const BufferStore *update : result.updates)
-    if (!sameIndices(update->buffer->shape, first.buffer->shape))
+    if (!sameExprs(update->buffer->shape, first.buffer->shape))
       return fail("the buffers it reduces into, '" + first.buffer->name + "' and '" + update->buffer->name +
                   "', have different shapes");
   std::vector<const BufferStore *> allStores = result.updates;
@@ -180,7 +180,7 @@ llvm::Expected<BlockReduction> matchBlockReduction(const Block &block, SourceLoc
                        : "it writes '" + store.buffer->name + "' at other indices than '" + first.buffer->name + "'");
   };
   for (const BufferStore *store : allStores)
-    if (!sameIndices(store->indices, first.indices)) return differentElements(*store);
+    if (!sameExprs(store->indices, first.indices)) return differentElements(*store);
   Values initValues(n);
   for (const BufferStore *init : inits) {
     auto update = std::find_if(result.updates.begin(), result.updates.end(),
@@ -220,9 +220,9 @@ llvm::Expected<BlockReduction> matchBlockReduction(const Block &block, SourceLoc
     if (pattern.commutative)
       for (size_t i = 0; i < n; ++i)
         if (!structuralEqual(lhs[i], written[i]) && structuralEqual(rhs[i], written[i])) std::swap(lhs[i], rhs[i]);
-    if (!sameIndices(lhs, written)) continue;
+    if (!sameExprs(lhs, written)) continue;
     Values identities = pattern.identities(dtypes);
-    if (!sameIndices(identities, initValues)) {
+    if (!sameExprs(identities, initValues)) {
       wrongIdentities = identities;
       continue;
     }
