@@ -6,6 +6,7 @@
 #include "BufferUtils.h"
 #include "CacheStage.h"
 #include "LoopUtils.h"
+#include "StagePipeline.h"
 
 #include "vtac/ir/Arith.h"
 #include "vtac/ir/Diagnostic.h"
@@ -50,6 +51,7 @@ llvm::Error computeAt(Schedule &sch, const ComputeAtRequest &request, bool isCom
   StmtPath scopePath = scopeOf(*blockPath);
   if (scopeOf(*loopPath) != scopePath)
     return fail(request.loopAt, "the loop '" + target.loopVar->name + "' is not in the scope of the block '" + block.name + "'");
+  if (std::string why = whyNotStagePipeline(*scopePath.back().as<Block>()); !why.empty()) return fail(request.blockAt, why);
 
   if (isComputeAt) {
     llvm::Expected<PrimFuncRef> func = sch.function(blockRV.func, request.blockAt);

@@ -7,6 +7,7 @@
 
 #include "BlockUtils.h"
 #include "BufferUtils.h"
+#include "StagePipeline.h"
 
 #include "vtac/ir/Diagnostic.h"
 #include "vtac/ir/Mutator.h"
@@ -58,10 +59,11 @@ llvm::Error computeInline(Schedule &sch, const BlockRV &rv, SourceLoc at) {
   if (!store) return fail("is not a single `B[v...] = expr` store without init");
   if (!indexedByDistinctDataParIters(*realize.block, store->indices))
     return fail("does not store at distinct data-parallel iterators (" + store->buffer->name + ")");
+  const Block &scope = *scopeOf(*path).back().as<Block>();
+  if (std::string why = whyNotStagePipeline(scope); !why.empty()) return diagnosticError(at, "compute_inline: " + why);
   llvm::Expected<PrimFuncRef> func = sch.function(rv.func, at);
   if (!func) return func.takeError();
   if (std::string why = whyBufferIsNotRemovable(**func, store->buffer.get()); !why.empty()) return fail(why);
-  const Block &scope = *scopeOf(*path).back().as<Block>();
   std::vector<StmtPath> writers = blocksAccessing(scope.body, store->buffer.get(), true);
   if (writers.size() != 1) return fail("is not the only writer of '" + store->buffer->name + "'");
 

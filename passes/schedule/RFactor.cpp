@@ -1,19 +1,22 @@
 // rfactor(loop, factor_axis=0): factors a reduction block by one of its reduction loops (TVM's
 // RFactor). The rfactor block `<name>_rf`, under copies of all the block's loops, reduces into
-// a new buffer `<buffer>_rf` that has the loop's extent inserted at `factor_axis`: the loop
+// a new buffer `<buffer>_rf` per reduced buffer that has the loop's extent inserted at
+// `factor_axis`: the loop
 // becomes its data-parallel iterator `v<loop>` first, and each reduction iterator whose binding
 // uses the loop is replaced by one reduction iterator per loop its binding uses. The write-back
-// block keeps the block's name and reduces `<buffer>_rf` over the loop into the original buffer,
-// under the original loops minus the reduction loops other than `loop`.
+// block keeps the block's name and reduces the `<buffer>_rf` over the loop into the original
+// buffers, under the original loops minus the reduction loops other than `loop`.
 //
-// Reductions are one BufferStore `B[idx] = B[idx] op rhs` (or `rhs op B[idx]`) with init
-// `B[idx] = identity` for op in +, *, min, max (TVM's built-in commutative reducers; the
-// multi-buffer argmax form is not supported). Checked as TVM does: a reduction block with
-// quasi-affine bindings, written at distinct data-parallel iterators, the only writer of its
-// buffer, in a scope that is a stage pipeline (StagePipeline.h); `loop` serial, with one child
-// block, not used by data-parallel iterators; no loop used by both kinds of iterators; the
-// block first under its outermost loop; the first reduction loop with a single child block; no
-// unbound loop of extent > 1 under it.
+// The reduction is one of TVM's reducers (BlockReduction.h): `B[idx] = B[idx] op rhs` for op in
+// +, *, min, max, or a reduction of several buffers (argmax/argmin of an index and a value) as
+// lets and stores; both new blocks are written in the same form, with TVM's regions. Checked as
+// TVM does, in its order: a reduction block with quasi-affine bindings, no store index using a
+// reduction iterator, the only writer of its buffers, in a scope that is a stage pipeline
+// (StagePipeline.h); `loop` serial, with one child block, not used by data-parallel iterators;
+// no loop used by both kinds of iterators; the block first under its outermost loop; the first
+// reduction loop with a single child block; no unbound loop of extent > 1 under it; then the
+// reduction's form and reducer; then factor_axis.
+#include "BlockReduction.h"
 #include "BlockUtils.h"
 #include "BufferUtils.h"
 #include "LoopUtils.h"
@@ -61,23 +64,18 @@ bool usesVar(const Expr &e, const Var *var) {
   return found;
 }
 
-// The identity of the commutative reducer `op` over dtype, or null when op is not one.
-Expr reducerIdentity(NodeKind op, DataType dtype) {
-  bool isFloat = dtype.isFloat();
-  double largest = !isFloat ? 0
-                   : dtype.bits() == 16 ? 65504.0
-                   : dtype.bits() == 32 ? double(std::numeric_limits<float>::max())
-                                        : std::numeric_limits<double>::max();
-  int64_t intMax = dtype.bits() >= 64 ? std::numeric_limits<int64_t>::max() : (int64_t(1) << (dtype.bits() - 1)) - 1;
-  int64_t uintMax = dtype.bits() >= 64 ? -1 : (int64_t(1) << dtype.bits()) - 1;
-  auto constant = [&](double f, int64_t i) { return isFloat ? floatImm(f, dtype) : intImm(i, dtype); };
-  switch (op) {
-  case NodeKind::Add: return constant(0, 0);
-  case NodeKind::Mul: return constant(1, 1);
-  case NodeKind::Min: return constant(largest, dtype.isUInt() ? uintMax : intMax);
-  case NodeKind::Max: return constant(-largest, dtype.isUInt() ? 0 : -intMax - 1);
-  default: return nullptr;
-  }
+// `region` of `buffer` with the variables in `vars` substituted.
+BufferRegion substitutedRegion(BufferRef buffer, std::vector<Range> region, const VarMap &vars) {
+  for (Range &range : region) range = Range{substitute(range.min, vars), substitute(range.extent, vars)};
+  return BufferRegion{std::move(buffer), std::move(region)};
+}
+
+// The element a BufferLoad reads, as a region.
+BufferRegion elementRegion(const Expr &element) {
+  const auto &load = *element.as<BufferLoad>();
+  std::vector<Range> region;
+  for (const Expr &index : load.indices) region.push_back(Range{index, intImm(1, index->dtype)});
+  return BufferRegion{load.buffer, region};
 }
 
 }  // namespace
@@ -104,26 +102,27 @@ llvm::Expected<std::vector<RV>> applyRFactor(Schedule &sch, StepArgs &args) {
   const Block &block = *realize.block;
   const std::string blockDesc = "the block '" + block.name + "'";
 
-  // The reduction: init and update stores of one buffer at the same indices.
-  const auto *init = block.init ? block.init.as<BufferStore>() : nullptr;
-  const auto *update = block.body.as<BufferStore>();
+  // The reduction: init and update stores of its buffers at the same indices.
   if (!block.init) return fail(at, blockDesc + " is not a reduction block (it has no T.init)");
-  if (!init || !update)
-    return fail(at, blockDesc + ": its T.init and its body must each be a single buffer store");
   for (size_t i = 0; i < block.iterVars.size(); ++i)
     if (!isQuasiAffine(realize.iterValues[i]))
       return fail(at, blockDesc + " is not a reduction block: the binding of '" + block.iterVars[i]->var->name +
                           "' (" + printExpr(realize.iterValues[i]) + ") is not quasi-affine");
-  if (!indexedByDistinctDataParIters(block, update->indices))
-    return fail(at, blockDesc + " is not a reduction block: it writes '" + update->buffer->name +
-                        "' at indices that are not distinct data-parallel iterators");
-  if (init->buffer != update->buffer || init->indices.size() != update->indices.size() ||
-      !std::equal(init->indices.begin(), init->indices.end(), update->indices.begin(),
-                  [](const Expr &a, const Expr &b) { return structuralEqual(a, b); }))
-    return fail(at, blockDesc + ": T.init and the update write different elements");
+  std::vector<const BufferStore *> stores;
+  for (const Stmt &part : {block.init, block.body})
+    preOrderVisit(part, [&](const Node &node) {
+      if (const auto *store = node.as<BufferStore>()) stores.push_back(store);
+    });
+  for (const BufferStore *store : stores)
+    for (const Expr &index : store->indices)
+      for (const IterVarRef &iter : block.iterVars)
+        if (iter->iterType == IterType::CommReduce && usesVar(index, iter->var.get()))
+          return fail(at, blockDesc + " is not a reduction block: it writes '" + store->buffer->name +
+                              "' at an index that uses its reduction iterator '" + iter->var->name + "'");
   StmtPath scopePath = scopeOf(blockPath);
-  if (blocksAccessing(scopePath.back(), update->buffer.get(), true).size() != 1)
-    return fail(at, blockDesc + " is not the only writer of '" + update->buffer->name + "' in its scope");
+  for (const BufferRegion &write : block.writes)
+    if (blocksAccessing(scopePath.back(), write.buffer.get(), true).size() != 1)
+      return fail(at, blockDesc + " is not the only writer of '" + write.buffer->name + "' in its scope");
   if (std::string why = whyNotStagePipeline(*scopePath.back().as<Block>()); !why.empty()) return fail(at, why);
 
   // The loops and which kinds of iterators use them.
@@ -155,37 +154,18 @@ llvm::Expected<std::vector<RV>> applyRFactor(Schedule &sch, StepArgs &args) {
       return fail(at, name + " is used by no iterator and has extent > 1 under a reduction loop");
     }
   }
-  // The reducer: the written element (lhs) combined with a value (rhs) by op.
-  NodeKind op = NodeKind::Add;
-  Expr lhs, rhs;
-  const auto *combined = update->value.as<BinaryExpr>();
-  auto isWrittenElement = [&](const Expr &e) {
-    const auto *load = e.as<BufferLoad>();
-    return load && load->buffer == update->buffer &&
-           std::equal(load->indices.begin(), load->indices.end(), update->indices.begin(), update->indices.end(),
-                      [](const Expr &a, const Expr &b) { return structuralEqual(a, b); });
-  };
-  Expr identity = combined ? reducerIdentity(combined->kind(), update->value->dtype) : nullptr;
-  if (identity && (isWrittenElement(combined->a) || isWrittenElement(combined->b))) {
-    bool lhsFirst = isWrittenElement(combined->a);
-    op = combined->kind();
-    lhs = lhsFirst ? combined->a : combined->b;
-    rhs = lhsFirst ? combined->b : combined->a;
-  }
-  if (!lhs)
-    return fail(at, blockDesc + ": the update " + printExpr(update->value) +
-                        " is not a commutative reduction (+, *, min, max) of the written element");
-  if (!structuralEqual(simplify(init->value), identity))
-    return fail(at, blockDesc + ": the T.init value " + printExpr(init->value) + " is not the identity " +
-                        printExpr(identity) + " of its reduction");
-
   size_t outermostIndex = std::find_if(blockPath.begin(), blockPath.end(),
                                       [&](const Stmt &s) { return s.get() == loops.front(); }) - blockPath.begin();
   for (size_t k = outermostIndex; k < blockPath.size(); ++k)
     if (!blockPath[k]->isa<For>() && !blockPath[k]->isa<SeqStmt>() && !blockPath[k]->isa<BlockRealize>())
       return fail(at, blockDesc + " is under a statement other than loops (not supported)");
 
-  const Buffer &buffer = *update->buffer;
+  llvm::Expected<BlockReduction> reduction = matchBlockReduction(block, at, "rfactor: " + blockDesc + ": ");
+  if (!reduction) return reduction.takeError();
+  const std::vector<Expr> &indices = reduction->updates[0]->indices;
+  std::vector<BufferRef> buffers;
+  for (const BufferStore *update : reduction->updates) buffers.push_back(update->buffer);
+  const Buffer &buffer = *buffers[0];
   int64_t ndim = int64_t(buffer.rank());
   int64_t factorAxis = *factorAxisArg;
   if (factorAxis < -(ndim + 1) || factorAxis > ndim)
@@ -194,12 +174,15 @@ llvm::Expected<std::vector<RV>> applyRFactor(Schedule &sch, StepArgs &args) {
                                             buffer.name + "' of " + std::to_string(ndim) + " dimension(s)");
   if (factorAxis < 0) factorAxis += ndim + 1;
 
-  // The rfactor buffer and block.
-  Buffer *rfCopy = copyNode(*withScope(update->buffer, buffer.scope(), buffer.name + "_rf"));
-  rfCopy->shape.insert(rfCopy->shape.begin() + factorAxis, rfLoop.extent);
-  rfCopy->strides.clear();
-  rfCopy->elemOffset = nullptr;
-  BufferRef rfBuffer(rfCopy);
+  // The rfactor buffers and block.
+  std::vector<BufferRef> rfBuffers;
+  for (const BufferRef &reduced : buffers) {
+    Buffer *rfCopy = copyNode(*withScope(reduced, reduced->scope(), reduced->name + "_rf"));
+    rfCopy->shape.insert(rfCopy->shape.begin() + factorAxis, rfLoop.extent);
+    rfCopy->strides.clear();
+    rfCopy->elemOffset = nullptr;
+    rfBuffers.push_back(BufferRef(rfCopy));
+  }
 
   auto iterFromLoop = [](const For &loop, IterType type) {
     return make<IterVar>(makeVar("v" + loop.loopVar->name, loop.loopVar->dtype), Range{loop.min, loop.extent}, type);
@@ -229,13 +212,27 @@ llvm::Expected<std::vector<RV>> applyRFactor(Schedule &sch, StepArgs &args) {
   }
   bool rfReduces = std::any_of(rfIters.begin(), rfIters.end(),
                                [](const IterVarRef &iter) { return iter->iterType == IterType::CommReduce; });
-  std::vector<Expr> rfIndices = update->indices;
+  std::vector<Expr> rfIndices = indices;
   rfIndices.insert(rfIndices.begin() + factorAxis, rfIter->var);
-  Expr rfValue = rfReduces ? makeBinary(op, bufferLoad(rfBuffer, rfIndices), rhs) : rhs;
-  Stmt rfBody = substitute(make<BufferStore>(rfBuffer, rfValue, rfIndices), rfVarMap);
-  Stmt rfInit = rfReduces ? substitute(make<BufferStore>(rfBuffer, init->value, rfIndices), rfVarMap) : nullptr;
+  const CommReducer &reducer = *reduction->reducer;
+  std::vector<Expr> rfElements;
+  for (const BufferRef &rfBuffer : rfBuffers) rfElements.push_back(bufferLoad(rfBuffer, rfIndices));
+  Stmt rfBody = substitute(rfReduces ? combinedStores(reducer, rfBuffers, rfIndices, rfElements, reduction->rhs)
+                                     : storesOf(rfBuffers, rfIndices, reduction->rhs),
+                           rfVarMap);
+  Stmt rfInit = rfReduces ? substitute(storesOf(rfBuffers, rfIndices, reducer.identity), rfVarMap) : nullptr;
+  // Regions as TVM writes them: the block's reads, and its writes moved to the rfactor buffers.
+  std::vector<BufferRegion> rfReads, rfWrites;
+  for (const BufferRegion &read : block.reads) rfReads.push_back(substitutedRegion(read.buffer, read.region, rfVarMap));
+  for (const BufferRegion &write : block.writes) {
+    auto reduced = std::find(buffers.begin(), buffers.end(), write.buffer);
+    if (reduced == buffers.end()) continue;
+    std::vector<Range> region = write.region;
+    region.insert(region.begin() + factorAxis, Range{rfIter->var, intImm(1, rfIter->var->dtype)});
+    rfWrites.push_back(substitutedRegion(rfBuffers[reduced - buffers.begin()], region, rfVarMap));
+  }
   std::string rfName = sch.freshBlockName(loopRV->func, block.name + "_rf");
-  auto rfBlock = make<Block>(rfName, rfIters, std::vector<BufferRegion>{}, std::vector<BufferRegion>{}, rfBody,
+  auto rfBlock = make<Block>(rfName, rfIters, rfReads, rfWrites, rfBody,
                              rfInit, std::vector<BufferRef>{}, std::vector<MatchBufferRegion>{}, block.annotations);
   Stmt rfNest = make<BlockRealize>(rfBindings, realize.predicate, rfBlock);
   VarMap newLoopVars;
@@ -248,7 +245,7 @@ llvm::Expected<std::vector<RV>> applyRFactor(Schedule &sch, StepArgs &args) {
     rfNest = Stmt(copy);
   }
 
-  // The write-back block: reduces the rfactor buffer over the loop into the original buffer.
+  // The write-back block: reduces the rfactor buffers over the loop into the original buffers.
   IterVarRef wbIter = iterFromLoop(rfLoop, IterType::CommReduce);
   std::vector<IterVarRef> wbIters{wbIter};
   std::vector<Expr> wbBindings{rfLoop.loopVar};
@@ -260,10 +257,13 @@ llvm::Expected<std::vector<RV>> applyRFactor(Schedule &sch, StepArgs &args) {
     wbBindings.push_back(realize.iterValues[i]);
     wbVarMap[iter.var.get()] = wbIters.back()->var;
   }
-  Stmt wbBody = make<BufferStore>(update->buffer, makeBinary(op, lhs, bufferLoad(rfBuffer, rfIndices)),
-                                  update->indices);
-  auto wbBlock = make<Block>(block.name, wbIters, std::vector<BufferRegion>{}, std::vector<BufferRegion>{},
-                             substitute(wbBody, wbVarMap), substitute(block.init, wbVarMap), std::vector<BufferRef>{},
+  Stmt wbBody = combinedStores(reducer, buffers, indices, reduction->lhs, rfElements);
+  Stmt wbInit = storesOf(buffers, indices, reducer.identity);
+  std::vector<BufferRegion> wbReads, wbWrites;
+  for (const Expr &element : rfElements) wbReads.push_back(elementRegion(substitute(element, wbVarMap)));
+  for (const Expr &element : reduction->lhs) wbWrites.push_back(elementRegion(substitute(element, wbVarMap)));
+  auto wbBlock = make<Block>(block.name, wbIters, wbReads, wbWrites,
+                             substitute(wbBody, wbVarMap), substitute(wbInit, wbVarMap), std::vector<BufferRef>{},
                              std::vector<MatchBufferRegion>{}, block.annotations);
   Stmt wbRealize = make<BlockRealize>(wbBindings, nullptr, wbBlock);
 
@@ -289,14 +289,12 @@ llvm::Expected<std::vector<RV>> applyRFactor(Schedule &sch, StepArgs &args) {
   StmtPath outermostPath(blockPath.begin(), blockPath.begin() + outermostIndex + 1);
   sch.replace(loopRV->func, outermostPath, seq({rfNest, rebuild(blockPath[outermostIndex])}));
 
-  // The scope block is a new node now; it allocates the rfactor buffer.
+  // The scope block is a new node now; it allocates the rfactor buffers.
   const std::string &scopeName = scopePath.back().as<Block>()->name;
   Stmt scope = blockNamed(cast<PrimFunc>(sch.module().lookup(loopRV->func))->body, scopeName);
   Block *scopeCopy = copyNode(*scope.as<Block>());
-  scopeCopy->allocBuffers.push_back(rfBuffer);
+  scopeCopy->allocBuffers.insert(scopeCopy->allocBuffers.end(), rfBuffers.begin(), rfBuffers.end());
   sch.replace(loopRV->func, {scope}, Stmt(scopeCopy));
-  const PrimFunc &func = *cast<PrimFunc>(sch.module().lookup(loopRV->func));
-  sch.setBody(loopRV->func, reinferRegions(func.body, {rfName, block.name}, functionBuffers(func)));
   return std::vector<RV>{BlockRV{loopRV->func, rfName}};
 }
 

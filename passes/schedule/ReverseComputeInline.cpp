@@ -17,6 +17,7 @@
 #include "BlockUtils.h"
 #include "BufferUtils.h"
 #include "Primitive.h"
+#include "StagePipeline.h"
 
 #include "vtac/ir/Arith.h"
 #include "vtac/ir/arith/Analyzer.h"
@@ -321,6 +322,8 @@ llvm::Expected<std::vector<RV>> applyReverseComputeInline(Schedule &sch, StepArg
   const Block &consumer = *realize.block;
   const BufferStore *consumerStore = singleStoreBody(consumer);
   if (!consumerStore || realize.predicate) return fail("is not a single `C[...] = f(B[v...])` store without init or predicate");
+  if (std::string why = whyNotStagePipeline(*scopeOf(*path).back().as<Block>()); !why.empty())
+    return diagnosticError(at, "reverse_compute_inline: " + why);
   llvm::Expected<std::vector<BlockRV>> producers = dependentBlocks(sch, *rv, at, /*producers=*/true);
   if (!producers) return producers.takeError();
   if (producers->size() != 1)
