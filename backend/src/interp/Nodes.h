@@ -8,6 +8,7 @@
 // evaluating a node allocates nothing and costs one virtual call.
 #pragma once
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <memory>
@@ -644,15 +645,21 @@ struct ForExec final : StmtExec {
   IntPtr min, extent;
   StmtPtr body;
   ir::SourceLoc loc;
+  uint64_t stepChunk = 1;  // iterations counted at once: more for a leaf loop (ir/LoopSteps.h)
   void exec(Frame &frame) const override {
     int64_t begin = min->eval(frame);
     int64_t end = begin + extent->eval(frame);
     // Every value of [begin, end) is a value of the loop variable's type: no wrapping.
-    for (int64_t i = begin; i < end; ++i) {
-      if (++frame.steps >= frame.nextLimitCheck && !frame.withinLimits(loc)) return;
-      frame.slots[slot].i = i;
-      body->exec(frame);
-      if (frame.trapped) return;
+    for (int64_t i = begin; i < end;) {
+      uint64_t count = std::min(uint64_t(end) - uint64_t(i), stepChunk);
+      int64_t chunkEnd = int64_t(uint64_t(i) + count);
+      frame.steps += count;
+      if (frame.steps >= frame.nextLimitCheck && !frame.withinLimits(loc)) return;
+      for (; i < chunkEnd; ++i) {
+        frame.slots[slot].i = i;
+        body->exec(frame);
+        if (frame.trapped) return;
+      }
     }
   }
 };
