@@ -86,6 +86,7 @@ struct ModuleState {
   std::vector<CheckSite> *checkSites = nullptr;  // non-null: compile run-time checks in
   bool countSteps = false;                        // with checks: count loop iterations
   bool onChipScopesInHostMemory = false;
+  std::vector<std::string> *kernelHandles = nullptr;  // non-null: handle slots are the caller's
 };
 
 // One HostFunction (its micro-kernels, its entry, a packed entry) in the module.
@@ -94,7 +95,7 @@ public:
   FunctionBuilder(ModuleState &state, const HostFunction &function)
       : HostWalker(function, "LLVM"), module_(state.module), ctx_(state.module.getContext()), b_(ctx_),
         dlTensor_(state.dlTensor), strings_(state.strings), checkSites_(state.checkSites),
-        countsSteps_(state.checkSites && state.countSteps) {
+        countsSteps_(state.checkSites && state.countSteps), kernelHandles_(state.kernelHandles) {
     if (checkSites_) bounds_.emplace(function_);
     if (state.onChipScopesInHostMemory) allocateOnChipScopesInHostMemory();
   }
@@ -1031,8 +1032,15 @@ private:
   void emitPushKernel(const ir::Node &at, size_t index) override {
     const MicroKernel &kernel = function_.kernels[index];
     std::string id = function_.symbol + "_uop_kernel" + std::to_string(index);
-    auto *handle = new llvm::GlobalVariable(module_, b_.getPtrTy(), false, llvm::GlobalValue::InternalLinkage,
-                                            llvm::ConstantPointerNull::get(b_.getPtrTy()), id + "_handle");
+    llvm::GlobalVariable *handle;
+    if (kernelHandles_) {
+      handle = new llvm::GlobalVariable(module_, b_.getPtrTy(), false, llvm::GlobalValue::ExternalLinkage, nullptr,
+                                        id + "_handle");
+      kernelHandles_->push_back(handle->getName().str());
+    } else {
+      handle = new llvm::GlobalVariable(module_, b_.getPtrTy(), false, llvm::GlobalValue::InternalLinkage,
+                                        llvm::ConstantPointerNull::get(b_.getPtrTy()), id + "_handle");
+    }
     auto [closure, bytes] = packClosure(kernel.closure);
     llvm::Value *status = callCountingCode(runtimeFunction(kernel.pushFunction),
                                            {handle, kernels_[index], closure, b_.getInt32(uint32_t(bytes))});
@@ -1060,6 +1068,7 @@ private:
   std::vector<CheckSite> *checkSites_;
   bool countsSteps_;
   llvm::Value *pendingSteps_ = nullptr, *stepRoom_ = nullptr;  // i64 allocas (startCountingSteps)
+  std::vector<std::string> *kernelHandles_;
   std::optional<AccessBounds> bounds_;  // with run-time checks
 };
 
@@ -1100,6 +1109,7 @@ llvm::Expected<LLVMModule> buildLLVMModule(const std::vector<HostFunction> &func
   if (options.runtimeChecks) state.checkSites = &result.checkSites;
   state.countSteps = options.countSteps;
   state.onChipScopesInHostMemory = options.onChipScopesInHostMemory;
+  if (options.kernelHandlesFromCaller) state.kernelHandles = &result.kernelHandles;
   for (const HostFunction &function : functions) {
     FunctionBuilder builder(state, function);
     builder.addFunction();

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "Runtime.h"
+#include "vtac/backend/KernelCacheSlot.h"
 #include "vtac/ir/ConstantData.h"
 #include "vtac/ir/DataType.h"
 
@@ -755,11 +756,6 @@ struct BlockExec final : StmtExec {
   StmtPtr body;
   void exec(Frame &frame) const override;
 };
-
-// A pointer-sized slot, initially null, that lives as long as the process: the static `void*`
-// TVM's code generator emits per call site. The runtime stores its kernel cache there and
-// offers no way to free it, so the slots must stay reachable after a function is destroyed.
-void **newKernelCacheSlot();
 
 // `with T.attr(..., "coproc_uop_scope", "VTAPushGEMMOp")`: the body becomes a micro-kernel
 // closure handed to the named runtime function together with a per-node kernel-cache slot

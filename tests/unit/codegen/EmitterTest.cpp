@@ -102,5 +102,33 @@ TEST_CASE("LLVM emitter: counting steps leaves the innermost loop vectorisable",
   CHECK(ir->find("@vtac_check_limits(i32 0, i64") != std::string::npos);
 }
 
+const char *kMicroKernel = R"(@T.prim_func
+def main(A: T.Buffer((16,), "int32")):
+    vta = T.int32()
+    with T.attr(T.iter_var(vta, None, "ThreadIndex", "vta"), "coproc_uop_scope", "VTAPushALUOp"):
+        T.tir.vta.uop_push(1, 0, 0, 0, 0, 2, 0, 0)
+    T.tir.vta.coproc_sync()
+)";
+
+TEST_CASE("LLVM emitter: micro-kernel handles are internal statics, or the caller's", "[codegen]") {
+  auto functions = lower(kMicroKernel, "k");
+  LLVMEmitOptions options;
+  options.kind = EmitKind::LLVMIR;
+  auto ir = emitLLVM(functions, "emitter_test.tvm", options);
+  REQUIRE(bool(ir));
+  CHECK(ir->find("@k_uop_kernel0_handle = internal global ptr null") != std::string::npos);
+
+  // The JIT's way: declared only, for it to bind to a slot that outlives the code.
+  options.kernelHandlesFromCaller = true;
+  llvm::LLVMContext context;
+  auto built = buildLLVMModule(functions, "emitter_test.tvm", options, context);
+  REQUIRE(bool(built));
+  CHECK(built->kernelHandles == std::vector<std::string>{"k_uop_kernel0_handle"});
+  llvm::GlobalVariable *handle = built->module->getNamedGlobal("k_uop_kernel0_handle");
+  REQUIRE(handle);
+  CHECK(handle->isDeclaration());
+  CHECK(handle->hasExternalLinkage());
+}
+
 }  // namespace
 }  // namespace vtac::codegen
