@@ -100,8 +100,9 @@ void registerRunCommand(CLI::App &app, support::CommandAction &action) {
       ->check(CLI::PositiveNumber);
   command->add_option("--vta-config", options->vtaConfig, "vta_config.json of the simulated VTA");
   command->add_option("--engine", options->engine,
-                      "interp: the reference interpreter (default); jit: the code vtac compile emits, "
-                      "run by LLVM's ORC JIT; given twice, the last one counts")
+                      "jit: the code vtac compile emits, run by LLVM's ORC JIT (default); interp: the reference "
+                      "interpreter (no progress line in the JIT unless --max-steps or --timeout); given twice, "
+                      "the last one counts")
       ->check(CLI::IsMember({"interp", "jit"}))
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
   command->add_flag("--timing", options->timing, "Print parse, interpretation and simulation times");

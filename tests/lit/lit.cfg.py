@@ -13,7 +13,7 @@ config.test_exec_root = os.path.join(config.vtac_obj_root, "tests", "lit")
 
 vtac = os.path.join(config.vtac_obj_root, "bin", "vtac")
 # `lit --param engine=jit` runs every `vtac run` of the tests on that engine; an --engine the
-# test gives itself comes later on the command line and wins (ctest's lit-jit, e2e-jit).
+# test gives itself comes later on the command line and wins (ctest's lit-interp, e2e-interp).
 engine = lit_config.params.get("engine")
 if engine:
     config.substitutions.append(("%vtac run", vtac + " run --engine=" + engine))

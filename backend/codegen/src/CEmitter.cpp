@@ -64,6 +64,17 @@ std::string floatLiteral(double value, DataType dtype) {
   return single ? literal + "f" : literal;
 }
 
+// A function the emitted code's runtime calls go through: its name and C definition.
+struct RuntimeHelper {
+  std::string name, definition;
+};
+// Reports `message` when the runtime can (TVM's has no error functions) and returns the status.
+const RuntimeHelper kFail{"vtac_fail", "static inline int32_t vtac_fail(const char *message) {\n"
+                                       "  if (VTARuntimeReportError) VTARuntimeReportError(message);\n"
+                                       "  return " + std::to_string(kStatusArgumentError) + ";\n}"};
+const RuntimeHelper kErrorCount{
+    "vtac_error_count", "static inline int vtac_error_count(void) { return VTARuntimeErrorCount ? VTARuntimeErrorCount() : 0; }"};
+
 // One function's C text (the entry or a micro-kernel body), written statement by statement.
 class FunctionWriter : public HostWalker<std::string> {
 public:
@@ -74,7 +85,7 @@ public:
   bool usesStatus() const { return usesStatus_; }
 
   void checkErrorCount() {
-    line("int vtac_errors_at_entry = vtac_error_count();");
+    line("int vtac_errors_at_entry = " + runtimeHelper(kErrorCount) + "();");
     checkErrorCountFromHere();
   }
 
@@ -163,7 +174,7 @@ public:
   void visitAssertStmt(const ir::AssertStmt &op) override {
     auto *message = op.message.as<ir::StringImm>();
     line("if (" + withoutOuterParens(negated(op.condition)) + ")");
-    line("  return vtac_fail(" + cString(message ? message->value : "assertion failed") + ");");
+    line("  return " + runtimeHelper(kFail) + "(" + cString(message ? message->value : "assertion failed") + ");");
     visitStmt(op.body);
   }
   void visitWhile(const ir::While &op) override {
@@ -248,7 +259,7 @@ private:
   }
   void emitDiscard(std::string value) override { line(value + ";"); }
   void emitErrorCountCheck(const ir::Node &, llvm::StringRef) override {
-    line("if (vtac_error_count() > vtac_errors_at_entry)");
+    line("if (" + runtimeHelper(kErrorCount) + "() > vtac_errors_at_entry)");
     line("  return " + std::to_string(kStatusRuntimeError) + ";");
   }
 
@@ -259,7 +270,8 @@ private:
     const std::string &name = names_(*op.bufferVar);
     line("void *" + name + " = malloc(" + count + " * sizeof(" + t + "));");
     line("if (" + name + " == NULL)");
-    line("  return vtac_fail(" + cString(function_.symbol + ": cannot allocate '" + op.bufferVar->name + "'") + ");");
+    line("  return " + runtimeHelper(kFail) + "(" + cString(function_.symbol + ": cannot allocate '" + op.bufferVar->name + "'") +
+         ");");
     if (op.constantData && !op.constantData->bytes().empty()) {
       // The elements' bytes as they lie in memory (little-endian, as the targets are).
       const std::vector<uint8_t> &bytes = op.constantData->bytes();
@@ -318,6 +330,13 @@ private:
     visitStmt(body);
     dedent();
     line("}");
+  }
+
+  // The name of one of the module's runtime helpers (kFail, kErrorCount), defined once per
+  // module when a function uses it: clang's -Wunused-function rejects an unused one.
+  std::string runtimeHelper(const RuntimeHelper &helper) {
+    helpers_.emplace(helper.name, helper.definition);
+    return helper.name;
   }
 
   // `name(a, b)` of a static inline helper for type `t`, defined once per module.
@@ -550,11 +569,7 @@ llvm::Expected<std::string> emitC(const std::vector<HostFunction> &functions, co
       << "#include <math.h>\n#include <stddef.h>\n#include <stdint.h>\n#include <stdlib.h>\n#include <string.h>\n\n"
       << "#include <dlpack/dlpack.h>\n#include <vta/runtime.h>\n" << (parallel ? "#include <vtac/parallel.h>\n" : "") << "\n"
       << "/* Weak: TVM's VTA runtime has no error functions; the status code is returned all the same. */\n"
-      << "#pragma weak VTARuntimeReportError\n#pragma weak VTARuntimeErrorCount\n\n"
-      << "static inline int32_t vtac_fail(const char *message) {\n"
-      << "  if (VTARuntimeReportError) VTARuntimeReportError(message);\n"
-      << "  return " << kStatusArgumentError << ";\n}\n\n"
-      << "static inline int vtac_error_count(void) { return VTARuntimeErrorCount ? VTARuntimeErrorCount() : 0; }\n\n";
+      << "#pragma weak VTARuntimeReportError\n#pragma weak VTARuntimeErrorCount\n\n";
   for (const auto &[name, text] : helpers) out << text << "\n";
   if (!helpers.empty()) out << "\n";
   if (!arities.empty()) out << "/* Provided by the program this code is linked into. */\n";

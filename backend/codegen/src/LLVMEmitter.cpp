@@ -24,6 +24,7 @@
 #include "vtac/codegen/HostWalker.h"
 #include "vtac/ir/Arith.h"
 #include "vtac/ir/Diagnostic.h"
+#include "vtac/ir/LoopSteps.h"
 #include "vtac/ir/Printer.h"
 #include "vtac/ir/Visitor.h"
 
@@ -44,6 +45,9 @@ namespace {
 
 using ir::DataType;
 using ir::NodeKind;
+
+// The host-lowered calls that run loops elsewhere: a loop around one is no leaf (LoopSteps.h).
+constexpr llvm::StringRef kLoopRunningCalls[] = {hostop::kPushMicroKernel, hostop::kParallelFor, hostop::kCallChecked};
 
 void initializeTargets() {
   static std::once_flag once;
@@ -82,6 +86,7 @@ struct ModuleState {
   std::vector<CheckSite> *checkSites = nullptr;  // non-null: compile run-time checks in
   bool countSteps = false;                        // with checks: count loop iterations
   bool onChipScopesInHostMemory = false;
+  std::vector<std::string> *kernelHandles = nullptr;  // non-null: handle slots are the caller's
 };
 
 // One HostFunction (its micro-kernels, its entry, a packed entry) in the module.
@@ -90,7 +95,7 @@ public:
   FunctionBuilder(ModuleState &state, const HostFunction &function)
       : HostWalker(function, "LLVM"), module_(state.module), ctx_(state.module.getContext()), b_(ctx_),
         dlTensor_(state.dlTensor), strings_(state.strings), checkSites_(state.checkSites),
-        countsSteps_(state.checkSites && state.countSteps) {
+        countsSteps_(state.checkSites && state.countSteps), kernelHandles_(state.kernelHandles) {
     if (checkSites_) bounds_.emplace(function_);
     if (state.onChipScopesInHostMemory) allocateOnChipScopesInHostMemory();
   }
@@ -115,6 +120,7 @@ public:
       checkErrorCountFromHere();
     }
     visitStmt(function.body);
+    if (countsSteps_) flushSteps();
     b_.CreateRet(b_.getInt32(0));
   }
 
@@ -163,6 +169,7 @@ private:
     fn->setDoesNotThrow();  // C ABI code: no unwind tables, no personality routine
     vars_.clear();
     b_.SetInsertPoint(llvm::BasicBlock::Create(ctx_, "entry", fn));
+    if (countsSteps_) startCountingSteps();
   }
 
   llvm::BasicBlock *newBlock(const char *name) { return llvm::BasicBlock::Create(ctx_, name, fn_); }
@@ -355,16 +362,65 @@ private:
     return new llvm::GlobalVariable(module_, b_.getInt64Ty(), false, llvm::GlobalValue::ExternalLinkage, nullptr, name);
   }
 
-  // One iteration of the loop `at` (countsSteps_): the step count goes up by one, and when it
-  // reaches vtac_next_limit_check, vtac_check_limits says whether the run stops at this loop.
-  void countStep(const ir::Node &at) {
-    llvm::Value *previous = b_.CreateAtomicRMW(llvm::AtomicRMWInst::Add, callerGlobal(kStepCountSymbol), b_.getInt64(1),
+  // Step counting keeps the function's count in a register (pendingSteps_) and adds it to the
+  // caller's vtac_steps only when it reaches stepRoom_, the steps left before
+  // vtac_next_limit_check as of the function's last look at both; before a call into code that
+  // counts too (a micro-kernel push, a parallel run, a compiled call) and at the end, the count
+  // is added, and after such a call the room looked up again. Alone on a thread this calls
+  // vtac_check_limits at exactly the count the interpreter would; parallel tasks each have
+  // their own room, so a limit can be passed by up to a room per thread before one notices.
+  void startCountingSteps() {
+    llvm::IRBuilder<> entry(b_.GetInsertBlock());
+    pendingSteps_ = entry.CreateAlloca(b_.getInt64Ty(), nullptr, "pending_steps");
+    stepRoom_ = entry.CreateAlloca(b_.getInt64Ty(), nullptr, "step_room");
+    entry.CreateStore(b_.getInt64(0), pendingSteps_);
+    refreshStepRoom();
+  }
+
+  // An unordered (untorn, otherwise plain) load of the caller's counter `name`.
+  llvm::Value *loadCounter(const char *name) {
+    llvm::LoadInst *load = b_.CreateLoad(b_.getInt64Ty(), callerGlobal(name));
+    load->setAtomic(llvm::AtomicOrdering::Unordered);
+    load->setAlignment(llvm::Align(8));
+    return load;
+  }
+
+  void refreshStepRoom() {
+    b_.CreateStore(b_.CreateBinaryIntrinsic(llvm::Intrinsic::usub_sat, loadCounter(kNextLimitCheckSymbol),
+                                            loadCounter(kStepCountSymbol)),
+                   stepRoom_);
+  }
+
+  // Adds the pending count to vtac_steps; returns the new total.
+  llvm::Value *flushSteps() {
+    llvm::Value *pending = b_.CreateLoad(b_.getInt64Ty(), pendingSteps_);
+    llvm::Value *previous = b_.CreateAtomicRMW(llvm::AtomicRMWInst::Add, callerGlobal(kStepCountSymbol), pending,
                                                llvm::MaybeAlign(8), llvm::AtomicOrdering::Monotonic);
-    llvm::Value *steps = b_.CreateAdd(previous, b_.getInt64(1));
-    llvm::LoadInst *limit = b_.CreateLoad(b_.getInt64Ty(), callerGlobal(kNextLimitCheckSymbol));
-    limit->setVolatile(true);
-    llvm::BasicBlock *check = newBlock("limit_check"), *next = newBlock("counted");
-    b_.CreateCondBr(b_.CreateICmpUGE(steps, limit), check, next, llvm::MDBuilder(ctx_).createUnlikelyBranchWeights());
+    b_.CreateStore(b_.getInt64(0), pendingSteps_);
+    return b_.CreateAdd(previous, pending);
+  }
+
+  // A call of code that may count steps itself (see startCountingSteps).
+  llvm::Value *callCountingCode(llvm::FunctionCallee callee, llvm::ArrayRef<llvm::Value *> args) {
+    if (countsSteps_) flushSteps();
+    llvm::Value *status = b_.CreateCall(callee, args);
+    if (countsSteps_) refreshStepRoom();
+    return status;
+  }
+
+  // `count` (i64) iterations of the loop `at` (countsSteps_). When the count reaches the room,
+  // it is added to vtac_steps, and if the total reached vtac_next_limit_check,
+  // vtac_check_limits says whether the run stops at this loop.
+  void countSteps(const ir::Node &at, llvm::Value *count) {
+    llvm::Value *pending = b_.CreateAdd(b_.CreateLoad(b_.getInt64Ty(), pendingSteps_), count);
+    b_.CreateStore(pending, pendingSteps_);
+    llvm::BasicBlock *flush = newBlock("steps_flush"), *check = newBlock("limit_check"), *next = newBlock("counted");
+    b_.CreateCondBr(b_.CreateICmpUGE(pending, b_.CreateLoad(b_.getInt64Ty(), stepRoom_)), flush, next,
+                    llvm::MDBuilder(ctx_).createUnlikelyBranchWeights());
+    b_.SetInsertPoint(flush);
+    llvm::Value *steps = flushSteps();
+    llvm::BasicBlock *refresh = newBlock("steps_refresh");
+    b_.CreateCondBr(b_.CreateICmpUGE(steps, loadCounter(kNextLimitCheckSymbol)), check, refresh);
     b_.SetInsertPoint(check);
     auto index = int32_t(checkSites_->size());
     checkSites_->push_back({CheckKind::Stopped, at.loc(), ""});
@@ -372,9 +428,12 @@ private:
         kCheckLimitsSymbol, llvm::FunctionType::get(b_.getInt32Ty(), {b_.getInt32Ty(), b_.getInt64Ty()}, false));
     llvm::Value *status = b_.CreateCall(checkLimits, {b_.getInt32(index), steps});
     llvm::BasicBlock *stop = newBlock("stopped");
-    b_.CreateCondBr(b_.CreateICmpNE(status, b_.getInt32(0)), stop, next);
+    b_.CreateCondBr(b_.CreateICmpNE(status, b_.getInt32(0)), stop, refresh);
     b_.SetInsertPoint(stop);
     b_.CreateRet(b_.getInt32(kStatusCheckFailed));
+    b_.SetInsertPoint(refresh);
+    refreshStepRoom();
+    b_.CreateBr(next);
     b_.SetInsertPoint(next);
   }
 
@@ -734,7 +793,7 @@ private:
     b_.SetInsertPoint(header);
     b_.CreateCondBr(visitExpr(op.condition), body, exit);
     b_.SetInsertPoint(body);
-    if (countsSteps_) countStep(op);
+    if (countsSteps_) countSteps(op, b_.getInt64(1));
     visitStmt(op.body);
     b_.CreateBr(header);
     b_.SetInsertPoint(exit);
@@ -812,21 +871,56 @@ private:
     if (bounds_) bounds_->bindLoop(var, min, extent);
     llvm::Value *first = visitExpr(min);
     llvm::Value *end = b_.CreateAdd(first, convert(visitExpr(extent), extent->dtype, var.dtype, var));
+    auto iteration = [&](llvm::Value *index) {
+      vars_[&var] = index;
+      visitStmt(body);
+      return b_.CreateAdd(index, llvm::ConstantInt::get(index->getType(), 1));
+    };
+    if (!countsSteps_) return emitRange(var, var.name, first, end, iteration);
+    if (!ir::isLeafLoopBody(body, kLoopRunningCalls)) {
+      return emitRange(var, var.name, first, end, [&](llvm::Value *index) {
+        countSteps(at, b_.getInt64(1));
+        return iteration(index);
+      });
+    }
+    // A leaf loop counts its iterations a chunk at a time, as the interpreter does (LoopSteps.h):
+    // the loop over each chunk has no count in it. A constant extent is one chunk or none.
+    auto *constantExtent = extent.as<ir::IntImm>();
+    if (constantExtent && uint64_t(constantExtent->value) <= ir::kLeafLoopStepChunk) {
+      if (constantExtent->value > 0) countSteps(at, b_.getInt64(uint64_t(constantExtent->value)));
+      return emitRange(var, var.name, first, end, iteration);
+    }
+    emitRange(var, var.name + "_chunk", first, end, [&](llvm::Value *chunk) {
+      llvm::Value *left = b_.CreateSub(loopIndexToInt64(var, end), loopIndexToInt64(var, chunk));
+      llvm::Value *count = b_.CreateBinaryIntrinsic(llvm::Intrinsic::umin, left, b_.getInt64(ir::kLeafLoopStepChunk));
+      countSteps(at, count);
+      llvm::Value *chunkEnd = b_.CreateAdd(chunk, b_.CreateTrunc(count, chunk->getType()));
+      emitRange(var, var.name, chunk, chunkEnd, iteration);
+      return chunkEnd;
+    });
+  }
+
+  // `for (index = first; index < end; index = next)`, where `iteration(index)` emits the body
+  // and returns `next` (the comparison is the loop variable's, signed or not).
+  void emitRange(const ir::Var &var, const std::string &name, llvm::Value *first, llvm::Value *end,
+                 llvm::function_ref<llvm::Value *(llvm::Value *)> iteration) {
     llvm::BasicBlock *preheader = b_.GetInsertBlock();
     llvm::BasicBlock *header = newBlock("for"), *loopBody = newBlock("for_body"), *exit = newBlock("for_end");
     b_.CreateBr(header);
     b_.SetInsertPoint(header);
-    llvm::PHINode *index = b_.CreatePHI(first->getType(), 2, var.name);
+    llvm::PHINode *index = b_.CreatePHI(first->getType(), 2, name);
     index->addIncoming(first, preheader);
     b_.CreateCondBr(isUnsigned(var.dtype) ? b_.CreateICmpULT(index, end) : b_.CreateICmpSLT(index, end), loopBody, exit);
     b_.SetInsertPoint(loopBody);
-    vars_[&var] = index;
-    if (countsSteps_) countStep(at);
-    visitStmt(body);
-    llvm::Value *next = b_.CreateAdd(index, llvm::ConstantInt::get(index->getType(), 1));
+    llvm::Value *next = iteration(index);
     index->addIncoming(next, b_.GetInsertBlock());
     b_.CreateBr(header);
     b_.SetInsertPoint(exit);
+  }
+
+  // A value of the loop variable `var`'s type as i64 (sign- or zero-extended as the type is).
+  llvm::Value *loopIndexToInt64(const ir::Var &var, llvm::Value *value) {
+    return b_.CreateIntCast(value, b_.getInt64Ty(), !isUnsigned(var.dtype));
   }
 
   // ---- graphs ------------------------------------------------------------------------------
@@ -864,7 +958,7 @@ private:
     if (callee.getFunctionType()->getNumParams() != args.size())
       return fail(call, "'" + symbol + "' is called with " + std::to_string(args.size()) +
                             " tensors but takes " + std::to_string(callee.getFunctionType()->getNumParams()));
-    llvm::Value *status = b_.CreateCall(callee, args);
+    llvm::Value *status = callCountingCode(callee, args);
     returnIf(b_.CreateICmpNE(status, b_.getInt32(0)), status);
   }
 
@@ -900,6 +994,7 @@ private:
       vars_[&var] = var.dtype.isBool() ? b_.CreateICmpNE(value, b_.getInt8(0)) : value;
     }
     visitStmt(body);
+    if (countsSteps_) flushSteps();
     b_.CreateRet(b_.getInt32(0));
     return fn;
   }
@@ -937,11 +1032,18 @@ private:
   void emitPushKernel(const ir::Node &at, size_t index) override {
     const MicroKernel &kernel = function_.kernels[index];
     std::string id = function_.symbol + "_uop_kernel" + std::to_string(index);
-    auto *handle = new llvm::GlobalVariable(module_, b_.getPtrTy(), false, llvm::GlobalValue::InternalLinkage,
-                                            llvm::ConstantPointerNull::get(b_.getPtrTy()), id + "_handle");
+    llvm::GlobalVariable *handle;
+    if (kernelHandles_) {
+      handle = new llvm::GlobalVariable(module_, b_.getPtrTy(), false, llvm::GlobalValue::ExternalLinkage, nullptr,
+                                        id + "_handle");
+      kernelHandles_->push_back(handle->getName().str());
+    } else {
+      handle = new llvm::GlobalVariable(module_, b_.getPtrTy(), false, llvm::GlobalValue::InternalLinkage,
+                                        llvm::ConstantPointerNull::get(b_.getPtrTy()), id + "_handle");
+    }
     auto [closure, bytes] = packClosure(kernel.closure);
-    llvm::Value *status = b_.CreateCall(runtimeFunction(kernel.pushFunction),
-                                        {handle, kernels_[index], closure, b_.getInt32(uint32_t(bytes))});
+    llvm::Value *status = callCountingCode(runtimeFunction(kernel.pushFunction),
+                                           {handle, kernels_[index], closure, b_.getInt32(uint32_t(bytes))});
     failedCall(at, kernel.pushFunction, b_.CreateICmpNE(status, b_.getInt32(0)));
   }
 
@@ -949,7 +1051,7 @@ private:
     llvm::FunctionCallee pool = module_.getOrInsertFunction(
         "vtac_parallel_for", llvm::FunctionType::get(b_.getInt32Ty(), {b_.getInt64Ty(), b_.getPtrTy(), b_.getPtrTy()}, false));
     llvm::Value *closure = packClosure(function_.tasks[index].closure).first;
-    llvm::Value *status = b_.CreateCall(pool, {extent, tasks_[index], closure});
+    llvm::Value *status = callCountingCode(pool, {extent, tasks_[index], closure});
     returnIf(b_.CreateICmpNE(status, b_.getInt32(0)), status);
   }
 
@@ -965,6 +1067,8 @@ private:
   std::unordered_map<std::string, llvm::Value *> &strings_;
   std::vector<CheckSite> *checkSites_;
   bool countsSteps_;
+  llvm::Value *pendingSteps_ = nullptr, *stepRoom_ = nullptr;  // i64 allocas (startCountingSteps)
+  std::vector<std::string> *kernelHandles_;
   std::optional<AccessBounds> bounds_;  // with run-time checks
 };
 
@@ -1005,6 +1109,7 @@ llvm::Expected<LLVMModule> buildLLVMModule(const std::vector<HostFunction> &func
   if (options.runtimeChecks) state.checkSites = &result.checkSites;
   state.countSteps = options.countSteps;
   state.onChipScopesInHostMemory = options.onChipScopesInHostMemory;
+  if (options.kernelHandlesFromCaller) state.kernelHandles = &result.kernelHandles;
   for (const HostFunction &function : functions) {
     FunctionBuilder builder(state, function);
     builder.addFunction();

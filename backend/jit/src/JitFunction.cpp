@@ -17,6 +17,7 @@
 #include <vta/sim.h>
 #include <vtac/parallel.h>
 
+#include "vtac/backend/KernelCacheSlot.h"
 #include "vtac/backend/RunErrors.h"
 #include "vtac/backend/StepLimiter.h"
 #include "vtac/codegen/LLVMEmitter.h"
@@ -213,6 +214,7 @@ llvm::Expected<std::unique_ptr<JitFunction>> JitFunction::compile(ir::PrimFuncRe
   options.runtimeChecks = runtimeChecks;
   options.countSteps = countSteps;
   options.onChipScopesInHostMemory = true;
+  options.kernelHandlesFromCaller = true;
   result->countsSteps_ = runtimeChecks && countSteps;
   auto context = std::make_unique<llvm::LLVMContext>();
   auto built = codegen::buildLLVMModule({result->host_}, name, options, *context);
@@ -242,6 +244,9 @@ llvm::Expected<std::unique_ptr<JitFunction>> JitFunction::compile(ir::PrimFuncRe
     hostSymbols[mangle(symbol)] = {llvm::orc::ExecutorAddr::fromPtr(address), llvm::JITSymbolFlags::Exported};
     hostNames.insert(symbol);
   }
+  for (const std::string &handle : built->kernelHandles)
+    hostSymbols[mangle(handle)] = {llvm::orc::ExecutorAddr::fromPtr(backend::newKernelCacheSlot()),
+                                   llvm::JITSymbolFlags::Exported};
   if (llvm::Error error = checkExternsResolve(*built->module, *flat, hostNames))
     return error;
   if (llvm::Error error = dylib.define(llvm::orc::absoluteSymbols(std::move(hostSymbols))))

@@ -2,9 +2,7 @@
 
 #include "Nodes.h"
 
-#include <deque>
 #include <limits>
-#include <mutex>
 
 #include <llvm/ADT/SmallVector.h>
 
@@ -236,14 +234,6 @@ void BlockExec::exec(Frame &frame) const {
     if (frame.trapped) return;
   }
   body->exec(frame);
-}
-
-void **newKernelCacheSlot() {
-  static std::mutex mutex;
-  static auto *slots = new std::deque<void *>();  // never destroyed; references stay valid
-  std::lock_guard<std::mutex> lock(mutex);
-  slots->push_back(nullptr);
-  return &slots->back();
 }
 
 void UopScopeExec::exec(Frame &frame) const {

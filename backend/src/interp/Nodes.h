@@ -8,6 +8,7 @@
 // evaluating a node allocates nothing and costs one virtual call.
 #pragma once
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <memory>
@@ -15,6 +16,7 @@
 #include <vector>
 
 #include "Runtime.h"
+#include "vtac/backend/KernelCacheSlot.h"
 #include "vtac/ir/ConstantData.h"
 #include "vtac/ir/DataType.h"
 
@@ -644,15 +646,21 @@ struct ForExec final : StmtExec {
   IntPtr min, extent;
   StmtPtr body;
   ir::SourceLoc loc;
+  uint64_t stepChunk = 1;  // iterations counted at once: more for a leaf loop (ir/LoopSteps.h)
   void exec(Frame &frame) const override {
     int64_t begin = min->eval(frame);
     int64_t end = begin + extent->eval(frame);
     // Every value of [begin, end) is a value of the loop variable's type: no wrapping.
-    for (int64_t i = begin; i < end; ++i) {
-      if (++frame.steps >= frame.nextLimitCheck && !frame.withinLimits(loc)) return;
-      frame.slots[slot].i = i;
-      body->exec(frame);
-      if (frame.trapped) return;
+    for (int64_t i = begin; i < end;) {
+      uint64_t count = std::min(uint64_t(end) - uint64_t(i), stepChunk);
+      int64_t chunkEnd = int64_t(uint64_t(i) + count);
+      frame.steps += count;
+      if (frame.steps >= frame.nextLimitCheck && !frame.withinLimits(loc)) return;
+      for (; i < chunkEnd; ++i) {
+        frame.slots[slot].i = i;
+        body->exec(frame);
+        if (frame.trapped) return;
+      }
     }
   }
 };
@@ -748,11 +756,6 @@ struct BlockExec final : StmtExec {
   StmtPtr body;
   void exec(Frame &frame) const override;
 };
-
-// A pointer-sized slot, initially null, that lives as long as the process: the static `void*`
-// TVM's code generator emits per call site. The runtime stores its kernel cache there and
-// offers no way to free it, so the slots must stay reachable after a function is destroyed.
-void **newKernelCacheSlot();
 
 // `with T.attr(..., "coproc_uop_scope", "VTAPushGEMMOp")`: the body becomes a micro-kernel
 // closure handed to the named runtime function together with a per-node kernel-cache slot

@@ -1,6 +1,7 @@
 // Statements: IR statement -> StmtExec (see Compiler.h).
 #include "Compiler.h"
 #include "vtac/ir/Builtins.h"
+#include "vtac/ir/LoopSteps.h"
 #include "vtac/ir/Printer.h"
 #include "vtac/ir/StructuralEqual.h"
 #include "vtac/ir/UndefinedVars.h"
@@ -207,6 +208,7 @@ StmtPtr FunctionCompiler::compileAttr(const ir::AttrStmt &attr) {
     node->slot = newSlot();
     auto guard = bind(iterVar->var.get(), {node->slot, VarKind::Int, iterVar->var->dtype});
     node->body = compileStmt(attr.body);
+    if (ir::isLeafLoopBody(attr.body)) node->stepChunk = ir::kLeafLoopStepChunk;
     return node;
   }
   // Every other attribute (coproc_scope, pragmas, storage hints) only annotates its body.
@@ -250,6 +252,7 @@ StmtPtr FunctionCompiler::compileFor(const ir::For &loop) {
   node->slot = newSlot();
   auto guard = bind(loop.loopVar.get(), {node->slot, VarKind::Int, loop.loopVar->dtype});
   node->body = compileStmt(loop.body);
+  if (ir::isLeafLoopBody(loop.body)) node->stepChunk = ir::kLeafLoopStepChunk;
   return node;
 }
 

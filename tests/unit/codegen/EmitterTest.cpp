@@ -82,5 +82,53 @@ TEST_CASE("LLVM emitter: an unsupported target is an error, not a crash", "[code
         "error: target 'mips-linux-gnu' is not supported (vtac generates code for X86 and ARM)\n");
 }
 
+const char *kLoopNest = R"(@T.prim_func
+def main(A: T.Buffer((64, 1024), "int32"), B: T.Buffer((64, 1024), "int32")):
+    for i in range(64):
+        for j in range(1024):
+            B[i, j] = A[i, j] + 1
+)";
+
+TEST_CASE("LLVM emitter: counting steps leaves the innermost loop vectorisable", "[codegen]") {
+  LLVMEmitOptions options;
+  options.kind = EmitKind::LLVMIR;
+  options.targetTriple = "x86_64-linux-gnu";  // SSE2: 4 lanes of i32
+  options.runtimeChecks = true;
+  options.countSteps = true;
+  auto ir = emitLLVM(lower(kLoopNest, "nest"), "emitter_test.tvm", options);
+  REQUIRE(bool(ir));
+  // The leaf loop's 1024 steps are counted once per entry: its body is free to vectorise.
+  CHECK(ir->find("add <4 x i32>") != std::string::npos);
+  CHECK(ir->find("@vtac_check_limits(i32 0, i64") != std::string::npos);
+}
+
+const char *kMicroKernel = R"(@T.prim_func
+def main(A: T.Buffer((16,), "int32")):
+    vta = T.int32()
+    with T.attr(T.iter_var(vta, None, "ThreadIndex", "vta"), "coproc_uop_scope", "VTAPushALUOp"):
+        T.tir.vta.uop_push(1, 0, 0, 0, 0, 2, 0, 0)
+    T.tir.vta.coproc_sync()
+)";
+
+TEST_CASE("LLVM emitter: micro-kernel handles are internal statics, or the caller's", "[codegen]") {
+  auto functions = lower(kMicroKernel, "k");
+  LLVMEmitOptions options;
+  options.kind = EmitKind::LLVMIR;
+  auto ir = emitLLVM(functions, "emitter_test.tvm", options);
+  REQUIRE(bool(ir));
+  CHECK(ir->find("@k_uop_kernel0_handle = internal global ptr null") != std::string::npos);
+
+  // The JIT's way: declared only, for it to bind to a slot that outlives the code.
+  options.kernelHandlesFromCaller = true;
+  llvm::LLVMContext context;
+  auto built = buildLLVMModule(functions, "emitter_test.tvm", options, context);
+  REQUIRE(bool(built));
+  CHECK(built->kernelHandles == std::vector<std::string>{"k_uop_kernel0_handle"});
+  llvm::GlobalVariable *handle = built->module->getNamedGlobal("k_uop_kernel0_handle");
+  REQUIRE(handle);
+  CHECK(handle->isDeclaration());
+  CHECK(handle->hasExternalLinkage());
+}
+
 }  // namespace
 }  // namespace vtac::codegen

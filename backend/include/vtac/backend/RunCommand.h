@@ -1,11 +1,11 @@
-// `vtac run`: execute a prim_func with the interpreter — on the VTA simulator when it calls
-// the VTA runtime — with data from .npy files or the seeded generator, then write outputs,
-// print simulator statistics and compare against a reference program.
+// `vtac run`: execute a prim_func, compiled by LLVM's ORC JIT or in the interpreter — on the VTA
+// simulator when it calls the VTA runtime — with data from .npy files or the seeded generator,
+// then write outputs, print simulator statistics and compare against a reference program.
 //
 //   vtac run FILE [--entry NAME] [--input NAME=PATH.npy]... [--random-inputs] [--seed N]
 //            [--size VAR=VALUE]... [--output NAME=PATH.npy]... [--stats] [--stats-json PATH]
 //            [--reference FILE2 [--reference-entry NAME]] [--vta-config PATH] [--timing]
-//            [--engine=interp|jit]
+//            [--engine=jit|interp]
 //
 // Parameters are named by the prim_func's parameter names. A parameter with no --input is
 // zero-filled, or filled by the generator of RandomFill.h with --random-inputs (seed --seed,
@@ -20,9 +20,10 @@
 // --load-library PATH.so (repeatable) loads a library whose C functions the program calls with
 // T.call_extern (vtac/backend/LibraryExterns.h), in the interpreter and the JIT alike.
 //
-// --engine=jit runs the prim_func compiled by LLVM's ORC JIT (vtac/jit/JitFunction.h) instead
-// of the interpreter, with the same arguments, outputs and statistics; the reference program
-// always runs in the interpreter.
+// --engine=jit (the default) runs the prim_func compiled by LLVM's ORC JIT
+// (vtac/jit/JitFunction.h); --engine=interp runs it in the interpreter, the reference semantics,
+// with the same arguments, outputs and statistics. The reference program always runs in the
+// interpreter.
 //
 // When the entry is a Relax function (@R.function), the graph executor runs it instead
 // (vtac/graph/GraphRunCommand.h): --params FILE.npz binds parameters by name,
@@ -62,7 +63,7 @@ struct RunOptions {
   std::string traceVtaPath;  // --trace-vta: the executed VTA instructions, decoded, one a line
   RunLimits limits;          // of the program's run (--max-steps, --timeout); progress: see runCommand
   std::string vtaConfig;
-  std::string engine = "interp";  // "interp" or "jit"
+  std::string engine = "jit";  // "jit" or "interp"
   bool timing = false;  // phase times (parse, host interpretation, simulation) to `errors`
   // Relax entries only (see vtac/graph/GraphRunCommand.h): parameters bound from an .npz,
   // libraries registering runtime functions.

@@ -1,7 +1,8 @@
 // Limits of one interpreter run (`vtac run --max-steps N --timeout S`): a program that loops
 // for ever, or far longer than meant, stops with an error located at the loop it was in,
-// instead of running on. A step is one loop iteration (for and while), the interpreter's unit
-// of progress; the clock is read every few thousand steps, so the checks cost next to nothing.
+// instead of running on. A step is one loop iteration (for and while), counted as
+// ir/LoopSteps.h says; the clock is read every few thousand steps, so the checks cost next to
+// nothing.
 #pragma once
 
 #include <cstdint>

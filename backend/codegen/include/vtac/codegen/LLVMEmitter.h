@@ -47,6 +47,10 @@ struct LLVMEmitOptions {
   // Allocate buffers of VTA's on-chip scopes in host memory, as the interpreter runs a program
   // not lowered for VTA (the JIT does; `vtac compile` asks for vta-lower instead).
   bool onChipScopesInHostMemory = false;
+  // Declare each micro-kernel push's handle slot as an external global for the caller to
+  // define (named in LLVMModule::kernelHandles) instead of an internal static: the JIT binds
+  // them to process-lifetime slots (backend/KernelCacheSlot.h), which its code is not.
+  bool kernelHandlesFromCaller = false;
 };
 
 // An optimised module and the target machine it was built for.
@@ -54,6 +58,7 @@ struct LLVMModule {
   std::unique_ptr<llvm::TargetMachine> machine;
   std::unique_ptr<llvm::Module> module;
   std::vector<CheckSite> checkSites;  // with runtimeChecks: what each vtac_check_failed site is
+  std::vector<std::string> kernelHandles;  // with kernelHandlesFromCaller: the slots to define
 };
 
 llvm::Expected<LLVMModule> buildLLVMModule(const std::vector<HostFunction> &functions, const std::string &sourceName,

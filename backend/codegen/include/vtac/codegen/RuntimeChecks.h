@@ -16,9 +16,12 @@
 // c carry the run-time values (see CheckKind). A failing runtime call (a status-returning call,
 // a micro-kernel push, a call that raised the runtime's error count) reports a CallFailed site.
 //
-// With `countSteps` too, every loop iteration (for, while, launched and virtual threads, as the
-// interpreter counts them) adds one to the uint64 `vtac_steps` (atomically: parallel tasks
-// count too) and, when the count reaches the uint64 `vtac_next_limit_check`, calls
+// With `countSteps` too, loops count their iterations as the interpreter does (ir/LoopSteps.h:
+// a leaf loop a chunk at a time before running it, other for and while loops, launched and
+// virtual threads once per iteration). A function keeps its count in a register and adds it to
+// the caller's uint64 `vtac_steps` (atomically: parallel tasks count too) when it reaches the
+// room left before the uint64 `vtac_next_limit_check`, before calling code that counts, and at
+// its end; when the total reaches vtac_next_limit_check it calls
 // `int32_t vtac_check_limits(int32_t site, int64_t steps)` (backend::StepLimiter: --max-steps,
 // --timeout, the progress line); non-zero stops the run at that loop (a Stopped site, whose
 // message the caller has). These symbols are the caller's (the JIT binds them); objects
