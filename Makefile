@@ -45,10 +45,12 @@ test-sanitize: deps
 # AddressSanitizer + UBSan, built at -O1 with line tables only. The C programs of e2e/compile
 # link the sanitizer runtimes.
 # Time (docs/design.md, Tests): cold on this 2-core machine shared with four engineers building
-# (load 12-22) the build took 53.6 min wall, 1282 CPU-s (~11-12 min idle); its tests run ~3.8x
-# as long as release's (~30 min idle, an estimate). With the release phase (~20 min) CI comes to
-# ~70 of its 90 minutes. The slow tests (~30 s each in release, several times that under ASan)
-# run in the release phase only.
+# (load 12-22) the build took 53.6 min wall, 1282 CPU-s (~11-12 min idle). Its first 65 tests
+# (units, round trips) took 5.7x their release time under the same load; the simulator's
+# instruction tests ~20x. So the phase leaves to the release phase, whose numerics are the same:
+# the slow tests, the e2e tests of over 20 s in release, and the VNNI kernel's variants, which
+# repeat the automatic run on a CPU that has VNNI. Estimated idle: tests ~22-32 min, CI ~62-72.
+SANITIZE_RELEASE_ONLY = ^(e2e/(tir_lower_conv2d_scheduled|tir_lower_samples|conv2d_tensorir_vta|schedules|conv2d_vta_lower|conv2d_vta|vta_insn)\.test|e2e/compile/jit_samples\.test|vta_.*_avx512vnni)$$
 # Known failures, left out until fixed:
 # - e2e/compile/{cpu_flat,mlp_graph,parallel,vector_code}: clang's -Wunused-function rejects the
 #   emitted C's unused `static inline vtac_error_count` under -Werror (GCC accepts it);
@@ -62,7 +64,8 @@ test-sanitize-full: deps
 	  "-DCMAKE_C_FLAGS_DEBUG=$(SANITIZE_FLAGS)" "-DCMAKE_CXX_FLAGS_DEBUG=$(SANITIZE_FLAGS)" \
 	  -DVTAC_SANITIZE=address,undefined $(CMAKE_ARGS)
 	cmake --build $(ASAN_FULL_BUILD) -j $(JOBS)
-	cd $(ASAN_FULL_BUILD) && ctest --output-on-failure -j $(JOBS) -LE 'slow|jit' $(if $(SANITIZE_EXCLUDE),-E '$(SANITIZE_EXCLUDE)')
+	cd $(ASAN_FULL_BUILD) && ctest --output-on-failure -j $(JOBS) -LE 'slow|jit' \
+	  -E '$(SANITIZE_RELEASE_ONLY)$(if $(SANITIZE_EXCLUDE),|$(SANITIZE_EXCLUDE))'
 
 bench: build
 	cmake --build $(BUILD) --target bench
