@@ -173,7 +173,7 @@ llvm::Error GraphExecutor::Impl::bindInputs(const NamedTensors &inputs,
                                             std::vector<std::shared_ptr<Tensor>> &slots,
                                             relax::ShapeBindings &sizes) {
   for (const auto &[name, tensor] : inputs)
-    if (std::none_of(params.begin(), params.end(), [&](const GraphParam &p) { return p.name == name; }))
+    if (std::none_of(params.begin(), params.end(), [&name = name](const GraphParam &p) { return p.name == name; }))
       return backend::diagnosticError(func->loc(), "the function has no parameter '" + name + "'");
   for (size_t i = 0; i < params.size(); ++i) {
     const GraphParam &param = params[i];

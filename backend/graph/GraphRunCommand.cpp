@@ -38,7 +38,7 @@ llvm::Expected<NamedTensors> prepareInputs(const GraphExecutor &executor, const 
   }
   for (const auto &[name, path] : options.inputs) {
     auto param = std::find_if(executor.params().begin(), executor.params().end(),
-                              [&](const GraphParam &p) { return p.name == name; });
+                              [&name = name](const GraphParam &p) { return p.name == name; });
     if (param == executor.params().end())
       return backend::diagnosticError("--input " + name + "=" + path + ": the graph has no parameter '" +
                                       name + "'" + (options.paramsFile.empty() ? "" : " (or it was bound by --params)"));
@@ -211,7 +211,8 @@ int runGraphCommand(const ir::IRModule &parsed, const GraphRunOptions &options, 
   for (const auto &[name, path] : options.outputs) {
     const backend::Tensor &tensor =
         name.empty() ? results->front().second
-                     : std::find_if(results->begin(), results->end(), [&](const auto &r) { return r.first == name; })->second;
+                     : std::find_if(results->begin(), results->end(),
+                                    [&name = name](const auto &r) { return r.first == name; })->second;
     if (llvm::Error error = files.stage(path, backend::encodeNpy(tensor))) return fail(std::move(error));
   }
   if (!options.statsJsonPath.empty())

@@ -209,7 +209,7 @@ llvm::Expected<Tensor> parseNpy(llvm::StringRef bytes, llvm::StringRef name) {
   auto needed = checkedByteSize(*fields->shape, dtype->bytes());
   if (!needed) return npyError(name, errorMessage(needed.takeError()));
   llvm::StringRef data = bytes.drop_front(headerStart + headerLength);
-  if (data.size() != *needed)
+  if (data.size() != uint64_t(*needed))
     return npyError(name, "data size mismatch: shape " + formatShape(*fields->shape) + " of " +
                               dtype->str() + " needs " + llvm::Twine(*needed) +
                               " bytes, the file has " + llvm::Twine(data.size()));

@@ -41,8 +41,11 @@ llvm::Expected<ir::AttrValue> toAttrValue(StepArgs &args, const TraceValue &valu
     }
     return ir::AttrValue(std::move(map));
   }
+  case TraceValue::Kind::Lambda:
+  case TraceValue::Kind::Param:
+  case TraceValue::Kind::Operation: break;
   }
-  return ir::AttrValue();
+  return ir::diagnosticError(value.loc, "an annotation value cannot be an index map (lambda)");
 }
 
 }  // namespace

@@ -176,8 +176,8 @@ CacheLocation cacheWriteLocation(const StmtPath &scopePath, const std::string &w
     const std::string &writer;
     const std::set<std::string> &related;
     bool visitedWriter = false, visitedRelated = false;
-    std::optional<CacheLocation> found;
-    StmtPath path;
+    std::optional<CacheLocation> found{};
+    StmtPath path{};
 
     // Walks `body`, the body of path.back(); a sequence there may hold the location.
     void visitBody(const Stmt &body) {

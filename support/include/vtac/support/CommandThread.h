@@ -9,8 +9,9 @@
 //
 // SIGINT and SIGTERM end the process: the temporary files of staged outputs are removed
 // (AtomicFile.h) and the process dies of the signal. This holds whichever thread the signal
-// reaches and whatever the work thread is blocked in (opening a FIFO nobody reads), and also
-// when the shell started vtac with SIGINT ignored (a background job).
+// reaches and whatever the work thread is blocked in (opening a FIFO nobody reads). A signal the
+// process inherited as ignored stays ignored, as with most tools (SIGINT and SIGQUIT in a
+// background job of `sh`, SIGHUP under nohup): it neither ends the run nor touches its files.
 #pragma once
 
 #include "vtac/support/Command.h"

@@ -1,6 +1,7 @@
 # Writes a prim_func whose body is one long chain of a recursive construct, to
 # stdout: `deep_program.py KIND COUNT`. KIND is let, assert, allocate, elif,
-# attribute (a.b.c...), call (f()()...) or subscript (x[0][0]...).
+# attribute (a.b.c...), call (f()()...), subscript (x[0][0]...) or parallel (a parallel loop
+# whose body is a chain of COUNT - 1 lets, each using the one before).
 import sys
 
 kind, count = sys.argv[1], int(sys.argv[2])
@@ -8,6 +9,11 @@ out = ['@T.prim_func', 'def main(A: T.Buffer((4,), "int32")):']
 if kind == "let":
     out += [f"    x{i}: T.int32 = A[{i % 4}] + {i}" for i in range(count)]
     out.append(f"    A[0] = x{count - 1}")
+elif kind == "parallel":
+    out.append("    for t in T.parallel(4):")
+    out.append("        x0: T.int32 = A[t]")
+    out += [f"        x{i}: T.int32 = x{i - 1} ^ {i}" for i in range(1, count - 1)]
+    out.append(f"        A[t] = x{count - 2}")
 elif kind == "assert":
     out += [f"    assert A[0] != {i + 100}" for i in range(count)]
     out.append("    A[0] = 1")

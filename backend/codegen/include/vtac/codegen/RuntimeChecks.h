@@ -62,7 +62,7 @@ struct CheckSite {
   int64_t dim = 0;           // DimensionIndex: which dimension
   bool flatIndex = false;    // AllocationIndex: a 1-d access without element offset
   int64_t elementBytes = 1;  // AllocationIndex, AccessPtrRange: the size of the element
-  std::string shape;         // AllocationTooLarge: the extents as written, "(n, 4)"
+  std::string shape{};       // AllocationTooLarge: the extents as written, "(n, 4)"
 };
 
 }  // namespace vtac::codegen
