@@ -2,6 +2,7 @@
 
 #include <unordered_set>
 
+#include "vtac/ir/Arith.h"
 #include "vtac/ir/Diagnostic.h"
 #include "vtac/ir/Printer.h"
 #include "vtac/ir/Visitor.h"
@@ -22,10 +23,10 @@ ir::Expr toInt64(const ir::Expr &e) {
   return ir::make<ir::Cast>(DataType::int64(), e);
 }
 
-// a * b, folded when both are constants.
+// a * b, folded when both are constants, wrapping as the compiled multiplication does (a shape
+// too large to allocate is refused before the stride check runs).
 ir::Expr multiply(const ir::Expr &a, const ir::Expr &b) {
-  auto *x = a.as<ir::IntImm>(), *y = b.as<ir::IntImm>();
-  if (x && y) return ir::intImm(x->value * y->value, DataType::int64());
+  if (ir::Expr folded = ir::tryConstFold(ir::NodeKind::Mul, a, b)) return folded;
   return ir::binary(ir::NodeKind::Mul, a, b);
 }
 
