@@ -53,8 +53,9 @@ RunResult Device::failure(int status, uint32_t index, const Insn& insn,
 // Assigns each instruction to the core that executes it (as TVM's simulator does) and rejects
 // what no core can execute, before anything runs.
 RunResult Device::validate(const Insn* insns, uint32_t count) {
+  // (memcmp must not see the null data of an empty vector, even for zero bytes.)
   if (validatedProgram_.size() == count &&
-      std::memcmp(validatedProgram_.data(), insns, uint64_t{count} * sizeof(Insn)) == 0)
+      (count == 0 || std::memcmp(validatedProgram_.data(), insns, uint64_t{count} * sizeof(Insn)) == 0))
     return kOk;
   validatedProgram_.clear();
   decoded_.clear(), mems_.clear(), gemms_.clear(), alus_.clear();

@@ -390,6 +390,11 @@ TEST_CASE("the simulator rejects malformed programs and handles", "[vta][bad-inp
     expectError(program.run(), VTA_SIM_ERR_BAD_INSTRUCTION, {"without FINISH"});
   }
   {
+    RawProgram program;  // no instruction at all (found by vta_insn_fuzzer under UBSan)
+    program.insnAddress();
+    expectError(program.run(), VTA_SIM_ERR_BAD_INSTRUCTION, {"the 0 instructions end without FINISH"});
+  }
+  {
     RawProgram program;  // a load-queue instruction cannot pop from a previous stage
     MemInsn load = inputLoad(0, 0, 0);
     load.deps.popPrev = true;
