@@ -1,6 +1,8 @@
 // add_unit_loop(block_or_loop): wraps the block (its BlockRealize) or the loop in a new loop
-// `u` of extent 1 and returns it.
+// `u` of extent 1 and returns it. The root block cannot be wrapped: a function's body is its root
+// block, as in TVM.
 #include "Primitive.h"
+#include "vtac/ir/Diagnostic.h"
 
 namespace vtac::passes::schedule {
 
@@ -19,6 +21,8 @@ llvm::Expected<std::vector<RV>> applyAddUnitLoop(Schedule &sch, StepArgs &args) 
     return sch.findLoop(std::get<LoopRV>(*target), args.at("block_or_loop"));
   }();
   if (!path) return path.takeError();
+  if (path->size() == 1)
+    return diagnosticError(args.at("block_or_loop"), "add_unit_loop: cannot add a loop above the root block");
   VarRef unit = makeVar("u");
   sch.replace(func, *path, make<For>(unit, intImm(0), intImm(1), ForKind::Serial, path->back()));
   return std::vector<RV>{LoopRV{func, unit}};
