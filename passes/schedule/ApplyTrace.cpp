@@ -177,6 +177,21 @@ llvm::Expected<std::vector<LoopRV>> StepArgs::loops(const char *param) {
   return result;
 }
 
+llvm::Expected<std::vector<BlockRV>> StepArgs::blockList(const char *param) {
+  const TraceValue &list = value(param);
+  if (list.kind != TraceValue::Kind::List) return typeError(param, "a list of blocks");
+  std::vector<BlockRV> result;
+  for (const TraceValue &item : list.items) {
+    llvm::Expected<RV> rv = resolve(item);
+    if (!rv) return rv.takeError();
+    const auto *block = std::get_if<BlockRV>(&*rv);
+    if (!block) return ir::diagnosticError(item.loc, ir::describeTraceName(item.text) + " is not a block");
+    if (llvm::Expected<StmtPath> path = sch_.findBlock(*block, item.loc); !path) return path.takeError();
+    result.push_back(*block);
+  }
+  return result;
+}
+
 llvm::Expected<int64_t> StepArgs::integer(const char *param) {
   const TraceValue &v = value(param);
   if (v.kind == TraceValue::Kind::Int) return v.intValue;

@@ -222,20 +222,12 @@ std::set<std::string> blocksTouching(const Stmt &root, const Buffer *buffer, boo
   return names;
 }
 
-llvm::Expected<std::set<std::string>> consumerBlocksArgument(Schedule &sch, StepArgs &args) {
-  const char *param = "consumer_blocks";
+llvm::Expected<std::set<std::string>> consumerBlocksArgument(StepArgs &args) {
   std::set<std::string> names;
-  const TraceValue &list = args.value(param);
-  if (list.kind == TraceValue::Kind::None) return names;
-  if (list.kind != TraceValue::Kind::List) return diagnosticError(args.at(param), std::string(param) + " must be a list of blocks");
-  for (const TraceValue &item : list.items) {
-    llvm::Expected<RV> rv = args.resolve(item);
-    if (!rv) return rv.takeError();
-    const auto *block = std::get_if<BlockRV>(&*rv);
-    if (!block) return diagnosticError(item.loc, describeTraceName(item.text) + " is not a block");
-    if (llvm::Expected<StmtPath> path = sch.findBlock(*block, item.loc); !path) return path.takeError();
-    names.insert(block->name);
-  }
+  if (args.value("consumer_blocks").kind == TraceValue::Kind::None) return names;
+  llvm::Expected<std::vector<BlockRV>> blocks = args.blockList("consumer_blocks");
+  if (!blocks) return blocks.takeError();
+  for (const BlockRV &block : *blocks) names.insert(block.name);
   return names;
 }
 

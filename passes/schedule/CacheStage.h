@@ -57,7 +57,7 @@ void installCacheStage(Schedule &sch, const CacheStage &stage, const std::set<st
                        const CacheLocation &location, const ir::Stmt &stageStmt);
 
 // The names of the blocks given as consumer_blocks (a list of block RVs, or None).
-llvm::Expected<std::set<std::string>> consumerBlocksArgument(Schedule &sch, StepArgs &args);
+llvm::Expected<std::set<std::string>> consumerBlocksArgument(StepArgs &args);
 
 // Names of the blocks under root that read (or write) `buffer`.
 std::set<std::string> blocksTouching(const ir::Stmt &root, const ir::Buffer *buffer, bool writers);

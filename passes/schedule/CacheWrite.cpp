@@ -23,7 +23,7 @@ llvm::Expected<std::vector<RV>> applyCacheWrite(Schedule &sch, StepArgs &args) {
   if (!index) return index.takeError();
   llvm::Expected<std::string> storageScope = args.string("storage_scope");
   if (!storageScope) return storageScope.takeError();
-  llvm::Expected<std::set<std::string>> given = consumerBlocksArgument(sch, args);
+  llvm::Expected<std::set<std::string>> given = consumerBlocksArgument(args);
   if (!given) return given.takeError();
   llvm::Expected<StmtPath> path = sch.findBlock(*rv, args.at("block"));
   if (!path) return path.takeError();

@@ -52,6 +52,8 @@ public:
   llvm::Expected<RV> computeLocation(const char *param);
   // The variadic loop list (reorder, fuse).
   llvm::Expected<std::vector<LoopRV>> loops(const char *param);
+  // A list of blocks that are still in the function (cache_read's consumer_blocks, blockize's target).
+  llvm::Expected<std::vector<BlockRV>> blockList(const char *param);
   llvm::Expected<int64_t> integer(const char *param);
   llvm::Expected<bool> boolean(const char *param);
   llvm::Expected<std::string> string(const char *param);
