@@ -1,17 +1,20 @@
 // split(loop, factors, preserve_unit_iters=True, disable_predication=False): the loop becomes a
 // nest of loops `<name>_0`, `<name>_1`, ... with the given extents (one factor may be None: it
-// is inferred as the ceiling of extent / product of the others). The old variable becomes
-// `((l_0 * f_1 + l_1) * f_2 + l_2) ...`; when the factors' product exceeds the extent, the blocks
-// below get the predicate `<that> < extent` (unless disable_predication). Block bindings are
-// then simplified as TVM's IterMapSimplify does. The loop must start at 0, have a constant
-// extent when a factor is inferred, and carry neither annotations nor a thread binding.
+// is inferred as the ceiling of extent / product of the others, also for a symbolic extent); the
+// others' product must be at least the extent. The old variable becomes
+// `((l_0 * f_1 + l_1) * f_2 + l_2) ...`; when the analyzer cannot prove that below the extent,
+// the blocks below get the predicate `<that> < extent` (unless disable_predication). Block
+// bindings are then simplified as TVM's IterMapSimplify does. The loop must start at 0 and carry
+// neither annotations nor a thread binding.
 #include "LoopUtils.h"
 #include "Primitive.h"
 
 #include "vtac/ir/Arith.h"
 #include "vtac/ir/Diagnostic.h"
 #include "vtac/ir/Mutator.h"
+#include "vtac/ir/Printer.h"
 #include "vtac/ir/Substitute.h"
+#include "vtac/ir/arith/Analyzer.h"
 
 namespace vtac::passes::schedule {
 
@@ -78,27 +81,30 @@ llvm::Expected<std::vector<RV>> applySplit(Schedule &sch, StepArgs &args) {
     known *= factor;
     factors.push_back(factor);
   }
-  std::optional<int64_t> extent = asConstInt(loop.extent);
+  DataType dtype = loop.loopVar->dtype;
+  std::vector<Expr> extents;
+  for (const auto &factor : factors) extents.push_back(factor ? intImm(*factor, dtype) : Expr());
+  arith::Analyzer analyzer;
   if (inferred) {
-    if (!extent) return diagnosticError(args.at("factors"), "split: a None factor needs a loop of constant extent");
-    factors[*inferred] = (*extent + known - 1) / known;
+    extents[*inferred] = analyzer.simplify(floorDivExpr(addExpr(loop.extent, intImm(known - 1, dtype)), intImm(known, dtype)));
+  } else if (!analyzer.canProve(makeBinary(NodeKind::GE, intImm(known, dtype), loop.extent))) {
+    return diagnosticError(args.at("factors"), "split: the product of the factors (" + std::to_string(known) +
+                                                   ") is less than the extent of '" + loop.loopVar->name + "' (" +
+                                                   printExpr(loop.extent) + ")");
   }
 
-  DataType dtype = loop.loopVar->dtype;
   std::vector<VarRef> newVars;
-  Expr value = intImm(0, dtype);
-  for (size_t i = 0; i < factors.size(); ++i) {
+  Expr value;
+  for (size_t i = 0; i < extents.size(); ++i) {
     newVars.push_back(makeVar(loop.loopVar->name + "_" + std::to_string(i), dtype));
-    value = addExpr(mulExpr(value, intImm(*factors[i], dtype)), newVars.back());
+    analyzer.bind(newVars.back(), rangeFromExtent(extents[i]));
+    value = value ? addExpr(mulExpr(value, extents[i]), newVars.back()) : Expr(newVars.back());
   }
   Stmt body = substitute(loop.body, VarMap{{loop.loopVar.get(), value}});
-  int64_t product = 1;
-  for (const auto &factor : factors) product *= *factor;
-  bool covered = extent && product == *extent;
-  if (!*disablePredication && !covered)
-    body = PredicateAppender(makeBinary(NodeKind::LT, value, loop.extent)).visitStmt(body);
+  Expr inBounds = makeBinary(NodeKind::LT, value, loop.extent);
+  if (!*disablePredication && !analyzer.canProve(inBounds)) body = PredicateAppender(inBounds).visitStmt(body);
   for (size_t i = factors.size(); i-- > 0;)
-    body = make<For>(newVars[i], intImm(0, dtype), intImm(*factors[i], dtype), ForKind::Serial, body);
+    body = make<For>(newVars[i], intImm(0, dtype), extents[i], ForKind::Serial, body);
   std::vector<const For *> outer = loopsInScope(*path);
   outer.pop_back();
   body = simplifyBindings(body, outer, *preserveUnitIters);
