@@ -12,6 +12,7 @@
 #include "vtac/ir/Diagnostic.h"
 #include "vtac/ir/Substitute.h"
 #include "vtac/ir/Visitor.h"
+#include "vtac/ir/arith/Analyzer.h"
 
 namespace vtac::passes::schedule {
 
@@ -67,9 +68,10 @@ llvm::Expected<std::vector<RV>> applyFuse(Schedule &sch, StepArgs &args) {
   VarRef fused = makeVar(name + "_fused", dtype);
   VarMap replacements;
   Expr below = intImm(1, dtype);
+  arith::Analyzer analyzer;  // TVM simplifies the fused extent with its analyzer
   for (size_t i = loops.size(); i-- > 0;) {
     const For &loop = *loops[i];
-    Expr span = simplify(mulExpr(below, loop.extent));
+    Expr span = analyzer.simplify(mulExpr(below, loop.extent));
     replacements[loop.loopVar.get()] =
         isOne(loop.extent) ? intImm(0, dtype) : floorDivExpr(i == 0 ? Expr(fused) : floorModExpr(fused, span), below);
     below = span;

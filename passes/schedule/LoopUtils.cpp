@@ -8,6 +8,7 @@
 #include "vtac/ir/Mutator.h"
 #include "vtac/ir/Substitute.h"
 #include "vtac/ir/Visitor.h"
+#include "vtac/ir/arith/Analyzer.h"
 
 namespace vtac::passes::schedule {
 
@@ -31,7 +32,10 @@ std::vector<const For *> loopsInScope(const StmtPath &path) {
   return loops;
 }
 
-Expr simplifyBinding(const Expr &binding, const std::map<const Var *, int64_t> &extents) {
+namespace {
+
+// simplifyBinding on a binding without splits of loop variables (`//`, `%`).
+std::optional<Expr> simplifyAffineBinding(const Expr &binding, const std::map<const Var *, int64_t> &extents) {
   std::vector<VarRef> vars;
   preOrderVisit(binding, [&](const Node &node) {
     const auto *var = node.as<Var>();
@@ -40,7 +44,7 @@ Expr simplifyBinding(const Expr &binding, const std::map<const Var *, int64_t> &
       vars.push_back(VarRef(var));
   });
   std::optional<LinearEquation> linear = detectLinearEquation(binding, vars);
-  if (!linear || !asConstInt(linear->base)) return binding;
+  if (!linear || !asConstInt(linear->base)) return std::nullopt;
   struct Term {
     VarRef var;
     int64_t coeff, extent;
@@ -48,13 +52,13 @@ Expr simplifyBinding(const Expr &binding, const std::map<const Var *, int64_t> &
   std::vector<Term> terms;
   for (size_t i = 0; i < vars.size(); ++i) {
     if (linear->coeffs[i] == 0) continue;
-    if (linear->coeffs[i] < 0) return binding;
+    if (linear->coeffs[i] < 0) return std::nullopt;
     terms.push_back({vars[i], linear->coeffs[i], extents.at(vars[i].get())});
   }
   // Outermost (largest coefficient) first; equal coefficients (a unit loop) keep their order.
   std::stable_sort(terms.begin(), terms.end(), [](const Term &a, const Term &b) { return a.coeff > b.coeff; });
   for (size_t i = 1; i < terms.size(); ++i)
-    if (terms[i].coeff * terms[i].extent != terms[i - 1].coeff) return binding;
+    if (terms[i].coeff * terms[i].extent != terms[i - 1].coeff) return std::nullopt;
   Expr sum;
   for (const Term &term : terms) {
     Expr scaled = term.coeff == 1 ? Expr(term.var) : mulExpr(term.var, intImm(term.coeff, term.var->dtype));
@@ -62,6 +66,26 @@ Expr simplifyBinding(const Expr &binding, const std::map<const Var *, int64_t> &
   }
   if (!sum) return linear->base;
   return isZero(linear->base) ? sum : addExpr(sum, linear->base);
+}
+
+bool splitsALoopVariable(const Expr &binding) {
+  bool found = false;
+  preOrderVisit(binding, [&](const Node &node) {
+    found |= node.kind() == NodeKind::FloorDiv || node.kind() == NodeKind::FloorMod;
+  });
+  return found;
+}
+
+}  // namespace
+
+Expr simplifyBinding(const Expr &binding, const std::map<const Var *, int64_t> &extents) {
+  if (std::optional<Expr> simplified = simplifyAffineBinding(binding, extents)) return *simplified;
+  if (!splitsALoopVariable(binding)) return binding;
+  // Pieces of one loop variable that fit back together (`f // 4 * 4 + f % 4` after a split and a
+  // fuse) become that variable, as in TVM's iter map, when the result tiles.
+  arith::Analyzer analyzer;
+  for (const auto &[var, extent] : extents) analyzer.bind(VarRef(var), rangeFromExtent(intImm(extent, var->dtype)));
+  return simplifyAffineBinding(analyzer.canonicalSimplify(binding), extents).value_or(binding);
 }
 
 namespace {
