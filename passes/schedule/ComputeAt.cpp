@@ -11,6 +11,7 @@
 #include "vtac/ir/Arith.h"
 #include "vtac/ir/Diagnostic.h"
 #include "vtac/ir/Substitute.h"
+#include "vtac/ir/arith/Analyzer.h"
 
 namespace vtac::passes::schedule {
 
@@ -101,7 +102,11 @@ llvm::Error computeAt(Schedule &sch, const ComputeAtRequest &request, bool isCom
     return fail(request.loopAt, "no " + std::string(isComputeAt ? "consumer" : "producer") + " of the block '" + block.name +
                                      "' is under the loop '" + target.loopVar->name + "'");
 
-  // One loop per block iterator, over the range its dependents need (its whole domain otherwise).
+  // One loop per block iterator, over the range its dependents need (its whole domain otherwise),
+  // from a start simplified under the loops around it as TVM's analyzer does (a loop of extent 1
+  // is 0 there).
+  arith::Analyzer analyzer;
+  for (const For *loop : loopsInScope(*loopPath)) analyzer.bind(loop->loopVar, Range{loop->min, loop->extent});
   std::vector<Expr> bindings;
   std::vector<VarRef> loopVars;
   std::vector<Expr> extents;
@@ -109,7 +114,7 @@ llvm::Error computeAt(Schedule &sch, const ComputeAtRequest &request, bool isCom
     auto it = required.find(iv->var.get());
     Expr min = iv->dom.min, extent = iv->dom.extent;
     if (it != required.end() && it->second.extent) {
-      min = it->second.min;
+      min = analyzer.simplify(it->second.min);
       extent = intImm(*it->second.extent, iv->var->dtype);
     }
     if (isOne(extent) && !request.preserveUnitLoops) {

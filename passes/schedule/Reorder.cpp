@@ -2,7 +2,7 @@
 // each between the outermost and the innermost of them the only child of its parent, with no
 // block in between; they take each other's places in the order given, the loops between them
 // that are not given stay where they are. A loop whose extent uses the variable of a loop moved
-// inside it is an error.
+// inside it is an error, as is a block under them with a scan or opaque iterator.
 #include "Primitive.h"
 
 #include "vtac/ir/Diagnostic.h"
@@ -59,6 +59,18 @@ llvm::Expected<std::vector<RV>> applyReorder(Schedule &sch, StepArgs &args) {
                                                  "' is not the only child of '" + chain.back()->loopVar->name + "'");
     chain.push_back(loop);
   }
+  // As in TVM, the blocks under the loops iterate only spatially or by reduction: a scan or opaque
+  // iterator fixes the order of its loop.
+  std::string blockWithOtherIter;
+  preOrderVisit(chain.back()->body, [&](const Node &node) {
+    const auto *block = node.as<Block>();
+    if (!block || !blockWithOtherIter.empty()) return;
+    for (const IterVarRef &iv : block->iterVars)
+      if (iv->iterType != IterType::DataPar && iv->iterType != IterType::CommReduce) blockWithOtherIter = block->name;
+  });
+  if (!blockWithOtherIter.empty())
+    return diagnosticError(args.stepLoc(), "reorder: the block '" + blockWithOtherIter +
+                                               "' under the loops has an iterator that is neither spatial nor a reduction");
   std::vector<const For *> order;
   for (const StmtPath &path : paths) order.push_back(path.back().as<For>());
   std::vector<const For *> placed;
