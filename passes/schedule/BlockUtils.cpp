@@ -222,6 +222,16 @@ int storageRank(const std::string &scope) {
   return 0;
 }
 
+bool isStorageScope(const std::string &scope) {
+  llvm::StringRef known(kStorageScopes);
+  while (!known.empty()) {
+    auto [prefix, rest] = known.split(", ");
+    if (llvm::StringRef(scope).starts_with(prefix)) return true;
+    known = rest;
+  }
+  return false;
+}
+
 int threadRank(const std::string &tag) { return tag.rfind("blockIdx", 0) == 0 ? 0 : 1; }
 
 Stmt blockNamed(const Stmt &root, const std::string &name) {

@@ -75,6 +75,13 @@ Interval uniteIntervals(const Interval &a, const Interval &b);
 
 // TVM's storage rank of a scope: global 0, shared 1, warp 2, local 3 (by the part before '.').
 int storageRank(const std::string &scope);
+// Whether TVM's StorageScope::Create accepts `scope`: one of kStorageScopes, possibly followed by
+// a tag (`local.acc_buffer`).
+bool isStorageScope(const std::string &scope);
+inline constexpr const char *kStorageScopes =
+    "global, shared, warp, local, wmma.matrix_a, wmma.matrix_b, wmma.accumulator, texture, amx.tmm, "
+    "m16n8k8.matrixA, m16n8k8.matrixB, m16n8k8.matrixC, metal.simdgroup, metal.cooperative_tensor, "
+    "trn.sbuf, trn.psum";
 // TVM's thread rank of a tag: blockIdx 0; threadIdx, vthread, cthread 1.
 int threadRank(const std::string &tag);
 

@@ -56,7 +56,10 @@ public:
     for (BufferRegion &region : copy->reads) swap(region.buffer);
     for (BufferRegion &region : copy->writes) swap(region.buffer);
     for (BufferRef &buffer : copy->allocBuffers) swap(buffer);
-    for (MatchBufferRegion &match : copy->matchBuffers) swap(match.source.buffer);
+    for (MatchBufferRegion &match : copy->matchBuffers) {
+      swap(match.buffer);
+      swap(match.source.buffer);
+    }
     if (!changed) {
       delete copy;
       return visited;

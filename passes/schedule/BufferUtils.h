@@ -10,7 +10,7 @@ namespace vtac::passes::schedule {
 // `buffer` with a fresh data variable in storage scope `scope` (name kept unless given).
 ir::BufferRef withScope(const ir::BufferRef &buffer, const std::string &scope, std::string name = "");
 
-// Replaces buffers in loads, stores, block regions, allocations and match_buffer sources.
+// Replaces buffers in loads, stores, block regions, allocations and match_buffers (both sides).
 ir::Stmt replaceBuffers(const ir::Stmt &stmt, const std::map<const ir::Buffer *, ir::BufferRef> &replacements);
 
 // The index-th read (isWrite false) or write region of the block, or an error at `at`.

@@ -1,6 +1,9 @@
 // set_scope(block, buffer_index, storage_scope): the buffer the block writes at buffer_index
 // moves to another storage scope. It must be allocated by a block (T.alloc_buffer), not a
-// parameter; every use in the function then refers to the re-scoped buffer.
+// parameter; every use in the function then refers to the re-scoped buffer, and so do the
+// match_buffers of its regions. The scope must be one TVM knows (global, shared, local, ... with
+// an optional tag, e.g. local.acc_buffer).
+#include "BlockUtils.h"
 #include "BufferUtils.h"
 #include "Primitive.h"
 
@@ -19,6 +22,9 @@ llvm::Expected<std::vector<RV>> applySetScope(Schedule &sch, StepArgs &args) {
   llvm::Expected<std::string> scope = args.string("storage_scope");
   if (!scope) return scope.takeError();
   if (scope->empty()) return diagnosticError(args.at("storage_scope"), "set_scope: the storage scope is empty");
+  if (!isStorageScope(*scope))
+    return diagnosticError(args.at("storage_scope"), "set_scope: '" + *scope + "' is not a storage scope (" +
+                                                         std::string(kStorageScopes) + ")");
   llvm::Expected<StmtPath> path = sch.findBlock(*rv, args.at("block"));
   if (!path) return path.takeError();
   llvm::Expected<BufferRef> buffer = accessedBuffer(*path->back().as<BlockRealize>()->block, *index, true,
@@ -35,7 +41,14 @@ llvm::Expected<std::vector<RV>> applySetScope(Schedule &sch, StepArgs &args) {
     return diagnosticError(args.at("buffer_index"), "set_scope: the buffer '" + (*buffer)->name +
                                                         "' is not allocated by a block (a parameter cannot change scope)");
   if ((*buffer)->scope() == *scope) return std::vector<RV>{};
-  sch.setBody(rv->func, replaceBuffers((*func)->body, {{buffer->get(), withScope(*buffer, *scope)}}));
+  // The buffers that match a region of it move with it, as in TVM.
+  std::map<const Buffer *, BufferRef> rescoped{{buffer->get(), withScope(*buffer, *scope)}};
+  preOrderVisit((*func)->body, [&](const Node &node) {
+    if (const auto *block = node.as<Block>())
+      for (const MatchBufferRegion &match : block->matchBuffers)
+        if (match.source.buffer == *buffer) rescoped[match.buffer.get()] = withScope(match.buffer, *scope);
+  });
+  sch.setBody(rv->func, replaceBuffers((*func)->body, rescoped));
   return std::vector<RV>{};
 }
 
