@@ -10,6 +10,7 @@
 #include "vtac/ir/RegionInference.h"
 #include "vtac/ir/Substitute.h"
 #include "vtac/ir/Visitor.h"
+#include "vtac/ir/arith/Analyzer.h"
 
 namespace vtac::passes::schedule {
 
@@ -171,7 +172,47 @@ Stmt reinferRegions(const Stmt &root, const std::set<std::string> &names, const 
 
 namespace {
 
-// [lo, hi] of `e` over the relaxed variables; nullopt unless e is affine in them.
+std::optional<std::pair<Expr, Expr>> bounds(const Expr &e, const std::map<const Var *, Range> &relaxed);
+
+// bounds() of sums, constant multiples, and floordiv/floormod by a constant of expressions it
+// bounds, by interval arithmetic (TVM's EvalSet): `(i * 8 + k) // 16` over k in [0, 8) is
+// `i // 2`, as (i * 8 + 7) // 16 simplifies to it.
+std::optional<std::pair<Expr, Expr>> quasiAffineBounds(const Expr &e, const std::map<const Var *, Range> &relaxed) {
+  const auto *binary = e.as<BinaryExpr>();
+  if (!binary) return std::nullopt;
+  std::optional<std::pair<Expr, Expr>> a = bounds(binary->a, relaxed);
+  if (!a) return std::nullopt;
+  arith::Analyzer analyzer;
+  auto simplified = [&](const Expr &lo, const Expr &hi) {
+    return std::make_optional(std::make_pair(analyzer.simplify(lo), analyzer.simplify(hi)));
+  };
+  std::optional<int64_t> constant = asConstInt(binary->b);
+  switch (binary->kind()) {
+  case NodeKind::Add:
+  case NodeKind::Sub: {
+    std::optional<std::pair<Expr, Expr>> b = bounds(binary->b, relaxed);
+    if (!b) return std::nullopt;
+    if (binary->kind() == NodeKind::Add) return simplified(addExpr(a->first, b->first), addExpr(a->second, b->second));
+    return simplified(subExpr(a->first, b->second), subExpr(a->second, b->first));
+  }
+  case NodeKind::Mul:
+    if (!constant) return std::nullopt;
+    if (*constant >= 0) return simplified(mulExpr(a->first, binary->b), mulExpr(a->second, binary->b));
+    return simplified(mulExpr(a->second, binary->b), mulExpr(a->first, binary->b));
+  case NodeKind::FloorDiv:
+    if (!constant || *constant <= 0) return std::nullopt;
+    return simplified(floorDivExpr(a->first, binary->b), floorDivExpr(a->second, binary->b));
+  case NodeKind::FloorMod:
+    if (!constant || *constant <= 0) return std::nullopt;
+    if (analyzer.canProveEqual(floorDivExpr(a->first, binary->b), floorDivExpr(a->second, binary->b)))
+      return simplified(floorModExpr(a->first, binary->b), floorModExpr(a->second, binary->b));
+    return std::make_pair(intImm(0, e->dtype), intImm(*constant - 1, e->dtype));
+  default:
+    return std::nullopt;
+  }
+}
+
+// [lo, hi] of `e` over the relaxed variables; nullopt unless e is quasi-affine in them.
 std::optional<std::pair<Expr, Expr>> bounds(const Expr &e, const std::map<const Var *, Range> &relaxed) {
   std::vector<VarRef> vars;
   preOrderVisit(e, [&](const Node &node) {
@@ -181,7 +222,7 @@ std::optional<std::pair<Expr, Expr>> bounds(const Expr &e, const std::map<const 
   });
   if (vars.empty()) return std::make_pair(e, e);
   std::optional<LinearEquation> linear = detectLinearEquation(e, vars);
-  if (!linear) return std::nullopt;
+  if (!linear) return quasiAffineBounds(e, relaxed);
   Expr lo = linear->base, hi = linear->base;
   for (size_t i = 0; i < vars.size(); ++i) {
     const Range &range = relaxed.at(vars[i].get());
@@ -201,7 +242,7 @@ Interval relaxRange(const Range &range, const std::map<const Var *, Range> &rela
   Expr last = simplify(subExpr(addExpr(range.min, range.extent), intImm(1, range.min->dtype)));
   std::optional<std::pair<Expr, Expr>> hi = bounds(last, relaxed);
   if (!lo || !hi) return {range.min, std::nullopt};
-  std::optional<int64_t> span = asConstInt(simplify(subExpr(hi->second, lo->first)));
+  std::optional<int64_t> span = asConstInt(arith::Analyzer().simplify(subExpr(hi->second, lo->first)));
   if (!span) return {lo->first, std::nullopt};
   return {lo->first, *span + 1};
 }

@@ -19,11 +19,14 @@ using namespace ir;
 
 namespace {
 
-// The variables relaxed when the block at `dependent` is seen from `loopPath`.
+// The variables relaxed when the block at `dependent` is seen from `loopPath`: the loops between,
+// and for a buffer in shared or local storage the thread loops above that share it (TVM's
+// LoopDomainOfSRefTreePath; global storage relaxes no thread loop).
 std::map<const Var *, Range> relaxedLoops(const StmtPath &dependent, const StmtPath &loopPath, int storage) {
   std::map<const Var *, Range> relaxed;
   for (size_t i = loopPath.size(); i < dependent.size(); ++i)
     if (const auto *loop = dependent[i].as<For>()) relaxed[loop->loopVar.get()] = Range{loop->min, loop->extent};
+  if (storage == 0) return relaxed;
   for (size_t i = loopPath.size(); i-- > 0;) {
     if (loopPath[i]->isa<Block>()) break;
     const auto *loop = loopPath[i].as<For>();
@@ -31,6 +34,70 @@ std::map<const Var *, Range> relaxedLoops(const StmtPath &dependent, const StmtP
       relaxed[loop->loopVar.get()] = Range{loop->min, loop->extent};
   }
   return relaxed;
+}
+
+// What a block iterator must cover for the block to provide `required` of one buffer dimension
+// it provides at `provided` (TVM's SolveBlockVarDomain): `dom`, and `bound`, the iterator values
+// that stay inside a dimension of extent `dimension`.
+struct IteratorNeed {
+  const Var *var = nullptr;
+  Interval dom, bound;
+};
+
+std::optional<IteratorNeed> solveIterator(const Range &provided, const Interval &required, int64_t dimension,
+                                          arith::Analyzer &analyzer) {
+  if (!required.extent) return std::nullopt;
+  DataType dtype = provided.min->dtype;
+  Expr requiredMax = addExpr(required.min, intImm(*required.extent - 1, dtype));
+  auto interval = [&](const Expr &lo, const Expr &hi) -> std::optional<Interval> {
+    Expr min = analyzer.simplify(lo);
+    std::optional<int64_t> extent = asConstInt(analyzer.simplify(subExpr(addExpr(hi, intImm(1, dtype)), lo)));
+    if (!extent) return std::nullopt;
+    return Interval{min, *extent};
+  };
+  auto need = [&](const Var *var, std::optional<Interval> dom, int64_t boundMax) -> std::optional<IteratorNeed> {
+    if (!dom) return std::nullopt;
+    return IteratorNeed{var, *dom, Interval{intImm(0, dtype), boundMax + 1}};
+  };
+  // v * e (any extent): v in [min // e, max // e].
+  if (const auto *mul = provided.min.as<BinaryExpr>(); mul && mul->kind() == NodeKind::Mul) {
+    const auto *var = mul->a.as<Var>() ? mul->a.as<Var>() : mul->b.as<Var>();
+    std::optional<int64_t> factor = asConstInt(mul->a.as<Var>() ? mul->b : mul->a);
+    if (!var || !factor || *factor <= 0) return std::nullopt;
+    return need(var, interval(floorDivExpr(required.min, intImm(*factor, dtype)), floorDivExpr(requiredMax, intImm(*factor, dtype))),
+                (dimension - 1) / *factor);
+  }
+  if (!isOne(provided.extent)) return std::nullopt;
+  if (const auto *var = provided.min.as<Var>()) return need(var, interval(required.min, requiredMax), dimension - 1);
+  // v // f (a point): v in [min * f, max * f + f - 1].
+  const auto *div = provided.min.as<BinaryExpr>();
+  if (!div || div->kind() != NodeKind::FloorDiv || !div->a.as<Var>()) return std::nullopt;
+  std::optional<int64_t> factor = asConstInt(div->b);
+  if (!factor || *factor <= 0) return std::nullopt;
+  return need(div->a.as<Var>(),
+              interval(mulExpr(required.min, div->b), addExpr(mulExpr(requiredMax, div->b), intImm(*factor - 1, dtype))),
+              (dimension - 1) * *factor + *factor - 1);
+}
+
+// TVM's BlockVarDomainInfo::Simplify: the needed range, or the bound where that lies inside it or
+// their intersection is constant; otherwise the needed range and the bound, which the block then
+// checks in its predicate.
+struct ClippedRange {
+  Interval dom;
+  std::optional<Interval> bound;
+};
+
+ClippedRange clippedToBound(const Interval &dom, const Interval &bound, arith::Analyzer &analyzer) {
+  if (!dom.extent || !bound.extent) return {dom, std::nullopt};
+  Expr domMax = addExpr(dom.min, intImm(*dom.extent - 1, dom.min->dtype));
+  Expr boundMax = addExpr(bound.min, intImm(*bound.extent - 1, bound.min->dtype));
+  Expr lo = analyzer.simplify(makeBinary(NodeKind::Max, dom.min, bound.min));
+  Expr hi = analyzer.simplify(makeBinary(NodeKind::Min, domMax, boundMax));
+  if (analyzer.canProveEqual(lo, dom.min) && analyzer.canProveEqual(hi, domMax)) return {dom, std::nullopt};
+  if (analyzer.canProveEqual(lo, bound.min) && analyzer.canProveEqual(hi, boundMax)) return {bound, std::nullopt};
+  std::optional<int64_t> loValue = asConstInt(lo), hiValue = asConstInt(hi);
+  if (loValue && hiValue && *hiValue >= *loValue) return {Interval{lo, *hiValue - *loValue + 1}, std::nullopt};
+  return {dom, bound};
 }
 
 }  // namespace
@@ -68,7 +135,9 @@ llvm::Error computeAt(Schedule &sch, const ComputeAtRequest &request, bool isCom
   const std::vector<BufferRegion> &provided = isComputeAt ? block.writes : block.reads;
   const Block &scope = *scopePath.back().as<Block>();
   std::set<std::string> dependents;
-  std::map<const Var *, Interval> required;  // by block iterator
+  std::map<const Var *, Interval> required, bounds;  // by block iterator
+  arith::Analyzer analyzer;
+  for (const For *loop : loopsInScope(*loopPath)) analyzer.bind(loop->loopVar, Range{loop->min, loop->extent});
   for (const BufferRegion &region : provided) {
     const Buffer *buffer = region.buffer.get();
     std::set<std::string> inScope = blocksTouching(scope.body, buffer, !isComputeAt);
@@ -86,11 +155,14 @@ llvm::Error computeAt(Schedule &sch, const ComputeAtRequest &request, bool isCom
         if (access.buffer.get() != buffer) continue;
         for (size_t d = 0; d < access.region.size(); ++d) {
           Interval interval = relaxRange(Range{substitute(access.region[d].min, bindings), access.region[d].extent}, relaxed);
-          const Var *key = nullptr;
-          if (const auto *var = region.region[d].min.as<Var>(); var && isOne(region.region[d].extent)) key = var;
-          if (!key) continue;
-          auto [it, fresh] = required.try_emplace(key, interval);
-          if (!fresh) it->second = uniteIntervals(it->second, interval);
+          std::optional<int64_t> dimension = asConstInt(buffer->shape[d]);
+          std::optional<IteratorNeed> need =
+              dimension ? solveIterator(region.region[d], interval, *dimension, analyzer) : std::nullopt;
+          if (!need) continue;
+          auto [it, fresh] = required.try_emplace(need->var, need->dom);
+          if (!fresh) it->second = uniteIntervals(it->second, need->dom);
+          auto [bound, freshBound] = bounds.try_emplace(need->var, need->bound);
+          if (!freshBound) bound->second = uniteIntervals(bound->second, need->bound);
         }
       }
     }
@@ -102,32 +174,42 @@ llvm::Error computeAt(Schedule &sch, const ComputeAtRequest &request, bool isCom
     return fail(request.loopAt, "no " + std::string(isComputeAt ? "consumer" : "producer") + " of the block '" + block.name +
                                      "' is under the loop '" + target.loopVar->name + "'");
 
-  // One loop per block iterator, over the range its dependents need (its whole domain otherwise),
-  // from a start simplified under the loops around it as TVM's analyzer does (a loop of extent 1
-  // is 0 there).
-  arith::Analyzer analyzer;
-  for (const For *loop : loopsInScope(*loopPath)) analyzer.bind(loop->loopVar, Range{loop->min, loop->extent});
+  // One loop per block iterator, over the range its dependents need within the buffer (its whole
+  // domain otherwise), from a start simplified under the loops around it as TVM's analyzer does (a
+  // loop of extent 1 is 0 there).
   std::vector<Expr> bindings;
+  Expr predicate;
   std::vector<VarRef> loopVars;
   std::vector<Expr> extents;
   for (const IterVarRef &iv : block.iterVars) {
     auto it = required.find(iv->var.get());
     Expr min = iv->dom.min, extent = iv->dom.extent;
+    std::optional<Interval> bound;
     if (it != required.end() && it->second.extent) {
-      min = analyzer.simplify(it->second.min);
-      extent = intImm(*it->second.extent, iv->var->dtype);
+      ClippedRange needed = clippedToBound(it->second, bounds.at(iv->var.get()), analyzer);
+      min = analyzer.simplify(needed.dom.min);
+      extent = intImm(*needed.dom.extent, iv->var->dtype);
+      bound = needed.bound;
     }
     if (isOne(extent) && !request.preserveUnitLoops) {
       bindings.push_back(min);
-      continue;
+    } else {
+      loopVars.push_back(makeVar("ax" + std::to_string(loopVars.size()), iv->var->dtype));
+      analyzer.bind(loopVars.back(), rangeFromExtent(extent));
+      extents.push_back(extent);
+      bindings.push_back(addExpr(min, loopVars.back()));
     }
-    loopVars.push_back(makeVar("ax" + std::to_string(loopVars.size()), iv->var->dtype));
-    extents.push_back(extent);
-    bindings.push_back(addExpr(min, loopVars.back()));
+    // Iterations outside the buffer that the needed range reaches are skipped (TVM's predicate).
+    if (!bound) continue;
+    DataType dtype = iv->var->dtype;
+    Expr lower = makeBinary(NodeKind::GE, bindings.back(), bound->min);
+    Expr upper = makeBinary(NodeKind::LT, bindings.back(), addExpr(bound->min, intImm(*bound->extent, dtype)));
+    for (const Expr &condition : {lower, upper})
+      if (!analyzer.canProve(condition)) predicate = predicate ? makeBinary(NodeKind::And, predicate, condition) : condition;
   }
   BlockRealize *moved = copyNode(realize);
   moved->iterValues = bindings;
-  moved->predicate = nullptr;
+  moved->predicate = predicate ? analyzer.simplify(predicate) : nullptr;
   Stmt subtree(moved);
   for (size_t i = loopVars.size(); i-- > 0;)
     subtree = make<For>(loopVars[i], intImm(0, loopVars[i]->dtype), extents[i], ForKind::Serial, subtree);
