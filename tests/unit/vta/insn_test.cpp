@@ -189,8 +189,7 @@ std::vector<std::pair<const char*, const char*>> kernelSwitches() {
                            std::pair{"avx2", "avx512vnni"}})
     if (VTASimSetGemmKernel(pair.first) == 0 && VTASimSetGemmKernel(pair.second) == 0)
       switches.push_back(pair);
-  VTASimSetGemmKernel("auto");
-  VTASimClearError();
+  restoreRequestedGemmKernel();
   return switches;
 }
 }  // namespace
@@ -257,7 +256,7 @@ TEST_CASE("GEMM with shift and clip", "[vta][insn]") {
     CHECK(simStat("gemm_counter") == shape.o * shape.n * shape.m);
     CHECK(simStat("inp_load_nbytes") == shape.o * shape.n * c.inpElemBytes);
     CHECK(simStat("wgt_load_nbytes") == shape.m * shape.n * c.wgtElemBytes);
-    VTASimSetGemmKernel("auto");
+    restoreRequestedGemmKernel();
   }
 }
 
@@ -431,4 +430,14 @@ TEST_CASE("a GEMM loop nest too large to plan runs iteration by iteration", "[vt
   }
   CHECK(yBuffer.download<int8_t>() == expected);
   CHECK(simStat("gemm_counter") == executions);
+}
+
+// Declared last, so that it runs after every other test case of this file (Catch2's default
+// order): none of them may leave another GEMM kernel in place than the one VTA_SIM_GEMM_KERNEL
+// requests, or ctest's vta_insn_tests_<kernel> variants would run the rest on the automatic one.
+TEST_CASE("the requested GEMM kernel is still in use after the kernel switches", "[vta][insn]") {
+  const std::string inUse = VTASimGemmKernel();
+  restoreRequestedGemmKernel();
+  CAPTURE(requestedGemmKernel());
+  CHECK(inUse == VTASimGemmKernel());
 }

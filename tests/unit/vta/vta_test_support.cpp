@@ -1,5 +1,7 @@
 #include "vta_test_support.h"
 
+#include <cstdlib>
+
 #include <catch2/catch.hpp>
 
 #include "llvm/Support/JSON.h"
@@ -37,6 +39,17 @@ int pushAlu(const AluKernel& kernel) {
   static void* handle = nullptr;
   AluKernel signature = kernel;
   return VTAPushALUOp(&handle, aluKernelClosure, &signature, sizeof signature);
+}
+
+std::string requestedGemmKernel() {
+  const char* name = std::getenv("VTA_SIM_GEMM_KERNEL");
+  return name && *name ? name : "auto";
+}
+
+void restoreRequestedGemmKernel() {
+  // (A kernel this CPU lacks was already replaced by "auto", with an error, at the first run.)
+  if (VTASimSetGemmKernel(requestedGemmKernel().c_str()) != 0) VTASimSetGemmKernel("auto");
+  VTASimClearError();
 }
 
 uint64_t simStat(const char* name) {

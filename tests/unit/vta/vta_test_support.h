@@ -67,6 +67,11 @@ enum : uint32_t { kMemUop = 0, kMemWgt = 1, kMemInp = 2, kMemAcc = 3, kMemOut = 
 // Dependency queues of the runtime API.
 enum : int { kLoadQueue = 1, kComputeQueue = 2, kStoreQueue = 3 };
 
+// The GEMM kernel VTA_SIM_GEMM_KERNEL names ("auto" if unset): tests that switch kernels hand
+// this one back, so that ctest's per-kernel variants keep testing their kernel afterwards.
+std::string requestedGemmKernel();
+void restoreRequestedGemmKernel();
+
 // One simulator counter of VTASimStatsJSON().
 uint64_t simStat(const char* name);
 
