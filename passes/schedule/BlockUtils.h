@@ -32,6 +32,9 @@ std::vector<StmtPath> childBlockPaths(const ir::Stmt &root);
 llvm::Expected<std::vector<BlockRV>> dependentBlocks(const Schedule &sch, const BlockRV &rv, ir::SourceLoc at,
                                                      bool producers);
 
+// Whether `e` uses the variable `var`.
+bool usesVar(const ir::Expr &e, const ir::Var *var);
+
 // The block's body when it is a single store without init or allocations writing one buffer
 // (what the inlining primitives move); null otherwise. With underGuard, also the store that is
 // the whole then-branch of a body `if cond:` without else (a reverse_compute_inline producer).
