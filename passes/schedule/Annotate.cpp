@@ -55,7 +55,10 @@ llvm::Expected<std::vector<RV>> applyAnnotate(Schedule &sch, StepArgs &args) {
   if (!key) return key.takeError();
   llvm::Expected<ir::AttrValue> value = toAttrValue(args, args.value("ann_val"));
   if (!value) return value.takeError();
-  return editAnnotations(sch, args, "block_or_loop", [&](ir::AttrMap &annotations) { annotations.set(*key, *value); });
+  return editAnnotations(sch, args, "block_or_loop", [&](ir::AttrMap &annotations, const std::string &) {
+    annotations.set(*key, *value);
+    return llvm::Error::success();
+  });
 }
 
 }  // namespace vtac::passes::schedule

@@ -6,7 +6,7 @@ namespace vtac::passes::schedule {
 using namespace ir;
 
 llvm::Expected<std::vector<RV>> editAnnotations(Schedule &sch, StepArgs &args, const char *param,
-                                                const std::function<void(AttrMap &)> &edit) {
+                                                const AnnotationEdit &edit) {
   llvm::Expected<RV> target = args.blockOrLoop(param);
   if (!target) return target.takeError();
   if (const auto *block = std::get_if<BlockRV>(&*target)) {
@@ -14,9 +14,10 @@ llvm::Expected<std::vector<RV>> editAnnotations(Schedule &sch, StepArgs &args, c
     if (!path) return path.takeError();
     const auto &realize = *path->back().as<BlockRealize>();
     Block *copy = copyNode(*realize.block);
-    edit(copy->annotations);
+    BlockRef edited(copy);
+    if (llvm::Error error = edit(copy->annotations, "the block '" + block->name + "'")) return error;
     BlockRealize *newRealize = copyNode(realize);
-    newRealize->block = BlockRef(copy);
+    newRealize->block = edited;
     sch.replace(block->func, *path, Stmt(newRealize));
     return std::vector<RV>{};
   }
@@ -24,8 +25,9 @@ llvm::Expected<std::vector<RV>> editAnnotations(Schedule &sch, StepArgs &args, c
   llvm::Expected<StmtPath> path = sch.findLoop(loop, args.at(param));
   if (!path) return path.takeError();
   For *copy = copyNode(*path->back().as<For>());
-  edit(copy->annotations);
-  sch.replace(loop.func, *path, Stmt(copy));
+  Stmt edited(copy);
+  if (llvm::Error error = edit(copy->annotations, "the loop '" + copy->loopVar->name + "'")) return error;
+  sch.replace(loop.func, *path, edited);
   return std::vector<RV>{};
 }
 

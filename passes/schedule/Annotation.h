@@ -7,8 +7,10 @@
 
 namespace vtac::passes::schedule {
 
-// Applies `edit` to the annotations of the block or loop argument `param` and replaces the node.
+// Applies `edit` to the annotations of the block or loop argument `param` (described to it as
+// "the block 'B'" / "the loop 'i'", for its errors) and replaces the node.
+using AnnotationEdit = std::function<llvm::Error(ir::AttrMap &, const std::string &target)>;
 llvm::Expected<std::vector<RV>> editAnnotations(Schedule &sch, StepArgs &args, const char *param,
-                                                const std::function<void(ir::AttrMap &)> &edit);
+                                                const AnnotationEdit &edit);
 
 }  // namespace vtac::passes::schedule

@@ -142,6 +142,13 @@ llvm::Expected<BlockReduction> matchBlockReduction(const Block &block, SourceLoc
   if (lets.size() != n && !(lets.empty() && n == 1))
     return fail("its body binds " + std::to_string(lets.size()) + " value(s) with lets before its stores, but its T.init writes " +
                 std::to_string(n) + " buffer(s)");
+  // Each value is combined on its own: one that reads an earlier let would leave that variable
+  // unbound in the blocks rfactor builds (TVM takes the let values as they stand).
+  for (size_t i = 0; i < lets.size(); ++i)
+    for (size_t j = 0; j < i; ++j)
+      if (usesVar(lets[i]->value, lets[j]->var.get()))
+        return fail("the value of its let '" + lets[i]->var->name + "' uses the let variable '" + lets[j]->var->name +
+                    "' bound before it");
   std::vector<Stmt> storeStmts = statementsOf(stores);
   for (const Stmt &stmt : storeStmts)
     if (!stmt->isa<BufferStore>()) return fail("its body must end in buffer stores only (after its lets)");

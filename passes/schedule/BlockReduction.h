@@ -22,8 +22,8 @@ struct BlockReduction {
 };
 
 // The block's reduction: T.init is one store or a sequence of stores of distinct buffers; the
-// body is one store, or as many lets as T.init has stores followed by that many stores, each of
-// a distinct buffer storing a distinct let variable; the buffers T.init and the body write are
+// body is one store, or as many lets as T.init has stores, none using another's variable,
+// followed by that many stores, each of a distinct buffer storing a distinct let variable; the buffers T.init and the body write are
 // the same, of one shape, written at the same indices; the stored values are one of TVM's
 // reducers (+, *, min, max of one value, written element on either side; the sum of two;
 // argmax/argmin of an (index, value) pair, TVM's two spellings of each) of the written elements,

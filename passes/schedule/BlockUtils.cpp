@@ -90,8 +90,16 @@ llvm::Expected<std::vector<BlockRV>> dependentBlocks(const Schedule &sch, const 
   return result;
 }
 
-const BufferStore *singleStoreBody(const Block &block) {
+bool usesVar(const Expr &e, const Var *var) {
+  bool found = false;
+  preOrderVisit(e, [&](const Node &node) { found |= &node == var; });
+  return found;
+}
+
+const BufferStore *singleStoreBody(const Block &block, bool underGuard) {
   if (block.init || block.writes.size() != 1 || !block.allocBuffers.empty()) return nullptr;
+  const auto *guard = underGuard ? block.body.as<IfThenElse>() : nullptr;
+  if (guard) return guard->elseCase ? nullptr : guard->thenCase.as<BufferStore>();
   return block.body.as<BufferStore>();
 }
 

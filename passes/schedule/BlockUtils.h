@@ -32,9 +32,13 @@ std::vector<StmtPath> childBlockPaths(const ir::Stmt &root);
 llvm::Expected<std::vector<BlockRV>> dependentBlocks(const Schedule &sch, const BlockRV &rv, ir::SourceLoc at,
                                                      bool producers);
 
+// Whether `e` uses the variable `var`.
+bool usesVar(const ir::Expr &e, const ir::Var *var);
+
 // The block's body when it is a single store without init or allocations writing one buffer
-// (what the inlining primitives move); null otherwise.
-const ir::BufferStore *singleStoreBody(const ir::Block &block);
+// (what the inlining primitives move); null otherwise. With underGuard, also the store that is
+// the whole then-branch of a body `if cond:` without else (a reverse_compute_inline producer).
+const ir::BufferStore *singleStoreBody(const ir::Block &block, bool underGuard = false);
 
 // Whether `indices` are distinct data-parallel iterators of the block (each at most once).
 bool indexedByDistinctDataParIters(const ir::Block &block, const std::vector<ir::Expr> &indices);

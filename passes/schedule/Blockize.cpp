@@ -28,12 +28,6 @@ using namespace ir;
 
 namespace {
 
-bool usesVar(const Expr &e, const Var *var) {
-  bool found = false;
-  preOrderVisit(e, [&](const Node &node) { found |= &node == var; });
-  return found;
-}
-
 // The sum of `vars[i] * coeffs[i]` (largest coefficient first) plus `base`.
 Expr affineSum(std::vector<std::pair<VarRef, int64_t>> terms, int64_t base, DataType dtype) {
   std::stable_sort(terms.begin(), terms.end(), [](const auto &a, const auto &b) { return a.second > b.second; });

@@ -14,6 +14,52 @@ namespace vtac::passes::schedule {
 
 using namespace ir;
 
+namespace {
+
+// A bound the block predicate puts on an expression: expr <= bound (upper) or expr >= bound.
+struct PredicateBound {
+  Expr expr;
+  int64_t bound;
+  bool upper;
+};
+
+// The bounds of the conjuncts of `predicate` that compare an expression with a constant.
+void collectPredicateBounds(const Expr &predicate, std::vector<PredicateBound> &bounds) {
+  const auto *binary = predicate.as<BinaryExpr>();
+  if (!binary) return;
+  if (binary->kind() == NodeKind::And) {
+    collectPredicateBounds(binary->a, bounds);
+    collectPredicateBounds(binary->b, bounds);
+    return;
+  }
+  // a < b as a <= b - 1 and b >= a + 1; the other comparisons likewise.
+  int64_t strict = binary->kind() == NodeKind::LT || binary->kind() == NodeKind::GT ? 1 : 0;
+  bool less = binary->kind() == NodeKind::LT || binary->kind() == NodeKind::LE;
+  if (!less && binary->kind() != NodeKind::GT && binary->kind() != NodeKind::GE) return;
+  if (std::optional<int64_t> b = asConstInt(binary->b)) bounds.push_back({binary->a, less ? *b - strict : *b + strict, less});
+  if (std::optional<int64_t> a = asConstInt(binary->a)) bounds.push_back({binary->b, less ? *a + strict : *a - strict, !less});
+}
+
+// TVM's EstimateRegionUpperBound with the block predicate, for the predicates that bound a
+// region's min itself (up to a constant: `ax1 < 12` for the min ax1, `i0 * 16 + i1 < 127` for
+// i1 + i0 * 16): the constant interval `relaxed`, of a region with `extent`, shrunk to them.
+Interval narrowByPredicate(const Interval &relaxed, const Expr &min, int64_t extent,
+                           const std::vector<PredicateBound> &bounds) {
+  std::optional<int64_t> lo = asConstInt(relaxed.min);
+  if (!lo || !relaxed.extent) return relaxed;
+  int64_t first = *lo, lastMin = *lo + *relaxed.extent - extent;
+  for (const PredicateBound &bound : bounds) {
+    std::optional<int64_t> offset = asConstInt(simplify(subExpr(min, bound.expr)));
+    if (!offset) continue;
+    if (bound.upper) lastMin = std::min(lastMin, bound.bound + *offset);
+    else first = std::max(first, bound.bound + *offset);
+  }
+  if (lastMin < first) return relaxed;
+  return {intImm(first, relaxed.min->dtype), lastMin - first + extent};
+}
+
+}  // namespace
+
 std::vector<Range> writtenRegion(const StmtPath &path, const Buffer *buffer, size_t relaxFrom) {
   const auto &realize = *path.back().as<BlockRealize>();
   VarMap bindings;
@@ -24,12 +70,16 @@ std::vector<Range> writtenRegion(const StmtPath &path, const Buffer *buffer, siz
   for (size_t i = relaxFrom + 1; i < path.size(); ++i) relaxable.insert(path[i].get());
   for (const For *loop : loopsInScope(path))
     if (relaxable.count(loop)) loops[loop->loopVar.get()] = Range{loop->min, loop->extent};
+  std::vector<PredicateBound> bounds;
+  if (realize.predicate) collectPredicateBounds(realize.predicate, bounds);
   std::vector<Range> region;
   for (const BufferRegion &write : realize.block->writes) {
     if (write.buffer.get() != buffer) continue;
     for (size_t d = 0; d < write.region.size(); ++d) {
       Range range{substitute(write.region[d].min, bindings), write.region[d].extent};
       Interval relaxed = relaxRange(range, loops);
+      if (std::optional<int64_t> extent = asConstInt(range.extent))
+        relaxed = narrowByPredicate(relaxed, range.min, *extent, bounds);
       region.push_back(relaxed.extent ? Range{relaxed.min, intImm(*relaxed.extent, buffer->shape[d]->dtype)}
                                       : Range{intImm(0, buffer->shape[d]->dtype), buffer->shape[d]});
     }

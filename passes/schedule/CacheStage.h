@@ -34,7 +34,8 @@ CacheLocation cacheWriteLocation(const StmtPath &scopePath, const std::string &w
                                  const std::set<std::string> &related);
 
 // The region of `buffer` the block at `path` writes, relaxed over the loops of its scope that
-// are below path[relaxFrom] (the whole dimension where that cannot be bounded).
+// are below path[relaxFrom] (the whole dimension where that cannot be bounded) and narrowed by
+// the block's predicate where it bounds an index itself (TVM's RelaxBufferRegion).
 std::vector<ir::Range> writtenRegion(const StmtPath &path, const ir::Buffer *buffer, size_t relaxFrom = 0);
 
 // `<original>_<scope>`: the original in another scope, shaped like `region`.

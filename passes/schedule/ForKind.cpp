@@ -1,6 +1,8 @@
 // Loop kinds (TVM's for_kind.cc): the checks and the rewrite behind parallel/vectorize/unroll/bind.
 #include "ForKind.h"
 
+#include "BlockUtils.h"
+
 #include "vtac/ir/Arith.h"
 #include "vtac/ir/Diagnostic.h"
 #include "vtac/ir/Visitor.h"
@@ -10,12 +12,6 @@ namespace vtac::passes::schedule {
 using namespace ir;
 
 namespace {
-
-bool uses(const Expr &expr, const Var *var) {
-  bool found = false;
-  preOrderVisit(expr, [&](const Node &node) { found |= &node == var; });
-  return found;
-}
 
 const char *describe(ForKind kind) {
   switch (kind) {
@@ -42,7 +38,7 @@ llvm::Expected<std::vector<RV>> setLoopKind(Schedule &sch, StepArgs &args, ForKi
       if (!realize || !problem.empty()) return;
       for (size_t i = 0; i < realize->iterValues.size(); ++i) {
         IterType type = realize->block->iterVars[i]->iterType;
-        if (!uses(realize->iterValues[i], loop.loopVar.get())) continue;
+        if (!usesVar(realize->iterValues[i], loop.loopVar.get())) continue;
         if (type == IterType::DataPar || (type == IterType::CommReduce && reductionAllowed)) continue;
         problem = "it feeds the " + std::string(type == IterType::CommReduce ? "reduction" : "non-spatial") +
                   " iterator '" + realize->block->iterVars[i]->var->name + "' of block '" + realize->block->name + "'";

@@ -58,12 +58,6 @@ bool isQuasiAffine(const Expr &e) {
   }
 }
 
-bool usesVar(const Expr &e, const Var *var) {
-  bool found = false;
-  preOrderVisit(e, [&](const Node &node) { found |= &node == var; });
-  return found;
-}
-
 // `region` of `buffer` with the variables in `vars` substituted.
 BufferRegion substitutedRegion(BufferRef buffer, std::vector<Range> region, const VarMap &vars) {
   for (Range &range : region) range = Range{substitute(range.min, vars), substitute(range.extent, vars)};

@@ -5,13 +5,15 @@
 // map of its iterators that is one-to-one into B (TVM's DetectIterMap: `B[v0, v1]`,
 // `B[v0 * 16 + v1, v2]`, `B[f // 128, f % 128]` with f a fused index, and splits of an iterator
 // over dimensions that are not adjacent, `B[i // 16, j // 16, i % 16, j % 16]`); the producer
-// must be the only one, a single store `B[p(u)] = expr`, whose iterators cover the consumer's
-// (TVM's CheckConsumerCovered), and B must be allocated by a block and read by the consumer only.
+// must be the only one, a single store `B[p(u)] = expr` (or one under `if cond:` without else),
+// whose iterators cover the consumer's (TVM's CheckConsumerCovered), and B must be allocated by a
+// block and read by the consumer only.
 // The consumer's iterators become f's inverse at p(u) (TVM's InverseAffineIterMap), substituted
 // unsimplified as TVM does. When the consumer reads only part of B, the producer gets the
 // predicate that its iteration is in that part (TVM's BuildInlinedConsumerPredicate), which
-// replaces a predicate the producer had, as in TVM. The producer keeps its name, loops and
-// iterators; its regions are re-inferred.
+// replaces a predicate the producer had, as in TVM; a producer's `if` stays around the inlined
+// store unless that predicate is needed and differs from its condition, which then joins the
+// predicate. The producer keeps its name, loops and iterators; its regions are re-inferred.
 #include <numeric>
 
 #include "BlockUtils.h"
@@ -287,8 +289,10 @@ std::string firstUncoveredIterator(const Block &consumer, const Block &producer,
 // TVM's BuildInlinedConsumerPredicate: the condition under which a producer iteration computes
 // an element the consumer reads (each consumer iterator, as a function of the producer's, in
 // its domain), simplified over the producer's iterator domains and written in terms of the
-// producer's loops; null when every producer iteration does.
-Expr inlinedPredicate(const Block &consumer, const BlockRealize &producer, const VarMap &toProducer) {
+// producer's loops; null when every producer iteration does. When `body`, the producer's new
+// body, is an `if` without else whose (simplified) condition is not that condition, the `if`
+// goes and its condition joins the predicate (TVM keeps the `if` when they are equal).
+Expr inlinedPredicate(const Block &consumer, const BlockRealize &producer, const VarMap &toProducer, Stmt &body) {
   arith::Analyzer analyzer;
   VarMap toLoops;
   for (size_t i = 0; i < producer.iterValues.size(); ++i) {
@@ -304,6 +308,11 @@ Expr inlinedPredicate(const Block &consumer, const BlockRealize &producer, const
   }
   Expr simplified = analyzer.simplify(inBounds);
   if (isOne(simplified)) return nullptr;
+  const auto *guard = body.as<IfThenElse>();
+  if (guard && !guard->elseCase && !structuralEqual(simplified, analyzer.simplify(guard->condition))) {
+    simplified = analyzer.simplify(makeBinary(NodeKind::And, simplified, guard->condition));
+    body = guard->thenCase;
+  }
   return analyzer.simplify(substitute(simplified, toLoops));
 }
 
@@ -332,8 +341,10 @@ llvm::Expected<std::vector<RV>> applyReverseComputeInline(Schedule &sch, StepArg
   llvm::Expected<StmtPath> producerPath = sch.findBlock(producerRV, at);
   if (!producerPath) return producerPath.takeError();
   const Block &producer = *producerPath->back().as<BlockRealize>()->block;
-  const BufferStore *producerStore = singleStoreBody(producer);
-  if (!producerStore) return fail("has the producer '" + producer.name + "', which is not a single `B[v...] = expr` store without init");
+  const BufferStore *producerStore = singleStoreBody(producer, /*underGuard=*/true);
+  if (!producerStore)
+    return fail("has the producer '" + producer.name +
+                "', which is not a single `B[v...] = expr` store (or one under an `if` without else) without init");
   const BufferRef &intermediate = producerStore->buffer;
   llvm::Expected<PrimFuncRef> func = sch.function(rv->func, at);
   if (!func) return func.takeError();
@@ -353,13 +364,14 @@ llvm::Expected<std::vector<RV>> applyReverseComputeInline(Schedule &sch, StepArg
                 "' once per element, at one affine map of its iterators that is one-to-one into the buffer");
   if (std::string uncovered = firstUncoveredIterator(consumer, producer, *toProducer); !uncovered.empty())
     return fail("has the producer '" + producer.name + "', which does not cover its iterator '" + uncovered + "'");
-  const BlockRealize &producerRealize = *producerPath->back().as<BlockRealize>();
-  Expr predicate = inlinedPredicate(consumer, producerRealize, *toProducer);
-
   Expr value = LoadReplacer(intermediate.get(), producerStore->value).visitExpr(substitute(consumerStore->value, *toProducer));
   std::vector<Expr> storeIndices;
   for (const Expr &index : consumerStore->indices) storeIndices.push_back(substitute(index, *toProducer));
   Stmt inlined = make<BufferStore>(consumerStore->buffer, value, storeIndices, consumerStore->loc());
+  if (const auto *guard = producer.body.as<IfThenElse>())
+    inlined = make<IfThenElse>(guard->condition, inlined, nullptr, guard->loc());
+  const BlockRealize &producerRealize = *producerPath->back().as<BlockRealize>();
+  Expr predicate = inlinedPredicate(consumer, producerRealize, *toProducer, inlined);
 
   std::string producerName = producer.name;
   Ref<Buffer> keptIntermediate = intermediate;

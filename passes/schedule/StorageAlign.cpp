@@ -30,7 +30,7 @@ llvm::Expected<std::vector<RV>> applyStorageAlign(Schedule &sch, StepArgs &args)
                                                 (*buffer)->name + "' of rank " + std::to_string((*buffer)->rank()));
   if (values[2] <= 0)
     return diagnosticError(args.at("factor"), "storage_align: the factor must be positive");
-  return editAnnotations(sch, args, "block", [&](AttrMap &annotations) {
+  return editAnnotations(sch, args, "block", [&](AttrMap &annotations, const std::string &) {
     AttrValue::Array aligns;
     if (const AttrValue *old = annotations.find("buffer_dim_align"); old && old->isArray()) aligns = old->asArray();
     AttrValue::Array entry{AttrValue(values[0]), AttrValue(values[1]), AttrValue(values[2]), AttrValue(values[3])};
@@ -43,6 +43,7 @@ llvm::Expected<std::vector<RV>> applyStorageAlign(Schedule &sch, StepArgs &args)
       }
     if (!replaced) aligns.push_back(AttrValue(entry));
     annotations.set("buffer_dim_align", AttrValue(std::move(aligns)));
+    return llvm::Error::success();
   });
 }
 
