@@ -40,11 +40,14 @@ struct Span {
 using Region = std::vector<std::optional<Span>>;
 
 // One digit `(var // lower) % extent` of a relaxed loop variable, times `scale` (TVM's
-// IterSplitExpr).
+// IterSplitExpr). lower and extent are constants or symbolic sizes.
 struct IterSplit {
   const Var *var;
-  int64_t lower, extent, scale;
-  bool sameDigit(const IterSplit &other) const { return var == other.var && lower == other.lower && extent == other.extent; }
+  Expr lower, extent;
+  int64_t scale;
+  bool sameDigit(const IterSplit &other) const {
+    return var == other.var && structuralEqual(lower, other.lower) && structuralEqual(extent, other.extent);
+  }
 };
 
 // An index as digits of the relaxed loops plus a base free of them (TVM's IterSumExpr).
@@ -61,21 +64,36 @@ bool mentionsAny(const Expr &e, const LoopDomain &loops) {
   return found;
 }
 
-std::optional<int64_t> constExtent(const LoopDomain &loops, const Var *var) {
-  auto it = loops.find(var);
-  return it == loops.end() ? std::nullopt : asConstInt(it->second.extent);
+// a / b when b provably divides a: two constants, a linear form by a constant, or a symbolic
+// size that is a factor of a (`n * 32` by `n`); nullopt otherwise.
+std::optional<Expr> exactQuotient(const Expr &a, const Expr &b) {
+  std::optional<int64_t> divisor = asConstInt(b);
+  if (divisor) return *divisor > 0 ? divideExactly(a, *divisor) : std::nullopt;
+  if (structuralEqual(a, b)) return intImm(1, a->dtype);
+  if (const auto *product = a.as<BinaryExpr>(); product && product->kind() == NodeKind::Mul) {
+    if (std::optional<Expr> quotient = exactQuotient(product->a, b)) return simplify(mulExpr(*quotient, product->b));
+    if (std::optional<Expr> quotient = exactQuotient(product->b, b)) return simplify(mulExpr(product->a, *quotient));
+  }
+  return std::nullopt;
 }
 
-// The digit `var // lower % extent` of a loop starting at 0 whose extent the digit divides
-// (so every digit value meets every value of the digits below it); nullopt otherwise.
-std::optional<IterSplit> digitOf(const Expr &e, int64_t lower, std::optional<int64_t> modulus, const LoopDomain &loops,
+// Whether x <= y is known without bounds: two constants, or the same expression.
+bool atMost(const Expr &x, const Expr &y) {
+  std::optional<int64_t> a = asConstInt(x), b = asConstInt(y);
+  return a && b ? *a <= *b : structuralEqual(x, y);
+}
+
+// The digit `var // lower % modulus` (modulus absent: all of `var // lower`) of a loop starting
+// at 0 whose extent the digit divides (so every digit value meets every value of the digits
+// below it); nullopt otherwise.
+std::optional<IterSplit> digitOf(const Expr &e, const Expr &lower, const Expr &modulus, const LoopDomain &loops,
                                  int64_t scale) {
   const auto *var = e.as<Var>();
   if (!var || !loops.count(var) || !isZero(loops.at(var).min)) return std::nullopt;
-  std::optional<int64_t> loopExtent = constExtent(loops, var);
-  if (!loopExtent || *loopExtent % lower) return std::nullopt;
-  int64_t extent = modulus ? *modulus : *loopExtent / lower;
-  if (*loopExtent % (lower * extent)) return std::nullopt;
+  std::optional<Expr> values = exactQuotient(loops.at(var).extent, lower);  // of var // lower
+  if (!values) return std::nullopt;
+  Expr extent = modulus ? modulus : *values;
+  if (!exactQuotient(*values, extent)) return std::nullopt;
   return IterSplit{var, lower, extent, scale};
 }
 
@@ -86,19 +104,24 @@ bool addTerms(const Expr &e, int64_t scale, const LoopDomain &loops, IterSum &su
     sum.base = simplify(addExpr(sum.base, mulExpr(term, intImm(scale, term->dtype))));
     return true;
   };
+  auto addDigit = [&](const std::optional<IterSplit> &digit) {
+    if (digit && !isOne(digit->extent)) sum.splits.push_back(*digit);
+    return digit.has_value();
+  };
   if (!mentionsAny(e, loops)) return addBase(e);
   if (const auto *var = e.as<Var>()) {
     const Range &range = loops.at(var);
-    std::optional<int64_t> extent = asConstInt(range.extent);
-    if (!extent) return false;
     addBase(range.min);  // var = min + a digit over [0, extent)
-    if (*extent > 1) sum.splits.push_back(IterSplit{var, 1, *extent, scale});
-    return true;
+    return addDigit(IterSplit{var, intImm(1, e->dtype), range.extent, scale});
   }
   const auto *binary = e.as<BinaryExpr>();
   if (!binary) return false;
   std::optional<int64_t> rhs = asConstInt(binary->b);
-  std::optional<IterSplit> digit;
+  // A divisor or modulus: a positive constant or a size free of the relaxed loops.
+  auto isFactor = [&](const Expr &factor) {
+    std::optional<int64_t> value = asConstInt(factor);
+    return value ? *value > 0 : !mentionsAny(factor, loops);
+  };
   switch (binary->kind()) {
   case NodeKind::Add: return addTerms(binary->a, scale, loops, sum) && addTerms(binary->b, scale, loops, sum);
   case NodeKind::Sub: return addTerms(binary->a, scale, loops, sum) && addTerms(binary->b, -scale, loops, sum);
@@ -107,22 +130,16 @@ bool addTerms(const Expr &e, int64_t scale, const LoopDomain &loops, IterSum &su
     if (std::optional<int64_t> lhs = asConstInt(binary->a)) return addTerms(binary->b, scale * *lhs, loops, sum);
     return false;
   case NodeKind::FloorDiv:
-    if (rhs && *rhs > 0) digit = digitOf(binary->a, *rhs, std::nullopt, loops, scale);
-    break;
-  case NodeKind::FloorMod:
-    if (!rhs || *rhs <= 0) return false;
-    if (const auto *div = binary->a.as<BinaryExpr>(); div && div->kind() == NodeKind::FloorDiv) {
-      if (std::optional<int64_t> lower = asConstInt(div->b); lower && *lower > 0)
-        digit = digitOf(div->a, *lower, *rhs, loops, scale);
-    } else {
-      digit = digitOf(binary->a, 1, *rhs, loops, scale);
-    }
-    break;
-  default: break;
+    return isFactor(binary->b) && addDigit(digitOf(binary->a, binary->b, nullptr, loops, scale));
+  case NodeKind::FloorMod: {
+    if (!isFactor(binary->b)) return false;
+    const auto *div = binary->a.as<BinaryExpr>();
+    if (div && div->kind() == NodeKind::FloorDiv)
+      return isFactor(div->b) && addDigit(digitOf(div->a, div->b, binary->b, loops, scale));
+    return addDigit(digitOf(binary->a, intImm(1, e->dtype), binary->b, loops, scale));
   }
-  if (!digit) return false;
-  if (digit->extent > 1) sum.splits.push_back(*digit);
-  return true;
+  default: return false;
+  }
 }
 
 std::optional<IterSum> iterSumOf(const Expr &e, const LoopDomain &loops) {
@@ -132,19 +149,24 @@ std::optional<IterSum> iterSumOf(const Expr &e, const LoopDomain &loops) {
 }
 
 // The digits of `sum` fused into one iterator `scale * f`, f in [0, extent) (TVM's TryFuseIters):
-// ordered by scale, each scale must be the one below times that digit's extent.
+// ordered by scale, each scale must be the one below times that digit's extent (so only the
+// largest digit may have a symbolic extent).
 struct Fused {
-  int64_t scale, extent;
+  int64_t scale;
+  Expr extent;
 };
-std::optional<Fused> fuse(std::vector<IterSplit> splits) {
-  if (splits.empty()) return Fused{1, 1};
+std::optional<Fused> fuse(std::vector<IterSplit> splits, DataType type) {
+  if (splits.empty()) return Fused{1, intImm(1, type)};
   std::sort(splits.begin(), splits.end(), [](const IterSplit &a, const IterSplit &b) { return std::abs(a.scale) < std::abs(b.scale); });
-  Fused fused{splits.front().scale, 1};
+  Fused fused{splits.front().scale, intImm(1, type)};
   int64_t expectedScale = fused.scale;
-  for (const IterSplit &split : splits) {
-    if (split.scale != expectedScale) return std::nullopt;
-    expectedScale *= split.extent;
-    fused.extent *= split.extent;
+  for (size_t k = 0; k < splits.size(); ++k) {
+    if (splits[k].scale != expectedScale) return std::nullopt;
+    fused.extent = simplify(mulExpr(fused.extent, splits[k].extent));
+    if (k + 1 == splits.size()) break;
+    std::optional<int64_t> extent = asConstInt(splits[k].extent);
+    if (!extent) return std::nullopt;
+    expectedScale *= *extent;
   }
   return fused;
 }
@@ -152,7 +174,7 @@ std::optional<Fused> fuse(std::vector<IterSplit> splits) {
 // A conjunct of a block predicate as a bound on a sum of digits: lower <= digits or
 // digits <= upper (the other null), with the digits' scales positive.
 struct Constraint {
-  IterSum digits;
+  std::vector<IterSplit> digits;
   Expr lower, upper;
 };
 
@@ -183,9 +205,9 @@ std::optional<std::vector<Constraint>> constraintsOf(const Expr &predicate, cons
     // digits + base <= -strict: an upper bound on the digits, or a lower bound once negated.
     Expr bound = simplify(subExpr(intImm(strict ? -1 : 0, difference->base->dtype), difference->base));
     bool negative = difference->splits.front().scale < 0;
-    Constraint constraint{*difference, nullptr, nullptr};
+    Constraint constraint{difference->splits, nullptr, nullptr};
     if (negative) {
-      for (IterSplit &split : constraint.digits.splits) split.scale = -split.scale;
+      for (IterSplit &split : constraint.digits) split.scale = -split.scale;
       constraint.lower = simplify(subExpr(intImm(0, bound->dtype), bound));
     } else {
       constraint.upper = bound;
@@ -198,7 +220,7 @@ std::optional<std::vector<Constraint>> constraintsOf(const Expr &predicate, cons
 // Whether `constrained` is the fused iterator of `sum`: the same digits, scaled down by the
 // fused scale.
 bool isFusedIterator(const std::vector<IterSplit> &constrained, const IterSum &sum) {
-  std::optional<Fused> fused = fuse(sum.splits);
+  std::optional<Fused> fused = fuse(sum.splits, sum.base->dtype);
   if (sum.splits.empty() || !fused || constrained.size() != sum.splits.size()) return false;
   return std::all_of(sum.splits.begin(), sum.splits.end(), [&](const IterSplit &split) {
     return std::any_of(constrained.begin(), constrained.end(), [&](const IterSplit &other) {
@@ -244,8 +266,8 @@ std::optional<Region> strictBound(const std::vector<Range> &ranges, const LoopDo
       // Independence: no two digits of one loop overlap.
       for (const IterSplit &other : allDigits) {
         if (other.var != split.var) continue;
-        const IterSplit &low = other.lower < split.lower ? other : split, &high = other.lower < split.lower ? split : other;
-        if (low.lower * low.extent > high.lower || low.lower == high.lower) return std::nullopt;
+        auto below = [](const IterSplit &low, const IterSplit &high) { return atMost(simplify(mulExpr(low.lower, low.extent)), high.lower); };
+        if (!below(other, split) && !below(split, other)) return std::nullopt;
       }
       allDigits.push_back(split);
     }
@@ -265,14 +287,14 @@ std::optional<Region> strictBound(const std::vector<Range> &ranges, const LoopDo
       region.push_back(std::nullopt);
       continue;
     }
-    std::optional<Fused> fused = fuse(sum.splits);
-    if (!fused || extent < std::abs(fused->scale)) return std::nullopt;
     DataType type = sum.base->dtype;
+    std::optional<Fused> fused = fuse(sum.splits, type);
+    if (!fused || extent < std::abs(fused->scale)) return std::nullopt;
     // Candidates for the first and last value of the fused iterator: its range and the bounds
     // the predicate puts on it.
-    std::vector<Expr> firsts{intImm(0, type)}, lasts{intImm(fused->extent - 1, type)};
+    std::vector<Expr> firsts{intImm(0, type)}, lasts{simplify(subExpr(fused->extent, intImm(1, type)))};
     for (const Constraint &constraint : constraints) {
-      if (!isFusedIterator(constraint.digits.splits, sum)) continue;
+      if (!isFusedIterator(constraint.digits, sum)) continue;
       if (constraint.lower) firsts.push_back(constraint.lower);
       if (constraint.upper) lasts.push_back(constraint.upper);
     }
@@ -288,8 +310,8 @@ std::optional<Region> strictBound(const std::vector<Range> &ranges, const LoopDo
   }
   // A conjunct on the loops must bound a whole dimension or only loops no index uses.
   for (const Constraint &constraint : constraints) {
-    bool bindsDimension = std::any_of(sums.begin(), sums.end(), [&](const IterSum &sum) { return isFusedIterator(constraint.digits.splits, sum); });
-    bool touchesIndex = std::any_of(constraint.digits.splits.begin(), constraint.digits.splits.end(), [&](const IterSplit &split) {
+    bool bindsDimension = std::any_of(sums.begin(), sums.end(), [&](const IterSum &sum) { return isFusedIterator(constraint.digits, sum); });
+    bool touchesIndex = std::any_of(constraint.digits.begin(), constraint.digits.end(), [&](const IterSplit &split) {
       return std::any_of(allDigits.begin(), allDigits.end(), [&](const IterSplit &digit) { return digit.var == split.var; });
     });
     if (!bindsDimension && touchesIndex) return std::nullopt;
