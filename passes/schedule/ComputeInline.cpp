@@ -57,10 +57,11 @@ llvm::Error computeInline(Schedule &sch, const BlockRV &rv, SourceLoc at) {
   };
   const BufferStore *store = singleStoreBody(*realize.block);
   if (!store) return fail("is not a single `B[v...] = expr` store without init");
-  if (!indexedByDistinctDataParIters(*realize.block, store->indices))
-    return fail("does not store at distinct data-parallel iterators (" + store->buffer->name + ")");
+  // The scope's stage pipeline before the body's pattern, in TVM's order.
   const Block &scope = *scopeOf(*path).back().as<Block>();
   if (std::string why = whyNotStagePipeline(scope); !why.empty()) return diagnosticError(at, "compute_inline: " + why);
+  if (!indexedByDistinctDataParIters(*realize.block, store->indices))
+    return fail("does not store at distinct data-parallel iterators (" + store->buffer->name + ")");
   llvm::Expected<PrimFuncRef> func = sch.function(rv.func, at);
   if (!func) return func.takeError();
   if (std::string why = whyBufferIsNotRemovable(**func, store->buffer.get()); !why.empty()) return fail(why);
