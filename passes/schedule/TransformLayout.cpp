@@ -9,8 +9,9 @@
 // filled with pad_value (a constant of the buffer's kind, or a lambda over the new indices
 // giving one value of the buffer's dtype) as LayoutPadding.h describes, or left unused with
 // assume_injective_transform=True; without either it is an error. Filling needs the map's
-// inverse, which is derived for maps that pass each index through or split it as
-// `i // c, i % c` (TVM's common case); other padded maps are an error with a pad_value.
+// inverse (AffineInverse.h: each result a split `(x // c) % d` of a fused sum of indices plus a
+// constant, TVM's DetectIterMap with padding); other padded maps are an error with a pad_value.
+#include "AffineInverse.h"
 #include "BlockUtils.h"
 #include "BufferUtils.h"
 #include "LayoutPadding.h"
@@ -158,58 +159,33 @@ llvm::Error collectSampled(StepArgs &args, const TraceValue &e, std::map<std::st
   return llvm::Error::success();
 }
 
-// The inverse of a map that passes each index of the old shape through (`i`) or splits it
-// (`i // c` and `i % c`, anywhere among the results), with the condition for padding; the
-// axes are named as TVM's inverse map names its inputs (a passed-through parameter's name, or
-// `axis<k>`). `i` = `axis_outer * c + axis_inner` is padding where `axis_outer == n // c and
-// n % c <= axis_inner` (n the old extent, when c does not divide it). nullopt for other maps.
-std::optional<PaddedLayout> splitInverse(const IndexMap &map, const std::vector<int64_t> &shape, DataType dtype) {
-  struct Use {
-    size_t result;
-    std::string op;  // "", "//" or "%"
-    int64_t divisor = 1;
-  };
-  std::vector<std::vector<Use>> uses(shape.size());
+// The padded layout of the map over the old shape: the axes named as TVM's inverse map names
+// its inputs (a passed-through parameter's name, or `axis<k>`), the old indices and the padding
+// condition from the shared affine inverse, simplified as TVM's NonSurjectiveInverse simplifies
+// them (the padding under the new shape's ranges); an error saying why the map has no inverse.
+llvm::Expected<PaddedLayout> paddedLayout(const IndexMap &map, const std::vector<int64_t> &shape,
+                                          const std::vector<Expr> &newShape, DataType dtype) {
+  std::vector<Expr> params;
+  std::vector<AffineInput> inputs;
+  for (size_t p = 0; p < shape.size(); ++p) {
+    VarRef param = makeVar(map.paramName(p), dtype);
+    params.push_back(param);
+    inputs.push_back({param, shape[p]});
+  }
   PaddedLayout layout;
+  std::vector<Expr> outputs, axisValues;
   for (size_t k = 0; k < map.results().size(); ++k) {
     const TraceValue &e = map.results()[k];
-    bool split = e.kind == TraceValue::Kind::Operation && (e.text == "//" || e.text == "%") &&
-                 e.items[0].kind == TraceValue::Kind::Param && IndexMap::isConstant(e.items[1]);
-    if (e.kind == TraceValue::Kind::Param) {
-      uses[map.param(e.text)].push_back({k, ""});
-    } else if (split) {
-      int64_t divisor = map.evaluate(e.items[1], {});
-      if (divisor <= 0) return std::nullopt;
-      uses[map.param(e.items[0].text)].push_back({k, e.text, divisor});
-    } else {
-      return std::nullopt;
-    }
+    outputs.push_back(map.build(e, params, dtype));
     layout.axes.push_back(makeVar(e.kind == TraceValue::Kind::Param ? e.text : "axis" + std::to_string(k), dtype));
+    axisValues.push_back(layout.axes.back());
   }
-  Expr padding = intImm(0, DataType::boolTy());
-  for (size_t p = 0; p < shape.size(); ++p) {
-    const std::vector<Use> &use = uses[p];
-    if (use.empty() && shape[p] == 1) {
-      layout.inverse.push_back(intImm(0, dtype));
-    } else if (use.size() == 1 && use[0].op.empty()) {
-      layout.inverse.push_back(layout.axes[use[0].result]);
-    } else if (use.size() == 2 && use[0].op != use[1].op && !use[0].op.empty() && !use[1].op.empty() &&
-               use[0].divisor == use[1].divisor) {
-      const VarRef &outer = layout.axes[use[use[0].op == "//" ? 0 : 1].result];
-      const VarRef &inner = layout.axes[use[use[0].op == "//" ? 1 : 0].result];
-      int64_t c = use[0].divisor;
-      layout.inverse.push_back(addExpr(mulExpr(outer, intImm(c, dtype)), inner));
-      if (shape[p] % c != 0) {
-        Expr lastOuter = makeBinary(NodeKind::EQ, outer, intImm(shape[p] / c, dtype));
-        Expr pastEnd = makeBinary(NodeKind::LE, intImm(shape[p] % c, dtype), inner);
-        Expr here = makeBinary(NodeKind::And, lastOuter, pastEnd);
-        padding = isZero(padding) ? here : makeBinary(NodeKind::Or, padding, here);
-      }
-    } else {
-      return std::nullopt;
-    }
-  }
-  layout.padding = padding;
+  llvm::Expected<AffineMapInverse> inverse = inverseAffineMap(outputs, inputs, axisValues);
+  if (!inverse) return inverse.takeError();
+  arith::Analyzer unbound, overNewShape;
+  for (const AffineInput &input : inputs) layout.inverse.push_back(unbound.simplify(inverse->inverse.at(input.var.get())));
+  for (size_t k = 0; k < layout.axes.size(); ++k) overNewShape.bind(layout.axes[k], Range{intImm(0, dtype), newShape[k]});
+  layout.padding = inverse->padding ? overNewShape.simplify(inverse->padding) : intImm(0, DataType::boolTy());
   return layout;
 }
 
@@ -375,10 +351,9 @@ llvm::Expected<std::vector<RV>> applyTransformLayout(Schedule &sch, StepArgs &ar
     if (!padValue)
       return fail(args.at("index_map"), padding + "; give a pad_value to fill the padding or "
                                                   "assume_injective_transform=True to leave it unused");
-    padded = splitInverse(map, shape, indexType);
-    if (!padded)
-      return fail(args.at("index_map"), padding + "; filling it needs the map's inverse, derived for maps that "
-                                                  "pass each index through or split it as `i // c, i % c`");
+    llvm::Expected<PaddedLayout> layout = paddedLayout(map, shape, newShape, indexType);
+    if (!layout) return fail(args.at("index_map"), padding + "; filling it needs the map's inverse, but " + llvm::toString(layout.takeError()));
+    padded = std::move(*layout);
   }
 
   // Rewrite: accesses, the buffer's declaration, then the regions of the blocks using it.
