@@ -22,6 +22,7 @@
 #include "vtac/ir/Arith.h"
 #include "vtac/ir/Diagnostic.h"
 #include "vtac/ir/Mutator.h"
+#include "vtac/ir/StructuralEqual.h"
 #include "vtac/ir/Visitor.h"
 #include "vtac/ir/arith/Analyzer.h"
 
@@ -185,7 +186,13 @@ llvm::Expected<PaddedLayout> paddedLayout(const IndexMap &map, const std::vector
   arith::Analyzer unbound, overNewShape;
   for (const AffineInput &input : inputs) layout.inverse.push_back(unbound.simplify(inverse->inverse.at(input.var.get())));
   for (size_t k = 0; k < layout.axes.size(); ++k) overNewShape.bind(layout.axes[k], Range{intImm(0, dtype), newShape[k]});
-  layout.padding = inverse->padding ? overNewShape.simplify(inverse->padding) : intImm(0, DataType::boolTy());
+  layout.padding = inverse->padding ? inverse->padding : intImm(0, DataType::boolTy());
+  // TVM simplifies the predicate up to 10 times: one pass can leave a division the next removes.
+  for (int round = 0; round < 10; ++round) {
+    Expr simpler = overNewShape.simplify(layout.padding);
+    if (structuralEqual(simpler, layout.padding)) break;
+    layout.padding = simpler;
+  }
   return layout;
 }
 
