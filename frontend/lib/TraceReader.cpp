@@ -226,6 +226,12 @@ std::optional<ir::TraceValue> TraceBuilder::readLambda(Grammar::LambdaExprContex
   }
   ir::TraceValue results = ir::TraceValue::ofList({}, loc(body));
   for (auto *item : items) {
+    // TVM's IndexMap.AXIS_SEPARATOR (also spelled tvm.te.AXIS_SEPARATOR) between two results.
+    if (auto *attribute = exactly<Grammar::AttributeExprContext>(item);
+        attribute && attribute->NAME()->getText() == "AXIS_SEPARATOR") {
+      results.items.push_back(ir::TraceValue::ofString("AXIS_SEPARATOR", loc(item)));
+      continue;
+    }
     std::optional<ir::TraceValue> index = readIndexExpr(item, params);
     if (!index) return std::nullopt;
     results.items.push_back(std::move(*index));

@@ -146,6 +146,31 @@ private:
   arith::Analyzer analyzer_;
 };
 
+// The index map without TVM's AXIS_SEPARATOR results, and the separators' positions (the number
+// of results before each), which TVM's Python API hands to a set_axis_separator step.
+std::pair<TraceValue, std::vector<int64_t>> withoutSeparators(const TraceValue &lambda) {
+  TraceValue stripped = lambda;
+  std::vector<TraceValue> &results = stripped.items.back().items;
+  std::vector<TraceValue> kept;
+  std::vector<int64_t> separators;
+  for (TraceValue &result : results) {
+    if (result.kind == TraceValue::Kind::String) separators.push_back(int64_t(kept.size()));
+    else kept.push_back(std::move(result));
+  }
+  results = std::move(kept);
+  return {stripped, separators};
+}
+
+// The set_axis_separator step TVM's Python API records after a transform_layout with separators.
+TraceStep setAxisSeparatorStep(const StepArgs &args, const std::vector<int64_t> &separators) {
+  TraceStep step;
+  step.primitive = "set_axis_separator";
+  std::vector<TraceValue> list;
+  for (int64_t separator : separators) list.push_back(TraceValue::ofInt(separator));
+  step.arguments = {{"block", args.value("block")}, {"buffer", args.value("buffer")}, {"axis_separators", TraceValue::ofList(list)}};
+  return step;
+}
+
 // The names and sampled values of the RVs the index map uses.
 llvm::Error collectSampled(StepArgs &args, const TraceValue &e, std::map<std::string, int64_t> &sampled) {
   if (e.kind == TraceValue::Kind::Name) {
@@ -267,35 +292,14 @@ llvm::Expected<std::vector<RV>> applyTransformLayout(Schedule &sch, StepArgs &ar
   const Block &block = *blockPath->back().as<BlockRealize>()->block;
   auto fail = [](SourceLoc at, const std::string &why) { return diagnosticError(at, "transform_layout: " + why); };
 
-  // The buffer: ("read" | "write", index) or a name the block reads or writes.
-  const TraceValue &which = args.value("buffer");
-  BufferRef buffer;
-  if (which.kind == TraceValue::Kind::List && which.items.size() == 2 &&
-      which.items[0].kind == TraceValue::Kind::String && which.items[1].kind == TraceValue::Kind::Int &&
-      (which.items[0].text == "read" || which.items[0].text == "write")) {
-    llvm::Expected<BufferRef> accessed =
-        accessedBuffer(block, which.items[1].intValue, which.items[0].text == "write", args.at("buffer"));
-    if (!accessed) return accessed.takeError();
-    buffer = *accessed;
-  } else if (which.kind == TraceValue::Kind::String) {
-    const std::string name = which.text;
-    const SourceLoc at = which.loc;
-    // The trace records the name as TVM's Python API does: ("read" | "write", index).
-    for (const char *kind : {"write", "read"})
-      for (size_t i = 0; i < (kind[0] == 'w' ? block.writes : block.reads).size() && !buffer; ++i)
-        if ((kind[0] == 'w' ? block.writes : block.reads)[i].buffer->name == name) {
-          buffer = (kind[0] == 'w' ? block.writes : block.reads)[i].buffer;
-          TraceValue tuple = TraceValue::ofList({TraceValue::ofString(kind), TraceValue::ofInt(int64_t(i))}, at);
-          tuple.isTuple = true;
-          args.setValue("buffer", tuple);
-        }
-    if (!buffer) return fail(args.at("buffer"), "the block '" + block.name + "' does not access a buffer '" + name + "'");
-  } else {
-    return fail(args.at("buffer"), "the buffer is (\"read\", index), (\"write\", index) or a buffer name");
-  }
+  llvm::Expected<BufferRef> named = bufferArgument(block, args, "buffer", "transform_layout");
+  if (!named) return named.takeError();
+  const BufferRef buffer = *named;
 
+  if (args.value("index_map").kind != TraceValue::Kind::Lambda) return fail(args.at("index_map"), "the index map is a `lambda`");
+  auto [withoutSeparator, separators] = withoutSeparators(args.value("index_map"));
+  args.setValue("index_map", withoutSeparator);
   const TraceValue &lambda = args.value("index_map");
-  if (lambda.kind != TraceValue::Kind::Lambda) return fail(args.at("index_map"), "the index map is a `lambda`");
   std::map<std::string, int64_t> sampled;
   if (llvm::Error error = collectSampled(args, lambda, sampled)) return error;
   IndexMap map(lambda, std::move(sampled));
@@ -367,6 +371,7 @@ llvm::Expected<std::vector<RV>> applyTransformLayout(Schedule &sch, StepArgs &ar
   Buffer *copy = copyNode(*buffer);
   copy->shape = newShape;
   copy->strides.clear();
+  if (!separators.empty()) copy->axisSeparators = separators;
   BufferRef transformed(copy);
   const PrimFunc &func = *cast<PrimFunc>(sch.module().lookup(blockRV->func));
   std::set<std::string> users;
@@ -397,6 +402,7 @@ llvm::Expected<std::vector<RV>> applyTransformLayout(Schedule &sch, StepArgs &ar
   newFunc->body = reinferRegions(body, users, functionBuffers(*newFunc));
   sch.setFunction(blockRV->func, PrimFuncRef(newFunc));
   recordPadValueAsTvm(args, numResults, buffer->dtype == indexType);
+  if (!separators.empty()) sch.recordAfterCurrentStep(setAxisSeparatorStep(args, separators));
   return std::vector<RV>{};
 }
 

@@ -22,7 +22,8 @@ namespace vtac::ir {
 struct TraceValue {
   // Lambda, Param and Operation spell an index map (`lambda i, j: (i // 16, j % 16)`):
   // Lambda's items are its parameters (Param) followed by a List of its results; a Param names a
-  // parameter; an Operation applies `text` (+, -, *, //, %) to its two items.
+  // parameter; an Operation applies `text` (+, -, *, //, %) to its two items. A result may also
+  // be the String "AXIS_SEPARATOR" (TVM's IndexMap.AXIS_SEPARATOR, read in transform_layout).
   enum class Kind { None, Bool, Int, Float, String, Name, List, Dict, Lambda, Param, Operation };
   Kind kind = Kind::None;
   bool boolValue = false;
