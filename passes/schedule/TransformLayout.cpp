@@ -58,7 +58,8 @@ public:
 
   Expr build(const TraceValue &e, const std::vector<Expr> &indices, DataType dtype) const {
     switch (e.kind) {
-    case TraceValue::Kind::Int: return intImm(e.intValue, dtype);
+    case TraceValue::Kind::Int: return intImm(e.intValue, e.dtype.empty() ? dtype : *DataType::parse(e.dtype));
+    case TraceValue::Kind::Float: return floatImm(e.floatValue, *DataType::parse(e.dtype));
     case TraceValue::Kind::Name: return intImm(sampled_.at(e.text), dtype);
     case TraceValue::Kind::Param: return indices[param(e.text)];
     default: break;
@@ -84,6 +85,13 @@ public:
     for (size_t i = 0; i + 1 < lambda_.items.size(); ++i)
       if (lambda_.items[i].text == name) return i;
     return 0;
+  }
+  // The first typed float constant in e (`T.float32(0.5)`), which only a pad value may hold.
+  static const TraceValue *floatIn(const TraceValue &e) {
+    if (e.kind == TraceValue::Kind::Float) return &e;
+    for (const TraceValue &item : e.items)
+      if (const TraceValue *found = floatIn(item)) return found;
+    return nullptr;
   }
   static bool isConstant(const TraceValue &e) {
     if (e.kind == TraceValue::Kind::Param) return false;
@@ -256,19 +264,27 @@ llvm::Expected<PadValue> padValueOf(StepArgs &args, const Buffer &buffer, size_t
     return diagnosticError(at, "transform_layout: the pad_value lambda takes " + std::to_string(map->numParams()) +
                                    " indices but the transformed '" + buffer.name + "' has " + std::to_string(newRank) +
                                    " dimensions");
-  if (map->dividesByZero(map->results()[0])) return diagnosticError(at, "transform_layout: the pad_value lambda divides by zero");
-  if (indexType != dtype) return mismatch("a lambda giving " + indexType.str());
-  return PadValue([map, indexType](const std::vector<Expr> &indices) {
-    return simplify(map->build(map->results()[0], indices, indexType));
+  const TraceValue &result = map->results()[0];
+  if (map->dividesByZero(result)) return diagnosticError(at, "transform_layout: the pad_value lambda divides by zero");
+  // A Python integer alone is an int32 (TVM converts it so); expressions of the indices have
+  // their dtype; a typed constant its own.
+  bool untypedInteger = result.kind == TraceValue::Kind::Int && result.dtype.empty();
+  std::vector<Expr> probe;
+  for (size_t i = 0; i < newRank; ++i) probe.push_back(makeVar("indices_" + std::to_string(i), indexType));
+  DataType given = untypedInteger ? DataType::int32() : map->build(result, probe, indexType)->dtype;
+  if (given != dtype) return mismatch("a lambda giving " + given.str());
+  return PadValue([map, dtype](const std::vector<Expr> &indices) {
+    return simplify(map->build(map->results()[0], indices, dtype));
   });
 }
 
-// TVM records a constant pad_value as the index map `lambda indices_0, ...: (value,)` over
-// the new indices. An integer of the index dtype is recorded so; other constants keep their
-// literal (TVM would print `T.int8(0)` or `T.float32(0.0)`, which a trace argument cannot hold).
-void recordPadValueAsTvm(StepArgs &args, size_t newRank, bool isIndexDtype) {
-  const TraceValue &pad = args.value("pad_value");
-  if (pad.kind != TraceValue::Kind::Int || !isIndexDtype) return;
+// TVM records a constant pad_value as the index map `lambda indices_0, ...: (value,)` over the
+// new indices, the value a constant of the buffer's dtype, printed as TVM prints it (`0` for
+// int32, `T.int8(0)`, `T.float32(0.5)`).
+void recordPadValueAsTvm(StepArgs &args, size_t newRank, DataType dtype) {
+  TraceValue pad = args.value("pad_value");
+  if (pad.kind != TraceValue::Kind::Int && pad.kind != TraceValue::Kind::Float) return;
+  pad.dtype = dtype.str();
   TraceValue lambda = TraceValue::none(pad.loc);
   lambda.kind = TraceValue::Kind::Lambda;
   for (size_t i = 0; i < newRank; ++i) {
@@ -276,7 +292,7 @@ void recordPadValueAsTvm(StepArgs &args, size_t newRank, bool isIndexDtype) {
     param.kind = TraceValue::Kind::Param;
     lambda.items.push_back(std::move(param));
   }
-  lambda.items.push_back(TraceValue::ofList({TraceValue::ofInt(pad.intValue, pad.loc)}, pad.loc));
+  lambda.items.push_back(TraceValue::ofList({pad}, pad.loc));
   args.setValue("pad_value", lambda);
 }
 
@@ -307,8 +323,10 @@ llvm::Expected<std::vector<RV>> applyTransformLayout(Schedule &sch, StepArgs &ar
   if (map.numParams() != buffer->rank())
     return fail(args.at("index_map"), "the index map takes " + std::to_string(map.numParams()) + " indices but " +
                                           bufferDesc + " has " + std::to_string(buffer->rank()) + " dimensions");
-  for (const TraceValue &result : map.results())
+  for (const TraceValue &result : map.results()) {
     if (map.dividesByZero(result)) return fail(result.loc, "the index map divides by zero");
+    if (const TraceValue *number = IndexMap::floatIn(result)) return fail(number->loc, "the index map's results are integers");
+  }
   DataType indexType = buffer->shape.empty() ? DataType::int32() : buffer->shape[0]->dtype;
   std::optional<PadValue> padValue;
   if (args.value("pad_value").kind != TraceValue::Kind::None) {
@@ -401,7 +419,7 @@ llvm::Expected<std::vector<RV>> applyTransformLayout(Schedule &sch, StepArgs &ar
   newFunc->body = body;
   newFunc->body = reinferRegions(body, users, functionBuffers(*newFunc));
   sch.setFunction(blockRV->func, PrimFuncRef(newFunc));
-  recordPadValueAsTvm(args, numResults, buffer->dtype == indexType);
+  recordPadValueAsTvm(args, numResults, buffer->dtype);
   if (!separators.empty()) sch.recordAfterCurrentStep(setAxisSeparatorStep(args, separators));
   return std::vector<RV>{};
 }

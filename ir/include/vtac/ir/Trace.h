@@ -32,6 +32,9 @@ struct TraceValue {
   std::string text;  // String, Name (a result of an earlier step), Param, Operation
   std::vector<TraceValue> items;  // List; Dict: keys (String) and values alternate
   bool isTuple = false;  // a List written `(a, b)`, printed so
+  // An Int or Float written as a typed constant in an index map (`T.int8(0)`, `T.float32(0.5)`,
+  // as TVM prints a pad value); empty for a Python literal.
+  std::string dtype;
   SourceLoc loc;
 
   static TraceValue none(SourceLoc loc = {});
