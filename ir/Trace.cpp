@@ -1,6 +1,9 @@
 // Constructors of trace values and TVM's text form of a trace (TraceNode::AsPython).
 #include "vtac/ir/Trace.h"
 
+#include "vtac/ir/Expr.h"
+#include "vtac/ir/Printer.h"
+
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -124,8 +127,12 @@ std::string printTraceValue(const TraceValue &value) {
   }
   case TraceValue::Kind::None: return "None";
   case TraceValue::Kind::Bool: return value.boolValue ? "True" : "False";
-  case TraceValue::Kind::Int: return std::to_string(value.intValue);
-  case TraceValue::Kind::Float: return pythonFloat(value.floatValue);
+  case TraceValue::Kind::Int:
+    if (!value.dtype.empty()) return printExpr(intImm(value.intValue, *DataType::parse(value.dtype)));
+    return std::to_string(value.intValue);
+  case TraceValue::Kind::Float:
+    if (!value.dtype.empty()) return printExpr(floatImm(value.floatValue, *DataType::parse(value.dtype)));
+    return pythonFloat(value.floatValue);
   case TraceValue::Kind::String: return quoted(value.text);
   case TraceValue::Kind::Name: return value.text;
   case TraceValue::Kind::List: {

@@ -46,6 +46,8 @@ private:
   // `lambda i, j: (...)` (an index map) and the index expressions of its results.
   std::optional<ir::TraceValue> readLambda(Grammar::LambdaExprContext *lambda);
   std::optional<ir::TraceValue> readIndexExpr(Grammar::ExprContext *expr, const std::vector<std::string> &params);
+  // `T.int8(0)`, `T.float32(0.5)`: a constant of a dtype, as TVM prints a pad value's.
+  std::optional<ir::TraceValue> readTypedConstant(Grammar::CallExprContext *call);
 
   const SourceFile &file_;
   DiagnosticEngine &diagnostics_;
@@ -226,6 +228,12 @@ std::optional<ir::TraceValue> TraceBuilder::readLambda(Grammar::LambdaExprContex
   }
   ir::TraceValue results = ir::TraceValue::ofList({}, loc(body));
   for (auto *item : items) {
+    // TVM's IndexMap.AXIS_SEPARATOR (also spelled tvm.te.AXIS_SEPARATOR) between two results.
+    if (auto *attribute = exactly<Grammar::AttributeExprContext>(item);
+        attribute && attribute->NAME()->getText() == "AXIS_SEPARATOR") {
+      results.items.push_back(ir::TraceValue::ofString("AXIS_SEPARATOR", loc(item)));
+      continue;
+    }
     std::optional<ir::TraceValue> index = readIndexExpr(item, params);
     if (!index) return std::nullopt;
     results.items.push_back(std::move(*index));
@@ -247,6 +255,7 @@ std::optional<ir::TraceValue> TraceBuilder::readIndexExpr(Grammar::ExprContext *
     return value;
   }
   if (atom && exactly<Grammar::IntAtomContext>(atom->atom())) return readAtom(atom->atom());
+  if (auto *call = exactly<Grammar::CallExprContext>(expr)) return readTypedConstant(call);
   if (auto *unary = exactly<Grammar::UnaryExprContext>(expr); unary && unary->op->getType() == Grammar::MINUS) {
     std::optional<ir::TraceValue> operand = readValue(expr);
     if (operand && operand->kind == ir::TraceValue::Kind::Int) return operand;
@@ -269,6 +278,31 @@ std::optional<ir::TraceValue> TraceBuilder::readIndexExpr(Grammar::ExprContext *
   result.kind = ir::TraceValue::Kind::Operation;
   result.text = op;
   return result;
+}
+
+std::optional<ir::TraceValue> TraceBuilder::readTypedConstant(Grammar::CallExprContext *call) {
+  ir::SourceLoc at = loc(call);
+  auto *method = exactly<Grammar::AttributeExprContext>(call->expr());
+  auto *receiver = method ? exactly<Grammar::AtomExprContext>(method->expr()) : nullptr;
+  auto *module = receiver ? exactly<Grammar::NameAtomContext>(receiver->atom()) : nullptr;
+  std::optional<ir::DataType> dtype = module && module->NAME()->getText() == "T"
+                                          ? ir::DataType::parse(method->NAME()->getText())
+                                          : std::nullopt;
+  auto *arglist = call->arglist();
+  auto *argument = arglist && arglist->argument().size() == 1
+                       ? exactly<Grammar::PositionalArgumentContext>(arglist->argument(0))
+                       : nullptr;
+  std::optional<ir::TraceValue> value = dtype && argument ? readValue(argument->expr()) : std::nullopt;
+  bool isNumber = value && (value->kind == ir::TraceValue::Kind::Int || value->kind == ir::TraceValue::Kind::Float);
+  if (!isNumber || (value->kind == ir::TraceValue::Kind::Float && !dtype->isFloat()) ||
+      !(dtype->isIntOrUInt() || dtype->isFloat()) || dtype->lanes() != 1) {
+    fail(at, "a call in an index map is a typed constant `T.<dtype>(number)`, such as T.int8(0) or T.float32(0.5)");
+    return std::nullopt;
+  }
+  if (dtype->isFloat() && value->kind == ir::TraceValue::Kind::Int) value = ir::TraceValue::ofFloat(double(value->intValue), at);
+  value->dtype = dtype->str();
+  value->loc = at;
+  return value;
 }
 
 std::optional<ir::TraceValue> TraceBuilder::readSequence(const std::vector<Grammar::ExprContext *> &items,

@@ -267,6 +267,10 @@ llvm::Expected<ir::Trace> applyTrace(ir::IRModule &module, const ir::Trace &trac
 
     recorded.results = outputs;
     sch.recordStep(std::move(recorded));
+    for (ir::TraceStep &following : sch.takeFollowingSteps()) {
+      for (ir::TraceArgument &argument : following.arguments) argument.value = canonical(argument.value, names, sch);
+      sch.recordStep(std::move(following));
+    }
   }
   module = sch.module();
   return sch.trace();

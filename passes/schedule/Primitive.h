@@ -99,6 +99,7 @@ llvm::Expected<std::vector<RV>> applyReverseComputeAt(Schedule &sch, StepArgs &a
 llvm::Expected<std::vector<RV>> applyDecomposeReduction(Schedule &sch, StepArgs &args);
 llvm::Expected<std::vector<RV>> applyRFactor(Schedule &sch, StepArgs &args);
 llvm::Expected<std::vector<RV>> applyTransformLayout(Schedule &sch, StepArgs &args);
+llvm::Expected<std::vector<RV>> applySetAxisSeparator(Schedule &sch, StepArgs &args);
 llvm::Expected<std::vector<RV>> applyBlockize(Schedule &sch, StepArgs &args);
 llvm::Expected<std::vector<RV>> applyTensorize(Schedule &sch, StepArgs &args);
 llvm::Expected<std::vector<RV>> applySampleCategorical(Schedule &sch, StepArgs &args);

@@ -64,6 +64,8 @@ const std::vector<PrimitiveSpec> &allPrimitives() {
        {required("block"), required("buffer"), required("index_map"), optional("pad_value", TraceValue::none()),
         optional("assume_injective_transform", TraceValue::ofBool(false))},
        Results::None, applyTransformLayout},
+      {"set_axis_separator", {required("block"), required("buffer"), required("axis_separators")}, Results::None,
+       applySetAxisSeparator},
       {"storage_align",
        {required("block"), required("buffer_index"), required("axis"), required("factor"), required("offset")},
        Results::None, applyStorageAlign},

@@ -16,6 +16,7 @@
 // predicate. The producer keeps its name, loops and iterators; its regions are re-inferred.
 #include <numeric>
 
+#include "AffineInverse.h"
 #include "BlockUtils.h"
 #include "BufferUtils.h"
 #include "Primitive.h"
@@ -131,66 +132,23 @@ std::optional<std::vector<LoadGroup>> groupLoadDimensions(const std::vector<Expr
   return groups;
 }
 
-// A dimension of a load that is a split `v // lower % extent` of one iterator (either operation
-// may be missing): the values lower, lower * 2, ... of v that the dimension tells apart.
-struct IteratorSplit {
-  const Var *var;
-  int64_t lower, extent;
-  size_t dim;
-};
-
-std::optional<IteratorSplit> asIteratorSplit(const Expr &index, size_t dim, const std::map<const Var *, int64_t> &extents) {
-  Expr e = index;
-  std::optional<int64_t> modulus;
-  int64_t lower = 1;
-  auto divisorOf = [&](NodeKind kind) -> std::optional<int64_t> {
-    const auto *binary = e.as<BinaryExpr>();
-    if (!binary || binary->kind() != kind) return std::nullopt;
-    std::optional<int64_t> divisor = asConstInt(binary->b);
-    if (!divisor || *divisor <= 0) return std::nullopt;
-    e = binary->a;
-    return divisor;
-  };
-  modulus = divisorOf(NodeKind::FloorMod);
-  if (std::optional<int64_t> divisor = divisorOf(NodeKind::FloorDiv)) lower = *divisor;
-  const auto *var = e.as<Var>();
-  auto extent = var ? extents.find(var) : extents.end();
-  if (extent == extents.end()) return std::nullopt;
-  int64_t above = (extent->second + lower - 1) / lower;
-  return IteratorSplit{var, lower, modulus ? std::min(*modulus, above) : above, dim};
-}
-
-// TVM's DetectIterMap and InverseAffineIterMap for loads whose every dimension is a split of
-// one iterator, the splits of each iterator tiling its range (lowers 1, e_0, e_0 * e_1, ...),
-// wherever they stand: `B[i // 16, j // 16, i % 16, j % 16]`. Then v = sum of the stored
-// index of each of its dimensions times that dimension's lower, innermost split first (TVM's
-// `vm + vi * 16`). nullopt when the load is not of that form.
-std::optional<VarMap> invertIteratorSplits(const std::vector<Expr> &loaded, const std::vector<VarRef> &iterators,
-                                           const std::map<const Var *, int64_t> &extents,
-                                           const std::vector<bool> &unitDims, const std::vector<Expr> &stored,
-                                           VarMap inverse) {
-  std::map<const Var *, std::vector<IteratorSplit>> splitsOf;
-  for (size_t d = 0; d < loaded.size(); ++d) {
-    if (unitDims[d]) continue;
-    std::optional<IteratorSplit> split = asIteratorSplit(loaded[d], d, extents);
-    if (!split) return std::nullopt;
-    splitsOf[split->var].push_back(*split);
+// Loads whose dimensions do not group, such as splits of iterators over dimensions that are not
+// adjacent (`B[i // 16, j // 16, i % 16, j % 16]`): the shared affine inverse (AffineInverse.h)
+// at the stored indices, dimensions of extent 1 left out. nullopt when it has none.
+std::optional<VarMap> invertUngroupedLoad(const std::vector<Expr> &loaded, const std::vector<VarRef> &iterators,
+                                          const std::map<const Var *, int64_t> &extents,
+                                          const std::vector<bool> &unitDims, const std::vector<Expr> &stored,
+                                          VarMap inverse) {
+  std::vector<Expr> outputs;
+  for (size_t d = 0; d < loaded.size(); ++d) outputs.push_back(unitDims[d] ? intImm(0, loaded[d]->dtype) : loaded[d]);
+  std::vector<AffineInput> inputs;
+  for (const VarRef &var : iterators) inputs.push_back({var, extents.at(var.get())});
+  llvm::Expected<AffineMapInverse> found = inverseAffineMap(outputs, inputs, stored);
+  if (!found) {
+    llvm::consumeError(found.takeError());
+    return std::nullopt;
   }
-  for (const VarRef &var : iterators) {
-    std::vector<IteratorSplit> &splits = splitsOf[var.get()];
-    if (splits.empty()) return std::nullopt;  // an iterator no index uses repeats the load
-    std::sort(splits.begin(), splits.end(), [](const IteratorSplit &a, const IteratorSplit &b) { return a.lower < b.lower; });
-    int64_t covered = 1;
-    Expr value;
-    for (const IteratorSplit &split : splits) {
-      if (split.lower != covered) return std::nullopt;
-      Expr term = split.lower == 1 ? stored[split.dim] : mulExpr(stored[split.dim], intImm(split.lower, stored[split.dim]->dtype));
-      value = value ? addExpr(value, term) : term;
-      covered *= split.extent;
-    }
-    if (covered < extents.at(var.get())) return std::nullopt;
-    inverse[var.get()] = value;
-  }
+  for (const auto &[var, value] : found->inverse) inverse[var] = value;
   return inverse;
 }
 
@@ -202,7 +160,7 @@ std::optional<VarMap> invertIteratorSplits(const std::vector<Expr> &loaded, cons
 // (sum of v_k * c_k, c_last = 1, c_k = c_(k+1) * extent_(k+1), c_0 * extent_0 at most the
 // group's size: a leading part of it); then v_k = L // c_k % extent_k, where L is the group's linear index of `stored`
 // (innermost dimension first, as TVM writes it) and the division by 1 and the outermost modulo
-// are left out; loads whose dimensions do not group go to invertIteratorSplits. nullopt when the
+// are left out; loads whose dimensions do not group go to invertUngroupedLoad. nullopt when the
 // load is not of that form.
 std::optional<VarMap> invertAffineLoad(const Block &consumer, const std::vector<Expr> &indices, const Buffer &intermediate,
                                        const std::vector<Expr> &stored) {
@@ -238,7 +196,7 @@ std::optional<VarMap> invertAffineLoad(const Block &consumer, const std::vector<
     unitDims.push_back(*dim == 1);
   }
   std::optional<std::vector<LoadGroup>> groups = groupLoadDimensions(loaded, iterators, unitDims);
-  if (!groups) return invertIteratorSplits(loaded, iterators, extents, unitDims, stored, inverse);
+  if (!groups) return invertUngroupedLoad(loaded, iterators, extents, unitDims, stored, inverse);
   size_t grouped = 0;
   for (const LoadGroup &group : *groups) grouped += group.iterators.size();
   if (grouped != iterators.size()) return std::nullopt;  // an iterator no index uses repeats the load

@@ -9,8 +9,9 @@
 // filled with pad_value (a constant of the buffer's kind, or a lambda over the new indices
 // giving one value of the buffer's dtype) as LayoutPadding.h describes, or left unused with
 // assume_injective_transform=True; without either it is an error. Filling needs the map's
-// inverse, which is derived for maps that pass each index through or split it as
-// `i // c, i % c` (TVM's common case); other padded maps are an error with a pad_value.
+// inverse (AffineInverse.h: each result a split `(x // c) % d` of a fused sum of indices plus a
+// constant, TVM's DetectIterMap with padding); other padded maps are an error with a pad_value.
+#include "AffineInverse.h"
 #include "BlockUtils.h"
 #include "BufferUtils.h"
 #include "LayoutPadding.h"
@@ -21,6 +22,7 @@
 #include "vtac/ir/Arith.h"
 #include "vtac/ir/Diagnostic.h"
 #include "vtac/ir/Mutator.h"
+#include "vtac/ir/StructuralEqual.h"
 #include "vtac/ir/Visitor.h"
 #include "vtac/ir/arith/Analyzer.h"
 
@@ -56,7 +58,8 @@ public:
 
   Expr build(const TraceValue &e, const std::vector<Expr> &indices, DataType dtype) const {
     switch (e.kind) {
-    case TraceValue::Kind::Int: return intImm(e.intValue, dtype);
+    case TraceValue::Kind::Int: return intImm(e.intValue, e.dtype.empty() ? dtype : *DataType::parse(e.dtype));
+    case TraceValue::Kind::Float: return floatImm(e.floatValue, *DataType::parse(e.dtype));
     case TraceValue::Kind::Name: return intImm(sampled_.at(e.text), dtype);
     case TraceValue::Kind::Param: return indices[param(e.text)];
     default: break;
@@ -82,6 +85,13 @@ public:
     for (size_t i = 0; i + 1 < lambda_.items.size(); ++i)
       if (lambda_.items[i].text == name) return i;
     return 0;
+  }
+  // The first typed float constant in e (`T.float32(0.5)`), which only a pad value may hold.
+  static const TraceValue *floatIn(const TraceValue &e) {
+    if (e.kind == TraceValue::Kind::Float) return &e;
+    for (const TraceValue &item : e.items)
+      if (const TraceValue *found = floatIn(item)) return found;
+    return nullptr;
   }
   static bool isConstant(const TraceValue &e) {
     if (e.kind == TraceValue::Kind::Param) return false;
@@ -144,6 +154,31 @@ private:
   arith::Analyzer analyzer_;
 };
 
+// The index map without TVM's AXIS_SEPARATOR results, and the separators' positions (the number
+// of results before each), which TVM's Python API hands to a set_axis_separator step.
+std::pair<TraceValue, std::vector<int64_t>> withoutSeparators(const TraceValue &lambda) {
+  TraceValue stripped = lambda;
+  std::vector<TraceValue> &results = stripped.items.back().items;
+  std::vector<TraceValue> kept;
+  std::vector<int64_t> separators;
+  for (TraceValue &result : results) {
+    if (result.kind == TraceValue::Kind::String) separators.push_back(int64_t(kept.size()));
+    else kept.push_back(std::move(result));
+  }
+  results = std::move(kept);
+  return {stripped, separators};
+}
+
+// The set_axis_separator step TVM's Python API records after a transform_layout with separators.
+TraceStep setAxisSeparatorStep(const StepArgs &args, const std::vector<int64_t> &separators) {
+  TraceStep step;
+  step.primitive = "set_axis_separator";
+  std::vector<TraceValue> list;
+  for (int64_t separator : separators) list.push_back(TraceValue::ofInt(separator));
+  step.arguments = {{"block", args.value("block")}, {"buffer", args.value("buffer")}, {"axis_separators", TraceValue::ofList(list)}};
+  return step;
+}
+
 // The names and sampled values of the RVs the index map uses.
 llvm::Error collectSampled(StepArgs &args, const TraceValue &e, std::map<std::string, int64_t> &sampled) {
   if (e.kind == TraceValue::Kind::Name) {
@@ -158,58 +193,39 @@ llvm::Error collectSampled(StepArgs &args, const TraceValue &e, std::map<std::st
   return llvm::Error::success();
 }
 
-// The inverse of a map that passes each index of the old shape through (`i`) or splits it
-// (`i // c` and `i % c`, anywhere among the results), with the condition for padding; the
-// axes are named as TVM's inverse map names its inputs (a passed-through parameter's name, or
-// `axis<k>`). `i` = `axis_outer * c + axis_inner` is padding where `axis_outer == n // c and
-// n % c <= axis_inner` (n the old extent, when c does not divide it). nullopt for other maps.
-std::optional<PaddedLayout> splitInverse(const IndexMap &map, const std::vector<int64_t> &shape, DataType dtype) {
-  struct Use {
-    size_t result;
-    std::string op;  // "", "//" or "%"
-    int64_t divisor = 1;
-  };
-  std::vector<std::vector<Use>> uses(shape.size());
+// The padded layout of the map over the old shape: the axes named as TVM's inverse map names
+// its inputs (a passed-through parameter's name, or `axis<k>`), the old indices and the padding
+// condition from the shared affine inverse, simplified as TVM's NonSurjectiveInverse simplifies
+// them (the padding under the new shape's ranges); an error saying why the map has no inverse.
+llvm::Expected<PaddedLayout> paddedLayout(const IndexMap &map, const std::vector<int64_t> &shape,
+                                          const std::vector<Expr> &newShape, DataType dtype) {
+  std::vector<Expr> params;
+  std::vector<AffineInput> inputs;
+  for (size_t p = 0; p < shape.size(); ++p) {
+    VarRef param = makeVar(map.paramName(p), dtype);
+    params.push_back(param);
+    inputs.push_back({param, shape[p]});
+  }
   PaddedLayout layout;
+  std::vector<Expr> outputs, axisValues;
   for (size_t k = 0; k < map.results().size(); ++k) {
     const TraceValue &e = map.results()[k];
-    bool split = e.kind == TraceValue::Kind::Operation && (e.text == "//" || e.text == "%") &&
-                 e.items[0].kind == TraceValue::Kind::Param && IndexMap::isConstant(e.items[1]);
-    if (e.kind == TraceValue::Kind::Param) {
-      uses[map.param(e.text)].push_back({k, ""});
-    } else if (split) {
-      int64_t divisor = map.evaluate(e.items[1], {});
-      if (divisor <= 0) return std::nullopt;
-      uses[map.param(e.items[0].text)].push_back({k, e.text, divisor});
-    } else {
-      return std::nullopt;
-    }
+    outputs.push_back(map.build(e, params, dtype));
     layout.axes.push_back(makeVar(e.kind == TraceValue::Kind::Param ? e.text : "axis" + std::to_string(k), dtype));
+    axisValues.push_back(layout.axes.back());
   }
-  Expr padding = intImm(0, DataType::boolTy());
-  for (size_t p = 0; p < shape.size(); ++p) {
-    const std::vector<Use> &use = uses[p];
-    if (use.empty() && shape[p] == 1) {
-      layout.inverse.push_back(intImm(0, dtype));
-    } else if (use.size() == 1 && use[0].op.empty()) {
-      layout.inverse.push_back(layout.axes[use[0].result]);
-    } else if (use.size() == 2 && use[0].op != use[1].op && !use[0].op.empty() && !use[1].op.empty() &&
-               use[0].divisor == use[1].divisor) {
-      const VarRef &outer = layout.axes[use[use[0].op == "//" ? 0 : 1].result];
-      const VarRef &inner = layout.axes[use[use[0].op == "//" ? 1 : 0].result];
-      int64_t c = use[0].divisor;
-      layout.inverse.push_back(addExpr(mulExpr(outer, intImm(c, dtype)), inner));
-      if (shape[p] % c != 0) {
-        Expr lastOuter = makeBinary(NodeKind::EQ, outer, intImm(shape[p] / c, dtype));
-        Expr pastEnd = makeBinary(NodeKind::LE, intImm(shape[p] % c, dtype), inner);
-        Expr here = makeBinary(NodeKind::And, lastOuter, pastEnd);
-        padding = isZero(padding) ? here : makeBinary(NodeKind::Or, padding, here);
-      }
-    } else {
-      return std::nullopt;
-    }
+  llvm::Expected<AffineMapInverse> inverse = inverseAffineMap(outputs, inputs, axisValues);
+  if (!inverse) return inverse.takeError();
+  arith::Analyzer unbound, overNewShape;
+  for (const AffineInput &input : inputs) layout.inverse.push_back(unbound.simplify(inverse->inverse.at(input.var.get())));
+  for (size_t k = 0; k < layout.axes.size(); ++k) overNewShape.bind(layout.axes[k], Range{intImm(0, dtype), newShape[k]});
+  layout.padding = inverse->padding ? inverse->padding : intImm(0, DataType::boolTy());
+  // TVM simplifies the predicate up to 10 times: one pass can leave a division the next removes.
+  for (int round = 0; round < 10; ++round) {
+    Expr simpler = overNewShape.simplify(layout.padding);
+    if (structuralEqual(simpler, layout.padding)) break;
+    layout.padding = simpler;
   }
-  layout.padding = padding;
   return layout;
 }
 
@@ -248,19 +264,27 @@ llvm::Expected<PadValue> padValueOf(StepArgs &args, const Buffer &buffer, size_t
     return diagnosticError(at, "transform_layout: the pad_value lambda takes " + std::to_string(map->numParams()) +
                                    " indices but the transformed '" + buffer.name + "' has " + std::to_string(newRank) +
                                    " dimensions");
-  if (map->dividesByZero(map->results()[0])) return diagnosticError(at, "transform_layout: the pad_value lambda divides by zero");
-  if (indexType != dtype) return mismatch("a lambda giving " + indexType.str());
-  return PadValue([map, indexType](const std::vector<Expr> &indices) {
-    return simplify(map->build(map->results()[0], indices, indexType));
+  const TraceValue &result = map->results()[0];
+  if (map->dividesByZero(result)) return diagnosticError(at, "transform_layout: the pad_value lambda divides by zero");
+  // A Python integer alone is an int32 (TVM converts it so); expressions of the indices have
+  // their dtype; a typed constant its own.
+  bool untypedInteger = result.kind == TraceValue::Kind::Int && result.dtype.empty();
+  std::vector<Expr> probe;
+  for (size_t i = 0; i < newRank; ++i) probe.push_back(makeVar("indices_" + std::to_string(i), indexType));
+  DataType given = untypedInteger ? DataType::int32() : map->build(result, probe, indexType)->dtype;
+  if (given != dtype) return mismatch("a lambda giving " + given.str());
+  return PadValue([map, dtype](const std::vector<Expr> &indices) {
+    return simplify(map->build(map->results()[0], indices, dtype));
   });
 }
 
-// TVM records a constant pad_value as the index map `lambda indices_0, ...: (value,)` over
-// the new indices. An integer of the index dtype is recorded so; other constants keep their
-// literal (TVM would print `T.int8(0)` or `T.float32(0.0)`, which a trace argument cannot hold).
-void recordPadValueAsTvm(StepArgs &args, size_t newRank, bool isIndexDtype) {
-  const TraceValue &pad = args.value("pad_value");
-  if (pad.kind != TraceValue::Kind::Int || !isIndexDtype) return;
+// TVM records a constant pad_value as the index map `lambda indices_0, ...: (value,)` over the
+// new indices, the value a constant of the buffer's dtype, printed as TVM prints it (`0` for
+// int32, `T.int8(0)`, `T.float32(0.5)`).
+void recordPadValueAsTvm(StepArgs &args, size_t newRank, DataType dtype) {
+  TraceValue pad = args.value("pad_value");
+  if (pad.kind != TraceValue::Kind::Int && pad.kind != TraceValue::Kind::Float) return;
+  pad.dtype = dtype.str();
   TraceValue lambda = TraceValue::none(pad.loc);
   lambda.kind = TraceValue::Kind::Lambda;
   for (size_t i = 0; i < newRank; ++i) {
@@ -268,7 +292,7 @@ void recordPadValueAsTvm(StepArgs &args, size_t newRank, bool isIndexDtype) {
     param.kind = TraceValue::Kind::Param;
     lambda.items.push_back(std::move(param));
   }
-  lambda.items.push_back(TraceValue::ofList({TraceValue::ofInt(pad.intValue, pad.loc)}, pad.loc));
+  lambda.items.push_back(TraceValue::ofList({pad}, pad.loc));
   args.setValue("pad_value", lambda);
 }
 
@@ -284,35 +308,14 @@ llvm::Expected<std::vector<RV>> applyTransformLayout(Schedule &sch, StepArgs &ar
   const Block &block = *blockPath->back().as<BlockRealize>()->block;
   auto fail = [](SourceLoc at, const std::string &why) { return diagnosticError(at, "transform_layout: " + why); };
 
-  // The buffer: ("read" | "write", index) or a name the block reads or writes.
-  const TraceValue &which = args.value("buffer");
-  BufferRef buffer;
-  if (which.kind == TraceValue::Kind::List && which.items.size() == 2 &&
-      which.items[0].kind == TraceValue::Kind::String && which.items[1].kind == TraceValue::Kind::Int &&
-      (which.items[0].text == "read" || which.items[0].text == "write")) {
-    llvm::Expected<BufferRef> accessed =
-        accessedBuffer(block, which.items[1].intValue, which.items[0].text == "write", args.at("buffer"));
-    if (!accessed) return accessed.takeError();
-    buffer = *accessed;
-  } else if (which.kind == TraceValue::Kind::String) {
-    const std::string name = which.text;
-    const SourceLoc at = which.loc;
-    // The trace records the name as TVM's Python API does: ("read" | "write", index).
-    for (const char *kind : {"write", "read"})
-      for (size_t i = 0; i < (kind[0] == 'w' ? block.writes : block.reads).size() && !buffer; ++i)
-        if ((kind[0] == 'w' ? block.writes : block.reads)[i].buffer->name == name) {
-          buffer = (kind[0] == 'w' ? block.writes : block.reads)[i].buffer;
-          TraceValue tuple = TraceValue::ofList({TraceValue::ofString(kind), TraceValue::ofInt(int64_t(i))}, at);
-          tuple.isTuple = true;
-          args.setValue("buffer", tuple);
-        }
-    if (!buffer) return fail(args.at("buffer"), "the block '" + block.name + "' does not access a buffer '" + name + "'");
-  } else {
-    return fail(args.at("buffer"), "the buffer is (\"read\", index), (\"write\", index) or a buffer name");
-  }
+  llvm::Expected<BufferRef> named = bufferArgument(block, args, "buffer", "transform_layout");
+  if (!named) return named.takeError();
+  const BufferRef buffer = *named;
 
+  if (args.value("index_map").kind != TraceValue::Kind::Lambda) return fail(args.at("index_map"), "the index map is a `lambda`");
+  auto [withoutSeparator, separators] = withoutSeparators(args.value("index_map"));
+  args.setValue("index_map", withoutSeparator);
   const TraceValue &lambda = args.value("index_map");
-  if (lambda.kind != TraceValue::Kind::Lambda) return fail(args.at("index_map"), "the index map is a `lambda`");
   std::map<std::string, int64_t> sampled;
   if (llvm::Error error = collectSampled(args, lambda, sampled)) return error;
   IndexMap map(lambda, std::move(sampled));
@@ -320,8 +323,10 @@ llvm::Expected<std::vector<RV>> applyTransformLayout(Schedule &sch, StepArgs &ar
   if (map.numParams() != buffer->rank())
     return fail(args.at("index_map"), "the index map takes " + std::to_string(map.numParams()) + " indices but " +
                                           bufferDesc + " has " + std::to_string(buffer->rank()) + " dimensions");
-  for (const TraceValue &result : map.results())
+  for (const TraceValue &result : map.results()) {
     if (map.dividesByZero(result)) return fail(result.loc, "the index map divides by zero");
+    if (const TraceValue *number = IndexMap::floatIn(result)) return fail(number->loc, "the index map's results are integers");
+  }
   DataType indexType = buffer->shape.empty() ? DataType::int32() : buffer->shape[0]->dtype;
   std::optional<PadValue> padValue;
   if (args.value("pad_value").kind != TraceValue::Kind::None) {
@@ -375,16 +380,16 @@ llvm::Expected<std::vector<RV>> applyTransformLayout(Schedule &sch, StepArgs &ar
     if (!padValue)
       return fail(args.at("index_map"), padding + "; give a pad_value to fill the padding or "
                                                   "assume_injective_transform=True to leave it unused");
-    padded = splitInverse(map, shape, indexType);
-    if (!padded)
-      return fail(args.at("index_map"), padding + "; filling it needs the map's inverse, derived for maps that "
-                                                  "pass each index through or split it as `i // c, i % c`");
+    llvm::Expected<PaddedLayout> layout = paddedLayout(map, shape, newShape, indexType);
+    if (!layout) return fail(args.at("index_map"), padding + "; filling it needs the map's inverse, but " + llvm::toString(layout.takeError()));
+    padded = std::move(*layout);
   }
 
   // Rewrite: accesses, the buffer's declaration, then the regions of the blocks using it.
   Buffer *copy = copyNode(*buffer);
   copy->shape = newShape;
   copy->strides.clear();
+  if (!separators.empty()) copy->axisSeparators = separators;
   BufferRef transformed(copy);
   const PrimFunc &func = *cast<PrimFunc>(sch.module().lookup(blockRV->func));
   std::set<std::string> users;
@@ -414,7 +419,8 @@ llvm::Expected<std::vector<RV>> applyTransformLayout(Schedule &sch, StepArgs &ar
   newFunc->body = body;
   newFunc->body = reinferRegions(body, users, functionBuffers(*newFunc));
   sch.setFunction(blockRV->func, PrimFuncRef(newFunc));
-  recordPadValueAsTvm(args, numResults, buffer->dtype == indexType);
+  recordPadValueAsTvm(args, numResults, buffer->dtype);
+  if (!separators.empty()) sch.recordAfterCurrentStep(setAxisSeparatorStep(args, separators));
   return std::vector<RV>{};
 }
 

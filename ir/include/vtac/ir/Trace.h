@@ -22,7 +22,8 @@ namespace vtac::ir {
 struct TraceValue {
   // Lambda, Param and Operation spell an index map (`lambda i, j: (i // 16, j % 16)`):
   // Lambda's items are its parameters (Param) followed by a List of its results; a Param names a
-  // parameter; an Operation applies `text` (+, -, *, //, %) to its two items.
+  // parameter; an Operation applies `text` (+, -, *, //, %) to its two items. A result may also
+  // be the String "AXIS_SEPARATOR" (TVM's IndexMap.AXIS_SEPARATOR, read in transform_layout).
   enum class Kind { None, Bool, Int, Float, String, Name, List, Dict, Lambda, Param, Operation };
   Kind kind = Kind::None;
   bool boolValue = false;
@@ -31,6 +32,9 @@ struct TraceValue {
   std::string text;  // String, Name (a result of an earlier step), Param, Operation
   std::vector<TraceValue> items;  // List; Dict: keys (String) and values alternate
   bool isTuple = false;  // a List written `(a, b)`, printed so
+  // An Int or Float written as a typed constant in an index map (`T.int8(0)`, `T.float32(0.5)`,
+  // as TVM prints a pad value); empty for a Python literal.
+  std::string dtype;
   SourceLoc loc;
 
   static TraceValue none(SourceLoc loc = {});

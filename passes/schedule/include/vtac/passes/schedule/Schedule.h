@@ -14,6 +14,7 @@
 #include <map>
 #include <random>
 #include <string>
+#include <utility>
 #include <variant>
 #include <vector>
 
@@ -90,6 +91,10 @@ public:
   };
   Binding bindNew(RV rv);
   void recordStep(ir::TraceStep step) { trace_.steps.push_back(std::move(step)); }
+  // A step the trace records after the one being applied, as TVM's Python API adds one (a
+  // transform_layout with axis separators is followed by set_axis_separator).
+  void recordAfterCurrentStep(ir::TraceStep step) { followingSteps_.push_back(std::move(step)); }
+  std::vector<ir::TraceStep> takeFollowingSteps() { return std::exchange(followingSteps_, {}); }
   std::vector<Binding> &bindings() { return bindings_; }
 
 private:
@@ -98,6 +103,7 @@ private:
   std::mt19937_64 random_;
   ir::Trace trace_;
   std::vector<Binding> bindings_;
+  std::vector<ir::TraceStep> followingSteps_;
   int nextRV_ = 0;
 };
 
