@@ -144,7 +144,14 @@ bool addTerms(const Expr &e, int64_t scale, const LoopDomain &loops, IterSum &su
 
 std::optional<IterSum> iterSumOf(const Expr &e, const LoopDomain &loops) {
   IterSum sum{{}, intImm(0, e->dtype)};
-  if (!addTerms(e, 1, loops, sum)) return std::nullopt;
+  if (addTerms(e, 1, loops, sum)) return sum;
+  // Digits of a sum of digits (`(f // 2 * 16 + k) // 16` with k < 16 is `f // 2`): the form the
+  // analyzer leaves once it knows the loops' ranges, as TVM's iter map fuses them.
+  arith::Analyzer analyzer;
+  for (const auto &[var, range] : loops) analyzer.bind(VarRef(var), range);
+  Expr simplified = analyzer.simplify(e);
+  sum = IterSum{{}, intImm(0, e->dtype)};
+  if (structuralEqual(simplified, e) || !addTerms(simplified, 1, loops, sum)) return std::nullopt;
   return sum;
 }
 
@@ -279,6 +286,34 @@ std::optional<Region> strictBound(const std::vector<Range> &ranges, const LoopDo
     if (!parsed) return std::nullopt;
     constraints = std::move(*parsed);
   }
+  // A conjunct that bounds some of a dimension's digits from above (`(a * 3 + b) * 4 + c < 8`, the
+  // predicate of a split that overshoots) makes them one digit of that extent (TVM's predicated
+  // iter mark), which then fuses with the dimension's other digits.
+  std::vector<bool> consumed(constraints.size(), false);
+  for (IterSum &sum : sums)
+    for (size_t c = 0; c < constraints.size(); ++c) {
+      const Constraint &constraint = constraints[c];
+      std::optional<int64_t> upper = constraint.upper ? asConstInt(constraint.upper) : std::nullopt;
+      if (consumed[c] || !upper || constraint.lower || constraint.digits.size() >= sum.splits.size()) continue;
+      std::vector<IterSplit> rest = sum.splits;
+      bool all = std::all_of(constraint.digits.begin(), constraint.digits.end(), [&](const IterSplit &digit) {
+        auto it = std::find_if(rest.begin(), rest.end(), [&](const IterSplit &split) {
+          return split.sameDigit(digit) && split.scale == digit.scale;
+        });
+        if (it == rest.end()) return false;
+        rest.erase(it);
+        return true;
+      });
+      std::optional<Fused> marked = all ? fuse(constraint.digits, sum.base->dtype) : std::nullopt;
+      std::optional<int64_t> extent = marked ? asConstInt(marked->extent) : std::nullopt;
+      if (!extent || *upper < 0 || *upper + 1 >= *extent) continue;
+      IterSplit mark = constraint.digits.front();
+      mark.scale = marked->scale;
+      mark.extent = intImm(*upper + 1, sum.base->dtype);
+      rest.push_back(mark);
+      sum.splits = std::move(rest);
+      consumed[c] = true;
+    }
   Region region;
   for (size_t d = 0; d < ranges.size(); ++d) {
     const IterSum &sum = sums[d];
@@ -309,7 +344,9 @@ std::optional<Region> strictBound(const std::vector<Range> &ranges, const LoopDo
                           extremum(NodeKind::Min, index(ascending ? lasts : firsts, extent - 1))});
   }
   // A conjunct on the loops must bound a whole dimension or only loops no index uses.
-  for (const Constraint &constraint : constraints) {
+  for (size_t c = 0; c < constraints.size(); ++c) {
+    const Constraint &constraint = constraints[c];
+    if (consumed[c]) continue;
     bool bindsDimension = std::any_of(sums.begin(), sums.end(), [&](const IterSum &sum) { return isFusedIterator(constraint.digits, sum); });
     bool touchesIndex = std::any_of(constraint.digits.begin(), constraint.digits.end(), [&](const IterSplit &split) {
       return std::any_of(allDigits.begin(), allDigits.end(), [&](const IterSplit &digit) { return digit.var == split.var; });

@@ -7,6 +7,7 @@
 #include "vtac/ir/Mutator.h"
 #include "vtac/ir/RegionInference.h"
 #include "vtac/ir/StructuralEqual.h"
+#include "vtac/ir/Substitute.h"
 #include "vtac/ir/Visitor.h"
 
 namespace vtac::passes {
@@ -152,8 +153,13 @@ private:
 
   // The window of `buffer` that the block's accesses touch, or nullopt to keep it as it is.
   std::optional<Compaction> compact(const ir::Block &block, const ir::BufferRef &buffer) const {
-    // Accesses seen from inside the allocation, with the loops it is shared across re-entered.
-    ir::Stmt body = block.body;
+    // Accesses seen from inside the allocation, with the loops it is shared across re-entered. An
+    // enclosing loop of extent 1 is its start there (TVM's analyzer knows its range), so that
+    // `u * 16 + t * 8` and `t * 8` compare as the same window.
+    ir::VarMap unitLoops;
+    for (const EnclosingLoop &loop : loops_)
+      if (ir::isOne(loop.extent) && !sharedAcross(loop, *buffer)) unitLoops[loop.var.get()] = loop.min;
+    ir::Stmt body = unitLoops.empty() ? block.body : ir::substitute(block.body, unitLoops);
     for (auto it = loops_.rbegin(); it != loops_.rend(); ++it)
       if (sharedAcross(*it, *buffer))
         body = ir::make<ir::For>(it->var, it->min, it->extent, ir::ForKind::Serial, body);
