@@ -8,7 +8,8 @@
 // elem_offset variables per site; `access_ptr`s take the elem_offset). Each region's element
 // offset must be provably a multiple of the implementation buffer's offset_factor. The inserted
 // statements are located at the tensorize step, each with a note at its line in the
-// implementation, so a later pass's diagnostic names the step that put the code there.
+// implementation, so a later pass's diagnostic names the step that put the code there. The
+// implementation root block's annotations are added to the block's.
 #include "Blockize.h"
 #include "BufferUtils.h"
 
@@ -326,6 +327,10 @@ llvm::Expected<std::vector<RV>> applyTensorize(Schedule &sch, StepArgs &args) {
   Block *copy = copyNode(outer);
   copy->body = body;
   copy->matchBuffers = matches;
+  // The implementation's root block annotations carry over; on a conflicting key the
+  // schedule's own value stays, as TVM keeps it.
+  for (const auto &[key, value] : implRealize->block->annotations)
+    if (!copy->annotations.contains(key)) copy->annotations.set(key, value);
   BlockRealize *newRealize = copyNode(realize);
   newRealize->block = BlockRef(copy);
   sch.replace(block.func, *path, Stmt(newRealize));
