@@ -20,7 +20,9 @@
 #include "vtac/ir/Diagnostic.h"
 #include "vtac/ir/StructuralEqual.h"
 #include "vtac/ir/Substitute.h"
+#include "vtac/ir/Mutator.h"
 #include "vtac/ir/Visitor.h"
+#include "vtac/ir/arith/Analyzer.h"
 
 namespace vtac::passes::schedule {
 
@@ -133,15 +135,38 @@ std::variant<BlockDivision, size_t> divideBlock(const BlockRealize &realize, con
   return result;
 }
 
+// The block's iterators replaced by their outer/inner expressions, each changed expression
+// simplified with the inner iterators' ranges known, as TVM's blockize substitutes:
+// `(v_o * 8 + v_i) // 8` becomes `v_o` and `(v_o * 8 + v_i) % 8` becomes `v_i` for v_i in [0, 8).
+class DivisionSubstituter : public StmtExprMutator {
+public:
+  explicit DivisionSubstituter(const BlockDivision &division) : division_(division) {
+    for (const IterVarRef &iter : division.innerIters) analyzer_.bind(iter->var, iter->dom);
+  }
+  Expr visitExpr(const Expr &expr) override {
+    Expr result = StmtExprMutator::visitExpr(expr);
+    return result == expr || result->dtype.isHandle() ? result : analyzer_.simplify(result);
+  }
+  Expr visitVar(const Var &op) override {
+    auto it = division_.substitution.find(&op);
+    return it == division_.substitution.end() ? Expr(&op) : it->second;
+  }
+
+private:
+  const BlockDivision &division_;
+  arith::Analyzer analyzer_;
+};
+
 // The inner block (iterators and bindings of `division`, no init) under copies of innerLoops;
 // `reads`/`writes` receive its regions.
 Stmt innerNest(const BlockRealize &realize, const BlockDivision &division, const std::vector<const For *> &innerLoops,
                std::vector<BufferRegion> &reads, std::vector<BufferRegion> &writes) {
   const Block &block = *realize.block;
+  DivisionSubstituter substituter(division);
   auto substituted = [&](std::vector<BufferRegion> regions) {
     for (BufferRegion &region : regions)
       for (Range &range : region.region)
-        range = Range{substitute(range.min, division.substitution), substitute(range.extent, division.substitution)};
+        range = Range{substituter.visitExpr(range.min), substituter.visitExpr(range.extent)};
     return regions;
   };
   reads = substituted(block.reads);
@@ -150,7 +175,7 @@ Stmt innerNest(const BlockRealize &realize, const BlockDivision &division, const
   Block *inner = copyNode(block);
   inner->iterVars = division.innerIters;
   inner->init = nullptr;
-  inner->body = substitute(block.body, division.substitution);
+  inner->body = substituter.visitStmt(block.body);
   inner->reads = reads;
   inner->writes = writes;
   bool outerReduction = std::any_of(division.outerIters.begin(), division.outerIters.end(),
@@ -235,7 +260,7 @@ llvm::Expected<BlockRV> blockizeLoop(Schedule &sch, const LoopRV &rv, bool prese
   // The init: the inner loops its data-parallel iterators use, around `<name>_init`.
   Stmt init;
   if (block.init) {
-    Stmt initBody = substitute(block.init, division.substitution);
+    Stmt initBody = DivisionSubstituter(division).visitStmt(block.init);
     VarMap initMap;
     std::vector<IterVarRef> initIters;
     std::vector<Expr> initBindings;

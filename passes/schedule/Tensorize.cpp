@@ -182,7 +182,19 @@ private:
     return true;
   }
 
+  // Integer arithmetic without loads matches what the analyzer proves equal to it: TVM simplifies
+  // the description first (`vi % 8` is `vi` for vi in [0, 8)).
+  bool provedEqual(const Expr &d, const Expr &t) {
+    if (!d->dtype.isIntOrUInt() || !t->dtype.isIntOrUInt()) return false;
+    bool loads = false;
+    preOrderVisit(d, [&](const Node &node) { loads |= node.kind() == NodeKind::BufferLoad; });
+    if (loads) return false;
+    VarMap map(vars_.begin(), vars_.end());
+    return analyzer_.canProveEqual(substitute(d, map), t);
+  }
+
   bool expr(const Expr &d, const Expr &t) {
+    if (provedEqual(d, t)) return true;
     if (const auto *var = d.as<Var>()) {
       auto it = vars_.find(var);
       if (it == vars_.end() || !structuralEqual(it->second, t))
