@@ -111,6 +111,14 @@ std::variant<BlockDivision, size_t> divideBlock(const BlockRealize &realize, con
                                                 const std::vector<const For *> &outerLoops, bool preserveUnitIters) {
   const Block &block = *realize.block;
   BlockDivision result;
+  // Without preserve_unit_iters a loop of extent 1 is the constant 0 in the bindings, as TVM's
+  // iter map sees it (an outer iterator over such a loop is bound to 0, not to the loop).
+  VarMap unitLoops;
+  if (!preserveUnitIters)
+    for (const auto *loops : {&outerLoops, &innerLoops})
+      for (const For *loop : *loops)
+        if (isOne(loop->extent)) unitLoops[loop->loopVar.get()] = intImm(0, loop->loopVar->dtype);
+  auto binding = [&](const Expr &part) { return unitLoops.empty() ? part : simplify(substitute(part, unitLoops)); };
   for (size_t i = 0; i < block.iterVars.size(); ++i) {
     const IterVar &iv = *block.iterVars[i];
     std::optional<Division> division = divide(realize.iterValues[i], innerLoops, outerLoops);
@@ -120,7 +128,7 @@ std::variant<BlockDivision, size_t> divideBlock(const BlockRealize &realize, con
     int64_t outerExtent = *extent / division->innerExtent;
     VarRef outerVar = makeVar(iv.var->name + "_o", dtype);
     result.outerIters.push_back(make<IterVar>(outerVar, rangeFromExtent(intImm(outerExtent, dtype)), iv.iterType));
-    result.outerBindings.push_back(division->outer);
+    result.outerBindings.push_back(binding(division->outer));
     if (division->innerExtent == 1) {
       result.substitution[iv.var.get()] = outerExtent == 1 && !preserveUnitIters ? intImm(0, dtype) : Expr(outerVar);
       continue;
@@ -128,7 +136,7 @@ std::variant<BlockDivision, size_t> divideBlock(const BlockRealize &realize, con
     VarRef innerVar = makeVar(iv.var->name + "_i", dtype);
     result.innerIters.push_back(
         make<IterVar>(innerVar, rangeFromExtent(intImm(division->innerExtent, dtype)), iv.iterType));
-    result.innerBindings.push_back(division->inner);
+    result.innerBindings.push_back(binding(division->inner));
     result.substitution[iv.var.get()] =
         outerExtent == 1 ? Expr(innerVar) : addExpr(mulExpr(outerVar, intImm(division->innerExtent, dtype)), innerVar);
   }
