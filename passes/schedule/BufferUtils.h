@@ -23,6 +23,10 @@ std::vector<StmtPath> blocksAccessing(const ir::Stmt &root, const ir::Buffer *bu
 // [0, extent) in every dimension of the buffer.
 std::vector<ir::Range> wholeRegion(const ir::Buffer &buffer);
 
+// Whether some block under `root` allocates `buffer` (T.alloc_buffer; not a parameter or a
+// match_buffer).
+bool allocatedByBlock(const ir::Stmt &root, const ir::Buffer *buffer);
+
 // Whether the block's read (or write) regions name `buffer`.
 bool accessesBuffer(const ir::Block &block, const ir::Buffer *buffer, bool writes);
 
