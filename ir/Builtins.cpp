@@ -62,6 +62,7 @@ const BuiltinInfo kBuiltins[] = {
     {"tir.address_of", "address_of", CallTypeRule::Fixed, kHandle},
     {"tir.tvm_storage_sync", "tvm_storage_sync", CallTypeRule::Fixed, kInt32},
     {"tir.tvm_thread_allreduce", "tvm_thread_allreduce", CallTypeRule::Fixed, kHandle},
+    {"tir.tvm_mma_sync", "tvm_mma_sync", CallTypeRule::Fixed, kHandle},
     // VTA intrinsics (TVM registers them without a short script name).
     {"tir.vta.command_handle", "tir.vta.command_handle", CallTypeRule::Fixed, kHandle},
     {"tir.vta.uop_push", "tir.vta.uop_push", CallTypeRule::Fixed, kInt32},

@@ -80,7 +80,11 @@ std::string notALoop(const std::string &name, const RV &rv) {
 // The argument as the trace prints it: names of RVs replaced by their trace names.
 TraceValue canonical(const TraceValue &value, const std::map<std::string, size_t> &names, Schedule &sch) {
   TraceValue copy = value;
-  if (copy.kind == TraceValue::Kind::Name) copy.text = sch.bindings()[names.at(copy.text)].traceName;
+  if (copy.kind == TraceValue::Kind::Name) {
+    const Schedule::Binding &binding = sch.bindings()[names.at(copy.text)];
+    if (std::holds_alternative<NoneRV>(binding.rv)) return TraceValue::none(value.loc);
+    copy.text = binding.traceName;
+  }
   for (TraceValue &item : copy.items) item = canonical(item, names, sch);
   return copy;
 }

@@ -20,7 +20,9 @@
 #include "vtac/ir/Diagnostic.h"
 #include "vtac/ir/StructuralEqual.h"
 #include "vtac/ir/Substitute.h"
+#include "vtac/ir/Mutator.h"
 #include "vtac/ir/Visitor.h"
+#include "vtac/ir/arith/Analyzer.h"
 
 namespace vtac::passes::schedule {
 
@@ -103,6 +105,14 @@ std::variant<BlockDivision, size_t> divideBlock(const BlockRealize &realize, con
                                                 const std::vector<const For *> &outerLoops, bool preserveUnitIters) {
   const Block &block = *realize.block;
   BlockDivision result;
+  // Without preserve_unit_iters a loop of extent 1 is the constant 0 in the bindings, as TVM's
+  // iter map sees it (an outer iterator over such a loop is bound to 0, not to the loop).
+  VarMap unitLoops;
+  if (!preserveUnitIters)
+    for (const auto *loops : {&outerLoops, &innerLoops})
+      for (const For *loop : *loops)
+        if (isOne(loop->extent)) unitLoops[loop->loopVar.get()] = intImm(0, loop->loopVar->dtype);
+  auto binding = [&](const Expr &part) { return unitLoops.empty() ? part : simplify(substitute(part, unitLoops)); };
   for (size_t i = 0; i < block.iterVars.size(); ++i) {
     const IterVar &iv = *block.iterVars[i];
     std::optional<Division> division = divide(realize.iterValues[i], innerLoops, outerLoops);
@@ -112,7 +122,7 @@ std::variant<BlockDivision, size_t> divideBlock(const BlockRealize &realize, con
     int64_t outerExtent = *extent / division->innerExtent;
     VarRef outerVar = makeVar(iv.var->name + "_o", dtype);
     result.outerIters.push_back(make<IterVar>(outerVar, rangeFromExtent(intImm(outerExtent, dtype)), iv.iterType));
-    result.outerBindings.push_back(division->outer);
+    result.outerBindings.push_back(binding(division->outer));
     if (division->innerExtent == 1) {
       result.substitution[iv.var.get()] = outerExtent == 1 && !preserveUnitIters ? intImm(0, dtype) : Expr(outerVar);
       continue;
@@ -120,22 +130,45 @@ std::variant<BlockDivision, size_t> divideBlock(const BlockRealize &realize, con
     VarRef innerVar = makeVar(iv.var->name + "_i", dtype);
     result.innerIters.push_back(
         make<IterVar>(innerVar, rangeFromExtent(intImm(division->innerExtent, dtype)), iv.iterType));
-    result.innerBindings.push_back(division->inner);
+    result.innerBindings.push_back(binding(division->inner));
     result.substitution[iv.var.get()] =
         outerExtent == 1 ? Expr(innerVar) : addExpr(mulExpr(outerVar, intImm(division->innerExtent, dtype)), innerVar);
   }
   return result;
 }
 
+// The block's iterators replaced by their outer/inner expressions, each changed expression
+// simplified with the inner iterators' ranges known, as TVM's blockize substitutes:
+// `(v_o * 8 + v_i) // 8` becomes `v_o` and `(v_o * 8 + v_i) % 8` becomes `v_i` for v_i in [0, 8).
+class DivisionSubstituter : public StmtExprMutator {
+public:
+  explicit DivisionSubstituter(const BlockDivision &division) : division_(division) {
+    for (const IterVarRef &iter : division.innerIters) analyzer_.bind(iter->var, iter->dom);
+  }
+  Expr visitExpr(const Expr &expr) override {
+    Expr result = StmtExprMutator::visitExpr(expr);
+    return result == expr || result->dtype.isHandle() ? result : analyzer_.simplify(result);
+  }
+  Expr visitVar(const Var &op) override {
+    auto it = division_.substitution.find(&op);
+    return it == division_.substitution.end() ? Expr(&op) : it->second;
+  }
+
+private:
+  const BlockDivision &division_;
+  arith::Analyzer analyzer_;
+};
+
 // The inner block (iterators and bindings of `division`, no init) under copies of innerLoops;
 // `reads`/`writes` receive its regions.
 Stmt innerNest(const BlockRealize &realize, const BlockDivision &division, const std::vector<const For *> &innerLoops,
                std::vector<BufferRegion> &reads, std::vector<BufferRegion> &writes) {
   const Block &block = *realize.block;
+  DivisionSubstituter substituter(division);
   auto substituted = [&](std::vector<BufferRegion> regions) {
     for (BufferRegion &region : regions)
       for (Range &range : region.region)
-        range = Range{substitute(range.min, division.substitution), substitute(range.extent, division.substitution)};
+        range = Range{substituter.visitExpr(range.min), substituter.visitExpr(range.extent)};
     return regions;
   };
   reads = substituted(block.reads);
@@ -144,7 +177,7 @@ Stmt innerNest(const BlockRealize &realize, const BlockDivision &division, const
   Block *inner = copyNode(block);
   inner->iterVars = division.innerIters;
   inner->init = nullptr;
-  inner->body = substitute(block.body, division.substitution);
+  inner->body = substituter.visitStmt(block.body);
   inner->reads = reads;
   inner->writes = writes;
   bool outerReduction = std::any_of(division.outerIters.begin(), division.outerIters.end(),
@@ -229,7 +262,7 @@ llvm::Expected<BlockRV> blockizeLoop(Schedule &sch, const LoopRV &rv, bool prese
   // The init: the inner loops its data-parallel iterators use, around `<name>_init`.
   Stmt init;
   if (block.init) {
-    Stmt initBody = substitute(block.init, division.substitution);
+    Stmt initBody = DivisionSubstituter(division).visitStmt(block.init);
     VarMap initMap;
     std::vector<IterVarRef> initIters;
     std::vector<Expr> initBindings;

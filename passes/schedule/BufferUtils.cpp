@@ -101,6 +101,15 @@ std::vector<Range> wholeRegion(const Buffer &buffer) {
   return region;
 }
 
+bool allocatedByBlock(const Stmt &root, const Buffer *buffer) {
+  bool allocated = false;
+  preOrderVisit(root, [&](const Node &node) {
+    if (const auto *block = node.as<Block>())
+      for (const BufferRef &alloc : block->allocBuffers) allocated |= alloc.get() == buffer;
+  });
+  return allocated;
+}
+
 bool accessesBuffer(const Block &block, const Buffer *buffer, bool writes) {
   const auto &regions = writes ? block.writes : block.reads;
   return std::any_of(regions.begin(), regions.end(), [&](const BufferRegion &region) { return region.buffer.get() == buffer; });

@@ -31,6 +31,10 @@ std::vector<ir::Range> wholeRegion(const ir::Buffer &buffer);
 llvm::Expected<ir::BufferRef> bufferArgument(const ir::Block &block, StepArgs &args, const char *param,
                                              const std::string &primitive);
 
+// Whether some block under `root` allocates `buffer` (T.alloc_buffer; not a parameter or a
+// match_buffer).
+bool allocatedByBlock(const ir::Stmt &root, const ir::Buffer *buffer);
+
 // Whether the block's read (or write) regions name `buffer`.
 bool accessesBuffer(const ir::Block &block, const ir::Buffer *buffer, bool writes);
 

@@ -2,7 +2,9 @@
 // is the loop's constant extent, the innermost at most max_innermost_factor (no bound when it is
 // not positive), as sampled values (ExprRVs) for a later split. With `decision=[f0, ...]` those
 // factors are checked and replayed exactly; without, one of all such tilings is drawn uniformly
-// from the schedule's seeded random source. The recorded step holds the decision.
+// from the schedule's seeded random source. The recorded step holds the decision. A loop without
+// a constant extent is tiled trivially as TVM does, whatever the decision: [-1, 1, ..., 1], the
+// first factor None (for split to infer).
 #include "Primitive.h"
 
 #include "vtac/ir/Arith.h"
@@ -43,13 +45,16 @@ llvm::Expected<std::vector<RV>> applySamplePerfectTile(Schedule &sch, StepArgs &
   llvm::Expected<StmtPath> path = sch.findLoop(*rv, args.at("loop"));
   if (!path) return path.takeError();
   std::optional<int64_t> extent = asConstInt(path->back().as<For>()->extent);
-  if (!extent || *extent < 1)
+  if (extent && *extent < 1)
     return diagnosticError(args.at("loop"), "sample_perfect_tile: the loop '" + rv->loopVar->name +
-                                                "' has no constant positive extent");
+                                                "' has extent " + std::to_string(*extent));
 
   std::vector<int64_t> factors;
   const TraceValue &decision = args.value("decision");
-  if (decision.kind == TraceValue::Kind::None) {
+  if (!extent) {
+    factors.assign(size_t(*n), 1);
+    factors[0] = -1;
+  } else if (decision.kind == TraceValue::Kind::None) {
     std::vector<std::vector<int64_t>> tilings, allowed;
     std::vector<int64_t> prefix;
     perfectTilings(*extent, *n, prefix, tilings);
@@ -79,7 +84,9 @@ llvm::Expected<std::vector<RV>> applySamplePerfectTile(Schedule &sch, StepArgs &
   std::vector<TraceValue> recorded;
   for (int64_t factor : factors) recorded.push_back(TraceValue::ofInt(factor));
   args.setValue("decision", TraceValue::ofList(std::move(recorded), decision.loc));
-  return std::vector<RV>(factors.begin(), factors.end());
+  std::vector<RV> results;
+  for (int64_t factor : factors) results.push_back(factor == -1 ? RV(NoneRV{}) : RV(factor));
+  return results;
 }
 
 }  // namespace vtac::passes::schedule

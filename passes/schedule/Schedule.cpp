@@ -138,7 +138,10 @@ void Schedule::renameBlock(const std::string &func, const std::string &from, con
 Schedule::Binding Schedule::bindNew(RV rv) {
   bool isLoop = std::holds_alternative<LoopRV>(rv) || std::holds_alternative<LocationMarkRV>(rv);
   const char *prefix = std::holds_alternative<BlockRV>(rv) ? "b" : isLoop ? "l" : "v";
-  bindings_.push_back({std::move(rv), prefix + std::to_string(nextRV_++)});
+  // A None result prints as `_` but takes its number, as TVM's trace names outputs.
+  std::string name = std::holds_alternative<NoneRV>(rv) ? "_" : prefix + std::to_string(nextRV_);
+  ++nextRV_;
+  bindings_.push_back({std::move(rv), std::move(name)});
   return bindings_.back();
 }
 

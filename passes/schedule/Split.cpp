@@ -59,7 +59,13 @@ llvm::Expected<std::vector<RV>> applySplit(Schedule &sch, StepArgs &args) {
   int64_t known = 1;
   for (size_t i = 0; i < list.items.size(); ++i) {
     const TraceValue &item = list.items[i];
-    if (item.kind == TraceValue::Kind::None) {
+    std::optional<RV> sampled;
+    if (item.kind == TraceValue::Kind::Name) {
+      llvm::Expected<RV> rv = args.resolve(item);
+      if (!rv) return rv.takeError();
+      sampled = *rv;
+    }
+    if (item.kind == TraceValue::Kind::None || (sampled && std::holds_alternative<NoneRV>(*sampled))) {
       if (inferred) return diagnosticError(item.loc, "split: at most one factor can be None");
       inferred = i;
       factors.push_back(std::nullopt);
@@ -68,9 +74,7 @@ llvm::Expected<std::vector<RV>> applySplit(Schedule &sch, StepArgs &args) {
     int64_t factor;
     if (item.kind == TraceValue::Kind::Int) {
       factor = item.intValue;
-    } else if (item.kind == TraceValue::Kind::Name) {
-      llvm::Expected<RV> sampled = args.resolve(item);
-      if (!sampled) return sampled.takeError();
+    } else if (sampled) {
       if (!std::holds_alternative<int64_t>(*sampled))
         return diagnosticError(item.loc, "split: the factor " + describeTraceName(item.text) + " is not a sampled value");
       factor = std::get<int64_t>(*sampled);

@@ -8,7 +8,8 @@
 // elem_offset variables per site; `access_ptr`s take the elem_offset). Each region's element
 // offset must be provably a multiple of the implementation buffer's offset_factor. The inserted
 // statements are located at the tensorize step, each with a note at its line in the
-// implementation, so a later pass's diagnostic names the step that put the code there.
+// implementation, so a later pass's diagnostic names the step that put the code there. The
+// implementation root block's annotations are added to the block's.
 #include "Blockize.h"
 #include "BufferUtils.h"
 
@@ -19,6 +20,7 @@
 #include "vtac/ir/StructuralEqual.h"
 #include "vtac/ir/Substitute.h"
 #include "vtac/ir/Visitor.h"
+#include "vtac/ir/arith/Analyzer.h"
 
 namespace vtac::passes::schedule {
 
@@ -84,19 +86,25 @@ std::vector<IterVarRef> nonUnitIters(const std::vector<IterVarRef> &iters, std::
 }
 
 // The description matched against the block's body; `why` says where it first differs.
+// Extents and indices are compared by the analyzer under the block's iterator ranges, as TVM's
+// comparator proves them equal (`(v1_o * 8 + v1_i) // 8 - v1_o` is the description's `vi // 8`
+// when both iterators lie in [0, 8); an int64 extent 16 is the description's int32 16).
 class DescMatcher {
 public:
-  DescMatcher(const Block &descRoot, const Block &target) : descMins_(regionMins(descRoot)), targetMins_(regionMins(target)) {}
+  DescMatcher(const Block &descRoot, const Block &target) : descMins_(regionMins(descRoot)), targetMins_(regionMins(target)) {
+    bindIters(target);
+  }
 
   bool stmt(const Stmt &desc, const Stmt &target) {
     if (desc->kind() != target->kind()) return mismatch("a " + std::string(nodeKindName(target->kind())) +
                                                         " where the description has a " + nodeKindName(desc->kind()));
     if (const auto *d = desc.as<For>()) {
       const auto *t = target.as<For>();
-      if (!structuralEqual(d->extent, t->extent))
+      if (!analyzer_.canProveEqual(d->extent, t->extent))
         return mismatch("the loop '" + t->loopVar->name + "' has extent " + printExpr(t->extent) + ", the description " +
                         printExpr(d->extent));
       vars_[d->loopVar.get()] = t->loopVar;
+      analyzer_.bind(t->loopVar, Range{t->min, t->extent});
       return stmt(d->body, t->body);
     }
     if (const auto *d = desc.as<BlockRealize>()) return realize(*d, *target.as<BlockRealize>());
@@ -124,17 +132,22 @@ private:
     return false;
   }
 
+  void bindIters(const Block &block) {
+    for (const IterVarRef &iter : block.iterVars) analyzer_.bind(iter->var, iter->dom);
+  }
+
   bool realize(const BlockRealize &d, const BlockRealize &t) {
     const Block &db = *d.block, &tb = *t.block;
     std::vector<size_t> dPos, tPos;
     std::vector<IterVarRef> dIters = nonUnitIters(db.iterVars, dPos), tIters = nonUnitIters(tb.iterVars, tPos);
+    bindIters(tb);
     if (dIters.size() != tIters.size())
       return mismatch("the block '" + tb.name + "' has " + std::to_string(tIters.size()) +
                       " non-unit iterators, the description " + std::to_string(dIters.size()));
     for (size_t i = 0; i < db.iterVars.size(); ++i)
       if (isOne(db.iterVars[i]->dom.extent)) vars_[db.iterVars[i]->var.get()] = intImm(0, db.iterVars[i]->var->dtype);
     for (size_t i = 0; i < dIters.size(); ++i) {
-      if (dIters[i]->iterType != tIters[i]->iterType || !structuralEqual(dIters[i]->dom.extent, tIters[i]->dom.extent))
+      if (dIters[i]->iterType != tIters[i]->iterType || !analyzer_.canProveEqual(dIters[i]->dom.extent, tIters[i]->dom.extent))
         return mismatch("the iterator '" + tIters[i]->var->name + "' of block '" + tb.name +
                         "' differs in kind or extent from the description's '" + dIters[i]->var->name + "'");
       vars_[dIters[i]->var.get()] = tIters[i]->var;
@@ -162,14 +175,26 @@ private:
     for (size_t i = 0; i < tIdx.size(); ++i) {
       Expr want = i < leading ? intImm(0, tIdx[i]->dtype) : simplify(substitute(subExpr(dIdx[i - leading], descMins_[d.get()][i - leading]), map));
       Expr got = simplify(subExpr(tIdx[i], targetMins_[t.get()][i]));
-      if (!structuralEqual(want, got))
+      if (!analyzer_.canProveEqual(want, got))
         return mismatch("index " + std::to_string(i) + " of buffer '" + t->name + "' is " + printExpr(got) +
                         " relative to its region, the description's is " + printExpr(want));
     }
     return true;
   }
 
+  // Integer arithmetic without loads matches what the analyzer proves equal to it: TVM simplifies
+  // the description first (`vi % 8` is `vi` for vi in [0, 8)).
+  bool provedEqual(const Expr &d, const Expr &t) {
+    if (!d->dtype.isIntOrUInt() || !t->dtype.isIntOrUInt()) return false;
+    bool loads = false;
+    preOrderVisit(d, [&](const Node &node) { loads |= node.kind() == NodeKind::BufferLoad; });
+    if (loads) return false;
+    VarMap map(vars_.begin(), vars_.end());
+    return analyzer_.canProveEqual(substitute(d, map), t);
+  }
+
   bool expr(const Expr &d, const Expr &t) {
+    if (provedEqual(d, t)) return true;
     if (const auto *var = d.as<Var>()) {
       auto it = vars_.find(var);
       if (it == vars_.end() || !structuralEqual(it->second, t))
@@ -201,6 +226,7 @@ private:
 
   std::map<const Var *, Expr> vars_;  // description variable -> block expression
   std::map<const Buffer *, std::vector<Expr>> descMins_, targetMins_;
+  arith::Analyzer analyzer_;
 };
 
 // `tvm_access_ptr(t, data, offset, ...)` of a re-based buffer adds its elem_offset.
@@ -220,6 +246,35 @@ public:
 
 private:
   const std::map<const Var *, Expr> &offsets_;
+};
+
+// The widest integer type of the block's region starts (int64 for a workload with int64
+// shapes): the implementation's index variables take it, as TVM normalizes the implementation to
+// the block's index type.
+DataType regionIndexType(const Block &block) {
+  DataType widest = DataType::int32();
+  for (const auto *regions : {&block.writes, &block.reads})
+    for (const BufferRegion &region : *regions)
+      for (const Range &range : region.region)
+        if (range.min->dtype.isInt() && range.min->dtype.bits() > widest.bits()) widest = range.min->dtype;
+  return widest;
+}
+
+// `dtype` widened to `indexType` when it is a narrower integer type.
+DataType widened(DataType dtype, DataType indexType) {
+  return dtype.isInt() && dtype.bits() < indexType.bits() ? indexType : dtype;
+}
+
+// Operators whose operands a widened index variable left of different types are rebuilt with
+// TVM's type matching: `elem_offset // 256` of an int64 offset divides by an int64 256.
+class MatchOperandTypes : public StmtExprMutator {
+public:
+  Expr visitBinary(const BinaryExpr &op) override {
+    Expr visited = StmtExprMutator::visitBinary(op);
+    const auto *binary = visited.as<BinaryExpr>();
+    if (!binary || binary->a->dtype == binary->b->dtype) return visited;
+    return makeBinary(binary->kind(), binary->a, binary->b, binary->loc());
+  }
 };
 
 // The element offset of `region` in `buffer` (compact row-major unless strided).
@@ -283,7 +338,9 @@ llvm::Expected<std::vector<RV>> applyTensorize(Schedule &sch, StepArgs &args) {
   DescMatcher matcher(*descRealize->block, outer);
   if (!matcher.stmt(descRealize->block->body, outer.body)) return fail(matcher.why);
 
-  // The implementation's buffers become match_buffers of the block's regions.
+  // The implementation's buffers become match_buffers of the block's regions, their shapes,
+  // strides and offsets in the block's index type.
+  DataType indexType = regionIndexType(outer);
   std::map<const Buffer *, BufferRef> implBuffers;
   VarMap fresh;
   std::map<const Var *, Expr> elemOffsets;
@@ -306,26 +363,34 @@ llvm::Expected<std::vector<RV>> applyTensorize(Schedule &sch, StepArgs &args) {
     Buffer *copy = copyNode(*implBuffer);
     copy->data = make<Var>(implBuffer->data->name, *implBuffer->data->pointer);
     fresh[implBuffer->data.get()] = copy->data;
+    auto freshIndexVar = [&](const Var &var) {
+      auto it = fresh.find(&var);
+      if (it == fresh.end()) it = fresh.emplace(&var, makeVar(var.name, widened(var.dtype, indexType))).first;
+      return it->second;
+    };
+    for (Expr &dim : copy->shape) dim = castExpr(widened(dim->dtype, indexType), dim);
     for (Expr &stride : copy->strides)
-      if (const auto *var = stride.as<Var>()) {
-        auto it = fresh.find(var);
-        if (it == fresh.end()) it = fresh.emplace(var, makeVar(var->name, var->dtype)).first;
-        stride = it->second;
-      }
-    if (!copy->elemOffset) {
-      copy->elemOffset = makeVar(implBuffer->name + "_elem_offset", DataType::int32());
+      stride = stride.as<Var>() ? freshIndexVar(*stride.as<Var>()) : castExpr(widened(stride->dtype, indexType), stride);
+    if (const auto *offsetVar = copy->elemOffset ? copy->elemOffset.as<Var>() : nullptr) {
+      copy->elemOffset = freshIndexVar(*offsetVar);
+    } else if (!copy->elemOffset) {
+      copy->elemOffset = makeVar(implBuffer->name + "_elem_offset", indexType);
       elemOffsets[copy->data.get()] = copy->elemOffset;
     }
     BufferRef bound(copy);
     implBuffers[implBuffer.get()] = bound;
     matches.push_back({bound, BufferRegion{source, region}});
   }
-  Stmt body = replaceBuffers(substitute(implRealize->block->body, fresh), implBuffers);
+  Stmt body = MatchOperandTypes().visitStmt(replaceBuffers(substitute(implRealize->block->body, fresh), implBuffers));
   body = AccessPtrOffsets(elemOffsets).visitStmt(body);
   body = LocateAtStep(args.stepLoc(), "in the implementation of tensor intrinsic '" + *name + "', inserted by the tensorize step above").visitStmt(body);
   Block *copy = copyNode(outer);
   copy->body = body;
   copy->matchBuffers = matches;
+  // The implementation's root block annotations carry over; on a conflicting key the
+  // schedule's own value stays, as TVM keeps it.
+  for (const auto &[key, value] : implRealize->block->annotations)
+    if (!copy->annotations.contains(key)) copy->annotations.set(key, value);
   BlockRealize *newRealize = copyNode(realize);
   newRealize->block = BlockRef(copy);
   sch.replace(block.func, *path, Stmt(newRealize));

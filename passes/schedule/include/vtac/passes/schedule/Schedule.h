@@ -39,7 +39,10 @@ struct LoopRV {
 struct LocationMarkRV {
   enum class Kind { Root, Inline } kind;
 };
-using RV = std::variant<BlockRV, LoopRV, LocationMarkRV, int64_t>;  // int64_t: a sampled value (ExprRV)
+// sample_perfect_tile's first factor of a loop without a constant extent: TVM's None ExprRV,
+// printed `_` as a result and `None` as an argument (split infers that factor).
+struct NoneRV {};
+using RV = std::variant<BlockRV, LoopRV, LocationMarkRV, int64_t, NoneRV>;  // int64_t: a sampled value (ExprRV)
 
 // A registered tensor intrinsic: what the computation looks like (desc) and what replaces it.
 struct TensorIntrin {
