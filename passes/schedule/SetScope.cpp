@@ -30,14 +30,9 @@ llvm::Expected<std::vector<RV>> applySetScope(Schedule &sch, StepArgs &args) {
   llvm::Expected<BufferRef> buffer = accessedBuffer(*path->back().as<BlockRealize>()->block, *index, true,
                                                     args.at("buffer_index"));
   if (!buffer) return buffer.takeError();
-  bool allocated = false;
   llvm::Expected<PrimFuncRef> func = sch.function(rv->func, args.stepLoc());
   if (!func) return func.takeError();
-  preOrderVisit((*func)->body, [&](const Node &node) {
-    if (const auto *block = node.as<Block>())
-      for (const BufferRef &alloc : block->allocBuffers) allocated |= alloc == *buffer;
-  });
-  if (!allocated)
+  if (!allocatedByBlock((*func)->body, buffer->get()))
     return diagnosticError(args.at("buffer_index"), "set_scope: the buffer '" + (*buffer)->name +
                                                         "' is not allocated by a block (a parameter cannot change scope)");
   if ((*buffer)->scope() == *scope) return std::vector<RV>{};
