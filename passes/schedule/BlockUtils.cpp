@@ -281,6 +281,59 @@ bool isStorageScope(const std::string &scope) {
   return false;
 }
 
+bool isQuasiAffine(const Expr &e) {
+  if (e->isa<Var>() || e->isa<IntImm>()) return true;
+  const auto *binary = e.as<BinaryExpr>();
+  if (!binary) return false;
+  switch (binary->kind()) {
+  case NodeKind::Add:
+  case NodeKind::Sub: return isQuasiAffine(binary->a) && isQuasiAffine(binary->b);
+  case NodeKind::Mul:
+    return (binary->a->isa<IntImm>() && isQuasiAffine(binary->b)) ||
+           (binary->b->isa<IntImm>() && isQuasiAffine(binary->a));
+  case NodeKind::FloorDiv:
+  case NodeKind::FloorMod: return binary->b->isa<IntImm>() && isQuasiAffine(binary->a);
+  default: return false;
+  }
+}
+
+std::string whyNotCompleteOrReduction(const StmtPath &blockPath) {
+  const BlockRealize &realize = *blockPath.back().as<BlockRealize>();
+  const Block &block = *realize.block;
+  Stmt scope = scopeOf(blockPath).back();
+  for (const BufferRegion &write : block.writes)
+    if (blocksAccessing(scope, write.buffer.get(), true).size() != 1)
+      return "it is not the only writer of '" + write.buffer->name + "' in its scope";
+  bool spatial = std::all_of(block.iterVars.begin(), block.iterVars.end(),
+                             [](const IterVarRef &iv) { return iv->iterType == IterType::DataPar; });
+  if (spatial) {
+    for (const BufferRegion &read : block.reads)
+      for (const BufferRegion &write : block.writes)
+        if (read.buffer == write.buffer) return "it reads '" + read.buffer->name + "', which it writes, without a T.init";
+    return "";
+  }
+  if (!block.init) return "it has non-spatial iterators but no T.init (neither a complete nor a reduction block)";
+  for (size_t i = 0; i < block.iterVars.size(); ++i) {
+    IterType type = block.iterVars[i]->iterType;
+    if (type != IterType::DataPar && type != IterType::CommReduce)
+      return "its iterator '" + block.iterVars[i]->var->name + "' is neither spatial nor a reduction";
+    if (!isQuasiAffine(realize.iterValues[i]))
+      return "the binding of '" + block.iterVars[i]->var->name + "' is not quasi-affine";
+  }
+  std::string problem;
+  for (const Stmt &part : {block.init, block.body})
+    preOrderVisit(part, [&](const Node &node) {
+      const auto *store = node.as<BufferStore>();
+      if (!store || !problem.empty()) return;
+      for (const Expr &index : store->indices)
+        for (const IterVarRef &iv : block.iterVars)
+          if (iv->iterType == IterType::CommReduce && usesVar(index, iv->var.get()))
+            problem = "it writes '" + store->buffer->name + "' at an index that uses its reduction iterator '" +
+                      iv->var->name + "'";
+    });
+  return problem;
+}
+
 int threadRank(const std::string &tag) { return tag.rfind("blockIdx", 0) == 0 ? 0 : 1; }
 
 Stmt blockNamed(const Stmt &root, const std::string &name) {

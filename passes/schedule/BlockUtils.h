@@ -86,6 +86,16 @@ inline constexpr const char *kStorageScopes =
     "global, shared, warp, local, wmma.matrix_a, wmma.matrix_b, wmma.accumulator, texture, amx.tmm, "
     "m16n8k8.matrixA, m16n8k8.matrixB, m16n8k8.matrixC, metal.simdgroup, metal.cooperative_tensor, "
     "trn.sbuf, trn.psum";
+// Sums, differences, products with a constant, floordiv/floormod by a constant of loop
+// variables and constants (what TVM's affine binding detection accepts).
+bool isQuasiAffine(const ir::Expr &e);
+
+// Why the block at blockPath is neither a complete block (spatial iterators only, the only
+// writer of its outputs in its scope, not reading them) nor a reduction block (a T.init,
+// quasi-affine bindings of spatial and reduction iterators, the only writer, no output index
+// using a reduction iterator), TVM's compact-dataflow condition; empty when it is one of them.
+std::string whyNotCompleteOrReduction(const StmtPath &blockPath);
+
 // TVM's thread rank of a tag: blockIdx 0; threadIdx, vthread, cthread 1.
 int threadRank(const std::string &tag);
 

@@ -31,6 +31,16 @@ llvm::Expected<std::vector<RV>> setLoopKind(Schedule &sch, StepArgs &args, ForKi
   if (!path) return path.takeError();
   const For &loop = *path->back().as<For>();
   if (kind != ForKind::Unrolled) {
+    // TVM's compact-dataflow check first: each block under the loop is complete or a reduction.
+    for (const StmtPath &child : childBlockPaths(path->back())) {
+      StmtPath blockPath = *path;
+      blockPath.insert(blockPath.end(), child.begin() + 1, child.end());
+      std::string why = whyNotCompleteOrReduction(blockPath);
+      if (!why.empty())
+        return diagnosticError(args.at("loop"), "the loop '" + loop.loopVar->name + "' cannot be " + describe(kind) +
+                                                    ": the block '" + blockPath.back().as<BlockRealize>()->block->name +
+                                                    "' under it is neither complete nor a reduction: " + why);
+    }
     bool reductionAllowed = kind == ForKind::ThreadBinding && thread.rfind("threadIdx.", 0) == 0;
     std::string problem;
     preOrderVisit(loop.body, [&](const Node &node) {

@@ -40,24 +40,6 @@ using namespace ir;
 
 namespace {
 
-// Sums, differences, products with a constant, floordiv/floormod by a constant of loop
-// variables and constants (what TVM's affine binding detection accepts).
-bool isQuasiAffine(const Expr &e) {
-  if (e->isa<Var>() || e->isa<IntImm>()) return true;
-  const auto *binary = e.as<BinaryExpr>();
-  if (!binary) return false;
-  switch (binary->kind()) {
-  case NodeKind::Add:
-  case NodeKind::Sub: return isQuasiAffine(binary->a) && isQuasiAffine(binary->b);
-  case NodeKind::Mul:
-    return (binary->a->isa<IntImm>() && isQuasiAffine(binary->b)) ||
-           (binary->b->isa<IntImm>() && isQuasiAffine(binary->a));
-  case NodeKind::FloorDiv:
-  case NodeKind::FloorMod: return binary->b->isa<IntImm>() && isQuasiAffine(binary->a);
-  default: return false;
-  }
-}
-
 // `region` of `buffer` with the variables in `vars` substituted.
 BufferRegion substitutedRegion(BufferRef buffer, std::vector<Range> region, const VarMap &vars) {
   for (Range &range : region) range = Range{substitute(range.min, vars), substitute(range.extent, vars)};
