@@ -297,22 +297,39 @@ bool isQuasiAffine(const Expr &e) {
   }
 }
 
-std::string whyNotCompleteOrReduction(const StmtPath &blockPath) {
-  const BlockRealize &realize = *blockPath.back().as<BlockRealize>();
+namespace {
+
+// How many writers of `buffer` TVM's dominance check counts under a loop: it merges the scopes
+// of the loop's child blocks (the first that has writers of the buffer wins), so only blocks
+// nested inside those children are counted, never the children themselves.
+size_t writersUnderLoop(const Stmt &loop, const Buffer *buffer) {
+  for (const StmtPath &child : childBlockPaths(loop)) {
+    size_t writers = blocksAccessing(child.back().as<BlockRealize>()->block->body, buffer, true).size();
+    if (writers) return writers;
+  }
+  return 0;
+}
+
+}  // namespace
+
+std::string whyNotCompleteOrReduction(const Stmt &loop, const BlockRealize &realize) {
   const Block &block = *realize.block;
-  Stmt scope = scopeOf(blockPath).back();
   for (const BufferRegion &write : block.writes)
-    if (blocksAccessing(scope, write.buffer.get(), true).size() != 1)
-      return "it is not the only writer of '" + write.buffer->name + "' in its scope";
+    if (writersUnderLoop(loop, write.buffer.get()) > 1)
+      return "more than one block nested under the loop writes '" + write.buffer->name + "'";
   bool spatial = std::all_of(block.iterVars.begin(), block.iterVars.end(),
                              [](const IterVarRef &iv) { return iv->iterType == IterType::DataPar; });
   if (spatial) {
+    const BufferRegion *readOutput = nullptr;
     for (const BufferRegion &read : block.reads)
       for (const BufferRegion &write : block.writes)
-        if (read.buffer == write.buffer) return "it reads '" + read.buffer->name + "', which it writes, without a T.init";
-    return "";
+        if (read.buffer == write.buffer) readOutput = &read;
+    if (!readOutput) return "";
+    // Reading its output, it can still be a reduction block (with no reduction iterators).
+    if (!block.init) return "it reads '" + readOutput->buffer->name + "', which it writes, without a T.init";
+  } else if (!block.init) {
+    return "it has non-spatial iterators but no T.init (neither a complete nor a reduction block)";
   }
-  if (!block.init) return "it has non-spatial iterators but no T.init (neither a complete nor a reduction block)";
   for (size_t i = 0; i < block.iterVars.size(); ++i) {
     IterType type = block.iterVars[i]->iterType;
     if (type != IterType::DataPar && type != IterType::CommReduce)
