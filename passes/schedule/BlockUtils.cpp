@@ -119,11 +119,17 @@ std::string whyBufferIsNotRemovable(const PrimFunc &func, const Buffer *buffer) 
   for (const auto &[param, paramBuffer] : func.bufferMap)
     if (paramBuffer.get() == buffer) return "writes the function's output '" + buffer->name + "'";
   bool opaque = false;
+  std::string matcher;
   preOrderVisit(func.body, [&](const Node &node) {
     const auto *var = node.as<Var>();
     opaque |= var && var == buffer->data.get();
+    // A view of the buffer would outlive the inlined buffer (TVM's CheckMatchBufferRegion).
+    if (const auto *block = node.as<Block>())
+      for (const MatchBufferRegion &match : block->matchBuffers)
+        if (match.source.buffer.get() == buffer && matcher.empty()) matcher = block->name;
   });
   if (opaque) return "writes '" + buffer->name + "', whose data pointer is used directly";
+  if (!matcher.empty()) return "writes '" + buffer->name + "', a region of which the block '" + matcher + "' matches";
   return "";
 }
 

@@ -43,8 +43,8 @@ const ir::BufferStore *singleStoreBody(const ir::Block &block, bool underGuard =
 // Whether `indices` are distinct data-parallel iterators of the block (each at most once).
 bool indexedByDistinctDataParIters(const ir::Block &block, const std::vector<ir::Expr> &indices);
 
-// Why the buffer a block writes cannot be inlined away (it is a function parameter, or its data
-// pointer is used directly), or an empty string when it can.
+// Why the buffer a block writes cannot be inlined away (it is a function parameter, its data
+// pointer is used directly, or a block matches a region of it), or an empty string when it can.
 std::string whyBufferIsNotRemovable(const ir::PrimFunc &func, const ir::Buffer *buffer);
 
 // The Block named `name` under root (null when there is none): how a primitive finds a scope
