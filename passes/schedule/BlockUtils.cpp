@@ -3,6 +3,7 @@
 #include "BlockUtils.h"
 
 #include "BufferUtils.h"
+#include "LoopUtils.h"
 
 #include "vtac/ir/Arith.h"
 #include "vtac/ir/Diagnostic.h"
@@ -318,7 +319,8 @@ size_t writersUnderLoop(const Stmt &loop, const Buffer *buffer) {
 
 }  // namespace
 
-std::string whyNotCompleteOrReduction(const Stmt &loop, const BlockRealize &realize) {
+std::string whyNotCompleteOrReduction(const Stmt &loop, const StmtPath &blockPath) {
+  const BlockRealize &realize = *blockPath.back().as<BlockRealize>();
   const Block &block = *realize.block;
   for (const BufferRegion &write : block.writes)
     if (writersUnderLoop(loop, write.buffer.get()) > 1)
@@ -343,6 +345,8 @@ std::string whyNotCompleteOrReduction(const Stmt &loop, const BlockRealize &real
     if (!isQuasiAffine(realize.iterValues[i]))
       return "the binding of '" + block.iterVars[i]->var->name + "' is not quasi-affine";
   }
+  if (!isAffineBinding(realize, loopsInScope(blockPath)))
+    return "its bindings or predicate are not affine in the loops of its scope";
   std::string problem;
   for (const Stmt &part : {block.init, block.body})
     preOrderVisit(part, [&](const Node &node) {

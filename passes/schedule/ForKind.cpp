@@ -33,8 +33,10 @@ llvm::Expected<std::vector<RV>> setLoopKind(Schedule &sch, StepArgs &args, ForKi
   if (kind != ForKind::Unrolled) {
     // TVM's compact-dataflow check first: each block under the loop is complete or a reduction.
     for (const StmtPath &child : childBlockPaths(path->back())) {
-      const BlockRealize &realize = *child.back().as<BlockRealize>();
-      std::string why = whyNotCompleteOrReduction(path->back(), realize);
+      StmtPath blockPath = *path;
+      blockPath.insert(blockPath.end(), child.begin() + 1, child.end());
+      const BlockRealize &realize = *blockPath.back().as<BlockRealize>();
+      std::string why = whyNotCompleteOrReduction(path->back(), blockPath);
       if (!why.empty())
         return diagnosticError(args.at("loop"), "the loop '" + loop.loopVar->name + "' cannot be " + describe(kind) +
                                                     ": the block '" + realize.block->name +
