@@ -3,6 +3,7 @@
 #include "BlockUtils.h"
 
 #include "BufferUtils.h"
+#include "LoopUtils.h"
 
 #include "vtac/ir/Arith.h"
 #include "vtac/ir/Diagnostic.h"
@@ -119,11 +120,17 @@ std::string whyBufferIsNotRemovable(const PrimFunc &func, const Buffer *buffer) 
   for (const auto &[param, paramBuffer] : func.bufferMap)
     if (paramBuffer.get() == buffer) return "writes the function's output '" + buffer->name + "'";
   bool opaque = false;
+  std::string matcher;
   preOrderVisit(func.body, [&](const Node &node) {
     const auto *var = node.as<Var>();
     opaque |= var && var == buffer->data.get();
+    // A view of the buffer would outlive the inlined buffer (TVM's CheckMatchBufferRegion).
+    if (const auto *block = node.as<Block>())
+      for (const MatchBufferRegion &match : block->matchBuffers)
+        if (match.source.buffer.get() == buffer && matcher.empty()) matcher = block->name;
   });
   if (opaque) return "writes '" + buffer->name + "', whose data pointer is used directly";
+  if (!matcher.empty()) return "writes '" + buffer->name + "', a region of which the block '" + matcher + "' matches";
   return "";
 }
 
@@ -297,22 +304,40 @@ bool isQuasiAffine(const Expr &e) {
   }
 }
 
-std::string whyNotCompleteOrReduction(const StmtPath &blockPath) {
+namespace {
+
+// How many writers of `buffer` TVM's dominance check counts under a loop: it merges the scopes
+// of the loop's child blocks (the first that has writers of the buffer wins), so only blocks
+// nested inside those children are counted, never the children themselves.
+size_t writersUnderLoop(const Stmt &loop, const Buffer *buffer) {
+  for (const StmtPath &child : childBlockPaths(loop)) {
+    size_t writers = blocksAccessing(child.back().as<BlockRealize>()->block->body, buffer, true).size();
+    if (writers) return writers;
+  }
+  return 0;
+}
+
+}  // namespace
+
+std::string whyNotCompleteOrReduction(const Stmt &loop, const StmtPath &blockPath) {
   const BlockRealize &realize = *blockPath.back().as<BlockRealize>();
   const Block &block = *realize.block;
-  Stmt scope = scopeOf(blockPath).back();
   for (const BufferRegion &write : block.writes)
-    if (blocksAccessing(scope, write.buffer.get(), true).size() != 1)
-      return "it is not the only writer of '" + write.buffer->name + "' in its scope";
+    if (writersUnderLoop(loop, write.buffer.get()) > 1)
+      return "more than one block nested under the loop writes '" + write.buffer->name + "'";
   bool spatial = std::all_of(block.iterVars.begin(), block.iterVars.end(),
                              [](const IterVarRef &iv) { return iv->iterType == IterType::DataPar; });
   if (spatial) {
+    const BufferRegion *readOutput = nullptr;
     for (const BufferRegion &read : block.reads)
       for (const BufferRegion &write : block.writes)
-        if (read.buffer == write.buffer) return "it reads '" + read.buffer->name + "', which it writes, without a T.init";
-    return "";
+        if (read.buffer == write.buffer) readOutput = &read;
+    if (!readOutput) return "";
+    // Reading its output, it can still be a reduction block (with no reduction iterators).
+    if (!block.init) return "it reads '" + readOutput->buffer->name + "', which it writes, without a T.init";
+  } else if (!block.init) {
+    return "it has non-spatial iterators but no T.init (neither a complete nor a reduction block)";
   }
-  if (!block.init) return "it has non-spatial iterators but no T.init (neither a complete nor a reduction block)";
   for (size_t i = 0; i < block.iterVars.size(); ++i) {
     IterType type = block.iterVars[i]->iterType;
     if (type != IterType::DataPar && type != IterType::CommReduce)
@@ -320,6 +345,8 @@ std::string whyNotCompleteOrReduction(const StmtPath &blockPath) {
     if (!isQuasiAffine(realize.iterValues[i]))
       return "the binding of '" + block.iterVars[i]->var->name + "' is not quasi-affine";
   }
+  if (!isAffineBinding(realize, loopsInScope(blockPath)))
+    return "its bindings or predicate are not affine in the loops of its scope";
   std::string problem;
   for (const Stmt &part : {block.init, block.body})
     preOrderVisit(part, [&](const Node &node) {

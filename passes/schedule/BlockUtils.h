@@ -43,8 +43,8 @@ const ir::BufferStore *singleStoreBody(const ir::Block &block, bool underGuard =
 // Whether `indices` are distinct data-parallel iterators of the block (each at most once).
 bool indexedByDistinctDataParIters(const ir::Block &block, const std::vector<ir::Expr> &indices);
 
-// Why the buffer a block writes cannot be inlined away (it is a function parameter, or its data
-// pointer is used directly), or an empty string when it can.
+// Why the buffer a block writes cannot be inlined away (it is a function parameter, its data
+// pointer is used directly, or a block matches a region of it), or an empty string when it can.
 std::string whyBufferIsNotRemovable(const ir::PrimFunc &func, const ir::Buffer *buffer);
 
 // The Block named `name` under root (null when there is none): how a primitive finds a scope
@@ -90,11 +90,13 @@ inline constexpr const char *kStorageScopes =
 // variables and constants (what TVM's affine binding detection accepts).
 bool isQuasiAffine(const ir::Expr &e);
 
-// Why the block at blockPath is neither a complete block (spatial iterators only, the only
-// writer of its outputs in its scope, not reading them) nor a reduction block (a T.init,
-// quasi-affine bindings of spatial and reduction iterators, the only writer, no output index
-// using a reduction iterator), TVM's compact-dataflow condition; empty when it is one of them.
-std::string whyNotCompleteOrReduction(const StmtPath &blockPath);
+// Why the block at blockPath under `loop` is neither a local complete block (spatial iterators
+// only, not reading its outputs) nor a local reduction block (a T.init, an affine binding of
+// spatial and reduction iterators, no output index using a reduction iterator), TVM's
+// compact-dataflow condition for the loop's subtree; empty when it is one of them. Dominance is
+// TVM's for a loop subtree: writers are counted only inside the loop's child blocks, so blocks
+// under the loop may share an output with blocks elsewhere in the scope (or each other).
+std::string whyNotCompleteOrReduction(const ir::Stmt &loop, const StmtPath &blockPath);
 
 // TVM's thread rank of a tag: blockIdx 0; threadIdx, vthread, cthread 1.
 int threadRank(const std::string &tag);

@@ -35,10 +35,11 @@ llvm::Expected<std::vector<RV>> setLoopKind(Schedule &sch, StepArgs &args, ForKi
     for (const StmtPath &child : childBlockPaths(path->back())) {
       StmtPath blockPath = *path;
       blockPath.insert(blockPath.end(), child.begin() + 1, child.end());
-      std::string why = whyNotCompleteOrReduction(blockPath);
+      const BlockRealize &realize = *blockPath.back().as<BlockRealize>();
+      std::string why = whyNotCompleteOrReduction(path->back(), blockPath);
       if (!why.empty())
         return diagnosticError(args.at("loop"), "the loop '" + loop.loopVar->name + "' cannot be " + describe(kind) +
-                                                    ": the block '" + blockPath.back().as<BlockRealize>()->block->name +
+                                                    ": the block '" + realize.block->name +
                                                     "' under it is neither complete nor a reduction: " + why);
     }
     bool reductionAllowed = kind == ForKind::ThreadBinding && thread.rfind("threadIdx.", 0) == 0;

@@ -2,6 +2,7 @@
 #include "LoopUtils.h"
 
 #include <algorithm>
+#include <set>
 
 #include "vtac/ir/Arith.h"
 #include "vtac/ir/Diagnostic.h"
@@ -132,6 +133,123 @@ private:
 
 Stmt simplifyBindings(const Stmt &root, const std::vector<const For *> &outerLoops, bool preserveUnitIters) {
   return BindingSimplifier(outerLoops, preserveUnitIters).visitStmt(root);
+}
+
+namespace {
+
+using LoopDomain = std::map<const Var *, const For *>;
+
+std::vector<VarRef> loopVarsIn(const Expr &e, const LoopDomain &dom) {
+  std::vector<VarRef> vars;
+  preOrderVisit(e, [&](const Node &node) {
+    const auto *var = node.as<Var>();
+    if (var && dom.count(var) && std::none_of(vars.begin(), vars.end(), [&](const VarRef &v) { return v.get() == var; }))
+      vars.push_back(VarRef(var));
+  });
+  return vars;
+}
+
+// Whether e is a fused iterator of scale 1 over `vars` as TVM's surjective iter map fuses one:
+// from the smallest coefficient, which is 1, each next coefficient at most the range the smaller
+// terms span (overlapping terms, `v0 * 2 + v1` with v1 < 4, still reach every value).
+bool isFusedIterator(const Expr &e, const std::vector<VarRef> &vars, const LoopDomain &dom) {
+  std::optional<LinearEquation> linear = detectLinearEquation(e, vars);
+  if (!linear) return false;
+  std::vector<std::pair<int64_t, std::optional<int64_t>>> terms;
+  for (size_t i = 0; i < vars.size(); ++i) {
+    if (linear->coeffs[i] <= 0) return false;
+    terms.push_back({linear->coeffs[i], asConstInt(dom.at(vars[i].get())->extent)});
+  }
+  std::sort(terms.begin(), terms.end(), [](const auto &a, const auto &b) { return a.first < b.first; });
+  std::optional<int64_t> spanned = 1;
+  for (const auto &[coeff, extent] : terms) {
+    if (!spanned || coeff > *spanned) return false;
+    spanned = extent ? std::optional<int64_t>(coeff * *extent) : std::nullopt;
+  }
+  return true;
+}
+
+// Sums, constant multiples and constant floordiv/floormod of loop variables, with the divided
+// operands linear in the loops; sub-expressions free of the loops are symbols.
+bool isSplitOfFusedIterators(const Expr &e, const LoopDomain &dom) {
+  std::vector<VarRef> vars = loopVarsIn(e, dom);
+  if (vars.empty() || e->isa<Var>()) return true;
+  const auto *binary = e.as<BinaryExpr>();
+  if (!binary) return false;
+  switch (binary->kind()) {
+  case NodeKind::Add:
+  case NodeKind::Sub: return isSplitOfFusedIterators(binary->a, dom) && isSplitOfFusedIterators(binary->b, dom);
+  case NodeKind::Mul:
+    return (binary->a->isa<IntImm>() && isSplitOfFusedIterators(binary->b, dom)) ||
+           (binary->b->isa<IntImm>() && isSplitOfFusedIterators(binary->a, dom));
+  case NodeKind::FloorDiv:
+  case NodeKind::FloorMod:
+    return asConstInt(binary->b).value_or(0) > 0 && detectLinearEquation(binary->a, vars).has_value();
+  default: return false;
+  }
+}
+
+bool splitsLoops(const Expr &e, const LoopDomain &dom) {
+  bool found = false;
+  preOrderVisit(e, [&](const Node &node) {
+    const auto *binary = node.as<BinaryExpr>();
+    found |= binary && (node.kind() == NodeKind::FloorDiv || node.kind() == NodeKind::FloorMod) &&
+             !loopVarsIn(binary->a, dom).empty();
+  });
+  return found;
+}
+
+void conjuncts(const Expr &e, std::vector<Expr> &out) {
+  if (e->kind() == NodeKind::And) {
+    conjuncts(e.as<BinaryExpr>()->a, out);
+    conjuncts(e.as<BinaryExpr>()->b, out);
+  } else {
+    out.push_back(e);
+  }
+}
+
+}  // namespace
+
+bool isAffineBinding(const BlockRealize &realize, const std::vector<const For *> &loops) {
+  if (loops.empty()) return true;
+  LoopDomain dom;
+  for (const For *loop : loops) dom[loop->loopVar.get()] = loop;
+  std::vector<std::vector<VarRef>> bindingVars;
+  std::map<const Var *, int> fusedUses;
+  std::set<const Var *> split;
+  for (const Expr &value : realize.iterValues) {
+    std::vector<VarRef> vars = loopVarsIn(value, dom);
+    bindingVars.push_back(vars);
+    if (splitsLoops(value, dom)) {
+      if (!isSplitOfFusedIterators(value, dom)) return false;
+      for (const VarRef &var : vars) split.insert(var.get());
+      continue;
+    }
+    if (!isFusedIterator(value, vars, dom)) return false;
+    for (const VarRef &var : vars)
+      if (++fusedUses[var.get()] > 1) return false;
+  }
+  // Surjective: a loop is either one binding's fused iterator part or split among bindings.
+  for (const auto &[var, uses] : fusedUses)
+    if (split.count(var)) return false;
+  if (!realize.predicate) return true;
+  std::vector<Expr> bounds;
+  conjuncts(realize.predicate, bounds);
+  for (const Expr &bound : bounds) {
+    std::vector<VarRef> vars = loopVarsIn(bound, dom);
+    if (vars.empty()) continue;
+    const auto *compare = bound.as<BinaryExpr>();
+    if (!compare || (compare->kind() != NodeKind::LT && compare->kind() != NodeKind::LE) ||
+        !loopVarsIn(compare->b, dom).empty() || !isFusedIterator(compare->a, vars, dom))
+      return false;
+    bool inOneBinding = std::any_of(bindingVars.begin(), bindingVars.end(), [&](const std::vector<VarRef> &inBinding) {
+      return std::all_of(vars.begin(), vars.end(), [&](const VarRef &var) {
+        return std::find(inBinding.begin(), inBinding.end(), var) != inBinding.end();
+      });
+    });
+    if (!inOneBinding) return false;
+  }
+  return true;
 }
 
 }  // namespace vtac::passes::schedule

@@ -2,8 +2,12 @@
 // each between the outermost and the innermost of them the only child of its parent, with no
 // block in between; they take each other's places in the order given, the loops between them
 // that are not given stay where they are. A loop whose extent uses the variable of a loop moved
-// inside it is an error, as is a block under them with a scan or opaque iterator.
+// inside it is an error, as is a block under them with a scan or opaque iterator or with a
+// binding or predicate that is not affine in the loops (TVM's CheckPartialAffineBinding).
 #include "Primitive.h"
+
+#include "BlockUtils.h"
+#include "LoopUtils.h"
 
 #include "vtac/ir/Diagnostic.h"
 #include "vtac/ir/Visitor.h"
@@ -59,18 +63,27 @@ llvm::Expected<std::vector<RV>> applyReorder(Schedule &sch, StepArgs &args) {
                                                  "' is not the only child of '" + chain.back()->loopVar->name + "'");
     chain.push_back(loop);
   }
-  // As in TVM, the blocks under the loops iterate only spatially or by reduction: a scan or opaque
-  // iterator fixes the order of its loop.
-  std::string blockWithOtherIter;
-  preOrderVisit(chain.back()->body, [&](const Node &node) {
-    const auto *block = node.as<Block>();
-    if (!block || !blockWithOtherIter.empty()) return;
-    for (const IterVarRef &iv : block->iterVars)
-      if (iv->iterType != IterType::DataPar && iv->iterType != IterType::CommReduce) blockWithOtherIter = block->name;
-  });
-  if (!blockWithOtherIter.empty())
-    return diagnosticError(args.stepLoc(), "reorder: the block '" + blockWithOtherIter +
-                                               "' under the loops has an iterator that is neither spatial nor a reduction");
+  // As in TVM, the child blocks under the loops iterate only spatially or by reduction (a scan or
+  // opaque iterator fixes the order of its loop), and their bindings are affine in the loops of
+  // their scope or at least in the loops from the outermost reordered one down.
+  std::set<const For *> outside;
+  for (const For *loop : loopsInScope(StmtPath(chainPath.begin(), chainPath.begin() + top))) outside.insert(loop);
+  StmtPath abovePath(chainPath.begin(), chainPath.end() - 1);
+  for (StmtPath blockPath : childBlockPaths(chainPath.back())) {
+    blockPath.insert(blockPath.begin(), abovePath.begin(), abovePath.end());
+    const BlockRealize &realize = *blockPath.back().as<BlockRealize>();
+    for (const IterVarRef &iv : realize.block->iterVars)
+      if (iv->iterType != IterType::DataPar && iv->iterType != IterType::CommReduce)
+        return diagnosticError(args.stepLoc(), "reorder: the block '" + realize.block->name +
+                                                   "' under the loops has an iterator that is neither spatial nor a reduction");
+    std::vector<const For *> loops = loopsInScope(blockPath), inRange;
+    for (const For *loop : loops)
+      if (!outside.count(loop)) inRange.push_back(loop);
+    if (!realize.block->iterVars.empty() && !isAffineBinding(realize, loops) && !isAffineBinding(realize, inRange))
+      return diagnosticError(args.stepLoc(), "reorder: the bindings or predicate of the block '" + realize.block->name +
+                                                 "' under the loops are not affine in the loops from '" +
+                                                 chain.front()->loopVar->name + "' down");
+  }
   std::vector<const For *> order;
   for (const StmtPath &path : paths) order.push_back(path.back().as<For>());
   std::vector<const For *> placed;
