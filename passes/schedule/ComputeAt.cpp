@@ -136,6 +136,10 @@ llvm::Error computeAt(Schedule &sch, const ComputeAtRequest &request, bool isCom
   if (scopeOf(*loopPath) != scopePath)
     return fail(request.loopAt, "the loop '" + target.loopVar->name + "' is not in the scope of the block '" + block.name + "'");
   if (std::string why = whyNotStagePipeline(*scopePath.back().as<Block>()); !why.empty()) return fail(request.blockAt, why);
+  // Moving a block that shares its output with another writer would make it compute the other's
+  // part too (TVM's CheckCompleteOrReductionBlock).
+  if (std::string why = whyNotCompleteOrReduction(*blockPath); !why.empty())
+    return fail(request.blockAt, "the block '" + block.name + "' is neither a complete block nor a reduction block: " + why);
 
   if (isComputeAt) {
     llvm::Expected<PrimFuncRef> func = sch.function(blockRV.func, request.blockAt);
