@@ -320,21 +320,32 @@ llvm::Error computeAt(Schedule &sch, const ComputeAtRequest &request, bool isCom
   for (size_t i = loopVars.size(); i-- > 0;)
     subtree = make<For>(loopVars[i], intImm(0, loopVars[i]->dtype), extents[i], ForKind::Serial, subtree);
 
-  // Where it goes among the loop's statements.
+  // Where it goes among the loop's statements: after the last holding one of the block's
+  // producers, up to the first holding one of its consumers (TVM's ProducerConsumerSplit); index
+  // -1 takes the latest place, -2 the earliest.
+  std::set<std::string> producers, consumers;
+  for (const BufferRegion &read : block.reads)
+    for (const std::string &name : blocksTouching(loopPath->back(), read.buffer.get(), true)) producers.insert(name);
+  for (const BufferRegion &write : block.writes)
+    for (const std::string &name : blocksTouching(loopPath->back(), write.buffer.get(), false)) consumers.insert(name);
   std::vector<Stmt> children = statementsOf(target.body);
-  size_t first = children.size(), last = 0;
-  for (size_t i = 0; i < children.size(); ++i)
-    if (holdsBlockNamed(children[i], dependents)) {
-      first = std::min(first, i);
-      last = i + 1;
-    }
-  size_t position = isComputeAt ? first : last;
-  if (request.index >= 0) {
-    if (size_t(request.index) > children.size() || (isComputeAt ? size_t(request.index) > first : size_t(request.index) < last))
-      return fail(request.indexAt, "index " + std::to_string(request.index) + " would break a dependency");
-    position = size_t(request.index);
+  int64_t lastProducer = -1, firstConsumer = int64_t(children.size());
+  for (size_t i = 0; i < children.size(); ++i) {
+    if (holdsBlockNamed(children[i], producers)) lastProducer = int64_t(i);
+    if (holdsBlockNamed(children[i], consumers)) firstConsumer = std::min(firstConsumer, int64_t(i));
+  }
+  if (lastProducer >= firstConsumer)
+    return fail(request.loopAt, "no place under the loop '" + target.loopVar->name + "' follows the producers of the block '" +
+                                     block.name + "' and precedes its consumers");
+  int64_t position = firstConsumer;
+  if (request.index == -2) {
+    position = lastProducer + 1;
   } else if (request.index != -1) {
-    return fail(request.indexAt, "index must be -1 or a position among the loop's statements");
+    if (request.index <= lastProducer || request.index > firstConsumer)
+      return fail(request.indexAt, "index " + std::to_string(request.index) + " is not -1, -2 or in [" +
+                                        std::to_string(lastProducer + 1) + ", " + std::to_string(firstConsumer) +
+                                        "], the places after the block's producers and before its consumers");
+    position = request.index;
   }
 
   if (llvm::Error error = removeLeafBlock(sch, blockRV.func, *blockPath, request.blockAt)) return error;
@@ -342,7 +353,7 @@ llvm::Error computeAt(Schedule &sch, const ComputeAtRequest &request, bool isCom
   if (!newLoopPath) return newLoopPath.takeError();
   const For &current = *newLoopPath->back().as<For>();
   children = statementsOf(current.body);
-  children.insert(children.begin() + std::min(position, children.size()), subtree);
+  children.insert(children.begin() + std::min(size_t(position), children.size()), subtree);
   For *copy = copyNode(current);
   copy->body = seq(std::move(children));
   sch.replace(blockRV.func, *newLoopPath, Stmt(copy));
