@@ -298,8 +298,9 @@ bool isQuasiAffine(const Expr &e) {
   case NodeKind::Mul:
     return (binary->a->isa<IntImm>() && isQuasiAffine(binary->b)) ||
            (binary->b->isa<IntImm>() && isQuasiAffine(binary->a));
+  // A size variable divides too: TVM's iter map splits a loop of extent `n * 32` by n.
   case NodeKind::FloorDiv:
-  case NodeKind::FloorMod: return binary->b->isa<IntImm>() && isQuasiAffine(binary->a);
+  case NodeKind::FloorMod: return (binary->b->isa<IntImm>() || binary->b->isa<Var>()) && isQuasiAffine(binary->a);
   default: return false;
   }
 }

@@ -86,8 +86,8 @@ inline constexpr const char *kStorageScopes =
     "global, shared, warp, local, wmma.matrix_a, wmma.matrix_b, wmma.accumulator, texture, amx.tmm, "
     "m16n8k8.matrixA, m16n8k8.matrixB, m16n8k8.matrixC, metal.simdgroup, metal.cooperative_tensor, "
     "trn.sbuf, trn.psum";
-// Sums, differences, products with a constant, floordiv/floormod by a constant of loop
-// variables and constants (what TVM's affine binding detection accepts).
+// Sums, differences, products with a constant, floordiv/floormod by a constant or a size
+// variable of loop variables and constants (what TVM's affine binding detection accepts).
 bool isQuasiAffine(const ir::Expr &e);
 
 // Why the block at blockPath under `loop` is neither a local complete block (spatial iterators

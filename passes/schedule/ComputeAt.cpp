@@ -2,6 +2,7 @@
 // reverse_compute_at (ComputeAt.h).
 #include "ComputeAt.h"
 
+#include "AffineInverse.h"
 #include "BlockUtils.h"
 #include "BufferUtils.h"
 #include "CacheStage.h"
@@ -85,6 +86,70 @@ std::optional<IteratorNeed> solveIterator(const Range &provided, const Interval 
               scaled(-*factor, *factor - 1));
 }
 
+// TVM's UpdateBlockVarDomainAffine: where the block provides one point of the buffer through an
+// invertible affine map of all its iterators (`Y[9 - vi, 9 - vj]`, `B[(v1 * 8 + v4) // 16, ...,
+// (v1 * 8 + v4) % 16]`), each iterator needs what the map's inverse gives at the lowest and at
+// the highest point of the needed region, and stays within the inverse of the buffer's corners.
+// False (nothing solved) when the map is not of that form or a range is not constant.
+bool solveAffine(const BufferRegion &provided, const std::vector<Interval> &needed, const std::vector<IterVarRef> &iterVars,
+                 arith::Analyzer &analyzer, std::vector<IteratorNeed> &needs) {
+  std::vector<Expr> outputs, lowest, highest, first, last;
+  for (size_t d = 0; d < provided.region.size(); ++d) {
+    std::optional<int64_t> dimension = asConstInt(provided.buffer->shape[d]);
+    if (!isOne(provided.region[d].extent) || !needed[d].extent || !dimension) return false;
+    DataType dtype = provided.region[d].min->dtype;
+    // `c - v` (an iterator at scale -1 in TVM's iter map) provides the point p where v is c - p.
+    Expr index = provided.region[d].min, mirror;
+    const auto *sub = index.as<BinaryExpr>();
+    if (sub && sub->kind() == NodeKind::Sub && asConstInt(sub->a) && sub->b.as<Var>()) {
+      mirror = sub->a;
+      index = sub->b;
+    }
+    auto at = [&](const Expr &point) { return mirror ? subExpr(mirror, point) : point; };
+    outputs.push_back(index);
+    lowest.push_back(at(needed[d].min));
+    highest.push_back(at(addExpr(needed[d].min, intImm(*needed[d].extent - 1, dtype))));
+    first.push_back(at(intImm(0, dtype)));
+    last.push_back(at(intImm(std::max<int64_t>(*dimension - 1, 0), dtype)));
+  }
+  std::vector<AffineInput> inputs;
+  for (const IterVarRef &iv : iterVars) {
+    std::optional<int64_t> extent = asConstInt(iv->dom.extent);
+    if (!isZero(iv->dom.min) || !extent) return false;
+    inputs.push_back({iv->var, *extent});
+  }
+  std::vector<llvm::Expected<AffineMapInverse>> inverses;
+  for (const std::vector<Expr> *point : {&lowest, &highest, &first, &last})
+    inverses.push_back(inverseAffineMap(outputs, inputs, *point));
+  bool invertible = true;
+  for (llvm::Expected<AffineMapInverse> &inverse : inverses)
+    if (!inverse) {
+      llvm::consumeError(inverse.takeError());
+      invertible = false;
+    } else if (inverse->padding) {
+      invertible = false;  // not one-to-one onto the buffer
+    }
+  if (!invertible) return false;
+  // [min(a, b), max(a, b)] of the inverse at two points, when its extent is constant.
+  auto between = [&](const AffineMapInverse &a, const AffineMapInverse &b, const Var *var) -> std::optional<Interval> {
+    Expr x = analyzer.simplify(a.inverse.at(var)), y = analyzer.simplify(b.inverse.at(var));
+    Expr lo = analyzer.simplify(makeBinary(NodeKind::Min, x, y)), hi = analyzer.simplify(makeBinary(NodeKind::Max, x, y));
+    std::optional<int64_t> extent = asConstInt(analyzer.simplify(subExpr(addExpr(hi, intImm(1, hi->dtype)), lo)));
+    if (!extent) return std::nullopt;
+    return Interval{lo, *extent};
+  };
+  std::vector<IteratorNeed> solved;
+  for (const IterVarRef &iv : iterVars) {
+    const Var *var = iv->var.get();
+    if (!inverses[0]->inverse.count(var)) continue;
+    std::optional<Interval> dom = between(*inverses[0], *inverses[1], var), bound = between(*inverses[2], *inverses[3], var);
+    if (!dom || !bound) return false;
+    solved.push_back(IteratorNeed{var, *dom, *bound});
+  }
+  needs.insert(needs.end(), solved.begin(), solved.end());
+  return true;
+}
+
 bool dividesBySymbolicSize(const Expr &e) {
   bool found = false;
   preOrderVisit(e, [&](const Node &node) {
@@ -116,6 +181,16 @@ ClippedRange clippedToBound(const Interval &dom, const Interval &bound, arith::A
   return {dom, bound};
 }
 
+// The bound within the iterator's own domain, which its values never leave (TVM intersects the
+// two); a bound of symbolic extent stays as it is.
+Interval withinDomain(const Interval &bound, const Range &dom) {
+  std::optional<int64_t> boundMin = asConstInt(bound.min), domMin = asConstInt(dom.min), domExtent = asConstInt(dom.extent);
+  if (!bound.extent || !boundMin || !domMin || !domExtent) return bound;
+  int64_t lo = std::max(*boundMin, *domMin), hi = std::min(*boundMin + *bound.extent, *domMin + *domExtent);
+  if (hi <= lo) return bound;
+  return Interval{intImm(lo, bound.min->dtype), hi - lo};
+}
+
 }  // namespace
 
 llvm::Error computeAt(Schedule &sch, const ComputeAtRequest &request, bool isComputeAt) {
@@ -136,6 +211,10 @@ llvm::Error computeAt(Schedule &sch, const ComputeAtRequest &request, bool isCom
   if (scopeOf(*loopPath) != scopePath)
     return fail(request.loopAt, "the loop '" + target.loopVar->name + "' is not in the scope of the block '" + block.name + "'");
   if (std::string why = whyNotStagePipeline(*scopePath.back().as<Block>()); !why.empty()) return fail(request.blockAt, why);
+  // Moving a block that shares its output with another writer would make it compute the other's
+  // part too (TVM's CheckCompleteOrReductionBlock).
+  if (std::string why = whyNotCompleteOrReduction(*blockPath); !why.empty())
+    return fail(request.blockAt, "the block '" + block.name + "' is neither a complete block nor a reduction block: " + why);
 
   if (isComputeAt) {
     llvm::Expected<PrimFuncRef> func = sch.function(blockRV.func, request.blockAt);
@@ -158,6 +237,7 @@ llvm::Error computeAt(Schedule &sch, const ComputeAtRequest &request, bool isCom
     const Buffer *buffer = region.buffer.get();
     std::set<std::string> inScope = blocksTouching(scope.body, buffer, !isComputeAt);
     inScope.erase(block.name);
+    std::vector<Interval> needed;  // by dimension, what the dependents under the loop access
     for (const StmtPath &found : blocksAccessing(loopPath->back(), buffer, !isComputeAt)) {
       StmtPath dependent = *loopPath;
       dependent.insert(dependent.end(), found.begin() + 1, found.end());
@@ -169,17 +249,26 @@ llvm::Error computeAt(Schedule &sch, const ComputeAtRequest &request, bool isCom
       std::map<const Var *, Range> relaxed = relaxedLoops(dependent, *loopPath, isComputeAt ? storageRank(region.buffer->scope()) : 0);
       for (const BufferRegion &access : isComputeAt ? other.block->reads : other.block->writes) {
         if (access.buffer.get() != buffer) continue;
-        for (size_t d = 0; d < access.region.size(); ++d) {
-          Interval interval = relaxRange(Range{substitute(access.region[d].min, bindings), access.region[d].extent}, relaxed);
-          std::optional<IteratorNeed> need =
-              solveIterator(region.region[d], interval, asConstInt(buffer->shape[d]), analyzer);
-          if (!need) continue;
-          auto [it, fresh] = required.try_emplace(need->var, need->dom);
-          if (!fresh) it->second = uniteIntervals(it->second, need->dom);
-          auto [bound, freshBound] = bounds.try_emplace(need->var, need->bound);
-          if (!freshBound) bound->second = uniteIntervals(bound->second, need->bound);
+        std::vector<Interval> intervals;
+        for (size_t d = 0; d < access.region.size(); ++d)
+          intervals.push_back(relaxRange(Range{substitute(access.region[d].min, bindings), access.region[d].extent}, relaxed));
+        if (needed.empty()) {
+          needed = std::move(intervals);
+        } else {
+          for (size_t d = 0; d < needed.size(); ++d) needed[d] = uniteIntervals(needed[d], intervals[d]);
         }
       }
+    }
+    std::vector<IteratorNeed> needs;
+    if (!needed.empty() && !solveAffine(region, needed, block.iterVars, analyzer, needs))
+      for (size_t d = 0; d < needed.size(); ++d)
+        if (std::optional<IteratorNeed> need = solveIterator(region.region[d], needed[d], asConstInt(buffer->shape[d]), analyzer))
+          needs.push_back(*need);
+    for (const IteratorNeed &need : needs) {
+      auto [it, fresh] = required.try_emplace(need.var, need.dom);
+      if (!fresh) it->second = uniteIntervals(it->second, need.dom);
+      auto [bound, freshBound] = bounds.try_emplace(need.var, need.bound);
+      if (!freshBound) bound->second = uniteIntervals(bound->second, need.bound);
     }
     if (!inScope.empty())
       return fail(request.loopAt, "the " + std::string(isComputeAt ? "consumer '" : "producer '") + *inScope.begin() +
@@ -201,7 +290,7 @@ llvm::Error computeAt(Schedule &sch, const ComputeAtRequest &request, bool isCom
     Expr min = iv->dom.min, extent = iv->dom.extent;
     std::optional<Interval> bound;
     if (it != required.end() && it->second.extent) {
-      ClippedRange needed = clippedToBound(it->second, bounds.at(iv->var.get()), analyzer);
+      ClippedRange needed = clippedToBound(it->second, withinDomain(bounds.at(iv->var.get()), iv->dom), analyzer);
       min = analyzer.simplify(needed.dom.min);
       extent = intImm(*needed.dom.extent, iv->var->dtype);
       bound = needed.bound;
@@ -231,21 +320,32 @@ llvm::Error computeAt(Schedule &sch, const ComputeAtRequest &request, bool isCom
   for (size_t i = loopVars.size(); i-- > 0;)
     subtree = make<For>(loopVars[i], intImm(0, loopVars[i]->dtype), extents[i], ForKind::Serial, subtree);
 
-  // Where it goes among the loop's statements.
+  // Where it goes among the loop's statements: after the last holding one of the block's
+  // producers, up to the first holding one of its consumers (TVM's ProducerConsumerSplit); index
+  // -1 takes the latest place, -2 the earliest.
+  std::set<std::string> producers, consumers;
+  for (const BufferRegion &read : block.reads)
+    for (const std::string &name : blocksTouching(loopPath->back(), read.buffer.get(), true)) producers.insert(name);
+  for (const BufferRegion &write : block.writes)
+    for (const std::string &name : blocksTouching(loopPath->back(), write.buffer.get(), false)) consumers.insert(name);
   std::vector<Stmt> children = statementsOf(target.body);
-  size_t first = children.size(), last = 0;
-  for (size_t i = 0; i < children.size(); ++i)
-    if (holdsBlockNamed(children[i], dependents)) {
-      first = std::min(first, i);
-      last = i + 1;
-    }
-  size_t position = isComputeAt ? first : last;
-  if (request.index >= 0) {
-    if (size_t(request.index) > children.size() || (isComputeAt ? size_t(request.index) > first : size_t(request.index) < last))
-      return fail(request.indexAt, "index " + std::to_string(request.index) + " would break a dependency");
-    position = size_t(request.index);
+  int64_t lastProducer = -1, firstConsumer = int64_t(children.size());
+  for (size_t i = 0; i < children.size(); ++i) {
+    if (holdsBlockNamed(children[i], producers)) lastProducer = int64_t(i);
+    if (holdsBlockNamed(children[i], consumers)) firstConsumer = std::min(firstConsumer, int64_t(i));
+  }
+  if (lastProducer >= firstConsumer)
+    return fail(request.loopAt, "no place under the loop '" + target.loopVar->name + "' follows the producers of the block '" +
+                                     block.name + "' and precedes its consumers");
+  int64_t position = firstConsumer;
+  if (request.index == -2) {
+    position = lastProducer + 1;
   } else if (request.index != -1) {
-    return fail(request.indexAt, "index must be -1 or a position among the loop's statements");
+    if (request.index <= lastProducer || request.index > firstConsumer)
+      return fail(request.indexAt, "index " + std::to_string(request.index) + " is not -1, -2 or in [" +
+                                        std::to_string(lastProducer + 1) + ", " + std::to_string(firstConsumer) +
+                                        "], the places after the block's producers and before its consumers");
+    position = request.index;
   }
 
   if (llvm::Error error = removeLeafBlock(sch, blockRV.func, *blockPath, request.blockAt)) return error;
@@ -253,7 +353,7 @@ llvm::Error computeAt(Schedule &sch, const ComputeAtRequest &request, bool isCom
   if (!newLoopPath) return newLoopPath.takeError();
   const For &current = *newLoopPath->back().as<For>();
   children = statementsOf(current.body);
-  children.insert(children.begin() + std::min(position, children.size()), subtree);
+  children.insert(children.begin() + std::min(size_t(position), children.size()), subtree);
   For *copy = copyNode(current);
   copy->body = seq(std::move(children));
   sch.replace(blockRV.func, *newLoopPath, Stmt(copy));
