@@ -320,12 +320,15 @@ size_t writersUnderLoop(const Stmt &loop, const Buffer *buffer) {
 
 }  // namespace
 
-std::string whyNotCompleteOrReduction(const Stmt &loop, const StmtPath &blockPath) {
+std::string whyNotCompleteOrReduction(const StmtPath &blockPath, const Stmt *loop) {
   const BlockRealize &realize = *blockPath.back().as<BlockRealize>();
   const Block &block = *realize.block;
-  for (const BufferRegion &write : block.writes)
-    if (writersUnderLoop(loop, write.buffer.get()) > 1)
+  for (const BufferRegion &write : block.writes) {
+    if (loop && writersUnderLoop(*loop, write.buffer.get()) > 1)
       return "more than one block nested under the loop writes '" + write.buffer->name + "'";
+    if (!loop && blocksAccessing(scopeOf(blockPath).back(), write.buffer.get(), true).size() != 1)
+      return "it is not the only writer of '" + write.buffer->name + "' in its scope";
+  }
   bool spatial = std::all_of(block.iterVars.begin(), block.iterVars.end(),
                              [](const IterVarRef &iv) { return iv->iterType == IterType::DataPar; });
   if (spatial) {

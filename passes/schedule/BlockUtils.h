@@ -90,13 +90,15 @@ inline constexpr const char *kStorageScopes =
 // variable of loop variables and constants (what TVM's affine binding detection accepts).
 bool isQuasiAffine(const ir::Expr &e);
 
-// Why the block at blockPath under `loop` is neither a local complete block (spatial iterators
-// only, not reading its outputs) nor a local reduction block (a T.init, an affine binding of
-// spatial and reduction iterators, no output index using a reduction iterator), TVM's
-// compact-dataflow condition for the loop's subtree; empty when it is one of them. Dominance is
-// TVM's for a loop subtree: writers are counted only inside the loop's child blocks, so blocks
-// under the loop may share an output with blocks elsewhere in the scope (or each other).
-std::string whyNotCompleteOrReduction(const ir::Stmt &loop, const StmtPath &blockPath);
+// Why the block at blockPath is neither a complete block (spatial iterators only, the dominant
+// writer of its outputs, not reading them) nor a reduction block (a T.init, an affine binding of
+// spatial and reduction iterators, dominant, no output index using a reduction iterator); empty
+// when it is one of them. Without `loop` the block must be the only writer of its outputs in its
+// scope (TVM's CheckCompleteOrReductionBlock, as compute_at asks it). With `loop` it is TVM's
+// compact-dataflow condition for the loop's subtree: writers are counted only inside the loop's
+// child blocks, so blocks under the loop may share an output with blocks elsewhere in the scope
+// (or each other).
+std::string whyNotCompleteOrReduction(const StmtPath &blockPath, const ir::Stmt *loop = nullptr);
 
 // TVM's thread rank of a tag: blockIdx 0; threadIdx, vthread, cthread 1.
 int threadRank(const std::string &tag);

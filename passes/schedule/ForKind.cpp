@@ -36,7 +36,7 @@ llvm::Expected<std::vector<RV>> setLoopKind(Schedule &sch, StepArgs &args, ForKi
       StmtPath blockPath = *path;
       blockPath.insert(blockPath.end(), child.begin() + 1, child.end());
       const BlockRealize &realize = *blockPath.back().as<BlockRealize>();
-      std::string why = whyNotCompleteOrReduction(path->back(), blockPath);
+      std::string why = whyNotCompleteOrReduction(blockPath, &path->back());
       if (!why.empty())
         return diagnosticError(args.at("loop"), "the loop '" + loop.loopVar->name + "' cannot be " + describe(kind) +
                                                     ": the block '" + realize.block->name +
