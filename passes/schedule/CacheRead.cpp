@@ -18,7 +18,7 @@ llvm::Expected<std::vector<RV>> applyCacheRead(Schedule &sch, StepArgs &args) {
   if (!rv) return rv.takeError();
   llvm::Expected<int64_t> index = args.integer("read_buffer_index");
   if (!index) return index.takeError();
-  llvm::Expected<std::string> storageScope = args.string("storage_scope");
+  llvm::Expected<std::string> storageScope = storageScopeArgument(args, "cache_read");
   if (!storageScope) return storageScope.takeError();
   llvm::Expected<std::set<std::string>> given = consumerBlocksArgument(args);
   if (!given) return given.takeError();

@@ -272,6 +272,14 @@ std::set<std::string> blocksTouching(const Stmt &root, const Buffer *buffer, boo
   return names;
 }
 
+llvm::Expected<std::string> storageScopeArgument(StepArgs &args, const std::string &primitive) {
+  llvm::Expected<std::string> scope = args.string("storage_scope");
+  if (scope && !isStorageScope(*scope))
+    return diagnosticError(args.at("storage_scope"), primitive + ": '" + *scope + "' is not a storage scope (" +
+                                                         std::string(kStorageScopes) + ")");
+  return scope;
+}
+
 llvm::Expected<std::set<std::string>> consumerBlocksArgument(StepArgs &args) {
   std::set<std::string> names;
   if (args.value("consumer_blocks").kind == TraceValue::Kind::None) return names;

@@ -57,6 +57,9 @@ size_t firstPositionHolding(const ir::Block &scope, const std::set<std::string> 
 void installCacheStage(Schedule &sch, const CacheStage &stage, const std::set<std::string> &blocks,
                        const CacheLocation &location, const ir::Stmt &stageStmt);
 
+// The storage_scope argument of `primitive`, which must be a scope TVM knows.
+llvm::Expected<std::string> storageScopeArgument(StepArgs &args, const std::string &primitive);
+
 // The names of the blocks given as consumer_blocks (a list of block RVs, or None).
 llvm::Expected<std::set<std::string>> consumerBlocksArgument(StepArgs &args);
 
