@@ -183,13 +183,6 @@ private:
 
 }  // namespace
 
-size_t firstPositionHolding(const Block &scope, const std::set<std::string> &blocks) {
-  std::vector<Stmt> stmts = statementsOf(scope.body);
-  for (size_t i = 0; i < stmts.size(); ++i)
-    if (holdsBlockNamed(stmts[i], blocks)) return i;
-  return stmts.size();
-}
-
 void installCacheStage(Schedule &sch, const CacheStage &stage, const std::set<std::string> &blocks,
                        const CacheLocation &location, const Stmt &stageStmt) {
   const Stmt &target = location.path.back();
@@ -216,8 +209,7 @@ void installCacheStage(Schedule &sch, const CacheStage &stage, const std::set<st
   sch.replace(stage.func, scopePath, Stmt(copy));
 }
 
-CacheLocation cacheWriteLocation(const StmtPath &scopePath, const std::string &writer,
-                                 const std::set<std::string> &related) {
+CacheLocation cacheLocation(const StmtPath &scopePath, const std::string &writer, const std::set<std::string> &related) {
   const Block &scope = *scopePath.back().as<Block>();
   if (related.empty()) return {scopePath, statementsOf(scope.body).size()};
   // The writer's subtree and the first related block after it share a sequence: the innermost
@@ -264,6 +256,14 @@ CacheLocation cacheWriteLocation(const StmtPath &scopePath, const std::string &w
   detector.visitBody(scope.body);
   if (detector.found) return *detector.found;
   return {scopePath, 0};
+}
+
+void placeCacheStage(CacheStage &stage, const StmtPath &writerPath, const CacheLocation &location,
+                     const std::string &storageScope) {
+  stage.fullRegion = location.path.back()->isa<For>();
+  size_t relaxFrom = size_t(std::find(writerPath.begin(), writerPath.end(), location.path.back()) - writerPath.begin());
+  stage.region = writtenRegion(writerPath, stage.original.get(), relaxFrom);
+  stage.cache = makeCacheBuffer(stage.original, storageScope, stage.fullRegion ? wholeRegion(*stage.original) : stage.region);
 }
 
 std::set<std::string> blocksTouching(const Stmt &root, const Buffer *buffer, bool writers) {
