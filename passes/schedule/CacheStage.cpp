@@ -183,19 +183,45 @@ private:
 
 }  // namespace
 
+namespace {
+
+// The statements under a body's T.allocate_const / T.decl_buffer wrappers, where a cache stage
+// goes so that the declared buffers stay visible to it (TVM's InsertCacheStage).
+Stmt unwrapDeclarations(const Stmt &body) {
+  if (const auto *alloc = body.as<Allocate>(); alloc && alloc->constantData) return unwrapDeclarations(alloc->body);
+  if (const auto *decl = body.as<DeclBuffer>()) return unwrapDeclarations(decl->body);
+  return body;
+}
+
+// `body` with `stage` inserted before its statement `position`, below its declarations.
+Stmt insertStage(const Stmt &body, size_t position, const Stmt &stage) {
+  if (const auto *alloc = body.as<Allocate>(); alloc && alloc->constantData) {
+    Allocate *copy = copyNode(*alloc);
+    copy->body = insertStage(alloc->body, position, stage);
+    return Stmt(copy);
+  }
+  if (const auto *decl = body.as<DeclBuffer>()) {
+    DeclBuffer *copy = copyNode(*decl);
+    copy->body = insertStage(decl->body, position, stage);
+    return Stmt(copy);
+  }
+  std::vector<Stmt> stmts = statementsOf(body);
+  stmts.insert(stmts.begin() + std::min(position, stmts.size()), stage);
+  return seq(std::move(stmts));
+}
+
+}  // namespace
+
 void installCacheStage(Schedule &sch, const CacheStage &stage, const std::set<std::string> &blocks,
                        const CacheLocation &location, const Stmt &stageStmt) {
   const Stmt &target = location.path.back();
-  Stmt body = target->isa<For>() ? target.as<For>()->body : target.as<Block>()->body;
-  std::vector<Stmt> stmts = statementsOf(body);
-  stmts.insert(stmts.begin() + std::min(location.position, stmts.size()), stageStmt);
   if (const auto *loop = target.as<For>()) {
     For *copy = copyNode(*loop);
-    copy->body = seq(std::move(stmts));
+    copy->body = insertStage(loop->body, location.position, stageStmt);
     sch.replace(stage.func, location.path, Stmt(copy));
   } else {
     Block *copy = copyNode(*target.as<Block>());
-    copy->body = seq(std::move(stmts));
+    copy->body = insertStage(copy->body, location.position, stageStmt);
     sch.replace(stage.func, location.path, Stmt(copy));
   }
 
@@ -211,7 +237,7 @@ void installCacheStage(Schedule &sch, const CacheStage &stage, const std::set<st
 
 CacheLocation cacheLocation(const StmtPath &scopePath, const std::string &writer, const std::set<std::string> &related) {
   const Block &scope = *scopePath.back().as<Block>();
-  if (related.empty()) return {scopePath, statementsOf(scope.body).size()};
+  if (related.empty()) return {scopePath, statementsOf(unwrapDeclarations(scope.body)).size()};
   // The writer's subtree and the first related block after it share a sequence: the innermost
   // such sequence, whose owner is the loop (or the scope) the stage goes into.
   struct Detector {
@@ -253,7 +279,7 @@ CacheLocation cacheLocation(const StmtPath &scopePath, const std::string &writer
     }
   } detector{writer, related};
   detector.path = scopePath;
-  detector.visitBody(scope.body);
+  detector.visitBody(unwrapDeclarations(scope.body));
   if (detector.found) return *detector.found;
   return {scopePath, 0};
 }
