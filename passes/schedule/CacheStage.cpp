@@ -145,6 +145,10 @@ public:
     if (!inside_ || store->buffer != stage_.original) return visited;
     return make<BufferStore>(stage_.cache, store->value, shifted(store->indices), store->loc());
   }
+  // An opaque access through the buffer's pointer (`A.data`) moves to the cache too, as in TVM.
+  Expr visitVar(const Var &op) override {
+    return inside_ && &op == stage_.original->data.get() ? Expr(stage_.cache->data) : Expr(&op);
+  }
   Stmt visitBlock(const Block &op) override {
     bool outer = inside_;
     inside_ = outer || blocks_.count(op.name);
