@@ -63,6 +63,9 @@ const BuiltinInfo kBuiltins[] = {
     {"tir.tvm_storage_sync", "tvm_storage_sync", CallTypeRule::Fixed, kInt32},
     {"tir.tvm_thread_allreduce", "tvm_thread_allreduce", CallTypeRule::Fixed, kHandle},
     {"tir.tvm_mma_sync", "tvm_mma_sync", CallTypeRule::Fixed, kHandle},
+    {"tir.tvm_fill_fragment", "tvm_fill_fragment", CallTypeRule::Fixed, kHandle},
+    {"tir.tvm_load_matrix_sync", "tvm_load_matrix_sync", CallTypeRule::Fixed, kHandle},
+    {"tir.tvm_store_matrix_sync", "tvm_store_matrix_sync", CallTypeRule::Fixed, kHandle},
     // VTA intrinsics (TVM registers them without a short script name).
     {"tir.vta.command_handle", "tir.vta.command_handle", CallTypeRule::Fixed, kHandle},
     {"tir.vta.uop_push", "tir.vta.uop_push", CallTypeRule::Fixed, kInt32},

@@ -38,6 +38,15 @@ private:
   bool readResultNames(Grammar::TestlistContext *targets, ir::TraceStep &step);
   // `sch.<primitive>(...)`: the primitive's name and argument list; null when expr is not one.
   Grammar::CallExprContext *asScheduleCall(Grammar::ExprContext *expr, std::string &primitive);
+  // A call that may be indexed by one integer, as in `sch.get_loops(b)[-1]`.
+  struct IndexedCall {
+    Grammar::ExprContext *callee;     // expr without the index
+    Grammar::CallExprContext *call;   // null when callee is not `sch.<primitive>(...)`
+    std::string primitive;
+    std::optional<int64_t> index;
+  };
+  // nullopt (diagnosed) when the index is not one integer.
+  std::optional<IndexedCall> readIndexedCall(Grammar::ExprContext *expr);
   // Appends the step of `call` (and, first, the steps of calls nested in its arguments).
   std::optional<ir::TraceStep> readCall(Grammar::CallExprContext *call, const std::string &primitive);
   std::optional<ir::TraceValue> readValue(Grammar::ExprContext *expr);
@@ -96,23 +105,12 @@ bool TraceBuilder::readSmallStatement(Grammar::Small_stmtContext *small) {
     return true;  // a docstring
   if (value->expr().size() != 1 || !value->COMMA().empty())
     return fail(loc(value), "expected one `sch.<primitive>(...)` call");
-  Grammar::ExprContext *expr = value->expr(0);
-  std::optional<int64_t> index;
-  if (auto *subscript = exactly<Grammar::SubscriptExprContext>(expr)) {
-    auto subscripts = subscript->subscriptlist()->subscript();
-    std::optional<ir::TraceValue> position;
-    if (subscripts.size() == 1 && !subscripts[0]->slice_tail())
-      position = readValue(subscripts[0]->expr());
-    if (!position || position->kind != ir::TraceValue::Kind::Int)
-      return fail(loc(subscript->subscriptlist()), "a step's result can be indexed by one integer only");
-    index = position->intValue;
-    expr = subscript->expr();
-  }
-  std::string primitive;
-  Grammar::CallExprContext *call = asScheduleCall(expr, primitive);
-  if (!call) return fail(loc(expr), "expected a call `sch.<primitive>(...)`");
-  std::optional<ir::TraceStep> step = readCall(call, primitive);
+  std::optional<IndexedCall> indexed = readIndexedCall(value->expr(0));
+  if (!indexed) return false;
+  if (!indexed->call) return fail(loc(indexed->callee), "expected a call `sch.<primitive>(...)`");
+  std::optional<ir::TraceStep> step = readCall(indexed->call, indexed->primitive);
   if (!step) return false;
+  const std::optional<int64_t> index = indexed->index;
   step->resultIndex = index;
   if (exprStmt->ASSIGN()) {
     if (testlists.size() != 2)
@@ -121,21 +119,50 @@ bool TraceBuilder::readSmallStatement(Grammar::Small_stmtContext *small) {
     if (index && (step->results.size() != 1 || step->resultsAreList))
       return fail(loc(testlists[0]), "an indexed result binds one name");
   } else if (index) {
-    return fail(loc(expr), "an indexed result must be bound to a name");
+    return fail(loc(indexed->callee), "an indexed result must be bound to a name");
   }
   trace_.steps.push_back(std::move(*step));
   return true;
 }
 
 bool TraceBuilder::readResultNames(Grammar::TestlistContext *targets, ir::TraceStep &step) {
-  for (auto *target : targets->expr()) {
+  std::vector<Grammar::ExprContext *> names = targets->expr();
+  step.resultsAreList = names.size() > 1 || !targets->COMMA().empty();
+  // Python's bracketed targets, as TVM's tests write them by hand: `(l,) = ...`, `[i, j] = ...`.
+  if (auto *atom = names.size() == 1 ? exactly<Grammar::AtomExprContext>(names[0]) : nullptr) {
+    if (auto *paren = exactly<Grammar::ParenAtomContext>(atom->atom())) {
+      names = paren->expr();
+      step.resultsAreList = names.size() > 1 || !paren->COMMA().empty();
+    } else if (auto *list = exactly<Grammar::ListAtomContext>(atom->atom())) {
+      names = list->expr();
+      step.resultsAreList = true;
+    }
+  }
+  for (auto *target : names) {
     auto *atom = exactly<Grammar::AtomExprContext>(target);
     auto *name = atom ? exactly<Grammar::NameAtomContext>(atom->atom()) : nullptr;
     if (!name) return fail(loc(target), "a step's results are bound to plain names");
     step.results.push_back(name->NAME()->getText());
   }
-  step.resultsAreList = targets->expr().size() > 1 || !targets->COMMA().empty();
   return true;
+}
+
+std::optional<TraceBuilder::IndexedCall> TraceBuilder::readIndexedCall(Grammar::ExprContext *expr) {
+  IndexedCall indexed{expr, nullptr, {}, std::nullopt};
+  if (auto *subscript = exactly<Grammar::SubscriptExprContext>(expr)) {
+    auto subscripts = subscript->subscriptlist()->subscript();
+    std::optional<ir::TraceValue> position;
+    if (subscripts.size() == 1 && !subscripts[0]->slice_tail())
+      position = readValue(subscripts[0]->expr());
+    if (!position || position->kind != ir::TraceValue::Kind::Int) {
+      fail(loc(subscript->subscriptlist()), "a step's result can be indexed by one integer only");
+      return std::nullopt;
+    }
+    indexed.index = position->intValue;
+    indexed.callee = subscript->expr();
+  }
+  indexed.call = asScheduleCall(indexed.callee, indexed.primitive);
+  return indexed;
 }
 
 Grammar::CallExprContext *TraceBuilder::asScheduleCall(Grammar::ExprContext *expr, std::string &primitive) {
@@ -193,11 +220,14 @@ std::optional<ir::TraceValue> TraceBuilder::readValue(Grammar::ExprContext *expr
     }
   }
   if (auto *lambda = exactly<Grammar::LambdaExprContext>(expr)) return readLambda(lambda);
-  std::string primitive;
-  if (auto *call = asScheduleCall(expr, primitive)) {
-    // A nested call is a step of its own whose single result is passed on.
-    std::optional<ir::TraceStep> step = readCall(call, primitive);
+  std::optional<IndexedCall> indexed = readIndexedCall(expr);
+  if (!indexed) return std::nullopt;
+  if (indexed->call) {
+    // A nested call is a step of its own whose single result (or indexed result) is passed on.
+    const std::string &primitive = indexed->primitive;
+    std::optional<ir::TraceStep> step = readCall(indexed->call, primitive);
     if (!step) return std::nullopt;
+    step->resultIndex = indexed->index;
     // Not a Python name, so it cannot clash; ir::describeTraceName shows it as the call.
     std::string name = "%" + std::to_string(++nestedCalls_) + ":sch." + primitive + "(...)";
     step->results.push_back(name);

@@ -103,6 +103,10 @@ TEST_CASE("what a schedule cannot hold is an error at the offending token", "[tr
              Catch::Matchers::Contains("schedule.py:2:5: error: a step's results are bound to plain names"));
   CHECK_THAT(readError("def s(sch):\n    x = sch.get_loops(b)[1:2]\n"),
              Catch::Matchers::Contains("schedule.py:2:26: error: a step's result can be indexed by one integer only"));
+  CHECK_THAT(readError("def s(sch):\n    sch.vectorize(sch.get_loops(b)[i])\n"),
+             Catch::Matchers::Contains("schedule.py:2:36: error: a step's result can be indexed by one integer only"));
+  CHECK_THAT(readError("def s(sch):\n    (l, a.b) = sch.get_loops(b)\n"),
+             Catch::Matchers::Contains("schedule.py:2:9: error: a step's results are bound to plain names"));
   CHECK_THAT(readError("def s(sch):\n    sch.get_block({1: 2})\n"),
              Catch::Matchers::Contains("schedule.py:2:20: error: a dictionary key in a schedule is a string"));
 }
