@@ -17,6 +17,8 @@ const BuiltinInfo kBuiltins[] = {
     {"tir.call_llvm_intrin", "call_llvm_intrin", CallTypeRule::DtypeFirst, {}},
     {"tir.call_llvm_pure_intrin", "call_llvm_pure_intrin", CallTypeRule::DtypeFirst, {}},
     {"tir.reinterpret", "reinterpret", CallTypeRule::DtypeFirst, {}},
+    {"tir.vectorlow", "vectorlow", CallTypeRule::DtypeFirst, {}},
+    {"tir.vectorhigh", "vectorhigh", CallTypeRule::DtypeFirst, {}},
     {"tir.type_annotation", "type_annotation", CallTypeRule::DtypeFirst, {}},
     // Result typed like an argument.
     {"tir.if_then_else", "if_then_else", CallTypeRule::SameAsArg1, {}},

@@ -18,6 +18,7 @@ static bool isPureBuiltin(const std::string &op) {
       .Cases("tir.round", "tir.trunc", "tir.nearbyint", "tir.fabs", "tir.pow", true)
       .Cases("tir.fmod", "tir.popcount", "tir.isnan", "tir.isinf", "tir.isfinite", true)
       .Cases("tir.call_pure_extern", "tir.call_llvm_pure_intrin", "tir.reinterpret", true)
+      .Cases("tir.vectorlow", "tir.vectorhigh", true)
       .Default(false);
 }
 

@@ -83,6 +83,19 @@ Value typedValue(FunctionBuilder &b, CallArgs &args, ir::SourceLoc at, const std
   return Value::ofExpr(ir::castExpr(dtype, expr, at), at);
 }
 
+// T.int16x32(1): TVM casts the value to the element type and broadcasts it over the lanes.
+Value vectorValue(FunctionBuilder &b, DataType dtype, CallArgs &args, ir::SourceLoc at,
+                  const std::string &path) {
+  if (!checkArity(b, args, 1, 1, path))
+    return Value::invalid();
+  CallArgs element;
+  element.positional.push_back(args.positional[0]);
+  Value scalar = typedValue(b, element, at, "T." + dtype.elementType().str());
+  if (!scalar.expr)
+    return Value::invalid();
+  return Value::ofExpr(ir::make<ir::Broadcast>(scalar.expr, dtype.lanes(), at), at);
+}
+
 // T.Cast(dtype, value), built as written.
 Value castBuiltin(FunctionBuilder &b, CallArgs &args, ir::SourceLoc at, const std::string &path) {
   if (!checkArity(b, args, 2, 2, path))
@@ -340,7 +353,7 @@ Value iterVar(FunctionBuilder &b, CallArgs &args, ir::SourceLoc at, const std::s
 }
 
 Value vectorBuiltin(FunctionBuilder &b, CallArgs &args, ir::SourceLoc at, const std::string &path) {
-  bool isRamp = shortName(path) == "Ramp";
+  bool isRamp = shortName(path) == "Ramp" || shortName(path) == "ramp";
   size_t arity = isRamp ? 3 : 2;
   if (!checkArity(b, args, arity, arity, path))
     return Value::invalid();
@@ -362,6 +375,15 @@ Value vectorBuiltin(FunctionBuilder &b, CallArgs &args, ir::SourceLoc at, const 
   if (!stride.expr || !b.matchTypes(base, stride, at))
     return Value::invalid();
   return Value::ofExpr(ir::make<ir::Ramp>(base.expr, stride.expr, int(*lanes), at), at);
+}
+
+// T.llvm_lookup_intrinsic_id("llvm.x86...") stands for the intrinsic by its name: TVM's number
+// depends on the LLVM version, and TVM prints the call_llvm_(pure_)intrin operand back as the name.
+Value llvmIntrinsicName(FunctionBuilder &b, CallArgs &args, ir::SourceLoc at, const std::string &path) {
+  if (!checkArity(b, args, 1, 1, path))
+    return Value::invalid();
+  std::optional<std::string> name = b.toString(args.positional[0], "an LLVM intrinsic name");
+  return name ? Value::ofString(*name, at) : Value::invalid();
 }
 
 // T.handle("int8", "scope") as a type: of a parameter, a let or `p = T.handle(...)`.
@@ -410,6 +432,9 @@ const std::unordered_map<std::string, Handler> &builtinTable() {
     t["T.iter_var"] = iterVar;
     t["T.Ramp"] = vectorBuiltin;
     t["T.Broadcast"] = vectorBuiltin;
+    t["T.ramp"] = vectorBuiltin;
+    t["T.broadcast"] = vectorBuiltin;
+    t["T.llvm_lookup_intrinsic_id"] = llvmIntrinsicName;
     t["T.Range"] = rangeBuiltin;
     t["T.Let"] = letBuiltin;
     t["T.handle"] = pointerType;
@@ -447,11 +472,37 @@ Value FunctionBuilder::callBuiltin(const std::string &path, CallArgs &args, ir::
     return buffer ? Value::ofBuffer(buffer, at) : Value::invalid();
   }
   auto found = builtinTable().find(path);
+  if (found == builtinTable().end() && path.rfind("T.", 0) == 0)
+    if (std::optional<DataType> vector = DataType::parse(path.substr(2)); vector && vector->lanes() > 1)
+      return vectorValue(*this, *vector, args, at, path);
   if (found == builtinTable().end()) {
     error(at, "unknown function '" + path + "'");
     return Value::invalid();
   }
   return found->second(*this, args, at, path);
+}
+
+// B.vload(begin, dtype): TVM's Buffer::vload, a load of `dtype`'s lanes from `begin` on, the
+// last index turned into a ramp over them.
+Value vectorLoad(FunctionBuilder &b, const ir::BufferRef &buffer, CallArgs &args, ir::SourceLoc at) {
+  const Value *beginValue = argument(args, 0, "begin");
+  const Value *dtypeValue = argument(args, 1, "dtype");
+  if (!beginValue || !dtypeValue) {
+    b.error(at, "vload needs the first indices and a dtype");
+    return Value::invalid();
+  }
+  std::optional<DataType> dtype = b.toDataType(*dtypeValue);
+  auto indices = exprList(b, beginValue->items, 0);
+  if (!dtype || !indices)
+    return Value::invalid();
+  if (indices->size() != buffer->shape.size() || dtype->elementType() != buffer->dtype.elementType()) {
+    b.error(at, "vload of " + dtype->str() + " does not fit buffer '" + buffer->name + "'");
+    return Value::invalid();
+  }
+  if (dtype->lanes() > 1)
+    indices->back() = ir::make<ir::Ramp>(indices->back(), ir::intImm(1, indices->back()->dtype, at),
+                                         dtype->lanes(), at);
+  return Value::ofExpr(ir::make<ir::BufferLoad>(buffer, std::move(*indices), at), at);
 }
 
 Value FunctionBuilder::callMethod(const Value &method, CallArgs &args, ir::SourceLoc at) {
@@ -466,8 +517,10 @@ Value FunctionBuilder::callMethod(const Value &method, CallArgs &args, ir::Sourc
       return Value::ofExpr(toExprOf(object, *dtype, "a value"), at);
     return Value::ofExpr(ir::castExpr(*dtype, object.expr, at), at);
   }
-  // B.access_ptr(mask, ptr_type="handle", content_lanes=1, offset=0, extent=None)
   const ir::BufferRef &buffer = object.buffer;
+  if (method.text == "vload")
+    return vectorLoad(*this, buffer, args, at);
+  // B.access_ptr(mask, ptr_type="handle", content_lanes=1, offset=0, extent=None)
   const Value *maskValue = argument(args, 0, "access_mask");
   std::optional<std::string> mask = maskValue ? toString(*maskValue, "an access mask")
                                               : std::nullopt;

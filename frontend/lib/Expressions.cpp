@@ -417,7 +417,7 @@ Value FunctionBuilder::evalAttribute(Grammar::AttributeExprContext *expr) {
       const Expr &offset = object.buffer->elemOffset;
       return Value::ofExpr(offset ? offset : ir::intImm(0, DataType::int32(), at), at);
     }
-    if (attribute == "access_ptr") {
+    if (attribute == "access_ptr" || attribute == "vload") {
       return Value::ofMethod(attribute, std::move(object), at);
     }
     error(at, "buffer '" + object.buffer->name + "' has no attribute '" + attribute + "'");

@@ -1,9 +1,11 @@
 // cache_read(block, read_buffer_index, storage_scope, consumer_blocks=None): a copy of the
 // buffer the block reads at read_buffer_index, in `storage_scope`, made by a new block
-// `<buffer>_<scope>` placed in the enclosing scope before the first consumer (after the
-// buffer's writer, if the scope has one); the consumers (all readers in the scope, or the
-// blocks given) read the copy. The copied region is the writer's write region relaxed over its
-// loops, or the whole buffer when the scope does not write it. Returns the copy block.
+// `<buffer>_<scope>`; the consumers (all readers in the scope, or the blocks given) read the
+// copy. When the scope writes the buffer, the copy goes right after the writer's subtree in the
+// innermost loop (or the scope) that also holds a consumer, as TVM's CacheLocDetector places
+// it, and copies the writer's region relaxed over the loops below that place. Otherwise it goes
+// first in the scope and copies the region the scope block reads (the whole buffer when it
+// declares none). Returns the copy block.
 #include "BufferUtils.h"
 #include "CacheStage.h"
 
@@ -18,7 +20,7 @@ llvm::Expected<std::vector<RV>> applyCacheRead(Schedule &sch, StepArgs &args) {
   if (!rv) return rv.takeError();
   llvm::Expected<int64_t> index = args.integer("read_buffer_index");
   if (!index) return index.takeError();
-  llvm::Expected<std::string> storageScope = args.string("storage_scope");
+  llvm::Expected<std::string> storageScope = storageScopeArgument(args, "cache_read");
   if (!storageScope) return storageScope.takeError();
   llvm::Expected<std::set<std::string>> given = consumerBlocksArgument(args);
   if (!given) return given.takeError();
@@ -37,21 +39,23 @@ llvm::Expected<std::vector<RV>> applyCacheRead(Schedule &sch, StepArgs &args) {
   if (writers.size() > 1)
     return diagnosticError(args.at("read_buffer_index"), "cache_read: more than one block writes '" + (*buffer)->name + "'");
   std::set<std::string> consumers = given->empty() ? blocksTouching(scope.body, buffer->get(), false) : *given;
-  size_t position = 0;
+  CacheLocation location{stage.scopePath, 0};
   if (writers.empty()) {
-    stage.region = wholeRegion(**buffer);
+    // An input of the scope: the region the scope block reads, as TVM takes it.
+    auto read = std::find_if(scope.reads.begin(), scope.reads.end(),
+                             [&](const BufferRegion &region) { return region.buffer == *buffer; });
+    stage.region = read != scope.reads.end() ? read->region : wholeRegion(**buffer);
+    stage.cache = makeCacheBuffer(*buffer, *storageScope, stage.region);
   } else {
     std::string writer = writers[0].back().as<BlockRealize>()->block->name;
     consumers.erase(writer);
-    stage.region = writtenRegion(writers[0], buffer->get());
-    position = firstPositionHolding(scope, consumers);
-    if (firstPositionHolding(scope, {writer}) >= position)
-      return diagnosticError(args.stepLoc(), "cache_read: the writer '" + writer + "' of '" + (*buffer)->name +
-                                                 "' and its first consumer share a statement of the scope");
+    llvm::Expected<StmtPath> writerPath = sch.findBlock(BlockRV{rv->func, writer}, args.at("block"));
+    if (!writerPath) return writerPath.takeError();
+    location = cacheLocation(stage.scopePath, writer, consumers);
+    placeCacheStage(stage, *writerPath, location, *storageScope);
   }
-  stage.cache = makeCacheBuffer(*buffer, *storageScope, stage.region);
   std::string name = sch.freshBlockName(rv->func, (*buffer)->name + "_" + *storageScope);
-  installCacheStage(sch, stage, consumers, CacheLocation{stage.scopePath, position}, makeCacheStage(stage, name));
+  installCacheStage(sch, stage, consumers, location, makeCacheStage(stage, name));
   return std::vector<RV>{BlockRV{rv->func, name}};
 }
 

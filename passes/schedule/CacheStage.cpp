@@ -145,6 +145,10 @@ public:
     if (!inside_ || store->buffer != stage_.original) return visited;
     return make<BufferStore>(stage_.cache, store->value, shifted(store->indices), store->loc());
   }
+  // An opaque access through the buffer's pointer (`A.data`) moves to the cache too, as in TVM.
+  Expr visitVar(const Var &op) override {
+    return inside_ && &op == stage_.original->data.get() ? Expr(stage_.cache->data) : Expr(&op);
+  }
   Stmt visitBlock(const Block &op) override {
     bool outer = inside_;
     inside_ = outer || blocks_.count(op.name);
@@ -183,26 +187,45 @@ private:
 
 }  // namespace
 
-size_t firstPositionHolding(const Block &scope, const std::set<std::string> &blocks) {
-  std::vector<Stmt> stmts = statementsOf(scope.body);
-  for (size_t i = 0; i < stmts.size(); ++i)
-    if (holdsBlockNamed(stmts[i], blocks)) return i;
-  return stmts.size();
+namespace {
+
+// The statements under a body's T.allocate_const / T.decl_buffer wrappers, where a cache stage
+// goes so that the declared buffers stay visible to it (TVM's InsertCacheStage).
+Stmt unwrapDeclarations(const Stmt &body) {
+  if (const auto *alloc = body.as<Allocate>(); alloc && alloc->constantData) return unwrapDeclarations(alloc->body);
+  if (const auto *decl = body.as<DeclBuffer>()) return unwrapDeclarations(decl->body);
+  return body;
 }
+
+// `body` with `stage` inserted before its statement `position`, below its declarations.
+Stmt insertStage(const Stmt &body, size_t position, const Stmt &stage) {
+  if (const auto *alloc = body.as<Allocate>(); alloc && alloc->constantData) {
+    Allocate *copy = copyNode(*alloc);
+    copy->body = insertStage(alloc->body, position, stage);
+    return Stmt(copy);
+  }
+  if (const auto *decl = body.as<DeclBuffer>()) {
+    DeclBuffer *copy = copyNode(*decl);
+    copy->body = insertStage(decl->body, position, stage);
+    return Stmt(copy);
+  }
+  std::vector<Stmt> stmts = statementsOf(body);
+  stmts.insert(stmts.begin() + std::min(position, stmts.size()), stage);
+  return seq(std::move(stmts));
+}
+
+}  // namespace
 
 void installCacheStage(Schedule &sch, const CacheStage &stage, const std::set<std::string> &blocks,
                        const CacheLocation &location, const Stmt &stageStmt) {
   const Stmt &target = location.path.back();
-  Stmt body = target->isa<For>() ? target.as<For>()->body : target.as<Block>()->body;
-  std::vector<Stmt> stmts = statementsOf(body);
-  stmts.insert(stmts.begin() + std::min(location.position, stmts.size()), stageStmt);
   if (const auto *loop = target.as<For>()) {
     For *copy = copyNode(*loop);
-    copy->body = seq(std::move(stmts));
+    copy->body = insertStage(loop->body, location.position, stageStmt);
     sch.replace(stage.func, location.path, Stmt(copy));
   } else {
     Block *copy = copyNode(*target.as<Block>());
-    copy->body = seq(std::move(stmts));
+    copy->body = insertStage(copy->body, location.position, stageStmt);
     sch.replace(stage.func, location.path, Stmt(copy));
   }
 
@@ -216,10 +239,9 @@ void installCacheStage(Schedule &sch, const CacheStage &stage, const std::set<st
   sch.replace(stage.func, scopePath, Stmt(copy));
 }
 
-CacheLocation cacheWriteLocation(const StmtPath &scopePath, const std::string &writer,
-                                 const std::set<std::string> &related) {
+CacheLocation cacheLocation(const StmtPath &scopePath, const std::string &writer, const std::set<std::string> &related) {
   const Block &scope = *scopePath.back().as<Block>();
-  if (related.empty()) return {scopePath, statementsOf(scope.body).size()};
+  if (related.empty()) return {scopePath, statementsOf(unwrapDeclarations(scope.body)).size()};
   // The writer's subtree and the first related block after it share a sequence: the innermost
   // such sequence, whose owner is the loop (or the scope) the stage goes into.
   struct Detector {
@@ -261,15 +283,31 @@ CacheLocation cacheWriteLocation(const StmtPath &scopePath, const std::string &w
     }
   } detector{writer, related};
   detector.path = scopePath;
-  detector.visitBody(scope.body);
+  detector.visitBody(unwrapDeclarations(scope.body));
   if (detector.found) return *detector.found;
   return {scopePath, 0};
+}
+
+void placeCacheStage(CacheStage &stage, const StmtPath &writerPath, const CacheLocation &location,
+                     const std::string &storageScope) {
+  stage.fullRegion = location.path.back()->isa<For>();
+  size_t relaxFrom = size_t(std::find(writerPath.begin(), writerPath.end(), location.path.back()) - writerPath.begin());
+  stage.region = writtenRegion(writerPath, stage.original.get(), relaxFrom);
+  stage.cache = makeCacheBuffer(stage.original, storageScope, stage.fullRegion ? wholeRegion(*stage.original) : stage.region);
 }
 
 std::set<std::string> blocksTouching(const Stmt &root, const Buffer *buffer, bool writers) {
   std::set<std::string> names;
   for (const StmtPath &path : blocksAccessing(root, buffer, writers)) names.insert(path.back().as<BlockRealize>()->block->name);
   return names;
+}
+
+llvm::Expected<std::string> storageScopeArgument(StepArgs &args, const std::string &primitive) {
+  llvm::Expected<std::string> scope = args.string("storage_scope");
+  if (scope && !isStorageScope(*scope))
+    return diagnosticError(args.at("storage_scope"), primitive + ": '" + *scope + "' is not a storage scope (" +
+                                                         std::string(kStorageScopes) + ")");
+  return scope;
 }
 
 llvm::Expected<std::set<std::string>> consumerBlocksArgument(StepArgs &args) {

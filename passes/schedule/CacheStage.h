@@ -27,16 +27,22 @@ struct CacheLocation {
   size_t position = 0;
 };
 
-// TVM's CacheLocDetector for cache_write: right after the writer's subtree, in the innermost
-// statement sequence (of the scope or of a loop) that also holds a block of `related` (the
-// consumers that keep reading the original); at the end of the scope when `related` is empty.
-CacheLocation cacheWriteLocation(const StmtPath &scopePath, const std::string &writer,
-                                 const std::set<std::string> &related);
+// TVM's CacheLocDetector: right after the writer's subtree, in the innermost statement sequence
+// (of the scope or of a loop) that also holds a block of `related` (cache_read: the consumers;
+// cache_write: the consumers that keep reading the original); at the end of the scope when
+// `related` is empty.
+CacheLocation cacheLocation(const StmtPath &scopePath, const std::string &writer, const std::set<std::string> &related);
+
+// Places the stage at `location` for the writer at `writerPath`: the region is its write region
+// relaxed over the loops below the location; a stage inside a loop keeps the original's shape
+// and indices (TVM's cache_full_region), one in the scope is shaped like the region.
+void placeCacheStage(CacheStage &stage, const StmtPath &writerPath, const CacheLocation &location,
+                     const std::string &storageScope);
 
 // The region of `buffer` the block at `path` writes, relaxed over the loops of its scope that
 // are below path[relaxFrom] (the whole dimension where that cannot be bounded) and narrowed by
 // the block's predicate where it bounds an index itself (TVM's RelaxBufferRegion).
-std::vector<ir::Range> writtenRegion(const StmtPath &path, const ir::Buffer *buffer, size_t relaxFrom = 0);
+std::vector<ir::Range> writtenRegion(const StmtPath &path, const ir::Buffer *buffer, size_t relaxFrom);
 
 // `<original>_<scope>`: the original in another scope, shaped like `region`.
 ir::BufferRef makeCacheBuffer(const ir::BufferRef &original, const std::string &scope,
@@ -47,15 +53,14 @@ ir::BufferRef makeCacheBuffer(const ir::BufferRef &original, const std::string &
 // the same index on both sides).
 ir::Stmt makeCacheStage(const CacheStage &stage, const std::string &blockName);
 
-// The index in the scope body's statements of the first one containing a block named in
-// `blocks`; the number of statements when none does.
-size_t firstPositionHolding(const ir::Block &scope, const std::set<std::string> &blocks);
-
 // Inserts the copy `stageStmt` at `location`, rewrites the accesses of `original` in the blocks
 // named in `blocks` (loads, stores, regions, match_buffer sources) to the cache buffer (shifted
 // by the region's min unless fullRegion) and allocates the cache buffer in the scope.
 void installCacheStage(Schedule &sch, const CacheStage &stage, const std::set<std::string> &blocks,
                        const CacheLocation &location, const ir::Stmt &stageStmt);
+
+// The storage_scope argument of `primitive`, which must be a scope TVM knows.
+llvm::Expected<std::string> storageScopeArgument(StepArgs &args, const std::string &primitive);
 
 // The names of the blocks given as consumer_blocks (a list of block RVs, or None).
 llvm::Expected<std::set<std::string>> consumerBlocksArgument(StepArgs &args);

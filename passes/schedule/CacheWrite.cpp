@@ -21,7 +21,7 @@ llvm::Expected<std::vector<RV>> applyCacheWrite(Schedule &sch, StepArgs &args) {
   if (!rv) return rv.takeError();
   llvm::Expected<int64_t> index = args.integer("write_buffer_index");
   if (!index) return index.takeError();
-  llvm::Expected<std::string> storageScope = args.string("storage_scope");
+  llvm::Expected<std::string> storageScope = storageScopeArgument(args, "cache_write");
   if (!storageScope) return storageScope.takeError();
   llvm::Expected<std::set<std::string>> given = consumerBlocksArgument(args);
   if (!given) return given.takeError();
@@ -47,11 +47,8 @@ llvm::Expected<std::vector<RV>> applyCacheWrite(Schedule &sch, StepArgs &args) {
       return diagnosticError(args.at("consumer_blocks"), "cache_write: consumer_blocks names '" + consumer +
                                                              "', which does not read the buffer '" + (*buffer)->name + "'");
   }
-  CacheLocation location = cacheWriteLocation(stage.scopePath, rv->name, stillReading);
-  stage.fullRegion = location.path.back()->isa<For>();
-  size_t relaxFrom = size_t(std::find(path->begin(), path->end(), location.path.back()) - path->begin());
-  stage.region = writtenRegion(*path, buffer->get(), relaxFrom);
-  stage.cache = makeCacheBuffer(*buffer, *storageScope, stage.fullRegion ? wholeRegion(**buffer) : stage.region);
+  CacheLocation location = cacheLocation(stage.scopePath, rv->name, stillReading);
+  placeCacheStage(stage, *path, location, *storageScope);
   std::string name = sch.freshBlockName(rv->func, (*buffer)->name + "_" + *storageScope);
   std::set<std::string> rewritten = *given;
   rewritten.insert(rv->name);
