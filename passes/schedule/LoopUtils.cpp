@@ -169,8 +169,9 @@ bool isFusedIterator(const Expr &e, const std::vector<VarRef> &vars, const LoopD
   return true;
 }
 
-// Sums, constant multiples and constant floordiv/floormod of loop variables, with the divided
-// operands linear in the loops; sub-expressions free of the loops are symbols.
+// Sums, constant multiples and floordiv/floormod of loop variables by a constant or a size
+// variable (TVM's iter map splits a loop of extent `n * 32` by n), with the divided operands
+// linear in the loops; sub-expressions free of the loops are symbols.
 bool isSplitOfFusedIterators(const Expr &e, const LoopDomain &dom) {
   std::vector<VarRef> vars = loopVarsIn(e, dom);
   if (vars.empty() || e->isa<Var>()) return true;
@@ -184,7 +185,8 @@ bool isSplitOfFusedIterators(const Expr &e, const LoopDomain &dom) {
            (binary->b->isa<IntImm>() && isSplitOfFusedIterators(binary->a, dom));
   case NodeKind::FloorDiv:
   case NodeKind::FloorMod:
-    return asConstInt(binary->b).value_or(0) > 0 && detectLinearEquation(binary->a, vars).has_value();
+    return (asConstInt(binary->b).value_or(0) > 0 || (binary->b->isa<Var>() && loopVarsIn(binary->b, dom).empty())) &&
+           detectLinearEquation(binary->a, vars).has_value();
   default: return false;
   }
 }

@@ -32,7 +32,7 @@ ir::Stmt simplifyBindings(const ir::Stmt &root, const std::vector<const ir::For 
 // other loops are symbols) for the forms schedules produce: each binding is a fused iterator of
 // scale 1 (loop variables times constants covering one range without gaps, `i * 4 + ii` or the
 // overlapping `v0 * 2 + v1` with v1 < 4, plus terms free of the loops) using loops no other
-// binding uses, or splits of such iterators by constants (`f // 4`, `f % 4`); each predicate
+// binding uses, or splits of such iterators by constants or size variables (`f // 4`, `f % n`); each predicate
 // conjunct using the loops bounds (`<`, `<=`) a fused iterator of loops of one binding.
 // `l * 16`, `v0 * v0 + v1` and a predicate bounding i, j, k and l of four bindings together are
 // not affine. Not ported: padded or symbolic-stride iterators.
