@@ -34,11 +34,13 @@ void Analyzer::bind(const VarRef &var, const Range &range) {
   if (min.max != IntBound::kPosInf && extent.max != IntBound::kPosInf) bound.max = min.max + extent.max - 1;
   state_->varValues.erase(var);
   state_->varBounds[var] = bound;
+  state_->varRanges.insert_or_assign(var, range);
 }
 
 void Analyzer::bind(const VarRef &var, const Expr &value) {
   Expr simplified = simplify(value);
   state_->varBounds.erase(var);
+  state_->varRanges.erase(var);
   state_->varValues[var] = simplified;
 }
 
@@ -57,10 +59,28 @@ Expr Analyzer::canonicalSimplify(const Expr &e) {
   return Simplifier(*this, *state_, Simplifier::Mode::Canonical).visitExpr(e);
 }
 
-bool Analyzer::canProve(const Expr &condition) {
+bool Analyzer::canProve(const Expr &condition, ProofStrength strength) {
   if (auto c = asConstInt(condition)) return *c != 0;
-  auto c = asConstInt(simplify(condition));
-  return c && *c != 0;
+  if (auto c = asConstInt(simplify(condition))) return *c != 0;
+  const auto *compare = condition.as<BinaryExpr>();
+  if (strength != ProofStrength::SymbolicBound || !compare ||
+      (compare->kind() != NodeKind::LT && compare->kind() != NodeKind::LE) || !isIndexType(compare->a->dtype))
+    return false;
+  // The least value of b - a: each bound variable of a linear difference at the end of its range
+  // that lowers it (TVM relaxes the difference to an integer set for the same question).
+  Expr difference = simplify(subExpr(compare->b, compare->a));
+  std::vector<VarRef> vars;
+  for (const auto &[var, range] : state_->varRanges) vars.push_back(var);
+  std::optional<LinearEquation> linear = detectLinearEquation(difference, vars);
+  if (!linear) return false;
+  Expr least = linear->base;
+  for (size_t i = 0; i < vars.size(); ++i) {
+    if (linear->coeffs[i] == 0) continue;
+    const Range &range = state_->varRanges.at(vars[i]);
+    Expr end = linear->coeffs[i] > 0 ? range.min : subExpr(addExpr(range.min, range.extent), intImm(1, range.min->dtype));
+    least = addExpr(least, mulExpr(intImm(linear->coeffs[i], end->dtype), end));
+  }
+  return canProveGreaterEqual(simplify(least), compare->kind() == NodeKind::LT ? 1 : 0);
 }
 
 bool Analyzer::canProveGreaterEqual(const Expr &e, int64_t lowerBound) {

@@ -12,6 +12,8 @@ namespace vtac::ir::arith {
 
 struct Analyzer::State {
   std::unordered_map<VarRef, IntBound> varBounds;
+  // The ranges as bound, symbolic ends included (for ProofStrength::SymbolicBound).
+  std::unordered_map<VarRef, Range> varRanges;
   std::unordered_map<VarRef, Expr> varValues;
   // Simplified conjuncts of the constraint scopes in force, innermost last.
   std::vector<Expr> knownTrue;

@@ -106,7 +106,8 @@ llvm::Expected<std::vector<RV>> applySplit(Schedule &sch, StepArgs &args) {
   }
   Stmt body = substitute(loop.body, VarMap{{loop.loopVar.get(), value}});
   Expr inBounds = makeBinary(NodeKind::LT, value, loop.extent);
-  if (!*disablePredication && !analyzer.canProve(inBounds)) body = PredicateAppender(inBounds).visitStmt(body);
+  if (!*disablePredication && !analyzer.canProve(inBounds, arith::Analyzer::ProofStrength::SymbolicBound))
+    body = PredicateAppender(inBounds).visitStmt(body);
   for (size_t i = factors.size(); i-- > 0;)
     body = make<For>(newVars[i], intImm(0, dtype), extents[i], ForKind::Serial, body);
   std::vector<const For *> outer = loopsInScope(*path);

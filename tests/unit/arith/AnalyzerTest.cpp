@@ -172,3 +172,21 @@ TEST_CASE("a bounded remainder below the scale of the leading terms leaves the q
   // Without a bounded remainder the constant stays inside (TVM's canonical form).
   CHECK(simplified(ana, fdiv(x + 17, 16)) == "(x + 17) // 16");
 }
+
+TEST_CASE("symbolic-bound proofs use the ends of symbolic ranges", "[arith]") {
+  // TVM's ProofStrength::kSymbolicBound, as split asks it for a symbolic extent n * 32.
+  Analyzer ana;
+  VarRef n = makeVar("n"), ko = makeVar("ko"), ki = makeVar("ki");
+  ana.bind(ko, Range{c(0), n});
+  ana.bind(ki, Range{c(0), c(32)});
+  Expr inBounds = lt(ko * 32 + ki, n * 32);
+  CHECK_FALSE(ana.canProve(inBounds));
+  CHECK(ana.canProve(inBounds, Analyzer::ProofStrength::SymbolicBound));
+  // ko * 32 + ki reaches n * 32 + 31 - 32 = n * 32 - 1, not below n * 32 - 1.
+  CHECK_FALSE(ana.canProve(lt(ko * 32 + ki, n * 32 - 1), Analyzer::ProofStrength::SymbolicBound));
+  CHECK(ana.canProve(bin(NodeKind::LE, ko * 32 + ki, n * 32 - 1), Analyzer::ProofStrength::SymbolicBound));
+  // The split of a symbolic extent by an inferred factor keeps its predicate.
+  VarRef m = makeVar("m"), jo = makeVar("jo");
+  ana.bind(jo, Range{c(0), fdiv(m + 31, 32)});
+  CHECK_FALSE(ana.canProve(lt(jo * 32 + ki, m), Analyzer::ProofStrength::SymbolicBound));
+}

@@ -62,8 +62,12 @@ public:
   Expr rewriteSimplify(const Expr &e);
   Expr canonicalSimplify(const Expr &e);
 
+  // TVM's ProofStrength: SymbolicBound also proves `a < b` / `a <= b` from the least value of
+  // b - a over variables bound to symbolic ranges (k_0 * 32 + k_1 < n * 32 for k_0 < n,
+  // k_1 < 32), as TVM's CanProve does for the split of a symbolic extent.
+  enum class ProofStrength { Default, SymbolicBound };
   // True when `condition` simplifies to true under the bindings and constraints in scope.
-  bool canProve(const Expr &condition);
+  bool canProve(const Expr &condition, ProofStrength strength = ProofStrength::Default);
   // From the constant bounds of e as given (simplify it first for a sharper answer).
   bool canProveGreaterEqual(const Expr &e, int64_t lowerBound);
   bool canProveLess(const Expr &e, int64_t upperBound);
