@@ -288,6 +288,11 @@ bool isStorageScope(const std::string &scope) {
   return false;
 }
 
+std::string whyNotStorageScope(const std::string &primitive, const std::string &scope) {
+  if (isStorageScope(scope)) return "";
+  return primitive + ": '" + scope + "' is not a storage scope (" + std::string(kStorageScopes) + ")";
+}
+
 bool isQuasiAffine(const Expr &e) {
   if (e->isa<Var>() || e->isa<IntImm>()) return true;
   const auto *binary = e.as<BinaryExpr>();

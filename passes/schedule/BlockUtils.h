@@ -82,6 +82,9 @@ int storageRank(const std::string &scope);
 // Whether TVM's StorageScope::Create accepts `scope`: one of kStorageScopes, possibly followed by
 // a tag (`local.acc_buffer`).
 bool isStorageScope(const std::string &scope);
+// The error for a storage scope TVM does not know, naming the known ones ("<primitive>: 'x' is
+// not a storage scope (global, ...)"); empty when `scope` is one.
+std::string whyNotStorageScope(const std::string &primitive, const std::string &scope);
 inline constexpr const char *kStorageScopes =
     "global, shared, warp, local, wmma.matrix_a, wmma.matrix_b, wmma.accumulator, texture, amx.tmm, "
     "m16n8k8.matrixA, m16n8k8.matrixB, m16n8k8.matrixC, metal.simdgroup, metal.cooperative_tensor, "

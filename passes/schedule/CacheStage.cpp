@@ -304,9 +304,9 @@ std::set<std::string> blocksTouching(const Stmt &root, const Buffer *buffer, boo
 
 llvm::Expected<std::string> storageScopeArgument(StepArgs &args, const std::string &primitive) {
   llvm::Expected<std::string> scope = args.string("storage_scope");
-  if (scope && !isStorageScope(*scope))
-    return diagnosticError(args.at("storage_scope"), primitive + ": '" + *scope + "' is not a storage scope (" +
-                                                         std::string(kStorageScopes) + ")");
+  if (!scope) return scope.takeError();
+  if (std::string why = whyNotStorageScope(primitive, *scope); !why.empty())
+    return diagnosticError(args.at("storage_scope"), why);
   return scope;
 }
 

@@ -22,9 +22,8 @@ llvm::Expected<std::vector<RV>> applySetScope(Schedule &sch, StepArgs &args) {
   llvm::Expected<std::string> scope = args.string("storage_scope");
   if (!scope) return scope.takeError();
   if (scope->empty()) return diagnosticError(args.at("storage_scope"), "set_scope: the storage scope is empty");
-  if (!isStorageScope(*scope))
-    return diagnosticError(args.at("storage_scope"), "set_scope: '" + *scope + "' is not a storage scope (" +
-                                                         std::string(kStorageScopes) + ")");
+  if (std::string why = whyNotStorageScope("set_scope", *scope); !why.empty())
+    return diagnosticError(args.at("storage_scope"), why);
   llvm::Expected<StmtPath> path = sch.findBlock(*rv, args.at("block"));
   if (!path) return path.takeError();
   llvm::Expected<BufferRef> buffer = accessedBuffer(*path->back().as<BlockRealize>()->block, *index, true,
