@@ -293,23 +293,6 @@ std::string whyNotStorageScope(const std::string &primitive, const std::string &
   return primitive + ": '" + scope + "' is not a storage scope (" + std::string(kStorageScopes) + ")";
 }
 
-bool isQuasiAffine(const Expr &e) {
-  if (e->isa<Var>() || e->isa<IntImm>()) return true;
-  const auto *binary = e.as<BinaryExpr>();
-  if (!binary) return false;
-  switch (binary->kind()) {
-  case NodeKind::Add:
-  case NodeKind::Sub: return isQuasiAffine(binary->a) && isQuasiAffine(binary->b);
-  case NodeKind::Mul:
-    return (binary->a->isa<IntImm>() && isQuasiAffine(binary->b)) ||
-           (binary->b->isa<IntImm>() && isQuasiAffine(binary->a));
-  // A size variable divides too: TVM's iter map splits a loop of extent `n * 32` by n.
-  case NodeKind::FloorDiv:
-  case NodeKind::FloorMod: return (binary->b->isa<IntImm>() || binary->b->isa<Var>()) && isQuasiAffine(binary->a);
-  default: return false;
-  }
-}
-
 namespace {
 
 // How many writers of `buffer` TVM's dominance check counts under a loop: it merges the scopes
@@ -351,11 +334,9 @@ std::string whyNotCompleteOrReduction(const StmtPath &blockPath, const Stmt *loo
     IterType type = block.iterVars[i]->iterType;
     if (type != IterType::DataPar && type != IterType::CommReduce)
       return "its iterator '" + block.iterVars[i]->var->name + "' is neither spatial nor a reduction";
-    if (!isQuasiAffine(realize.iterValues[i]))
-      return "the binding of '" + block.iterVars[i]->var->name + "' is not quasi-affine";
   }
-  if (!isAffineBinding(realize, loopsInScope(blockPath)))
-    return "its bindings or predicate are not affine in the loops of its scope";
+  std::string notAffine = whyNotAffineBinding(realize, loopsInScope(blockPath));
+  if (!notAffine.empty()) return notAffine + " is not affine in the loops of its scope";
   std::string problem;
   for (const Stmt &part : {block.init, block.body})
     preOrderVisit(part, [&](const Node &node) {

@@ -89,10 +89,6 @@ inline constexpr const char *kStorageScopes =
     "global, shared, warp, local, wmma.matrix_a, wmma.matrix_b, wmma.accumulator, texture, amx.tmm, "
     "m16n8k8.matrixA, m16n8k8.matrixB, m16n8k8.matrixC, metal.simdgroup, metal.cooperative_tensor, "
     "trn.sbuf, trn.psum";
-// Sums, differences, products with a constant, floordiv/floormod by a constant or a size
-// variable of loop variables and constants (what TVM's affine binding detection accepts).
-bool isQuasiAffine(const ir::Expr &e);
-
 // Why the block at blockPath is neither a complete block (spatial iterators only, the dominant
 // writer of its outputs, not reading them) nor a reduction block (a T.init, an affine binding of
 // spatial and reduction iterators, dominant, no output index using a reduction iterator); empty

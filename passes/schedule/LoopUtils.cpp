@@ -7,6 +7,7 @@
 #include "vtac/ir/Arith.h"
 #include "vtac/ir/Diagnostic.h"
 #include "vtac/ir/Mutator.h"
+#include "vtac/ir/Printer.h"
 #include "vtac/ir/Substitute.h"
 #include "vtac/ir/Visitor.h"
 #include "vtac/ir/arith/Analyzer.h"
@@ -212,46 +213,49 @@ void conjuncts(const Expr &e, std::vector<Expr> &out) {
 
 }  // namespace
 
-bool isAffineBinding(const BlockRealize &realize, const std::vector<const For *> &loops) {
-  if (loops.empty()) return true;
+std::string whyNotAffineBinding(const BlockRealize &realize, const std::vector<const For *> &loops) {
+  if (loops.empty()) return "";
   LoopDomain dom;
   for (const For *loop : loops) dom[loop->loopVar.get()] = loop;
+  auto bindingOf = [&](size_t i) {
+    return "the binding of '" + realize.block->iterVars[i]->var->name + "' (" + printExpr(realize.iterValues[i]) + ")";
+  };
   std::vector<std::vector<VarRef>> bindingVars;
-  std::map<const Var *, int> fusedUses;
+  std::map<const Var *, size_t> fusedIn;
   std::set<const Var *> split;
-  for (const Expr &value : realize.iterValues) {
+  for (size_t i = 0; i < realize.iterValues.size(); ++i) {
+    const Expr &value = realize.iterValues[i];
     std::vector<VarRef> vars = loopVarsIn(value, dom);
     bindingVars.push_back(vars);
     if (splitsLoops(value, dom)) {
-      if (!isSplitOfFusedIterators(value, dom)) return false;
+      if (!isSplitOfFusedIterators(value, dom)) return bindingOf(i);
       for (const VarRef &var : vars) split.insert(var.get());
       continue;
     }
-    if (!isFusedIterator(value, vars, dom)) return false;
+    if (!isFusedIterator(value, vars, dom)) return bindingOf(i);
     for (const VarRef &var : vars)
-      if (++fusedUses[var.get()] > 1) return false;
+      if (!fusedIn.emplace(var.get(), i).second) return bindingOf(i);
   }
   // Surjective: a loop is either one binding's fused iterator part or split among bindings.
-  for (const auto &[var, uses] : fusedUses)
-    if (split.count(var)) return false;
-  if (!realize.predicate) return true;
+  for (const auto &[var, binding] : fusedIn)
+    if (split.count(var)) return bindingOf(binding);
+  if (!realize.predicate) return "";
   std::vector<Expr> bounds;
   conjuncts(realize.predicate, bounds);
   for (const Expr &bound : bounds) {
     std::vector<VarRef> vars = loopVarsIn(bound, dom);
     if (vars.empty()) continue;
     const auto *compare = bound.as<BinaryExpr>();
-    if (!compare || (compare->kind() != NodeKind::LT && compare->kind() != NodeKind::LE) ||
-        !loopVarsIn(compare->b, dom).empty() || !isFusedIterator(compare->a, vars, dom))
-      return false;
     bool inOneBinding = std::any_of(bindingVars.begin(), bindingVars.end(), [&](const std::vector<VarRef> &inBinding) {
       return std::all_of(vars.begin(), vars.end(), [&](const VarRef &var) {
         return std::find(inBinding.begin(), inBinding.end(), var) != inBinding.end();
       });
     });
-    if (!inOneBinding) return false;
+    if (!compare || (compare->kind() != NodeKind::LT && compare->kind() != NodeKind::LE) ||
+        !loopVarsIn(compare->b, dom).empty() || !isFusedIterator(compare->a, vars, dom) || !inOneBinding)
+      return "the predicate (" + printExpr(bound) + ")";
   }
-  return true;
+  return "";
 }
 
 }  // namespace vtac::passes::schedule

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <map>
+#include <string>
 #include <vector>
 
 #include "vtac/passes/schedule/Schedule.h"
@@ -35,7 +36,11 @@ ir::Stmt simplifyBindings(const ir::Stmt &root, const std::vector<const ir::For 
 // binding uses, or splits of such iterators by constants or size variables (`f // 4`, `f % n`); each predicate
 // conjunct using the loops bounds (`<`, `<=`) a fused iterator of loops of one binding.
 // `l * 16`, `v0 * v0 + v1` and a predicate bounding i, j, k and l of four bindings together are
-// not affine. Not ported: padded or symbolic-stride iterators.
-bool isAffineBinding(const ir::BlockRealize &realize, const std::vector<const ir::For *> &loops);
+// not affine. Not ported: padded or symbolic-stride iterators. Names the first binding or
+// predicate conjunct that is not affine ("the binding of 'vk' (k * k // 2)"); empty when all are.
+std::string whyNotAffineBinding(const ir::BlockRealize &realize, const std::vector<const ir::For *> &loops);
+inline bool isAffineBinding(const ir::BlockRealize &realize, const std::vector<const ir::For *> &loops) {
+  return whyNotAffineBinding(realize, loops).empty();
+}
 
 }  // namespace vtac::passes::schedule

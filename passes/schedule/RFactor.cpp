@@ -80,10 +80,9 @@ llvm::Expected<std::vector<RV>> applyRFactor(Schedule &sch, StepArgs &args) {
 
   // The reduction: init and update stores of its buffers at the same indices.
   if (!block.init) return fail(at, blockDesc + " is not a reduction block (it has no T.init)");
-  for (size_t i = 0; i < block.iterVars.size(); ++i)
-    if (!isQuasiAffine(realize.iterValues[i]))
-      return fail(at, blockDesc + " is not a reduction block: the binding of '" + block.iterVars[i]->var->name +
-                          "' (" + printExpr(realize.iterValues[i]) + ") is not quasi-affine");
+  std::string notAffine = whyNotAffineBinding(realize, loopsInScope(blockPath));
+  if (!notAffine.empty())
+    return fail(at, blockDesc + " is not a reduction block: " + notAffine + " is not affine in the loops of its scope");
   std::vector<const BufferStore *> stores;
   for (const Stmt &part : {block.init, block.body})
     preOrderVisit(part, [&](const Node &node) {
