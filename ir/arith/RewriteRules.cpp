@@ -98,6 +98,36 @@ Compare Simplifier::compare(const Expr &x, int64_t value) {
   return Compare::Unknown;
 }
 
+// x against y as seen from y's side.
+static Compare mirror(Compare c) {
+  switch (c) {
+  case Compare::LT: return Compare::GT;
+  case Compare::LE: return Compare::GE;
+  case Compare::GT: return Compare::LT;
+  case Compare::GE: return Compare::LE;
+  default: return c;
+  }
+}
+
+// What the range a variable x is bound to says of x against y: TVM keeps a bound range's ends as
+// known comparisons (x >= min, x < min + extent), which settle `v < n` for v in [0, n) where
+// constant bounds cannot. y is compared with each end by the constant difference between them.
+Compare Simplifier::compareWithRange(const Expr &x, const Expr &y) {
+  const auto *var = x.as<Var>();
+  if (!var || !isIndexType(y->dtype)) return Compare::Unknown;
+  auto it = state_.varRanges.find(VarRef(var));
+  if (it == state_.varRanges.end()) return Compare::Unknown;
+  const Range &range = it->second;
+  uint8_t result = uint8_t(Compare::Unknown);
+  // y at or past the end (end - y <= 0), which x is below: x < y.
+  if (auto c = asConstInt(analyzer_.canonicalSimplify(subExpr(addExpr(range.min, range.extent), y))); c && *c <= 0)
+    result &= uint8_t(Compare::LT);
+  // y at or below the min (y - min <= 0), which x is at or above: x >= y (x > y when below).
+  if (auto c = asConstInt(analyzer_.canonicalSimplify(subExpr(y, range.min))); c && *c <= 0)
+    result &= uint8_t(*c < 0 ? Compare::GT : Compare::GE);
+  return Compare(result);
+}
+
 Compare Simplifier::compare(const Expr &x, const Expr &y) {
   // What comparisons of exactly these two sides in enclosing conditions say, narrowed by bounds.
   uint8_t known = uint8_t(Compare::Unknown);
@@ -114,7 +144,8 @@ Compare Simplifier::compare(const Expr &x, const Expr &y) {
     default: break;
     }
   }
-  uint8_t result = known & uint8_t(compare(subExpr(x, y), 0));
+  uint8_t result = known & uint8_t(compare(subExpr(x, y), 0)) & uint8_t(compareWithRange(x, y));
+  if (Compare swapped = compareWithRange(y, x); swapped != Compare::Unknown) result &= uint8_t(mirror(swapped));
   // No possibility left: the context contradicts itself (dead code); decide nothing.
   return result == 0 ? Compare::Unknown : Compare(result);
 }

@@ -56,6 +56,7 @@ private:
   std::optional<bool> matchKnown(const Expr &cond) const;
   Compare compare(const Expr &x, int64_t value);
   Compare compare(const Expr &x, const Expr &y);
+  Compare compareWithRange(const Expr &x, const Expr &y);
 
   // ---- canonical form (CanonicalForm.cpp) ----
   // The canonical form of index arithmetic (Add .. FloorMod in int32/int64), normalised.

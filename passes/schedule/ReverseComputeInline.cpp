@@ -152,6 +152,15 @@ std::optional<VarMap> invertUngroupedLoad(const std::vector<Expr> &loaded, const
   return inverse;
 }
 
+// The dimension a consumer iterator of symbolic extent is loaded at as a whole index, when that
+// dimension's size is its extent (`B[v0, v1]` with v1 in [0, n) and B of shape (.., n)): the
+// only affine form of such an iterator this inverts.
+std::optional<size_t> wholeIndexOf(const IterVar &iv, const std::vector<Expr> &indices, const Buffer &intermediate) {
+  for (size_t d = 0; d < indices.size(); ++d)
+    if (indices[d].get() == iv.var.get() && structuralEqual(intermediate.shape[d], iv.dom.extent)) return d;
+  return std::nullopt;
+}
+
 // TVM's DetectIterMap and InverseAffineIterMap for loads that map the consumer's iteration
 // space one-to-one into the intermediate: the consumer's iterators as functions of `stored`, the
 // indices the producer stores at. Unit iterators are their min, or the stored index of a
@@ -160,8 +169,8 @@ std::optional<VarMap> invertUngroupedLoad(const std::vector<Expr> &loaded, const
 // (sum of v_k * c_k, c_last = 1, c_k = c_(k+1) * extent_(k+1), c_0 * extent_0 at most the
 // group's size: a leading part of it); then v_k = L // c_k % extent_k, where L is the group's linear index of `stored`
 // (innermost dimension first, as TVM writes it) and the division by 1 and the outermost modulo
-// are left out; loads whose dimensions do not group go to invertUngroupedLoad. nullopt when the
-// load is not of that form.
+// are left out; loads whose dimensions do not group go to invertUngroupedLoad. An iterator of
+// symbolic extent must be a whole index (wholeIndexOf). nullopt when the load is not of that form.
 std::optional<VarMap> invertAffineLoad(const Block &consumer, const std::vector<Expr> &indices, const Buffer &intermediate,
                                        const std::vector<Expr> &stored) {
   if (indices.size() != intermediate.shape.size() || stored.size() != indices.size()) return std::nullopt;
@@ -169,9 +178,18 @@ std::optional<VarMap> invertAffineLoad(const Block &consumer, const std::vector<
   std::vector<VarRef> iterators;
   std::map<const Var *, int64_t> extents;
   arith::Analyzer analyzer;
+  std::vector<bool> wholeDims(indices.size());  // a symbolic iterator loaded as a whole index
   for (const IterVarRef &iv : consumer.iterVars) {
     std::optional<int64_t> min = asConstInt(iv->dom.min), extent = asConstInt(iv->dom.extent);
-    if (!min || !extent || iv->iterType != IterType::DataPar) return std::nullopt;
+    if (iv->iterType != IterType::DataPar) return std::nullopt;
+    if (min == 0 && !extent) {
+      std::optional<size_t> d = wholeIndexOf(*iv, indices, intermediate);
+      if (!d) return std::nullopt;
+      wholeDims[*d] = true;
+      inverse[iv->var.get()] = stored[*d];
+      continue;
+    }
+    if (!min || !extent) return std::nullopt;
     if (*extent == 1) {
       unitIterators[iv->var.get()] = iv->dom.min;
       inverse[iv->var.get()] = iv->dom.min;
@@ -190,12 +208,18 @@ std::optional<VarMap> invertAffineLoad(const Block &consumer, const std::vector<
   std::vector<bool> unitDims;  // in bounds, so loaded at 0, as the producer stores them
   for (size_t d = 0; d < indices.size(); ++d) {
     loaded.push_back(substitute(indices[d], unitIterators));
+    if (wholeDims[d]) {
+      unitDims.push_back(true);  // in no group: its iterator is already inverted
+      continue;
+    }
     arith::IntBound bound = analyzer.constIntBound(loaded[d]);
     std::optional<int64_t> dim = asConstInt(intermediate.shape[d]);
     if (!dim || bound.min < 0 || bound.max >= *dim) return std::nullopt;
     unitDims.push_back(*dim == 1);
   }
   std::optional<std::vector<LoadGroup>> groups = groupLoadDimensions(loaded, iterators, unitDims);
+  bool anyWhole = std::find(wholeDims.begin(), wholeDims.end(), true) != wholeDims.end();
+  if (!groups && anyWhole) return std::nullopt;
   if (!groups) return invertUngroupedLoad(loaded, iterators, extents, unitDims, stored, inverse);
   size_t grouped = 0;
   for (const LoadGroup &group : *groups) grouped += group.iterators.size();
@@ -233,13 +257,28 @@ std::optional<VarMap> invertAffineLoad(const Block &consumer, const std::vector<
 
 // TVM's CheckConsumerCovered: the first consumer iterator whose range, computed from the
 // producer's iterator domains, provably misses part of its domain; empty when none does.
+// A symbolic domain is compared only when the consumer iterator is a producer iterator: TVM
+// rejects what it can prove uncovered, and what it cannot bound it cannot prove.
 std::string firstUncoveredIterator(const Block &consumer, const Block &producer, const VarMap &toProducer) {
   arith::Analyzer analyzer;
-  for (const IterVarRef &iv : producer.iterVars) analyzer.bind(iv->var, iv->dom);
+  std::map<const Var *, const IterVar *> producerIterators;
+  for (const IterVarRef &iv : producer.iterVars) {
+    analyzer.bind(iv->var, iv->dom);
+    producerIterators[iv->var.get()] = iv.get();
+  }
   for (const IterVarRef &iv : consumer.iterVars) {
-    arith::IntBound bound = analyzer.constIntBound(toProducer.at(iv->var.get()));
+    const Expr &value = toProducer.at(iv->var.get());
     std::optional<int64_t> min = asConstInt(iv->dom.min), extent = asConstInt(iv->dom.extent);
-    if (bound.min > *min || bound.max < *min + *extent - 1) return iv->var->name;
+    if (min && extent) {
+      arith::IntBound bound = analyzer.constIntBound(value);
+      if (bound.min > *min || bound.max < *min + *extent - 1) return iv->var->name;
+    } else if (auto it = producerIterators.find(value.as<Var>()); it != producerIterators.end()) {
+      const Range &covered = it->second->dom;
+      if (analyzer.canProve(makeBinary(NodeKind::GT, covered.min, iv->dom.min)) ||
+          analyzer.canProve(makeBinary(NodeKind::LT, addExpr(covered.min, covered.extent),
+                                       addExpr(iv->dom.min, iv->dom.extent))))
+        return iv->var->name;
+    }
   }
   return "";
 }

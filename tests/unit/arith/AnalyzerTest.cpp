@@ -190,3 +190,18 @@ TEST_CASE("symbolic-bound proofs use the ends of symbolic ranges", "[arith]") {
   ana.bind(jo, Range{c(0), fdiv(m + 31, 32)});
   CHECK_FALSE(ana.canProve(lt(jo * 32 + ki, m), Analyzer::ProofStrength::SymbolicBound));
 }
+
+TEST_CASE("a variable bound to a symbolic range compares with its ends", "[arith]") {
+  // TVM keeps a bound range's ends as known comparisons: v in [0, n) settles v < n (the
+  // predicate reverse_compute_inline would otherwise add for an extent n).
+  Analyzer ana;
+  VarRef n = makeVar("n"), v = makeVar("v");
+  ana.bind(v, Range{c(0), n});
+  CHECK(simplified(ana, lt(v, n)) == "T.bool(True)");
+  CHECK(simplified(ana, lt(v, n + 1)) == "T.bool(True)");
+  CHECK(simplified(ana, bin(NodeKind::GE, v, c(0))) == "T.bool(True)");
+  CHECK(simplified(ana, lt(n, v)) == "T.bool(False)");
+  CHECK(simplified(ana, bin(NodeKind::LE, n, v)) == "T.bool(False)");
+  // v reaches n - 1: neither v < n - 1 nor its negation follows.
+  CHECK(simplified(ana, lt(v, n - 1)) == "v + 1 < n");
+}
