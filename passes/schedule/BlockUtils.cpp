@@ -27,12 +27,17 @@ size_t leafSubtreeIndex(const StmtPath &blockPath) {
   return top;
 }
 
-llvm::Error removeLeafBlock(Schedule &sch, const std::string &func, const StmtPath &blockPath, SourceLoc at) {
+std::string whyNotRemovableLeaf(const StmtPath &blockPath) {
   size_t top = leafSubtreeIndex(blockPath);
-  const auto *parentSeq = top > 0 ? blockPath[top - 1].as<SeqStmt>() : nullptr;
-  if (!parentSeq)
-    return diagnosticError(at, "the block '" + blockPath.back().as<BlockRealize>()->block->name +
-                                   "' is the only statement of its scope and cannot be removed");
+  if (top > 0 && blockPath[top - 1]->isa<SeqStmt>()) return "";
+  return "the block '" + blockPath.back().as<BlockRealize>()->block->name +
+         "' is the only statement of its scope and cannot be removed";
+}
+
+llvm::Error removeLeafBlock(Schedule &sch, const std::string &func, const StmtPath &blockPath, SourceLoc at) {
+  if (std::string why = whyNotRemovableLeaf(blockPath); !why.empty()) return diagnosticError(at, why);
+  size_t top = leafSubtreeIndex(blockPath);
+  const auto *parentSeq = blockPath[top - 1].as<SeqStmt>();
   std::vector<Stmt> rest;
   for (const Stmt &stmt : parentSeq->stmts)
     if (stmt != blockPath[top]) rest.push_back(stmt);
@@ -116,9 +121,7 @@ bool indexedByDistinctDataParIters(const Block &block, const std::vector<Expr> &
   return true;
 }
 
-std::string whyBufferIsNotRemovable(const PrimFunc &func, const Buffer *buffer) {
-  for (const auto &[param, paramBuffer] : func.bufferMap)
-    if (paramBuffer.get() == buffer) return "writes the function's output '" + buffer->name + "'";
+std::string whyBufferIsAccessedOpaquely(const PrimFunc &func, const Buffer *buffer) {
   bool opaque = false;
   std::string matcher;
   preOrderVisit(func.body, [&](const Node &node) {
@@ -131,6 +134,14 @@ std::string whyBufferIsNotRemovable(const PrimFunc &func, const Buffer *buffer) 
   });
   if (opaque) return "writes '" + buffer->name + "', whose data pointer is used directly";
   if (!matcher.empty()) return "writes '" + buffer->name + "', a region of which the block '" + matcher + "' matches";
+  return "";
+}
+
+std::string whyOutputBlock(const Block &block, const Block &scope) {
+  for (const BufferRegion &write : block.writes)
+    if (std::find(scope.allocBuffers.begin(), scope.allocBuffers.end(), write.buffer) == scope.allocBuffers.end())
+      return "is an output block (it writes '" + write.buffer->name + "', which its scope block '" + scope.name +
+             "' does not allocate)";
   return "";
 }
 
@@ -306,27 +317,54 @@ size_t writersUnderLoop(const Stmt &loop, const Buffer *buffer) {
   return 0;
 }
 
+// TVM's compact-dataflow dominance under a loop: the first buffer the block writes that more than
+// one block nested under the loop writes.
+std::string whyNotDominantUnderLoop(const Stmt &loop, const Block &block) {
+  for (const BufferRegion &write : block.writes)
+    if (writersUnderLoop(loop, write.buffer.get()) > 1)
+      return "more than one block nested under the loop writes '" + write.buffer->name + "'";
+  return "";
+}
+
+// TVM's IsDominantBlock in the block's scope: the first buffer it writes that another child
+// block of the scope writes too.
+std::string whyNotDominant(const StmtPath &blockPath) {
+  for (const BufferRegion &write : blockPath.back().as<BlockRealize>()->block->writes)
+    if (blocksAccessing(scopeOf(blockPath).back(), write.buffer.get(), true).size() != 1)
+      return "it is not the only writer of '" + write.buffer->name + "' in its scope";
+  return "";
+}
+
+// The first buffer the block reads that it also writes, or null.
+const Buffer *firstReadOutput(const Block &block) {
+  for (const BufferRegion &read : block.reads)
+    if (accessesBuffer(block, read.buffer.get(), true)) return read.buffer.get();
+  return nullptr;
+}
+
 }  // namespace
+
+std::string whyNotCompleteBlock(const StmtPath &blockPath) {
+  const Block &block = *blockPath.back().as<BlockRealize>()->block;
+  for (const IterVarRef &iv : block.iterVars)
+    if (iv->iterType != IterType::DataPar) return "its iterator '" + iv->var->name + "' is not spatial";
+  if (std::string why = whyNotDominant(blockPath); !why.empty()) return why;
+  if (const Buffer *readOutput = firstReadOutput(block)) return "it reads '" + readOutput->name + "', which it writes";
+  return "";
+}
 
 std::string whyNotCompleteOrReduction(const StmtPath &blockPath, const Stmt *loop) {
   const BlockRealize &realize = *blockPath.back().as<BlockRealize>();
   const Block &block = *realize.block;
-  for (const BufferRegion &write : block.writes) {
-    if (loop && writersUnderLoop(*loop, write.buffer.get()) > 1)
-      return "more than one block nested under the loop writes '" + write.buffer->name + "'";
-    if (!loop && blocksAccessing(scopeOf(blockPath).back(), write.buffer.get(), true).size() != 1)
-      return "it is not the only writer of '" + write.buffer->name + "' in its scope";
-  }
+  if (std::string why = loop ? whyNotDominantUnderLoop(*loop, block) : whyNotDominant(blockPath); !why.empty())
+    return why;
   bool spatial = std::all_of(block.iterVars.begin(), block.iterVars.end(),
                              [](const IterVarRef &iv) { return iv->iterType == IterType::DataPar; });
   if (spatial) {
-    const BufferRegion *readOutput = nullptr;
-    for (const BufferRegion &read : block.reads)
-      for (const BufferRegion &write : block.writes)
-        if (read.buffer == write.buffer) readOutput = &read;
+    const Buffer *readOutput = firstReadOutput(block);
     if (!readOutput) return "";
     // Reading its output, it can still be a reduction block (with no reduction iterators).
-    if (!block.init) return "it reads '" + readOutput->buffer->name + "', which it writes, without a T.init";
+    if (!block.init) return "it reads '" + readOutput->name + "', which it writes, without a T.init";
   } else if (!block.init) {
     return "it has non-spatial iterators but no T.init (neither a complete nor a reduction block)";
   }

@@ -13,8 +13,11 @@ namespace vtac::passes::schedule {
 
 // Removes the block at blockPath with the loops that hold only it: the highest loop (below
 // the enclosing block) whose subtree is just this block is dropped from its SeqStmt. An
-// error at `at` when there is no sequence to remove it from.
+// error at `at` (whyNotRemovableLeaf's reason) when there is no sequence to remove it from.
 llvm::Error removeLeafBlock(Schedule &sch, const std::string &func, const StmtPath &blockPath, ir::SourceLoc at);
+// Why removeLeafBlock cannot remove the block (TVM's LeafBlockRemovalPlan error), or an empty
+// string when it can: a primitive checks it in TVM's order before it changes anything.
+std::string whyNotRemovableLeaf(const StmtPath &blockPath);
 
 // Index in blockPath of the statement removeLeafBlock would remove (the block's own subtree root).
 size_t leafSubtreeIndex(const StmtPath &blockPath);
@@ -43,9 +46,19 @@ const ir::BufferStore *singleStoreBody(const ir::Block &block, bool underGuard =
 // Whether `indices` are distinct data-parallel iterators of the block (each at most once).
 bool indexedByDistinctDataParIters(const ir::Block &block, const std::vector<ir::Expr> &indices);
 
-// Why the buffer a block writes cannot be inlined away (it is a function parameter, its data
-// pointer is used directly, or a block matches a region of it), or an empty string when it can.
-std::string whyBufferIsNotRemovable(const ir::PrimFunc &func, const ir::Buffer *buffer);
+// Why the buffer a block writes cannot be inlined away (its data pointer is used directly, or a
+// block matches a region of it: TVM's OpaqueAccessError), or an empty string when it can.
+std::string whyBufferIsAccessedOpaquely(const ir::PrimFunc &func, const ir::Buffer *buffer);
+
+// Why the block is an output block of its scope (TVM's IsOutputBlock: it writes a buffer that
+// the scope block does not allocate, a function parameter or, in a nested scope, a buffer
+// allocated further out), or an empty string when it is not one.
+std::string whyOutputBlock(const ir::Block &block, const ir::Block &scope);
+
+// Why the block at blockPath is not a complete block (TVM's CheckCompleteBlock, in its order:
+// 1. spatial iterators only, 2. the only writer of its outputs in its scope, 3. not reading what
+// it writes), or an empty string when it is one.
+std::string whyNotCompleteBlock(const StmtPath &blockPath);
 
 // The Block named `name` under root (null when there is none): how a primitive finds a scope
 // block again after replacing a statement inside it.

@@ -217,13 +217,8 @@ llvm::Error computeAt(Schedule &sch, const ComputeAtRequest &request, bool isCom
     return fail(request.blockAt, "the block '" + block.name + "' is neither a complete block nor a reduction block: " + why);
 
   if (isComputeAt) {
-    llvm::Expected<PrimFuncRef> func = sch.function(blockRV.func, request.blockAt);
-    if (!func) return func.takeError();
-    for (const BufferRegion &write : block.writes)
-      for (const auto &[param, buffer] : (*func)->bufferMap)
-        if (buffer == write.buffer)
-          return fail(request.blockAt, "the block '" + block.name + "' is an output block (it writes the parameter '" +
-                                            buffer->name + "')");
+    if (std::string why = whyOutputBlock(block, *scopePath.back().as<Block>()); !why.empty())
+      return fail(request.blockAt, "the block '" + block.name + "' " + why);
   }
 
   // The blocks under the loop that this one depends on or feeds.

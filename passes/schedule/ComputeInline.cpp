@@ -1,8 +1,9 @@
 // compute_inline(block): the block's value is substituted into every load of the buffer it
 // writes, and the block (with the loops that hold only it) disappears, as does the buffer's
-// allocation. The block must be complete and simple: no init, one write, a body
-// `B[v0, v1, ...] = expr` indexed by distinct data-parallel iterators, and B must be allocated
-// by a block (not a function parameter). The blocks that read B get their regions re-inferred.
+// allocation. As TVM checks, in its order: no init, one write, a stage-pipeline scope, not an
+// output block (B must be allocated by the scope block), a complete block, a body
+// `B[v0, v1, ...] = expr` indexed by distinct data-parallel iterators, and no opaque access to B.
+// The blocks that read B get their regions re-inferred.
 #include "ComputeInline.h"
 
 #include "BlockUtils.h"
@@ -51,22 +52,27 @@ private:
 llvm::Error computeInline(Schedule &sch, const BlockRV &rv, SourceLoc at) {
   llvm::Expected<StmtPath> path = sch.findBlock(rv, at);
   if (!path) return path.takeError();
-  const BlockRealize &realize = *path->back().as<BlockRealize>();
+  const Block &block = *path->back().as<BlockRealize>()->block;
   auto fail = [&](const std::string &why) {
     return diagnosticError(at, "compute_inline: the block '" + rv.name + "' " + why);
   };
-  const BufferStore *store = singleStoreBody(*realize.block);
-  if (!store) return fail("is not a single `B[v...] = expr` store without init");
-  // The scope's stage pipeline before the body's pattern, in TVM's order.
-  const Block &scope = *scopeOf(*path).back().as<Block>();
+  // TVM's ComputeInlineImpl checks, in its order, so that a block failing several gets its error.
+  if (block.init) return fail("has an init statement");
+  if (block.writes.size() != 1)
+    return fail("writes " + std::to_string(block.writes.size()) + " buffer regions; it may write only one");
+  StmtPath scopePath = scopeOf(*path);
+  if (scopePath.empty()) return fail("is the root block");
+  const Block &scope = *scopePath.back().as<Block>();
   if (std::string why = whyNotStagePipeline(scope); !why.empty()) return diagnosticError(at, "compute_inline: " + why);
-  if (!indexedByDistinctDataParIters(*realize.block, store->indices))
-    return fail("does not store at distinct data-parallel iterators (" + store->buffer->name + ")");
+  if (std::string why = whyOutputBlock(block, scope); !why.empty()) return fail(why);
+  if (std::string why = whyNotCompleteBlock(*path); !why.empty()) return fail("is not a complete block: " + why);
+  const BufferStore *store = singleStoreBody(block);
+  if (!store || !indexedByDistinctDataParIters(block, store->indices))
+    return fail("is not a single store `B[v...] = expr` at distinct data-parallel iterators");
+  if (std::string why = whyNotRemovableLeaf(*path); !why.empty()) return diagnosticError(at, "compute_inline: " + why);
   llvm::Expected<PrimFuncRef> func = sch.function(rv.func, at);
   if (!func) return func.takeError();
-  if (std::string why = whyBufferIsNotRemovable(**func, store->buffer.get()); !why.empty()) return fail(why);
-  std::vector<StmtPath> writers = blocksAccessing(scope.body, store->buffer.get(), true);
-  if (writers.size() != 1) return fail("is not the only writer of '" + store->buffer->name + "'");
+  if (std::string why = whyBufferIsAccessedOpaquely(**func, store->buffer.get()); !why.empty()) return fail(why);
 
   Ref<BufferStore> keptStore(store);
   if (llvm::Error error = removeLeafBlock(sch, rv.func, *path, at)) return error;

@@ -6,8 +6,9 @@
 // `B[v0 * 16 + v1, v2]`, `B[f // 128, f % 128]` with f a fused index, and splits of an iterator
 // over dimensions that are not adjacent, `B[i // 16, j // 16, i % 16, j % 16]`); the producer
 // must be the only one, a single store `B[p(u)] = expr` (or one under `if cond:` without else),
-// whose iterators cover the consumer's (TVM's CheckConsumerCovered), and B must be allocated by a
-// block and read by the consumer only.
+// whose iterators cover the consumer's (TVM's CheckConsumerCovered); both blocks must be complete,
+// B the only buffer of the scope the consumer reads, allocated by the scope block (the producer is
+// no output block) and read by the consumer only. The checks run in TVM's order.
 // The consumer's iterators become f's inverse at p(u) (TVM's InverseAffineIterMap), substituted
 // unsimplified as TVM does. When the consumer reads only part of B, the producer gets the
 // predicate that its iteration is in that part (TVM's BuildInlinedConsumerPredicate), which
@@ -313,6 +314,28 @@ Expr inlinedPredicate(const Block &consumer, const BlockRealize &producer, const
   return analyzer.simplify(substitute(simplified, toLoops));
 }
 
+// TVM's NotSingleReadWriteBuffer::GetSingleRead: the distinct buffers the consumer reads that a
+// child block of its scope writes (it may read only one such buffer).
+std::vector<const Buffer *> producedReads(const Block &consumer, const Block &scope) {
+  std::vector<const Buffer *> produced;
+  for (const BufferRegion &read : consumer.reads)
+    if (std::find(produced.begin(), produced.end(), read.buffer.get()) == produced.end() &&
+        !blocksAccessing(scope.body, read.buffer.get(), /*writers=*/true).empty())
+      produced.push_back(read.buffer.get());
+  return produced;
+}
+
+// The child blocks of the scope at scopePath that write `buffer`, as paths from the function.
+std::vector<StmtPath> writersInScope(const StmtPath &scopePath, const Buffer *buffer) {
+  std::vector<StmtPath> writers;
+  for (const StmtPath &found : blocksAccessing(scopePath.back().as<Block>()->body, buffer, /*writers=*/true)) {
+    StmtPath path = scopePath;
+    path.insert(path.end(), found.begin(), found.end());
+    writers.push_back(std::move(path));
+  }
+  return writers;
+}
+
 }  // namespace
 
 llvm::Expected<std::vector<RV>> applyReverseComputeInline(Schedule &sch, StepArgs &args) {
@@ -326,34 +349,46 @@ llvm::Expected<std::vector<RV>> applyReverseComputeInline(Schedule &sch, StepArg
   if (!path) return path.takeError();
   const BlockRealize &realize = *path->back().as<BlockRealize>();
   const Block &consumer = *realize.block;
-  const BufferStore *consumerStore = singleStoreBody(consumer);
-  if (!consumerStore || realize.predicate) return fail("is not a single `C[...] = f(B[v...])` store without init or predicate");
-  if (std::string why = whyNotStagePipeline(*scopeOf(*path).back().as<Block>()); !why.empty())
-    return diagnosticError(at, "reverse_compute_inline: " + why);
-  llvm::Expected<std::vector<BlockRV>> producers = dependentBlocks(sch, *rv, at, /*producers=*/true);
-  if (!producers) return producers.takeError();
-  if (producers->size() != 1)
-    return fail("has " + std::to_string(producers->size()) + " producers in its scope; it needs exactly one");
-  const BlockRV &producerRV = producers->front();
-  llvm::Expected<StmtPath> producerPath = sch.findBlock(producerRV, at);
-  if (!producerPath) return producerPath.takeError();
-  const Block &producer = *producerPath->back().as<BlockRealize>()->block;
-  const BufferStore *producerStore = singleStoreBody(producer, /*underGuard=*/true);
-  if (!producerStore)
-    return fail("has the producer '" + producer.name +
-                "', which is not a single `B[v...] = expr` store (or one under an `if` without else) without init");
-  const BufferRef &intermediate = producerStore->buffer;
-  llvm::Expected<PrimFuncRef> func = sch.function(rv->func, at);
-  if (!func) return func.takeError();
-  if (std::string why = whyBufferIsNotRemovable(**func, intermediate.get()); !why.empty())
-    return fail("has the producer '" + producer.name + "', which " + why);
-  llvm::Expected<std::vector<BlockRV>> readers = dependentBlocks(sch, producerRV, at, /*producers=*/false);
+  // TVM's ReverseComputeInlineImpl checks, in its order, so that a block failing several gets
+  // its error: the consumer's init, the scope, the one buffer it reads from the scope, the
+  // consumer's completeness, the single complete producer, which is no output block, then the
+  // bodies' pattern and opaque accesses.
+  if (consumer.init) return fail("has an init statement");
+  StmtPath scopePath = scopeOf(*path);
+  if (scopePath.empty()) return fail("is the root block");
+  const Block &scope = *scopePath.back().as<Block>();
+  if (std::string why = whyNotStagePipeline(scope); !why.empty()) return diagnosticError(at, "reverse_compute_inline: " + why);
+  std::vector<const Buffer *> produced = producedReads(consumer, scope);
+  if (produced.size() != 1)
+    return fail("reads " + std::to_string(produced.size()) + " buffers that blocks in its scope write; it needs exactly one");
+  const Buffer *intermediate = produced.front();
+  if (std::string why = whyNotCompleteBlock(*path); !why.empty()) return fail("is not a complete block: " + why);
+  std::vector<StmtPath> producerPaths = writersInScope(scopePath, intermediate);
+  for (const StmtPath &writer : producerPaths)
+    if (std::string why = whyNotCompleteBlock(writer); !why.empty())
+      return fail("has the producer '" + writer.back().as<BlockRealize>()->block->name +
+                  "', which is not a complete block: " + why);
+  if (producerPaths.size() != 1)
+    return fail("has " + std::to_string(producerPaths.size()) + " producers of '" + intermediate->name +
+                "' in its scope; it needs exactly one");
+  const BlockRealize &producerRealize = *producerPaths.front().back().as<BlockRealize>();
+  const Block &producer = *producerRealize.block;
+  // Not in TVM: the producer's other consumers would lose the buffer they read.
+  llvm::Expected<std::vector<BlockRV>> readers = dependentBlocks(sch, BlockRV{rv->func, producer.name}, at, /*producers=*/false);
   if (!readers) return readers.takeError();
   if (readers->size() != 1)
     return fail("is not the only consumer of '" + intermediate->name + "' (its producer '" + producer.name + "' has " +
                 std::to_string(readers->size()) + " consumers)");
+  if (std::string why = whyOutputBlock(producer, scope); !why.empty())
+    return fail("has the producer '" + producer.name + "', which " + why);
 
-  std::optional<std::vector<Expr>> indices = commonLoadIndices(consumerStore->value, intermediate.get());
+  const BufferStore *consumerStore = singleStoreBody(consumer);
+  if (!consumerStore || realize.predicate) return fail("is not a single `C[...] = f(B[v...])` store without predicate");
+  const BufferStore *producerStore = singleStoreBody(producer, /*underGuard=*/true);
+  if (!producerStore)
+    return fail("has the producer '" + producer.name +
+                "', which is not a single `B[v...] = expr` store (or one under an `if` without else) without init");
+  std::optional<std::vector<Expr>> indices = commonLoadIndices(consumerStore->value, intermediate);
   std::optional<VarMap> toProducer;
   if (indices) toProducer = invertAffineLoad(consumer, *indices, *intermediate, producerStore->indices);
   if (!toProducer)
@@ -361,17 +396,22 @@ llvm::Expected<std::vector<RV>> applyReverseComputeInline(Schedule &sch, StepArg
                 "' once per element, at one affine map of its iterators that is one-to-one into the buffer");
   if (std::string uncovered = firstUncoveredIterator(consumer, producer, *toProducer); !uncovered.empty())
     return fail("has the producer '" + producer.name + "', which does not cover its iterator '" + uncovered + "'");
-  Expr value = LoadReplacer(intermediate.get(), producerStore->value).visitExpr(substitute(consumerStore->value, *toProducer));
+  if (std::string why = whyNotRemovableLeaf(*path); !why.empty()) return diagnosticError(at, "reverse_compute_inline: " + why);
+  llvm::Expected<PrimFuncRef> func = sch.function(rv->func, at);
+  if (!func) return func.takeError();
+  if (std::string why = whyBufferIsAccessedOpaquely(**func, intermediate); !why.empty())
+    return fail("has the producer '" + producer.name + "', which " + why);
+
+  Expr value = LoadReplacer(intermediate, producerStore->value).visitExpr(substitute(consumerStore->value, *toProducer));
   std::vector<Expr> storeIndices;
   for (const Expr &index : consumerStore->indices) storeIndices.push_back(substitute(index, *toProducer));
   Stmt inlined = make<BufferStore>(consumerStore->buffer, value, storeIndices, consumerStore->loc());
   if (const auto *guard = producer.body.as<IfThenElse>())
     inlined = make<IfThenElse>(guard->condition, inlined, nullptr, guard->loc());
-  const BlockRealize &producerRealize = *producerPath->back().as<BlockRealize>();
   Expr predicate = inlinedPredicate(consumer, producerRealize, *toProducer, inlined);
 
   std::string producerName = producer.name;
-  Ref<Buffer> keptIntermediate = intermediate;
+  Ref<Buffer> keptIntermediate(intermediate);
   if (llvm::Error error = removeLeafBlock(sch, rv->func, *path, at)) return error;
   const PrimFunc &current = *cast<PrimFunc>(sch.module().lookup(rv->func));
   Stmt body = ProducerRewriter(producerName, inlined, predicate, keptIntermediate.get()).visitStmt(current.body);

@@ -59,8 +59,8 @@ TEST_CASE("get_consumers and get_child_blocks name the blocks a later step can u
 
 TEST_CASE("reverse_compute_inline errors: two producers, a load that is not one-to-one", "[schedule][reverse_compute_inline]") {
   checkScheduleError(kTwoProducers, "def s(sch):\n    sch.reverse_compute_inline(sch.get_block(\"D\"))\n",
-                     "schedule.py:2:32: error: reverse_compute_inline: the block 'D' has 2 producers in its scope; "
-                     "it needs exactly one");
+                     "schedule.py:2:32: error: reverse_compute_inline: the block 'D' reads 2 buffers that blocks in "
+                     "its scope write; it needs exactly one");
   std::string affineLoad = kTwoProducers;
   affineLoad.replace(affineLoad.find("B[vi, vj] + C"), 13, "B[vi // 2 * 2, vj] + C");
   checkScheduleError(affineLoad,
