@@ -103,7 +103,7 @@ bool usesVar(const Expr &e, const Var *var) {
 }
 
 const BufferStore *singleStoreBody(const Block &block, bool underGuard) {
-  if (block.init || block.writes.size() != 1 || !block.allocBuffers.empty()) return nullptr;
+  if (block.writes.size() != 1 || !block.allocBuffers.empty()) return nullptr;
   const auto *guard = underGuard ? block.body.as<IfThenElse>() : nullptr;
   if (guard) return guard->elseCase ? nullptr : guard->thenCase.as<BufferStore>();
   return block.body.as<BufferStore>();

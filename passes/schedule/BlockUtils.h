@@ -38,9 +38,10 @@ llvm::Expected<std::vector<BlockRV>> dependentBlocks(const Schedule &sch, const 
 // Whether `e` uses the variable `var`.
 bool usesVar(const ir::Expr &e, const ir::Var *var);
 
-// The block's body when it is a single store without init or allocations writing one buffer
-// (what the inlining primitives move); null otherwise. With underGuard, also the store that is
-// the whole then-branch of a body `if cond:` without else (a reverse_compute_inline producer).
+// The block's body when it is a single store without allocations writing one buffer (what the
+// inlining primitives move; an init is theirs to check, as TVM's HasInitBlock); null otherwise.
+// With underGuard, also the store that is the whole then-branch of a body `if cond:` without
+// else (a reverse_compute_inline producer).
 const ir::BufferStore *singleStoreBody(const ir::Block &block, bool underGuard = false);
 
 // Whether `indices` are distinct data-parallel iterators of the block (each at most once).

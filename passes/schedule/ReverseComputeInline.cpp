@@ -14,7 +14,11 @@
 // predicate that its iteration is in that part (TVM's BuildInlinedConsumerPredicate), which
 // replaces a predicate the producer had, as in TVM; a producer's `if` stays around the inlined
 // store unless that predicate is needed and differs from its condition, which then joins the
-// predicate. The producer keeps its name, loops and iterators; its regions are re-inferred.
+// predicate. A producer with an init (complete by its signature: it does not list the
+// intermediate among its reads) stores the consumer's value in init and update alike, its update
+// reading the consumer's output where it read the intermediate, when the consumer copies the
+// element unchanged (whyNotInlinableReduction). The producer keeps its name, loops and
+// iterators; its regions are re-inferred.
 #include <numeric>
 
 #include "AffineInverse.h"
@@ -54,8 +58,9 @@ private:
 // The producer's body replaced by the inlined store; the intermediate's allocation dropped.
 class ProducerRewriter : public StmtExprMutator {
 public:
-  ProducerRewriter(const std::string &producer, Stmt body, Expr predicate, const Buffer *intermediate)
-      : producer_(producer), body_(std::move(body)), predicate_(std::move(predicate)), intermediate_(intermediate) {}
+  ProducerRewriter(const std::string &producer, Stmt body, Stmt init, Expr predicate, const Buffer *intermediate)
+      : producer_(producer), body_(std::move(body)), init_(std::move(init)), predicate_(std::move(predicate)),
+        intermediate_(intermediate) {}
   Expr visitExpr(const Expr &e) override { return e; }
   Stmt visitBlockRealize(const BlockRealize &op) override {
     Stmt visited = StmtExprMutator::visitBlockRealize(op);
@@ -67,7 +72,10 @@ public:
   Stmt visitBlock(const Block &op) override {
     Stmt visited = StmtExprMutator::visitBlock(op);
     auto *copy = copyNode(*visited.as<Block>());
-    if (op.name == producer_) copy->body = body_;
+    if (op.name == producer_) {
+      copy->body = body_;
+      copy->init = init_;
+    }
     auto &allocs = copy->allocBuffers;
     allocs.erase(std::remove_if(allocs.begin(), allocs.end(), [&](const BufferRef &b) { return b.get() == intermediate_; }),
                  allocs.end());
@@ -77,6 +85,7 @@ public:
 private:
   const std::string &producer_;
   Stmt body_;
+  Stmt init_;  // the producer's init, inlined like its body (null when it has none)
   Expr predicate_;  // null: the producer's own is kept; otherwise it replaces the producer's
   const Buffer *intermediate_;
 };
@@ -92,6 +101,35 @@ std::optional<std::vector<Expr>> commonLoadIndices(const Expr &expr, const Buffe
     for (size_t d = 0; d < load->indices.size(); ++d)
       if (!structuralEqual(load->indices[d], loads[0]->indices[d])) return std::nullopt;
   return loads[0]->indices;
+}
+
+// Why a producer with an init (a reduction complete by its signature, as TVM's IsCompleteBlock
+// reads it) cannot take the consumer: its init must store the intermediate where its body does,
+// and where its update reads the intermediate, which becomes the consumer's output, the consumer
+// must copy the element unchanged (TVM's RecursionResolver rewrites any consumer that way, so
+// that `C = f(C + x)` would apply f at every step). Empty when it can.
+std::string whyNotInlinableReduction(const Block &producer, const BufferStore &update, const BufferStore &consumer,
+                                     const Buffer *intermediate) {
+  if (!producer.init) return "";
+  const auto *init = producer.init.as<BufferStore>();
+  if (!init || init->buffer.get() != intermediate || init->indices.size() != update.indices.size() ||
+      !std::equal(init->indices.begin(), init->indices.end(), update.indices.begin(),
+                  [](const Expr &a, const Expr &b) { return structuralEqual(a, b); }))
+    return "has an init that is not a store of '" + intermediate->name + "' where its body stores";
+  bool readsIntermediate = false;
+  preOrderVisit(update.value, [&](const Node &node) {
+    const auto *load = node.as<BufferLoad>();
+    readsIntermediate |= load && load->buffer.get() == intermediate;
+  });
+  if (!readsIntermediate) return "";
+  std::optional<std::vector<Expr>> updated = commonLoadIndices(update.value, intermediate);
+  if (!updated || !std::equal(updated->begin(), updated->end(), update.indices.begin(),
+                              [](const Expr &a, const Expr &b) { return structuralEqual(a, b); }))
+    return "reads '" + intermediate->name + "' elsewhere than where it stores";
+  const auto *copied = consumer.value.as<BufferLoad>();
+  if (!copied || copied->buffer.get() != intermediate)
+    return "accumulates in '" + intermediate->name + "', so only a consumer that copies it unchanged can be inlined";
+  return "";
 }
 
 // The dimensions [first, last] of a load that share consumer iterators, and those iterators.
@@ -384,10 +422,12 @@ llvm::Expected<std::vector<RV>> applyReverseComputeInline(Schedule &sch, StepArg
 
   const BufferStore *consumerStore = singleStoreBody(consumer);
   if (!consumerStore || realize.predicate) return fail("is not a single `C[...] = f(B[v...])` store without predicate");
-  const BufferStore *producerStore = singleStoreBody(producer, /*underGuard=*/true);
+  const BufferStore *producerStore = singleStoreBody(producer, /*underGuard=*/!producer.init);
   if (!producerStore)
     return fail("has the producer '" + producer.name +
-                "', which is not a single `B[v...] = expr` store (or one under an `if` without else) without init");
+                "', which is not a single `B[v...] = expr` store (or, without init, one under an `if` without else)");
+  if (std::string why = whyNotInlinableReduction(producer, *producerStore, *consumerStore, intermediate); !why.empty())
+    return fail("has the producer '" + producer.name + "', which " + why);
   std::optional<std::vector<Expr>> indices = commonLoadIndices(consumerStore->value, intermediate);
   std::optional<VarMap> toProducer;
   if (indices) toProducer = invertAffineLoad(consumer, *indices, *intermediate, producerStore->indices);
@@ -402,10 +442,18 @@ llvm::Expected<std::vector<RV>> applyReverseComputeInline(Schedule &sch, StepArg
   if (std::string why = whyBufferIsAccessedOpaquely(**func, intermediate); !why.empty())
     return fail("has the producer '" + producer.name + "', which " + why);
 
-  Expr value = LoadReplacer(intermediate, producerStore->value).visitExpr(substitute(consumerStore->value, *toProducer));
   std::vector<Expr> storeIndices;
   for (const Expr &index : consumerStore->indices) storeIndices.push_back(substitute(index, *toProducer));
-  Stmt inlined = make<BufferStore>(consumerStore->buffer, value, storeIndices, consumerStore->loc());
+  // A producer's store of a value becomes the consumer's store of it; in a reduction's update the
+  // intermediate read is the consumer's output.
+  Expr output = make<BufferLoad>(consumerStore->buffer, storeIndices, consumerStore->loc());
+  auto inlineStore = [&](const Expr &producerValue) -> Stmt {
+    Expr resolved = LoadReplacer(intermediate, output).visitExpr(producerValue);
+    Expr value = LoadReplacer(intermediate, resolved).visitExpr(substitute(consumerStore->value, *toProducer));
+    return make<BufferStore>(consumerStore->buffer, value, storeIndices, consumerStore->loc());
+  };
+  Stmt inlined = inlineStore(producerStore->value);
+  Stmt inlinedInit = producer.init ? inlineStore(producer.init.as<BufferStore>()->value) : Stmt();
   if (const auto *guard = producer.body.as<IfThenElse>())
     inlined = make<IfThenElse>(guard->condition, inlined, nullptr, guard->loc());
   Expr predicate = inlinedPredicate(consumer, producerRealize, *toProducer, inlined);
@@ -414,7 +462,7 @@ llvm::Expected<std::vector<RV>> applyReverseComputeInline(Schedule &sch, StepArg
   Ref<Buffer> keptIntermediate(intermediate);
   if (llvm::Error error = removeLeafBlock(sch, rv->func, *path, at)) return error;
   const PrimFunc &current = *cast<PrimFunc>(sch.module().lookup(rv->func));
-  Stmt body = ProducerRewriter(producerName, inlined, predicate, keptIntermediate.get()).visitStmt(current.body);
+  Stmt body = ProducerRewriter(producerName, inlined, inlinedInit, predicate, keptIntermediate.get()).visitStmt(current.body);
   sch.setBody(rv->func, reinferRegions(body, {producerName}, functionBuffers(current)));
   return std::vector<RV>{};
 }
