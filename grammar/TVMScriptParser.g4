@@ -126,11 +126,16 @@ expr
   | expr OR expr                                          # orExpr
   | <assoc=right> expr IF expr ELSE expr                  # conditionalExpr
   | LAMBDA lambda_params? COLON expr                      # lambdaExpr
+  | STAR expr                                             # starredExpr
   ;
 
 comp_op : LT | GT | EQ | GE | LE | NE | IN | NOT IN | IS | IS NOT;
 
-lambda_params : NAME ( COMMA NAME )* COMMA?;
+lambda_params : lambda_param ( COMMA lambda_param )* COMMA?;
+
+// `*indices`: the variadic parameter of an index map (TVM's IndexMap.from_func), which its
+// results unpack as `[*indices, k // 4]` (a starredExpr).
+lambda_param : STAR? NAME;
 
 atom
   : LPAREN ( expr ( COMMA expr )* COMMA? )? RPAREN       # parenAtom

@@ -114,12 +114,12 @@ std::string printIndexExpr(const TraceValue &value) {
 
 std::string printTraceValue(const TraceValue &value) {
   switch (value.kind) {
-  case TraceValue::Kind::Param: return value.text;
+  case TraceValue::Kind::Param: return (value.starred ? "*" : "") + value.text;
   case TraceValue::Kind::Operation: return printIndexExpr(value);
   case TraceValue::Kind::Lambda: {
     // TVM's IndexMap text: every result followed by a comma.
     std::string out = "lambda ";
-    for (size_t i = 0; i + 1 < value.items.size(); ++i) out += (i ? ", " : "") + value.items[i].text;
+    for (size_t i = 0; i + 1 < value.items.size(); ++i) out += (i ? ", " : "") + printTraceValue(value.items[i]);
     out += ": (";
     const TraceValue &results = value.items.back();
     for (size_t i = 0; i < results.items.size(); ++i) out += (i ? " " : "") + printIndexExpr(results.items[i]) + ",";

@@ -651,6 +651,7 @@ Value FunctionBuilder::eval(Grammar::ExprContext *expr) {
     return bitwise("T.bitwise_xor", bitXor->expr(0), bitXor->expr(1));
   const char *what = exactly<Grammar::PowerExprContext>(expr) ? "'**'"
                      : exactly<Grammar::LambdaExprContext>(expr) ? "lambda"
+                     : exactly<Grammar::StarredExprContext>(expr) ? "'*' unpacking"
                                                                         : "this expression";
   error(loc(expr), std::string(what) + " is not supported in TVMScript expressions");
   return Value::invalid();

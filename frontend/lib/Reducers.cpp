@@ -102,7 +102,13 @@ Value FunctionBuilder::evalCommReducer(Grammar::ArglistContext *arglist, ir::Sou
   }
   std::vector<antlr4::tree::TerminalNode *> names;
   if (lambda->lambda_params())
-    names = lambda->lambda_params()->NAME();
+    for (auto *param : lambda->lambda_params()->lambda_param()) {
+      if (param->STAR()) {
+        error(loc(param), "the lambda of T.comm_reducer takes named parameters, not *" + param->NAME()->getText());
+        return Value::invalid();
+      }
+      names.push_back(param->NAME());
+    }
   size_t count = identity.size();
   if (names.size() != 2 * count) {
     error(loc(lambda), "the lambda of T.comm_reducer takes " + std::to_string(names.size()) +

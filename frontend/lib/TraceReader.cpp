@@ -54,7 +54,10 @@ private:
   std::optional<ir::TraceValue> readSequence(const std::vector<Grammar::ExprContext *> &items, ir::SourceLoc at);
   // `lambda i, j: (...)` (an index map) and the index expressions of its results.
   std::optional<ir::TraceValue> readLambda(Grammar::LambdaExprContext *lambda);
+  // `params` names the variadic parameter `*name`.
   std::optional<ir::TraceValue> readIndexExpr(Grammar::ExprContext *expr, const std::vector<std::string> &params);
+  // `*indices` among the results: the variadic parameter's indices, in order.
+  std::optional<ir::TraceValue> readUnpacked(Grammar::StarredExprContext *starred, const std::vector<std::string> &params);
   // `T.int8(0)`, `T.float32(0.5)`: a constant of a dtype, as TVM prints a pad value's.
   std::optional<ir::TraceValue> readTypedConstant(Grammar::CallExprContext *call);
 
@@ -241,12 +244,18 @@ std::optional<ir::TraceValue> TraceBuilder::readValue(Grammar::ExprContext *expr
 std::optional<ir::TraceValue> TraceBuilder::readLambda(Grammar::LambdaExprContext *lambda) {
   ir::TraceValue result = ir::TraceValue::none(loc(lambda));
   result.kind = ir::TraceValue::Kind::Lambda;
+  // The parameters' names, `*name` for the variadic one (which TVM's IndexMap.from_func allows).
   std::vector<std::string> params;
   if (lambda->lambda_params())
-    for (auto *name : lambda->lambda_params()->NAME()) {
-      params.push_back(name->getText());
-      ir::TraceValue param = ir::TraceValue::ofString(params.back(), loc(name));
+    for (auto *lambdaParam : lambda->lambda_params()->lambda_param()) {
+      ir::TraceValue param = ir::TraceValue::ofString(lambdaParam->NAME()->getText(), loc(lambdaParam));
       param.kind = ir::TraceValue::Kind::Param;
+      param.starred = lambdaParam->STAR() != nullptr;
+      if (param.starred && std::any_of(params.begin(), params.end(), [](const std::string &p) { return p[0] == '*'; })) {
+        fail(param.loc, "a lambda has at most one *parameter");
+        return std::nullopt;
+      }
+      params.push_back((param.starred ? "*" : "") + param.text);
       result.items.push_back(std::move(param));
     }
   // The results: a tuple or list of index expressions, or one expression.
@@ -264,7 +273,9 @@ std::optional<ir::TraceValue> TraceBuilder::readLambda(Grammar::LambdaExprContex
       results.items.push_back(ir::TraceValue::ofString("AXIS_SEPARATOR", loc(item)));
       continue;
     }
-    std::optional<ir::TraceValue> index = readIndexExpr(item, params);
+    std::optional<ir::TraceValue> index = exactly<Grammar::StarredExprContext>(item)
+                                              ? readUnpacked(exactly<Grammar::StarredExprContext>(item), params)
+                                              : readIndexExpr(item, params);
     if (!index) return std::nullopt;
     results.items.push_back(std::move(*index));
   }
@@ -281,6 +292,11 @@ std::optional<ir::TraceValue> TraceBuilder::readIndexExpr(Grammar::ExprContext *
     return readIndexExpr(paren->expr(0), params);
   if (auto *name = atom ? exactly<Grammar::NameAtomContext>(atom->atom()) : nullptr) {
     ir::TraceValue value = ir::TraceValue::ofName(name->getText(), at);
+    if (std::find(params.begin(), params.end(), "*" + value.text) != params.end()) {
+      fail(at, "'" + value.text + "' is the lambda's *parameter, several indices: unpack it among the results as *" +
+                   value.text);
+      return std::nullopt;
+    }
     if (std::find(params.begin(), params.end(), value.text) != params.end()) value.kind = ir::TraceValue::Kind::Param;
     return value;
   }
@@ -308,6 +324,20 @@ std::optional<ir::TraceValue> TraceBuilder::readIndexExpr(Grammar::ExprContext *
   result.kind = ir::TraceValue::Kind::Operation;
   result.text = op;
   return result;
+}
+
+std::optional<ir::TraceValue> TraceBuilder::readUnpacked(Grammar::StarredExprContext *starred,
+                                                         const std::vector<std::string> &params) {
+  auto *atom = exactly<Grammar::AtomExprContext>(starred->expr());
+  auto *name = atom ? exactly<Grammar::NameAtomContext>(atom->atom()) : nullptr;
+  if (!name || std::find(params.begin(), params.end(), "*" + name->getText()) == params.end()) {
+    fail(loc(starred), "only the lambda's *parameter can be unpacked among its results");
+    return std::nullopt;
+  }
+  ir::TraceValue value = ir::TraceValue::ofString(name->getText(), loc(starred));
+  value.kind = ir::TraceValue::Kind::Param;
+  value.starred = true;
+  return value;
 }
 
 std::optional<ir::TraceValue> TraceBuilder::readTypedConstant(Grammar::CallExprContext *call) {

@@ -107,25 +107,30 @@ llvm::Expected<RV> StepArgs::resolve(const TraceValue &name) {
   return sch_.bindings()[it->second].rv;
 }
 
+llvm::Expected<BlockRV> StepArgs::blockNamed(ir::TraceValue &value) {
+  // TVM's Python API turns a block name into a get_block step of its own.
+  llvm::Expected<std::string> func = sch_.defaultFunction(value.loc);
+  if (!func) return func.takeError();
+  BlockRV rv{*func, value.text};
+  if (llvm::Expected<StmtPath> path = sch_.findBlock(rv, value.loc); !path) return path.takeError();
+  Schedule::Binding binding = sch_.bindNew(rv);
+  ir::TraceStep getBlock;
+  getBlock.primitive = "get_block";
+  getBlock.arguments = {{"name", TraceValue::ofString(value.text)}, {"func_name", TraceValue::ofString(*func)}};
+  getBlock.results = {binding.traceName};
+  sch_.recordStep(std::move(getBlock));
+  // Keyed so that no name of the schedule text can clash with it.
+  std::string key = "%" + binding.traceName;
+  names_[key] = sch_.bindings().size() - 1;
+  value = TraceValue::ofName(key, value.loc);
+  return rv;
+}
+
 llvm::Expected<BlockRV> StepArgs::block(const char *param) {
-  const TraceValue &v = value(param);
+  TraceValue &v = values_.at(param);
   if (v.kind == TraceValue::Kind::String) {
-    // TVM's Python API turns a block name into a get_block step of its own.
-    llvm::Expected<std::string> func = sch_.defaultFunction(at(param));
-    if (!func) return func.takeError();
-    BlockRV rv{*func, v.text};
-    if (llvm::Expected<StmtPath> path = sch_.findBlock(rv, at(param)); !path) return path.takeError();
-    Schedule::Binding binding = sch_.bindNew(rv);
-    ir::TraceStep getBlock;
-    getBlock.primitive = "get_block";
-    getBlock.arguments = {{"name", TraceValue::ofString(v.text)}, {"func_name", TraceValue::ofString(*func)}};
-    getBlock.results = {binding.traceName};
-    sch_.recordStep(std::move(getBlock));
-    // Keyed so that no name of the schedule text can clash with it.
-    std::string key = "%" + binding.traceName;
-    names_[key] = sch_.bindings().size() - 1;
-    values_[param] = TraceValue::ofName(key, v.loc);
-    return rv;
+    v.loc = at(param);
+    return blockNamed(v);
   }
   if (v.kind != TraceValue::Kind::Name) return typeError(param, "a block");
   llvm::Expected<RV> rv = resolve(v);
@@ -182,10 +187,18 @@ llvm::Expected<std::vector<LoopRV>> StepArgs::loops(const char *param) {
 }
 
 llvm::Expected<std::vector<BlockRV>> StepArgs::blockList(const char *param) {
-  const TraceValue &list = value(param);
+  TraceValue &list = values_.at(param);
   if (list.kind != TraceValue::Kind::List) return typeError(param, "a list of blocks");
   std::vector<BlockRV> result;
-  for (const TraceValue &item : list.items) {
+  for (TraceValue &item : list.items) {
+    if (item.kind == TraceValue::Kind::String) {
+      llvm::Expected<BlockRV> named = blockNamed(item);
+      if (!named) return named.takeError();
+      result.push_back(*named);
+      continue;
+    }
+    if (item.kind != TraceValue::Kind::Name)
+      return ir::diagnosticError(item.loc, "sch." + step_.primitive + " takes blocks, not " + kindName(item.kind));
     llvm::Expected<RV> rv = resolve(item);
     if (!rv) return rv.takeError();
     const auto *block = std::get_if<BlockRV>(&*rv);

@@ -17,14 +17,15 @@ namespace vtac::passes::schedule {
 using namespace ir;
 
 llvm::Expected<std::vector<RV>> applyCacheWrite(Schedule &sch, StepArgs &args) {
+  // Consumers first: TVM's Python API looks up the blocks given by name in that order.
+  llvm::Expected<std::set<std::string>> given = consumerBlocksArgument(args);
+  if (!given) return given.takeError();
   llvm::Expected<BlockRV> rv = args.block("block");
   if (!rv) return rv.takeError();
   llvm::Expected<int64_t> index = args.integer("write_buffer_index");
   if (!index) return index.takeError();
   llvm::Expected<std::string> storageScope = storageScopeArgument(args, "cache_write");
   if (!storageScope) return storageScope.takeError();
-  llvm::Expected<std::set<std::string>> given = consumerBlocksArgument(args);
-  if (!given) return given.takeError();
   llvm::Expected<StmtPath> path = sch.findBlock(*rv, args.at("block"));
   if (!path) return path.takeError();
   llvm::Expected<BufferRef> buffer = accessedBuffer(*path->back().as<BlockRealize>()->block, *index, true,

@@ -52,7 +52,8 @@ public:
   llvm::Expected<RV> computeLocation(const char *param);
   // The variadic loop list (reorder, fuse).
   llvm::Expected<std::vector<LoopRV>> loops(const char *param);
-  // A list of blocks that are still in the function (cache_read's consumer_blocks, blockize's target).
+  // A list of blocks (or block names) that are still in the function (cache_read's consumer_blocks,
+  // blockize's target).
   llvm::Expected<std::vector<BlockRV>> blockList(const char *param);
   llvm::Expected<int64_t> integer(const char *param);
   llvm::Expected<bool> boolean(const char *param);
@@ -62,6 +63,9 @@ public:
 
 private:
   llvm::Error typeError(const char *param, const char *expected) const;
+  // The block a name string gives, as TVM's Python API resolves it: a get_block step recorded
+  // before this one, its result replacing the string in `value`.
+  llvm::Expected<BlockRV> blockNamed(ir::TraceValue &value);
 
   Schedule &sch_;
   const ir::TraceStep &step_;

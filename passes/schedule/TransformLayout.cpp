@@ -4,11 +4,13 @@
 // in the function indexes the new shape through the map (simplified under the loop and block
 // ranges), the allocation or the parameter takes the new shape, and the regions of the blocks
 // using it are re-inferred. The new shape is the range of each result over the old shape's
-// points, which are enumerated (constant shapes of at most 2^24 elements): a map that is not
-// injective is an error. A map whose range is larger than the buffer pads it: the padding is
-// filled with pad_value (a constant of the buffer's kind, or a lambda over the new indices
-// giving one value of the buffer's dtype) as LayoutPadding.h describes, or left unused with
-// assume_injective_transform=True; without either it is an error. Filling needs the map's
+// points, which are enumerated (constant shapes of at most 2^24 elements; a larger one takes
+// each result's bounds, and the map must have an affine inverse, which shows it injective): a
+// map that is not injective is an error. A lambda's `*indices` parameter stands for the
+// dimensions the named ones leave, as in TVM's IndexMap.from_func. A map whose range is larger
+// than the buffer pads it: the padding is filled with pad_value (a constant of the buffer's kind,
+// or a lambda over the new indices giving one value of the buffer's dtype) as LayoutPadding.h
+// describes, or left unused with assume_injective_transform=True; without either it is an error. Filling needs the map's
 // inverse (AffineInverse.h: each result a split `(x // c) % d` of a fused sum of indices plus a
 // constant, TVM's DetectIterMap with padding); other padded maps are an error with a pad_value.
 #include "AffineInverse.h"
@@ -179,6 +181,55 @@ TraceStep setAxisSeparatorStep(const StepArgs &args, const std::vector<int64_t> 
   return step;
 }
 
+// TVM's IndexMap.from_func for a lambda with a variadic parameter `*indices`: it stands for the
+// parameters `indices_0, indices_1, ...` that the `ndim` dimensions of `shaped` leave beyond the
+// named ones, and `*indices` among the results for the same indices in order. The trace records
+// the lambda so expanded, as TVM prints it.
+llvm::Expected<TraceValue> withVariadicExpanded(const TraceValue &lambda, size_t ndim, const std::string &shaped,
+                                                SourceLoc at) {
+  auto params = llvm::ArrayRef(lambda.items).drop_back();
+  const TraceValue *variadic = nullptr;
+  for (const TraceValue &param : params)
+    if (param.starred) variadic = &param;
+  if (!variadic) return lambda;
+  size_t named = params.size() - 1;
+  if (named > ndim)
+    return diagnosticError(at, "transform_layout: the lambda names " + std::to_string(named) + " indices besides *" +
+                                   variadic->text + " but " + shaped + " has " + std::to_string(ndim) + " dimensions");
+  std::vector<TraceValue> indices;
+  for (size_t i = 0; i < ndim - named; ++i) {
+    TraceValue index = *variadic;
+    index.starred = false;
+    index.text += "_" + std::to_string(i);
+    for (const TraceValue &param : params)
+      if (param.text == index.text)
+        return diagnosticError(param.loc, "transform_layout: the parameter '" + param.text + "' is also an index *" +
+                                              variadic->text + " stands for");
+    indices.push_back(std::move(index));
+  }
+  // Each starred item, a parameter or a result, becomes the indices.
+  auto expand = [&](const std::vector<TraceValue> &items) {
+    std::vector<TraceValue> out;
+    for (const TraceValue &item : items) {
+      if (!item.starred) {
+        out.push_back(item);
+        continue;
+      }
+      for (TraceValue index : indices) {
+        index.loc = item.loc;
+        out.push_back(std::move(index));
+      }
+    }
+    return out;
+  };
+  TraceValue expanded = lambda;
+  expanded.items = expand(params.vec());
+  TraceValue results = lambda.items.back();
+  results.items = expand(results.items);
+  expanded.items.push_back(std::move(results));
+  return expanded;
+}
+
 // The names and sampled values of the RVs the index map uses.
 llvm::Error collectSampled(StepArgs &args, const TraceValue &e, std::map<std::string, int64_t> &sampled) {
   if (e.kind == TraceValue::Kind::Name) {
@@ -193,27 +244,40 @@ llvm::Error collectSampled(StepArgs &args, const TraceValue &e, std::map<std::st
   return llvm::Error::success();
 }
 
-// The padded layout of the map over the old shape: the axes named as TVM's inverse map names
-// its inputs (a passed-through parameter's name, or `axis<k>`), the old indices and the padding
-// condition from the shared affine inverse, simplified as TVM's NonSurjectiveInverse simplifies
-// them (the padding under the new shape's ranges); an error saying why the map has no inverse.
-llvm::Expected<PaddedLayout> paddedLayout(const IndexMap &map, const std::vector<int64_t> &shape,
-                                          const std::vector<Expr> &newShape, DataType dtype) {
-  std::vector<Expr> params;
+// The map as expressions of its parameters, each over [0, its old extent), and the axes of the
+// new layout, named as TVM's inverse map names its inputs (a passed-through parameter's name, or
+// `axis<k>`).
+struct SymbolicMap {
   std::vector<AffineInput> inputs;
+  std::vector<Expr> outputs;
+  std::vector<VarRef> axes;
+};
+SymbolicMap symbolicMap(const IndexMap &map, const std::vector<int64_t> &shape, DataType dtype) {
+  SymbolicMap symbolic;
+  std::vector<Expr> params;
   for (size_t p = 0; p < shape.size(); ++p) {
     VarRef param = makeVar(map.paramName(p), dtype);
     params.push_back(param);
-    inputs.push_back({param, shape[p]});
+    symbolic.inputs.push_back({param, shape[p]});
   }
-  PaddedLayout layout;
-  std::vector<Expr> outputs, axisValues;
   for (size_t k = 0; k < map.results().size(); ++k) {
     const TraceValue &e = map.results()[k];
-    outputs.push_back(map.build(e, params, dtype));
-    layout.axes.push_back(makeVar(e.kind == TraceValue::Kind::Param ? e.text : "axis" + std::to_string(k), dtype));
-    axisValues.push_back(layout.axes.back());
+    symbolic.outputs.push_back(map.build(e, params, dtype));
+    symbolic.axes.push_back(makeVar(e.kind == TraceValue::Kind::Param ? e.text : "axis" + std::to_string(k), dtype));
   }
+  return symbolic;
+}
+
+// The padded layout of the map over the old shape: the old indices and the padding condition
+// at the new axes from the shared affine inverse, simplified as TVM's NonSurjectiveInverse
+// simplifies them (the padding under the new shape's ranges); an error saying why the map has no
+// inverse.
+llvm::Expected<PaddedLayout> paddedLayout(const IndexMap &map, const std::vector<int64_t> &shape,
+                                          const std::vector<Expr> &newShape, DataType dtype) {
+  auto [inputs, outputs, axes] = symbolicMap(map, shape, dtype);
+  PaddedLayout layout;
+  layout.axes = axes;
+  std::vector<Expr> axisValues(axes.begin(), axes.end());
   llvm::Expected<AffineMapInverse> inverse = inverseAffineMap(outputs, inputs, axisValues);
   if (!inverse) return inverse.takeError();
   arith::Analyzer unbound, overNewShape;
@@ -227,6 +291,57 @@ llvm::Expected<PaddedLayout> paddedLayout(const IndexMap &map, const std::vector
     layout.padding = simpler;
   }
   return layout;
+}
+
+// Each result's lowest and highest value over the old shape's points, and whether the map takes
+// distinct points to distinct results.
+struct Image {
+  std::vector<int64_t> lowest, highest;
+  bool injective = true;
+};
+
+// Buffers of at most this many elements have every point mapped; the image is then exact.
+constexpr int64_t kMaxEnumerated = int64_t(1) << 24;
+
+Image enumeratedImage(const IndexMap &map, const std::vector<int64_t> &shape, int64_t total) {
+  size_t numResults = map.results().size();
+  Image image{std::vector<int64_t>(numResults, INT64_MAX), std::vector<int64_t>(numResults, INT64_MIN)};
+  std::vector<std::vector<int64_t>> results;
+  std::vector<int64_t> point(shape.size(), 0);
+  for (int64_t n = 0; n < total; ++n) {
+    for (size_t d = shape.size(), rest = size_t(n); d-- > 0; rest /= size_t(shape[d])) point[d] = int64_t(rest % size_t(shape[d]));
+    std::vector<int64_t> result;
+    for (size_t r = 0; r < numResults; ++r) {
+      result.push_back(map.evaluate(map.results()[r], point));
+      image.lowest[r] = std::min(image.lowest[r], result.back());
+      image.highest[r] = std::max(image.highest[r], result.back());
+    }
+    results.push_back(std::move(result));
+  }
+  std::sort(results.begin(), results.end());
+  image.injective = std::adjacent_find(results.begin(), results.end()) == results.end();
+  return image;
+}
+
+// A buffer too large to map point by point: each result's bounds over the old ranges (exact for
+// the splits of fused indices an affine map is made of), injective as the map has an affine
+// inverse (TVM's DetectIterMap); without one it is an error.
+llvm::Expected<Image> affineImage(const IndexMap &map, const std::vector<int64_t> &shape, DataType dtype, SourceLoc at,
+                                  const std::string &bufferDesc) {
+  auto [inputs, outputs, axes] = symbolicMap(map, shape, dtype);
+  llvm::Expected<AffineMapInverse> inverse = inverseAffineMap(outputs, inputs, std::vector<Expr>(axes.begin(), axes.end()));
+  if (!inverse)
+    return diagnosticError(at, "transform_layout: " + bufferDesc + " is too large to check the index map on point by point, "
+                               "and the map has no affine inverse that shows it injective: " + llvm::toString(inverse.takeError()));
+  arith::Analyzer analyzer;
+  for (const AffineInput &input : inputs) analyzer.bind(input.var, Range{intImm(0, dtype), intImm(input.extent, dtype)});
+  Image image;
+  for (const Expr &output : outputs) {
+    arith::IntBound bound = analyzer.constIntBound(output);
+    image.lowest.push_back(bound.min);
+    image.highest.push_back(bound.max);
+  }
+  return image;
 }
 
 // The pad value at given indices of the new shape, checked as TVM checks it: a constant of the
@@ -254,9 +369,13 @@ llvm::Expected<PadValue> padValueOf(StepArgs &args, const Buffer &buffer, size_t
   }
   if (pad.kind != TraceValue::Kind::Lambda)
     return diagnosticError(at, "transform_layout: pad_value is None, a number or a `lambda` over the new indices");
+  llvm::Expected<TraceValue> expanded = withVariadicExpanded(pad, newRank, "the transformed '" + buffer.name + "'", at);
+  if (!expanded) return expanded.takeError();
+  args.setValue("pad_value", std::move(*expanded));
+  const TraceValue &lambda = args.value("pad_value");
   std::map<std::string, int64_t> sampled;
-  if (llvm::Error error = collectSampled(args, pad, sampled)) return error;
-  auto map = std::make_shared<IndexMap>(pad, std::move(sampled));
+  if (llvm::Error error = collectSampled(args, lambda, sampled)) return error;
+  auto map = std::make_shared<IndexMap>(lambda, std::move(sampled));
   if (map->results().size() != 1)
     return diagnosticError(at, "transform_layout: the pad_value lambda has " + std::to_string(map->results().size()) +
                                    " results; it gives one value");
@@ -314,7 +433,9 @@ llvm::Expected<std::vector<RV>> applyTransformLayout(Schedule &sch, StepArgs &ar
 
   if (args.value("index_map").kind != TraceValue::Kind::Lambda) return fail(args.at("index_map"), "the index map is a `lambda`");
   auto [withoutSeparator, separators] = withoutSeparators(args.value("index_map"));
-  args.setValue("index_map", withoutSeparator);
+  llvm::Expected<TraceValue> expanded = withVariadicExpanded(withoutSeparator, buffer->rank(), "'" + buffer->name + "'", args.at("index_map"));
+  if (!expanded) return expanded.takeError();
+  args.setValue("index_map", std::move(*expanded));
   const TraceValue &lambda = args.value("index_map");
   std::map<std::string, int64_t> sampled;
   if (llvm::Error error = collectSampled(args, lambda, sampled)) return error;
@@ -335,7 +456,7 @@ llvm::Expected<std::vector<RV>> applyTransformLayout(Schedule &sch, StepArgs &ar
     padValue = std::move(*checked);
   }
 
-  // The new shape and injectivity, over every point of the old shape.
+  // The new shape and injectivity, over the points of the old shape.
   std::vector<int64_t> shape;
   int64_t total = 1;
   for (const Expr &extent : buffer->shape) {
@@ -344,33 +465,20 @@ llvm::Expected<std::vector<RV>> applyTransformLayout(Schedule &sch, StepArgs &ar
     shape.push_back(*value);
     total *= *value;
   }
-  if (total > (int64_t(1) << 24)) return fail(args.at("buffer"), bufferDesc + " is too large to check the index map on");
+  llvm::Expected<Image> image = total <= kMaxEnumerated ? enumeratedImage(map, shape, total)
+                                                        : affineImage(map, shape, indexType, args.at("index_map"), bufferDesc);
+  if (!image) return image.takeError();
   size_t numResults = map.results().size();
-  std::vector<int64_t> lowest(numResults, INT64_MAX), highest(numResults, INT64_MIN);
-  std::vector<std::vector<int64_t>> images;
-  std::vector<int64_t> point(shape.size(), 0);
-  for (int64_t n = 0; n < total; ++n) {
-    for (size_t d = shape.size(), rest = size_t(n); d-- > 0; rest /= size_t(shape[d])) point[d] = int64_t(rest % size_t(shape[d]));
-    std::vector<int64_t> image;
-    for (size_t r = 0; r < numResults; ++r) {
-      image.push_back(map.evaluate(map.results()[r], point));
-      lowest[r] = std::min(lowest[r], image.back());
-      highest[r] = std::max(highest[r], image.back());
-    }
-    images.push_back(std::move(image));
-  }
   std::vector<Expr> newShape;
   int64_t newTotal = 1;
   for (size_t r = 0; r < numResults && total > 0; ++r) {
-    if (lowest[r] < 0)
+    if (image->lowest[r] < 0)
       return fail(map.results()[r].loc, "result " + std::to_string(r) + " of the index map is negative (" +
-                                            std::to_string(lowest[r]) + ") for some index of " + bufferDesc);
-    newShape.push_back(intImm(highest[r] + 1, indexType));
-    newTotal *= highest[r] + 1;
+                                            std::to_string(image->lowest[r]) + ") for some index of " + bufferDesc);
+    newShape.push_back(intImm(image->highest[r] + 1, indexType));
+    newTotal *= image->highest[r] + 1;
   }
-  std::sort(images.begin(), images.end());
-  if (std::adjacent_find(images.begin(), images.end()) != images.end())
-    return fail(args.at("index_map"), "the index map is not injective on " + bufferDesc);
+  if (!image->injective) return fail(args.at("index_map"), "the index map is not injective on " + bufferDesc);
   // Padding is filled with the pad value, unless assume_injective_transform says it is unused.
   bool fillsPadding = newTotal != total && !*assumeInjective;
   std::optional<PaddedLayout> padded;

@@ -24,6 +24,8 @@ struct TraceValue {
   // Lambda's items are its parameters (Param) followed by a List of its results; a Param names a
   // parameter; an Operation applies `text` (+, -, *, //, %) to its two items. A result may also
   // be the String "AXIS_SEPARATOR" (TVM's IndexMap.AXIS_SEPARATOR, read in transform_layout).
+  // A `starred` Param is the variadic `*indices` of `lambda *indices, k: [*indices, k // 4]`, as a
+  // parameter and as a result that unpacks it; transform_layout expands it for the buffer.
   enum class Kind { None, Bool, Int, Float, String, Name, List, Dict, Lambda, Param, Operation };
   Kind kind = Kind::None;
   bool boolValue = false;
@@ -32,6 +34,7 @@ struct TraceValue {
   std::string text;  // String, Name (a result of an earlier step), Param, Operation
   std::vector<TraceValue> items;  // List; Dict: keys (String) and values alternate
   bool isTuple = false;  // a List written `(a, b)`, printed so
+  bool starred = false;  // a Param written `*name`
   // An Int or Float written as a typed constant in an index map (`T.int8(0)`, `T.float32(0.5)`,
   // as TVM prints a pad value); empty for a Python literal.
   std::string dtype;
