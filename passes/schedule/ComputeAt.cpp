@@ -205,17 +205,18 @@ llvm::Error computeAt(Schedule &sch, const ComputeAtRequest &request, bool isCom
   const BlockRealize &realize = *blockPath->back().as<BlockRealize>();
   const Block &block = *realize.block;
   const For &target = *loopPath->back().as<For>();
-  if (std::find(blockPath->begin(), blockPath->end(), loopPath->back()) != blockPath->end())
-    return fail(request.loopAt, "the loop '" + target.loopVar->name + "' is an ancestor of the block '" + block.name + "'");
+  // TVM's checks in its order (ComputeAtOrReverseComputeAtImpl), so that a step failing several
+  // gets its error: the scope, the block, the loop's place, then compute_at's output block.
   StmtPath scopePath = scopeOf(*blockPath);
-  if (scopeOf(*loopPath) != scopePath)
-    return fail(request.loopAt, "the loop '" + target.loopVar->name + "' is not in the scope of the block '" + block.name + "'");
   if (std::string why = whyNotStagePipeline(*scopePath.back().as<Block>()); !why.empty()) return fail(request.blockAt, why);
   // Moving a block that shares its output with another writer would make it compute the other's
   // part too (TVM's CheckCompleteOrReductionBlock).
   if (std::string why = whyNotCompleteOrReduction(*blockPath); !why.empty())
     return fail(request.blockAt, "the block '" + block.name + "' is neither a complete block nor a reduction block: " + why);
-
+  if (std::find(blockPath->begin(), blockPath->end(), loopPath->back()) != blockPath->end())
+    return fail(request.loopAt, "the loop '" + target.loopVar->name + "' is an ancestor of the block '" + block.name + "'");
+  if (scopeOf(*loopPath) != scopePath)
+    return fail(request.loopAt, "the loop '" + target.loopVar->name + "' is not in the scope of the block '" + block.name + "'");
   if (isComputeAt) {
     if (std::string why = whyOutputBlock(block, *scopePath.back().as<Block>()); !why.empty())
       return fail(request.blockAt, "the block '" + block.name + "' " + why);
