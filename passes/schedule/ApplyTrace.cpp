@@ -220,6 +220,19 @@ llvm::Expected<int64_t> StepArgs::integer(const char *param) {
   return typeError(param, "an integer");
 }
 
+llvm::Expected<int64_t> StepArgs::bufferIndex(const char *param, const ir::Block &block, bool isWrite) {
+  TraceValue &v = values_.at(param);
+  if (v.kind != TraceValue::Kind::String) return integer(param);
+  const std::vector<ir::BufferRegion> &regions = isWrite ? block.writes : block.reads;
+  for (size_t i = 0; i < regions.size(); ++i)
+    if (regions[i].buffer->name == v.text) {
+      v = TraceValue::ofInt(int64_t(i), v.loc);
+      return int64_t(i);
+    }
+  return ir::diagnosticError(v.loc, "the block '" + block.name + "' " + (isWrite ? "writes" : "reads") +
+                                        " no buffer named '" + v.text + "'");
+}
+
 llvm::Expected<bool> StepArgs::boolean(const char *param) {
   const TraceValue &v = value(param);
   if (v.kind == TraceValue::Kind::Bool) return v.boolValue;

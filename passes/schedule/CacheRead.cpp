@@ -21,12 +21,12 @@ llvm::Expected<std::vector<RV>> applyCacheRead(Schedule &sch, StepArgs &args) {
   if (!given) return given.takeError();
   llvm::Expected<BlockRV> rv = args.block("block");
   if (!rv) return rv.takeError();
-  llvm::Expected<int64_t> index = args.integer("read_buffer_index");
-  if (!index) return index.takeError();
   llvm::Expected<std::string> storageScope = storageScopeArgument(args, "cache_read");
   if (!storageScope) return storageScope.takeError();
   llvm::Expected<StmtPath> path = sch.findBlock(*rv, args.at("block"));
   if (!path) return path.takeError();
+  llvm::Expected<int64_t> index = args.bufferIndex("read_buffer_index", *path->back().as<BlockRealize>()->block, false);
+  if (!index) return index.takeError();
   llvm::Expected<BufferRef> buffer = accessedBuffer(*path->back().as<BlockRealize>()->block, *index, false,
                                                     args.at("read_buffer_index"));
   if (!buffer) return buffer.takeError();

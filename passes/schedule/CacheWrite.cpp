@@ -22,12 +22,12 @@ llvm::Expected<std::vector<RV>> applyCacheWrite(Schedule &sch, StepArgs &args) {
   if (!given) return given.takeError();
   llvm::Expected<BlockRV> rv = args.block("block");
   if (!rv) return rv.takeError();
-  llvm::Expected<int64_t> index = args.integer("write_buffer_index");
-  if (!index) return index.takeError();
   llvm::Expected<std::string> storageScope = storageScopeArgument(args, "cache_write");
   if (!storageScope) return storageScope.takeError();
   llvm::Expected<StmtPath> path = sch.findBlock(*rv, args.at("block"));
   if (!path) return path.takeError();
+  llvm::Expected<int64_t> index = args.bufferIndex("write_buffer_index", *path->back().as<BlockRealize>()->block, true);
+  if (!index) return index.takeError();
   llvm::Expected<BufferRef> buffer = accessedBuffer(*path->back().as<BlockRealize>()->block, *index, true,
                                                     args.at("write_buffer_index"));
   if (!buffer) return buffer.takeError();

@@ -56,6 +56,9 @@ public:
   // blockize's target).
   llvm::Expected<std::vector<BlockRV>> blockList(const char *param);
   llvm::Expected<int64_t> integer(const char *param);
+  // The index of a buffer among the block's reads (or writes), given as the index or, as TVM's
+  // Python API takes it, the buffer's name, which the recorded trace prints as the index.
+  llvm::Expected<int64_t> bufferIndex(const char *param, const ir::Block &block, bool isWrite);
   llvm::Expected<bool> boolean(const char *param);
   llvm::Expected<std::string> string(const char *param);
   // The RV a Name refers to.

@@ -17,8 +17,6 @@ using namespace ir;
 llvm::Expected<std::vector<RV>> applySetScope(Schedule &sch, StepArgs &args) {
   llvm::Expected<BlockRV> rv = args.block("block");
   if (!rv) return rv.takeError();
-  llvm::Expected<int64_t> index = args.integer("buffer_index");
-  if (!index) return index.takeError();
   llvm::Expected<std::string> scope = args.string("storage_scope");
   if (!scope) return scope.takeError();
   if (scope->empty()) return diagnosticError(args.at("storage_scope"), "set_scope: the storage scope is empty");
@@ -26,6 +24,8 @@ llvm::Expected<std::vector<RV>> applySetScope(Schedule &sch, StepArgs &args) {
     return diagnosticError(args.at("storage_scope"), why);
   llvm::Expected<StmtPath> path = sch.findBlock(*rv, args.at("block"));
   if (!path) return path.takeError();
+  llvm::Expected<int64_t> index = args.bufferIndex("buffer_index", *path->back().as<BlockRealize>()->block, true);
+  if (!index) return index.takeError();
   llvm::Expected<BufferRef> buffer = accessedBuffer(*path->back().as<BlockRealize>()->block, *index, true,
                                                     args.at("buffer_index"));
   if (!buffer) return buffer.takeError();
