@@ -190,3 +190,26 @@ TEST_CASE("symbolic-bound proofs use the ends of symbolic ranges", "[arith]") {
   ana.bind(jo, Range{c(0), fdiv(m + 31, 32)});
   CHECK_FALSE(ana.canProve(lt(jo * 32 + ki, m), Analyzer::ProofStrength::SymbolicBound));
 }
+
+TEST_CASE("a floor division whose residue is one constant under the bounds is the quotient", "[arith]") {
+  // TVM's rewrite rule for floordiv(x * c1 + y, c2): (x * c1 + y) // c2 ==
+  // x * (c1 // c2) + y // c2 + (x * (c1 % c2) + y % c2) // c2, the last term a constant here
+  // (test_arith_rewrite_simplify TestFloordivIndex).
+  Analyzer ana;
+  VarRef x = makeVar("x"), y = makeVar("y");
+  ana.bind(x, Range{c(0), c(2)});
+  ana.bind(y, Range{c(0), c(7)});
+  CHECK(simplified(ana, fdiv(x * 360 + y, 16)) == "x * 22");
+  CHECK(simplified(ana, fdiv(x * 360 + y, 25)) == "x * 14");
+  CHECK(simplified(ana, fdiv(x * 360, 16)) == "x * 22");
+  // The channel groups of compute_at's test_compute_at_non_perfect_channel_group: the last group
+  // x * 360 + 359 needs is x * 22 + 22, so each x needs 23 of them.
+  CHECK(simplified(ana, fdiv(x * 360 + 359, 16)) == "x * 22 + 22");
+  CHECK(simplified(ana, fdiv(x * 360 + 359, 16) - fdiv(x * 360, 16)) == "22");
+  // A negative scale: -360 == -23 * 16 + 8, and x * 8 // 16 is still 0.
+  CHECK(simplified(ana, fdiv(c(720) - x * 360, 16)) == "45 - x * 23");
+  // Where the residue takes two values the division stays (x in [0, 4): x * 8 reaches 24).
+  VarRef w = makeVar("w");
+  ana.bind(w, Range{c(0), c(4)});
+  CHECK(simplified(ana, fdiv(w * 360, 16)) == "w * 360 // 16");
+}
