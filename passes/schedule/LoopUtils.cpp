@@ -201,15 +201,6 @@ bool splitsLoops(const Expr &e, const LoopDomain &dom) {
   return found;
 }
 
-void conjuncts(const Expr &e, std::vector<Expr> &out) {
-  if (e->kind() == NodeKind::And) {
-    conjuncts(e.as<BinaryExpr>()->a, out);
-    conjuncts(e.as<BinaryExpr>()->b, out);
-  } else {
-    out.push_back(e);
-  }
-}
-
 }  // namespace
 
 bool isAffineBinding(const BlockRealize &realize, const std::vector<const For *> &loops) {
@@ -235,9 +226,8 @@ bool isAffineBinding(const BlockRealize &realize, const std::vector<const For *>
   for (const auto &[var, uses] : fusedUses)
     if (split.count(var)) return false;
   if (!realize.predicate) return true;
-  std::vector<Expr> bounds;
-  conjuncts(realize.predicate, bounds);
-  for (const Expr &bound : bounds) {
+  // TVM's DetectIterMap parses no T.likely conjunct as a bound: such a predicate is not affine.
+  for (const Expr &bound : arith::conjuncts(realize.predicate, arith::LikelyConjunct::Keep)) {
     std::vector<VarRef> vars = loopVarsIn(bound, dom);
     if (vars.empty()) continue;
     const auto *compare = bound.as<BinaryExpr>();

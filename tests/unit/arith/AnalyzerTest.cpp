@@ -213,3 +213,20 @@ TEST_CASE("a floor division whose residue is one constant under the bounds is th
   ana.bind(w, Range{c(0), c(4)});
   CHECK(simplified(ana, fdiv(w * 360, 16)) == "w * 360 // 16");
 }
+
+TEST_CASE("conjuncts split a condition at its ands; T.likely is looked through or kept", "[arith]") {
+  VarRef x = makeVar("x"), y = makeVar("y"), z = makeVar("z");
+  Expr hint = make<Call>(DataType::boolTy(), "tir.likely", std::vector<Expr>{bin(NodeKind::And, lt(y, c(3)), lt(z, c(2)))});
+  Expr condition = bin(NodeKind::And, lt(x, c(4)), hint);
+  std::vector<std::string> lookedThrough, kept;
+  for (const Expr &e : vtac::ir::arith::conjuncts(condition, vtac::ir::arith::LikelyConjunct::LookThrough))
+    lookedThrough.push_back(printExpr(e));
+  for (const Expr &e : vtac::ir::arith::conjuncts(condition, vtac::ir::arith::LikelyConjunct::Keep))
+    kept.push_back(printExpr(e));
+  CHECK(lookedThrough == std::vector<std::string>{"x < 4", "y < 3", "z < 2"});
+  CHECK(kept == std::vector<std::string>{"x < 4", "T.likely(y < 3 and z < 2)"});
+  // A constraint scope takes the hint's condition as a fact.
+  Analyzer ana;
+  Analyzer::ConstraintScope scope(ana, condition);
+  CHECK(ana.constIntBound(z).max == 1);
+}
