@@ -100,16 +100,22 @@ bool Analyzer::canProveEqual(const Expr &a, const Expr &b) {
 
 // ---- constraint scopes ----------------------------------------------------------------------
 
-// The conjuncts of a condition, looking through T.likely (a hint, not a different fact).
-static void collectConjuncts(const Expr &e, std::vector<Expr> &out) {
+static void collectConjuncts(const Expr &e, LikelyConjunct likely, std::vector<Expr> &out) {
   if (const auto *bin = e.as<BinaryExpr>(); bin && bin->kind() == NodeKind::And) {
-    collectConjuncts(bin->a, out);
-    collectConjuncts(bin->b, out);
+    collectConjuncts(bin->a, likely, out);
+    collectConjuncts(bin->b, likely, out);
     return;
   }
-  if (const auto *call = e.as<Call>(); call && call->op == "tir.likely" && call->args.size() == 1)
-    return collectConjuncts(call->args[0], out);
+  const auto *call = e.as<Call>();
+  if (likely == LikelyConjunct::LookThrough && call && call->op == "tir.likely" && call->args.size() == 1)
+    return collectConjuncts(call->args[0], likely, out);
   out.push_back(e);
+}
+
+std::vector<Expr> conjuncts(const Expr &condition, LikelyConjunct likely) {
+  std::vector<Expr> out;
+  collectConjuncts(condition, likely, out);
+  return out;
 }
 
 // The bound `var < c`, `c <= var`, `var == c`, ... puts on var, if the conjunct is one of those.
@@ -148,9 +154,8 @@ Analyzer::ConstraintScope::ConstraintScope(Analyzer &analyzer, const Expr &condi
   State &state = *analyzer.state_;
   savedDepth_ = state.scopeMarks.size();
   state.scopeMarks.emplace_back(state.knownTrue.size(), state.savedBounds.size());
-  std::vector<Expr> conjuncts;
-  collectConjuncts(condition, conjuncts);
-  for (const Expr &c : conjuncts) {
+  // T.likely is a hint: its condition holds in the scope all the same.
+  for (const Expr &c : conjuncts(condition, LikelyConjunct::LookThrough)) {
     Expr simplified = analyzer.rewriteSimplify(c);
     if (simplified.isa<IntImm>()) continue;
     if (auto narrowed = boundFromConjunct(simplified)) {

@@ -4,7 +4,8 @@
 // where `/` and `%` are floor or truncating division (each term has its mode). Terms on the same
 // index stay adjacent, ordered by decreasing lower factor, so `(x // 4) * 4 + x % 4` merges back
 // into x. Division and modulo by a positive constant split the divisible part off and drop
-// remainders proven to lie in [0, c). Normalising orders the terms by decreasing scale (stable),
+// remainders proven to lie in [0, c); a floor division whose remainders divide to one constant
+// under the known bounds is the quotient plus that constant. Normalising orders the terms by decreasing scale (stable),
 // adds the constant after the positive terms and subtracts the negative ones last.
 #include <algorithm>
 #include <functional>
@@ -302,9 +303,33 @@ struct CanonicalOps {
     return sum;
   }
 
+  // TVM's rewrite rule for floordiv(x * c1 + y, c2) that eliminates the residue: with Q the
+  // whole multiples of c taken out of every scale and of the constant, and R the remainders
+  // (S == Q * c + R), S // c == Q + R // c; where the known bounds make R // c one constant k,
+  // S // c is Q + k (x * 360 // 16 is x * 22 for x in [0, 2), as x * 8 // 16 is 0 there).
+  std::optional<SumForm> quotientWithConstantResidue(const SumForm &sum, int64_t c, DataType t) {
+    SumForm quotient, residue;
+    quotient.base = floorDivInt(sum.base, c);
+    residue.base = floorModInt(sum.base, c);
+    for (const SplitTerm &term : sum.args) {
+      SplitTerm whole = term, rest = term;
+      whole.scale = floorDivInt(term.scale, c);
+      rest.scale = floorModInt(term.scale, c);
+      if (whole.scale != 0) quotient.args.push_back(whole);
+      if (rest.scale != 0) residue.args.push_back(rest);
+    }
+    IntBound k = self.analyzer_.constIntBound(divExpr(DivMode::Floor, residue.normalize(t), c));
+    if (!k.isConst() || k.min == IntBound::kPosInf || k.min == IntBound::kNegInf) return std::nullopt;
+    quotient.base += k.min;
+    return quotient;
+  }
+
   CanonValue division(const CanonValue &a, int64_t c, DataType t, bool floor) {
     DivMode mode = floor ? DivMode::Floor : DivMode::Trunc;
     if (c == 1) return a;
+    if (floor)
+      if (std::optional<SumForm> quotient = quotientWithConstantResidue(a.toSum(), c, t))
+        return CanonValue::ofSum(std::move(*quotient), t);
     if (a.kind == CanonValue::Kind::Sum) {
       SumForm lhs, extra;
       separateDivisible(a.sum, c, lhs, extra);

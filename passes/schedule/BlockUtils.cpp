@@ -263,14 +263,19 @@ std::optional<std::pair<Expr, Expr>> bounds(const Expr &e, const std::map<const 
 
 }  // namespace
 
-Interval relaxRange(const Range &range, const std::map<const Var *, Range> &relaxed) {
+Interval relaxRange(const Range &range, const std::map<const Var *, Range> &relaxed, arith::Analyzer &outer) {
   std::optional<std::pair<Expr, Expr>> lo = bounds(range.min, relaxed);
   Expr last = simplify(subExpr(addExpr(range.min, range.extent), intImm(1, range.min->dtype)));
   std::optional<std::pair<Expr, Expr>> hi = bounds(last, relaxed);
   if (!lo || !hi) return {range.min, std::nullopt};
-  std::optional<int64_t> span = asConstInt(arith::Analyzer().simplify(subExpr(hi->second, lo->first)));
+  std::optional<int64_t> span = asConstInt(outer.simplify(subExpr(hi->second, lo->first)));
   if (!span) return {lo->first, std::nullopt};
   return {lo->first, *span + 1};
+}
+
+Interval relaxRange(const Range &range, const std::map<const Var *, Range> &relaxed) {
+  arith::Analyzer nothingKnown;
+  return relaxRange(range, relaxed, nothingKnown);
 }
 
 Interval uniteIntervals(const Interval &a, const Interval &b) {

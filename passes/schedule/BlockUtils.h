@@ -7,6 +7,7 @@
 #include <optional>
 #include <set>
 
+#include "vtac/ir/arith/Analyzer.h"
 #include "vtac/passes/schedule/Schedule.h"
 
 namespace vtac::passes::schedule {
@@ -86,7 +87,11 @@ struct Interval {
 
 // The range that `range` (in terms of outer variables) covers while the variables in `relaxed`
 // run over their ranges; only affine indices with constant relaxed ranges are bounded, anything
-// else gives an unknown extent.
+// else gives an unknown extent. The extent is simplified under what `outer` knows of the
+// variables that are not relaxed, as TVM's compute_at simplifies the relaxed bounds under the
+// loops around: `(c_o * 360 + 359) // 16 - c_o * 360 // 16` is 22 only for c_o in [0, 2).
+Interval relaxRange(const ir::Range &range, const std::map<const ir::Var *, ir::Range> &relaxed, ir::arith::Analyzer &outer);
+// The same, knowing nothing of the variables that are not relaxed.
 Interval relaxRange(const ir::Range &range, const std::map<const ir::Var *, ir::Range> &relaxed);
 // The union of two intervals when their mins differ by a constant; unknown otherwise.
 Interval uniteIntervals(const Interval &a, const Interval &b);

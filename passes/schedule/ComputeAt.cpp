@@ -247,7 +247,7 @@ llvm::Error computeAt(Schedule &sch, const ComputeAtRequest &request, bool isCom
         if (access.buffer.get() != buffer) continue;
         std::vector<Interval> intervals;
         for (size_t d = 0; d < access.region.size(); ++d)
-          intervals.push_back(relaxRange(Range{substitute(access.region[d].min, bindings), access.region[d].extent}, relaxed));
+          intervals.push_back(relaxRange(Range{substitute(access.region[d].min, bindings), access.region[d].extent}, relaxed, analyzer));
         if (needed.empty()) {
           needed = std::move(intervals);
         } else {

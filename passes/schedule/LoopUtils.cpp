@@ -202,15 +202,6 @@ bool splitsLoops(const Expr &e, const LoopDomain &dom) {
   return found;
 }
 
-void conjuncts(const Expr &e, std::vector<Expr> &out) {
-  if (e->kind() == NodeKind::And) {
-    conjuncts(e.as<BinaryExpr>()->a, out);
-    conjuncts(e.as<BinaryExpr>()->b, out);
-  } else {
-    out.push_back(e);
-  }
-}
-
 }  // namespace
 
 std::string whyNotAffineBinding(const BlockRealize &realize, const std::vector<const For *> &loops) {
@@ -240,9 +231,8 @@ std::string whyNotAffineBinding(const BlockRealize &realize, const std::vector<c
   for (const auto &[var, binding] : fusedIn)
     if (split.count(var)) return bindingOf(binding);
   if (!realize.predicate) return "";
-  std::vector<Expr> bounds;
-  conjuncts(realize.predicate, bounds);
-  for (const Expr &bound : bounds) {
+  // TVM's DetectIterMap parses no T.likely conjunct as a bound: such a predicate is not affine.
+  for (const Expr &bound : arith::conjuncts(realize.predicate, arith::LikelyConjunct::Keep)) {
     std::vector<VarRef> vars = loopVarsIn(bound, dom);
     if (vars.empty()) continue;
     const auto *compare = bound.as<BinaryExpr>();

@@ -205,3 +205,43 @@ TEST_CASE("a variable bound to a symbolic range compares with its ends", "[arith
   // v reaches n - 1: neither v < n - 1 nor its negation follows.
   CHECK(simplified(ana, lt(v, n - 1)) == "v + 1 < n");
 }
+
+TEST_CASE("a floor division whose residue is one constant under the bounds is the quotient", "[arith]") {
+  // TVM's rewrite rule for floordiv(x * c1 + y, c2): (x * c1 + y) // c2 ==
+  // x * (c1 // c2) + y // c2 + (x * (c1 % c2) + y % c2) // c2, the last term a constant here
+  // (test_arith_rewrite_simplify TestFloordivIndex).
+  Analyzer ana;
+  VarRef x = makeVar("x"), y = makeVar("y");
+  ana.bind(x, Range{c(0), c(2)});
+  ana.bind(y, Range{c(0), c(7)});
+  CHECK(simplified(ana, fdiv(x * 360 + y, 16)) == "x * 22");
+  CHECK(simplified(ana, fdiv(x * 360 + y, 25)) == "x * 14");
+  CHECK(simplified(ana, fdiv(x * 360, 16)) == "x * 22");
+  // The channel groups of compute_at's test_compute_at_non_perfect_channel_group: the last group
+  // x * 360 + 359 needs is x * 22 + 22, so each x needs 23 of them.
+  CHECK(simplified(ana, fdiv(x * 360 + 359, 16)) == "x * 22 + 22");
+  CHECK(simplified(ana, fdiv(x * 360 + 359, 16) - fdiv(x * 360, 16)) == "22");
+  // A negative scale: -360 == -23 * 16 + 8, and x * 8 // 16 is still 0.
+  CHECK(simplified(ana, fdiv(c(720) - x * 360, 16)) == "45 - x * 23");
+  // Where the residue takes two values the division stays (x in [0, 4): x * 8 reaches 24).
+  VarRef w = makeVar("w");
+  ana.bind(w, Range{c(0), c(4)});
+  CHECK(simplified(ana, fdiv(w * 360, 16)) == "w * 360 // 16");
+}
+
+TEST_CASE("conjuncts split a condition at its ands; T.likely is looked through or kept", "[arith]") {
+  VarRef x = makeVar("x"), y = makeVar("y"), z = makeVar("z");
+  Expr hint = make<Call>(DataType::boolTy(), "tir.likely", std::vector<Expr>{bin(NodeKind::And, lt(y, c(3)), lt(z, c(2)))});
+  Expr condition = bin(NodeKind::And, lt(x, c(4)), hint);
+  std::vector<std::string> lookedThrough, kept;
+  for (const Expr &e : vtac::ir::arith::conjuncts(condition, vtac::ir::arith::LikelyConjunct::LookThrough))
+    lookedThrough.push_back(printExpr(e));
+  for (const Expr &e : vtac::ir::arith::conjuncts(condition, vtac::ir::arith::LikelyConjunct::Keep))
+    kept.push_back(printExpr(e));
+  CHECK(lookedThrough == std::vector<std::string>{"x < 4", "y < 3", "z < 2"});
+  CHECK(kept == std::vector<std::string>{"x < 4", "T.likely(y < 3 and z < 2)"});
+  // A constraint scope takes the hint's condition as a fact.
+  Analyzer ana;
+  Analyzer::ConstraintScope scope(ana, condition);
+  CHECK(ana.constIntBound(z).max == 1);
+}

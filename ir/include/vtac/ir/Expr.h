@@ -57,6 +57,13 @@ public:
 struct PointerType {
   DataType element;
   std::string scope = "global";
+
+  PointerType() = default;
+  // An empty scope is "global", as TVM's PointerType constructor makes it: every declaration
+  // (T.alloc_buffer, T.Buffer, T.match_buffer, T.decl_buffer, T.allocate, T.handle) with
+  // scope="" declares global memory.
+  PointerType(DataType element, std::string scope)
+      : element(element), scope(scope.empty() ? "global" : std::move(scope)) {}
   friend bool operator==(const PointerType &a, const PointerType &b) {
     return a.element == b.element && a.scope == b.scope;
   }

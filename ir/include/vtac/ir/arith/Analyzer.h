@@ -28,6 +28,7 @@
 #include <cstdint>
 #include <limits>
 #include <memory>
+#include <vector>
 
 #include "vtac/ir/Expr.h"
 
@@ -42,6 +43,14 @@ struct IntBound {
   int64_t max = kPosInf;
   bool isConst() const { return min == max; }
 };
+
+// How conjuncts() takes a conjunct T.likely(c).
+enum class LikelyConjunct {
+  LookThrough,  // as the conjuncts of c: the hint does not change what holds (constraint scopes)
+  Keep,         // as the call itself, which TVM's iter-map detection does not parse as a bound
+};
+// The conjuncts of `condition` in order: `a && (b && c)` gives a, b, c (TVM's ExtractConstraints).
+std::vector<Expr> conjuncts(const Expr &condition, LikelyConjunct likely);
 
 class Analyzer {
 public:
