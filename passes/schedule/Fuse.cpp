@@ -64,7 +64,10 @@ llvm::Expected<std::vector<RV>> applyFuse(Schedule &sch, StepArgs &args) {
 
   std::string name = loops[0]->loopVar->name;
   for (size_t i = 1; i < loops.size(); ++i) name += "_" + loops[i]->loopVar->name;
+  // The widest of the loops' types (TVM's fused variable has their largest bit width).
   DataType dtype = loops[0]->loopVar->dtype;
+  for (const For *loop : loops)
+    if (loop->loopVar->dtype.bits() > dtype.bits()) dtype = loop->loopVar->dtype;
   VarRef fused = makeVar(name + "_fused", dtype);
   VarMap replacements;
   Expr below = intImm(1, dtype);
