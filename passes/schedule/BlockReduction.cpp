@@ -107,11 +107,6 @@ bool matchPattern(const Expr &pattern, const Expr &e, std::map<const Var *, Expr
          matchPattern(selectPattern.falseValue, target.falseValue, bound);
 }
 
-bool sameExprs(const std::vector<Expr> &a, const std::vector<Expr> &b) {
-  return std::equal(a.begin(), a.end(), b.begin(), b.end(),
-                    [](const Expr &x, const Expr &y) { return structuralEqual(x, y); });
-}
-
 std::string listed(const Values &values) {
   std::string text;
   for (const Expr &value : values) text += (text.empty() ? "" : ", ") + printExpr(value);

@@ -9,6 +9,7 @@
 #include "vtac/ir/Diagnostic.h"
 #include "vtac/ir/Mutator.h"
 #include "vtac/ir/RegionInference.h"
+#include "vtac/ir/StructuralEqual.h"
 #include "vtac/ir/Substitute.h"
 #include "vtac/ir/Visitor.h"
 #include "vtac/ir/arith/Analyzer.h"
@@ -100,6 +101,11 @@ bool usesVar(const Expr &e, const Var *var) {
   bool found = false;
   preOrderVisit(e, [&](const Node &node) { found |= &node == var; });
   return found;
+}
+
+bool sameExprs(const std::vector<Expr> &a, const std::vector<Expr> &b) {
+  return std::equal(a.begin(), a.end(), b.begin(), b.end(),
+                    [](const Expr &x, const Expr &y) { return structuralEqual(x, y); });
 }
 
 const BufferStore *singleStoreBody(const Block &block, bool underGuard) {

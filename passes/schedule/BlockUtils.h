@@ -38,6 +38,8 @@ llvm::Expected<std::vector<BlockRV>> dependentBlocks(const Schedule &sch, const 
 
 // Whether `e` uses the variable `var`.
 bool usesVar(const ir::Expr &e, const ir::Var *var);
+// Whether two lists of expressions (indices, shapes) are structurally equal, item by item.
+bool sameExprs(const std::vector<ir::Expr> &a, const std::vector<ir::Expr> &b);
 
 // The block's body when it is a single store without allocations writing one buffer (what the
 // inlining primitives move; an init is theirs to check, as TVM's HasInitBlock); null otherwise.

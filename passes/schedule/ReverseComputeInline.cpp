@@ -98,8 +98,7 @@ std::optional<std::vector<Expr>> commonLoadIndices(const Expr &expr, const Buffe
   });
   if (loads.empty()) return std::nullopt;
   for (const BufferLoad *load : loads)
-    for (size_t d = 0; d < load->indices.size(); ++d)
-      if (!structuralEqual(load->indices[d], loads[0]->indices[d])) return std::nullopt;
+    if (!sameExprs(load->indices, loads[0]->indices)) return std::nullopt;
   return loads[0]->indices;
 }
 
@@ -112,9 +111,7 @@ std::string whyNotInlinableReduction(const Block &producer, const BufferStore &u
                                      const Buffer *intermediate) {
   if (!producer.init) return "";
   const auto *init = producer.init.as<BufferStore>();
-  if (!init || init->buffer.get() != intermediate || init->indices.size() != update.indices.size() ||
-      !std::equal(init->indices.begin(), init->indices.end(), update.indices.begin(),
-                  [](const Expr &a, const Expr &b) { return structuralEqual(a, b); }))
+  if (!init || init->buffer.get() != intermediate || !sameExprs(init->indices, update.indices))
     return "has an init that is not a store of '" + intermediate->name + "' where its body stores";
   bool readsIntermediate = false;
   preOrderVisit(update.value, [&](const Node &node) {
@@ -123,8 +120,7 @@ std::string whyNotInlinableReduction(const Block &producer, const BufferStore &u
   });
   if (!readsIntermediate) return "";
   std::optional<std::vector<Expr>> updated = commonLoadIndices(update.value, intermediate);
-  if (!updated || !std::equal(updated->begin(), updated->end(), update.indices.begin(),
-                              [](const Expr &a, const Expr &b) { return structuralEqual(a, b); }))
+  if (!updated || !sameExprs(*updated, update.indices))
     return "reads '" + intermediate->name + "' elsewhere than where it stores";
   const auto *copied = consumer.value.as<BufferLoad>();
   if (!copied || copied->buffer.get() != intermediate)
