@@ -8,6 +8,7 @@ packages=(
   antlr4 libantlr4-runtime-dev
   llvm-19-dev llvm-19-tools clang-19 libclang-rt-19-dev libdlpack-dev
   libcli11-dev libspdlog-dev catch2 libzip-dev zlib1g-dev libzstd-dev libffi-dev
+  python3-numpy  # samples/models/gen_resnet18_vta.py and its e2e test (/usr/bin/python3)
 )
 
 missing=()
