@@ -352,16 +352,17 @@ private:
     }
   }
 
-  void enterOrLeaveThreadScope(const ir::Node *op) {
-    if (threadScope_ == nullptr) {
-      threadScope_ = op;
-      return;
-    }
+  // Thread scopes nest (two virtual-thread axes, a parallel loop inside one): an allocation
+  // attaches to the innermost, where inject-virtual-thread can replicate it per thread, and
+  // storage freed inside a scope is forgotten when it closes.
+  void enterThreadScope(const ir::Node *op) { threadScopes_.push_back(op); }
+  void leaveThreadScope(const ir::Node *op) {
     auto inScope = [&](StorageEntry *e) { return e->attachScope == op; };
     for (auto it = constFree_.begin(); it != constFree_.end();) it = inScope(it->second) ? constFree_.erase(it) : std::next(it);
     symbolicFree_.remove_if(inScope);
-    threadScope_ = nullptr;
+    threadScopes_.pop_back();
   }
+  const ir::Node *threadScope() const { return threadScopes_.empty() ? nullptr : threadScopes_.back(); }
 
   void planMemory(const std::vector<StmtEntry> &seq, const std::unordered_map<const ir::Var *, AllocInfo> &allocs) {
     std::unordered_set<const ir::Var *> inplaced;
@@ -378,7 +379,7 @@ private:
               auto srcEntry = allocMap_.find(src);
               if (dst || inplaced.count(src) || srcEntry == allocMap_.end()) continue;
               StorageEntry *e = srcEntry->second;
-              if (e->scope == scope && e->attachScope == threadScope_ && e->elemType == alloc->dtype.elementType() &&
+              if (e->scope == scope && e->attachScope == threadScope() && e->elemType == alloc->dtype.elementType() &&
                   InplaceChecker().check(*s.stmt, var, src) &&
                   e->constNbits == constantElements(*alloc) * elementBits(alloc->dtype)) {
                 dst = e;
@@ -391,10 +392,13 @@ private:
           allocMap_[var] = dst;
         }
       }
-      if (const auto *attr = s.stmt->as<ir::AttrStmt>(); attr && isThreadScopeAttr(*attr)) {
-        enterOrLeaveThreadScope(s.stmt);
-      } else if (const auto *loop = s.stmt->as<ir::For>(); loop && loop->forKind == ir::ForKind::Parallel) {
-        if (threadScope_ == nullptr || threadScope_ == s.stmt) enterOrLeaveThreadScope(s.stmt);
+      // A parallel loop is a scope only outside every other (as in TVM).
+      const auto *attr = s.stmt->as<ir::AttrStmt>();
+      const auto *loop = s.stmt->as<ir::For>();
+      bool parallel = loop && loop->forKind == ir::ForKind::Parallel;
+      if ((attr && isThreadScopeAttr(*attr)) || (parallel && (!threadScope() || threadScope() == s.stmt))) {
+        if (s.pairOffset > 0) enterThreadScope(s.stmt);
+        else if (threadScope() == s.stmt) leaveThreadScope(s.stmt);
       }
       if (events != events_.end() && s.pairOffset <= 0)
         for (const ir::Var *var : events->second.kill)
@@ -404,7 +408,7 @@ private:
 
   StorageEntry *newEntry(const ir::Allocate &op, const StorageScope &scope, uint64_t constNbits) {
     auto entry = std::make_unique<StorageEntry>();
-    entry->attachScope = threadScope_;
+    entry->attachScope = threadScope();
     entry->scope = scope;
     entry->elemType = op.dtype.elementType();
     entry->constNbits = constNbits;
@@ -425,7 +429,7 @@ private:
     uint64_t bits = elementBits(op.dtype);
     uint64_t constNbits = constantElements(op) * bits;
     if (isSmallArray(op, scope, constNbits) || op.extents.size() != 1) return newEntry(op, scope, constNbits);
-    auto fits = [&](StorageEntry *e) { return e->attachScope == threadScope_ && e->scope == scope; };
+    auto fits = [&](StorageEntry *e) { return e->attachScope == threadScope() && e->scope == scope; };
     if (constNbits != 0) {
       auto begin = constFree_.lower_bound(constNbits / kMatchRange);
       auto mid = constFree_.lower_bound(constNbits);
@@ -605,7 +609,7 @@ private:
 
   const PassContext &context_;
   ir::arith::Analyzer analyzer_;
-  const ir::Node *threadScope_ = nullptr;
+  std::vector<const ir::Node *> threadScopes_;
   std::unordered_map<const ir::Node *, Events> events_;
   std::multimap<uint64_t, StorageEntry *> constFree_;
   std::list<StorageEntry *> symbolicFree_;

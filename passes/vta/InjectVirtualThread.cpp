@@ -262,27 +262,101 @@ private:
   std::map<const ir::Var *, ir::Expr> remapped_;
 };
 
+// One virtual-thread axis of the function: its variable, thread count and sharing mode.
+struct ThreadAxis {
+  ir::VarRef var;
+  int64_t count;
+  bool allowShare;  // vthread shares what does not depend on the thread; cthread never does
+};
+
+std::optional<ThreadAxis> threadAxisOf(const ir::AttrStmt &attr) {
+  const auto *iv = attr.node.as<ir::IterVar>();
+  auto count = ir::asConstInt(attr.value);
+  if (!iv || !count || *count < 1) return std::nullopt;
+  return ThreadAxis{iv->var, *count, llvm::StringRef(iv->threadTag).starts_with("vthread")};
+}
+
+// The virtual_thread attributes directly inside a statement (not inside one another).
+std::vector<const ir::AttrStmt *> nestedThreadAttrs(const ir::Stmt &body) {
+  class Finder : public ir::StmtExprVisitor {
+  public:
+    std::vector<const ir::AttrStmt *> found;
+    void visitAttrStmt(const ir::AttrStmt &op) override {
+      if (op.key == "virtual_thread") found.push_back(&op);
+      else StmtExprVisitor::visitAttrStmt(op);
+    }
+    void visitExpr(const ir::Expr &) override {}
+  } finder;
+  finder.visitStmt(body);
+  return finder.found;
+}
+
+// Several thread axes (a cthread binding inside another, possibly under loops) become one axis of
+// the product of their counts: outer = t / inner_count, inner = t % inner_count. Virtual threads
+// are data-parallel, so lifting the inner axis over the loops between them keeps the program's
+// meaning; one axis gives every thread its own copy of every on-chip buffer allocated under any
+// of them, one set of dependence tokens per thread, and micro-kernels that depend on one thread
+// index (all the runtime can cache them by).
+class InnerAxisRemover : public ir::StmtExprMutator {
+public:
+  InnerAxisRemover(const ir::AttrStmt *inner, ir::Stmt mergedBody)
+      : inner_(inner), mergedBody_(std::move(mergedBody)) {}
+  ir::Stmt visitAttrStmt(const ir::AttrStmt &op) override {
+    return &op == inner_ ? mergedBody_ : StmtExprMutator::visitAttrStmt(op);
+  }
+
+private:
+  const ir::AttrStmt *inner_;
+  ir::Stmt mergedBody_;
+};
+
+llvm::Expected<std::pair<ThreadAxis, ir::Stmt>> mergeThreadAxes(const ir::AttrStmt &attr) {
+  auto axis = threadAxisOf(attr);
+  if (!axis)
+    return ir::diagnosticError(attr.loc(), "virtual_thread needs an iteration variable and a "
+                                           "constant positive thread count");
+  std::vector<const ir::AttrStmt *> inner = nestedThreadAttrs(attr.body);
+  if (inner.empty()) return std::make_pair(*axis, attr.body);
+  if (inner.size() > 1)
+    return ir::diagnosticError(inner[1]->loc(), "a virtual-thread axis beside another inside the "
+                                                "same virtual thread is not supported");
+  auto innerMerged = mergeThreadAxes(*inner[0]);
+  if (!innerMerged) return innerMerged.takeError();
+  auto &[innerAxis, innerBody] = *innerMerged;
+  if (innerAxis.allowShare != axis->allowShare)
+    return ir::diagnosticError(inner[0]->loc(), "a vthread axis and a cthread axis cannot nest");
+  int64_t count;
+  if (__builtin_mul_overflow(axis->count, innerAxis.count, &count) || count > (int64_t(1) << 16))
+    return ir::diagnosticError(inner[0]->loc(), "too many virtual threads (" +
+                                                    llvm::Twine(axis->count) + " x " +
+                                                    llvm::Twine(innerAxis.count) + ")");
+  ir::VarRef merged = ir::makeVar(axis->var->name, axis->var->dtype, attr.loc());
+  ir::Expr innerCount = ir::intImm(innerAxis.count, merged->dtype);
+  ir::Stmt body = InnerAxisRemover(inner[0], innerBody).visitStmt(attr.body);
+  body = ir::substitute(body, ir::VarMap{{axis->var.get(), ir::floorDivExpr(merged, innerCount)},
+                                         {innerAxis.var.get(), ir::floorModExpr(merged, innerCount)}});
+  return std::make_pair(ThreadAxis{merged, count, axis->allowShare}, body);
+}
+
 class VirtualThreadLowerer : public ir::StmtExprMutator {
 public:
   std::optional<ir::DiagnosticError> failure;
 
   ir::Stmt visitAttrStmt(const ir::AttrStmt &op) override {
-    ir::Stmt visited = StmtExprMutator::visitAttrStmt(op);
-    if (op.key != "virtual_thread") return visited;
-    const auto *attr = visited.as<ir::AttrStmt>();
-    const auto *iv = attr->node.as<ir::IterVar>();
-    auto count = ir::asConstInt(attr->value);
-    if (!iv || !count || *count < 1) {
-      if (!failure) failure.emplace(op.loc(), "virtual_thread needs an iteration variable and a "
-                                              "constant positive thread count");
-      return visited;
+    if (op.key != "virtual_thread") return StmtExprMutator::visitAttrStmt(op);
+    auto merged = mergeThreadAxes(op);
+    if (!merged) {
+      llvm::handleAllErrors(merged.takeError(), [&](const ir::DiagnosticError &e) {
+        if (!failure) failure.emplace(e.loc(), e.text());
+      });
+      return ir::Stmt(&op);
     }
-    bool allowShare = llvm::StringRef(iv->threadTag).starts_with("vthread");
-    VarSet touched = ThreadDependence().touched(attr->body, iv->var.get());
-    VirtualThreadInjector injector(iv->var, *count, std::move(touched), allowShare);
-    ir::Stmt body = injector.visitStmt(attr->body);
+    auto &[axis, body] = *merged;
+    VarSet touched = ThreadDependence().touched(body, axis.var.get());
+    VirtualThreadInjector injector(axis.var, axis.count, std::move(touched), axis.allowShare);
+    ir::Stmt injected = injector.visitStmt(body);
     if (injector.failure && !failure) failure = injector.failure;
-    return body;
+    return injected;
   }
 };
 

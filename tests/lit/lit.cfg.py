@@ -22,5 +22,7 @@ config.substitutions.append(("%vtac", vtac))
 config.substitutions.append(("%python", sys.executable))
 config.substitutions.append(("%samples", os.path.join(config.vtac_src_root, "samples")))
 config.substitutions.append(("FileCheck", config.filecheck))
+# split-file keeps a case's inputs in its one test file (LLVM's llvm-19-tools, beside FileCheck).
+config.substitutions.append(("split-file", os.path.join(os.path.dirname(config.filecheck), "split-file")))
 config.substitutions.append(("not ", config.llvm_not + " "))
 config.environment["LC_ALL"] = "C"
