@@ -66,7 +66,7 @@ int runOpt(const OptOptions &options, std::ostream &out, std::ostream &errors) {
   instrumentation.timePasses = options.timePasses;
   instrumentation.dumpStream = &dumps;
   Recipe recipe{options.schedule, options.intrinsics, options.passes, options.function, options.vtaConfig,
-                options.passOptions, options.seed};
+                options.passOptions, options.seed, options.autoSchedule};
   int status = support::kExitSuccess;
   std::optional<Preparer> preparer = Preparer::create("vtac opt", recipe, std::move(instrumentation), errors, status);
   if (!preparer) return status;
@@ -80,8 +80,9 @@ int runOpt(const OptOptions &options, std::ostream &out, std::ostream &errors) {
       continue;
     }
     // Without passes there must be a schedule to apply, from --schedule or the input itself.
-    if (options.passes.empty() && options.schedule.empty() && !parsed->schedule && !options.printTrace) {
-      errors << "vtac opt: error: --passes is required (or a schedule: --schedule FILE, or a schedule def in "
+    if (options.passes.empty() && options.schedule.empty() && !parsed->schedule && !options.printTrace &&
+        !options.autoSchedule) {
+      errors << "vtac opt: error: --passes is required (or a schedule: --schedule FILE, --auto-schedule, or a schedule def in "
              << input << ")\n";
       return support::kExitUsageError;
     }
@@ -125,7 +126,7 @@ void registerOptCommand(CLI::App &app, support::CommandAction &action) {
   command->add_option("-o,--output", options->output,
                       "Write to this file instead of standard output (atomically, and only when "
                       "every input went through)");
-  addScheduleOptions(*command, options->schedule, options->intrinsics);
+  addScheduleOptions(*command, options->schedule, options->intrinsics, options->autoSchedule);
   command->add_flag("--print-trace", options->printTrace,
                     "Print the applied schedule as TVM's trace text (re-appliable) to standard error");
   command->add_option("--func", options->function, "Transform only the prim_func called NAME");

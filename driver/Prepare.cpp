@@ -9,6 +9,7 @@
 #include "vtac/ir/DisplayText.h"
 #include "vtac/ir/Diagnostic.h"
 #include "vtac/passes/Vta.h"
+#include "vtac/passes/autoschedule/AutoSchedule.h"
 #include "vtac/passes/schedule/ApplyTrace.h"
 #include "vtac/support/Command.h"
 #include "vta/config.h"
@@ -135,7 +136,7 @@ bool Preparer::prepare(frontend::ParsedModule &parsed, std::ostream &errors, std
   }
   // The built-in intrinsics are parsed once, and only for a schedule: a plain pipeline never
   // needs them.
-  if (schedule) {
+  if (schedule || recipe_.autoSchedule) {
     if (!builtinIntrinsics_) {
       std::optional<frontend::ParsedModule> builtins =
           parseText(kBuiltinIntrinsicsName, passes::gemmTensorIntrinsics(context_.vta), errors);
@@ -150,6 +151,7 @@ bool Preparer::prepare(frontend::ParsedModule &parsed, std::ostream &errors, std
     std::optional<frontend::ParsedModule> side = readSideFile(recipe_.intrinsics, errors);
     if (!side || !collectIntrinsics(*side, intrinsics, errors)) return false;
   }
+  if (recipe_.autoSchedule && !addAutoSchedule(parsed.module, intrinsics, schedule, errors)) return false;
   if (schedule) {
     ir::IRModule scheduled = parsed.module;
     llvm::Expected<ir::Trace> applied = passes::schedule::applyTrace(scheduled, *schedule, intrinsics, recipe_.scheduleSeed);
@@ -169,6 +171,42 @@ bool Preparer::prepare(frontend::ParsedModule &parsed, std::ostream &errors, std
     errors << ir::renderError(std::move(error));
     return false;
   }
+  return true;
+}
+
+// The functions a schedule works on: the func_name of each block it looks up.
+static std::set<std::string> scheduledFunctions(const ir::Trace &applied) {
+  std::set<std::string> functions;
+  for (const ir::TraceStep &step : applied.steps)
+    for (const ir::TraceArgument &argument : step.arguments)
+      if (step.primitive == "get_block" && argument.keyword == "func_name") functions.insert(argument.value.text);
+  return functions;
+}
+
+bool Preparer::addAutoSchedule(const ir::IRModule &module, const passes::schedule::TensorIntrinTable &intrinsics,
+                               std::optional<ir::Trace> &schedule, std::ostream &errors) {
+  std::set<std::string> skip;
+  if (schedule) {
+    ir::IRModule scratch = module;
+    llvm::Expected<ir::Trace> applied =
+        passes::schedule::applyTrace(scratch, *schedule, intrinsics, recipe_.scheduleSeed);
+    if (!applied) {
+      errors << ir::renderError(applied.takeError());
+      return false;
+    }
+    skip = scheduledFunctions(*applied);
+  }
+  llvm::Expected<passes::autoschedule::AutoSchedule> automatic =
+      passes::autoschedule::autoSchedule(module, skip, context_.vta);
+  if (!automatic) {
+    errors << ir::renderError(automatic.takeError());
+    return false;
+  }
+  for (const passes::autoschedule::Remark &remark : automatic->remarks)
+    errors << ir::formatDiagnostic(remark.loc, ir::Severity::Remark, "[auto-schedule] " + remark.message);
+  if (automatic->trace.steps.empty()) return true;
+  if (!schedule) schedule = ir::Trace{};
+  schedule->steps.insert(schedule->steps.end(), automatic->trace.steps.begin(), automatic->trace.steps.end());
   return true;
 }
 

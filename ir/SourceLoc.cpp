@@ -94,6 +94,7 @@ static const char *severityName(Severity severity) {
   case Severity::Error: return "error";
   case Severity::Warning: return "warning";
   case Severity::Note: return "note";
+  case Severity::Remark: return "remark";
   }
   return "error";
 }

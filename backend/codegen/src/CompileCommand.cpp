@@ -77,6 +77,7 @@ driver::Recipe recipe(const CompileOptions &options) {
   driver::Recipe recipe;
   recipe.schedule = options.schedule;
   recipe.intrinsics = options.intrinsics;
+  recipe.autoSchedule = options.autoSchedule;
   recipe.passes = options.passes;
   recipe.vtaConfig = options.vtaConfig;
   return recipe;

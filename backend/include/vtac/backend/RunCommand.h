@@ -72,6 +72,7 @@ struct RunOptions {
   // The program is scheduled and goes through the pipeline before it runs (the --reference
   // program does not): driver::Preparer.
   std::string schedule, intrinsics, passes;
+  bool autoSchedule = false;  // --auto-schedule
 };
 
 // Runs the command; returns the exit status (0: success, 1: error or mismatch). When the

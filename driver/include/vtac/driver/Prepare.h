@@ -32,6 +32,7 @@ struct Recipe {
   std::string vtaConfig;   // vta_config.json path or JSON text; empty: VTA_CONFIG or the default
   std::vector<std::pair<std::string, std::string>> passOptions;
   uint64_t scheduleSeed = 0;  // seeds the schedule's sample_* steps that have no decision
+  bool autoSchedule = false;  // built-in VTA schedules for the functions the schedule leaves
 };
 
 class Preparer {
@@ -50,6 +51,11 @@ public:
   const passes::PassTimings &timings() const { return manager_.timings(); }
 
 private:
+  // Appends to `schedule` (made if absent) the automatic schedules of the functions it does not
+  // schedule, and reports the rules' remarks.
+  bool addAutoSchedule(const ir::IRModule &module, const passes::schedule::TensorIntrinTable &intrinsics,
+                       std::optional<ir::Trace> &schedule, std::ostream &errors);
+
   Preparer(Recipe recipe, passes::PassManager manager) : recipe_(std::move(recipe)), manager_(std::move(manager)) {}
 
   Recipe recipe_;

@@ -10,7 +10,8 @@ class App;
 
 namespace vtac::driver {
 
-// Adds --schedule FILE and --intrinsics FILE to `command` (Recipe::schedule, Recipe::intrinsics).
-void addScheduleOptions(CLI::App &command, std::string &schedule, std::string &intrinsics);
+// Adds --schedule FILE, --intrinsics FILE and --auto-schedule to `command` (Recipe::schedule,
+// Recipe::intrinsics, Recipe::autoSchedule).
+void addScheduleOptions(CLI::App &command, std::string &schedule, std::string &intrinsics, bool &autoSchedule);
 
 }  // namespace vtac::driver

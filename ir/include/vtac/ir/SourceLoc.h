@@ -38,7 +38,7 @@ std::string sourceFileName(uint32_t file);
 // Text of 1-based line `line` without its newline, or "" when not available.
 std::string sourceLine(uint32_t file, uint32_t line);
 
-enum class Severity { Error, Warning, Note };
+enum class Severity { Error, Warning, Note, Remark };  // Remark: what a pass chose (clang's -Rpass)
 
 // "file:line:col: error: message\n<source line>\n<spaces>^\n" — the source line and caret are
 // present only when the location is known and the file text was registered.

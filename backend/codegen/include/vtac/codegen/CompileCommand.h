@@ -27,6 +27,7 @@ struct CompileOptions {
   std::string emit;    // "c", "header", "llvm", "bc", "asm", "obj"; empty: from the output's extension
   std::string passes;  // a pass pipeline (vtac opt --passes) run before code generation
   std::string schedule, intrinsics;  // applied before the passes (driver::Preparer)
+  bool autoSchedule = false;         // --auto-schedule
   std::string vtaConfig;             // the VTA configuration the passes lower for
   std::vector<std::string> symbols;
   int jobs = 1;
