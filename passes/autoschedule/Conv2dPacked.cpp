@@ -5,7 +5,8 @@
 // [bo, ic, i * stride + dy, j * stride + dx, bi, ic_t]) and the kernel (read at
 // [co, ic, dy, dx, ci, ic_t]); each may come from a producer block (the padding stage, a copy)
 // or straight from a parameter (then it is cached). After it a chain of elementwise blocks (shift,
-// clip) ends in a block that writes the function's output.
+// clip, add of another tensor brought in by a copy stage) ends in a block that writes the function's
+// output.
 //
 // The schedule is the tutorial's (samples/conv2d_vta_schedule.py): the output is tiled in oc
 // blocks, rows and columns; the convolution and the epilogue are computed per output tile, the
@@ -13,7 +14,7 @@
 // then update), the epilogue on the ALU, the result stored by DMA. Tiles are divisors of the
 // extents that fit every SRAM (each virtual thread has its own copy), chosen by the least DRAM
 // traffic the tiling implies (input tiles re-read per oc block, weights per output tile, output
-// once); two virtual threads (on oc blocks, else on rows) where they fit.
+// and added tensors once); two virtual threads (on oc blocks, else on rows) where they fit.
 #include <algorithm>
 #include <map>
 
@@ -65,6 +66,7 @@ struct PackedConv {
   const ir::Buffer *data = nullptr, *kernel = nullptr;
   const ir::Block *dataStage = nullptr, *kernelStage = nullptr;  // null: read from a parameter
   std::vector<const ir::Block *> epilogue;  // between the convolution and the output block
+  std::vector<const ir::Block *> loads;     // stages that bring another tensor into the epilogue
   const ir::Block *output = nullptr;
   int64_t ocTiles = 0, height = 0, width = 0, icTiles = 0, kh = 0, kw = 0, stride = 1;
   int64_t inHeight = 0, inWidth = 0, padTop = 0, padLeft = 0;  // the data tensor in DRAM
@@ -158,11 +160,20 @@ std::optional<PackedConv> recognise(const ir::PrimFunc &func, std::string &why) 
       why = "the convolution's result is not consumed by one elementwise chain";
       return std::nullopt;
     }
-    // An int8 tensor added on the ALU would need its ACC_8BIT copy in the accumulator SRAM,
-    // which storage-rewrite sizes and offsets as int8 (a quarter of its slots): not yet.
-    if (next->reads.size() != 1) {
-      why = "an epilogue stage adds another tensor ('" + next->name + "'), not supported on VTA yet";
-      return std::nullopt;
+    // Another tensor comes into the epilogue through a stage of its own that copies (or widens:
+    // an ACC_8BIT load) a parameter into an int32 buffer, loaded into the accumulator SRAM by
+    // DMA. Added straight from an int8 parameter, its accumulator copy would be an int8 buffer,
+    // which storage-rewrite sizes and offsets as int8 (a quarter of its slots): not supported.
+    for (const ir::BufferRegion &read : next->reads) {
+      if (read.buffer.get() == current) continue;
+      const ir::Block *load = writerOf(blocks, read.buffer.get());
+      if (!load || load->iterVars.size() != 6 || load->reads.size() != 1 ||
+          !isParam(func, load->reads[0].buffer.get()) || read.buffer->dtype != ir::DataType::int32()) {
+        why = "epilogue stage '" + next->name + "' adds '" + read.buffer->name +
+              "', which is not an int32 stage copying a parameter (cast it in a stage of its own)";
+        return std::nullopt;
+      }
+      conv.loads.push_back(load);
     }
     const ir::Buffer *written = next->writes[0].buffer.get();
     if (isParam(func, written)) {
@@ -216,7 +227,7 @@ public:
     int64_t rows = (t.rows - 1) * c_.stride + c_.kh, cols = (t.cols - 1) * c_.stride + c_.kw;
     uint64_t inp = uint64_t(t.ic * rows * cols) * config_.inpElemBytes;
     uint64_t wgt = uint64_t(t.oc * t.ic * c_.kh * c_.kw) * config_.wgtElemBytes;
-    uint64_t acc = uint64_t(t.oc * t.rows * t.cols) * config_.accElemBytes;
+    uint64_t acc = uint64_t(t.oc * t.rows * t.cols) * config_.accElemBytes * (1 + c_.loads.size());
     // the GEMM micro-kernel: its two outer loops (oc, rows) fold into the instruction
     uint64_t uops = uint64_t(t.ic * c_.kh * c_.kw * t.cols) * config_.uopElemBytes;
     return {inp * threads, wgt * threads, acc * threads, uops};
@@ -238,7 +249,7 @@ public:
     input *= ocBlocks * uint64_t(c_.icTiles) * config_.inpElemBytes;
     uint64_t weights = tiles * uint64_t(c_.ocTiles * c_.icTiles * c_.kh * c_.kw) * config_.wgtElemBytes;
     uint64_t output = uint64_t(c_.ocTiles * c_.height * c_.width) * config_.outElemBytes;
-    return input + weights + output;
+    return input + weights + output * (1 + c_.loads.size());
   }
   // Everything read once: the floor any tiling is compared with.
   uint64_t floorBytes() const {
@@ -247,7 +258,7 @@ public:
                      config_.inpElemBytes;
     uint64_t weights = uint64_t(c_.ocTiles * c_.icTiles * c_.kh * c_.kw) * config_.wgtElemBytes;
     uint64_t output = uint64_t(c_.ocTiles * c_.height * c_.width) * config_.outElemBytes;
-    return input + weights + output;
+    return input + weights + output * (1 + c_.loads.size());
   }
 
   // The least DRAM traffic; then two threads over one; then the larger output tile. nullopt
@@ -303,6 +314,11 @@ void writeSchedule(const std::string &func, const PackedConv &c, const Tiling &t
   // consumers first: compute_at needs a block's consumers in place
   for (auto it = c.epilogue.rbegin(); it != c.epilogue.rend(); ++it)
     sch.computeAt(sch.getBlock((*it)->name, func), x[0]);
+  std::vector<std::string> loads;
+  for (const ir::Block *load : c.loads) {
+    loads.push_back(sch.getBlock(load->name, func));
+    sch.computeAt(loads.back(), x[0]);
+  }
   std::string conv = sch.getBlock(c.conv->name, func);
   // unit loops kept: the GEMM intrinsic matches the batch-of-1 tile
   sch.computeAt(conv, x[0], true);
@@ -326,6 +342,7 @@ void writeSchedule(const std::string &func, const PackedConv &c, const Tiling &t
   if (c.dataStage) sch.setScope(data, kInp);
   if (c.kernelStage) sch.setScope(kernel, kWgt);
   sch.setScope(conv, kAcc);
+  for (const std::string &load : loads) sch.setScope(load, kAcc);
   std::vector<std::string> epilogue;
   for (const ir::Block *e : c.epilogue) {
     epilogue.push_back(sch.getBlock(e->name, func));
@@ -337,6 +354,7 @@ void writeSchedule(const std::string &func, const PackedConv &c, const Tiling &t
   // DMA and ALU pragmas on the first loop inside the tile (unit loops are gone there)
   sch.annotate(sch.getLoop(data, outer + 1), "pragma_dma_copy");
   sch.annotate(sch.getLoop(kernel, outer + 1), "pragma_dma_copy");
+  for (const std::string &load : loads) sch.annotate(sch.getLoop(load, outer), "pragma_dma_copy");
   sch.annotate(loops[5], "pragma_dma_copy");
   for (const std::string &e : epilogue) sch.annotate(sch.getLoop(e, outer), "pragma_alu");
   sch.tensorize(sch.getLoop(init, outer + 4), "vta_gemm_reset");
