@@ -5,7 +5,7 @@
 namespace vtac::passes::autoschedule {
 
 // In order: the first rule that recognises a function schedules it.
-static const Rule kRules[] = {conv2dPacked};
+static const Rule kRules[] = {conv2dPacked, densePacked};
 
 llvm::Expected<AutoSchedule> autoSchedule(const ir::IRModule &module, const std::set<std::string> &skip,
                                           const vta::Config &config) {
@@ -14,15 +14,16 @@ llvm::Expected<AutoSchedule> autoSchedule(const ir::IRModule &module, const std:
     const auto *func = entry.function.as<ir::PrimFunc>();
     const std::string &name = entry.name->name;
     if (!func || skip.count(name)) continue;
-    std::string why;
+    std::string why, reasons;
     std::optional<std::string> chosen;
     for (Rule rule : kRules) {
       llvm::Expected<std::optional<std::string>> remark = rule(name, *func, config, result.trace, why);
       if (!remark) return remark.takeError();
       if ((chosen = *remark)) break;
+      reasons += (reasons.empty() ? "" : "; ") + why;
     }
     result.remarks.push_back({func->loc(), chosen ? "'" + name + "' on VTA by " + *chosen
-                                                  : "'" + name + "' stays on the CPU: " + why});
+                                                  : "'" + name + "' stays on the CPU: " + reasons});
   }
   return result;
 }

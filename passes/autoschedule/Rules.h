@@ -20,6 +20,9 @@ using Rule = llvm::Expected<std::optional<std::string>> (*)(const std::string &n
                                                             const vta::Config &config, ir::Trace &trace,
                                                             std::string &why);
 
+llvm::Expected<std::optional<std::string>> densePacked(const std::string &name, const ir::PrimFunc &func,
+                                                       const vta::Config &config, ir::Trace &trace,
+                                                       std::string &why);
 llvm::Expected<std::optional<std::string>> conv2dPacked(const std::string &name, const ir::PrimFunc &func,
                                                         const vta::Config &config, ir::Trace &trace,
                                                         std::string &why);

@@ -1,0 +1,76 @@
+// What the packed VTA operators (conv2d, dense) share: the stages around their int8 x int8 ->
+// int32 reduction block, and how those stages are scheduled (TVM's schedule_conv2d_packed and
+// schedule_dense_packed do the same around their different loop tilings).
+//
+// Stages: the data and the kernel each come from a copy (or padding) block of a parameter or
+// straight from a parameter (then cached); the reduction's result goes through a chain of
+// elementwise blocks (shift, clip, add of another tensor brought in by an int32 copy stage of a
+// parameter) to the block that casts it to int8 into the output parameter.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include <llvm/Support/Error.h>
+
+#include "TraceWriter.h"
+#include "vta/config.h"
+#include "vtac/ir/Function.h"
+
+namespace vtac::passes::autoschedule {
+
+struct PackedStages {
+  const ir::Block *reduction = nullptr;
+  const ir::Buffer *data = nullptr, *kernel = nullptr;
+  const ir::Block *dataStage = nullptr, *kernelStage = nullptr;  // null: read from a parameter
+  std::vector<const ir::Block *> epilogue;  // between the reduction and the output block
+  std::vector<const ir::Block *> loads;     // stages that bring another tensor into the epilogue
+  const ir::Block *output = nullptr;
+};
+
+std::vector<const ir::Block *> blocksOf(const ir::PrimFunc &func);
+int readIndex(const ir::Block &block, const ir::Buffer *buffer);
+bool isVarOf(const ir::Expr &e, const ir::IterVarRef &iv);
+std::optional<int64_t> extentOf(const ir::IterVarRef &iv);
+
+// The reduction block with `spatial` then `reduce` iteration variables, an init, one int32 write
+// of the same rank as its axes' spatial count and two int8 reads, or null.
+const ir::Block *findPackedReduction(const std::vector<const ir::Block *> &blocks, size_t spatial, size_t reduce);
+
+// Fills the stages around stages.reduction (data and kernel set), or says in `why` what does not
+// fit. `rank` is the rank of the elementwise stages.
+bool recogniseStages(const ir::PrimFunc &func, const std::vector<const ir::Block *> &blocks, size_t rank,
+                     PackedStages &stages, std::string &why);
+
+// Where the loop tiling left the stages (names of trace results).
+struct StageLoops {
+  std::string reduction;   // the reduction block
+  std::string tile;        // the loop of one output tile (the epilogue is computed under it)
+  std::string reduceOuter; // the outer reduction loop (the data and kernel tiles load under it)
+  std::string store;       // the output block's loop that the store DMA starts at
+  std::string gemm;        // the reduction's loop that the GEMM intrinsic replaces
+  int64_t outer;           // loops around an output tile's body
+  int64_t resetLoop;       // the index of the init's loop that the reset intrinsic replaces
+};
+
+// After the tiling: the epilogue computed per output tile (consumers first, so call this before
+// compute_at of the reduction), then the rest (scopes, loads, DMA and ALU pragmas, tensorize).
+void computeEpilogueAt(TraceWriter &sch, const std::string &func, const PackedStages &stages, const std::string &tile);
+void scheduleStages(TraceWriter &sch, const std::string &func, const PackedStages &stages, const StageLoops &at);
+
+// Tiles: bytes of each on-chip memory a tiling needs (every virtual thread's copies), whether
+// they fit the config's SRAMs (half the micro-op SRAM for one kernel), the divisors tiles are
+// drawn from, and the error when not even the smallest tiling fits.
+struct SramNeed {
+  uint64_t inp, wgt, acc, uops;
+};
+bool fitsSrams(const SramNeed &need, const vta::Config &config);
+std::vector<int64_t> divisors(int64_t n);
+// Two virtual threads hide DMA latency behind compute (the functional simulator cannot measure
+// it, vtac tune's timing model will); the tiling with them is taken when it moves at most 10%
+// more DRAM bytes than the best without.
+bool threadsWorthIt(uint64_t threadedBytes, uint64_t bestBytes);
+llvm::Error noTileFits(const ir::PrimFunc &func, const std::string &op, const std::string &smallestTile,
+                       const SramNeed &need, const vta::Config &config);
+
+}  // namespace vtac::passes::autoschedule
