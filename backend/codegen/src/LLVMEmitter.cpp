@@ -152,6 +152,7 @@ private:
     case DataType::Code::Bool: return b_.getInt1Ty();
     case DataType::Code::Handle: return b_.getPtrTy();
     case DataType::Code::Float:
+      if (dtype.bits() == 16) return b_.getHalfTy();  // TVM's LLVMType: float16 is LLVM's half
       if (dtype.bits() == 32) return b_.getFloatTy();
       if (dtype.bits() == 64) return b_.getDoubleTy();
       break;
