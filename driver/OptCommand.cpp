@@ -38,6 +38,35 @@ llvm::Error checkPassNames(const std::set<std::string> &names, const char *flag)
   return llvm::Error::success();
 }
 
+// The name of the function defined last at or before `line` (1-based) of printed TVMScript.
+std::string functionAtLine(llvm::StringRef printed, uint32_t line) {
+  std::string name;
+  llvm::SmallVector<llvm::StringRef, 64> lines;
+  printed.split(lines, '\n');
+  for (size_t i = 0; i < lines.size() && i < line; ++i) {
+    llvm::StringRef text = lines[i].ltrim();
+    if (text.consume_front("def ")) name = text.take_until([](char c) { return c == '('; }).str();
+  }
+  return name;
+}
+
+// What `vtac opt` writes must be a program vtac reads: a schedule or pass can build IR the
+// printer writes but the frontend refuses (2000 add_unit_loop steps nest deeper than its limit),
+// so the printed result is parsed back, and a result that does not read is an error at the input.
+bool readsBack(const std::string &input, const frontend::ParsedModule &parsed, const std::string &printed,
+               std::ostream &errors) {
+  frontend::DiagnosticEngine diagnostics(1);
+  frontend::parseModule(frontend::SourceFile(input + " (result)", printed), diagnostics);
+  if (!diagnostics.hasErrors()) return true;
+  const frontend::Diagnostic &first = diagnostics.diagnostics().front();
+  std::string function = functionAtLine(printed, first.location.line);
+  ir::FunctionRef failed = parsed.module.lookup(function);
+  errors << ir::formatDiagnostic(failed ? failed->loc() : parsed.module.loc, ir::Severity::Error,
+                                 "vtac cannot read back the result for '" + function + "' (at its line " +
+                                     std::to_string(first.location.line) + ": " + first.message + "); nothing is written");
+  return false;
+}
+
 }  // namespace
 
 int runOpt(const OptOptions &options, std::ostream &out, std::ostream &errors) {
@@ -100,7 +129,12 @@ int runOpt(const OptOptions &options, std::ostream &out, std::ostream &errors) {
         ok = false;
         continue;
       }
-    text += frontend::printParsedModule(*parsed);
+    std::string printed = frontend::printParsedModule(*parsed);
+    if (!readsBack(input, *parsed, printed, errors)) {
+      ok = false;
+      continue;
+    }
+    text += printed;
   }
   if (options.timePasses) {
     preparer->timings().print(dumps);

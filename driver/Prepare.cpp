@@ -8,6 +8,7 @@
 #include "vtac/frontend/TraceReader.h"
 #include "vtac/ir/DisplayText.h"
 #include "vtac/ir/Diagnostic.h"
+#include "vtac/ir/Verifier.h"
 #include "vtac/passes/Vta.h"
 #include "vtac/passes/autoschedule/AutoSchedule.h"
 #include "vtac/passes/schedule/ApplyTrace.h"
@@ -157,6 +158,13 @@ bool Preparer::prepare(frontend::ParsedModule &parsed, std::ostream &errors, std
     llvm::Expected<ir::Trace> applied = passes::schedule::applyTrace(scheduled, *schedule, intrinsics, recipe_.scheduleSeed);
     if (!applied) {
       errors << ir::renderError(applied.takeError());
+      return false;
+    }
+    // Verified as a pipeline's result is (Instrumentation::verifyResult): a step that left a
+    // malformed function is an error here, not a program `vtac check` rejects.
+    if (llvm::Error malformed = ir::verify(scheduled)) {
+      errors << ir::renderError(ir::diagnosticError("the function is malformed after the schedule:\n" +
+                                                    llvm::toString(std::move(malformed))));
       return false;
     }
     parsed.module = std::move(scheduled);

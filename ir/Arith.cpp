@@ -6,6 +6,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include <llvm/ADT/APFloat.h>
+
 #include "LinearForm.h"
 #include "vtac/ir/StructuralEqual.h"
 #include "vtac/ir/Visitor.h"
@@ -108,14 +110,33 @@ static Expr foldBothInts(NodeKind kind, DataType dtype, int64_t x, int64_t y) {
   }
 }
 
+// `value` rounded to the float dtype's precision (to nearest, ties to even; infinity past its
+// largest value), as a float16 or float32 literal or result is on the target.
+static double roundToFloatType(double value, DataType dtype) {
+  if (dtype.bits() >= 64) return value;
+  llvm::APFloat rounded(value);
+  bool losesInfo = false;
+  rounded.convert(dtype.bits() == 16 ? llvm::APFloat::IEEEhalf() : llvm::APFloat::IEEEsingle(),
+                  llvm::APFloat::rmNearestTiesToEven, &losesInfo);
+  rounded.convert(llvm::APFloat::IEEEdouble(), llvm::APFloat::rmNearestTiesToEven, &losesInfo);
+  return rounded.convertToDouble();
+}
+
+// Folds in the dtype's own precision, as the engines compute (TVM folds float32 in float):
+// operands rounded to it, the exact double result of one + - * / of such values rounded once
+// more, which gives the dtype's own operation's result. Min and max are TVM's LLVM codegen's
+// select(x < y, x, y) and select(x > y, x, y): with a NaN, y.
 static Expr foldBothFloats(NodeKind kind, DataType dtype, double x, double y) {
+  x = roundToFloatType(x, dtype);
+  y = roundToFloatType(y, dtype);
+  auto result = [&](double value) { return floatImm(roundToFloatType(value, dtype), dtype); };
   switch (kind) {
-  case NodeKind::Add: return floatImm(x + y, dtype);
-  case NodeKind::Sub: return floatImm(x - y, dtype);
-  case NodeKind::Mul: return floatImm(x * y, dtype);
-  case NodeKind::Div: return y == 0 ? Expr() : floatImm(x / y, dtype);
-  case NodeKind::Min: return floatImm(std::min(x, y), dtype);
-  case NodeKind::Max: return floatImm(std::max(x, y), dtype);
+  case NodeKind::Add: return result(x + y);
+  case NodeKind::Sub: return result(x - y);
+  case NodeKind::Mul: return result(x * y);
+  case NodeKind::Div: return y == 0 ? Expr() : result(x / y);
+  case NodeKind::Min: return result(x < y ? x : y);
+  case NodeKind::Max: return result(x > y ? x : y);
   default: return foldComparison(kind, x, y, DataType::boolTy(dtype.lanes()));
   }
 }

@@ -7,6 +7,7 @@
 #include "vtac/ir/Printer.h"
 #include "vtac/ir/StructuralEqual.h"
 #include "vtac/ir/Verifier.h"
+#include "vtac/ir/Visitor.h"
 
 namespace vtac::passes {
 
@@ -47,6 +48,26 @@ llvm::Error attributeToPass(llvm::Error error, llvm::StringRef pass) {
         return ir::diagnosticError("[" + pass + "] " + other.message());
       });
   return rest;
+}
+
+// The first TensorIR block of `func` that is not the root block (the root when it is the only
+// one); null for lowered TIR.
+const ir::Block *firstBlock(const ir::PrimFunc &func) {
+  const ir::Block *found = nullptr;
+  ir::preOrderVisit(func.body, [&](const ir::Node &node) {
+    const auto *block = node.as<ir::Block>();
+    if (block && (!found || (found->name == "root" && block->name != "root"))) found = block;
+  });
+  return found;
+}
+
+// A lowered-TIR pass given TensorIR: an error at its first block.
+llvm::Error checkInput(const PassInfo &pass, const ir::PrimFunc &func) {
+  if (pass.input != PassInput::LoweredTir) return llvm::Error::success();
+  const ir::Block *block = firstBlock(func);
+  if (!block) return llvm::Error::success();
+  return ir::diagnosticError(block->loc(), "this pass needs lowered TIR, but the function holds the TensorIR block '" +
+                                               block->name + "': run tir-lower first (vta-lower does)");
 }
 
 }  // namespace
@@ -128,6 +149,8 @@ void PassManager::dump(llvm::StringRef when, llvm::StringRef pass, const ir::Pri
 llvm::Expected<ir::PrimFuncRef> PassManager::runPass(const PassInfo &pass, ir::PrimFuncRef func,
                                                      llvm::StringRef name,
                                                      PassContext &context) {
+  if (llvm::Error error = checkInput(pass, *func))
+    return instrumentation_.namePassInErrors ? attributeToPass(std::move(error), pass.name) : std::move(error);
   auto start = std::chrono::steady_clock::now();
   auto result = pass.transform(func, context);
   if (instrumentation_.timePasses)
@@ -141,6 +164,14 @@ llvm::Expected<ir::PrimFuncRef> PassManager::runPass(const PassInfo &pass, ir::P
                               llvm::toString(std::move(error))),
           pass.name);
   return result;
+}
+
+llvm::Error PassManager::verifyResult(const ir::PrimFunc &func) const {
+  if (!instrumentation_.verifyResult || instrumentation_.verifyEach || pipeline_.empty()) return llvm::Error::success();
+  if (llvm::Error error = ir::verify(func))
+    return ir::diagnosticError("the function is malformed after the pipeline (--verify-each names the pass):\n" +
+                               llvm::toString(std::move(error)));
+  return llvm::Error::success();
 }
 
 llvm::Expected<ir::PrimFuncRef> PassManager::runSteps(const std::vector<PipelineStep> &steps,
@@ -168,7 +199,10 @@ llvm::Expected<ir::PrimFuncRef> PassManager::runSteps(const std::vector<Pipeline
 llvm::Expected<ir::PrimFuncRef> PassManager::run(ir::PrimFuncRef func, llvm::StringRef name,
                                                  PassContext &context) {
   if (instrumentation_.printChanged) dump("At Start:", "", *func, name);
-  return runSteps(pipeline_, std::move(func), name, context);
+  auto result = runSteps(pipeline_, std::move(func), name, context);
+  if (result)
+    if (llvm::Error error = verifyResult(**result)) return error;
+  return result;
 }
 
 llvm::Error PassManager::run(ir::IRModule &module, PassContext &context,

@@ -1,5 +1,6 @@
 #include "vtac/backend/Float16.h"
 
+#include <cmath>
 #include <cstring>
 
 namespace vtac::backend {
@@ -56,6 +57,21 @@ uint16_t floatToHalf(float value) {
   // A carry out of the mantissa correctly bumps the exponent (possibly to inf).
   if (remainder > 0x1000 || (remainder == 0x1000 && (halfBits & 1))) ++halfBits;
   return sign | uint16_t(halfBits);
+}
+
+uint16_t doubleToHalf(double value) {
+  // Rounding to float first and then to half can round twice (a value just above a half tie
+  // that float rounds onto the tie). Rounding to float by truncation with the last bit set
+  // when inexact (round to odd) keeps the tie broken: float has more than 11 + 2 bits.
+  float rounded = float(value);
+  if (std::isfinite(value) && double(rounded) != value) {
+    if (std::fabs(double(rounded)) > std::fabs(value)) rounded = std::nextafter(rounded, 0.0f);
+    uint32_t bits;
+    std::memcpy(&bits, &rounded, sizeof bits);
+    bits |= 1;
+    std::memcpy(&rounded, &bits, sizeof bits);
+  }
+  return floatToHalf(rounded);
 }
 
 }  // namespace vtac::backend

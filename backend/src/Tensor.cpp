@@ -112,7 +112,7 @@ void Tensor::setDouble(int64_t index, double value) {
   uint8_t *bytes = bytes_.data();
   if (!dtype_.isFloat()) return setInt(index, int64_t(value));
   switch (dtype_.bits()) {
-  case 16: storeAs<uint16_t>(bytes, index, floatToHalf(float(value))); break;
+  case 16: storeAs<uint16_t>(bytes, index, doubleToHalf(value)); break;
   case 32: storeAs<float>(bytes, index, float(value)); break;
   default: storeAs<double>(bytes, index, value); break;
   }

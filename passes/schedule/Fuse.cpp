@@ -28,6 +28,23 @@ bool usesAnyVar(const Expr &expr, const std::vector<const For *> &loops) {
   return found;
 }
 
+// The fused loop runs over the product of the extents, which its type must hold: a product
+// that wrapped would drop iterations. An error at the first loop where the constant extents'
+// product overflows (symbolic extents are not checked).
+llvm::Error checkFusedExtent(const std::vector<const For *> &loops, DataType dtype, const TraceValue &list) {
+  int64_t product = 1;
+  for (size_t i = 0; i < loops.size(); ++i) {
+    std::optional<int64_t> extent = asConstInt(loops[i]->extent);
+    if (!extent) continue;
+    std::optional<int64_t> next = exactIntArith(NodeKind::Mul, product, *extent);
+    if (!next || !fitsIntType(*next, dtype))
+      return diagnosticError(list.items[i].loc, "fuse: the product of the extents up to '" + loops[i]->loopVar->name +
+                                                    "' overflows the fused loop's type (" + dtype.str() + ")");
+    product = *next;
+  }
+  return llvm::Error::success();
+}
+
 }  // namespace
 
 llvm::Expected<std::vector<RV>> applyFuse(Schedule &sch, StepArgs &args) {
@@ -68,6 +85,7 @@ llvm::Expected<std::vector<RV>> applyFuse(Schedule &sch, StepArgs &args) {
   DataType dtype = loops[0]->loopVar->dtype;
   for (const For *loop : loops)
     if (loop->loopVar->dtype.bits() > dtype.bits()) dtype = loop->loopVar->dtype;
+  if (llvm::Error error = checkFusedExtent(loops, dtype, list)) return error;
   VarRef fused = makeVar(name + "_fused", dtype);
   VarMap replacements;
   Expr below = intImm(1, dtype);

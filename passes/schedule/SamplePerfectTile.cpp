@@ -72,8 +72,13 @@ llvm::Expected<std::vector<RV>> applySamplePerfectTile(Schedule &sch, StepArgs &
     for (const TraceValue &item : decision.items) {
       if (item.kind != TraceValue::Kind::Int || item.intValue < 1) return bad("must hold positive integers");
       factors.push_back(item.intValue);
-      product *= item.intValue;
-      if (product > *extent) break;
+      // A product past the extent (or past int64) cannot come back down to it.
+      std::optional<int64_t> next = exactIntArith(NodeKind::Mul, product, item.intValue);
+      if (!next || *next > *extent) {
+        product = -1;
+        break;
+      }
+      product = *next;
     }
     if (product != *extent)
       return bad("does not multiply to the extent " + std::to_string(*extent) + " of the loop '" + rv->loopVar->name + "'");

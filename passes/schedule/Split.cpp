@@ -36,6 +36,33 @@ private:
   Expr predicate_;
 };
 
+// known * factor, which the loop's type must hold: the loops' values are computed in it, and a
+// product that wrapped would give loops that never run or miss iterations.
+// `what` names the factor ("factor 4").
+llvm::Expected<int64_t> productInLoopType(int64_t known, int64_t factor, const For &loop, SourceLoc at,
+                                          const std::string &what) {
+  DataType dtype = loop.loopVar->dtype;
+  std::string type = "the type of '" + loop.loopVar->name + "' (" + dtype.str() + ")";
+  if (!fitsIntType(factor, dtype)) return diagnosticError(at, "split: " + what + " does not fit " + type);
+  std::optional<int64_t> product = exactIntArith(NodeKind::Mul, known, factor);
+  if (!product || !fitsIntType(*product, dtype))
+    return diagnosticError(at, "split: the product of the factors with " + what + " overflows " + type);
+  return *product;
+}
+
+// The None factor: ceil(extent / known), as TVM's `(extent + known - 1) // known`. A constant
+// extent is divided here, where `extent + known - 1` cannot overflow, and the loops' product
+// must fit the loop's type too.
+llvm::Expected<Expr> inferredExtent(const For &loop, int64_t known, SourceLoc at) {
+  DataType dtype = loop.loopVar->dtype;
+  std::optional<int64_t> extent = asConstInt(loop.extent);
+  if (!extent) return floorDivExpr(addExpr(loop.extent, intImm(known - 1, dtype)), intImm(known, dtype));
+  int64_t inferred = *extent <= 0 ? 0 : (*extent - 1) / known + 1;
+  llvm::Expected<int64_t> product = productInLoopType(known, inferred, loop, at, "the inferred factor " + std::to_string(inferred));
+  if (!product) return product.takeError();
+  return intImm(inferred, dtype);
+}
+
 }  // namespace
 
 llvm::Expected<std::vector<RV>> applySplit(Schedule &sch, StepArgs &args) {
@@ -54,6 +81,7 @@ llvm::Expected<std::vector<RV>> applySplit(Schedule &sch, StepArgs &args) {
   const TraceValue &list = args.value("factors");
   if (list.kind != TraceValue::Kind::List || list.items.size() < 2)
     return diagnosticError(args.at("factors"), "split: factors must be a list of at least two factors");
+  DataType dtype = loop.loopVar->dtype;
   std::vector<std::optional<int64_t>> factors;
   std::optional<size_t> inferred;
   int64_t known = 1;
@@ -82,15 +110,18 @@ llvm::Expected<std::vector<RV>> applySplit(Schedule &sch, StepArgs &args) {
       return diagnosticError(item.loc, "split: a factor is an integer, a sampled value or None");
     }
     if (factor <= 0) return diagnosticError(item.loc, "split: factor " + std::to_string(factor) + " is not positive");
-    known *= factor;
+    llvm::Expected<int64_t> product = productInLoopType(known, factor, loop, item.loc, "factor " + std::to_string(factor));
+    if (!product) return product.takeError();
+    known = *product;
     factors.push_back(factor);
   }
-  DataType dtype = loop.loopVar->dtype;
   std::vector<Expr> extents;
   for (const auto &factor : factors) extents.push_back(factor ? intImm(*factor, dtype) : Expr());
   arith::Analyzer analyzer;
   if (inferred) {
-    extents[*inferred] = analyzer.simplify(floorDivExpr(addExpr(loop.extent, intImm(known - 1, dtype)), intImm(known, dtype)));
+    llvm::Expected<Expr> extent = inferredExtent(loop, known, list.items[*inferred].loc);
+    if (!extent) return extent.takeError();
+    extents[*inferred] = analyzer.simplify(*extent);
   } else if (!analyzer.canProve(makeBinary(NodeKind::GE, intImm(known, dtype), loop.extent))) {
     return diagnosticError(args.at("factors"), "split: the product of the factors (" + std::to_string(known) +
                                                    ") is less than the extent of '" + loop.loopVar->name + "' (" +

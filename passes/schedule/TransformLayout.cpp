@@ -42,20 +42,22 @@ public:
   size_t numParams() const { return lambda_.items.size() - 1; }
   const std::vector<TraceValue> &results() const { return lambda_.items.back().items; }
 
-  int64_t evaluate(const TraceValue &e, const std::vector<int64_t> &point) const {
+  // The value of e at a point; nullopt when a step of it overflows dtype, the type the map's
+  // expressions compute in.
+  std::optional<int64_t> evaluate(const TraceValue &e, const std::vector<int64_t> &point, DataType dtype) const {
     switch (e.kind) {
     case TraceValue::Kind::Int: return e.intValue;
     case TraceValue::Kind::Name: return sampled_.at(e.text);
     case TraceValue::Kind::Param: return point[param(e.text)];
     default: break;
     }
-    int64_t a = evaluate(e.items[0], point), b = evaluate(e.items[1], point);
-    if (e.text == "+") return a + b;
-    if (e.text == "-") return a - b;
-    if (e.text == "*") return a * b;
-    if (b == 0) return 0;  // division by zero is rejected before evaluation
-    int64_t quotient = a / b - ((a % b != 0) && ((a < 0) != (b < 0)));
-    return e.text == "//" ? quotient : a - quotient * b;
+    std::optional<int64_t> a = evaluate(e.items[0], point, dtype), b = evaluate(e.items[1], point, dtype);
+    if (!a || !b) return std::nullopt;
+    NodeKind kind = operatorKind(e.text);
+    bool divides = kind == NodeKind::FloorDiv || kind == NodeKind::FloorMod;
+    if (divides && *b == 0) return 0;  // a constant zero divisor is rejected before evaluation
+    std::optional<int64_t> value = exactIntArith(kind, *a, *b);
+    return value && fitsIntType(*value, dtype) ? value : std::nullopt;
   }
 
   Expr build(const TraceValue &e, const std::vector<Expr> &indices, DataType dtype) const {
@@ -67,18 +69,13 @@ public:
     default: break;
     }
     Expr a = build(e.items[0], indices, dtype), b = build(e.items[1], indices, dtype);
-    NodeKind kind = e.text == "+"   ? NodeKind::Add
-                    : e.text == "-" ? NodeKind::Sub
-                    : e.text == "*" ? NodeKind::Mul
-                    : e.text == "//" ? NodeKind::FloorDiv
-                                     : NodeKind::FloorMod;
-    return makeBinary(kind, a, b);
+    return makeBinary(operatorKind(e.text), a, b);
   }
 
   // The divisor of a // or % that is zero, if any.
   bool dividesByZero(const TraceValue &e) const {
     if (e.kind != TraceValue::Kind::Operation) return false;
-    if ((e.text == "//" || e.text == "%") && evaluate(e.items[1], {}) == 0 && isConstant(e.items[1])) return true;
+    if ((e.text == "//" || e.text == "%") && isConstant(e.items[1]) && evaluate(e.items[1], {}, DataType::int64()) == int64_t(0)) return true;
     return dividesByZero(e.items[0]) || dividesByZero(e.items[1]);
   }
 
@@ -101,6 +98,14 @@ public:
   }
 
 private:
+  static NodeKind operatorKind(const std::string &op) {
+    return op == "+"    ? NodeKind::Add
+           : op == "-"  ? NodeKind::Sub
+           : op == "*"  ? NodeKind::Mul
+           : op == "//" ? NodeKind::FloorDiv
+                        : NodeKind::FloorMod;
+  }
+
   const TraceValue &lambda_;
   std::map<std::string, int64_t> sampled_;
 };
@@ -303,7 +308,8 @@ struct Image {
 // Buffers of at most this many elements have every point mapped; the image is then exact.
 constexpr int64_t kMaxEnumerated = int64_t(1) << 24;
 
-Image enumeratedImage(const IndexMap &map, const std::vector<int64_t> &shape, int64_t total) {
+llvm::Expected<Image> enumeratedImage(const IndexMap &map, const std::vector<int64_t> &shape, int64_t total,
+                                      DataType dtype, const std::string &bufferDesc) {
   size_t numResults = map.results().size();
   Image image{std::vector<int64_t>(numResults, INT64_MAX), std::vector<int64_t>(numResults, INT64_MIN)};
   std::vector<std::vector<int64_t>> results;
@@ -312,7 +318,11 @@ Image enumeratedImage(const IndexMap &map, const std::vector<int64_t> &shape, in
     for (size_t d = shape.size(), rest = size_t(n); d-- > 0; rest /= size_t(shape[d])) point[d] = int64_t(rest % size_t(shape[d]));
     std::vector<int64_t> result;
     for (size_t r = 0; r < numResults; ++r) {
-      result.push_back(map.evaluate(map.results()[r], point));
+      std::optional<int64_t> value = map.evaluate(map.results()[r], point, dtype);
+      if (!value)
+        return diagnosticError(map.results()[r].loc, "transform_layout: result " + std::to_string(r) + " of the index map overflows " +
+                                                         dtype.str() + " for some index of " + bufferDesc);
+      result.push_back(*value);
       image.lowest[r] = std::min(image.lowest[r], result.back());
       image.highest[r] = std::max(image.highest[r], result.back());
     }
@@ -342,6 +352,33 @@ llvm::Expected<Image> affineImage(const IndexMap &map, const std::vector<int64_t
     image.highest.push_back(bound.max);
   }
   return image;
+}
+
+// The transformed buffer's shape: each result's highest value plus one (none for an empty
+// buffer), which the buffer's index type must hold, and its number of elements, which int64 must.
+struct NewShape {
+  std::vector<Expr> extents;
+  int64_t elements = 1;
+};
+llvm::Expected<NewShape> newShapeOf(const IndexMap &map, const Image &image, int64_t oldElements, DataType indexType,
+                                    const std::string &bufferDesc) {
+  NewShape shape;
+  for (size_t r = 0; r < map.results().size() && oldElements > 0; ++r) {
+    auto fail = [&](const std::string &why) {
+      return diagnosticError(map.results()[r].loc, "transform_layout: result " + std::to_string(r) + " of the index map " + why);
+    };
+    if (image.lowest[r] < 0)
+      return fail("is negative (" + std::to_string(image.lowest[r]) + ") for some index of " + bufferDesc);
+    std::optional<int64_t> extent = exactIntArith(NodeKind::Add, image.highest[r], 1);
+    if (!extent || !fitsIntType(*extent, indexType))
+      return fail("reaches " + std::to_string(image.highest[r]) + ", an extent the index type of " + bufferDesc + " (" +
+                  indexType.str() + ") cannot hold");
+    std::optional<int64_t> elements = exactIntArith(NodeKind::Mul, shape.elements, *extent);
+    if (!elements) return fail("makes the transformed " + bufferDesc + " larger than 2^63 elements");
+    shape.extents.push_back(intImm(*extent, indexType));
+    shape.elements = *elements;
+  }
+  return shape;
 }
 
 // The pad value at given indices of the new shape, checked as TVM checks it: a constant of the
@@ -463,21 +500,18 @@ llvm::Expected<std::vector<RV>> applyTransformLayout(Schedule &sch, StepArgs &ar
     std::optional<int64_t> value = asConstInt(extent);
     if (!value) return fail(args.at("buffer"), bufferDesc + " has a symbolic shape (not supported)");
     shape.push_back(*value);
-    total *= *value;
+    std::optional<int64_t> product = exactIntArith(NodeKind::Mul, total, *value);
+    if (!product) return fail(args.at("buffer"), bufferDesc + " has more than 2^63 elements");
+    total = *product;
   }
-  llvm::Expected<Image> image = total <= kMaxEnumerated ? enumeratedImage(map, shape, total)
+  llvm::Expected<Image> image = total <= kMaxEnumerated ? enumeratedImage(map, shape, total, indexType, bufferDesc)
                                                         : affineImage(map, shape, indexType, args.at("index_map"), bufferDesc);
   if (!image) return image.takeError();
   size_t numResults = map.results().size();
-  std::vector<Expr> newShape;
-  int64_t newTotal = 1;
-  for (size_t r = 0; r < numResults && total > 0; ++r) {
-    if (image->lowest[r] < 0)
-      return fail(map.results()[r].loc, "result " + std::to_string(r) + " of the index map is negative (" +
-                                            std::to_string(image->lowest[r]) + ") for some index of " + bufferDesc);
-    newShape.push_back(intImm(image->highest[r] + 1, indexType));
-    newTotal *= image->highest[r] + 1;
-  }
+  llvm::Expected<NewShape> newLayout = newShapeOf(map, *image, total, indexType, bufferDesc);
+  if (!newLayout) return newLayout.takeError();
+  const std::vector<Expr> &newShape = newLayout->extents;
+  int64_t newTotal = newLayout->elements;
   if (!image->injective) return fail(args.at("index_map"), "the index map is not injective on " + bufferDesc);
   // Padding is filled with the pad value, unless assume_injective_transform says it is unused.
   bool fillsPadding = newTotal != total && !*assumeInjective;

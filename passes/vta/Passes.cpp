@@ -21,44 +21,44 @@ void registerVtaPasses(PassRegistry &registry) {
   registry.add({"unify-coproc-axis",
                 "one coprocessor axis for all coproc scopes, one GEMM micro-kernel identity, one "
                 "per ALU stage (vtac; TVM relies on object identity)",
-                unifyCoprocAxis, nullptr});
+                unifyCoprocAxis, nullptr, PassInput::LoweredTir});
   registry.add({"inject-dma-copies",
                 "pragma_dma_copy nests -> 2D strided VTALoadBuffer2D/VTAStoreBuffer2D with padding "
                 "(InjectDMAIntrin)",
-                injectDmaCopies, nullptr});
+                injectDmaCopies, nullptr, PassInput::LoweredTir});
   registry.add({"annotate-alu-coproc-scope",
                 "pragma_alu -> compute coproc_scope + ALU coproc_uop_scope (AnnotateALUCoProcScope)",
-                annotateAluCoprocScope, nullptr});
+                annotateAluCoprocScope, nullptr, PassInput::LoweredTir});
   registry.add({"lift-coproc-uop-scope",
                 "lift and merge coproc_uop_scope attributes (LiftAttrScope(\"coproc_uop_scope\"))",
-                liftCoprocUopScope, nullptr});
+                liftCoprocUopScope, nullptr, PassInput::LoweredTir});
   registry.add({"lift-coproc-scope",
                 "lift and merge coproc_scope attributes (LiftAttrScope(\"coproc_scope\"))",
-                liftCoprocScope, nullptr});
+                liftCoprocScope, nullptr, PassInput::LoweredTir});
   registry.add({"lift-alloc-to-scope-begin",
                 "allocations to the start of their loop / virtual thread (LiftAllocToScopeBegin)",
-                liftAllocToScopeBegin, nullptr});
+                liftAllocToScopeBegin, nullptr, PassInput::LoweredTir});
   registry.add({"coproc-sync",
                 "dependence push/pop between VTA's queues, final coproc_sync (CoProcSync)",
-                coprocSync, nullptr});
+                coprocSync, nullptr, PassInput::LoweredTir});
   registry.add({"inject-virtual-thread",
                 "virtual_thread -> per-thread copies (cthread: no sharing) (InjectVirtualThread)",
-                injectVirtualThread, nullptr});
+                injectVirtualThread, nullptr, PassInput::LoweredTir});
   registry.add({"inject-alu-intrin",
                 "pragma_alu nests -> ALU micro-op loops and uop_push (InjectALUIntrin)",
-                injectAluIntrin, nullptr});
+                injectAluIntrin, nullptr, PassInput::LoweredTir});
   registry.add({"lower-device-storage-access",
                 "drop SRAM allocations, access_ptr -> SRAM tile index (LowerDeviceStorageAccessInfo)",
-                lowerDeviceStorageAccess, nullptr});
+                lowerDeviceStorageAccess, nullptr, PassInput::LoweredTir});
   registry.add({"fold-uop-loop",
                 "GEMM micro-kernel loops -> VTAUopLoopBegin/End, remark when not (FoldUopLoop)",
-                foldUopLoop, nullptr});
+                foldUopLoop, nullptr, PassInput::LoweredTir});
   registry.add({"cpu-access-rewrite",
                 "CPU loads/stores through VTABufferCPUPtr (CPUAccessRewrite)", cpuAccessRewrite,
-                nullptr});
+                nullptr, PassInput::LoweredTir});
   registry.add({"lower-vta-intrinsics",
                 "tir.vta.* intrinsics -> VTA runtime calls (host LowerIntrin)", lowerVtaIntrinsics,
-                nullptr});
+                nullptr, PassInput::LoweredTir});
   registry.add({"vta-lower", "flat TIR -> VTA program: TVM's VTA build_config passes in order",
                 nullptr, buildVtaLower});
 }

@@ -152,6 +152,7 @@ private:
     case DataType::Code::Bool: return b_.getInt1Ty();
     case DataType::Code::Handle: return b_.getPtrTy();
     case DataType::Code::Float:
+      if (dtype.bits() == 16) return b_.getHalfTy();  // TVM's LLVMType: float16 is LLVM's half
       if (dtype.bits() == 32) return b_.getFloatTy();
       if (dtype.bits() == 64) return b_.getDoubleTy();
       break;
@@ -869,16 +870,21 @@ private:
   void emitLoop(const ir::Node &at, const ir::Var &var, const ir::Expr &min, const ir::Expr &extent,
                 const ir::Stmt &body, const char *) override {
     if (bounds_) bounds_->bindLoop(var, min, extent);
-    llvm::Value *first = visitExpr(min);
-    llvm::Value *end = b_.CreateAdd(first, convert(visitExpr(extent), extent->dtype, var.dtype, var));
+    // The interpreter's rule (ForExec): `extent` iterations, none when a signed extent is not
+    // positive, the variable wrapping in its type; so the loop runs until it reaches `end`,
+    // which may have wrapped, and is entered only when it runs at all.
+    llvm::Value *first = visitExpr(min), *iterations = convert(visitExpr(extent), extent->dtype, var.dtype, var);
+    llvm::Value *zero = llvm::ConstantInt::get(iterations->getType(), 0);
+    llvm::Value *runs = isUnsigned(var.dtype) ? b_.CreateICmpNE(iterations, zero) : b_.CreateICmpSGT(iterations, zero);
+    llvm::Value *end = b_.CreateAdd(first, iterations);
     auto iteration = [&](llvm::Value *index) {
       vars_[&var] = index;
       visitStmt(body);
       return b_.CreateAdd(index, llvm::ConstantInt::get(index->getType(), 1));
     };
-    if (!countsSteps_) return emitRange(var, var.name, first, end, iteration);
+    if (!countsSteps_) return emitRange(var.name, first, end, runs, iteration);
     if (!ir::isLeafLoopBody(body, kLoopRunningCalls)) {
-      return emitRange(var, var.name, first, end, [&](llvm::Value *index) {
+      return emitRange(var.name, first, end, runs, [&](llvm::Value *index) {
         countSteps(at, b_.getInt64(1));
         return iteration(index);
       });
@@ -888,40 +894,35 @@ private:
     auto *constantExtent = extent.as<ir::IntImm>();
     if (constantExtent && uint64_t(constantExtent->value) <= ir::kLeafLoopStepChunk) {
       if (constantExtent->value > 0) countSteps(at, b_.getInt64(uint64_t(constantExtent->value)));
-      return emitRange(var, var.name, first, end, iteration);
+      return emitRange(var.name, first, end, runs, iteration);
     }
-    emitRange(var, var.name + "_chunk", first, end, [&](llvm::Value *chunk) {
-      llvm::Value *left = b_.CreateSub(loopIndexToInt64(var, end), loopIndexToInt64(var, chunk));
+    emitRange(var.name + "_chunk", first, end, runs, [&](llvm::Value *chunk) {
+      // What is left, end - chunk in the variable's type, is positive and fits it unsigned.
+      llvm::Value *left = b_.CreateZExt(b_.CreateSub(end, chunk), b_.getInt64Ty());
       llvm::Value *count = b_.CreateBinaryIntrinsic(llvm::Intrinsic::umin, left, b_.getInt64(ir::kLeafLoopStepChunk));
       countSteps(at, count);
       llvm::Value *chunkEnd = b_.CreateAdd(chunk, b_.CreateTrunc(count, chunk->getType()));
-      emitRange(var, var.name, chunk, chunkEnd, iteration);
+      emitRange(var.name, chunk, chunkEnd, b_.getTrue(), iteration);
       return chunkEnd;
     });
   }
 
-  // `for (index = first; index < end; index = next)`, where `iteration(index)` emits the body
-  // and returns `next` (the comparison is the loop variable's, signed or not).
-  void emitRange(const ir::Var &var, const std::string &name, llvm::Value *first, llvm::Value *end,
+  // `if (runs) { index = first; do { next = iteration(index); index = next; } while (index != end); }`,
+  // where `iteration(index)` emits the body and returns `next`.
+  void emitRange(const std::string &name, llvm::Value *first, llvm::Value *end, llvm::Value *runs,
                  llvm::function_ref<llvm::Value *(llvm::Value *)> iteration) {
     llvm::BasicBlock *preheader = b_.GetInsertBlock();
-    llvm::BasicBlock *header = newBlock("for"), *loopBody = newBlock("for_body"), *exit = newBlock("for_end");
-    b_.CreateBr(header);
-    b_.SetInsertPoint(header);
+    llvm::BasicBlock *loopBody = newBlock("for_body"), *exit = newBlock("for_end");
+    b_.CreateCondBr(runs, loopBody, exit);
+    b_.SetInsertPoint(loopBody);
     llvm::PHINode *index = b_.CreatePHI(first->getType(), 2, name);
     index->addIncoming(first, preheader);
-    b_.CreateCondBr(isUnsigned(var.dtype) ? b_.CreateICmpULT(index, end) : b_.CreateICmpSLT(index, end), loopBody, exit);
-    b_.SetInsertPoint(loopBody);
     llvm::Value *next = iteration(index);
     index->addIncoming(next, b_.GetInsertBlock());
-    b_.CreateBr(header);
+    b_.CreateCondBr(b_.CreateICmpNE(next, end), loopBody, exit);
     b_.SetInsertPoint(exit);
   }
 
-  // A value of the loop variable `var`'s type as i64 (sign- or zero-extended as the type is).
-  llvm::Value *loopIndexToInt64(const ir::Var &var, llvm::Value *value) {
-    return b_.CreateIntCast(value, b_.getInt64Ty(), !isUnsigned(var.dtype));
-  }
 
   // ---- graphs ------------------------------------------------------------------------------
   // A DLTensor on the stack over the data and dims of a vtac.make_tensor call.

@@ -15,7 +15,7 @@ namespace vtac::backend::interp {
 
 double roundToWidth(double value, FloatWidth width) {
   switch (width) {
-  case FloatWidth::F16: return halfToFloat(floatToHalf(float(value)));
+  case FloatWidth::F16: return halfToFloat(doubleToHalf(value));
   case FloatWidth::F32: return double(float(value));
   case FloatWidth::F64: return value;
   }
@@ -29,7 +29,7 @@ double HalfElement::load(const uint8_t *p) {
 }
 
 void HalfElement::store(uint8_t *p, double value) {
-  uint16_t bits = floatToHalf(float(value));
+  uint16_t bits = doubleToHalf(value);
   std::memcpy(p, &bits, sizeof bits);
 }
 

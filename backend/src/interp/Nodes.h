@@ -311,8 +311,10 @@ struct FAdd { static double apply(double a, double b) { return a + b; } };
 struct FSub { static double apply(double a, double b) { return a - b; } };
 struct FMul { static double apply(double a, double b) { return a * b; } };
 struct FDiv { static double apply(double a, double b) { return a / b; } };
-struct FMin { static double apply(double a, double b) { return std::fmin(a, b); } };
-struct FMax { static double apply(double a, double b) { return std::fmax(a, b); } };
+// TVM's LLVM codegen: select(a < b, a, b) and select(a > b, a, b), so a NaN `a` gives b and a
+// NaN `b` gives NaN (not fmin/fmax, which drop either NaN).
+struct FMin { static double apply(double a, double b) { return a < b ? a : b; } };
+struct FMax { static double apply(double a, double b) { return a > b ? a : b; } };
 struct FFloorDiv { static double apply(double a, double b) { return std::floor(a / b); } };
 struct FFloorMod { static double apply(double a, double b) { return a - std::floor(a / b) * b; } };
 struct FMod { static double apply(double a, double b) { return std::fmod(a, b); } };
@@ -641,23 +643,25 @@ struct SeqExec final : StmtExec {
   }
 };
 
+// A loop runs `extent` iterations (none when a signed extent is not positive), its variable
+// taking min, min + 1, ... wrapped to its type, as every integer result is: the rule of the
+// JIT and of the constant folder too (docs/design.md, IR). `min + extent` may overflow.
 struct ForExec final : StmtExec {
   int slot;
+  IntType type;  // the loop variable's
   IntPtr min, extent;
   StmtPtr body;
   ir::SourceLoc loc;
   uint64_t stepChunk = 1;  // iterations counted at once: more for a leaf loop (ir/LoopSteps.h)
   void exec(Frame &frame) const override {
-    int64_t begin = min->eval(frame);
-    int64_t end = begin + extent->eval(frame);
-    // Every value of [begin, end) is a value of the loop variable's type: no wrapping.
-    for (int64_t i = begin; i < end;) {
-      uint64_t count = std::min(uint64_t(end) - uint64_t(i), stepChunk);
-      int64_t chunkEnd = int64_t(uint64_t(i) + count);
-      frame.steps += count;
+    int64_t begin = min->eval(frame), iterations = extent->eval(frame);
+    uint64_t count = type.isSigned ? uint64_t(std::max<int64_t>(iterations, 0)) : uint64_t(iterations);
+    for (uint64_t done = 0; done < count;) {
+      uint64_t chunkEnd = done + std::min(count - done, stepChunk);
+      frame.steps += chunkEnd - done;
       if (frame.steps >= frame.nextLimitCheck && !frame.withinLimits(loc)) return;
-      for (; i < chunkEnd; ++i) {
-        frame.slots[slot].i = i;
+      for (; done < chunkEnd; ++done) {
+        frame.slots[slot].i = type.wrap(int64_t(uint64_t(begin) + done));
         body->exec(frame);
         if (frame.trapped) return;
       }

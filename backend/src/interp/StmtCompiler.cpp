@@ -205,6 +205,7 @@ StmtPtr FunctionCompiler::compileAttr(const ir::AttrStmt &attr) {
     auto node = std::make_unique<ForExec>();
     node->min = std::make_unique<IntConst>(0);
     node->extent = compileInt(attr.value);
+    node->type = IntType::of(iterVar->var->dtype);
     node->slot = newSlot();
     auto guard = bind(iterVar->var.get(), {node->slot, VarKind::Int, iterVar->var->dtype});
     node->body = compileStmt(attr.body);
@@ -249,6 +250,7 @@ StmtPtr FunctionCompiler::compileFor(const ir::For &loop) {
   node->loc = locOf(loop);
   node->min = compileInt(loop.min);
   node->extent = compileInt(loop.extent);
+  node->type = IntType::of(loop.loopVar->dtype);
   node->slot = newSlot();
   auto guard = bind(loop.loopVar.get(), {node->slot, VarKind::Int, loop.loopVar->dtype});
   node->body = compileStmt(loop.body);

@@ -1,6 +1,9 @@
 // TVM operator semantics: folding, type matching, linear simplification, slice ranges.
 #include <catch2/catch.hpp>
 
+#include <cmath>
+#include <limits>
+
 #include "IRTestUtil.h"
 #include "vtac/ir/Arith.h"
 
@@ -22,6 +25,32 @@ TEST_CASE("literals fold", "[ir][arith]") {
   Expr sum = addExpr(f32(1.5), f32(2.0));
   REQUIRE(sum.isa<FloatImm>());
   CHECK(sum.as<FloatImm>()->value == 3.5);
+}
+
+// Issue 26: floats fold in their own precision (inf past the range), min/max as TVM's LLVM
+// select, integer division wraps.
+static double folded(NodeKind kind, Expr a, Expr b) {
+  Expr result = makeBinary(kind, std::move(a), std::move(b));
+  REQUIRE(result.isa<FloatImm>());
+  return result.as<FloatImm>()->value;
+}
+
+TEST_CASE("floats fold in their own precision, min and max as TVM's select", "[ir][arith]") {
+  CHECK(folded(NodeKind::Sub, addExpr(f32(16777216), f32(1)), f32(16777216)) == 0.0);
+  DataType f64 = DataType::floatTy(64);
+  CHECK(folded(NodeKind::Sub, addExpr(floatImm(16777216, f64), floatImm(1, f64)), floatImm(16777216, f64)) == 1.0);
+  CHECK(std::isinf(folded(NodeKind::Mul, f32(3e38), f32(10))));
+  DataType f16 = DataType::floatTy(16);
+  CHECK(std::isinf(folded(NodeKind::Mul, floatImm(1000, f16), floatImm(1000, f16))));
+  CHECK(folded(NodeKind::Add, floatImm(1, f16), floatImm(0.0001, f16)) == 1.0);
+  double nan = std::numeric_limits<double>::quiet_NaN();
+  CHECK(folded(NodeKind::Max, f32(nan), f32(1)) == 1.0);
+  CHECK(std::isnan(folded(NodeKind::Max, f32(1), f32(nan))));
+  CHECK(folded(NodeKind::Min, f32(nan), f32(1)) == 1.0);
+  CHECK(std::isnan(folded(NodeKind::Min, f32(1), f32(nan))));
+  Expr int64Min = intImm(INT64_MIN, DataType::int64()), minusOne = intImm(-1, DataType::int64());
+  CHECK(asConstInt(makeBinary(NodeKind::Div, int64Min, minusOne)) == INT64_MIN);
+  CHECK(asConstInt(makeBinary(NodeKind::Mod, int64Min, minusOne)) == 0);
 }
 
 TEST_CASE("identities with one literal side fold, others build nodes", "[ir][arith]") {

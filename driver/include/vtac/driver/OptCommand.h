@@ -8,7 +8,7 @@
 //   vtac opt --list-passes
 //
 // Dumps and the timing table go to standard error, the result to standard output or -o (written
-// atomically, only when every input went through). An unknown pass or a malformed pipeline is a
+// atomically, only when every input went through, verified and parsed back). An unknown pass or a malformed pipeline is a
 // usage error (exit 2) naming the closest passes; a pass that cannot handle its input is
 // `file:line:col: error: [pass] message` (exit 1). --check-equivalence runs every function before
 // and after the pipeline with the interpreter on the same seeded inputs and fails unless all

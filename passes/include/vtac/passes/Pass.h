@@ -56,11 +56,17 @@ using FunctionTransform =
 
 class PipelineBuilder;
 
+// What a pass accepts. A lowered-TIR pass (every VTA pass, as TVM runs them after its phase-1
+// lowering) is not given TensorIR: the pass manager stops at the function's first block with a
+// located error naming the pass, where the pass would write a program the verifier rejects.
+enum class PassInput { Any, LoweredTir };
+
 struct PassInfo {
   std::string name;     // what --passes, --print-after and --list-passes use
   std::string summary;  // one line for --list-passes
   FunctionTransform transform;                 // a pass...
   std::function<void(PipelineBuilder &)> build;  // ...or a named pipeline of passes
+  PassInput input = PassInput::Any;
   bool isPipeline() const { return static_cast<bool>(build); }
 };
 

@@ -68,6 +68,8 @@ struct Instrumentation {
   std::set<std::string> printAfter;  // pass or pipeline names
   std::set<std::string> printBefore;
   bool verifyEach = false;           // run the IR verifier after every pass
+  // Run it once on the pipeline's result (as LLVM's opt does by default; --verify-each covers it).
+  bool verifyResult = true;
   bool timePasses = false;
   // A pass's error starts with `[pass]`; off where passes run on the user's behalf (the JIT's
   // tir-lower), whose errors read as the interpreter's for the same program.
@@ -105,6 +107,8 @@ private:
                                           llvm::StringRef name, PassContext &context);
   void dump(llvm::StringRef when, llvm::StringRef pass, const ir::PrimFunc &func,
             llvm::StringRef name);
+  // The verifier on the pipeline's result, unless --verify-each has run it or nothing ran.
+  llvm::Error verifyResult(const ir::PrimFunc &func) const;
 
   std::vector<PipelineStep> pipeline_;
   Instrumentation instrumentation_;
