@@ -113,6 +113,10 @@ struct HostFunction {
   }
 };
 
+// True when `body` drives VTA (a VTA runtime call, a `tir.vta.*` intrinsic or a `coproc_*`
+// attribute): the function's buffer parameters are then VTABufferAlloc buffers.
+bool usesVta(const ir::Stmt &body);
+
 llvm::Expected<HostFunction> lowerForHost(const ir::PrimFunc &func, const std::string &name,
                                           const std::string &symbol);
 
