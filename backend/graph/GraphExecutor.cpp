@@ -1,7 +1,10 @@
 #include "vtac/graph/GraphExecutor.h"
 
 #include <algorithm>
+#include <atomic>
 #include <map>
+#include <optional>
+#include <thread>
 #include <unordered_map>
 
 #include "vtac/backend/Diagnostic.h"
@@ -41,12 +44,31 @@ struct Step {
   std::vector<int> releaseAfter;  // slots whose last use is this step
 };
 
+using CompileResult = llvm::Expected<std::unique_ptr<backend::PrimFuncEngine>>;
+
+// compile(0) ... compile(count - 1) on up to `threads` threads (this one among them), each
+// result at its index.
+std::vector<std::optional<CompileResult>> compileEach(size_t count, unsigned threads,
+                                                      const std::function<CompileResult(size_t)> &compile) {
+  std::vector<std::optional<CompileResult>> results(count);
+  std::atomic<size_t> next{0};
+  auto work = [&] {
+    for (size_t i; (i = next++) < count;) results[i].emplace(compile(i));
+  };
+  std::vector<std::thread> helpers;
+  for (size_t t = 1; t < std::min<size_t>(threads, count); ++t) helpers.emplace_back(work);
+  work();
+  for (std::thread &helper : helpers) helper.join();
+  return results;
+}
+
 }  // namespace
 
 struct GraphExecutor::Impl {
   const ir::IRModule *module = nullptr;
   const ir::RelaxFunction *func = nullptr;
   backend::PrimFuncCompiler compiler;
+  unsigned compileThreads = 1;
   std::vector<GraphParam> params;
   std::vector<int> paramSlots;
   std::map<std::string, std::unique_ptr<backend::PrimFuncEngine>> compiled;
@@ -56,9 +78,11 @@ struct GraphExecutor::Impl {
   int numSlots = 0;
   GraphStats stats;
   int64_t liveBytes = 0;
-  std::function<llvm::Error(ir::SourceLoc)> afterPrimFuncCall;
+  std::function<llvm::Error(const GraphCall &)> afterCall;
 
   llvm::Error prepare();
+  llvm::Error compileCallees(const std::vector<std::pair<std::string, ir::PrimFuncRef>> &callees);
+  llvm::Error bindCompiled();
   llvm::Error bindInputs(const NamedTensors &inputs, std::vector<std::shared_ptr<Tensor>> &slots,
                          relax::ShapeBindings &sizes);
   std::shared_ptr<Tensor> allocate(ir::DataType dtype, std::vector<int64_t> shape);
@@ -90,6 +114,7 @@ llvm::Error GraphExecutor::Impl::prepare() {
     params.push_back({param->name, param->sinfo});
   }
   std::vector<int> lastUse;
+  std::vector<std::pair<std::string, ir::PrimFuncRef>> callees;  // distinct, in call order
   auto use = [&](int slot, int step) {
     if (size_t(slot) >= lastUse.size()) lastUse.resize(slot + 1, -1);
     lastUse[slot] = std::max(lastUse[slot], step);
@@ -115,19 +140,8 @@ llvm::Error GraphExecutor::Impl::prepare() {
         ir::FunctionRef target = module->lookup(call.callee);
         if (target && target->isa<ir::PrimFunc>()) {
           step.kind = Step::Kind::PrimFunc;
-          auto &entry = compiled[call.callee];
-          if (!entry) {
-            auto compiledFunc = compiler(ir::cast<ir::PrimFunc>(target), call.callee);
-            if (!compiledFunc) return compiledFunc.takeError();
-            entry = std::move(*compiledFunc);
-          }
-          step.prim = entry.get();
-          size_t numParams = entry->signature().params().size();
-          if (numParams != call.args.size() + 1)
-            return backend::diagnosticError(
-                call.calleeLoc, "'" + call.callee + "' takes " + llvm::Twine(numParams) +
-                                    " parameters but the call passes " + llvm::Twine(call.args.size()) +
-                                    " arguments and 1 output");
+          if (compiled.emplace(call.callee, nullptr).second)
+            callees.emplace_back(call.callee, ir::cast<ir::PrimFunc>(target));
         } else if (call.kind == relax::CallKind::CallTIR) {
           return backend::diagnosticError(call.calleeLoc,
                                           "'" + call.callee + "' is not a prim_func of the module");
@@ -142,6 +156,8 @@ llvm::Error GraphExecutor::Impl::prepare() {
       }
       steps.push_back(std::move(step));
     }
+  if (llvm::Error error = compileCallees(callees)) return error;
+  if (llvm::Error error = bindCompiled()) return error;
   for (const relax::Arg &result : func->results) {
     llvm::Expected<int> slot = slotOf(result);
     if (!slot) return slot.takeError();
@@ -153,6 +169,36 @@ llvm::Error GraphExecutor::Impl::prepare() {
                 std::any_of(constantSlots.begin(), constantSlots.end(),
                             [&](const auto &c) { return c.first == int(slot); });
     if (!kept && lastUse[slot] >= 0) steps[lastUse[slot]].releaseAfter.push_back(int(slot));
+  }
+  return llvm::Error::success();
+}
+
+// Compiles the distinct callees into `compiled`; the first error in call order wins, as when
+// they compiled one after another.
+llvm::Error GraphExecutor::Impl::compileCallees(const std::vector<std::pair<std::string, ir::PrimFuncRef>> &callees) {
+  std::vector<std::optional<CompileResult>> results = compileEach(
+      callees.size(), compileThreads, [&](size_t i) { return compiler(callees[i].second, callees[i].first); });
+  llvm::Error first = llvm::Error::success();
+  for (size_t i = 0; i < callees.size(); ++i) {
+    CompileResult &result = *results[i];
+    if (result) compiled[callees[i].first] = std::move(*result);
+    else if (first) llvm::consumeError(result.takeError());
+    else first = result.takeError();
+  }
+  return first;
+}
+
+// Each prim_func step's engine, checked against the call's argument count.
+llvm::Error GraphExecutor::Impl::bindCompiled() {
+  for (Step &step : steps) {
+    if (step.kind != Step::Kind::PrimFunc) continue;
+    const relax::Call &call = *step.binding->call;
+    step.prim = compiled.at(call.callee).get();
+    size_t numParams = step.prim->signature().params().size();
+    if (numParams != call.args.size() + 1)
+      return backend::diagnosticError(call.calleeLoc, "'" + call.callee + "' takes " + llvm::Twine(numParams) +
+                                                          " parameters but the call passes " +
+                                                          llvm::Twine(call.args.size()) + " arguments and 1 output");
   }
   return llvm::Error::success();
 }
@@ -228,7 +274,6 @@ llvm::Error GraphExecutor::Impl::callPrimFunc(const Step &step,
                                                            "': " + llvm::toString(bound.takeError()));
   else
     failure = step.prim->run(arguments, {});
-  if (!failure && afterPrimFuncCall) failure = afterPrimFuncCall(call.calleeLoc);
   for (size_t i = 0; i < arguments.size(); ++i)
     if (sources[i] >= 0) *slots[sources[i]] = std::move(arguments[i]);
   ++stats.primFuncCalls;
@@ -267,11 +312,13 @@ GraphExecutor::~GraphExecutor() = default;
 
 llvm::Expected<GraphExecutor> GraphExecutor::create(const ir::IRModule &module, llvm::StringRef entry,
                                                     const backend::ExternRegistry &externs,
-                                                    const backend::PrimFuncCompiler &compiler) {
+                                                    const backend::PrimFuncCompiler &compiler,
+                                                    unsigned compileThreads) {
   registerBuiltinFunctions();
   auto impl = std::make_unique<Impl>();
   impl->module = &module;
   impl->compiler = compiler ? compiler : backend::interpreterCompiler(externs);
+  impl->compileThreads = std::max(1u, compileThreads);
   impl->func = ir::asRelaxFunction(module.lookup(entry));
   if (!impl->func)
     return backend::diagnosticError("the module has no Relax function '" + entry + "'");
@@ -279,8 +326,8 @@ llvm::Expected<GraphExecutor> GraphExecutor::create(const ir::IRModule &module, 
   return GraphExecutor(std::move(impl));
 }
 
-void GraphExecutor::setAfterPrimFuncCall(std::function<llvm::Error(ir::SourceLoc callLoc)> check) {
-  impl_->afterPrimFuncCall = std::move(check);
+void GraphExecutor::setAfterCall(std::function<llvm::Error(const GraphCall &call)> check) {
+  impl_->afterCall = std::move(check);
 }
 
 const std::vector<GraphParam> &GraphExecutor::params() const { return impl_->params; }
@@ -296,6 +343,8 @@ std::vector<std::string> GraphExecutor::resultNames() const {
 
 const GraphStats &GraphExecutor::stats() const { return impl_->stats; }
 
+size_t GraphExecutor::compiledFunctions() const { return impl_->compiled.size(); }
+
 llvm::Expected<NamedTensors> GraphExecutor::run(const NamedTensors &inputs) {
   Impl &impl = *impl_;
   impl.stats = GraphStats{};
@@ -304,6 +353,7 @@ llvm::Expected<NamedTensors> GraphExecutor::run(const NamedTensors &inputs) {
   if (llvm::Error error = impl.bindInputs(inputs, slots, sizes)) return error;
   for (const auto &[slot, tensor] : impl.constantSlots) slots[slot] = tensor;
 
+  size_t callIndex = 0;
   for (const Step &step : impl.steps) {
     const relax::Binding &binding = *step.binding;
     if (step.kind == Step::Kind::Alias) {
@@ -331,7 +381,9 @@ llvm::Expected<NamedTensors> GraphExecutor::run(const NamedTensors &inputs) {
       slots[step.outSlot] = impl.allocate(call.outSinfo.dtype, std::move(shape));
       llvm::Error error = step.kind == Step::Kind::PrimFunc ? impl.callPrimFunc(step, slots)
                                                             : impl.callRegistered(step, slots);
+      if (!error && impl.afterCall) error = impl.afterCall({callIndex, call.callee, call.calleeLoc});
       if (error) return error;
+      ++callIndex;
     }
     for (int slot : step.releaseAfter) slots[slot].reset();
   }

@@ -1,5 +1,10 @@
 #include "vtac/graph/GraphRunCommand.h"
 
+#include <algorithm>
+#include <chrono>
+#include <map>
+
+#include <llvm/Support/FormatVariadic.h>
 #include <llvm/Support/JSON.h>
 #include <vta/sim.h>
 
@@ -95,44 +100,134 @@ llvm::Error checkOutputs(const GraphExecutor &executor, const GraphRunOptions &o
   return llvm::Error::success();
 }
 
-std::string statsJson(const GraphStats &stats, const std::string &vtaJson) {
+// Wall and process CPU seconds since construction (the CPU time counts every thread's).
+class PhaseClock {
+public:
+  struct Times {
+    double wall, cpu;
+  };
+  Times elapsed() const {
+    return {std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_).count(),
+            backend::processCpuSeconds() - cpu_};
+  }
+
+private:
+  std::chrono::steady_clock::time_point wall_ = std::chrono::steady_clock::now();
+  double cpu_ = backend::processCpuSeconds();
+};
+
+using Counters = std::map<std::string, int64_t>;
+
+// The simulator's counters of this thread (VTASimStatsJSON), by name.
+Counters simulatorCounters() {
+  Counters counters;
+  llvm::Expected<llvm::json::Value> parsed = llvm::json::parse(VTASimStatsJSON());
+  if (!parsed) {
+    llvm::consumeError(parsed.takeError());
+    return counters;
+  }
+  if (const llvm::json::Object *object = parsed->getAsObject())
+    for (const auto &[name, value] : *object)
+      if (std::optional<int64_t> number = value.getAsInteger()) counters[name.str()] = *number;
+  return counters;
+}
+
+// What one call of the graph added to the simulator's counters.
+struct CallCounters {
+  size_t index;
+  std::string callee;
+  Counters added;
+};
+
+// The executor's after-call check: ends the call's VTA run (backend::finishVtaRun) and records
+// what the call added to the counters, as the difference of the simulator's own running totals
+// (so that the calls add up to the total by the simulator's count, not by construction).
+class CallStatistics {
+public:
+  llvm::Error record(const GraphCall &call) {
+    if (llvm::Error error = backend::finishVtaRun(call.loc)) return error;
+    Counters now = simulatorCounters();
+    Counters added;
+    for (const auto &[name, value] : now) added[name] = value - (previous_.count(name) ? previous_.at(name) : 0);
+    calls_.push_back({call.index, call.callee.str(), std::move(added)});
+    previous_ = std::move(now);
+    return llvm::Error::success();
+  }
+  const std::vector<CallCounters> &calls() const { return calls_; }
+
+private:
+  Counters previous_;
+  std::vector<CallCounters> calls_;
+};
+
+llvm::json::Object countersJson(const Counters &counters) {
+  llvm::json::Object object;
+  for (const auto &[name, value] : counters) object[name] = value;
+  return object;
+}
+
+std::string statsJson(const GraphStats &stats, const std::vector<CallCounters> &calls, const Counters &total) {
+  llvm::json::Array perCall;
+  for (const CallCounters &call : calls)
+    perCall.push_back(llvm::json::Object{{"index", int64_t(call.index)}, {"callee", call.callee}, {"vta", countersJson(call.added)}});
   llvm::json::Object object{{"prim_func_calls", int64_t(stats.primFuncCalls)},
                             {"registered_calls", int64_t(stats.registeredCalls)},
                             {"peak_tensor_bytes", stats.peakTensorBytes},
-                            {"total_tensor_bytes", stats.totalTensorBytes}};
-  llvm::Expected<llvm::json::Value> vta = llvm::json::parse(vtaJson);
-  if (vta) object["vta"] = std::move(*vta);
-  else llvm::consumeError(vta.takeError());
+                            {"total_tensor_bytes", stats.totalTensorBytes},
+                            {"calls", std::move(perCall)},
+                            {"vta", countersJson(total)}};
   std::string text;
   llvm::raw_string_ostream os(text);
   os << llvm::json::Value(std::move(object));
   return os.str();
 }
 
-void printStats(const GraphStats &stats, const std::string &entry, const std::string &vtaJson,
-                std::ostream &out) {
+// Rows of cells as a table: the first column right-aligned, the second left-aligned (names),
+// the others right-aligned (numbers), two spaces apart.
+void printTable(const std::vector<std::vector<std::string>> &rows, std::ostream &out) {
+  std::vector<size_t> widths;
+  for (const auto &row : rows)
+    for (size_t i = 0; i < row.size(); ++i) {
+      if (i >= widths.size()) widths.push_back(0);
+      widths[i] = std::max(widths[i], row[i].size());
+    }
+  for (const auto &row : rows) {
+    std::string line;
+    for (size_t i = 0; i < row.size(); ++i) {
+      std::string pad(widths[i] - row[i].size(), ' ');
+      line += "  " + (i == 1 ? row[i] + pad : pad + row[i]);
+    }
+    out << line.substr(0, line.find_last_not_of(' ') + 1) << "\n";
+  }
+}
+
+// The counters of TVM's simulator and the instruction count, per call and in total.
+void printCallTable(const std::vector<CallCounters> &calls, const Counters &total, std::ostream &out) {
+  std::vector<std::string> names(std::begin(backend::kTvmCounters), std::end(backend::kTvmCounters));
+  names.push_back("insn_counter");
+  auto row = [&](std::string first, std::string callee, const Counters &counters) {
+    std::vector<std::string> cells{std::move(first), std::move(callee)};
+    for (const std::string &name : names)
+      cells.push_back(std::to_string(counters.count(name) ? counters.at(name) : 0));
+    return cells;
+  };
+  std::vector<std::vector<std::string>> rows{{"call", "callee"}};
+  rows[0].insert(rows[0].end(), names.begin(), names.end());
+  for (const CallCounters &call : calls) rows.push_back(row(std::to_string(call.index), call.callee, call.added));
+  rows.push_back(row("total", "", total));
+  out << "VTA simulator statistics per call (bytes loaded and stored, GEMM and ALU operations, instructions):\n";
+  printTable(rows, out);
+}
+
+void printStats(const GraphStats &stats, const std::string &entry, const std::vector<CallCounters> &calls,
+                const Counters &total, std::ostream &out) {
   out << "graph statistics of '" << entry << "':\n"
       << "  prim_func calls    " << stats.primFuncCalls << "\n"
       << "  registered calls   " << stats.registeredCalls << "\n"
       << "  peak tensor bytes  " << stats.peakTensorBytes << "\n"
       << "  total tensor bytes " << stats.totalTensorBytes << "\n";
-  llvm::Expected<llvm::json::Value> vta = llvm::json::parse(vtaJson);
-  if (!vta) {
-    llvm::consumeError(vta.takeError());
-    return;
-  }
-  const llvm::json::Object *counters = vta->getAsObject();
-  bool any = false;
-  for (const auto &entry : counters ? *counters : llvm::json::Object{})
-    any = any || entry.second.getAsInteger().value_or(0) != 0;
-  if (!any) return;  // no prim_func ran on the simulator
-  out << "VTA simulator statistics:\n";
-  std::vector<std::string> names;
-  for (const auto &entry : *counters) names.push_back(entry.first.str());
-  std::sort(names.begin(), names.end());
-  for (const std::string &name : names)
-    out << "  " << name << std::string(name.size() < 18 ? 18 - name.size() : 1, ' ') << " "
-        << counters->getInteger(name).value_or(0) << "\n";
+  bool any = std::any_of(total.begin(), total.end(), [](const auto &counter) { return counter.second != 0; });
+  if (any) printCallTable(calls, total, out);  // else no prim_func ran on the simulator
 }
 
 }  // namespace
@@ -194,17 +289,23 @@ int runGraphCommand(const ir::IRModule &parsed, const GraphRunOptions &options, 
   backend::ExternRegistry externs;
   backend::registerVtaExterns(externs);
   if (llvm::Error error = backend::registerLibraryExterns(module, libraries, externs)) return fail(std::move(error));
-  llvm::Expected<GraphExecutor> executor = GraphExecutor::create(module, entryName(options.entry), externs, options.compiler);
+  PhaseClock compileClock;
+  llvm::Expected<GraphExecutor> executor =
+      GraphExecutor::create(module, entryName(options.entry), externs, options.compiler, options.compileThreads);
   if (!executor) return fail(executor.takeError());
-  executor->setAfterPrimFuncCall(backend::finishVtaRun);
+  PhaseClock::Times compileTimes = compileClock.elapsed();
+  CallStatistics callStatistics;
+  executor->setAfterCall([&](const GraphCall &call) { return callStatistics.record(call); });
   if (llvm::Error error = checkOutputs(*executor, options)) return fail(std::move(error));
   llvm::Expected<NamedTensors> inputs = prepareInputs(*executor, options);
   if (!inputs) return fail(inputs.takeError());
 
   VTASimClearStats();
+  PhaseClock runClock;
   llvm::Expected<NamedTensors> results = executor->run(*inputs);
   if (!results) return fail(results.takeError());
-  std::string vtaJson = VTASimStatsJSON();
+  PhaseClock::Times runTimes = runClock.elapsed();
+  Counters total = simulatorCounters();
 
   // All outputs or none.
   support::OutputSet files;
@@ -216,10 +317,16 @@ int runGraphCommand(const ir::IRModule &parsed, const GraphRunOptions &options, 
     if (llvm::Error error = files.stage(path, backend::encodeNpy(tensor))) return fail(std::move(error));
   }
   if (!options.statsJsonPath.empty())
-    if (llvm::Error error = files.stage(options.statsJsonPath, statsJson(executor->stats(), vtaJson) + "\n"))
+    if (llvm::Error error = files.stage(options.statsJsonPath, statsJson(executor->stats(), callStatistics.calls(), total) + "\n"))
       return fail(std::move(error));
   if (llvm::Error error = files.commit()) return fail(std::move(error));
-  if (options.stats) printStats(executor->stats(), entryName(options.entry), vtaJson, out);
+  if (options.stats) printStats(executor->stats(), entryName(options.entry), callStatistics.calls(), total, out);
+  if (options.timing)
+    errors << llvm::formatv("timing: compile {0:f4} s ({1:f4} s CPU, {2} prim_funcs, up to {3} threads), run {4:f4} s "
+                            "({5:f4} s CPU, host code and simulation)\n",
+                            compileTimes.wall, compileTimes.cpu, executor->compiledFunctions(),
+                            std::max(1u, options.compileThreads), runTimes.wall, runTimes.cpu)
+                  .str();
   return 0;
 }
 

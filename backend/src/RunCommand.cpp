@@ -1,8 +1,10 @@
 #include "vtac/backend/RunCommand.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cstdlib>
 #include <optional>
+#include <thread>
 #include <unistd.h>
 
 #include <llvm/ADT/StringExtras.h>
@@ -37,10 +39,6 @@ using Clock = std::chrono::steady_clock;
 double secondsSince(Clock::time_point start) {
   return std::chrono::duration<double>(Clock::now() - start).count();
 }
-
-// TVM's counters, in the order TVM's simulator prints them.
-const char *const kTvmCounters[] = {"inp_load_nbytes", "wgt_load_nbytes", "acc_load_nbytes", "uop_load_nbytes",
-                                    "out_store_nbytes", "gemm_counter", "alu_counter"};
 
 std::string joinNames(const std::vector<std::string> &names) { return llvm::join(names, ", "); }
 
@@ -80,13 +78,17 @@ llvm::Expected<std::unique_ptr<PrimFuncEngine>> compileEntry(const ir::IRModule 
   return compiler(selected->second, selected->first);
 }
 
-// The JIT as an engine: each prim_func compiled by LLVM ORC at -O2, with run-time checks, and
-// counting loop iterations under --max-steps or --timeout. Not for a progress line alone: the
-// count costs tight loops their vectorisation (bench/RESULTS.md), too much for a terminal.
+// The JIT as an engine: each prim_func compiled by LLVM ORC with run-time checks, and counting
+// loop iterations under --max-steps or --timeout. Not for a progress line alone: the count
+// costs tight loops their vectorisation (bench/RESULTS.md), too much for a terminal. A
+// prim_func that drives VTA is compiled at -O0: its host code only issues runtime calls, and
+// -O2 made its compile 5x dearer for a faster run of a few ms (seed 001's conv2d: 0.12 s vs
+// 0.025 s to compile, 7 vs 9.5 ms to run; bench/RESULTS.md); CPU code stays at -O2.
 PrimFuncCompiler jitCompiler(const RunLimits &limits = {}) {
   bool countSteps = limits.maxSteps || limits.timeoutSeconds > 0;
   return [countSteps](ir::PrimFuncRef function, llvm::StringRef name) -> llvm::Expected<std::unique_ptr<PrimFuncEngine>> {
-    auto compiled = jit::JitFunction::compile(function, name.str(), 2, true, countSteps);
+    int level = codegen::usesVta(function->body) ? 0 : 2;
+    auto compiled = jit::JitFunction::compile(function, name.str(), level, true, countSteps);
     if (!compiled) return compiled.takeError();
     return std::unique_ptr<PrimFuncEngine>(std::move(*compiled));
   };
@@ -101,7 +103,6 @@ PrimFuncCompiler engineCompiler(const std::string &engine, const ExternRegistry 
 int runGraph(const frontend::ParsedModule &parsed, const RunOptions &options, std::ostream &out,
              std::ostream &errors) {
   const char *unsupported = !options.referenceFile.empty() ? "--reference"
-                            : options.timing                 ? "--timing"
                             : !options.traceVtaPath.empty()  ? "--trace-vta"
                             : options.limits.maxSteps        ? "--max-steps"
                             : options.limits.timeoutSeconds > 0 ? "--timeout"
@@ -122,7 +123,13 @@ int runGraph(const frontend::ParsedModule &parsed, const RunOptions &options, st
   graphOptions.seed = options.seed;
   graphOptions.stats = options.stats;
   graphOptions.statsJsonPath = options.statsJsonPath;
-  if (options.engine == "jit") graphOptions.compiler = jitCompiler();
+  graphOptions.timing = options.timing;
+  if (options.engine == "jit") {
+    // Each prim_func in its own ORC session: two compile at once (the machine we measure on
+    // has two cores).
+    graphOptions.compiler = jitCompiler();
+    graphOptions.compileThreads = std::min(2u, std::max(1u, std::thread::hardware_concurrency()));
+  }
   return graph::runGraphCommand(parsed.module, graphOptions, out, errors);
 }
 

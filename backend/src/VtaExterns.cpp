@@ -124,11 +124,19 @@ llvm::Error finishVtaRun(ir::SourceLoc loc) {
   return diagnosticError(loc, errorMessage(finished.takeError()));
 }
 
-double threadCpuSeconds() {
+namespace {
+
+double cpuSeconds(clockid_t clock) {
   timespec now;
-  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &now);
+  clock_gettime(clock, &now);
   return double(now.tv_sec) + double(now.tv_nsec) * 1e-9;
 }
+
+}  // namespace
+
+double threadCpuSeconds() { return cpuSeconds(CLOCK_THREAD_CPUTIME_ID); }
+
+double processCpuSeconds() { return cpuSeconds(CLOCK_PROCESS_CPUTIME_ID); }
 
 void registerVtaExterns(ExternRegistry &registry, VtaTiming *timing) {
   add(registry, "VTALoadBuffer2D", 12, [](llvm::ArrayRef<Value> args) -> llvm::Expected<Value> {

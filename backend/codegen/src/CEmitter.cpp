@@ -263,12 +263,23 @@ private:
     line("  return " + std::to_string(kStatusRuntimeError) + ";");
   }
 
-  void emitAllocate(const ir::Allocate &op) override {
-    std::string t = type(op.dtype, op);
+  // The bytes `op` allocates, as a size_t expression.
+  std::string allocationBytes(const ir::Allocate &op) {
     std::string count = "(size_t)1";
     for (const ir::Expr &extent : op.extents) count += " * (size_t)" + visitExpr(extent);
+    return count + " * sizeof(" + type(op.dtype, op) + ")";
+  }
+  void emitVtaAllocate(const ir::Allocate &op) override {
     const std::string &name = names_(*op.bufferVar);
-    line("void *" + name + " = malloc(" + count + " * sizeof(" + t + "));");
+    line("void *" + name + " = VTABufferAlloc(" + allocationBytes(op) + ");");
+    line("if (" + name + " == NULL)");
+    line("  return " + std::to_string(kStatusRuntimeError) + ";");
+    visitStmt(op.body);
+    line("VTABufferFree(" + name + ");");
+  }
+  void emitAllocate(const ir::Allocate &op) override {
+    const std::string &name = names_(*op.bufferVar);
+    line("void *" + name + " = malloc(" + allocationBytes(op) + ");");
     line("if (" + name + " == NULL)");
     line("  return " + runtimeHelper(kFail) + "(" + cString(function_.symbol + ": cannot allocate '" + op.bufferVar->name + "'") +
          ");");
@@ -393,6 +404,7 @@ private:
     std::string dim = op.args.size() > 1 ? visitExpr(op.args[1]) : "0";
     static const std::map<std::string, std::string> fields = {
         {hostop::kTensorIsNull, "(@ == NULL)"},
+        {hostop::kTensorDeviceType, "(int32_t)@->device.device_type"},
         {hostop::kTensorNdim, "@->ndim"},
         {hostop::kTensorTypeCode, "@->dtype.code"},
         {hostop::kTensorTypeBits, "@->dtype.bits"},
@@ -417,7 +429,8 @@ private:
     for (size_t i = 4; i < call.args.size(); ++i) dims += (i > 4 ? ", " : "") + visitExpr(call.args[i]);
     size_t ndim = call.args.size() - 4;
     line("int64_t " + shape + "[" + std::to_string(std::max<size_t>(ndim, 1)) + "] = {" + (dims.empty() ? "0" : dims) + "};");
-    line("DLTensor " + tensor + " = {.data = " + visitExpr(call.args[0]) + ", .device = {kDLCPU, 0}, .ndim = " +
+    std::string device = call.op == hostop::kMakeVtaTensor ? "kDLExtDev" : "kDLCPU";
+    line("DLTensor " + tensor + " = {.data = " + visitExpr(call.args[0]) + ", .device = {" + device + ", 0}, .ndim = " +
          std::to_string(ndim) + ", .dtype = {" + visitExpr(call.args[1]) + ", " + visitExpr(call.args[2]) + ", " +
          visitExpr(call.args[3]) + "}, .shape = " + shape + ", .strides = NULL, .byte_offset = 0};");
     line("DLTensor *" + name + " = &" + tensor + ";");

@@ -150,7 +150,7 @@ private:
         auto *func = entry.function.as<ir::PrimFunc>();
         const ir::RelaxFunction *graph = ir::asRelaxFunction(entry.function);
         if (graphs ? !graph : !func) continue;
-        auto lowered = graph ? lowerRelaxForHost(*graph, name, symbols[name], symbols)
+        auto lowered = graph ? lowerRelaxForHost(*graph, name, symbols[name], symbols, functions)
                              : lowerForHost(*func, name, symbols[name]);
         if (!lowered) {
           errors << ir::renderError(lowered.takeError());

@@ -2,6 +2,8 @@
 
 #include <unordered_set>
 
+#include <dlpack/dlpack.h>
+
 #include "vtac/ir/Arith.h"
 #include "vtac/ir/Diagnostic.h"
 #include "vtac/ir/Printer.h"
@@ -83,6 +85,10 @@ llvm::Expected<ir::Stmt> bindTensor(const HostFunction &function, const HostPara
   std::vector<Step> steps;
   auto assertThat = [&](ir::Expr check, std::string message) { steps.push_back({check, message, {}, {}}); };
   assertThat(ir::make<ir::Not>(field(hostop::kTensorIsNull, DataType::boolTy())), what + " is NULL");
+  // A compiled graph copies to VTA memory itself (RelaxHostLowering.h): a VTA buffer's handle is
+  // no host address.
+  if (function.graph)
+    assertThat(eq(field(hostop::kTensorDeviceType, DataType::int32()), i32(kDLCPU)), what + " must be a host tensor (kDLCPU)");
   assertThat(eq(field(hostop::kTensorNdim, DataType::int32()), i32(int64_t(buffer.rank()))),
              what + " must have " + std::to_string(buffer.rank()) + " dimensions");
   ir::Expr typeMatches = ir::binary(

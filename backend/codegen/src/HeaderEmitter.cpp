@@ -41,13 +41,21 @@ std::string emitHeader(const std::vector<HostFunction> &functions, const std::st
         continue;
       }
       out << param.buffer->dtype.str() << " " << shapeText(*param.buffer) << ", compact, "
-          << (param.onVta ? "data is a VTABufferAlloc buffer (byte_offset 0)" : "data in host memory") << "\n";
+          << (param.onVta ? "data is a VTABufferAlloc buffer (byte_offset 0)"
+              : function.graph ? "a host tensor (kDLCPU)"
+                               : "data in host memory")
+          << "\n";
     }
     out << " * Returns 0 on success, -1 when an argument does not match (the message is\n"
         << " * VTARuntimeLastError()), -2 when the VTA runtime reported an error during the call.\n";
     if (function.graph) {
       out << " * Destination-passing: the parameters after the inputs receive the results. Each\n"
           << " * function the graph calls returns its status; a non-zero one is returned at once.\n";
+      if (function.commandHandle)
+        out << " * VTA memory is the function's business: it copies the inputs its VTA functions read\n"
+            << " * into VTABufferAlloc buffers and the results they write back (VTABufferCopy), and\n"
+            << " * keeps the intermediates VTA code touches in VTA buffers (CPU code reaches them\n"
+            << " * through VTABufferCPUPtr: VTA memory must be coherent, as it is by default).\n";
       std::set<std::string> callees;
       ir::preOrderVisit(function.body, [&](const ir::Node &node) {
         auto *call = node.as<ir::Call>();

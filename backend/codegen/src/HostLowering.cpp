@@ -29,15 +29,6 @@ bool isVtaCall(const ir::Call &call) {
   return name && llvm::StringRef(name->value).starts_with("VTA");
 }
 
-bool usesVta(const ir::Stmt &body) {
-  bool found = false;
-  ir::preOrderVisit(body, [&](const ir::Node &node) {
-    if (auto *c = node.as<ir::Call>()) found |= isVtaCall(*c);
-    if (auto *attr = node.as<ir::AttrStmt>()) found |= llvm::StringRef(attr->key).starts_with("coproc_");
-  });
-  return found;
-}
-
 // The VTA intrinsics and micro-kernel scopes of a body, rewritten as runtime calls.
 class VtaCallLowering : public ir::StmtExprMutator {
 public:
@@ -118,6 +109,15 @@ private:
 };
 
 }  // namespace
+
+bool usesVta(const ir::Stmt &body) {
+  bool found = false;
+  ir::preOrderVisit(body, [&](const ir::Node &node) {
+    if (auto *c = node.as<ir::Call>()) found |= isVtaCall(*c);
+    if (auto *attr = node.as<ir::AttrStmt>()) found |= llvm::StringRef(attr->key).starts_with("coproc_");
+  });
+  return found;
+}
 
 llvm::Expected<HostFunction> lowerForHost(const ir::PrimFunc &func, const std::string &name,
                                           const std::string &symbol) {

@@ -19,6 +19,7 @@
 #include <llvm/Target/TargetMachine.h>
 #include <llvm/TargetParser/Host.h>
 #include <llvm/TargetParser/Triple.h>
+#include <dlpack/dlpack.h>
 
 #include "vtac/codegen/AccessBounds.h"
 #include "vtac/codegen/HostWalker.h"
@@ -188,6 +189,7 @@ private:
     const char *signature = runtimeSignature(name);
     if (llvm::Function *existing = module_.getFunction(name)) return existing;
     auto typeOf = [&](char c) -> llvm::Type * {
+      if (c == 'z') return module_.getDataLayout().getIntPtrType(ctx_);
       return c == 'v' ? b_.getVoidTy() : c == 'p' ? static_cast<llvm::Type *>(b_.getPtrTy()) : b_.getInt32Ty();
     };
     std::vector<llvm::Type *> params;
@@ -752,6 +754,8 @@ private:
     };
     const std::string &name = op.op;
     if (name == hostop::kTensorIsNull) return b_.CreateIsNull(tensor);
+    if (name == hostop::kTensorDeviceType)
+      return b_.CreateLoad(b_.getInt32Ty(), b_.CreateGEP(dlTensor_, tensor, {b_.getInt32(0), b_.getInt32(1), b_.getInt32(0)}));
     if (name == hostop::kTensorNdim) return b_.CreateLoad(b_.getInt32Ty(), field(2, "ndim"));
     if (name == hostop::kTensorTypeCode) return typeField(0, b_.getInt8Ty());
     if (name == hostop::kTensorTypeBits) return typeField(1, b_.getInt8Ty());
@@ -820,17 +824,28 @@ private:
   void emitErrorCountCheck(const ir::Node &at, llvm::StringRef callee) override {
     failedCall(at, callee, b_.CreateICmpSGT(runtimeErrorCount(), errorsAtEntry_));
   }
-  void emitAllocate(const ir::Allocate &op) override {
+  // The bytes `op` allocates (checked with the run-time checks), as a size_t.
+  llvm::Value *allocationBytes(const ir::Allocate &op) {
     const llvm::DataLayout &layout = module_.getDataLayout();
-    llvm::Type *sizeType = layout.getIntPtrType(ctx_);
     llvm::Value *bytes = b_.getInt64(layout.getTypeAllocSize(memoryType(op.dtype, op)));
     if (checkSites_) {
       checkAllocationSize(op, bytes);
     } else {
       for (const ir::Expr &extent : op.extents) bytes = b_.CreateMul(bytes, toInt64(extent));
     }
-    llvm::FunctionCallee malloc = module_.getOrInsertFunction("malloc", b_.getPtrTy(), sizeType);
-    llvm::Value *memory = b_.CreateCall(malloc, {b_.CreateIntCast(bytes, sizeType, false)}, op.bufferVar->name);
+    return b_.CreateIntCast(bytes, layout.getIntPtrType(ctx_), false);
+  }
+  void emitVtaAllocate(const ir::Allocate &op) override {
+    llvm::Value *buffer = b_.CreateCall(runtimeFunction("VTABufferAlloc"), {allocationBytes(op)}, op.bufferVar->name);
+    returnIf(b_.CreateIsNull(buffer), b_.getInt32(kStatusRuntimeError));
+    vars_[op.bufferVar.get()] = buffer;
+    visitStmt(op.body);
+    b_.CreateCall(runtimeFunction("VTABufferFree"), {buffer});
+  }
+  void emitAllocate(const ir::Allocate &op) override {
+    llvm::Value *bytes = allocationBytes(op);
+    llvm::FunctionCallee malloc = module_.getOrInsertFunction("malloc", b_.getPtrTy(), bytes->getType());
+    llvm::Value *memory = b_.CreateCall(malloc, {bytes}, op.bufferVar->name);
     llvm::BasicBlock *failed = newBlock("alloc_failed"), *next = newBlock("allocated");
     b_.CreateCondBr(b_.CreateIsNull(memory), failed, next);
     b_.SetInsertPoint(failed);
@@ -925,7 +940,7 @@ private:
 
 
   // ---- graphs ------------------------------------------------------------------------------
-  // A DLTensor on the stack over the data and dims of a vtac.make_tensor call.
+  // A DLTensor on the stack over the data and dims of a vtac.make_tensor (make_vta_tensor) call.
   llvm::Value *makeTensor(const ir::Call &call) {
     size_t ndim = call.args.size() - 4;
     llvm::IRBuilder<> entry(&fn_->getEntryBlock(), fn_->getEntryBlock().begin());
@@ -940,7 +955,7 @@ private:
     };
     auto narrow = [&](size_t arg, llvm::Type *t) { return b_.CreateIntCast(visitExpr(call.args[arg]), t, false); };
     b_.CreateStore(visitExpr(call.args[0]), field({0}));
-    b_.CreateStore(b_.getInt32(1), field({1, 0}));  // kDLCPU
+    b_.CreateStore(b_.getInt32(call.op == hostop::kMakeVtaTensor ? kDLExtDev : kDLCPU), field({1, 0}));
     b_.CreateStore(b_.getInt32(0), field({1, 1}));
     b_.CreateStore(b_.getInt32(uint32_t(ndim)), field({2}));
     b_.CreateStore(narrow(1, b_.getInt8Ty()), field({3, 0}));

@@ -1,8 +1,12 @@
 #include "vtac/codegen/RelaxHostLowering.h"
 
+#include <functional>
 #include <unordered_map>
+#include <unordered_set>
 
 #include "vtac/codegen/EntryChecks.h"
+#include "vtac/codegen/RuntimeApi.h"
+#include "vtac/ir/Arith.h"
 #include "vtac/ir/Diagnostic.h"
 
 namespace vtac::codegen {
@@ -12,6 +16,9 @@ namespace {
 using ir::DataType;
 namespace relax = ir::relax;
 
+// VTABufferCopy's kind_mask (vta/runtime.h).
+constexpr int kCopyHostToDevice = 1, kCopyDeviceToHost = 2;
+
 // "env.linear" -> "env_linear": the C symbol a registered function name stands for.
 std::string linkSymbol(const std::string &name) {
   std::string symbol;
@@ -19,26 +26,80 @@ std::string linkSymbol(const std::string &name) {
   return symbol;
 }
 
-// A buffer describing a graph tensor of known shape and dtype (for the entry checks).
+// A buffer describing a graph tensor of known shape and dtype (for the entry checks), its
+// data in `scope`.
 llvm::Expected<ir::BufferRef> tensorBuffer(const std::string &name, const relax::TensorStructInfo &sinfo,
-                                           ir::SourceLoc loc) {
+                                           ir::SourceLoc loc, const char *scope = "global") {
   if (!sinfo.hasShape() || sinfo.dtype.isVoid())
     return ir::diagnosticError(loc, "'" + name + "' needs a known shape and dtype to be compiled");
-  return ir::makeBuffer(name, sinfo.dtype, *sinfo.shape, "global", loc);
+  return ir::makeBuffer(name, sinfo.dtype, *sinfo.shape, scope, loc);
 }
+
+ir::Expr runtimeCall(DataType dtype, const char *name, std::vector<ir::Expr> args) {
+  args.insert(args.begin(), ir::make<ir::StringImm>(name));
+  return ir::make<ir::Call>(dtype, "tir.call_extern", std::move(args));
+}
+
+// The bytes of `buffer`'s elements, as int64 (folded when the shape is constant).
+ir::Expr byteSize(const ir::Buffer &buffer) {
+  ir::Expr bytes = ir::intImm(buffer.dtype.bytes(), DataType::int64());
+  for (const ir::Expr &extent : buffer.shape) bytes = ir::mulExpr(bytes, ir::castExpr(DataType::int64(), extent));
+  return bytes;
+}
+
+// A `op` (hostop::kMakeTensor or kMakeVtaTensor) DLTensor over `data` with `buffer`'s dtype and shape.
+ir::Expr makeTensor(const char *op, ir::Expr data, const ir::Buffer &buffer) {
+  DataType dtype = buffer.dtype;
+  std::vector<ir::Expr> args{std::move(data), ir::intImm(dtype.isFloat() ? 2 : dtype.isInt() ? 0 : 1),
+                             ir::intImm(dtype.bits()), ir::intImm(dtype.lanes())};
+  args.insert(args.end(), buffer.shape.begin(), buffer.shape.end());
+  return ir::make<ir::Call>(DataType::handle(), op, std::move(args));
+}
+
+// VTABufferCopy of `buffer`'s bytes from `from` to `to` (`kind`: kCopyHostToDevice, ...).
+ir::Stmt copyTensor(ir::Expr from, ir::Expr to, const ir::Buffer &buffer, int kind) {
+  ir::Expr zero = ir::intImm(0, DataType::int64());
+  return ir::make<ir::Evaluate>(runtimeCall(DataType::int32(), "VTABufferCopy",
+                                            {std::move(from), zero, std::move(to), zero, byteSize(buffer), ir::intImm(kind)}));
+}
+
+ir::Expr tensorData(const ir::VarRef &tensor) {
+  return ir::make<ir::Call>(DataType::handle(), hostop::kTensorData, std::vector<ir::Expr>{tensor});
+}
+
+// `body` inside the allocation of `buffer`, with the DLTensor `tensor` over it (made by `op`:
+// hostop::kMakeTensor for host memory, kMakeVtaTensor for a VTA buffer).
+ir::Stmt inAllocation(const ir::BufferRef &buffer, const ir::VarRef &tensor, const char *op, ir::Stmt body) {
+  body = ir::make<ir::LetStmt>(tensor, makeTensor(op, buffer->data, *buffer), body, buffer->loc());
+  return ir::make<ir::Allocate>(buffer->data, buffer->dtype, buffer->shape, nullptr, body, ir::AttrMap{}, buffer->loc());
+}
+
+// The DLTensors of one graph tensor: what a CPU callee is passed (host memory: the caller's
+// tensor, a host allocation, or the CPU view of a VTA buffer) and what a VTA callee is passed
+// (over a VTABufferAlloc buffer; null when no VTA code touches the tensor).
+struct Tensors {
+  ir::VarRef host, vta;
+
+  ir::Expr forCallee(bool takesVtaBuffer) const { return takesVtaBuffer ? vta : host; }
+};
 
 class GraphLowering {
 public:
-  GraphLowering(const ir::RelaxFunction &func, HostFunction &function, const std::map<std::string, std::string> &primFuncs)
-      : func_(func), function_(function), primFuncs_(primFuncs) {}
+  GraphLowering(const ir::RelaxFunction &func, HostFunction &function, const std::map<std::string, std::string> &symbols,
+                const std::vector<HostFunction> &primFuncs)
+      : func_(func), function_(function), symbols_(symbols), primFuncs_(primFuncs) {}
 
   llvm::Expected<ir::Stmt> run() {
+    placeTensors();
+    if (!onVta_.empty()) function_.commandHandle = ir::makeVar("cmd", DataType::handle());
+    std::vector<std::pair<ir::BufferRef, const relax::Var *>> copiedIn;  // VTA buffer, parameter
     for (const relax::VarPtr &param : func_.params) {
       auto buffer = tensorBuffer(param->name, param->sinfo, param->loc);
       if (!buffer) return buffer.takeError();
       HostParam host{ir::makeVar(param->name, DataType::handle(), param->loc), *buffer, false, false};
       function_.params.push_back(host);
-      tensors_[param.get()] = host.var;
+      tensors_[param.get()].host = host.var;
+      if (onVta_.count(param.get())) copiedIn.emplace_back(vtaBuffer(*param, tensors_[param.get()]), param.get());
     }
     for (const relax::Arg &result : func_.results) {
       if (!result.var) return ir::diagnosticError(result.loc, "returning a constant cannot be compiled");
@@ -55,89 +116,165 @@ public:
       for (const relax::Binding &binding : block.bindings) bindings.push_back(&binding);
     auto body = lowerFrom(bindings, 0);
     if (!body) return body.takeError();
+    // Parameters VTA code reads are copied into VTA buffers first.
+    for (auto it = copiedIn.rbegin(); it != copiedIn.rend(); ++it) {
+      const auto &[buffer, param] = *it;
+      const Tensors &tensors = tensors_.at(param);
+      ir::Stmt copy = copyTensor(tensorData(tensors.host), buffer->data, *buffer, kCopyHostToDevice);
+      *body = inAllocation(buffer, tensors.vta, hostop::kMakeVtaTensor, ir::seq({copy, *body}));
+    }
+    if (function_.commandHandle)
+      *body = ir::make<ir::LetStmt>(function_.commandHandle,
+                                    runtimeCall(DataType::handle(), "VTATLSCommandHandle", {}), *body);
     return bindParameters(function_, *body);
   }
 
 private:
+  // The prim_func of the module `call` calls, lowered; null for a registered function.
+  const HostFunction *calleeOf(const relax::Call &call) const {
+    for (const HostFunction &function : primFuncs_)
+      if (!function.graph && function.name == call.callee) return &function;
+    return nullptr;
+  }
+
+  // Whether the callee takes its `index`-th tensor (the output after the arguments) as a VTA buffer.
+  bool takesVtaBuffer(const relax::Call &call, size_t index) const {
+    const HostFunction *callee = calleeOf(call);
+    return callee && index < callee->params.size() && callee->params[index].onVta;
+  }
+
+  // Which graph tensors VTA code touches (onVta_) and which CPU code touches (onCpu_), an alias
+  // counting as the tensor it names.
+  void placeTensors() {
+    std::unordered_map<const relax::Var *, const relax::Var *> aliasOf;
+    auto tensorOf = [&](const relax::Var *var) {
+      auto found = aliasOf.find(var);
+      return found == aliasOf.end() ? var : found->second;
+    };
+    auto touch = [&](const relax::Var *var, bool vta) { (vta ? onVta_ : onCpu_).insert(tensorOf(var)); };
+    for (const relax::BindingBlock &block : func_.blocks)
+      for (const relax::Binding &binding : block.bindings) {
+        if (!binding.call) {
+          if (binding.alias.var) aliasOf[binding.var.get()] = tensorOf(binding.alias.var.get());
+          continue;
+        }
+        const relax::Call &call = *binding.call;
+        for (size_t i = 0; i < call.args.size(); ++i)
+          if (call.args[i].var) touch(call.args[i].var.get(), takesVtaBuffer(call, i));
+        touch(binding.var.get(), takesVtaBuffer(call, call.args.size()));
+      }
+  }
+
+  // A VTA buffer for `var` (its data variable is the buffer handle) and, in `tensors.vta`, a
+  // new variable for the DLTensor over it.
+  static ir::BufferRef vtaBuffer(const relax::Var &var, Tensors &tensors) {
+    tensors.vta = ir::makeVar(var.name + "_vta", DataType::handle(), var.loc);
+    return ir::makeBuffer(var.name + "_vta_data", var.sinfo.dtype, *var.sinfo.shape, kVtaBufferScope, var.loc);
+  }
+
   // The statement running bindings[i...] (each binding wraps the ones after it).
   llvm::Expected<ir::Stmt> lowerFrom(const std::vector<const relax::Binding *> &bindings, size_t i) {
-    if (i == bindings.size()) return ir::make<ir::Evaluate>(ir::intImm(0));
+    if (i == bindings.size()) return copyOut_.empty() ? ir::make<ir::Evaluate>(ir::intImm(0)) : ir::seq(copyOut_);
     const relax::Binding &binding = *bindings[i];
     if (!binding.call) {
       if (destinations_.count(binding.var.get()))
         return ir::diagnosticError(binding.loc, "returning the alias '" + binding.var->name + "' cannot be compiled");
-      auto source = tensorOf(binding.alias);
+      auto source = tensorsOf(binding.alias);
       if (!source) return source.takeError();
-      tensors_[binding.var.get()] = ir::cast<ir::Var>(*source);
+      tensors_[binding.var.get()] = *source;
       return lowerFrom(bindings, i + 1);
     }
     const relax::Call &call = *binding.call;
     std::vector<ir::Expr> args{ir::make<ir::StringImm>(calleeSymbol(call))};
-    for (const relax::Arg &arg : call.args) {
-      auto tensor = tensorOf(arg);
-      if (!tensor) return tensor.takeError();
-      args.push_back(*tensor);
+    for (size_t a = 0; a < call.args.size(); ++a) {
+      auto tensors = tensorsOf(call.args[a]);
+      if (!tensors) return tensors.takeError();
+      args.push_back(tensors->forCallee(takesVtaBuffer(call, a)));
     }
-    // The output: the caller's destination for a returned variable, else a new tensor.
-    ir::VarRef output;
-    ir::VarRef data;
-    std::vector<ir::Expr> extents;
-    if (auto found = destinations_.find(binding.var.get()); found != destinations_.end()) {
-      output = found->second;
-    } else {
-      auto buffer = tensorBuffer(binding.var->name + "_data", binding.var->sinfo, binding.loc);
-      if (!buffer) return buffer.takeError();
-      data = (*buffer)->data;
-      extents = (*buffer)->shape;
-      output = ir::makeVar(binding.var->name, DataType::handle(), binding.loc);
-    }
-    tensors_[binding.var.get()] = output;
-    args.push_back(output);
+    auto output = outputOf(binding);
+    if (!output) return output.takeError();
+    args.push_back(tensors_.at(binding.var.get()).forCallee(takesVtaBuffer(call, call.args.size())));
     auto rest = lowerFrom(bindings, i + 1);
     if (!rest) return rest.takeError();
     ir::Stmt body = ir::seq({ir::make<ir::Evaluate>(ir::make<ir::Call>(DataType::int32(), hostop::kCallChecked,
                                                                        std::move(args), binding.loc)),
                              *rest});
-    if (!data) return body;
-    DataType dtype = binding.var->sinfo.dtype;
-    std::vector<ir::Expr> make{data, ir::intImm(dtype.isFloat() ? 2 : dtype.isInt() ? 0 : 1),
-                               ir::intImm(dtype.bits()), ir::intImm(dtype.lanes())};
-    make.insert(make.end(), extents.begin(), extents.end());
-    body = ir::make<ir::LetStmt>(output, ir::make<ir::Call>(DataType::handle(), hostop::kMakeTensor, make), body,
-                                 binding.loc);
-    return ir::Stmt(ir::make<ir::Allocate>(data, dtype, extents, nullptr, body, ir::AttrMap{}, binding.loc));
+    return (*output)(body);
   }
 
-  llvm::Expected<ir::Expr> tensorOf(const relax::Arg &arg) {
+  using Wrap = std::function<ir::Stmt(ir::Stmt)>;
+
+  // Where the binding's output lives: records its DLTensors and returns what wraps the
+  // statement computing it and the rest (the allocation, none for a returned host tensor).
+  llvm::Expected<Wrap> outputOf(const relax::Binding &binding) {
+    const relax::Var &var = *binding.var;
+    Tensors &tensors = tensors_[&var];
+    auto destination = destinations_.find(&var);
+    if (!onVta_.count(&var)) {
+      if (destination != destinations_.end()) {
+        tensors.host = destination->second;
+        return Wrap([](ir::Stmt body) { return body; });
+      }
+      auto buffer = tensorBuffer(var.name + "_data", var.sinfo, binding.loc);
+      if (!buffer) return buffer.takeError();
+      tensors.host = ir::makeVar(var.name, DataType::handle(), binding.loc);
+      return Wrap([buffer = *buffer, tensor = tensors.host](ir::Stmt body) {
+        return inAllocation(buffer, tensor, hostop::kMakeTensor, body);
+      });
+    }
+    if (!var.sinfo.hasShape() || var.sinfo.dtype.isVoid())
+      return ir::diagnosticError(binding.loc, "'" + var.name + "' needs a known shape and dtype to be compiled");
+    ir::BufferRef buffer = vtaBuffer(var, tensors);
+    // A returned tensor is copied into the caller's destination after the last call.
+    if (destination != destinations_.end())
+      copyOut_.push_back(copyTensor(buffer->data, tensorData(destination->second), *buffer, kCopyDeviceToHost));
+    if (onCpu_.count(&var)) tensors.host = ir::makeVar(var.name, DataType::handle(), binding.loc);
+    return Wrap([this, buffer, view = tensors.host, tensor = tensors.vta](ir::Stmt body) {
+      // CPU code reaches the VTA buffer through its CPU address (VTA memory is coherent, as in
+      // TVM's default configuration and the simulator).
+      if (view) {
+        ir::VarRef address = ir::makeVar(view->name + "_cpu", DataType::handle());
+        body = ir::make<ir::LetStmt>(view, makeTensor(hostop::kMakeTensor, address, *buffer), body);
+        body = ir::make<ir::LetStmt>(
+            address, runtimeCall(DataType::handle(), "VTABufferCPUPtr", {function_.commandHandle, buffer->data}), body);
+      }
+      return inAllocation(buffer, tensor, hostop::kMakeVtaTensor, body);
+    });
+  }
+
+  llvm::Expected<Tensors> tensorsOf(const relax::Arg &arg) {
     if (!arg.var) return ir::diagnosticError(arg.loc, "constants (bound parameters) cannot be compiled yet");
     auto found = tensors_.find(arg.var.get());
     if (found == tensors_.end()) return ir::diagnosticError(arg.loc, "'" + arg.var->name + "' is used before it is computed");
-    return ir::Expr(found->second);
+    return found->second;
   }
 
   std::string calleeSymbol(const relax::Call &call) const {
-    auto found = primFuncs_.find(call.callee);
-    return found != primFuncs_.end() ? found->second : linkSymbol(call.callee);
+    auto found = symbols_.find(call.callee);
+    return found != symbols_.end() ? found->second : linkSymbol(call.callee);
   }
 
   const ir::RelaxFunction &func_;
   HostFunction &function_;
-  const std::map<std::string, std::string> &primFuncs_;
-  std::unordered_map<const relax::Var *, ir::VarRef> tensors_;       // graph variable -> its DLTensor
+  const std::map<std::string, std::string> &symbols_;
+  const std::vector<HostFunction> &primFuncs_;
+  std::unordered_set<const relax::Var *> onVta_, onCpu_;
+  std::unordered_map<const relax::Var *, Tensors> tensors_;          // graph variable -> its DLTensors
   std::unordered_map<const relax::Var *, ir::VarRef> destinations_;  // returned variable -> output
+  std::vector<ir::Stmt> copyOut_;                                    // after the last call
 };
 
 }  // namespace
 
 llvm::Expected<HostFunction> lowerRelaxForHost(const ir::RelaxFunction &func, const std::string &name,
-                                               const std::string &symbol,
-                                               const std::map<std::string, std::string> &primFuncs) {
+                                               const std::string &symbol, const std::map<std::string, std::string> &symbols,
+                                               const std::vector<HostFunction> &primFuncs) {
   HostFunction function;
   function.name = name;
   function.symbol = symbol;
   function.graph = true;
   function.loc = func.loc();
-  auto body = GraphLowering(func, function, primFuncs).run();
+  auto body = GraphLowering(func, function, symbols, primFuncs).run();
   if (!body) return body.takeError();
   function.body = *body;
   return function;

@@ -14,7 +14,8 @@ const char *runtimeSignature(llvm::StringRef name) {
       {"VTASynchronize", "vpi"},         {"VTASetDebugMode", "vpi"},
       {"VTABufferCPUPtr", "ppp"},        {"VTAWriteBarrier", "vppiii"},
       {"VTAReadBarrier", "vppiii"},      {"VTARuntimeErrorCount", "i"},
-      {"VTARuntimeReportError", "vp"}};
+      {"VTARuntimeReportError", "vp"},   {"VTABufferAlloc", "pz"},
+      {"VTABufferFree", "vp"},           {"VTABufferCopy", "vpzpzzi"}};
   auto found = signatures.find(name);
   return found == signatures.end() ? nullptr : found->second;
 }

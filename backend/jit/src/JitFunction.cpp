@@ -7,6 +7,8 @@
 
 #include <llvm/ADT/StringSet.h>
 #include <llvm/ExecutionEngine/Orc/ExecutionUtils.h>
+#include <llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h>
+#include <llvm/Support/CodeGen.h>
 #include <llvm/Support/DynamicLibrary.h>
 #include <llvm/Support/Format.h>
 #include <llvm/ExecutionEngine/Orc/Mangling.h>
@@ -221,7 +223,11 @@ llvm::Expected<std::unique_ptr<JitFunction>> JitFunction::compile(ir::PrimFuncRe
   if (!built) return built.takeError();
   result->checkSites_ = std::move(built->checkSites);
 
-  auto jit = llvm::orc::LLJITBuilder().create();
+  // The machine-code generator at the same level as the IR pipeline (LLJIT's own is -O2).
+  auto machine = llvm::orc::JITTargetMachineBuilder::detectHost();
+  if (!machine) return ir::diagnosticError("cannot create the JIT: " + llvm::toString(machine.takeError()));
+  if (auto level = llvm::CodeGenOpt::getLevel(optLevel)) machine->setCodeGenOptLevel(*level);
+  auto jit = llvm::orc::LLJITBuilder().setJITTargetMachineBuilder(std::move(*machine)).create();
   if (!jit) return ir::diagnosticError("cannot create the JIT: " + llvm::toString(jit.takeError()));
   result->jit_ = std::move(*jit);
   auto &dylib = result->jit_->getMainJITDylib();

@@ -22,6 +22,11 @@
 
 namespace vtac::backend {
 
+// TVM's simulator counters (vta/sim.h), in the order TVM's simulator prints them.
+inline constexpr const char *kTvmCounters[] = {"inp_load_nbytes",  "wgt_load_nbytes", "acc_load_nbytes",
+                                               "uop_load_nbytes",  "out_store_nbytes", "gemm_counter",
+                                               "alu_counter"};
+
 // Time spent inside VTASynchronize (where the simulator executes the queued program): wall
 // time, and CPU time of the calling thread (the simulator runs on it).
 struct VtaTiming {
@@ -32,6 +37,8 @@ struct VtaTiming {
 
 // CPU time consumed by the calling thread so far, in seconds.
 double threadCpuSeconds();
+// CPU time consumed by all threads of the process so far, in seconds.
+double processCpuSeconds();
 
 // Adds the VTA externs and VTA device memory to `registry`; `timing` (optional, must outlive
 // the registry's use) accumulates simulation time.

@@ -71,11 +71,13 @@ static inline void from_device(const DLTensor *t, void *host) {
     if (status_ != 0) printf("message: %s\n", VTARuntimeLastError());                       \
   } while (0)
 
-/* Writes a float32 C-order array as a .npy file (format 1.0); returns 0 on success. */
-static inline int write_npy_f32(const char *path, const float *data, const int64_t *shape, int ndim) {
+/* Writes a C-order array of `count` elements of `element_bytes` each as a .npy file (format
+ * 1.0) whose dtype is `descr` ('<f4', '|i1', '<i4'); returns 0 on success. */
+static inline int write_npy(const char *path, const char *descr, const void *data, size_t element_bytes,
+                            const int64_t *shape, int ndim) {
   char header[128];
   int64_t count = 1;
-  int used = snprintf(header, sizeof header, "{'descr': '<f4', 'fortran_order': False, 'shape': (");
+  int used = snprintf(header, sizeof header, "{'descr': '%s', 'fortran_order': False, 'shape': (", descr);
   for (int i = 0; i < ndim; ++i) {
     used += snprintf(header + used, sizeof header - (size_t)used, "%lld,%s", (long long)shape[i], i + 1 < ndim ? " " : "");
     count *= shape[i];
@@ -87,20 +89,28 @@ static inline int write_npy_f32(const char *path, const float *data, const int64
   if (!file) return -1;
   unsigned char preamble[10] = {0x93, 'N', 'U', 'M', 'P', 'Y', 1, 0, (unsigned char)(used & 0xff), (unsigned char)(used >> 8)};
   int ok = fwrite(preamble, 1, 10, file) == 10 && fwrite(header, 1, (size_t)used, file) == (size_t)used &&
-           fwrite(data, sizeof(float), (size_t)count, file) == (size_t)count;
+           fwrite(data, element_bytes, (size_t)count, file) == (size_t)count;
   return fclose(file) == 0 && ok ? 0 : -1;
 }
 
-/* Reads the `count` float32 values of a .npy file (format 1.0, '<f4'); returns 0 on success. */
-static inline int read_npy_f32(const char *path, float *data, int64_t count) {
+/* Reads the first `bytes` bytes of the data of a .npy file (format 1.0); returns 0 on success. */
+static inline int read_npy(const char *path, void *data, size_t bytes) {
   unsigned char preamble[10];
   FILE *file = fopen(path, "rb");
   if (!file) return -1;
   int ok = fread(preamble, 1, 10, file) == 10 && preamble[0] == 0x93 && preamble[6] == 1 &&
-           fseek(file, 10 + preamble[8] + 256 * preamble[9], SEEK_SET) == 0 &&
-           fread(data, sizeof(float), (size_t)count, file) == (size_t)count;
+           fseek(file, 10 + preamble[8] + 256 * preamble[9], SEEK_SET) == 0 && fread(data, 1, bytes, file) == bytes;
   fclose(file);
   return ok ? 0 : -1;
+}
+
+static inline int write_npy_f32(const char *path, const float *data, const int64_t *shape, int ndim) {
+  return write_npy(path, "<f4", data, sizeof(float), shape, ndim);
+}
+
+/* Reads the `count` float32 values of a .npy file ('<f4'); returns 0 on success. */
+static inline int read_npy_f32(const char *path, float *data, int64_t count) {
+  return read_npy(path, data, (size_t)count * sizeof(float));
 }
 
 static inline void print_stats(void) { printf("stats: %s\n", VTASimStatsJSON()); }

@@ -1,6 +1,7 @@
 // The entry checks of a compiled function's parameters (TVM's MakePackedAPI binding, for the
 // DLTensor ABI): wraps `body` in, for each tensor parameter in order, AssertStmts (not NULL,
-// ndim, dtype, each constant dimension; byte_offset 0 for VTA buffers; compact strides) whose
+// a host tensor for a graph, ndim, dtype, each constant dimension; byte_offset 0 for VTA
+// buffers; compact strides) whose
 // messages name the function and the argument, LetStmts binding each symbolic size from the
 // first tensor that has it (later tensors are checked against it) and, unless the parameter
 // only passes its tensor on (HostParam::bindsData false), the buffer's data variable to the

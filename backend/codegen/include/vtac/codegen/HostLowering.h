@@ -40,6 +40,8 @@ namespace hostop {
 inline constexpr const char *kTensorData = "vtac.dltensor_data";
 // (tensor) -> bool: the DLTensor pointer is NULL.
 inline constexpr const char *kTensorIsNull = "vtac.dltensor_is_null";
+// (tensor) -> int32: device.device_type.
+inline constexpr const char *kTensorDeviceType = "vtac.dltensor_device_type";
 // (tensor) -> int32: DLTensor::ndim.
 inline constexpr const char *kTensorNdim = "vtac.dltensor_ndim";
 // (tensor) -> int32: dtype.code, dtype.bits, dtype.lanes.
@@ -61,6 +63,9 @@ inline constexpr const char *kParallelFor = "vtac.parallel_for";
 // (data, type code, bits, lanes, dim0, dim1, ...) -> handle: a DLTensor (host memory, compact)
 // over `data`, alive for the rest of the function; only as the value of a LetStmt.
 inline constexpr const char *kMakeTensor = "vtac.make_tensor";
+// The same over a VTABufferAlloc buffer handle, on device kDLExtDev as TVM passes VTA tensors
+// (RelaxHostLowering.h).
+inline constexpr const char *kMakeVtaTensor = "vtac.make_vta_tensor";
 // ("symbol", tensor, ...) -> int32: calls `int32_t symbol(DLTensor *, ...)` (a compiled prim_func
 // or a function the program is linked with) and returns its non-zero status from the caller.
 inline constexpr const char *kCallChecked = "vtac.call_checked";
@@ -112,6 +117,10 @@ struct HostFunction {
     return found == loweredIntrinsics.end() ? callee : found->second.second;
   }
 };
+
+// True when `body` drives VTA (a VTA runtime call, a `tir.vta.*` intrinsic or a `coproc_*`
+// attribute): the function's buffer parameters are then VTABufferAlloc buffers.
+bool usesVta(const ir::Stmt &body);
 
 llvm::Expected<HostFunction> lowerForHost(const ir::PrimFunc &func, const std::string &name,
                                           const std::string &symbol);

@@ -5,7 +5,8 @@
 // HostWalker visits sequences, buffer declarations and the attributes that carry no code;
 // turns `for` loops and launched / virtual threads (thread_extent, virtual_thread: their body
 // runs once per index, one after another) into emitLoop; checks allocations (host scopes only
-// unless allocateOnChipScopesInHostMemory was called, no condition) before emitAllocate; splits an evaluated call into a micro-kernel push, a run
+// unless allocateOnChipScopesInHostMemory was called, no condition) before emitAllocate (a
+// graph's kVtaBufferScope ones: emitVtaAllocate); splits an evaluated call into a micro-kernel push, a run
 // of a parallel task, a checked call of a compiled function, or an expression whose status
 // (RuntimeApi.h's returnsStatus) or error count (reportsThroughErrorCount, once
 // checkErrorCountFromHere was called) is checked; and dispatches calls: extern calls, the `vtac.dltensor_*` fields, and the
@@ -70,7 +71,7 @@ public:
 
   void visitLetStmt(const ir::LetStmt &op) override {
     auto *call = op.value.as<ir::Call>();
-    if (call && call->op == hostop::kMakeTensor) {
+    if (call && (call->op == hostop::kMakeTensor || call->op == hostop::kMakeVtaTensor)) {
       if (call->args.size() < 4) return fail(*call, "'" + call->op + "' needs data, type code, bits and lanes");
       emitMakeTensor(*op.var, *call);
     } else {
@@ -115,7 +116,9 @@ public:
       return fail(op, "'" + op.bufferVar->name + "' is in VTA's on-chip scope '" + scope +
                           "': lower the program for VTA (vta-lower) before compiling it");
     if (op.condition) return fail(op, "the " + std::string(emitterName_) + " emitter does not support conditional allocations");
-    emitAllocate(op);
+    if (scope != kVtaBufferScope) return emitAllocate(op);
+    if (!function_.graph) return fail(op, "'" + op.bufferVar->name + "': the scope '" + scope + "' is for compiled graphs only");
+    emitVtaAllocate(op);
   }
 
   // ---- calls --------------------------------------------------------------------------------
@@ -177,7 +180,8 @@ protected:
   // An attribute whose body runs as it is (before the body is visited).
   virtual void emitAttr(const ir::AttrStmt &) {}
   virtual void emitLet(const ir::Var &var, const ir::Expr &value) = 0;
-  // `var` = a DLTensor over the data and dims of a vtac.make_tensor call (at least 4 arguments).
+  // `var` = a DLTensor over the data and dims of a vtac.make_tensor or make_vta_tensor call (at
+  // least 4 arguments).
   virtual void emitMakeTensor(const ir::Var &var, const ir::Call &call) = 0;
   // The push (the call `at`) of micro-kernel `index`; returns kStatusRuntimeError when it fails.
   virtual void emitPushKernel(const ir::Node &at, size_t index) = 0;
@@ -195,6 +199,9 @@ protected:
   // A host-memory allocation (already checked), its body, and its release; the memory starts
   // as a copy of the constant data of a T.allocate_const (writable, as in the interpreter).
   virtual void emitAllocate(const ir::Allocate &op) = 0;
+  // A VTABufferAlloc buffer of the allocation's bytes (returns kStatusRuntimeError when none is
+  // allocated), its body, and VTABufferFree.
+  virtual void emitVtaAllocate(const ir::Allocate &op) = 0;
   virtual Value emitExternCall(const ir::Call &op, const std::string &callee) = 0;
   // One of the hostop::kTensor* fields (the tensor is args[0], a dimension args[1]).
   virtual Value emitTensorField(const ir::Call &op) = 0;

@@ -6,12 +6,20 @@
 // destination-passing style). Symbolic sizes are bound from the parameters' shapes and every
 // tensor is checked at entry like a prim_func's (EntryChecks.h). Each binding
 //   lv = R.call_tir(cls.f, (args,), ...)  /  R.call_dps_packed("name", (args,), R.Tensor(...))
-// allocates its output (host memory, freed when the function returns; a returned variable is
-// written into its destination instead) and calls, in destination-passing style, the compiled
-// prim_func's symbol (`prim_funcs`: module name -> symbol) or, for a name the module does not
-// define, the C function of that name with '.' as '_' (env.linear -> env_linear), resolved
-// when the program is linked: `int32_t env_linear(DLTensor *x, DLTensor *w, DLTensor *b,
-// DLTensor *out)`. A non-zero status is returned at once. `gv = lv` aliases a tensor.
+// allocates its output (freed when the function returns; a returned variable is written into
+// its destination instead) and calls, in destination-passing style, the compiled prim_func's
+// symbol (`symbols`: module name -> symbol) or, for a name the module does not define, the C
+// function of that name with '.' as '_' (env.linear -> env_linear), resolved when the program
+// is linked: `int32_t env_linear(DLTensor *x, DLTensor *w, DLTensor *b, DLTensor *out)`. A
+// non-zero status is returned at once. `gv = lv` aliases a tensor.
+//
+// Memory: the caller passes host tensors (data in host memory, any byte_offset), parameters and
+// results alike. A tensor that a VTA prim_func (one whose lowered parameters are VTA buffers,
+// `primFuncs`) reads or writes lives in a VTABufferAlloc buffer (scope kVtaBufferScope), passed
+// to VTA code as a kDLExtDev DLTensor: a parameter is copied into one at entry, a returned
+// tensor copied out of one after the last call (VTABufferCopy); CPU code (other prim_funcs,
+// linked C functions) reaches such a buffer through VTABufferCPUPtr, which needs VTA memory
+// the CPU sees coherently (TVM's default, and the simulator). Every other tensor is host memory.
 // Unsupported (located errors): constants (bound parameters), tensors without a shape or
 // dtype, a returned parameter or alias, tuple outputs of a call.
 #pragma once
@@ -27,7 +35,7 @@
 namespace vtac::codegen {
 
 llvm::Expected<HostFunction> lowerRelaxForHost(const ir::RelaxFunction &func, const std::string &name,
-                                               const std::string &symbol,
-                                               const std::map<std::string, std::string> &primFuncs);
+                                               const std::string &symbol, const std::map<std::string, std::string> &symbols,
+                                               const std::vector<HostFunction> &primFuncs);
 
 }  // namespace vtac::codegen

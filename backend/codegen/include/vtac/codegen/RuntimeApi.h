@@ -18,8 +18,8 @@ inline constexpr int kStatusArgumentError = -1;  // an argument failed its entry
 inline constexpr int kStatusRuntimeError = -2;   // a runtime call failed
 inline constexpr int kStatusCheckFailed = -3;    // a run-time check failed (RuntimeChecks.h)
 
-// 'v' void, 'p' pointer, 'i' 32-bit integer: the result, then each parameter ("vpi" is
-// `void f(void *, uint32_t)`); null for a function that is not part of the runtime API.
+// 'v' void, 'p' pointer, 'i' 32-bit integer, 'z' size_t: the result, then each parameter
+// ("vpi" is `void f(void *, uint32_t)`); null for a function that is not part of the runtime API.
 const char *runtimeSignature(llvm::StringRef name);
 
 // A runtime function whose int result is a status (0 = success).
@@ -30,6 +30,10 @@ bool returnsStatus(llvm::StringRef name);
 // vta-lower can turn into DMA and micro-ops. ("shared", "local", "global"... are plain
 // memory on the host, as the interpreter treats them.)
 bool isHostScope(llvm::StringRef scope);
+
+// The scope of a compiled graph's tensors that VTA code touches (RelaxHostLowering.h): their
+// allocation is a VTABufferAlloc buffer, its variable the buffer handle.
+inline constexpr const char *kVtaBufferScope = "vtac.vta_buffer";
 
 // A runtime function that returns nothing and records its failures in the error count.
 bool reportsThroughErrorCount(llvm::StringRef name);

@@ -6,7 +6,7 @@
 // Callees are resolved when the executor is created: a name that is a prim_func of the module
 // runs on the reference interpreter (prim_funcs calling VTA externs reach the simulator
 // through the interpreter's extern registry) or on the engine the caller passes (the JIT),
-// any other name must be registered in the C
+// each distinct prim_func compiled once, then; any other name must be registered in the C
 // function registry (built-ins env.linear / env.relu, or a library loaded with
 // --load-library). An unknown name is an error at the call.
 //
@@ -43,6 +43,13 @@ struct GraphStats {
   int64_t totalTensorBytes = 0;
 };
 
+// One call of the graph, as the executor reports it after the call returns.
+struct GraphCall {
+  size_t index = 0;        // the calls in the order they ran: 0, 1, ...
+  llvm::StringRef callee;  // the prim_func's or registered function's name
+  ir::SourceLoc loc;       // the callee's name in the call
+};
+
 struct GraphParam {
   std::string name;
   ir::relax::TensorStructInfo sinfo;
@@ -55,16 +62,20 @@ public:
 
   // `module` and `externs` must outlive the executor. Errors: `entry` is not a Relax
   // function, a callee that is neither a prim_func of the module nor registered.
-  // `compiler` compiles the prim_funcs the graph calls; empty: the interpreter on `externs`.
+  // `compiler` compiles the prim_funcs the graph calls, each distinct one once, on up to
+  // `compileThreads` threads (the compiler must then be safe to call concurrently; errors
+  // come in call order all the same); empty: the interpreter on `externs`.
   static llvm::Expected<GraphExecutor> create(const ir::IRModule &module, llvm::StringRef entry,
                                               const backend::ExternRegistry &externs,
-                                              const backend::PrimFuncCompiler &compiler = {});
+                                              const backend::PrimFuncCompiler &compiler = {},
+                                              unsigned compileThreads = 1);
 
-  // A check run after each prim_func call returns, given the call's location; its error fails
-  // the run there. `vtac run` ends the call's VTA run with it (backend::finishVtaRun), so that
-  // commands a prim_func queued and never synchronised, which the next call's synchronisation
-  // would otherwise execute on freed buffers, are an error at the call that queued them.
-  void setAfterPrimFuncCall(std::function<llvm::Error(ir::SourceLoc callLoc)> check);
+  // A check run after each call returns successfully (prim_func or registered function); its
+  // error fails the run there. `vtac run` ends the call's VTA run with it
+  // (backend::finishVtaRun), so that commands a prim_func queued and never synchronised, which
+  // the next call's synchronisation would otherwise execute on freed buffers, are an error at
+  // the call that queued them, and reads the simulator's counters of the call.
+  void setAfterCall(std::function<llvm::Error(const GraphCall &call)> check);
 
   const std::vector<GraphParam> &params() const;
   // Names of the results: the returned variables ("out"), in order.
@@ -75,6 +86,8 @@ public:
   llvm::Expected<NamedTensors> run(const NamedTensors &inputs);
 
   const GraphStats &stats() const;
+  // How many distinct prim_funcs were compiled.
+  size_t compiledFunctions() const;
 
 private:
   struct Impl;

@@ -10,7 +10,11 @@
 //   --output NAME=PATH.npy    writes result NAME (a returned variable's name);
 //   --output PATH.npy           or the only result
 //   --stats / --stats-json    graph statistics (calls, peak and total tensor bytes) and the VTA
-//                             simulator's counters of the prim_funcs that ran on it
+//                             simulator's counters: per call (index, callee, what the call added:
+//                             bytes loaded and stored, GEMM/ALU operations, instructions) and in
+//                             total; the JSON has "calls": [{"index", "callee", "vta": {...}}] and
+//                             "vta": {...}, the total
+//   --timing                  compile and run times (wall and process CPU seconds) on `errors`
 // Errors are diagnostics (file:line:col where a source location exists) and exit status 1;
 // no output file is written then.
 #pragma once
@@ -40,8 +44,11 @@ struct GraphRunOptions {
   uint64_t seed = 0;
   bool stats = false;
   std::string statsJsonPath;
-  // Compiles the prim_funcs the graph calls (`--engine`); empty: the interpreter.
+  bool timing = false;
+  // Compiles the prim_funcs the graph calls (`--engine`), each distinct one once, on up to
+  // `compileThreads` threads; empty: the interpreter.
   backend::PrimFuncCompiler compiler;
+  unsigned compileThreads = 1;
 };
 
 // True when `entry` ("" = main) names a Relax function of `module`: `vtac run` then runs the

@@ -1,0 +1,81 @@
+/*
+ * A compiled Relax main (symbol LAYER) whose calls run VTA code, called as a plain C program
+ * calls it: host DLTensors (kDLCPU, malloc'd data) for both inputs and the result, as the
+ * generated header asks; the function moves what its VTA functions touch to VTA memory itself.
+ *
+ *   vta_graph_main inputs DIR   writes the two inputs as DIR/in0.npy and DIR/in1.npy
+ *   vta_graph_main compare DIR  calls LAYER on them twice and compares each result byte for
+ *                               byte with DIR/out.npy (what `vtac run` computed from the inputs),
+ *                               then calls it with a VTA buffer, which it must refuse
+ *
+ * -DCONV: seed 001's conv2d twice (data (1, 16, 14, 14, 1, 16) and kernel (16, 16, 3, 3, 16, 16)
+ * int8 -> int8); otherwise the vector add chain (A and B (16, 64, 1, 16) int32 -> int8).
+ */
+#include <string.h>
+
+#include "harness.h"
+
+int32_t LAYER(DLTensor *in0, DLTensor *in1, DLTensor *out);
+
+struct spec {
+  int bits, ndim, range;  // range: inputs hold values in [-range/2, range/2)
+  int64_t shape[6];
+};
+
+#ifdef CONV
+static struct spec specs[3] = {{8, 6, 64, {1, 16, 14, 14, 1, 16}}, {8, 6, 64, {16, 16, 3, 3, 16, 16}},
+                               {8, 6, 0, {1, 16, 14, 14, 1, 16}}};
+#else
+static struct spec specs[3] = {{32, 4, 64, {16, 64, 1, 16}}, {32, 4, 256, {16, 64, 1, 16}}, {8, 4, 0, {16, 64, 1, 16}}};
+#endif
+
+/* A host tensor of specs[i], its data malloc'd (the inputs filled, seeded by i). */
+static DLTensor host_tensor(int i) {
+  struct spec *s = &specs[i];
+  int64_t count = 1;
+  for (int d = 0; d < s->ndim; ++d) count *= s->shape[d];
+  DLTensor t = make_tensor(calloc((size_t)count, (size_t)s->bits / 8), s->shape, s->ndim, kDLInt, s->bits, kDLCPU);
+  if (s->range) fill(t.data, count, s->bits, (uint64_t)(i + 1), s->range);
+  return t;
+}
+
+/* Runs LAYER; returns how many bytes of its result differ from `expected`. */
+static int64_t run_and_compare(DLTensor *in0, DLTensor *in1, DLTensor *out, const int8_t *expected) {
+  memset(out->data, 0x55, (size_t)tensor_bytes(out));
+  CALL_LAYER(LAYER(in0, in1, out));
+  int64_t bytes = tensor_bytes(out), mismatches = 0, nonzero = 0;
+  for (int64_t i = 0; i < bytes; ++i) {
+    mismatches += ((int8_t *)out->data)[i] != expected[i];
+    nonzero += expected[i] != 0;
+  }
+  printf("mismatches against vtac run: %lld of %lld bytes (%lld non-zero)\n", (long long)mismatches, (long long)bytes,
+         (long long)nonzero);
+  return mismatches;
+}
+
+int main(int argc, char **argv) {
+  if (argc != 3) return 2;
+  char path[4096];
+  DLTensor in0 = host_tensor(0), in1 = host_tensor(1), out = host_tensor(2);
+  if (strcmp(argv[1], "inputs") == 0) {
+    DLTensor *inputs[2] = {&in0, &in1};
+    for (int i = 0; i < 2; ++i) {
+      snprintf(path, sizeof path, "%s/in%d.npy", argv[2], i);
+      if (write_npy(path, specs[i].bits == 8 ? "|i1" : "<i4", inputs[i]->data, (size_t)specs[i].bits / 8, specs[i].shape, specs[i].ndim) != 0) return 1;
+    }
+    printf("wrote 2 inputs\n");
+    return 0;
+  }
+  int8_t *expected = malloc((size_t)tensor_bytes(&out));
+  snprintf(path, sizeof path, "%s/out.npy", argv[2]);
+  if (read_npy(path, expected, (size_t)tensor_bytes(&out)) != 0) {
+    printf("cannot read %s\n", path);
+    return 1;
+  }
+  int64_t mismatches = run_and_compare(&in0, &in1, &out, expected);
+  mismatches += run_and_compare(&in0, &in1, &out, expected);
+  DLTensor device = vta_tensor(specs[0].shape, specs[0].ndim, specs[0].bits);
+  CALL_LAYER(LAYER(&device, &in1, &out));
+  VTABufferFree(device.data);
+  return mismatches != 0;
+}
