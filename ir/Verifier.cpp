@@ -260,7 +260,10 @@ public:
     } else {
       for (size_t i = 0; i < op.iterValues.size(); ++i) {
         const Var &v = *block.iterVars[i]->var;
-        if (dtypeOf(op.iterValues[i]) != v.dtype) {
+        // An integer binding may be wider or narrower than its variable: fusing an int32 loop
+        // with an int64 one binds the int32 variable from the int64 fused loop, as in TVM.
+        DataType bound = dtypeOf(op.iterValues[i]);
+        if (bound != v.dtype && !(bound.isIntOrUInt() && v.dtype.isIntOrUInt())) {
           report(op, "binding of '" + v.name + "' in block '" + block.name + "' has dtype " +
                          dtypeOf(op.iterValues[i]).str() + ", the variable " + v.dtype.str());
         }
