@@ -157,7 +157,7 @@ public:
               Tiling t{oc, rows, cols, ic, threads, 0};
               if (threads == ThreadAxis::OcBlocks && (c_.ocTiles / oc) % 2) continue;
               if (threads == ThreadAxis::Rows && (c_.height / rows) % 2) continue;
-              if (!fitsSrams(need(t), config_)) continue;
+              if (!fitsSrams(need(t), config_) || !overlapsData(t)) continue;
               t.dramBytes = dramBytes(t);
               if (!best || better(t, *best)) best = t;
               if (threads != ThreadAxis::None && (!threaded || better(t, *threaded))) threaded = t;
@@ -166,6 +166,16 @@ public:
   }
 
 private:
+  // Whether every tile's input window holds data: a tile wholly in the padding would be an empty
+  // DMA, which loads nothing (inject-dma-copies rejects it).
+  bool overlapsData(const Tiling &t) const {
+    for (int64_t y = 0; y < c_.height; y += t.rows)
+      if (!loadedRows(y, t.rows, c_.stride, c_.kh, c_.padTop, c_.inHeight)) return false;
+    for (int64_t x = 0; x < c_.width; x += t.cols)
+      if (!loadedRows(x, t.cols, c_.stride, c_.kw, c_.padLeft, c_.inWidth)) return false;
+    return true;
+  }
+
   // Input rows (or columns) some output reads.
   int64_t distinctInputs(int64_t outputs, int64_t kernel, int64_t pad, int64_t extent) const {
     std::vector<bool> read(size_t(extent), false);
@@ -235,6 +245,10 @@ llvm::Expected<std::optional<std::string>> conv2dPacked(const std::string &name,
   TileChooser chooser(*conv, config);
   SramNeed smallest{};
   std::optional<Tiling> tiling = chooser.choose(smallest);
+  if (!tiling && fitsSrams(smallest, config))
+    return ir::diagnosticError(func.loc(), "no conv2d tiling fits the VTA memories with every tile's input "
+                                           "window on the data: the tiles that fit leave some tile wholly in the "
+                                           "padding, where VTA's DMA loads nothing");
   if (!tiling) return noTileFits(func, "conv2d", "1 oc block x 1 row x 1 column x 1 ic block", smallest, config);
   TraceWriter writer(trace, name + "_");
   writeSchedule(name, *conv, *tiling, writer);

@@ -1,10 +1,16 @@
 #include "vta/InjectDmaCopies.h"
 
+#include <algorithm>
+#include <unordered_map>
+
 #include "vta/VtaTarget.h"
 #include "vtac/ir/Arith.h"
 #include "vtac/ir/Diagnostic.h"
 #include "vtac/ir/Mutator.h"
+#include "vtac/ir/Printer.h"
+#include "vtac/ir/Visitor.h"
 #include "vtac/ir/Substitute.h"
+#include "vtac/ir/arith/Analyzer.h"
 
 namespace vtac::passes {
 namespace {
@@ -93,9 +99,55 @@ public:
   explicit DmaInjector(PassContext &context, ir::IterVarRef axis)
       : PragmaLowerer("dma_copy"), config_(context.vta), axis_(std::move(axis)) {}
 
+  // The ranges of the loops and virtual threads around a copy, for what its pattern must prove.
+  ir::Stmt visitFor(const ir::For &op) override {
+    bindRange(op.loopVar, op.min, op.extent);
+    return PragmaLowerer::visitFor(op);
+  }
+  ir::Stmt visitAttrStmt(const ir::AttrStmt &op) override {
+    if (const auto *iv = op.node.as<ir::IterVar>(); iv && op.key == "virtual_thread")
+      bindRange(iv->var, ir::intImm(0, iv->var->dtype), op.value);
+    return PragmaLowerer::visitAttrStmt(op);
+  }
+
 private:
   llvm::Error fail(const ir::Node &at, const llvm::Twine &message) {
     return ir::diagnosticError(at.loc(), "dma_copy: " + message);
+  }
+
+  void bindRange(const ir::VarRef &var, const Expr &min, const Expr &extent) {
+    analyzer_.bind(var, ir::Range{min, extent});
+    auto lo = ir::asConstInt(min), n = ir::asConstInt(extent);
+    if (lo && n) ranges_[var.get()] = {*lo, *n};
+  }
+
+  // Whether e >= 1 wherever the loops around take it: the analyzer's bounds, else (they treat
+  // each max() of a padding term on its own) every value of its variables when they are few.
+  bool atLeastOne(const Expr &e) {
+    if (analyzer_.canProveGreaterEqual(e, 1)) return true;
+    std::vector<const ir::Var *> vars;
+    ir::preOrderVisit(e, [&](const ir::Node &n) {
+      if (const auto *v = n.as<ir::Var>(); v && std::find(vars.begin(), vars.end(), v) == vars.end())
+        vars.push_back(v);
+    });
+    uint64_t points = 1;
+    for (const ir::Var *v : vars) {
+      auto it = ranges_.find(v);
+      if (it == ranges_.end() || it->second.second < 1) return false;
+      points *= uint64_t(it->second.second);
+      if (points > 65536) return false;
+    }
+    for (uint64_t point = 0; point < points; ++point) {
+      ir::VarMap at;
+      for (uint64_t rest = point; const ir::Var *v : vars) {
+        auto [lo, n] = ranges_.at(v);
+        at[v] = ir::intImm(lo + int64_t(rest % uint64_t(n)), v->dtype);
+        rest /= uint64_t(n);
+      }
+      auto value = ir::asConstInt(analyzer_.simplify(ir::substitute(e, at)));
+      if (!value || *value < 1) return false;
+    }
+    return true;
   }
 
   llvm::Expected<ir::Stmt> lowerPragma(const ir::AttrStmt &attr) override {
@@ -232,6 +284,13 @@ private:
     if (llvm::Error error = checkCompact(at, dst)) return error;
     auto pattern = pattern2D(at, src, sram->tileScalars, expected, padBefore.empty());
     if (!pattern) return pattern.takeError();
+    // VTA loads nothing, padding included, when a row is empty (x_size 0: a no-op that carries
+    // dependency flags), so a tile lying wholly in the padding would keep the SRAM's old contents.
+    if (!padBefore.empty() && !(atLeastOne(pattern->xSize) && atLeastOne(pattern->ySize)))
+      return fail(at, "a tile of this padded load can lie wholly in the padding (x_size " +
+                          ir::printExpr(pattern->xSize) + ", y_size " + ir::printExpr(pattern->ySize) +
+                          " can be 0), where VTA loads nothing and the tile keeps old data; choose tiles "
+                          "that each overlap the data");
     Expr call = vta::callExtern(
         "VTALoadBuffer2D",
         {vta::commandHandle(), Expr(src.data), pattern->offset, pattern->xSize, pattern->ySize,
@@ -354,6 +413,8 @@ private:
 
   const ::vta::Config &config_;
   ir::IterVarRef axis_;
+  ir::arith::Analyzer analyzer_;
+  std::unordered_map<const ir::Var *, std::pair<int64_t, int64_t>> ranges_;  // constant min, extent
 };
 
 }  // namespace
