@@ -69,15 +69,26 @@ REUSE_MAX_ZERO_FRACTION = 0.75
 
 
 class ConvSpec:
-    """One conv2d + epilogue in VTA's packed layout."""
+    """One conv2d + epilogue in VTA's packed layout.
 
-    def __init__(self, cin, cout, h, w, k, stride, pad, shift, residual=False, clip_min=0):
-        assert cin % BLOCK == 0 and cout % BLOCK == 0
+    The keyword-only arguments generalise it for other writers (fuzz/autoschedule_conv2d.py):
+    a kernel, stride and padding per axis (kw, stride_w, pad_w: default the same as k, stride,
+    pad), clip_max (default 127), block (BLOCK_IN == BLOCK_OUT, default 16), batch (images N,
+    default 1) in tiles of batch_tile (VTA's BATCH, default 1): data (N / batch_tile, C / block,
+    H, W, batch_tile, block). This script's own outputs use the defaults."""
+
+    def __init__(self, cin, cout, h, w, k, stride, pad, shift, residual=False, clip_min=0, *,
+                 kw=None, stride_w=None, pad_w=None, clip_max=127, block=BLOCK, batch=1, batch_tile=1):
+        assert cin % block == 0 and cout % block == 0 and batch % batch_tile == 0
         self.cin, self.cout, self.h, self.w = cin, cout, h, w
         self.k, self.stride, self.pad, self.shift = k, stride, pad, shift
         self.residual, self.clip_min = residual, clip_min
-        self.ho = (h + 2 * pad - k) // stride + 1
-        self.wo = (w + 2 * pad - k) // stride + 1
+        self.kh, self.kw = k, k if kw is None else kw
+        self.stride_h, self.stride_w = stride, stride if stride_w is None else stride_w
+        self.pad_h, self.pad_w = pad, pad if pad_w is None else pad_w
+        self.clip_max, self.block, self.batch, self.batch_tile = clip_max, block, batch, batch_tile
+        self.ho = (h + 2 * self.pad_h - self.kh) // self.stride_h + 1
+        self.wo = (w + 2 * self.pad_w - self.kw) // self.stride_w + 1
 
     def key(self):
         return self.key_but_shift() + (self.shift,)
@@ -87,13 +98,16 @@ class ConvSpec:
                 self.clip_min)
 
     def data_shape(self):
-        return (1, self.cin // BLOCK, self.h, self.w, 1, BLOCK)
+        b, n = self.block, self.batch_tile
+        return (self.batch // n, self.cin // b, self.h, self.w, n, b)
 
     def kernel_shape(self):
-        return (self.cout // BLOCK, self.cin // BLOCK, self.k, self.k, BLOCK, BLOCK)
+        b = self.block
+        return (self.cout // b, self.cin // b, self.kh, self.kw, b, b)
 
     def out_shape(self):
-        return (1, self.cout // BLOCK, self.ho, self.wo, 1, BLOCK)
+        b, n = self.block, self.batch_tile
+        return (self.batch // n, self.cout // b, self.ho, self.wo, n, b)
 
     def name(self):
         """Descriptive prim_func name, e.g. conv3x3_s1_c64_h56_sh9_res."""
@@ -126,9 +140,10 @@ def prim_func_text(spec, func_name, indent="    "):
              "def %s(%s):" % (func_name, ", ".join(params)),
              "    T.func_attr({\"tir.noalias\": T.bool(True)})",
              "    # with T.block(\"root\"):"]
-    hp, wp = s.h + 2 * s.pad, s.w + 2 * s.pad
-    padded_shape = (1, s.cin // BLOCK, hp, wp, 1, BLOCK)
-    if s.pad > 0:
+    hp, wp = s.h + 2 * s.pad_h, s.w + 2 * s.pad_w
+    padded_shape = s.data_shape()[:2] + (hp, wp) + s.data_shape()[4:]
+    padded = s.pad_h > 0 or s.pad_w > 0
+    if padded:
         lines.append("    data_buf = T.alloc_buffer(%s, \"int8\")" % _shape(padded_shape))
     lines.append("    kernel_buf = T.alloc_buffer(%s, \"int8\")" % _shape(s.kernel_shape()))
     stages = ["res_conv", "res_shr"] + (["res_add"] if s.residual else []) + ["res_max", "res_min"]
@@ -146,10 +161,14 @@ def prim_func_text(spec, func_name, indent="    "):
     def at(buf, idx=v6):
         return "%s[%s]" % (buf, idx)
 
-    if s.pad > 0:
-        p = s.pad
-        src = "data[v_i0, v_i1, v_i2 - %d, v_i3 - %d, v_i4, v_i5]" % (p, p)
-        cond = "%d <= v_i2 and v_i2 < %d and %d <= v_i3 and v_i3 < %d" % (p, s.h + p, p, s.w + p)
+    if padded:
+        # as topi.nn.pad: an axis without padding is neither shifted nor tested
+        ph, pw = s.pad_h, s.pad_w
+        rows = "v_i2 - %d" % ph if ph else "v_i2"
+        cols = "v_i3 - %d" % pw if pw else "v_i3"
+        src = "data[v_i0, v_i1, %s, %s, v_i4, v_i5]" % (rows, cols)
+        cond = " and ".join(["%d <= v_i2 and v_i2 < %d" % (ph, s.h + ph)] * (ph > 0) +
+                            ["%d <= v_i3 and v_i3 < %d" % (pw, s.w + pw)] * (pw > 0))
         elementwise("data_buf", padded_shape, [src], at("data_buf"),
                     "T.if_then_else(%s, %s, T.int8(0))" % (cond, src))
         conv_input = "data_buf"
@@ -157,14 +176,12 @@ def prim_func_text(spec, func_name, indent="    "):
         conv_input = "data"
     elementwise("kernel_buf", s.kernel_shape(), [at("kernel")], at("kernel_buf"), at("kernel"))
 
-    if s.stride == 1:
-        yi, xi = "v_i + v_dy", "v_j + v_dx"
-    else:
-        yi, xi = "v_i * %d + v_dy" % s.stride, "v_j * %d + v_dx" % s.stride
+    yi = "v_i + v_dy" if s.stride_h == 1 else "v_i * %d + v_dy" % s.stride_h
+    xi = "v_j + v_dx" if s.stride_w == 1 else "v_j * %d + v_dx" % s.stride_w
     d_load = "%s[v_bo, v_ic, %s, %s, v_bi, v_ic_tns]" % (conv_input, yi, xi)
     k_load = "kernel_buf[v_co, v_ic, v_dy, v_dx, v_ci, v_ic_tns]"
     c_elem = "res_conv[v_bo, v_co, v_i, v_j, v_bi, v_ci]"
-    extents = (1, s.cout // BLOCK, s.ho, s.wo, 1, BLOCK, s.cin // BLOCK, s.k, s.k, BLOCK)
+    extents = s.out_shape() + (s.cin // s.block, s.kh, s.kw, s.block)
     lines += [
         "    for bo, co, i, j, bi, ci, ic, dy, dx, ic_tns in T.grid(%s):" % ", ".join(str(d) for d in extents),
         "        with T.block(\"res_conv\"):",
@@ -185,7 +202,7 @@ def prim_func_text(spec, func_name, indent="    "):
                     "%s + T.Cast(\"int32\", %s)" % (at(prev), at("residual")))
         prev = "res_add"
     elementwise("res_max", oshape, [at(prev)], at("res_max"), "T.max(%s, %d)" % (at(prev), s.clip_min))
-    elementwise("res_min", oshape, [at("res_max")], at("res_min"), "T.min(%s, 127)" % at("res_max"))
+    elementwise("res_min", oshape, [at("res_max")], at("res_min"), "T.min(%s, %d)" % (at("res_max"), s.clip_max))
     elementwise("res", oshape, [at("res_min")], at("res"), "T.Cast(\"int8\", %s)" % at("res_min"))
     return "".join(indent + line + "\n" for line in lines)
 

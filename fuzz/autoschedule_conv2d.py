@@ -1,0 +1,546 @@
+#!/usr/bin/python3
+"""Differential fuzzer of `vtac run --auto-schedule` on packed int8 conv2d (issue 26 item 6).
+
+Each case draws a random conv2d in VTA's packed layout and a random VTA configuration, writes
+the unscheduled TensorIR (the writer of samples/models/gen_resnet18_vta.py) and the
+vta_config.json to a temporary directory, and runs
+
+    vtac run case.tvm --auto-schedule --passes=vta-lower --random-inputs --seed S
+             --reference case.tvm --stats --vta-config vta_config.json --output res=res.npy
+
+which schedules the function by the built-in rule (passes/autoschedule/Conv2dPacked.cpp), lowers
+it, runs it on the VTA simulator and compares every element with the unscheduled program.
+
+Drawn per case (numpy's default_rng([seed, case]), so case i is the same whatever --cases):
+  VTA config   LOG_BLOCK 4 or 5, LOG_BATCH 0 or 1 (--log-batch restricts it), and the input,
+               weight, accumulator and micro-op SRAMs: the defaults (15, 18, 17, 15), or each a
+               few sizes smaller, or down to a single element (then often nothing fits)
+  layout       block B = 2^LOG_BLOCK, batch tile BT = 2^LOG_BATCH: data (N/BT, C/B, H, W, BT, B),
+               kernel (O/B, I/B, KH, KW, B, B); N = BT or 2 BT
+  conv         C, O multiples of B (1..4 blocks, rarely up to 8), H, W 1..30, KH, KW 1..5
+               (square or not), stride 1..3 and padding 0..2 (mostly the same on both axes;
+               H + 2 pad >= K), at most --max-macs multiply-adds (the reference interpreter's time)
+  epilogue     >> s, max with a, min with b, cast to int8: a, b mostly in int8 (a <= 0 < b, or
+               any narrow or empty range), sometimes wider (the cast then wraps); s 0..10, or
+               (60%) about log2 of the accumulators' spread over the clip range (up to 24), so
+               that not all outputs saturate (--random-inputs are uniform int8)
+
+Outcomes of a case:
+  match       every compared tensor matches ("res: all N elements match the reference")
+  expected    `file:line:col: error: no conv2d tile fits the VTA memories` with its source line
+              and caret, when the smallest tile (1 oc block x 1 row x 1 column x 1 ic block:
+              KH*KW input vectors, KH*KW weight blocks, one accumulator vector, KH*KW micro-ops
+              in half the micro-op SRAM) exceeds an SRAM by this script's own count too; or
+              `no conv2d tiling fits ... with every tile's input window on the data` when some
+              output row or column reads only padding (kernel <= padding) by this script's count
+  bugs        mismatch (wrong numbers); crash (signal, sanitizer report, LLVM fatal error);
+              timeout (also a simulator deadlock that never returns); error (any other error,
+              an error without `file:line:col:` and a caret, a "no tile fits" although the
+              smallest tile fits, a run although it does not, or an exit status without a
+              diagnostic); cpu (the remark says the function "stays on the CPU": every drawn
+              function is one the rule should take)
+
+A failing case is written to --out DIR/<tag>/ (case.tvm, vta_config.json, command.sh with the
+exact command line, output.txt with vtac's output, case.json with the drawn parameters). The
+first --minimise-repeats cases of each distinct failure (its outcome and message without
+numbers) are minimised greedily (fewer images, rows, columns, channel blocks, a smaller kernel,
+stride 1, no padding, default clip, shift and SRAMs, BLOCK 16) while they fail the same way,
+unless --no-minimise; the smallest failing case goes to DIR/<tag>/min/.
+
+Last line: `autoschedule-fuzz: N cases, M match, K errors (expected), B bugs`; exit status 1 when
+B > 0. Runs one vtac at a time. Needs /usr/bin/python3 with numpy (Debian's python3-numpy).
+"""
+
+import argparse
+import json
+import os
+import re
+import resource
+import shlex
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+
+import numpy as np
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(ROOT, "samples", "models"))
+import gen_resnet18_vta as writer  # noqa: E402  (the TensorIR writer of the packed conv2d)
+
+DEFAULT_SIZES = {"LOG_INP_BUFF_SIZE": 15, "LOG_WGT_BUFF_SIZE": 18, "LOG_ACC_BUFF_SIZE": 17,
+                 "LOG_UOP_BUFF_SIZE": 15}
+SANITIZER = re.compile(r"AddressSanitizer|LeakSanitizer|UndefinedBehaviorSanitizer|runtime error:|"
+                       r"LLVM ERROR|Assertion .* failed|PLEASE submit a bug report|Stack dump:")
+LOCATED_ERROR = re.compile(r"^(\S+):(\d+):(\d+): error: (.*)$", re.M)
+ANY_ERROR = re.compile(r"^(?:.*: )?error: (.*)$", re.M)
+COMPARE = re.compile(r"^(\w+): (all \d+ elements match the reference|(\d+) of (\d+) elements differ.*)$", re.M)
+
+
+# ---------------------------------------------------------------------------------------------
+# Drawing a case
+
+
+def elem_log_bytes(config):
+    """log2 of the bytes of one element of each SRAM (as vta::Config::derive)."""
+    lb, lbt = config["LOG_BLOCK"], config["LOG_BATCH"]
+    return {"LOG_INP_BUFF_SIZE": lbt + lb, "LOG_WGT_BUFF_SIZE": 2 * lb,
+            "LOG_ACC_BUFF_SIZE": lbt + lb + 2, "LOG_UOP_BUFF_SIZE": 2}
+
+
+def draw_case(seed, index, args):
+    rng = np.random.default_rng([seed, index])
+    r = lambda lo, hi: int(rng.integers(lo, hi + 1))  # noqa: E731  inclusive
+    config = {"LOG_BATCH": int(rng.choice(args.log_batch)), "LOG_BLOCK": int(rng.choice(args.log_block))}
+    pressure = rng.random()
+    lows = elem_log_bytes(config)
+    for key, default in DEFAULT_SIZES.items():
+        if pressure < 0.4 or rng.random() < 0.3:
+            config[key] = default  # TVM's default
+        elif pressure < 0.8:
+            config[key] = max(lows[key], default - r(1, 5))  # a few sizes smaller: smaller tiles
+        else:
+            config[key] = r(lows[key], default)  # down to one element: often nothing fits
+    block, bt = 1 << config["LOG_BLOCK"], 1 << config["LOG_BATCH"]
+    for _ in range(1000):
+        blocks_max = 8 if rng.random() < 0.1 else 4
+        spec = {"batch": bt * (2 if rng.random() < 0.25 else 1), "batch_tile": bt, "block": block,
+                "cin": block * r(1, blocks_max), "cout": block * r(1, blocks_max),
+                "h": r(1, 30), "w": r(1, 30), "kh": r(1, 5)}
+        spec["kw"] = spec["kh"] if rng.random() < 0.5 else r(1, 5)
+        spec["stride_h"] = r(1, 3)
+        spec["stride_w"] = spec["stride_h"] if rng.random() < 0.85 else r(1, 3)
+        spec["pad_h"] = r(0, 2)
+        spec["pad_w"] = spec["pad_h"] if rng.random() < 0.85 else r(0, 2)
+        if rng.random() < 0.1:  # beyond int8: the cast wraps
+            spec["clip_min"] = r(-(1 << 17), 0)
+            spec["clip_max"] = r(0, 1 << 17)
+        elif rng.random() < 0.2:  # a narrow or empty range
+            spec["clip_min"] = r(-128, 127)
+            spec["clip_max"] = r(-128, 127)
+        else:
+            spec["clip_min"] = r(-128, 0)
+            spec["clip_max"] = r(1, 127)
+        if rng.random() < 0.4:
+            spec["shift"] = r(0, 10)
+        else:  # the accumulators (uniform int8 inputs: std ~5461 sqrt(C KH KW)) >> shift ~ the clip range
+            width = max(8, min(spec["clip_max"] - spec["clip_min"], 1 << 12))
+            std = 5461.0 * np.sqrt(spec["cin"] * spec["kh"] * spec["kw"])
+            spec["shift"] = int(np.clip(round(np.log2(2 * std / width)) + r(-1, 1), 0, 24))
+        if valid(spec) and macs(spec) <= args.max_macs:
+            break
+    else:
+        raise RuntimeError("no case within --max-macs")
+    return {"spec": spec, "config": config, "input_seed": r(0, 1 << 31)}
+
+
+def out_hw(spec):
+    ho = (spec["h"] + 2 * spec["pad_h"] - spec["kh"]) // spec["stride_h"] + 1
+    wo = (spec["w"] + 2 * spec["pad_w"] - spec["kw"]) // spec["stride_w"] + 1
+    return ho, wo
+
+
+def valid(spec):
+    return (spec["h"] >= 1 and spec["w"] >= 1 and spec["kh"] >= 1 and spec["kw"] >= 1
+            and spec["h"] + 2 * spec["pad_h"] >= spec["kh"] and spec["w"] + 2 * spec["pad_w"] >= spec["kw"]
+            and spec["cin"] % spec["block"] == 0 and spec["cout"] % spec["block"] == 0
+            and spec["cin"] > 0 and spec["cout"] > 0 and spec["batch"] % spec["batch_tile"] == 0
+            and spec["batch"] > 0)
+
+
+def macs(spec):
+    ho, wo = out_hw(spec)
+    return spec["batch"] * spec["cout"] * ho * wo * spec["cin"] * spec["kh"] * spec["kw"]
+
+
+def module_text(spec):
+    s = spec
+    conv = writer.ConvSpec(s["cin"], s["cout"], s["h"], s["w"], s["kh"], s["stride_h"], s["pad_h"], s["shift"],
+                           clip_min=s["clip_min"], kw=s["kw"], stride_w=s["stride_w"], pad_w=s["pad_w"],
+                           clip_max=s["clip_max"], block=s["block"], batch=s["batch"], batch_tile=s["batch_tile"])
+    header = ("# autoschedule fuzz case: %s\n" % json.dumps(s, sort_keys=True))
+    return writer.MODULE_HEADER + header + "\n@I.ir_module\nclass Module:\n" + writer.prim_func_text(conv, "main")
+
+
+def smallest_tile_fits(case):
+    """This script's own count of the smallest tile against the SRAMs (see the docstring)."""
+    s, c = case["spec"], case["config"]
+    inp_elem, acc_elem = s["batch_tile"] * s["block"], s["batch_tile"] * s["block"] * 4
+    window = s["kh"] * s["kw"]
+    return (window * inp_elem <= 1 << c["LOG_INP_BUFF_SIZE"]
+            and window * s["block"] * s["block"] <= 1 << c["LOG_WGT_BUFF_SIZE"]
+            and acc_elem <= 1 << c["LOG_ACC_BUFF_SIZE"]
+            and window * 4 <= (1 << c["LOG_UOP_BUFF_SIZE"]) // 2)
+
+
+def padding_only_window(case):
+    """Whether some output row or column reads only padding (this script's own count): the
+    premise of the rule's refusal "no conv2d tiling fits ... with every tile's input window on
+    the data" (an all-padding tile's DMA would have no rows, which VTA runs as a no-op)."""
+    s = case["spec"]
+    ho, wo = out_hw(s)
+    for extent, outputs, kernel, stride, pad in ((s["h"], ho, s["kh"], s["stride_h"], s["pad_h"]),
+                                                 (s["w"], wo, s["kw"], s["stride_w"], s["pad_w"])):
+        for o in range(outputs):
+            first = o * stride - pad
+            if first + kernel <= 0 or first >= extent:
+                return True
+    return False
+
+
+def describe(case):
+    s, c = case["spec"], case["config"]
+    ho, wo = out_hw(s)
+    return ("N%d %d->%d %dx%d k%dx%d s%d,%d p%d,%d -> %dx%d >>%d clip[%d,%d] | BATCH %d BLOCK %d SRAM 2^%d/%d/%d/%d" % (
+        s["batch"], s["cin"], s["cout"], s["h"], s["w"], s["kh"], s["kw"], s["stride_h"], s["stride_w"],
+        s["pad_h"], s["pad_w"], ho, wo, s["shift"], s["clip_min"], s["clip_max"], 1 << c["LOG_BATCH"],
+        1 << c["LOG_BLOCK"], c["LOG_INP_BUFF_SIZE"], c["LOG_WGT_BUFF_SIZE"], c["LOG_ACC_BUFF_SIZE"],
+        c["LOG_UOP_BUFF_SIZE"]))
+
+
+def load_case(path):
+    with open(path, encoding="utf-8") as f:
+        data = json.load(f)
+    return {"spec": data["spec"], "config": data["config"], "input_seed": data["input_seed"]}
+
+
+# ---------------------------------------------------------------------------------------------
+# Running and classifying
+
+
+def command(vtac, case):
+    return [vtac, "run", "case.tvm", "--auto-schedule", "--passes=vta-lower", "--random-inputs",
+            "--seed", str(case["input_seed"]), "--reference", "case.tvm", "--stats",
+            "--vta-config", "vta_config.json", "--output", "res=res.npy"]
+
+
+def write_case(directory, case):
+    os.makedirs(directory, exist_ok=True)
+    with open(os.path.join(directory, "case.tvm"), "w", encoding="utf-8") as f:
+        f.write(module_text(case["spec"]))
+    with open(os.path.join(directory, "vta_config.json"), "w", encoding="utf-8") as f:
+        json.dump(case["config"], f, sort_keys=True)
+        f.write("\n")
+
+
+def run_vtac(vtac, case, directory, timeout):
+    """Runs the case in `directory` (written by write_case): (returncode or None on timeout, stdout, stderr)."""
+    proc = subprocess.Popen(command(vtac, case), cwd=directory, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True, errors="replace", start_new_session=True)
+    try:
+        out, err = proc.communicate(timeout=timeout)
+        return proc.returncode, out, err
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGKILL)  # the process group of the vtac this script started
+        out, err = proc.communicate()
+        return None, out, err
+
+
+def classify(case, rc, out, err):
+    """(outcome, detail): outcome is 'match', 'expected' or a bug kind."""
+    if rc is None:
+        return "timeout", "no result within the timeout"
+    sanitizer = SANITIZER.search(err) or SANITIZER.search(out)
+    if rc < 0:
+        return "crash", "killed by signal %d%s" % (-rc, (": " + sanitizer.group(0)) if sanitizer else "")
+    if sanitizer:
+        return "crash", sanitizer.group(0)
+    # A mismatch exits non-zero with "res: K of N elements differ" and no error line.
+    compared = COMPARE.findall(out)
+    differ = [(name, text) for name, text, _, _ in compared if "differ" in text]
+    if differ:
+        return "mismatch", "; ".join("%s: %s" % d for d in differ)
+    errors = ANY_ERROR.findall(err)
+    if errors or rc != 0:
+        if not errors:
+            tail = (err.strip().splitlines() or ["(no output)"])[-1]
+            return "error", "exit status %d without an error message: %s" % (rc, tail)
+        located = LOCATED_ERROR.search(err)
+        if not located:
+            return "error", "error without file:line:col: " + errors[0]
+        lines = err[located.end():].lstrip("\n").splitlines()
+        if len(lines) < 2 or not re.match(r"^\s*\^", lines[1]):
+            return "error", "error without a source line and caret: " + located.group(4)
+        message = located.group(4)
+        if message.startswith("no conv2d tile fits the VTA memories"):
+            if smallest_tile_fits(case):
+                return "error", "'no tile fits' although the smallest tile fits: " + message
+            return "expected", message
+        if message.startswith("no conv2d tiling fits the VTA memories with every tile's input window"):
+            if not padding_only_window(case):
+                return "error", "'input window on the data' refusal without an all-padding output row: " + message
+            return "expected", message
+        return "error", message
+    if "stays on the CPU" in err:
+        m = re.search(r"stays on the CPU: (.*)", err)
+        return "cpu", m.group(1) if m else "stays on the CPU"
+    if not compared or not any(name == "res" for name, _, _, _ in compared):
+        return "error", "exit status 0 but no comparison of 'res' with the reference"
+    if "on VTA by conv2d-packed" not in err:
+        return "error", "no remark of the conv2d-packed rule"
+    gemm = re.search(r"^\s+gemm_counter\s+(\d+)$", out, re.M)
+    if not gemm or int(gemm.group(1)) == 0:
+        return "error", "scheduled on VTA, but the simulator counted no GEMM"
+    if not smallest_tile_fits(case):
+        return "error", "scheduled although the smallest tile exceeds an SRAM by this script's count"
+    return "match", ""
+
+
+def signature(outcome, detail):
+    """What must stay the same while minimising: the outcome and the message without numbers."""
+    if outcome in ("mismatch", "timeout"):
+        return outcome
+    return outcome + ":" + re.sub(r"\d+", "N", re.sub(r"'\w+'", "'X'", detail))
+
+
+def remark_of(err):
+    m = re.search(r"remark: \[auto-schedule\] (.*)", err)
+    return m.group(1) if m else ""
+
+
+def informative_fraction(case, directory):
+    """Fraction of outputs strictly inside the clip range (not saturated), None when unknown."""
+    s = case["spec"]
+    lo, hi = s["clip_min"], s["clip_max"]
+    if lo < -128 or hi > 127 or lo >= hi:
+        return None
+    try:
+        res = np.load(os.path.join(directory, "res.npy")).astype(np.int32)
+    except (OSError, ValueError):
+        return None
+    return float(np.mean((res > lo) & (res < hi)))
+
+
+class Runner:
+    def __init__(self, args):
+        self.args = args
+        self.vtac = os.path.abspath(args.vtac)
+        self.runs = 0
+        self.stamp = os.stat(self.vtac).st_mtime if os.path.exists(self.vtac) else None
+
+    def run(self, case, directory):
+        write_case(directory, case)
+        for name in ("res.npy",):
+            if os.path.exists(os.path.join(directory, name)):
+                os.remove(os.path.join(directory, name))
+        for attempt in range(10):
+            # the binary is rebuilt now and then: wait for it rather than report a missing file
+            try:
+                rc, out, err = run_vtac(self.vtac, case, directory, self.args.timeout)
+            except OSError as e:  # not there, or being written (EACCES, ETXTBSY)
+                rc, out, err = 127, "", "cannot start %s: %s\n" % (self.vtac, e)
+            self.runs += 1
+            rebuilding = rc is not None and rc != 0 and (
+                rc in (126, 127) or not os.access(self.vtac, os.X_OK)
+                or "error while loading shared libraries" in err)
+            if not rebuilding:
+                break
+            time.sleep(30)
+        stamp = os.stat(self.vtac).st_mtime if os.path.exists(self.vtac) else None
+        if stamp != self.stamp:
+            if self.stamp is not None:
+                print("note: %s changed (rebuilt) during the run" % self.vtac, flush=True)
+            self.stamp = stamp
+        outcome, detail = classify(case, rc, out, err)
+        return outcome, detail, rc, out, err
+
+
+def save_reproducer(directory, runner, case, rc, out, err, outcome, detail):
+    """case.tvm and vta_config.json are in `directory` already; adds command.sh, output.txt, case.json."""
+    cmd = command(runner.vtac, case)
+    with open(os.path.join(directory, "command.sh"), "w", encoding="utf-8") as f:
+        f.write("#!/bin/sh\n# %s: %s\ncd \"$(dirname \"$0\")\" && %s\n" % (outcome, detail, shlex.join(cmd)))
+    os.chmod(os.path.join(directory, "command.sh"), 0o755)
+    with open(os.path.join(directory, "output.txt"), "w", encoding="utf-8") as f:
+        f.write("$ %s\n# exit status: %s\n# --- stdout\n%s# --- stderr\n%s" % (
+            shlex.join(cmd), "timeout" if rc is None else rc, out, err))
+    with open(os.path.join(directory, "case.json"), "w", encoding="utf-8") as f:
+        json.dump(dict(case, outcome=outcome, detail=detail, description=describe(case)), f, indent=1,
+                  sort_keys=True)
+        f.write("\n")
+
+
+# ---------------------------------------------------------------------------------------------
+# Minimising
+
+
+def smaller_cases(case):
+    """Candidate simplifications of a case, each one step smaller."""
+    s, c = case["spec"], case["config"]
+
+    def variant(**changes):
+        spec = dict(s)
+        config = dict(c)
+        for key, value in changes.items():
+            (config if key.startswith("LOG_") else spec)[key] = value
+        return {"spec": spec, "config": config, "input_seed": case["input_seed"]}
+
+    out = []
+    if s["batch"] > s["batch_tile"]:
+        out.append(variant(batch=s["batch_tile"]))
+    for key, default in DEFAULT_SIZES.items():
+        if c[key] != default:
+            out.append(variant(**{key: default}))
+    if c["LOG_BLOCK"] == 5:  # the same numbers of channel blocks at BLOCK 16
+        out.append(variant(LOG_BLOCK=4, block=16, cin=s["cin"] // 2, cout=s["cout"] // 2))
+    if (s["clip_min"], s["clip_max"]) != (0, 127):
+        out.append(variant(clip_min=0, clip_max=127))
+    if s["shift"] != 8:
+        out.append(variant(shift=8))
+    for ch in ("cin", "cout"):
+        blocks = s[ch] // s["block"]
+        for v in sorted({1, blocks // 2, blocks - 1}):
+            if 1 <= v < blocks:
+                out.append(variant(**{ch: v * s["block"]}))
+    # both axes at once first (square stays square), then one axis
+    for a, b, smaller in (("h", "w", lambda v: {1, v // 2, v - 1}), ("kh", "kw", lambda v: {1, v - 1}),
+                          ("stride_h", "stride_w", lambda v: {1}), ("pad_h", "pad_w", lambda v: {0})):
+        low = 0 if a == "pad_h" else 1
+        if s[a] == s[b]:
+            out += [variant(**{a: v, b: v}) for v in sorted(smaller(s[a])) if low <= v < s[a]]
+        else:
+            out.append(variant(**{a: min(s[a], s[b]), b: min(s[a], s[b])}))
+        for key in (a, b):
+            out += [variant(**{key: v}) for v in sorted(smaller(s[key])) if low <= v < s[key]]
+    return [v for v in out if valid(v["spec"])]
+
+
+def minimise(runner, case, sig, workdir, budget):
+    """Greedy: take the first smaller candidate that fails with the same signature, repeat."""
+    best = case
+    best_result = None
+    tried = 0
+    progress = True
+    while progress and tried < budget:
+        progress = False
+        for candidate in smaller_cases(best):
+            if tried >= budget:
+                break
+            tried += 1
+            outcome, detail, rc, out, err = runner.run(candidate, workdir)
+            if outcome not in ("match", "expected") and signature(outcome, detail) == sig:
+                best, best_result, progress = candidate, (outcome, detail, rc, out, err), True
+                break
+    return best, best_result, tried
+
+
+# ---------------------------------------------------------------------------------------------
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
+                                     formatter_class=argparse.RawDescriptionHelpFormatter, epilog=__doc__)
+    parser.add_argument("--seed", type=int, default=0, help="seed of the cases (default 0)")
+    parser.add_argument("--cases", type=int, default=20, help="number of cases (default 20)")
+    parser.add_argument("--first", type=int, default=0, help="index of the first case (default 0)")
+    parser.add_argument("--vtac", default=os.path.join(ROOT, "build", "bin", "vtac"), help="the vtac binary")
+    parser.add_argument("--out", help="write failing cases (and their minimised forms) under this directory")
+    parser.add_argument("--timeout", type=float, default=300.0, help="seconds (wall) per vtac run (default 300)")
+    parser.add_argument("--time-limit", type=float, default=0.0,
+                        help="start no new case after this many seconds of wall time (0: none)")
+    parser.add_argument("--max-macs", type=int, default=12_000_000,
+                        help="largest convolution drawn, in multiply-adds (default 12e6)")
+    parser.add_argument("--log-batch", type=int, action="append", choices=(0, 1),
+                        help="LOG_BATCH values to draw (repeatable; default 0 and 1)")
+    parser.add_argument("--log-block", type=int, action="append", choices=(4, 5),
+                        help="LOG_BLOCK values to draw (repeatable; default 4 and 5)")
+    parser.add_argument("--no-minimise", action="store_true", help="do not minimise failing cases")
+    parser.add_argument("--minimise-runs", type=int, default=40, help="vtac runs per minimisation (default 40)")
+    parser.add_argument("--minimise-repeats", type=int, default=1,
+                        help="minimise only the first N failing cases of each distinct failure (default 1)")
+    parser.add_argument("--replay", metavar="CASE.json", action="append",
+                        help="run this case (a reproducer's case.json: spec, config, input_seed) "
+                             "instead of drawing cases (repeatable); the module is written anew")
+    parser.add_argument("--dry-run", action="store_true", help="print the drawn cases, run nothing")
+    parser.add_argument("-v", "--verbose", action="store_true", help="one line per case")
+    args = parser.parse_args(argv)
+    args.log_batch = sorted(set(args.log_batch or [0, 1]))
+    args.log_block = sorted(set(args.log_block or [4, 5]))
+
+    if args.dry_run:
+        for i in range(args.first, args.first + args.cases):
+            case = draw_case(args.seed, i, args)
+            print("case %d: %s (%.1fM MACs)" % (i, describe(case), macs(case["spec"]) / 1e6))
+        return 0
+
+    runner = Runner(args)
+    start = time.time()
+    counts = {}
+    bugs = []
+    informative = []
+    seen = {}  # signature -> failing cases so far
+    workdir = tempfile.mkdtemp(prefix="autoschedule-fuzz-")
+    try:
+        done = 0
+        for i in range(args.first, args.first + (len(args.replay) if args.replay else args.cases)):
+            if args.time_limit and time.time() - start > args.time_limit:
+                break
+            case = load_case(args.replay[i - args.first]) if args.replay else draw_case(args.seed, i, args)
+            case_start = time.time()
+            casedir = os.path.join(workdir, "case")
+            shutil.rmtree(casedir, ignore_errors=True)
+            outcome, detail, rc, out, err = runner.run(case, casedir)
+            done += 1
+            counts[outcome] = counts.get(outcome, 0) + 1
+            if outcome == "match":
+                frac = informative_fraction(case, casedir)
+                if frac is not None:
+                    informative.append(frac)
+            if args.verbose or outcome not in ("match", "expected"):
+                print("case %d: %-8s %s (%.1f s) %s%s" % (
+                    i, outcome, describe(case), time.time() - case_start,
+                    remark_of(err) if outcome == "match" else "", detail), flush=True)
+            if outcome in ("match", "expected"):
+                continue
+            tag = ("replay%d-%s" % (i, outcome)) if args.replay else "seed%d-case%d-%s" % (args.seed, i, outcome)
+            record = {"case": i, "outcome": outcome, "detail": detail, "signature": signature(outcome, detail),
+                      "description": describe(case), "dir": None, "min": None}
+            if args.out:
+                record["dir"] = os.path.join(os.path.abspath(args.out), tag)
+                shutil.rmtree(record["dir"], ignore_errors=True)
+                shutil.copytree(casedir, record["dir"])
+                save_reproducer(record["dir"], runner, case, rc, out, err, outcome, detail)
+            seen[record["signature"]] = seen.get(record["signature"], 0) + 1
+            if not args.no_minimise and seen[record["signature"]] <= args.minimise_repeats:
+                mindir = os.path.join(workdir, "min")
+                shutil.rmtree(mindir, ignore_errors=True)
+                small, result, tried = minimise(runner, case, record["signature"], mindir, args.minimise_runs)
+                if result:
+                    record["min_description"] = describe(small)
+                    print("  minimised in %d runs: %s: %s" % (tried, describe(small), result[1]), flush=True)
+                    if args.out:
+                        write_case(mindir, small)  # the last run may have been another candidate
+                        outcome2, detail2, rc2, out2, err2 = runner.run(small, mindir)
+                        record["min"] = os.path.join(record["dir"], "min")
+                        shutil.rmtree(record["min"], ignore_errors=True)
+                        shutil.copytree(mindir, record["min"])
+                        save_reproducer(record["min"], runner, small, rc2, out2, err2, outcome2, detail2)
+            if record["dir"]:
+                print("  reproducer: %s%s" % (record["dir"], "  (minimised: min/)" if record["min"] else ""),
+                      flush=True)
+            bugs.append(record)
+    finally:
+        shutil.rmtree(workdir, ignore_errors=True)
+
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    if bugs:
+        kinds = {}
+        for b in bugs:
+            kinds.setdefault(b["signature"], []).append(b["case"])
+        print("distinct failures:")
+        for sig, cases in kinds.items():
+            print("  %s: cases %s" % (sig, ", ".join(str(c) for c in cases)))
+    print("outcomes: %s; %d vtac runs, %.1f s CPU (vtac), %.1f s wall%s" % (
+        ", ".join("%s %d" % kv for kv in sorted(counts.items())), runner.runs, usage.ru_utime + usage.ru_stime,
+        time.time() - start, "; outputs inside the clip range (not saturated): %.0f%% on average" % (
+            100 * np.mean(informative)) if informative else ""))
+    matched = counts.get("match", 0)
+    expected = counts.get("expected", 0)
+    print("autoschedule-fuzz: %d cases, %d match, %d errors (expected), %d bugs" % (done, matched, expected, len(bugs)))
+    return 1 if bugs else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
