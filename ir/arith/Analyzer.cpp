@@ -1,6 +1,8 @@
 // The Analyzer's state and queries; the simplifier and the bounds live in their own files.
 #include "vtac/ir/arith/Analyzer.h"
 
+#include <algorithm>
+
 #include "AnalyzerState.h"
 #include "Simplifier.h"
 #include "vtac/ir/Arith.h"
@@ -31,7 +33,11 @@ void Analyzer::bind(const VarRef &var, const Range &range) {
   if (isOne(range.extent)) return bind(var, range.min);
   IntBound min = constIntBound(range.min), extent = constIntBound(range.extent);
   IntBound bound{min.min, IntBound::kPosInf};
-  if (min.max != IntBound::kPosInf && extent.max != IntBound::kPosInf) bound.max = min.max + extent.max - 1;
+  if (min.max != IntBound::kPosInf && extent.max != IntBound::kPosInf) {
+    // A loop may start at INT64_MIN: the last value is computed wide and clamped, never wrapped.
+    __int128 last = __int128(min.max) + extent.max - 1;
+    bound.max = int64_t(std::clamp<__int128>(last, IntBound::kNegInf, IntBound::kPosInf));
+  }
   state_->varValues.erase(var);
   state_->varBounds[var] = bound;
   state_->varRanges.insert_or_assign(var, range);

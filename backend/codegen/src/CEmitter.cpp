@@ -197,7 +197,12 @@ public:
   void visitBufferStore(const ir::BufferStore &op) override {
     int lanes = op.value->dtype.lanes();
     for (const ir::Expr &index : op.indices) lanes = std::max(lanes, index->dtype.lanes());
-    if (lanes == 1) return line(element(*op.buffer, op.indices, op, false) + " = " + visitExpr(op.value) + ";");
+    // The target before the value, named, so that the first error reported does not depend on
+    // the compiler's order of evaluating operands.
+    if (lanes == 1) {
+      std::string target = element(*op.buffer, op.indices, op, false);
+      return line(target + " = " + visitExpr(op.value) + ";");
+    }
     // A vector store, lane by lane: every lane's value first, as the vector is read before any
     // lane is written.
     line("{");
@@ -207,7 +212,8 @@ public:
       auto value = vectorLane(op.value, lane);
       if (!value) return fail(value.takeError());
       values.push_back(names_.fresh("lane" + std::to_string(lane)));
-      line(type(op.buffer->dtype, op) + " " + values.back() + " = " + visitExpr(*value) + ";");
+      std::string laneType = type(op.buffer->dtype, op);
+      line(laneType + " " + values.back() + " = " + visitExpr(*value) + ";");
     }
     for (int lane = 0; lane < lanes; ++lane) {
       std::vector<ir::Expr> indices;

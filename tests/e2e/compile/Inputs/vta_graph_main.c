@@ -53,29 +53,41 @@ static int64_t run_and_compare(DLTensor *in0, DLTensor *in1, DLTensor *out, cons
   return mismatches;
 }
 
-int main(int argc, char **argv) {
-  if (argc != 3) return 2;
+/* The `inputs` or `compare` step; main frees the tensors after it (ASan's leak check runs
+ * this program). */
+static int run_step(const char *step, const char *dir, DLTensor *in0, DLTensor *in1, DLTensor *out) {
   char path[4096];
-  DLTensor in0 = host_tensor(0), in1 = host_tensor(1), out = host_tensor(2);
-  if (strcmp(argv[1], "inputs") == 0) {
-    DLTensor *inputs[2] = {&in0, &in1};
+  if (strcmp(step, "inputs") == 0) {
+    DLTensor *inputs[2] = {in0, in1};
     for (int i = 0; i < 2; ++i) {
-      snprintf(path, sizeof path, "%s/in%d.npy", argv[2], i);
+      snprintf(path, sizeof path, "%s/in%d.npy", dir, i);
       if (write_npy(path, specs[i].bits == 8 ? "|i1" : "<i4", inputs[i]->data, (size_t)specs[i].bits / 8, specs[i].shape, specs[i].ndim) != 0) return 1;
     }
     printf("wrote 2 inputs\n");
     return 0;
   }
-  int8_t *expected = malloc((size_t)tensor_bytes(&out));
-  snprintf(path, sizeof path, "%s/out.npy", argv[2]);
-  if (read_npy(path, expected, (size_t)tensor_bytes(&out)) != 0) {
+  int8_t *expected = malloc((size_t)tensor_bytes(out));
+  snprintf(path, sizeof path, "%s/out.npy", dir);
+  if (read_npy(path, expected, (size_t)tensor_bytes(out)) != 0) {
     printf("cannot read %s\n", path);
+    free(expected);
     return 1;
   }
-  int64_t mismatches = run_and_compare(&in0, &in1, &out, expected);
-  mismatches += run_and_compare(&in0, &in1, &out, expected);
+  int64_t mismatches = run_and_compare(in0, in1, out, expected);
+  mismatches += run_and_compare(in0, in1, out, expected);
+  free(expected);
   DLTensor device = vta_tensor(specs[0].shape, specs[0].ndim, specs[0].bits);
-  CALL_LAYER(LAYER(&device, &in1, &out));
+  CALL_LAYER(LAYER(&device, in1, out));
   VTABufferFree(device.data);
   return mismatches != 0;
+}
+
+int main(int argc, char **argv) {
+  if (argc != 3) return 2;
+  DLTensor in0 = host_tensor(0), in1 = host_tensor(1), out = host_tensor(2);
+  int status = run_step(argv[1], argv[2], &in0, &in1, &out);
+  free(in0.data);
+  free(in1.data);
+  free(out.data);
+  return status;
 }
