@@ -158,6 +158,7 @@ bool Preparer::prepare(frontend::ParsedModule &parsed, std::ostream &errors, std
     llvm::Expected<ir::Trace> applied = passes::schedule::applyTrace(scheduled, *schedule, intrinsics, recipe_.scheduleSeed);
     if (!applied) {
       errors << ir::renderError(applied.takeError());
+      if (trace) *trace = ir::printTrace(*schedule);  // --print-trace shows the steps that failed
       return false;
     }
     // Verified as a pipeline's result is (Instrumentation::verifyResult): a step that left a

@@ -30,9 +30,11 @@ Outcomes of a case:
   expected    `file:line:col: error: no conv2d tile fits the VTA memories` with its source line
               and caret, when the smallest tile (1 oc block x 1 row x 1 column x 1 ic block:
               KH*KW input vectors, KH*KW weight blocks, one accumulator vector, KH*KW micro-ops
-              in half the micro-op SRAM) exceeds an SRAM by this script's own count too; or
-              `no conv2d tiling fits ... with every tile's input window on the data` when some
-              output row or column reads only padding (kernel <= padding) by this script's count
+              in half the micro-op SRAM) exceeds an SRAM by this script's own count too; or the
+              remark "stays on the CPU" when, by this script's count, a clip constant does not
+              fit 16 bits, or no tiling can avoid a tile wholly in the padding (some output row
+              or column reads only padding) or a GEMM pipeline hazard (KH*KW > 1 and fewer than
+              3 output columns)
   bugs        mismatch (wrong numbers); crash (signal, sanitizer report, LLVM fatal error);
               timeout (also a simulator deadlock that never returns); error (any other error,
               an error without `file:line:col:` and a caret, a "no tile fits" although the
@@ -190,6 +192,33 @@ def padding_only_window(case):
     return False
 
 
+def hazard_free_tile_fits(case):
+    """Whether the smallest tile with 3+ output columns (1 oc block x 1 row x the least divisor
+    d >= 3 of the output width x 1 ic block) fits the SRAMs, by the count of smallest_tile_fits."""
+    s, c = case["spec"], case["config"]
+    wo = out_hw(s)[1]
+    cols = next((d for d in range(3, wo + 1) if wo % d == 0), None)
+    if cols is None:
+        return False
+    inp_elem, acc_elem = s["batch_tile"] * s["block"], s["batch_tile"] * s["block"] * 4
+    window = s["kh"] * ((cols - 1) * s["stride_w"] + s["kw"])
+    return (window * inp_elem <= 1 << c["LOG_INP_BUFF_SIZE"]
+            and s["kh"] * s["kw"] * s["block"] * s["block"] <= 1 << c["LOG_WGT_BUFF_SIZE"]
+            and cols * acc_elem <= 1 << c["LOG_ACC_BUFF_SIZE"]
+            and s["kh"] * s["kw"] * cols * 4 <= (1 << c["LOG_UOP_BUFF_SIZE"]) // 2)
+
+
+def cpu_expected(case, reason):
+    """Whether the rule's reason to leave the function on the CPU holds by this script's count."""
+    s = case["spec"]
+    if "does not fit the ALU's 16-bit immediate" in reason:
+        return not (-32768 <= s["clip_min"] <= 32767 and -32768 <= s["clip_max"] <= 32767)
+    if reason.startswith("no conv2d tiling that fits the SRAMs keeps every tile's input window"):
+        # hazard-free GEMM kernels need tiles of 3+ columns unless the reduction per tile is 1
+        return padding_only_window(case) or (s["kh"] * s["kw"] > 1 and not hazard_free_tile_fits(case))
+    return False
+
+
 def describe(case):
     s, c = case["spec"], case["config"]
     ho, wo = out_hw(s)
@@ -268,14 +297,13 @@ def classify(case, rc, out, err):
             if smallest_tile_fits(case):
                 return "error", "'no tile fits' although the smallest tile fits: " + message
             return "expected", message
-        if message.startswith("no conv2d tiling fits the VTA memories with every tile's input window"):
-            if not padding_only_window(case):
-                return "error", "'input window on the data' refusal without an all-padding output row: " + message
-            return "expected", message
         return "error", message
     if "stays on the CPU" in err:
         m = re.search(r"stays on the CPU: (.*)", err)
-        return "cpu", m.group(1) if m else "stays on the CPU"
+        reason = m.group(1) if m else "stays on the CPU"
+        if cpu_expected(case, reason):
+            return "expected", reason
+        return "cpu", reason
     if not compared or not any(name == "res" for name, _, _, _ in compared):
         return "error", "exit status 0 but no comparison of 'res' with the reference"
     if "on VTA by conv2d-packed" not in err:

@@ -2,7 +2,7 @@
 //
 // Recognised by structure: one reduction block over (bo, co, i, j, bi, ci | ic, dy, dx, ic_t)
 // that accumulates int32 products of two int8 rank-6 buffers, the data (NCHW1n16c, read at
-// [bo, ic, i * stride + dy, j * stride + dx, bi, ic_t]) and the kernel (read at
+// [bo, ic, i * stride_h + dy, j * stride_w + dx, bi, ic_t]) and the kernel (read at
 // [co, ic, dy, dx, ci, ic_t]); each may come from a producer block (the padding stage, a copy)
 // or straight from a parameter (then it is cached). After it a chain of elementwise blocks (shift,
 // clip, add of another tensor brought in by a copy stage) ends in a block that writes the function's
@@ -29,7 +29,7 @@ namespace {
 
 struct PackedConv {
   PackedStages stages;
-  int64_t ocTiles = 0, height = 0, width = 0, icTiles = 0, kh = 0, kw = 0, stride = 1;
+  int64_t ocTiles = 0, height = 0, width = 0, icTiles = 0, kh = 0, kw = 0, strideH = 1, strideW = 1;
   int64_t inHeight = 0, inWidth = 0, padTop = 0, padLeft = 0;  // the data tensor in DRAM
 };
 
@@ -49,13 +49,14 @@ bool findOperands(PackedStages &s) {
   return s.kernel && s.data && s.kernel != s.data;
 }
 
-// The stride: the data row index `i * stride + dy` at i = 1, dy = 0.
-std::optional<int64_t> strideOf(const ir::Block &conv, const ir::Buffer *data) {
-  const ir::Expr &row = conv.reads[size_t(readIndex(conv, data))].region[2].min;
+// The stride along data axis 2 (rows) or 3 (columns): its index `i * stride + dy` at i = 1 and
+// every other iteration variable 0.
+std::optional<int64_t> strideOf(const ir::Block &conv, const ir::Buffer *data, size_t axis) {
+  const ir::Expr &index = conv.reads[size_t(readIndex(conv, data))].region[axis].min;
   ir::VarMap at;
   for (size_t i = 0; i < conv.iterVars.size(); ++i)
-    at[conv.iterVars[i]->var.get()] = ir::intImm(i == 2 ? 1 : 0, conv.iterVars[i]->var->dtype);
-  return ir::asConstInt(ir::simplify(ir::substitute(row, at)));
+    at[conv.iterVars[i]->var.get()] = ir::intImm(i == axis ? 1 : 0, conv.iterVars[i]->var->dtype);
+  return ir::asConstInt(ir::simplify(ir::substitute(index, at)));
 }
 
 // Recognises the function, or says in `why` what does not fit.
@@ -71,13 +72,13 @@ std::optional<PackedConv> recognise(const ir::PrimFunc &func, std::string &why) 
   const auto &iv = s.reduction->iterVars;
   auto bo = extentOf(iv[0]), oc = extentOf(iv[1]), h = extentOf(iv[2]), w = extentOf(iv[3]);
   auto ic = extentOf(iv[6]), kh = extentOf(iv[7]), kw = extentOf(iv[8]);
-  auto stride = strideOf(*s.reduction, s.data);
-  if (!bo || !oc || !h || !w || !ic || !kh || !kw || !stride || *stride < 1) {
+  auto strideH = strideOf(*s.reduction, s.data, 2), strideW = strideOf(*s.reduction, s.data, 3);
+  if (!bo || !oc || !h || !w || !ic || !kh || !kw || !strideH || !strideW || *strideH < 1 || *strideW < 1) {
     why = "the convolution's extents or stride are not constant";
     return std::nullopt;
   }
   conv.ocTiles = *oc, conv.height = *h, conv.width = *w, conv.icTiles = *ic, conv.kh = *kh, conv.kw = *kw;
-  conv.stride = *stride;
+  conv.strideH = *strideH, conv.strideW = *strideW;
   if (!recogniseStages(func, blocks, 6, s, why)) return std::nullopt;
   const ir::Buffer *dram = s.dataStage ? s.dataStage->reads[0].buffer.get() : s.data;
   auto inH = ir::asConstInt(dram->shape[2]), inW = ir::asConstInt(dram->shape[3]);
@@ -114,7 +115,7 @@ public:
 
   SramNeed need(const Tiling &t) const {
     uint64_t threads = t.threads == ThreadAxis::None ? 1 : 2;
-    int64_t rows = (t.rows - 1) * c_.stride + c_.kh, cols = (t.cols - 1) * c_.stride + c_.kw;
+    int64_t rows = (t.rows - 1) * c_.strideH + c_.kh, cols = (t.cols - 1) * c_.strideW + c_.kw;
     uint64_t inp = uint64_t(t.ic * rows * cols) * config_.inpElemBytes;
     uint64_t wgt = uint64_t(t.oc * t.ic * c_.kh * c_.kw) * config_.wgtElemBytes;
     uint64_t acc = uint64_t(t.oc * t.rows * t.cols) * config_.accElemBytes * (1 + c_.stages.loads.size());
@@ -126,8 +127,8 @@ public:
     uint64_t input = 0;
     for (int64_t y = 0; y < c_.height; y += t.rows)
       for (int64_t x = 0; x < c_.width; x += t.cols)
-        input += uint64_t(loadedRows(y, t.rows, c_.stride, c_.kh, c_.padTop, c_.inHeight) *
-                          loadedRows(x, t.cols, c_.stride, c_.kw, c_.padLeft, c_.inWidth));
+        input += uint64_t(loadedRows(y, t.rows, c_.strideH, c_.kh, c_.padTop, c_.inHeight) *
+                          loadedRows(x, t.cols, c_.strideW, c_.kw, c_.padLeft, c_.inWidth));
     uint64_t ocBlocks = uint64_t(c_.ocTiles / t.oc), tiles = uint64_t((c_.height / t.rows) * (c_.width / t.cols));
     input *= ocBlocks * uint64_t(c_.icTiles) * config_.inpElemBytes;
     uint64_t weights = tiles * uint64_t(c_.ocTiles * c_.icTiles * c_.kh * c_.kw) * config_.wgtElemBytes;
@@ -136,8 +137,8 @@ public:
   }
   // Everything read once: the floor any tiling is compared with.
   uint64_t floorBytes() const {
-    uint64_t input = uint64_t(c_.icTiles * distinctInputs(c_.height, c_.kh, c_.padTop, c_.inHeight) *
-                              distinctInputs(c_.width, c_.kw, c_.padLeft, c_.inWidth)) *
+    uint64_t input = uint64_t(c_.icTiles * distinctInputs(c_.height, c_.strideH, c_.kh, c_.padTop, c_.inHeight) *
+                              distinctInputs(c_.width, c_.strideW, c_.kw, c_.padLeft, c_.inWidth)) *
                      config_.inpElemBytes;
     uint64_t weights = uint64_t(c_.ocTiles * c_.icTiles * c_.kh * c_.kw) * config_.wgtElemBytes;
     uint64_t output = uint64_t(c_.ocTiles * c_.height * c_.width) * config_.outElemBytes;
@@ -157,7 +158,7 @@ public:
               Tiling t{oc, rows, cols, ic, threads, 0};
               if (threads == ThreadAxis::OcBlocks && (c_.ocTiles / oc) % 2) continue;
               if (threads == ThreadAxis::Rows && (c_.height / rows) % 2) continue;
-              if (!fitsSrams(need(t), config_) || !overlapsData(t)) continue;
+              if (!fitsSrams(need(t), config_) || !overlapsData(t) || !hazardFree(t)) continue;
               t.dramBytes = dramBytes(t);
               if (!best || better(t, *best)) best = t;
               if (threads != ThreadAxis::None && (!threaded || better(t, *threaded))) threaded = t;
@@ -166,22 +167,27 @@ public:
   }
 
 private:
+  // Whether the GEMM micro-kernel (ic, dy, dx, column) never writes an accumulator that one of
+  // the two micro-ops before it wrote: VTA's pipeline forbids it (its runtime rejects the kernel).
+  // Columns innermost repeat an accumulator every `cols` micro-ops.
+  bool hazardFree(const Tiling &t) const { return t.cols >= 3 || t.ic * c_.kh * c_.kw == 1; }
+
   // Whether every tile's input window holds data: a tile wholly in the padding would be an empty
   // DMA, which loads nothing (inject-dma-copies rejects it).
   bool overlapsData(const Tiling &t) const {
     for (int64_t y = 0; y < c_.height; y += t.rows)
-      if (!loadedRows(y, t.rows, c_.stride, c_.kh, c_.padTop, c_.inHeight)) return false;
+      if (!loadedRows(y, t.rows, c_.strideH, c_.kh, c_.padTop, c_.inHeight)) return false;
     for (int64_t x = 0; x < c_.width; x += t.cols)
-      if (!loadedRows(x, t.cols, c_.stride, c_.kw, c_.padLeft, c_.inWidth)) return false;
+      if (!loadedRows(x, t.cols, c_.strideW, c_.kw, c_.padLeft, c_.inWidth)) return false;
     return true;
   }
 
   // Input rows (or columns) some output reads.
-  int64_t distinctInputs(int64_t outputs, int64_t kernel, int64_t pad, int64_t extent) const {
+  static int64_t distinctInputs(int64_t outputs, int64_t stride, int64_t kernel, int64_t pad, int64_t extent) {
     std::vector<bool> read(size_t(extent), false);
     for (int64_t o = 0; o < outputs; ++o)
       for (int64_t k = 0; k < kernel; ++k)
-        if (int64_t r = o * c_.stride - pad + k; r >= 0 && r < extent) read[size_t(r)] = true;
+        if (int64_t r = o * stride - pad + k; r >= 0 && r < extent) read[size_t(r)] = true;
     return std::count(read.begin(), read.end(), true);
   }
 
@@ -230,7 +236,9 @@ std::string describe(const PackedConv &c, const Tiling &t, uint64_t floor) {
                         : t.threads == ThreadAxis::Rows   ? ", 2 virtual threads on rows"
                                                           : "";
   return "conv2d-packed: " + std::to_string(c.kh) + "x" + std::to_string(c.kw) + " stride " +
-         std::to_string(c.stride) + "; tiles oc " + std::to_string(t.oc) + " x rows " + std::to_string(t.rows) +
+         (c.strideH == c.strideW ? std::to_string(c.strideH)
+                                 : std::to_string(c.strideH) + "x" + std::to_string(c.strideW)) +
+         "; tiles oc " + std::to_string(t.oc) + " x rows " + std::to_string(t.rows) +
          " x cols " + std::to_string(t.cols) + " x ic " + std::to_string(t.ic) + threads +
          "; estimated DRAM bytes " + std::to_string(t.dramBytes) + " (floor " + std::to_string(floor) + ")";
 }
@@ -245,12 +253,16 @@ llvm::Expected<std::optional<std::string>> conv2dPacked(const std::string &name,
   TileChooser chooser(*conv, config);
   SramNeed smallest{};
   std::optional<Tiling> tiling = chooser.choose(smallest);
-  if (!tiling && fitsSrams(smallest, config))
-    return ir::diagnosticError(func.loc(), "no conv2d tiling fits the VTA memories with every tile's input "
-                                           "window on the data: the tiles that fit leave some tile wholly in the "
-                                           "padding, where VTA's DMA loads nothing");
+  if (!tiling && fitsSrams(smallest, config)) {
+    // Tiles fit, but VTA cannot run any of them: the function stays on the CPU.
+    why = "no conv2d tiling that fits the SRAMs keeps every tile's input window on the data (a tile "
+          "wholly in the padding would load nothing) and every GEMM micro-op clear of the two before it (an "
+          "accumulator written again that soon is a pipeline hazard: with a kernel or input-channel tile "
+          "larger than 1, output tiles need 3 or more columns)";
+    return std::nullopt;
+  }
   if (!tiling) return noTileFits(func, "conv2d", "1 oc block x 1 row x 1 column x 1 ic block", smallest, config);
-  TraceWriter writer(trace, name + "_");
+  TraceWriter writer(trace, name + "_", func.loc());
   writeSchedule(name, *conv, *tiling, writer);
   return describe(*conv, *tiling, chooser.floorBytes());
 }

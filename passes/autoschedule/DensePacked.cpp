@@ -143,7 +143,7 @@ llvm::Expected<std::optional<std::string>> densePacked(const std::string &name, 
   SramNeed smallest{};
   std::optional<Tiling> tiling = chooser.choose(smallest);
   if (!tiling) return noTileFits(func, "dense", "1 oc block x 1 ic block", smallest, config);
-  TraceWriter writer(trace, name + "_");
+  TraceWriter writer(trace, name + "_", func.loc());
   writeSchedule(name, *dense, *tiling, writer);
   return "dense-packed: tiles oc " + std::to_string(tiling->oc) + " x ic " + std::to_string(tiling->ic) +
          (tiling->threads ? ", 2 virtual threads on oc blocks" : "") + "; estimated DRAM bytes " +

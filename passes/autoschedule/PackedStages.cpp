@@ -33,6 +33,15 @@ bool copiesParam(const ir::PrimFunc &func, const ir::Block &b, size_t rank) {
   return b.iterVars.size() == rank && b.reads.size() == 1 && isParam(func, b.reads[0].buffer.get());
 }
 
+// An integer constant of the block outside the ALU's signed 16-bit immediate, if any.
+std::optional<int64_t> wideConstant(const ir::Block &b) {
+  std::optional<int64_t> wide;
+  ir::preOrderVisit(b.body, [&](const ir::Node &n) {
+    if (const auto *imm = n.as<ir::IntImm>(); imm && (imm->value < -32768 || imm->value > 32767)) wide = imm->value;
+  });
+  return wide;
+}
+
 }  // namespace
 
 std::vector<const ir::Block *> blocksOf(const ir::PrimFunc &func) {
@@ -90,6 +99,11 @@ bool recogniseStages(const ir::PrimFunc &func, const std::vector<const ir::Block
     if (!next || next->iterVars.size() != rank || next->writes.size() != 1 || next->reads.size() > 2 ||
         !allSpatial(*next)) {
       why = "the reduction's result is not consumed by one elementwise chain";
+      return false;
+    }
+    if (std::optional<int64_t> wide = wideConstant(*next)) {
+      why = "epilogue stage '" + next->name + "' uses the constant " + std::to_string(*wide) +
+            ", which does not fit the ALU's 16-bit immediate";
       return false;
     }
     // Another tensor comes into the epilogue through a stage of its own that copies (or widens:

@@ -14,7 +14,9 @@ using ir::TraceValue;
 
 class TraceWriter {
 public:
-  TraceWriter(ir::Trace &trace, std::string prefix) : trace_(trace), prefix_(std::move(prefix)) {}
+  // Every step is located at `at`, the scheduled function: a step that fails is reported there.
+  TraceWriter(ir::Trace &trace, std::string prefix, ir::SourceLoc at)
+      : trace_(trace), prefix_(std::move(prefix)), at_(at) {}
 
   // sch.get_block(name, func_name=func)
   std::string getBlock(const std::string &name, const std::string &func) {
@@ -27,7 +29,7 @@ public:
   // sch.get_loops(block)[index]
   std::string getLoop(const std::string &block, int64_t index) {
     std::string name = fresh();
-    ir::TraceStep s{"get_loops", {rv(block)}, {name}, false, index, {}};
+    ir::TraceStep s{"get_loops", {rv(block)}, {name}, false, index, at_};
     trace_.steps.push_back(std::move(s));
     return name;
   }
@@ -80,12 +82,14 @@ private:
     s.arguments = std::move(args);
     for (size_t i = 0; i < results; ++i) s.results.push_back(fresh());
     s.resultsAreList = results > 1;
+    s.loc = at_;
     trace_.steps.push_back(s);
     return s.results;
   }
 
   ir::Trace &trace_;
   std::string prefix_;
+  ir::SourceLoc at_;
   int next_ = 0;
 };
 
