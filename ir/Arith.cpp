@@ -306,7 +306,12 @@ Expr makeBinary(NodeKind kind, Expr a, Expr b, SourceLoc loc) {
     b = castExpr(boolB, std::move(b));
   }
   matchBinaryTypes(a, b);
-  if (Expr folded = tryConstFold(kind, a, b)) return folded;
+  if (Expr folded = tryConstFold(kind, a, b)) {
+    // A literal just built for the folded value (not an operand) takes the expression's place
+    // in the source, for the errors that name it (the C emitter's float16).
+    if (folded != a && folded != b && !folded->loc().isKnown()) const_cast<ExprNode *>(folded.get())->setLoc(loc);
+    return folded;
+  }
   return make<BinaryExpr>(kind, std::move(a), std::move(b), loc);
 }
 
