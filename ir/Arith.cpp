@@ -94,7 +94,25 @@ template <class T> static Expr foldComparison(NodeKind kind, T x, T y, DataType 
   }
 }
 
+// uint64 literals hold their bits in int64: order, min, max and division are unsigned.
+static Expr foldBothUInt64(NodeKind kind, DataType dtype, uint64_t x, uint64_t y) {
+  DataType boolTy = DataType::boolTy(dtype.lanes());
+  switch (kind) {
+  case NodeKind::Add: return intImm(int64_t(x + y), dtype);
+  case NodeKind::Sub: return intImm(int64_t(x - y), dtype);
+  case NodeKind::Mul: return intImm(int64_t(x * y), dtype);
+  case NodeKind::Min: return intImm(int64_t(std::min(x, y)), dtype);
+  case NodeKind::Max: return intImm(int64_t(std::max(x, y)), dtype);
+  case NodeKind::Div: case NodeKind::FloorDiv: return y ? intImm(int64_t(x / y), dtype) : Expr();
+  case NodeKind::Mod: case NodeKind::FloorMod: return y ? intImm(int64_t(x % y), dtype) : Expr();
+  case NodeKind::And: return intImm(x && y, boolTy);
+  case NodeKind::Or: return intImm(x || y, boolTy);
+  default: return foldComparison(kind, x, y, boolTy);
+  }
+}
+
 static Expr foldBothInts(NodeKind kind, DataType dtype, int64_t x, int64_t y) {
+  if (dtype.isUInt() && dtype.bits() == 64) return foldBothUInt64(kind, dtype, uint64_t(x), uint64_t(y));
   DataType boolTy = DataType::boolTy(dtype.lanes());
   switch (kind) {
   case NodeKind::Add: case NodeKind::Sub: case NodeKind::Mul: case NodeKind::Min:
@@ -120,6 +138,19 @@ static double roundToFloatType(double value, DataType dtype) {
                   llvm::APFloat::rmNearestTiesToEven, &losesInfo);
   rounded.convert(llvm::APFloat::IEEEdouble(), llvm::APFloat::rmNearestTiesToEven, &losesInfo);
   return rounded.convertToDouble();
+}
+
+// An integer converted to the float dtype, rounded once (to nearest, ties to even) as the
+// engines' sitofp/uitofp do.
+static double intToFloatType(int64_t value, bool isUnsigned, DataType dtype) {
+  llvm::APFloat converted(dtype.bits() == 16   ? llvm::APFloat::IEEEhalf()
+                          : dtype.bits() == 32 ? llvm::APFloat::IEEEsingle()
+                                               : llvm::APFloat::IEEEdouble());
+  converted.convertFromAPInt(llvm::APInt(64, uint64_t(value), !isUnsigned), !isUnsigned,
+                             llvm::APFloat::rmNearestTiesToEven);
+  bool losesInfo = false;
+  converted.convert(llvm::APFloat::IEEEdouble(), llvm::APFloat::rmNearestTiesToEven, &losesInfo);
+  return converted.convertToDouble();
 }
 
 // Folds in the dtype's own precision, as the engines compute (TVM folds float32 in float):
@@ -152,7 +183,26 @@ Expr tryConstFold(NodeKind kind, const Expr &a, const Expr &b) {
   if (ia && ib) return foldBothInts(kind, a->dtype, *ia, *ib);
   auto fa = asConstFloat(a), fb = asConstFloat(b);
   if (fa && fb) return foldBothFloats(kind, a->dtype, *fa, *fb);
-  // Identities with one literal side (TVM's TryConstFold).
+  // Identities with one literal side (TVM's TryConstFold), for floats only those that hold for
+  // every value: x + -0.0 and x - 0.0 are x, but x + 0.0 is 0.0 at x = -0.0, and x * 0.0 is
+  // NaN at x = NaN or inf (TVM folds both, the engines do not).
+  if (a->dtype.isFloat()) {
+    auto negativeZero = [](std::optional<double> f) { return f && *f == 0 && std::signbit(*f); };
+    auto positiveZero = [](std::optional<double> f) { return f && *f == 0 && !std::signbit(*f); };
+    switch (kind) {
+    case NodeKind::Add:
+      if (negativeZero(fa)) return b;
+      if (negativeZero(fb)) return a;
+      return nullptr;
+    case NodeKind::Sub: return positiveZero(fb) ? a : nullptr;
+    case NodeKind::Mul:
+      if (isLiteralValue(a, 1)) return b;
+      if (isLiteralValue(b, 1)) return a;
+      return nullptr;
+    case NodeKind::Div: return isLiteralValue(b, 1) ? a : nullptr;
+    default: return nullptr;
+    }
+  }
   switch (kind) {
   case NodeKind::Add:
     if (isLiteralValue(a, 0)) return b;
@@ -192,16 +242,26 @@ Expr tryConstFold(NodeKind kind, const Expr &a, const Expr &b) {
 Expr castExpr(DataType dtype, Expr value, SourceLoc loc) {
   if (value->dtype == dtype) return value;
   if (auto i = asConstInt(value)) {
-    if (dtype.isFloat()) return make<FloatImm>(dtype, double(*i), loc);
+    // Rounded once, to the target's precision (a uint64 literal holds its bits in int64).
+    if (dtype.isFloat()) return make<FloatImm>(dtype, intToFloatType(*i, value->dtype.isUInt(), dtype), loc);
     if (dtype.isScalar()) return make<IntImm>(dtype, wrapToType(*i, dtype), loc);
   }
   if (auto f = asConstFloat(value)) {
-    if (dtype.isFloat()) return make<FloatImm>(dtype, *f, loc);
-    // A value int64 cannot hold (NaN, infinities, |f| >= 2^63) stays a Cast: what the
-    // conversion gives is up to the target.
-    bool convertible = *f >= -9223372036854775808.0 && *f < 9223372036854775808.0;
-    if (dtype.isScalar() && convertible)
-      return make<IntImm>(dtype, wrapToType(int64_t(*f), dtype), loc);
+    if (dtype.isFloat()) return make<FloatImm>(dtype, roundToFloatType(*f, dtype), loc);
+    // A value the integer type cannot hold (NaN, infinities, out of range) stays a Cast: the
+    // engines stop there with their float-to-int error.
+    if (dtype.isScalar() && dtype.isBool()) {
+      bool convertible = *f >= -9223372036854775808.0 && *f < 9223372036854775808.0;
+      if (convertible) return make<IntImm>(dtype, wrapToType(int64_t(*f), dtype), loc);
+    } else if (dtype.isScalar() && dtype.isIntOrUInt()) {
+      double whole = std::trunc(*f);
+      double low = dtype.isUInt() ? 0.0 : -std::ldexp(1.0, dtype.bits() - 1);
+      double end = std::ldexp(1.0, dtype.isUInt() ? dtype.bits() : dtype.bits() - 1);
+      if (whole >= low && whole < end) {
+        int64_t bits = whole >= 9223372036854775808.0 ? int64_t(uint64_t(whole)) : int64_t(whole);
+        return make<IntImm>(dtype, bits, loc);
+      }
+    }
   }
   if (value->dtype.isScalar() && dtype.isVector())
     return make<Broadcast>(castExpr(dtype.elementType(), std::move(value), loc), dtype.lanes(), loc);
@@ -246,7 +306,12 @@ Expr makeBinary(NodeKind kind, Expr a, Expr b, SourceLoc loc) {
     b = castExpr(boolB, std::move(b));
   }
   matchBinaryTypes(a, b);
-  if (Expr folded = tryConstFold(kind, a, b)) return folded;
+  if (Expr folded = tryConstFold(kind, a, b)) {
+    // A literal just built for the folded value (not an operand) takes the expression's place
+    // in the source, for the errors that name it (the C emitter's float16).
+    if (folded != a && folded != b && !folded->loc().isKnown()) const_cast<ExprNode *>(folded.get())->setLoc(loc);
+    return folded;
+  }
   return make<BinaryExpr>(kind, std::move(a), std::move(b), loc);
 }
 

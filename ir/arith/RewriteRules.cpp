@@ -341,6 +341,21 @@ Expr Simplifier::rewriteLT(const Expr &e) {
   return e;
 }
 
+// Whether x * y lies in its dtype for all the values the analyzer bounds x and y by.
+bool Simplifier::productFits(const Expr &x, const Expr &y) {
+  if (!x->dtype.isInt() || x->dtype.bits() > 64) return false;
+  IntBound bx = analyzer_.constIntBound(x), by = analyzer_.constIntBound(y);
+  int bits = x->dtype.bits();
+  __int128 low = -(__int128(1) << (bits - 1)), high = (__int128(1) << (bits - 1)) - 1;
+  for (int64_t p : {bx.min, bx.max})
+    for (int64_t q : {by.min, by.max}) {
+      __int128 product = __int128(p) * q;
+      if (product < low || product > high) return false;
+    }
+  // An unbounded side reports INT64_MIN / INT64_MAX, whose products leave every type.
+  return true;
+}
+
 Expr Simplifier::rewriteEQ(const Expr &e) {
   const auto *op = asOp(e, NodeKind::EQ);
   if (!op) return e;
@@ -360,7 +375,8 @@ Expr Simplifier::rewriteEQ(const Expr &e) {
     }
     if (const auto *add = asOp(a, NodeKind::Add))
       if (auto c1 = asConstInt(add->b)) return node(eq, add->a, lit(*cb - *c1, a));  // x + c1 == c2
-    if (const auto *mul = asOp(a, NodeKind::Mul); mul && *cb == 0)  // x * y == 0 (recurse)
+    // x * y == 0 (recurse), only where the product cannot wrap: -2^31 * 2 is 0 in int32.
+    if (const auto *mul = asOp(a, NodeKind::Mul); mul && *cb == 0 && productFits(mul->a, mul->b))
       return recurse(node(NodeKind::Or, node(eq, mul->a, lit(0, a)), node(eq, mul->b, lit(0, a))));
   }
   return same(a, b) ? yes : e;

@@ -100,10 +100,15 @@ Expr Simplifier::visitCall(const Call &op) {
     if (auto known = matchKnown(args[0])) return intImm(*known, args[0]->dtype);
   }
   if ((op.op == "tir.shift_right" || op.op == "tir.shift_left") && args.size() == 2) {
+    // In the dtype's width, as the engines shift: unsigned right shifts are logical (a uint64
+    // literal holds its bits in int64), left shifts wrap. An amount outside [0, bits) is left
+    // for the engines' run-time check.
     auto x = asConstInt(args[0]), s = asConstInt(args[1]);
-    if (x && s && *s >= 0 && *s < 63) {
-      int64_t v = op.op == "tir.shift_right" ? (*x >> *s) : int64_t(uint64_t(*x) << *s);
-      return intImm(v, op.dtype);
+    if (x && s && *s >= 0 && *s < op.dtype.bits() && op.dtype.isIntOrUInt() && !op.dtype.isBool()) {
+      int64_t v = op.op == "tir.shift_left" ? int64_t(uint64_t(*x) << *s)
+                  : op.dtype.isUInt()       ? int64_t(uint64_t(*x) >> *s)
+                                            : (*x >> *s);
+      return castExpr(op.dtype, intImm(v, DataType::int64()));
     }
   }
   if (sameExprs(args, op.args)) return Expr(&op);

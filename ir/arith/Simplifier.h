@@ -45,6 +45,7 @@ private:
   Expr rewriteArith(const BinaryExpr &op, const Expr &a, const Expr &b);
   Expr rewriteMinMax(const BinaryExpr &op, const Expr &a, const Expr &b);
   Expr rewriteLT(const Expr &lt);
+  bool productFits(const Expr &x, const Expr &y);
   Expr rewriteEQ(const Expr &eq);
   Expr rewriteNot(const Expr &notExpr);
   Expr rewriteAnd(const Expr &andExpr);

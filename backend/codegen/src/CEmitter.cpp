@@ -33,8 +33,10 @@ std::string cString(const std::string &text) {
 }
 
 std::string intLiteral(int64_t value, DataType dtype) {
-  std::string digits = value == INT64_MIN ? "(-9223372036854775807 - 1)" : std::to_string(value);
-  if (dtype.bits() == 64) return (dtype.isUInt() ? "UINT64_C(" : "INT64_C(") + digits + ")";
+  // INT64_C's argument is pasted to a suffix, so it must be digits: INT64_MIN has its macro.
+  if (dtype.bits() == 64 && dtype.isUInt()) return "UINT64_C(" + std::to_string(uint64_t(value)) + ")";
+  if (dtype.bits() == 64) return value == INT64_MIN ? "INT64_MIN" : "INT64_C(" + std::to_string(value) + ")";
+  std::string digits = std::to_string(value);
   if (dtype.isUInt() && dtype.bits() == 32) return std::to_string(uint32_t(value)) + "u";
   if (dtype.bits() == 32 && value == INT32_MIN) return "(-2147483647 - 1)";
   if (value < 0) digits = "(" + digits + ")";
@@ -140,21 +142,35 @@ public:
       std::string result = infix(symbol);
       return dtype.isIntOrUInt() && dtype.bits() < 32 ? "((" + t + ")" + result + ")" : result;
     };
+    // + - * wrap in the IR; in C, signed overflow (and uint16 * uint16, promoted to int) is
+    // undefined, so they are computed in the unsigned type of at least 32 bits.
+    bool integer = dtype.isIntOrUInt() && !dtype.isBool();
+    std::string unsignedType = dtype.bits() == 64 ? "uint64_t" : "uint32_t";
+    auto modular = [&](const char *symbol) {
+      if (!integer || (dtype.isUInt() && dtype.bits() >= 32)) return infix(symbol);
+      return "((" + t + ")((" + unsignedType + ")" + a + " " + symbol + " (" + unsignedType + ")" + b + "))";
+    };
+    // MIN / -1 traps in C at 32 and 64 bits; the IR wraps it to MIN, remainder 0.
+    bool trapsOnMinusOne = integer && !dtype.isUInt() && dtype.bits() >= 32;
+    std::string negate = "return (" + t + ")(0 - (" + unsignedType + ")a);";
     switch (op.kind()) {
-    case NodeKind::Add: return wrapped("+");
-    case NodeKind::Sub: return wrapped("-");
-    case NodeKind::Mul: return wrapped("*");
-    case NodeKind::Div: return wrapped("/");
+    case NodeKind::Add: return modular("+");
+    case NodeKind::Sub: return modular("-");
+    case NodeKind::Mul: return modular("*");
+    case NodeKind::Div:
+      if (trapsOnMinusOne) return helper("div", t, "if (b == -1) " + negate + " return a / b;") + "(" + a + ", " + b + ")";
+      return wrapped("/");
     case NodeKind::Mod:
       if (isFloat) return (dtype.bits() == 32 ? "fmodf(" : "fmod(") + a + ", " + b + ")";
+      if (trapsOnMinusOne) return helper("mod", t, "if (b == -1) return 0; return a % b;") + "(" + a + ", " + b + ")";
       return wrapped("%");
     case NodeKind::FloorDiv:
       if (isFloat) return (dtype.bits() == 32 ? "floorf(" : "floor(") + infix("/") + ")";
-      return helper("floordiv", t, dtype.isUInt() ? "return a / b;" : t + " q = a / b; return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q;") +
+      return helper("floordiv", t, dtype.isUInt() ? "return a / b;" : (trapsOnMinusOne ? "if (b == -1) " + negate + " " : std::string()) + t + " q = a / b; return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q;") +
              "(" + a + ", " + b + ")";
     case NodeKind::FloorMod:
       if (isFloat) return "(" + a + " - " + (dtype.bits() == 32 ? "floorf(" : "floor(") + infix("/") + ") * " + b + ")";
-      return helper("floormod", t, dtype.isUInt() ? "return a % b;" : t + " r = a % b; return (r != 0 && ((r < 0) != (b < 0))) ? r + b : r;") +
+      return helper("floormod", t, dtype.isUInt() ? "return a % b;" : std::string(trapsOnMinusOne ? "if (b == -1) return 0; " : "") + t + " r = a % b; return (r != 0 && ((r < 0) != (b < 0))) ? r + b : r;") +
              "(" + a + ", " + b + ")";
     case NodeKind::Min: return helper("min", t, "return a < b ? a : b;") + "(" + a + ", " + b + ")";
     case NodeKind::Max: return helper("max", t, "return a > b ? a : b;") + "(" + a + ", " + b + ")";
@@ -308,6 +324,10 @@ private:
     static const std::map<std::string, const char *> infixOps = {
         {"tir.shift_right", ">>"}, {"tir.shift_left", "<<"}, {"tir.bitwise_and", "&"},
         {"tir.bitwise_or", "|"}, {"tir.bitwise_xor", "^"}};
+    // A left shift of a negative value is undefined in C: shift its unsigned bits.
+    if (name == "tir.shift_left" && op.dtype.isInt() && op.dtype.bits() > 1)
+      return "((" + type(op.dtype, op) + ")((" + (op.dtype.bits() == 64 ? "uint64_t" : "uint32_t") + ")" + arg(0) +
+             " << " + arg(1) + "))";
     if (auto found = infixOps.find(name); found != infixOps.end())
       return "((" + type(op.dtype, op) + ")(" + arg(0) + " " + found->second + " " + arg(1) + "))";
     if (name == "tir.bitwise_not") return "((" + type(op.dtype, op) + ")~" + arg(0) + ")";

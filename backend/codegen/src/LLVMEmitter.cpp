@@ -522,8 +522,12 @@ private:
         failWhen(b_.CreateICmpEQ(b, llvm::Constant::getNullValue(b->getType())),
                  {modulo ? CheckKind::ModuloByZero : CheckKind::DivisionByZero, op.loc(), ""}, dividend, b_.getInt64(0));
       }
-      if (isSigned && !bounds_->excludes(op.b, -1)) avoidDivisionOverflow(a, b);
     }
+    // Also without run-time checks (vtac compile): MIN / -1 is the IR's MIN, remainder 0, not
+    // LLVM's undefined behaviour (a SIGFPE on x86).
+    auto *constantDivisor = llvm::dyn_cast<llvm::ConstantInt>(b);
+    bool maybeMinusOne = constantDivisor ? constantDivisor->isMinusOne() : !(bounds_ && bounds_->excludes(op.b, -1));
+    if (isDivision && !isFloat && isSigned && maybeMinusOne) avoidDivisionOverflow(a, b);
     switch (op.kind()) {
     case NodeKind::Add: return isFloat ? b_.CreateFAdd(a, b) : b_.CreateAdd(a, b);
     case NodeKind::Sub: return isFloat ? b_.CreateFSub(a, b) : b_.CreateSub(a, b);

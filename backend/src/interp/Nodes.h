@@ -295,6 +295,9 @@ struct FloatFromInt final : FloatExpr {
   IntPtr a;
   double eval(Frame &frame) const override {
     int64_t v = a->eval(frame);
+    // Rounded once, as sitofp/uitofp: through double, a 64-bit value rounds twice for float32
+    // (float16 overflows long before double rounds).
+    if (width == FloatWidth::F32) return fromUInt64 ? double(float(uint64_t(v))) : double(float(v));
     return roundToWidth(fromUInt64 ? double(uint64_t(v)) : double(v), width);
   }
 };
