@@ -69,6 +69,12 @@ std::optional<PackedConv> recognise(const ir::PrimFunc &func, std::string &why) 
     why = "no int8 x int8 -> int32 packed convolution block";
     return std::nullopt;
   }
+  // Not yet: with a batch tile (BATCH > 1) the schedule's DMA copies fall off VTA's tiles
+  // (inject-dma-copies: "the DRAM offset is not a multiple of the tile").
+  if (ir::asConstInt(s.data->shape[4]) != 1) {
+    why = "the conv2d rule schedules a batch tile of 1 only (VTA configurations with BATCH 1)";
+    return std::nullopt;
+  }
   const auto &iv = s.reduction->iterVars;
   auto bo = extentOf(iv[0]), oc = extentOf(iv[1]), h = extentOf(iv[2]), w = extentOf(iv[3]);
   auto ic = extentOf(iv[6]), kh = extentOf(iv[7]), kw = extentOf(iv[8]);

@@ -152,20 +152,23 @@ std::vector<VarRef> loopVarsIn(const Expr &e, const LoopDomain &dom) {
 
 // Whether e is a fused iterator of scale 1 over `vars` as TVM's surjective iter map fuses one:
 // from the smallest coefficient, which is 1, each next coefficient at most the range the smaller
-// terms span (overlapping terms, `v0 * 2 + v1` with v1 < 4, still reach every value).
+// terms span together (overlapping terms, `v0 * 2 + v1` with v1 < 4, still reach every value).
+// Loops of extent 1 contribute nothing and are left out, as TVM drops unit iterators: `o * 2 + i
+// + u` with o and u of extent 1 and i < 2 is the iterator i.
 bool isFusedIterator(const Expr &e, const std::vector<VarRef> &vars, const LoopDomain &dom) {
   std::optional<LinearEquation> linear = detectLinearEquation(e, vars);
   if (!linear) return false;
   std::vector<std::pair<int64_t, std::optional<int64_t>>> terms;
   for (size_t i = 0; i < vars.size(); ++i) {
     if (linear->coeffs[i] <= 0) return false;
-    terms.push_back({linear->coeffs[i], asConstInt(dom.at(vars[i].get())->extent)});
+    std::optional<int64_t> extent = asConstInt(dom.at(vars[i].get())->extent);
+    if (extent != 1) terms.push_back({linear->coeffs[i], extent});
   }
   std::sort(terms.begin(), terms.end(), [](const auto &a, const auto &b) { return a.first < b.first; });
-  std::optional<int64_t> spanned = 1;
+  std::optional<int64_t> spanned = 1;  // the values the terms so far reach: 0 .. spanned - 1
   for (const auto &[coeff, extent] : terms) {
     if (!spanned || coeff > *spanned) return false;
-    spanned = extent ? std::optional<int64_t>(coeff * *extent) : std::nullopt;
+    spanned = extent ? std::optional<int64_t>(*spanned + coeff * (*extent - 1)) : std::nullopt;
   }
   return true;
 }

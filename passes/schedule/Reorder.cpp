@@ -79,10 +79,11 @@ llvm::Expected<std::vector<RV>> applyReorder(Schedule &sch, StepArgs &args) {
     std::vector<const For *> loops = loopsInScope(blockPath), inRange;
     for (const For *loop : loops)
       if (!outside.count(loop)) inRange.push_back(loop);
-    if (!realize.block->iterVars.empty() && !isAffineBinding(realize, loops) && !isAffineBinding(realize, inRange))
+    if (realize.block->iterVars.empty() || isAffineBinding(realize, loops)) continue;
+    if (std::string why = whyNotAffineBinding(realize, inRange); !why.empty())
       return diagnosticError(args.stepLoc(), "reorder: the bindings or predicate of the block '" + realize.block->name +
                                                  "' under the loops are not affine in the loops from '" +
-                                                 chain.front()->loopVar->name + "' down");
+                                                 chain.front()->loopVar->name + "' down: " + why);
   }
   std::vector<const For *> order;
   for (const StmtPath &path : paths) order.push_back(path.back().as<For>());
