@@ -60,13 +60,14 @@ import re
 import resource
 import shlex
 import shutil
-import signal
-import subprocess
 import sys
 import tempfile
 import time
 
 import numpy as np
+
+import fuzzing
+from fuzzing import SANITIZER, run
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "samples", "models"))
@@ -74,8 +75,6 @@ import gen_resnet18_vta as writer  # noqa: E402  (the TensorIR writer of the pac
 
 DEFAULT_SIZES = {"LOG_INP_BUFF_SIZE": 15, "LOG_WGT_BUFF_SIZE": 18, "LOG_ACC_BUFF_SIZE": 17,
                  "LOG_UOP_BUFF_SIZE": 15}
-SANITIZER = re.compile(r"AddressSanitizer|LeakSanitizer|UndefinedBehaviorSanitizer|runtime error:|"
-                       r"LLVM ERROR|Assertion .* failed|PLEASE submit a bug report|Stack dump:")
 LOCATED_ERROR = re.compile(r"^(\S+):(\d+):(\d+): error: (.*)$", re.M)
 ANY_ERROR = re.compile(r"^(?:.*: )?error: (.*)$", re.M)
 COMPARE = re.compile(r"^(\w+): (all \d+ elements match the reference|(\d+) of (\d+) elements differ.*)$", re.M)
@@ -256,15 +255,7 @@ def write_case(directory, case):
 
 def run_vtac(vtac, case, directory, timeout):
     """Runs the case in `directory` (written by write_case): (returncode or None on timeout, stdout, stderr)."""
-    proc = subprocess.Popen(command(vtac, case), cwd=directory, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            text=True, errors="replace", start_new_session=True)
-    try:
-        out, err = proc.communicate(timeout=timeout)
-        return proc.returncode, out, err
-    except subprocess.TimeoutExpired:
-        os.killpg(proc.pid, signal.SIGKILL)  # the process group of the vtac this script started
-        out, err = proc.communicate()
-        return None, out, err
+    return run(command(vtac, case), directory, timeout)
 
 
 def classify(case, rc, out, err):
@@ -437,21 +428,13 @@ def smaller_cases(case):
 
 def minimise(runner, case, sig, workdir, budget):
     """Greedy: take the first smaller candidate that fails with the same signature, repeat."""
-    best = case
-    best_result = None
-    tried = 0
-    progress = True
-    while progress and tried < budget:
-        progress = False
-        for candidate in smaller_cases(best):
-            if tried >= budget:
-                break
-            tried += 1
-            outcome, detail, rc, out, err = runner.run(candidate, workdir)
-            if outcome not in ("match", "expected") and signature(outcome, detail) == sig:
-                best, best_result, progress = candidate, (outcome, detail, rc, out, err), True
-                break
-    return best, best_result, tried
+    def fails_alike(candidate):
+        outcome, detail, rc, out, err = runner.run(candidate, workdir)
+        if outcome in ("match", "expected") or signature(outcome, detail) != sig:
+            return None
+        return outcome, detail, rc, out, err
+
+    return fuzzing.minimise(case, smaller_cases, fails_alike, budget)
 
 
 # ---------------------------------------------------------------------------------------------

@@ -62,17 +62,16 @@ import os
 import re
 import shlex
 import shutil
-import signal
-import subprocess
 import sys
 import tempfile
 import time
 
 import numpy as np
 
+import fuzzing
+from fuzzing import SANITIZER, run
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-SANITIZER = re.compile(r"AddressSanitizer|LeakSanitizer|UndefinedBehaviorSanitizer|runtime error:|"
-                       r"LLVM ERROR|Assertion .* failed|PLEASE submit a bug report|Stack dump:")
 LOCATED_ERROR = re.compile(r"^(\S+):(\d+):(\d+): error: (.*)\n.*\n *\^", re.M)
 ANY_ERROR = re.compile(r"^(?:.*: )?error: (.*)$", re.M)
 EXPECTED_REJECTION = re.compile(r"integer overflow: |division by zero$")
@@ -292,18 +291,6 @@ def program_text(case):
 
 # ---------------------------------------------------------------------------------------------
 # Running
-
-
-def run(argv, cwd, timeout):
-    proc = subprocess.Popen(argv, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            errors="replace", start_new_session=True)
-    try:
-        out, err = proc.communicate(timeout=timeout)
-        return proc.returncode, out, err
-    except subprocess.TimeoutExpired:
-        os.killpg(proc.pid, signal.SIGKILL)  # the process group of the command this script started
-        out, err = proc.communicate()
-        return None, out, err
 
 
 def harness_text(case):
@@ -589,19 +576,16 @@ def replace(node, path, new):
 
 
 def minimise(runner, case, sig, budget):
-    best, runs = case, 0
-    progress = True
-    while progress and runs < budget:
-        progress = False
+    def smaller(best):
         for candidate in smaller_cases(best):
-            if runs >= budget:
-                break
             candidate["dropped"] = list(best["dropped"])
-            runs += 1
-            result = check_case(runner, candidate)
-            if result[0] != "match" and signature(result[0], result[1]) == sig:
-                best, progress = candidate, True
-                break
+            yield candidate
+
+    def fails_alike(candidate):
+        result = check_case(runner, candidate)
+        return result if result[0] != "match" and signature(result[0], result[1]) == sig else None
+
+    best, _, runs = fuzzing.minimise(case, smaller, fails_alike, budget)
     return best, runs
 
 
@@ -630,6 +614,8 @@ def main(argv=None):
     parser.add_argument("--dry-run", action="store_true", help="print the drawn programs, run nothing")
     parser.add_argument("-v", "--verbose", action="store_true", help="one line per case")
     args = parser.parse_args(argv)
+    if os.sep in args.vtac:  # a path, not a name found on PATH: the cases run in their own directories
+        args.vtac = os.path.abspath(args.vtac)
     runner_vtac = args.vtac
     runner = Runner(args)
 
