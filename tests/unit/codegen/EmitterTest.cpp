@@ -41,8 +41,11 @@ TEST_CASE("C emitter: floor division, narrow integers, if_then_else", "[codegen]
   CHECK(occurrences(*text, "static inline int32_t vtac_floordiv_int32_t(") == 1);
   CHECK(occurrences(*text, "vtac_floordiv_int32_t(") == 3);  // the definition and two calls
   CHECK(occurrences(*text, "static inline int32_t vtac_floormod_int32_t(") == 1);
-  CHECK(text->find("((int8_t)(((const int8_t *)B_1)[(int64_t)i] + ((int8_t)100)))") != std::string::npos);
-  CHECK(text->find("((i < 7) ? ((const int32_t *)A_1)[(int64_t)vtac_min_int32_t((i + 1), 7)] : 0)") != std::string::npos);
+  // integer + wraps in C as in TVM: computed in the unsigned type, converted back
+  CHECK(text->find("((int8_t)((uint32_t)((const int8_t *)B_1)[(int64_t)i] + (uint32_t)((int8_t)100)))") !=
+        std::string::npos);
+  CHECK(text->find("((i < 7) ? ((const int32_t *)A_1)[(int64_t)vtac_min_int32_t(((int32_t)((uint32_t)i + "
+                   "(uint32_t)1)), 7)] : 0)") != std::string::npos);
   CHECK(text->find("int32_t arith(DLTensor *A, DLTensor *B, DLTensor *C) {") != std::string::npos);
 }
 
