@@ -53,7 +53,6 @@ Last line: `autoschedule-fuzz: N cases, M match, K errors (expected), B bugs`; e
 B > 0. Runs one vtac at a time. Needs /usr/bin/python3 with numpy (Debian's python3-numpy).
 """
 
-import argparse
 import json
 import os
 import re
@@ -441,12 +440,7 @@ def minimise(runner, case, sig, workdir, budget):
 
 
 def main(argv=None):
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
-                                     formatter_class=argparse.RawDescriptionHelpFormatter, epilog=__doc__)
-    parser.add_argument("--seed", type=int, default=0, help="seed of the cases (default 0)")
-    parser.add_argument("--cases", type=int, default=20, help="number of cases (default 20)")
-    parser.add_argument("--first", type=int, default=0, help="index of the first case (default 0)")
-    parser.add_argument("--vtac", default=os.path.join(ROOT, "build", "bin", "vtac"), help="the vtac binary")
+    parser = fuzzing.case_parser(__doc__, ROOT)
     parser.add_argument("--out", help="write failing cases (and their minimised forms) under this directory")
     parser.add_argument("--timeout", type=float, default=300.0, help="seconds (wall) per vtac run (default 300)")
     parser.add_argument("--time-limit", type=float, default=0.0,

@@ -56,7 +56,6 @@ Last line: `engines-fuzz: N cases, M match, D dropped, B bugs`; exit status 1 wh
 /usr/bin/python3 with numpy and a C compiler (--cc, default cc).
 """
 
-import argparse
 import json
 import os
 import re
@@ -591,12 +590,7 @@ def minimise(runner, case, sig, budget):
 
 def main(argv=None):
     global runner_vtac
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
-                                     formatter_class=argparse.RawDescriptionHelpFormatter, epilog=__doc__)
-    parser.add_argument("--seed", type=int, default=0, help="seed of the cases (default 0)")
-    parser.add_argument("--cases", type=int, default=20, help="number of cases (default 20)")
-    parser.add_argument("--first", type=int, default=0, help="index of the first case (default 0)")
-    parser.add_argument("--vtac", default=os.path.join(ROOT, "build", "bin", "vtac"), help="the vtac binary")
+    parser = fuzzing.case_parser(__doc__, ROOT)
     parser.add_argument("--cc", default="cc", help="C compiler command for the C emitter's output (default cc)")
     parser.add_argument("--no-c", action="store_true", help="skip the C emitter")
     parser.add_argument("--out", help="write failing cases (and their minimised forms) under this directory")

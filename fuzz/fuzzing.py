@@ -1,6 +1,8 @@
-"""What the differential fuzzers (engines.py, autoschedule_conv2d.py) share: running a command
-with a timeout that kills its whole process group, and recognising a crash in its output."""
+"""What the differential fuzzers (engines.py, autoschedule_conv2d.py) share: the start of their
+command line, running a command with a timeout that kills its whole process group, recognising a
+crash in its output, and the greedy minimiser of a failing case."""
 
+import argparse
 import os
 import re
 import signal
@@ -39,3 +41,15 @@ def minimise(case, smaller_cases, fails_alike, budget):
                 best, best_result, progress = candidate, result, True
                 break
     return best, best_result, tried
+
+
+def case_parser(doc, root):
+    """The command line both fuzzers start with: their docstring as help, which cases to draw
+    (--seed, --cases, --first) and the vtac binary (default: ROOT's build)."""
+    parser = argparse.ArgumentParser(description=doc.split("\n\n")[0],
+                                     formatter_class=argparse.RawDescriptionHelpFormatter, epilog=doc)
+    parser.add_argument("--seed", type=int, default=0, help="seed of the cases (default 0)")
+    parser.add_argument("--cases", type=int, default=20, help="number of cases (default 20)")
+    parser.add_argument("--first", type=int, default=0, help="index of the first case (default 0)")
+    parser.add_argument("--vtac", default=os.path.join(root, "build", "bin", "vtac"), help="the vtac binary")
+    return parser

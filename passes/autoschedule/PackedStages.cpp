@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "vta/isa.h"
 #include "vtac/ir/Arith.h"
 #include "vtac/ir/Diagnostic.h"
 #include "vtac/ir/Visitor.h"
@@ -37,7 +38,7 @@ bool copiesParam(const ir::PrimFunc &func, const ir::Block &b, size_t rank) {
 std::optional<int64_t> wideConstant(const ir::Block &b) {
   std::optional<int64_t> wide;
   ir::preOrderVisit(b.body, [&](const ir::Node &n) {
-    if (const auto *imm = n.as<ir::IntImm>(); imm && (imm->value < -32768 || imm->value > 32767)) wide = imm->value;
+    if (const auto *imm = n.as<ir::IntImm>(); imm && !::vta::isa::fitsAluImmediate(imm->value)) wide = imm->value;
   });
   return wide;
 }

@@ -1,6 +1,7 @@
 #include "vta/InjectAluIntrin.h"
 
 #include "vta/VtaTarget.h"
+#include "vta/isa.h"
 #include "vtac/ir/Arith.h"
 #include "vtac/ir/Diagnostic.h"
 #include "vtac/ir/Mutator.h"
@@ -90,8 +91,9 @@ private:
       if (!sEq || sEq->coeffs != dstEq->coeffs || !ir::isZero(ir::simplify(sEq->base - dstEq->base)))
         return fail(*store, "one operand must be read at the destination's own index");
     }
-    if (imm < -32768 || imm > 32767)
-      return fail(*store, "immediate " + llvm::Twine(imm) + " does not fit the ALU's 16 bits");
+    if (!::vta::isa::fitsAluImmediate(imm))
+      return fail(*store, "immediate " + llvm::Twine(imm) + " does not fit the ALU's " +
+                              llvm::Twine(::vta::isa::kAluImmBits) + " bits");
     auto srcEq = coefficients(source->indices[0]);
     if (!srcEq) return fail(*source, "the source index is not linear in the loops");
 

@@ -1,7 +1,6 @@
 #include "vta/InjectDmaCopies.h"
 
 #include <algorithm>
-#include <unordered_map>
 
 #include "vta/VtaTarget.h"
 #include "vtac/ir/Arith.h"
@@ -101,24 +100,18 @@ public:
 
   // The ranges of the loops and virtual threads around a copy, for what its pattern must prove.
   ir::Stmt visitFor(const ir::For &op) override {
-    bindRange(op.loopVar, op.min, op.extent);
+    analyzer_.bind(op.loopVar, ir::Range{op.min, op.extent});
     return PragmaLowerer::visitFor(op);
   }
   ir::Stmt visitAttrStmt(const ir::AttrStmt &op) override {
     if (const auto *iv = op.node.as<ir::IterVar>(); iv && op.key == "virtual_thread")
-      bindRange(iv->var, ir::intImm(0, iv->var->dtype), op.value);
+      analyzer_.bind(iv->var, ir::Range{ir::intImm(0, iv->var->dtype), op.value});
     return PragmaLowerer::visitAttrStmt(op);
   }
 
 private:
   llvm::Error fail(const ir::Node &at, const llvm::Twine &message) {
     return ir::diagnosticError(at.loc(), "dma_copy: " + message);
-  }
-
-  void bindRange(const ir::VarRef &var, const Expr &min, const Expr &extent) {
-    analyzer_.bind(var, ir::Range{min, extent});
-    auto lo = ir::asConstInt(min), n = ir::asConstInt(extent);
-    if (lo && n) ranges_[var.get()] = {*lo, *n};
   }
 
   // Whether e >= 1 wherever the loops around take it: the analyzer's bounds, else (they treat
@@ -130,19 +123,24 @@ private:
       if (const auto *v = n.as<ir::Var>(); v && std::find(vars.begin(), vars.end(), v) == vars.end())
         vars.push_back(v);
     });
+    std::vector<ir::arith::IntBound> bounds;  // the bound loops' ranges
     uint64_t points = 1;
     for (const ir::Var *v : vars) {
-      auto it = ranges_.find(v);
-      if (it == ranges_.end() || it->second.second < 1) return false;
-      points *= uint64_t(it->second.second);
+      ir::arith::IntBound b = analyzer_.constIntBound(ir::VarRef(v));
+      if (b.min == ir::arith::IntBound::kNegInf || b.max == ir::arith::IntBound::kPosInf || b.max < b.min ||
+          b.max - b.min >= 65536)
+        return false;
+      points *= uint64_t(b.max - b.min + 1);
       if (points > 65536) return false;
+      bounds.push_back(b);
     }
     for (uint64_t point = 0; point < points; ++point) {
       ir::VarMap at;
-      for (uint64_t rest = point; const ir::Var *v : vars) {
-        auto [lo, n] = ranges_.at(v);
-        at[v] = ir::intImm(lo + int64_t(rest % uint64_t(n)), v->dtype);
-        rest /= uint64_t(n);
+      uint64_t rest = point;
+      for (size_t i = 0; i < vars.size(); ++i) {
+        uint64_t n = uint64_t(bounds[i].max - bounds[i].min + 1);
+        at[vars[i]] = ir::intImm(bounds[i].min + int64_t(rest % n), vars[i]->dtype);
+        rest /= n;
       }
       auto value = ir::asConstInt(analyzer_.simplify(ir::substitute(e, at)));
       if (!value || *value < 1) return false;
@@ -413,8 +411,7 @@ private:
 
   const ::vta::Config &config_;
   ir::IterVarRef axis_;
-  ir::arith::Analyzer analyzer_;
-  std::unordered_map<const ir::Var *, std::pair<int64_t, int64_t>> ranges_;  // constant min, extent
+  ir::arith::Analyzer analyzer_;  // the ranges of the loops and virtual threads seen so far
 };
 
 }  // namespace

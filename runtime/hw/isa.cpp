@@ -76,7 +76,6 @@ constexpr uint32_t kStrideBits = 16;
 constexpr uint32_t kPadBits = 4;
 constexpr uint32_t kLoopIterBits = 14;
 constexpr uint32_t kAluOpcodeBits = 3;
-constexpr uint32_t kImmBits = 16;
 
 llvm::Error fieldError(const char* name, int64_t value, const Field& field) {
   return llvm::createStringError(
@@ -171,7 +170,7 @@ llvm::Expected<Layout> Layout::forConfig(const Config& config) {
   layout.aluSrcIn = insn.next(config.logAccDepth);
   layout.aluOpcode = insn.next(kAluOpcodeBits);
   layout.useImm = insn.next(1);
-  layout.imm = insn.next(kImmBits, /*isSigned=*/true);
+  layout.imm = insn.next(kAluImmBits, /*isSigned=*/true);
   overflow |= insn.overflowed();
   if (overflow)
     return llvm::createStringError(llvm::inconvertibleErrorCode(),

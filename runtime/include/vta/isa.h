@@ -33,6 +33,12 @@ enum MemoryType : uint32_t {
 };
 enum AluOpcode : uint32_t { kAluMin = 0, kAluMax = 1, kAluAdd = 2, kAluShr = 3, kAluMul = 4 };
 
+// The ALU's immediate operand: a signed field of this width in every configuration.
+inline constexpr uint32_t kAluImmBits = 16;
+constexpr bool fitsAluImmediate(int64_t value) {
+  return value >= -(int64_t{1} << (kAluImmBits - 1)) && value < (int64_t{1} << (kAluImmBits - 1));
+}
+
 const char* opcodeName(uint32_t opcode);
 const char* memoryTypeName(uint32_t memoryType);
 const char* aluOpcodeName(uint32_t aluOpcode);
