@@ -269,12 +269,23 @@ private:
     Expr xBefore = zero, yBefore = zero, xAfter = zero, yAfter = zero;
     if (!padBefore.empty()) {
       size_t ndim = padBefore.size();
-      if (ndim < 3 || ndim > 5)
-        return fail(at, "a padded load needs 3 to 5 loops (has " + llvm::Twine(ndim) + ")");
-      size_t y = ndim == 5 ? 1 : 0;  // with BATCH > 1 the batch loop comes first
-      yBefore = padBefore[y], xBefore = padBefore[y + 1];
-      yAfter = padAfter[y], xAfter = padAfter[y + 1];
-      for (size_t d = y + 2; d < ndim; ++d)
+      // One loop besides the vector: a window of one input row (or column), its unit loop gone.
+      // The loop is the 2D pattern's row when its elements are adjacent vectors, else its column.
+      bool oneLoop = ndim == 2 && provablyEqual(dst.shape[1], ir::intImm(sram->tileScalars));
+      if (!oneLoop && (ndim < 3 || ndim > 5))
+        return fail(at, "a padded load needs 2 to 5 loops (has " + llvm::Twine(ndim) + ")");
+      size_t inner = 2;
+      if (oneLoop && provablyEqual(src.strides[0], ir::intImm(sram->tileScalars))) {
+        xBefore = padBefore[0], xAfter = padAfter[0], inner = 1;
+      } else if (oneLoop) {
+        yBefore = padBefore[0], yAfter = padAfter[0], inner = 1;
+      } else {
+        size_t y = ndim == 5 ? 1 : 0;  // with BATCH > 1 the batch loop comes first
+        yBefore = padBefore[y], xBefore = padBefore[y + 1];
+        yAfter = padAfter[y], xAfter = padAfter[y + 1];
+        inner = y + 2;
+      }
+      for (size_t d = inner; d < ndim; ++d)
         if (!ir::isZero(padBefore[d]) || !ir::isZero(padAfter[d]))
           return fail(at, "padding on an inner dimension of the tile (loop " + llvm::Twine(d) +
                               ") is not supported; only the two outer dimensions can be padded");
@@ -389,6 +400,9 @@ private:
     if (is(shape[ndim - 1], tile)) {  // the tile is the innermost dimension
       if (!is(strides[ndim - 1], 1)) return noPattern();
       if (ndim == 1) return Pattern2D{one, one, one, *offset};
+      // one loop of vectors: adjacent ones make a row, strided ones a column
+      if (ndim == 2 && !is(strides[0], tile) && provablyMultiple(strides[0], tile))
+        return Pattern2D{one, shape[0], tiles(strides[0]), *offset};
       if (!is(strides[ndim - 2], tile)) return noPattern();
       if (ndim == 2) return Pattern2D{shape[ndim - 2], one, shape[ndim - 2], *offset};
       if (!provablyMultiple(strides[ndim - 3], tile)) return noPattern();
