@@ -124,7 +124,7 @@ public:
     int64_t rows = (t.rows - 1) * c_.strideH + c_.kh, cols = (t.cols - 1) * c_.strideW + c_.kw;
     uint64_t inp = uint64_t(t.ic * rows * cols) * config_.inpElemBytes;
     uint64_t wgt = uint64_t(t.oc * t.ic * c_.kh * c_.kw) * config_.wgtElemBytes;
-    uint64_t acc = uint64_t(t.oc * t.rows * t.cols) * config_.accElemBytes * (1 + c_.stages.loads.size());
+    uint64_t acc = uint64_t(t.oc * t.rows * t.cols) * config_.accElemBytes * (1 + c_.stages.addedTensors());
     // the GEMM micro-kernel: its two outer loops (oc, rows) fold into the instruction
     uint64_t uops = uint64_t(t.ic * c_.kh * c_.kw * t.cols) * config_.uopElemBytes;
     return {inp * threads, wgt * threads, acc * threads, uops};
@@ -139,7 +139,7 @@ public:
     input *= ocBlocks * uint64_t(c_.icTiles) * config_.inpElemBytes;
     uint64_t weights = tiles * uint64_t(c_.ocTiles * c_.icTiles * c_.kh * c_.kw) * config_.wgtElemBytes;
     uint64_t output = uint64_t(c_.ocTiles * c_.height * c_.width) * config_.outElemBytes;
-    return input + weights + output * (1 + c_.stages.loads.size());
+    return input + weights + output * (1 + c_.stages.addedTensors());
   }
   // Everything read once: the floor any tiling is compared with.
   uint64_t floorBytes() const {
@@ -148,7 +148,7 @@ public:
                      config_.inpElemBytes;
     uint64_t weights = uint64_t(c_.ocTiles * c_.icTiles * c_.kh * c_.kw) * config_.wgtElemBytes;
     uint64_t output = uint64_t(c_.ocTiles * c_.height * c_.width) * config_.outElemBytes;
-    return input + weights + output * (1 + c_.stages.loads.size());
+    return input + weights + output * (1 + c_.stages.addedTensors());
   }
 
   // The least DRAM traffic; then two threads over one; then the larger output tile. nullopt
@@ -216,7 +216,7 @@ void writeSchedule(const std::string &func, const PackedConv &c, const Tiling &t
   std::vector<std::string> oc = sch.split(loops[1], t.oc), y = sch.split(loops[2], t.rows),
                            x = sch.split(loops[3], t.cols);
   sch.reorder({b[0], oc[0], y[0], x[0], b[1], oc[1], y[1], x[1], loops[4], loops[5]});
-  computeEpilogueAt(sch, func, c.stages, x[0]);
+  std::vector<std::string> madeLoads = computeEpilogueAt(sch, func, c.stages, x[0]);
   std::string conv = sch.getBlock(c.stages.reduction->name, func);
   // unit loops kept: the GEMM intrinsic matches the batch-of-1 tile
   sch.computeAt(conv, x[0], true);
@@ -234,7 +234,7 @@ void writeSchedule(const std::string &func, const PackedConv &c, const Tiling &t
   }
   int64_t outer = 4 + (t.threads != ThreadAxis::None);  // loops around an output tile
   // the init's loops: the tile's, then bo, co, i, j, bi, ci
-  scheduleStages(sch, func, c.stages, {conv, x[0], ic[0], loops[5], cl[8], outer, outer + 4});
+  scheduleStages(sch, func, c.stages, {conv, x[0], ic[0], loops[5], cl[8], outer, outer + 4}, madeLoads);
 }
 
 std::string describe(const PackedConv &c, const Tiling &t, uint64_t floor) {

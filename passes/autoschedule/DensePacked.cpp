@@ -67,7 +67,7 @@ public:
   TileChooser(const PackedDense &dense, const vta::Config &config) : d_(dense), config_(config) {}
 
   SramNeed need(const Tiling &t) const {
-    uint64_t threads = t.threads ? 2 : 1, added = d_.stages.loads.size();
+    uint64_t threads = t.threads ? 2 : 1, added = d_.stages.addedTensors();
     return {uint64_t(t.ic) * config_.inpElemBytes * threads, uint64_t(t.oc * t.ic) * config_.wgtElemBytes * threads,
             uint64_t(t.oc) * config_.accElemBytes * (1 + added) * threads,
             uint64_t(t.oc * t.ic) * config_.uopElemBytes};
@@ -99,7 +99,7 @@ public:
 
 private:
   uint64_t outputBytes() const {
-    return uint64_t(d_.batchTiles * d_.ocTiles) * config_.outElemBytes * (1 + d_.stages.loads.size());
+    return uint64_t(d_.batchTiles * d_.ocTiles) * config_.outElemBytes * (1 + d_.stages.addedTensors());
   }
   static bool better(const Tiling &a, const Tiling &b) {
     if (a.dramBytes != b.dramBytes) return a.dramBytes < b.dramBytes;
@@ -115,7 +115,7 @@ void writeSchedule(const std::string &func, const PackedDense &d, const Tiling &
   std::vector<std::string> loops = sch.getLoops(sch.getBlock(d.stages.output->name, func), 4);
   std::vector<std::string> b = sch.split(loops[0], 1), oc = sch.split(loops[1], t.oc);
   sch.reorder({b[0], oc[0], b[1], oc[1], loops[2], loops[3]});
-  computeEpilogueAt(sch, func, d.stages, oc[0]);
+  std::vector<std::string> madeLoads = computeEpilogueAt(sch, func, d.stages, oc[0]);
   std::string gemm = sch.getBlock(d.stages.reduction->name, func);
   // unit loops kept: the GEMM intrinsic matches the batch-of-1 tile
   sch.computeAt(gemm, oc[0], true);
@@ -129,7 +129,7 @@ void writeSchedule(const std::string &func, const PackedDense &d, const Tiling &
   }
   int64_t outer = 2 + t.threads;  // loops around an output tile
   // the init's loops: the tile's, then bo, co, bi, ci
-  scheduleStages(sch, func, d.stages, {gemm, oc[0], ko[0], loops[3], gl[4], outer, outer + 2});
+  scheduleStages(sch, func, d.stages, {gemm, oc[0], ko[0], loops[3], gl[4], outer, outer + 2}, madeLoads);
 }
 
 }  // namespace

@@ -43,6 +43,26 @@ std::optional<int64_t> wideConstant(const ir::Block &b) {
   return wide;
 }
 
+bool sameShape(const ir::Buffer &a, const ir::Buffer &b) {
+  if (a.shape.size() != b.shape.size()) return false;
+  for (size_t i = 0; i < a.shape.size(); ++i) {
+    auto x = ir::asConstInt(a.shape[i]), y = ir::asConstInt(b.shape[i]);
+    if (!x || x != y) return false;
+  }
+  return true;
+}
+
+// Whether the block reads `buffer` only as `T.Cast("int32", buffer[...])`.
+bool readOnlyWidened(const ir::Block &b, const ir::Buffer *buffer) {
+  size_t loads = 0, widened = 0;
+  ir::preOrderVisit(b.body, [&](const ir::Node &n) {
+    if (const auto *load = n.as<ir::BufferLoad>(); load && load->buffer.get() == buffer) ++loads;
+    if (const auto *cast = n.as<ir::Cast>(); cast && cast->dtype == ir::DataType::int32())
+      if (const auto *load = cast->value.as<ir::BufferLoad>(); load && load->buffer.get() == buffer) ++widened;
+  });
+  return loads > 0 && loads == widened;
+}
+
 }  // namespace
 
 std::vector<const ir::Block *> blocksOf(const ir::PrimFunc &func) {
@@ -107,19 +127,26 @@ bool recogniseStages(const ir::PrimFunc &func, const std::vector<const ir::Block
             ", which does not fit the ALU's 16-bit immediate";
       return false;
     }
-    // Another tensor comes into the epilogue through a stage of its own that copies (or widens:
-    // an ACC_8BIT load) a parameter into an int32 buffer, loaded into the accumulator SRAM by
-    // DMA. Added straight from an int8 parameter, its accumulator copy would be an int8 buffer,
-    // which storage-rewrite sizes and offsets as int8 (a quarter of its slots): not supported.
-    for (const ir::BufferRegion &read : next->reads) {
+    // Another tensor comes into the epilogue either through a stage of its own that copies (or
+    // widens: an ACC_8BIT load) a parameter into an int32 buffer, loaded into the accumulator
+    // SRAM by DMA, or read inline from an int8 parameter of the output's shape, cast to int32
+    // (the schedule then makes the widening stage: an int8 accumulator buffer cannot be allocated).
+    for (size_t r = 0; r < next->reads.size(); ++r) {
+      const ir::BufferRegion &read = next->reads[r];
       if (read.buffer.get() == current) continue;
-      const ir::Block *load = writerOf(blocks, read.buffer.get());
-      if (!load || !copiesParam(func, *load, rank) || read.buffer->dtype != ir::DataType::int32()) {
+      if (const ir::Block *load = writerOf(blocks, read.buffer.get());
+          load && copiesParam(func, *load, rank) && read.buffer->dtype == ir::DataType::int32()) {
+        s.loads.push_back(load);
+      } else if (!load && isParam(func, read.buffer.get()) && read.buffer->dtype == ir::DataType::intTy(8) &&
+                 sameShape(*read.buffer, *next->writes[0].buffer) &&
+                 readOnlyWidened(*next, read.buffer.get())) {
+        s.inlineAdds.push_back({next, int(r)});
+      } else {
         why = "epilogue stage '" + next->name + "' adds '" + read.buffer->name +
-              "', which is not an int32 stage copying a parameter (cast it in a stage of its own)";
+              "', which is neither an int32 stage copying a parameter nor an int8 parameter of the output's "
+              "shape cast to int32";
         return false;
       }
-      s.loads.push_back(load);
     }
     const ir::Buffer *written = next->writes[0].buffer.get();
     if (isParam(func, written)) {
@@ -136,14 +163,25 @@ bool recogniseStages(const ir::PrimFunc &func, const std::vector<const ir::Block
   return true;
 }
 
-void computeEpilogueAt(TraceWriter &sch, const std::string &func, const PackedStages &s, const std::string &tile) {
+std::vector<std::string> computeEpilogueAt(TraceWriter &sch, const std::string &func, const PackedStages &s,
+                                           const std::string &tile) {
   // consumers first: compute_at needs a block's consumers in place
   for (auto it = s.epilogue.rbegin(); it != s.epilogue.rend(); ++it)
     sch.computeAt(sch.getBlock((*it)->name, func), tile);
   for (const ir::Block *load : s.loads) sch.computeAt(sch.getBlock(load->name, func), tile);
+  // An inline `+ T.Cast("int32", p[...])`: an accumulator copy of p, widened to int32 (the
+  // consumer's cast of it then folds away), like a load stage of the function's own.
+  std::vector<std::string> made;
+  for (const PackedStages::InlineAdd &add : s.inlineAdds) {
+    made.push_back(sch.cacheRead(sch.getBlock(add.stage->name, func), add.readIndex, kAcc));
+    sch.unsafeSetDType(made.back(), "int32");
+    sch.computeAt(made.back(), tile);
+  }
+  return made;
 }
 
-void scheduleStages(TraceWriter &sch, const std::string &func, const PackedStages &s, const StageLoops &at) {
+void scheduleStages(TraceWriter &sch, const std::string &func, const PackedStages &s, const StageLoops &at,
+                    const std::vector<std::string> &madeLoads) {
   std::string data = s.dataStage ? sch.getBlock(s.dataStage->name, func)
                                  : sch.cacheRead(at.reduction, readIndex(*s.reduction, s.data), kInp);
   std::string kernel = s.kernelStage ? sch.getBlock(s.kernelStage->name, func)
@@ -156,6 +194,7 @@ void scheduleStages(TraceWriter &sch, const std::string &func, const PackedStage
     loads.push_back(sch.getBlock(load->name, func));
     sch.setScope(loads.back(), kAcc);
   }
+  loads.insert(loads.end(), madeLoads.begin(), madeLoads.end());
   for (const ir::Block *e : s.epilogue) {
     epilogue.push_back(sch.getBlock(e->name, func));
     sch.setScope(epilogue.back(), kAcc);

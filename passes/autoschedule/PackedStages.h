@@ -4,8 +4,10 @@
 //
 // Stages: the data and the kernel each come from a copy (or padding) block of a parameter or
 // straight from a parameter (then cached); the reduction's result goes through a chain of
-// elementwise blocks (shift, clip, add of another tensor brought in by an int32 copy stage of a
-// parameter) to the block that casts it to int8 into the output parameter.
+// elementwise blocks (shift, clip, add of another tensor) to the block that casts it to int8 into
+// the output parameter. The added tensor comes either through an int32 copy stage of a parameter
+// or inline, `+ T.Cast("int32", param[...])` of an int8 parameter (topi's fused form), for which
+// the schedule makes that stage itself.
 #pragma once
 
 #include <string>
@@ -25,7 +27,15 @@ struct PackedStages {
   const ir::Block *dataStage = nullptr, *kernelStage = nullptr;  // null: read from a parameter
   std::vector<const ir::Block *> epilogue;  // between the reduction and the output block
   std::vector<const ir::Block *> loads;     // stages that bring another tensor into the epilogue
+  struct InlineAdd {
+    const ir::Block *stage;  // the epilogue stage that casts and adds it
+    int readIndex;           // of the int8 parameter in that stage's reads
+  };
+  std::vector<InlineAdd> inlineAdds;  // int8 parameters an epilogue stage widens and adds inline
   const ir::Block *output = nullptr;
+
+  // Tensors added in the epilogue: each takes an accumulator tile and a DMA load per output tile.
+  size_t addedTensors() const { return loads.size() + inlineAdds.size(); }
 };
 
 std::vector<const ir::Block *> blocksOf(const ir::PrimFunc &func);
@@ -55,8 +65,12 @@ struct StageLoops {
 
 // After the tiling: the epilogue computed per output tile (consumers first, so call this before
 // compute_at of the reduction), then the rest (scopes, loads, DMA and ALU pragmas, tensorize).
-void computeEpilogueAt(TraceWriter &sch, const std::string &func, const PackedStages &stages, const std::string &tile);
-void scheduleStages(TraceWriter &sch, const std::string &func, const PackedStages &stages, const StageLoops &at);
+// computeEpilogueAt returns the load stages it made for the inline adds, which scheduleStages
+// treats like the function's own load stages.
+std::vector<std::string> computeEpilogueAt(TraceWriter &sch, const std::string &func, const PackedStages &stages,
+                                           const std::string &tile);
+void scheduleStages(TraceWriter &sch, const std::string &func, const PackedStages &stages, const StageLoops &at,
+                    const std::vector<std::string> &madeLoads);
 
 // Tiles: bytes of each on-chip memory a tiling needs (every virtual thread's copies), whether
 // they fit the config's SRAMs (half the micro-op SRAM for one kernel), the divisors tiles are

@@ -57,6 +57,9 @@ public:
   std::string cacheRead(const std::string &block, int64_t readIndex, const std::string &scope) {
     return one("cache_read", {rv(block), positional(TraceValue::ofInt(readIndex)), positional(TraceValue::ofString(scope))});
   }
+  void unsafeSetDType(const std::string &block, const std::string &dtype) {
+    step("unsafe_set_dtype", {rv(block), positional(TraceValue::ofInt(0)), positional(TraceValue::ofString(dtype))}, 0);
+  }
   std::string decomposeReduction(const std::string &block, const std::string &loop) {
     return one("decompose_reduction", {rv(block), rv(loop)});
   }

@@ -96,6 +96,7 @@ llvm::Expected<std::vector<RV>> applyBind(Schedule &sch, StepArgs &args);
 llvm::Expected<std::vector<RV>> applyAnnotate(Schedule &sch, StepArgs &args);
 llvm::Expected<std::vector<RV>> applyUnannotate(Schedule &sch, StepArgs &args);
 llvm::Expected<std::vector<RV>> applySetScope(Schedule &sch, StepArgs &args);
+llvm::Expected<std::vector<RV>> applyUnsafeSetDType(Schedule &sch, StepArgs &args);
 llvm::Expected<std::vector<RV>> applyStorageAlign(Schedule &sch, StepArgs &args);
 llvm::Expected<std::vector<RV>> applyComputeInline(Schedule &sch, StepArgs &args);
 llvm::Expected<std::vector<RV>> applyReverseComputeInline(Schedule &sch, StepArgs &args);

@@ -35,6 +35,8 @@ const std::vector<PrimitiveSpec> &allPrimitives() {
       {"annotate", {required("block_or_loop"), required("ann_key"), required("ann_val")}, Results::None, applyAnnotate},
       {"unannotate", {required("block_or_loop"), required("ann_key")}, Results::None, applyUnannotate},
       {"set_scope", {required("block"), required("buffer_index"), required("storage_scope")}, Results::None, applySetScope},
+      {"unsafe_set_dtype", {required("block"), required("buffer_index"), required("dtype")}, Results::None,
+       applyUnsafeSetDType},
       {"compute_inline", {required("block")}, Results::None, applyComputeInline},
       {"reverse_compute_inline", {required("block")}, Results::None, applyReverseComputeInline},
       {"cache_read",
