@@ -62,17 +62,25 @@ std::optional<std::vector<ClipBound>> detectClipBound(const Expr &cond,
   std::vector<ClipBound> bounds(vars.size());
   std::vector<Expr> terms;
   splitConjunction(cond, terms);
+  // Each comparison is one or two bounds `nonNegative >= 0`: an equality (the simplifier's form
+  // of `c <= v and v < c + 1`) bounds its variable on both sides.
+  std::vector<Expr> nonNegatives;
   for (const Expr &term : terms) {
     const auto *cmp = term.as<ir::BinaryExpr>();
     if (!cmp || !cmp->a->dtype.isInt()) return std::nullopt;
-    Expr nonNegative;  // term <=> nonNegative >= 0
     switch (cmp->kind()) {
-    case NodeKind::LT: nonNegative = cmp->b - cmp->a - 1; break;
-    case NodeKind::LE: nonNegative = cmp->b - cmp->a; break;
-    case NodeKind::GT: nonNegative = cmp->a - cmp->b - 1; break;
-    case NodeKind::GE: nonNegative = cmp->a - cmp->b; break;
+    case NodeKind::LT: nonNegatives.push_back(cmp->b - cmp->a - 1); break;
+    case NodeKind::LE: nonNegatives.push_back(cmp->b - cmp->a); break;
+    case NodeKind::GT: nonNegatives.push_back(cmp->a - cmp->b - 1); break;
+    case NodeKind::GE: nonNegatives.push_back(cmp->a - cmp->b); break;
+    case NodeKind::EQ:
+      nonNegatives.push_back(cmp->a - cmp->b);
+      nonNegatives.push_back(cmp->b - cmp->a);
+      break;
     default: return std::nullopt;
     }
+  }
+  for (const Expr &nonNegative : nonNegatives) {
     auto eq = ir::detectLinearEquation(nonNegative, vars);
     if (!eq) return std::nullopt;
     int which = -1;
