@@ -102,8 +102,8 @@ llvm::Error GraphExecutor::Impl::prepare() {
     if (!constant.data)
       return backend::diagnosticError(arg.loc, "this constant has no data (the metadata section "
                                                "was omitted); bind parameters with --params instead");
-    auto tensor = std::make_shared<Tensor>(constant.data->dtype, constant.data->shape);
-    std::copy(constant.data->bytes.begin(), constant.data->bytes.end(), tensor->data());
+    const relax::TensorData &data = *constant.data;  // holds exactly its shape's bytes
+    auto tensor = std::make_shared<Tensor>(data.dtype, data.shape, data.bytes);
     constantSlots.emplace_back(it->second, std::move(tensor));
     return it->second;
   };

@@ -256,7 +256,7 @@ llvm::Expected<ir::IRModule> bindParamsFromFile(const ir::IRModule &module, cons
     auto data = std::make_shared<relax::TensorData>();
     data->dtype = tensor.dtype();
     data->shape = tensor.shape().vec();
-    data->bytes.assign(tensor.data(), tensor.data() + tensor.byteSize());
+    data->bytes = std::move(tensor).takeBytes();
     params.emplace_back(name, std::move(data));
   }
   relax::RelaxDiagnostic diagnostic;

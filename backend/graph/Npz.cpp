@@ -7,6 +7,7 @@
 #include <memory>
 
 #include <llvm/Support/FileSystem.h>
+#include <llvm/Support/MemoryBuffer.h>
 
 #include "vtac/backend/Diagnostic.h"
 #include "vtac/backend/Npy.h"
@@ -105,13 +106,17 @@ llvm::Error checkExpansion(const std::vector<const Member *> &members, const Npz
 }
 
 // The member's bytes: exactly its declared size, checked against its CRC.
-llvm::Expected<std::string> inflate(zip_t *archive, const Member &member, llvm::StringRef path) {
+// (Uninitialised: weights of a model are megabytes, zero-filling them first costs more than reading.)
+llvm::Expected<std::unique_ptr<llvm::WritableMemoryBuffer>> inflate(zip_t *archive, const Member &member,
+                                                                    llvm::StringRef path) {
   std::unique_ptr<zip_file_t, int (*)(zip_file_t *)> file(zip_fopen_index(archive, member.index, 0),
                                                          zip_fclose);
   if (!file)
     return corrupt(path, "cannot open '" + member.entry + "': " + zip_strerror(archive));
-  std::string bytes(member.size, '\0');
-  zip_int64_t read = zip_fread(file.get(), bytes.data(), member.size);
+  std::unique_ptr<llvm::WritableMemoryBuffer> bytes =
+      llvm::WritableMemoryBuffer::getNewUninitMemBuffer(member.size, member.entry);
+  if (!bytes) return corrupt(path, "cannot allocate " + llvm::Twine(member.size) + " bytes for '" + member.entry + "'");
+  zip_int64_t read = zip_fread(file.get(), bytes->getBufferStart(), member.size);
   // libzip checks the CRC only on a read that finds the end, so one more is needed.
   char pastTheEnd;
   zip_int64_t extra = read < 0 ? 0 : zip_fread(file.get(), &pastTheEnd, 1);
@@ -144,9 +149,10 @@ llvm::Expected<NpzContents> readNpzMembers(llvm::StringRef path,
   }
   if (llvm::Error error = checkExpansion(toRead, limits, path)) return error;
   for (const Member *member : toRead) {
-    llvm::Expected<std::string> bytes = inflate(archive->get(), *member, path);
+    auto bytes = inflate(archive->get(), *member, path);
     if (!bytes) return bytes.takeError();
-    llvm::Expected<backend::Tensor> tensor = backend::parseNpy(*bytes, path.str() + ":" + member->entry);
+    llvm::StringRef npy((*bytes)->getBufferStart(), (*bytes)->getBufferSize());
+    llvm::Expected<backend::Tensor> tensor = backend::parseNpy(npy, path.str() + ":" + member->entry);
     if (!tensor) return tensor.takeError();
     contents.arrays.emplace_back(member->name, std::move(*tensor));
   }

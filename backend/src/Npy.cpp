@@ -213,8 +213,7 @@ llvm::Expected<Tensor> parseNpy(llvm::StringRef bytes, llvm::StringRef name) {
     return npyError(name, "data size mismatch: shape " + formatShape(*fields->shape) + " of " +
                               dtype->str() + " needs " + llvm::Twine(*needed) +
                               " bytes, the file has " + llvm::Twine(data.size()));
-  Tensor tensor(*dtype, *fields->shape);
-  if (!data.empty()) std::memcpy(tensor.data(), data.data(), data.size());
+  Tensor tensor(*dtype, *fields->shape, llvm::arrayRefFromStringRef(data));
   if (dtype->isBool())
     for (int64_t i = 0; i < tensor.numElements(); ++i)
       if (tensor.data()[i] > 1)

@@ -51,6 +51,11 @@ Tensor::Tensor(DataType dtype, std::vector<int64_t> shape) : dtype_(dtype), shap
   bytes_.assign(size_t(numElements()) * size_t(dtype.bytes()), 0);
 }
 
+Tensor::Tensor(DataType dtype, std::vector<int64_t> shape, llvm::ArrayRef<uint8_t> bytes)
+    : dtype_(dtype), shape_(std::move(shape)), bytes_(bytes.begin(), bytes.end()) {
+  assert(isSupportedTensorType(dtype) && bytes_.size() == size_t(numElements()) * size_t(dtype.bytes()));
+}
+
 int64_t Tensor::numElements() const {
   // A zero extent anywhere makes the tensor empty, however large the product of the extents
   // before it would grow (shapes are checked to fit memory only up to that zero).

@@ -22,6 +22,8 @@ public:
   Tensor() = default;
   // A zero-filled tensor. `dtype` must be a scalar int/uint/float/bool type.
   Tensor(ir::DataType dtype, std::vector<int64_t> shape);
+  // A tensor holding a copy of `bytes`, which must be exactly its size.
+  Tensor(ir::DataType dtype, std::vector<int64_t> shape, llvm::ArrayRef<uint8_t> bytes);
 
   ir::DataType dtype() const { return dtype_; }
   llvm::ArrayRef<int64_t> shape() const { return shape_; }
@@ -29,6 +31,8 @@ public:
   size_t byteSize() const { return bytes_.size(); }
   uint8_t *data() { return bytes_.data(); }
   const uint8_t *data() const { return bytes_.data(); }
+  // The bytes, moved out (a model's weights need not be copied to become graph constants).
+  std::vector<uint8_t> takeBytes() && { return std::move(bytes_); }
 
   // Element `index` (flat, C order) as an integer: signed types sign-extend, unsigned and bool
   // zero-extend, floats truncate toward zero.
