@@ -41,7 +41,7 @@ void registerCompileCommand(CLI::App &app, support::CommandAction &action) {
   command->footer("-MD and -MF are also accepted with one dash, as gcc spells them.");
   command->add_option("--target", options->targetTriple,
                       "LLVM target triple, e.g. armv7a-linux-gnueabihf (default: the host)");
-  command->add_option("-O", options->optLevel, "LLVM optimisation level 0-3 (default 2)")->check(CLI::Range(0, 3));
+  command->add_option("-O", options->optLevel, "LLVM optimisation level 0-3 (default 2); host code that drives VTA is left unoptimised (it only issues runtime calls)")->check(CLI::Range(0, 3));
   command->callback([&action, options] {
     if (options->inputs.size() > 1 && !options->output.empty() && options->output.back() != '/' &&
         !CLI::ExistingDirectory(options->output).empty())
