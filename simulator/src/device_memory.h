@@ -41,11 +41,16 @@ public:
 private:
   std::optional<uint64_t> reservePhysical(uint64_t bytes);
   void releasePhysical(uint64_t phy, uint64_t bytes);
+  // Freed host memory kept for the next allocation of its size (see keepSpare).
+  char* takeSpare(uint64_t bytes);
+  void keepSpare(char* host, uint64_t bytes);
 
   mutable std::mutex mutex_;
   std::map<uint64_t, Region> byPhy_;             // keyed by physical base
   std::map<const char*, uint64_t> byHost_;       // host base -> physical base
   std::map<uint64_t, uint64_t> freePhysical_;    // physical base -> bytes, coalesced
+  std::multimap<uint64_t, char*> spare_;         // bytes -> freed host memory of that size
+  uint64_t spareBytes_ = 0;
   uint64_t nextPhysical_;
   std::atomic<uint64_t> releases_{0};
 };

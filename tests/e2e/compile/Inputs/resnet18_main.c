@@ -4,10 +4,15 @@
  * read from the .npy files of one directory (x.npy, <weight>.npy: the generator's weights.npz
  * unpacked, expected.npy: its numpy reference).
  *
- *   resnet18_main DIR   calls resnet18 twice on DIR's tensors and compares each result byte for
- *                       byte with DIR/expected.npy; exit status 0 when both equal it
+ *   resnet18_main DIR [RUNS]
+ *       calls resnet18 twice on DIR's tensors and compares each result byte for byte with
+ *       DIR/expected.npy; exit status 0 when both equal it. With RUNS (bench/graph/resnet18.sh),
+ *       then times RUNS more inferences: CPU and wall milliseconds per inference (the simulator
+ *       runs on the calling thread, whose CPU time a shared machine disturbs least).
  */
+#define _POSIX_C_SOURCE 199309L /* clock_gettime under -std=c99 */
 #include <string.h>
+#include <time.h>
 
 #include "harness.h"
 
@@ -82,8 +87,28 @@ static int64_t run_and_compare(struct array *x, struct array *w, struct array *o
   return mismatches;
 }
 
+static double seconds_of(clockid_t clock) {
+  struct timespec ts;
+  clock_gettime(clock, &ts);
+  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static void time_inferences(int runs, struct array *x, struct array *w, struct array *out) {
+  DLTensor *t[NUM_WEIGHTS];
+  for (int i = 0; i < NUM_WEIGHTS; ++i) t[i] = &w[i].tensor;
+  double cpu = seconds_of(CLOCK_THREAD_CPUTIME_ID), wall = seconds_of(CLOCK_MONOTONIC);
+  int failed = 0;
+  for (int r = 0; r < runs; ++r)
+    failed += resnet18(&x->tensor, t[0], t[1], t[2], t[3], t[4], t[5], t[6], t[7], t[8], t[9], t[10], t[11], t[12],
+                       t[13], t[14], t[15], t[16], t[17], t[18], &out->tensor) != 0;
+  cpu = seconds_of(CLOCK_THREAD_CPUTIME_ID) - cpu;
+  wall = seconds_of(CLOCK_MONOTONIC) - wall;
+  printf("runs=%d failed=%d cpu_ms_per_inference=%.3f wall_ms_per_inference=%.3f\n", runs, failed, 1e3 * cpu / runs,
+         1e3 * wall / runs);
+}
+
 int main(int argc, char **argv) {
-  if (argc != 2) return 2;
+  if (argc != 2 && argc != 3) return 2;
   struct array x, w[NUM_WEIGHTS], expected, out;
   int loaded = 0, status = 1;
   if (load_int8(argv[1], "x", &x) != 0) return 1;
@@ -95,6 +120,7 @@ int main(int argc, char **argv) {
     int64_t mismatches = run_and_compare(&x, w, &out, &expected);
     mismatches += run_and_compare(&x, w, &out, &expected);
     status = mismatches != 0;
+    if (argc == 3 && status == 0) time_inferences(atoi(argv[2]), &x, w, &out);
     free(out.tensor.data);
     free(expected.tensor.data);
   }
