@@ -31,6 +31,10 @@ struct Analyzer::State {
 // int32 and int64 scalars: the types whose arithmetic is canonicalised (TVM's IsIndexType).
 inline bool isIndexType(DataType t) { return t.isInt() && t.isScalar() && (t.bits() == 32 || t.bits() == 64); }
 
+// Whether a + - * (kind) on operands in ranges a and b can leave the integer type t: the ends are
+// taken as numbers, an infinite end as the int64 extreme it stands for.
+bool mayLeaveType(NodeKind kind, IntBound a, IntBound b, DataType t);
+
 int64_t floorDivInt(int64_t a, int64_t b);
 int64_t floorModInt(int64_t a, int64_t b);
 int64_t gcdInt(int64_t a, int64_t b);  // gcd(|a|, |b|); gcd(0, b) = |b|

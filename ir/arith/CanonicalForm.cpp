@@ -28,6 +28,13 @@ Expr divExpr(DivMode mode, const Expr &a, int64_t c) {
   return makeBinary(mode == DivMode::Floor ? NodeKind::FloorDiv : NodeKind::Div, a, intImm(c, a->dtype));
 }
 
+// lower * factor, the divisor of a split in dtype t; nullopt where the product leaves t (it
+// would wrap, and x // 2^62 % 4 is not x % 2^64 // 2^62).
+std::optional<int64_t> scaledDivisor(int64_t lower, int64_t factor, DataType t) {
+  std::optional<int64_t> product = exactIntArith(NodeKind::Mul, lower, factor);
+  return product && fitsIntType(*product, t) ? product : std::nullopt;
+}
+
 struct SplitTerm {
   Expr index;
   int64_t lower = 1;
@@ -216,18 +223,18 @@ struct CanonicalOps {
       lhs.scale /= c;
       return lhs;
     }
-    if (c % lhs.scale == 0) {
-      int64_t scaled = c / lhs.scale;
-      if (lhs.upper == kPosInf || lhs.upper % (lhs.lower * scaled) == 0) {
+    std::optional<int64_t> lower = c % lhs.scale == 0 ? scaledDivisor(lhs.lower, c / lhs.scale, lhs.index->dtype) : std::nullopt;
+    if (lower) {
+      if (lhs.upper == kPosInf || lhs.upper % *lower == 0) {
         lhs.scale = 1;
-        lhs.lower *= scaled;
+        lhs.lower = *lower;
         return lhs;
       }
-      if (lhs.upper <= lhs.lower * scaled) return reindex(SplitTerm{intImm(0, lhs.index->dtype)});
+      if (lhs.upper <= *lower) return reindex(SplitTerm{intImm(0, lhs.index->dtype)});
       lhs.index = modExpr(mode, lhs.index, lhs.upper);
       lhs.upper = kPosInf;
       lhs.scale = 1;
-      lhs.lower *= scaled;
+      lhs.lower = *lower;
       return lhs;
     }
     lhs = reindex(lhs);
@@ -242,8 +249,9 @@ struct CanonicalOps {
       lhs.scale = 0;
       return lhs;
     }
-    if (c % lhs.scale == 0) {
-      int64_t newUpper = lhs.lower * (c / lhs.scale);
+    std::optional<int64_t> upper = c % lhs.scale == 0 ? scaledDivisor(lhs.lower, c / lhs.scale, lhs.index->dtype) : std::nullopt;
+    if (upper) {
+      int64_t newUpper = *upper;
       if (lhs.upper == kPosInf || lhs.upper % newUpper == 0) {
         if (newUpper < lhs.upper && lhs.upper != kPosInf) {
           // A smaller modulus on the index may simplify further: redo it on the index.

@@ -61,6 +61,20 @@ IntBound typeBound(DataType t) {
   return {kNegInf, kPosInf};
 }
 
+}  // namespace
+
+bool mayLeaveType(NodeKind kind, IntBound a, IntBound b, DataType t) {
+  IntBound type = typeBound(t);
+  for (__int128 p : {a.min, a.max})
+    for (__int128 q : {b.min, b.max}) {
+      __int128 v = kind == NodeKind::Add ? p + q : kind == NodeKind::Sub ? p - q : p * q;
+      if (v < type.min || v > type.max) return true;
+    }
+  return false;
+}
+
+namespace {
+
 class BoundEvaluator : public ExprFunctor<IntBound> {
 public:
   explicit BoundEvaluator(Analyzer::State &state) : state_(state) {}
@@ -84,6 +98,9 @@ public:
   IntBound visitBinary(const BinaryExpr &op) override {
     if (BinaryExpr::isComparison(op.kind()) || BinaryExpr::isLogical(op.kind())) return {0, 1};
     IntBound a = visitExpr(op.a), b = visitExpr(op.b);
+    bool canWrap = op.kind() == NodeKind::Add || op.kind() == NodeKind::Sub || op.kind() == NodeKind::Mul;
+    // vtac's integers wrap: where the exact result can leave the type, any value of it can occur.
+    if (canWrap && op.dtype.isIntOrUInt() && mayLeaveType(op.kind(), a, b, op.dtype)) return typeBound(op.dtype);
     switch (op.kind()) {
     case NodeKind::Add: return {addBound(a.min, b.min), addBound(a.max, b.max)};
     case NodeKind::Sub: return {addBound(a.min, negBound(b.max)), addBound(a.max, negBound(b.min))};

@@ -22,16 +22,24 @@ bool same(const Expr &a, const Expr &b) { return a == b || structuralEqual(a, b)
 
 Expr lit(int64_t v, const Expr &like) { return intImm(v, like->dtype); }
 
+// The literal v of like's dtype; null where v leaves the dtype (a rule whose constant would wrap
+// does not fire).
+Expr litFit(__int128 v, const Expr &like) {
+  if (v < INT64_MIN || v > INT64_MAX || !fitsIntType(int64_t(v), like->dtype)) return nullptr;
+  return lit(int64_t(v), like);
+}
+
 Expr node(NodeKind kind, Expr a, Expr b) { return makeBinary(kind, std::move(a), std::move(b)); }
 Expr lt(Expr a, Expr b) { return node(NodeKind::LT, std::move(a), std::move(b)); }
 Expr le(Expr a, Expr b) { return node(NodeKind::LE, std::move(a), std::move(b)); }
 
-// x + c / x - c: the non-constant part and the signed constant; (e, 0) otherwise.
-std::pair<Expr, int64_t> splitConstantOffset(const Expr &e) {
+// x + c / x - c: the non-constant part and the signed constant (exact: -INT64_MIN too); (e, 0)
+// otherwise.
+std::pair<Expr, __int128> splitConstantOffset(const Expr &e) {
   if (const auto *add = asOp(e, NodeKind::Add))
     if (auto c = asConstInt(add->b)) return {add->a, *c};
   if (const auto *sub = asOp(e, NodeKind::Sub))
-    if (auto c = asConstInt(sub->b)) return {sub->a, -*c};
+    if (auto c = asConstInt(sub->b)) return {sub->a, -__int128(*c)};
   return {e, 0};
 }
 
@@ -144,7 +152,11 @@ Compare Simplifier::compare(const Expr &x, const Expr &y) {
     default: break;
     }
   }
-  uint8_t result = known & uint8_t(compare(subExpr(x, y), 0)) & uint8_t(compareWithRange(x, y));
+  // The sign of x - y orders x and y only where it cannot wrap; whether it is 0 holds regardless.
+  Compare difference = compare(subExpr(x, y), 0);
+  if (difference != Compare::EQ && difference != Compare::Unknown && !fits(NodeKind::Sub, x, y))
+    difference = difference == Compare::LT || difference == Compare::GT ? Compare::NE : Compare::Unknown;
+  uint8_t result = known & uint8_t(difference) & uint8_t(compareWithRange(x, y));
   if (Compare swapped = compareWithRange(y, x); swapped != Compare::Unknown) result &= uint8_t(mirror(swapped));
   // No possibility left: the context contradicts itself (dead code); decide nothing.
   return result == 0 ? Compare::Unknown : Compare(result);
@@ -168,6 +180,11 @@ Expr Simplifier::rewriteMinMax(const BinaryExpr &op, const Expr &a, const Expr &
     if (ba.min >= bb.max) return a;
     if (bb.min >= ba.max) return b;
   }
+  // min(min(x, c1), y) -> min(min(x, y), c1) (recurse)
+  if (const auto *inner = asOp(a, op.kind()); inner && asConstInt(inner->b) && !asConstInt(b))
+    return recurse(node(op.kind(), node(op.kind(), inner->a, b), inner->b));
+  // The rules below compare offsets and factors over the integers: only where a and b do not wrap.
+  if (!noWrap(a) || !noWrap(b)) return rebuilt;
   // min(x + c1, x + c2), min(x + c1, x), min(x, x + c1): the smaller offset (larger for max).
   auto [xa, ca] = splitConstantOffset(a);
   auto [xb, cb] = splitConstantOffset(b);
@@ -181,9 +198,6 @@ Expr Simplifier::rewriteMinMax(const BinaryExpr &op, const Expr &a, const Expr &
     auto c1 = asConstInt(sa->a), c2 = asConstInt(sb->a);
     if (c1 && c2) return (isMin ? *c1 <= *c2 : *c1 >= *c2) ? a : b;
   }
-  // min(min(x, c1), y) -> min(min(x, y), c1) (recurse)
-  if (const auto *inner = asOp(a, op.kind()); inner && asConstInt(inner->b) && !asConstInt(b))
-    return recurse(node(op.kind(), node(op.kind(), inner->a, b), inner->b));
   // min(x * c1, y * c1): min(x, y) * c1 for c1 > 0, max(x, y) * c1 for c1 < 0.
   const auto *ma = asOp(a, NodeKind::Mul), *mb = asOp(b, NodeKind::Mul);
   if (ma && mb) {
@@ -242,71 +256,74 @@ Expr Simplifier::rewriteLT(const Expr &e) {
   if (r == Compare::LT) return intImm(1, e->dtype);
   if (r == Compare::EQ || r == Compare::GT || r == Compare::GE) return intImm(0, e->dtype);
 
+  // The rules below solve a < b over the integers: they hold where the + - * at the top of a and
+  // b cannot wrap, and build no constant outside the dtype (litFit).
+  bool exactA = noWrap(a), exactB = noWrap(b);
   const auto *addA = asOp(a, NodeKind::Add), *addB = asOp(b, NodeKind::Add);
   const auto *subA = asOp(a, NodeKind::Sub), *subB = asOp(b, NodeKind::Sub);
   // x + y < x + z (any order of the sums) -> y < z
-  if (addA && addB) {
+  if (addA && addB && exactA && exactB) {
     if (same(addA->a, addB->a)) return lt(addA->b, addB->b);
     if (same(addA->a, addB->b)) return lt(addA->b, addB->a);
     if (same(addA->b, addB->a)) return lt(addA->a, addB->b);
     if (same(addA->b, addB->b)) return lt(addA->a, addB->a);
   }
-  if (subA && subB) {
+  if (subA && subB && exactA && exactB) {
     if (same(subA->b, subB->b)) return lt(subA->a, subB->a);  // y - x < z - x -> y < z
     if (same(subA->a, subB->a)) return lt(subB->b, subA->b);  // x - y < x - z -> z < y
   }
   Expr zero = lit(0, a);
-  if (addB && same(a, addB->a)) return lt(zero, addB->b);  // x < x + z -> 0 < z
-  if (addB && same(a, addB->b)) return lt(zero, addB->a);  // x < z + x -> 0 < z
-  if (subB && same(a, subB->a)) return lt(subB->b, zero);  // x < x - z -> z < 0
+  if (addB && exactB && same(a, addB->a)) return lt(zero, addB->b);  // x < x + z -> 0 < z
+  if (addB && exactB && same(a, addB->b)) return lt(zero, addB->a);  // x < z + x -> 0 < z
+  if (subB && exactB && same(a, subB->a)) return lt(subB->b, zero);  // x < x - z -> z < 0
 
   const auto *mulA = asOp(a, NodeKind::Mul), *mulB = asOp(b, NodeKind::Mul);
   auto ca = asConstInt(a), cb = asConstInt(b);
   // x * c1 < y * c1
-  if (mulA && mulB) {
+  if (mulA && mulB && exactA && exactB) {
     auto c1 = asConstInt(mulA->b), c2 = asConstInt(mulB->b);
     if (c1 && c2 && *c1 == *c2 && *c1 > 0) return lt(mulA->a, mulB->a);
     if (c1 && c2 && *c1 == *c2 && *c1 < 0) return lt(mulB->a, mulA->a);
   }
-  // x * c2 < c1, with truncating division as TVM's rules.
-  if (mulA && cb) {
-    if (auto c2 = asConstInt(mulA->b)) {
-      int64_t c1 = *cb;
+  // x * c2 < c1, with truncating division as TVM's rules: x < k for c2 > 0, k < x for c2 < 0.
+  if (mulA && cb && exactA) {
+    if (auto c2 = asConstInt(mulA->b); c2 && *c2 != 0) {
+      __int128 c1 = *cb, d = *c2;
+      __int128 k = d > 0 ? (c1 > 0 ? (c1 - 1) / d + 1 : c1 / d) : (c1 > 0 ? (c1 - 1) / d - 1 : c1 / d);
       const Expr &x = mulA->a;
-      if (c1 > 0 && *c2 > 0) return lt(x, lit((c1 - 1) / *c2 + 1, x));
-      if (c1 <= 0 && *c2 > 0) return lt(x, lit(c1 / *c2, x));
-      if (c1 > 0 && *c2 < 0) return lt(lit((c1 - 1) / *c2 - 1, x), x);
-      if (c1 <= 0 && *c2 < 0) return lt(lit(c1 / *c2, x), x);
+      if (Expr bound = litFit(k, x)) return d > 0 ? lt(x, bound) : lt(bound, x);
     }
   }
-  // c1 < x * c2
-  if (mulB && ca) {
-    if (auto c2 = asConstInt(mulB->b)) {
-      int64_t c1 = *ca;
+  // c1 < x * c2: k < x for c2 > 0, x < k for c2 < 0.
+  if (mulB && ca && exactB) {
+    if (auto c2 = asConstInt(mulB->b); c2 && *c2 != 0) {
+      __int128 c1 = *ca, d = *c2;
+      __int128 k = d > 0 ? (c1 < 0 ? (c1 + 1) / d - 1 : c1 / d) : (c1 < 0 ? (c1 + 1) / d + 1 : c1 / d);
       const Expr &x = mulB->a;
-      if (c1 < 0 && *c2 > 0) return lt(lit((c1 + 1) / *c2 - 1, x), x);
-      if (c1 >= 0 && *c2 > 0) return lt(lit(c1 / *c2, x), x);
-      if (c1 < 0 && *c2 < 0) return lt(x, lit((c1 + 1) / *c2 + 1, x));
-      if (c1 >= 0 && *c2 < 0) return lt(x, lit(c1 / *c2, x));
+      if (Expr bound = litFit(k, x)) return d > 0 ? lt(bound, x) : lt(x, bound);
     }
   }
   // truncdiv(x, c1) < c2 and c1 < truncdiv(x, c2)
   if (const auto *div = asOp(a, NodeKind::Div); div && cb) {
     auto c1 = asConstInt(div->b);
-    if (c1 && *c1 > 0 && *cb > 0) return lt(div->a, lit(*c1 * *cb, a));
-    if (c1 && *c1 > 0 && *cb <= 0) return lt(div->a, lit(*c1 * (*cb - 1) + 1, a));
+    __int128 c2 = *cb;
+    if (c1 && *c1 > 0)
+      if (Expr bound = litFit(c2 > 0 ? *c1 * c2 : *c1 * (c2 - 1) + 1, a)) return lt(div->a, bound);
   }
   if (const auto *div = asOp(b, NodeKind::Div); div && ca) {
     auto c2 = asConstInt(div->b);
-    if (c2 && *c2 > 0 && *ca >= 0) return lt(lit((*ca + 1) * *c2 - 1, b), div->a);
-    if (c2 && *c2 > 0 && *ca < 0) return lt(lit(*ca * *c2, b), div->a);
+    __int128 c1 = *ca;
+    if (c2 && *c2 > 0)
+      if (Expr bound = litFit(c1 >= 0 ? (c1 + 1) * *c2 - 1 : c1 * *c2, b)) return lt(bound, div->a);
   }
   // floordiv(x, c1) < c2 -> x < c1 * c2; c1 < floordiv(x, c2) -> (c1 + 1) * c2 - 1 < x
   if (const auto *div = asOp(a, NodeKind::FloorDiv); div && cb) {
-    if (auto c1 = asConstInt(div->b); c1 && *c1 > 0) return lt(div->a, lit(*c1 * *cb, a));
+    if (auto c1 = asConstInt(div->b); c1 && *c1 > 0)
+      if (Expr bound = litFit(__int128(*c1) * *cb, a)) return lt(div->a, bound);
   }
   if (const auto *div = asOp(b, NodeKind::FloorDiv); div && ca) {
-    if (auto c2 = asConstInt(div->b); c2 && *c2 > 0) return lt(lit((*ca + 1) * *c2 - 1, b), div->a);
+    if (auto c2 = asConstInt(div->b); c2 && *c2 > 0)
+      if (Expr bound = litFit((__int128(*ca) + 1) * *c2 - 1, b)) return lt(bound, div->a);
   }
   // min/max against a value become disjunctions/conjunctions (recurse).
   if (const auto *m = asOp(a, NodeKind::Min)) return recurse(node(NodeKind::Or, lt(m->a, b), lt(m->b, b)));
@@ -314,46 +331,61 @@ Expr Simplifier::rewriteLT(const Expr &e) {
   if (const auto *m = asOp(b, NodeKind::Min)) return recurse(node(NodeKind::And, lt(a, m->a), lt(a, m->b)));
   if (const auto *m = asOp(b, NodeKind::Max)) return recurse(node(NodeKind::Or, lt(a, m->a), lt(a, m->b)));
   // Constants to one side (recurse).
-  if (ca && addB && asConstInt(addB->b)) return recurse(lt(lit(*ca - *asConstInt(addB->b), a), addB->a));  // c1 < x + c2
-  if (subA && cb && asConstInt(subA->a)) return recurse(lt(lit(*asConstInt(subA->a) - *cb, a), subA->b));  // c1 - x < c2
-  if (ca && subB && asConstInt(subB->a)) return recurse(lt(subB->b, lit(*asConstInt(subB->a) - *ca, a)));  // c1 < c2 - x
-  if (addA && cb && asConstInt(addA->b)) return recurse(lt(addA->a, lit(*cb - *asConstInt(addA->b), a)));  // x + c1 < c2
-  if (ca && subB && asConstInt(subB->b)) return recurse(lt(lit(*ca + *asConstInt(subB->b), a), subB->a));  // c1 < x - c2
-  if (subA && cb && asConstInt(subA->b)) return recurse(lt(subA->a, lit(*cb + *asConstInt(subA->b), a)));  // x - c2 < c1
-  if (subB && asConstInt(subB->a)) return recurse(lt(addExpr(a, subB->b), subB->a));  // x < c1 - y
-  if (subA && asConstInt(subA->a)) return recurse(lt(subA->a, addExpr(b, subA->b)));  // c1 - y < x
-  if (addB && asConstInt(addB->a)) return recurse(lt(subExpr(a, addB->b), addB->a));  // x < c1 + y
-  if (addA && asConstInt(addA->a)) return recurse(lt(addA->a, subExpr(b, addA->b)));  // c1 + y < x
+  auto constantA = [](const BinaryExpr *op) { return op ? asConstInt(op->a) : std::nullopt; };
+  auto constantB = [](const BinaryExpr *op) { return op ? asConstInt(op->b) : std::nullopt; };
+  if (ca && exactB)
+    if (auto c2 = constantB(addB))  // c1 < x + c2
+      if (Expr k = litFit(__int128(*ca) - *c2, a)) return recurse(lt(k, addB->a));
+  if (cb && exactA)
+    if (auto c1 = constantA(subA))  // c1 - x < c2
+      if (Expr k = litFit(__int128(*c1) - *cb, a)) return recurse(lt(k, subA->b));
+  if (ca && exactB)
+    if (auto c2 = constantA(subB))  // c1 < c2 - x
+      if (Expr k = litFit(__int128(*c2) - *ca, a)) return recurse(lt(subB->b, k));
+  if (cb && exactA)
+    if (auto c1 = constantB(addA))  // x + c1 < c2
+      if (Expr k = litFit(__int128(*cb) - *c1, a)) return recurse(lt(addA->a, k));
+  if (ca && exactB)
+    if (auto c2 = constantB(subB))  // c1 < x - c2
+      if (Expr k = litFit(__int128(*ca) + *c2, a)) return recurse(lt(k, subB->a));
+  if (cb && exactA)
+    if (auto c2 = constantB(subA))  // x - c2 < c1
+      if (Expr k = litFit(__int128(*cb) + *c2, a)) return recurse(lt(subA->a, k));
+  if (constantA(subB) && exactB && fits(NodeKind::Add, a, subB->b))
+    return recurse(lt(addExpr(a, subB->b), subB->a));  // x < c1 - y
+  if (constantA(subA) && exactA && fits(NodeKind::Add, b, subA->b))
+    return recurse(lt(subA->a, addExpr(b, subA->b)));  // c1 - y < x
+  if (constantA(addB) && exactB && fits(NodeKind::Sub, a, addB->b))
+    return recurse(lt(subExpr(a, addB->b), addB->a));  // x < c1 + y
+  if (constantA(addA) && exactA && fits(NodeKind::Sub, b, addA->b))
+    return recurse(lt(addA->a, subExpr(b, addA->b)));  // c1 + y < x
   // Merge the constant offsets of both sides.
   auto [lhs, lhsOffset] = splitConstantOffset(a);
   auto [rhs, rhsOffset] = splitConstantOffset(b);
-  if (lhsOffset != 0 || rhsOffset != 0) {
-    int64_t diff = rhsOffset - lhsOffset;
+  if ((lhsOffset != 0 || rhsOffset != 0) && exactA && exactB) {
+    __int128 diff = __int128(rhsOffset) - lhsOffset;
     if (diff == 0) return recurse(lt(lhs, rhs));
     if (diff == 1) return recurse(le(lhs, rhs));
-    if (diff < 0 && rhsOffset != 0) return recurse(lt(addExpr(lhs, lit(-diff, a)), rhs));
-    if (diff > 0 && lhsOffset != 0) return recurse(lt(lhs, addExpr(rhs, lit(diff, a))));
+    if (Expr k = litFit(diff < 0 ? -diff : diff, a)) {
+      if (diff < 0 && rhsOffset != 0 && fits(NodeKind::Add, lhs, k)) return recurse(lt(addExpr(lhs, k), rhs));
+      if (diff > 0 && lhsOffset != 0 && fits(NodeKind::Add, rhs, k)) return recurse(lt(lhs, addExpr(rhs, k)));
+    }
   }
   // A common factor of both sides divides out.
   int64_t factor = gcdInt(commonDivisor(a), commonDivisor(b));
-  if (factor > 1)
+  if (factor > 1 && exactA && exactB)
     return recurse(lt(floorDivExpr(a, lit(factor, a)), floorDivExpr(b, lit(factor, b))));
   return e;
 }
 
-// Whether x * y lies in its dtype for all the values the analyzer bounds x and y by.
-bool Simplifier::productFits(const Expr &x, const Expr &y) {
-  if (!x->dtype.isInt() || x->dtype.bits() > 64) return false;
-  IntBound bx = analyzer_.constIntBound(x), by = analyzer_.constIntBound(y);
-  int bits = x->dtype.bits();
-  __int128 low = -(__int128(1) << (bits - 1)), high = (__int128(1) << (bits - 1)) - 1;
-  for (int64_t p : {bx.min, bx.max})
-    for (int64_t q : {by.min, by.max}) {
-      __int128 product = __int128(p) * q;
-      if (product < low || product > high) return false;
-    }
-  // An unbounded side reports INT64_MIN / INT64_MAX, whose products leave every type.
-  return true;
+bool Simplifier::fits(NodeKind kind, const Expr &x, const Expr &y) {
+  return x->dtype.isInt() && !mayLeaveType(kind, analyzer_.constIntBound(x), analyzer_.constIntBound(y), x->dtype);
+}
+
+bool Simplifier::noWrap(const Expr &e) {
+  const auto *bin = e.as<BinaryExpr>();
+  if (!bin || (bin->kind() != NodeKind::Add && bin->kind() != NodeKind::Sub && bin->kind() != NodeKind::Mul)) return true;
+  return fits(bin->kind(), bin->a, bin->b) && noWrap(bin->a) && noWrap(bin->b);
 }
 
 Expr Simplifier::rewriteEQ(const Expr &e) {
@@ -376,7 +408,7 @@ Expr Simplifier::rewriteEQ(const Expr &e) {
     if (const auto *add = asOp(a, NodeKind::Add))
       if (auto c1 = asConstInt(add->b)) return node(eq, add->a, lit(*cb - *c1, a));  // x + c1 == c2
     // x * y == 0 (recurse), only where the product cannot wrap: -2^31 * 2 is 0 in int32.
-    if (const auto *mul = asOp(a, NodeKind::Mul); mul && *cb == 0 && productFits(mul->a, mul->b))
+    if (const auto *mul = asOp(a, NodeKind::Mul); mul && *cb == 0 && fits(NodeKind::Mul, mul->a, mul->b))
       return recurse(node(NodeKind::Or, node(eq, mul->a, lit(0, a)), node(eq, mul->b, lit(0, a))));
   }
   return same(a, b) ? yes : e;

@@ -45,7 +45,11 @@ private:
   Expr rewriteArith(const BinaryExpr &op, const Expr &a, const Expr &b);
   Expr rewriteMinMax(const BinaryExpr &op, const Expr &a, const Expr &b);
   Expr rewriteLT(const Expr &lt);
-  bool productFits(const Expr &x, const Expr &y);
+  // Whether x <kind> y (+ - *) stays in its integer dtype for all the values x and y are bounded
+  // by: vtac's integers wrap, and TVM's rules that reorder or cancel terms hold only without it.
+  bool fits(NodeKind kind, const Expr &x, const Expr &y);
+  // fits() for every + - * at the top of e, through + - * below it.
+  bool noWrap(const Expr &e);
   Expr rewriteEQ(const Expr &eq);
   Expr rewriteNot(const Expr &notExpr);
   Expr rewriteAnd(const Expr &andExpr);

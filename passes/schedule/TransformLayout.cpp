@@ -305,6 +305,12 @@ struct Image {
   bool injective = true;
 };
 
+// A result that leaves dtype, the type the map computes in, at some index.
+llvm::Error overflowError(const IndexMap &map, size_t r, DataType dtype, const std::string &bufferDesc) {
+  return diagnosticError(map.results()[r].loc, "transform_layout: result " + std::to_string(r) + " of the index map overflows " +
+                                                   dtype.str() + " for some index of " + bufferDesc);
+}
+
 // Buffers of at most this many elements have every point mapped; the image is then exact.
 constexpr int64_t kMaxEnumerated = int64_t(1) << 24;
 
@@ -319,9 +325,7 @@ llvm::Expected<Image> enumeratedImage(const IndexMap &map, const std::vector<int
     std::vector<int64_t> result;
     for (size_t r = 0; r < numResults; ++r) {
       std::optional<int64_t> value = map.evaluate(map.results()[r], point, dtype);
-      if (!value)
-        return diagnosticError(map.results()[r].loc, "transform_layout: result " + std::to_string(r) + " of the index map overflows " +
-                                                         dtype.str() + " for some index of " + bufferDesc);
+      if (!value) return overflowError(map, r, dtype, bufferDesc);
       result.push_back(*value);
       image.lowest[r] = std::min(image.lowest[r], result.back());
       image.highest[r] = std::max(image.highest[r], result.back());
@@ -343,11 +347,18 @@ llvm::Expected<Image> affineImage(const IndexMap &map, const std::vector<int64_t
   if (!inverse)
     return diagnosticError(at, "transform_layout: " + bufferDesc + " is too large to check the index map on point by point, "
                                "and the map has no affine inverse that shows it injective: " + llvm::toString(inverse.takeError()));
+  // The bounds are taken in int64, where an int32 map's steps cannot wrap: the analyzer bounds a
+  // + - * that may wrap by its type's whole range, which says nothing of the overflow.
+  SymbolicMap wide = symbolicMap(map, shape, DataType::int64());
   arith::Analyzer analyzer;
-  for (const AffineInput &input : inputs) analyzer.bind(input.var, Range{intImm(0, dtype), intImm(input.extent, dtype)});
+  for (const AffineInput &input : wide.inputs)
+    analyzer.bind(input.var, Range{intImm(0, DataType::int64()), intImm(input.extent, DataType::int64())});
   Image image;
-  for (const Expr &output : outputs) {
-    arith::IntBound bound = analyzer.constIntBound(output);
+  for (size_t r = 0; r < wide.outputs.size(); ++r) {
+    arith::IntBound bound = analyzer.constIntBound(wide.outputs[r]);
+    // Bounded inputs give the whole int64 range only when an int64 step may wrap.
+    bool wraps = bound.min == arith::IntBound::kNegInf && bound.max == arith::IntBound::kPosInf;
+    if (wraps || !fitsIntType(bound.min, dtype) || !fitsIntType(bound.max, dtype)) return overflowError(map, r, dtype, bufferDesc);
     image.lowest.push_back(bound.min);
     image.highest.push_back(bound.max);
   }
