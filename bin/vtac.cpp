@@ -20,6 +20,7 @@
 #include <spdlog/spdlog.h>
 
 #include <functional>
+#include <llvm/ADT/StringRef.h>
 #include <iostream>
 
 namespace {
@@ -72,6 +73,35 @@ void registerCheckCommand(CLI::App &app, Action &action) {
   });
 }
 
+// The first word that is not an option, when it names no subcommand ("vtac frob"), else null:
+// CLI11 would only say that a subcommand is required.
+const char *unknownSubcommand(const CLI::App &app, int argc, char **argv) {
+  for (int i = 1; i < argc; ++i) {
+    llvm::StringRef arg = argv[i];
+    if (arg == "--log-level") ++i;  // the one top-level option with a separate value
+    if (arg.starts_with("-")) continue;
+    for (const CLI::App *command : app.get_subcommands({}))
+      if (command->get_name() == arg) return nullptr;
+    return argv[i];
+  }
+  return nullptr;
+}
+
+// "unknown subcommand 'frob'; did you mean 'opt'?" and the list of subcommands.
+std::string unknownSubcommandMessage(const CLI::App &app, llvm::StringRef word) {
+  std::string closest, names;
+  unsigned best = ~0u;
+  for (const CLI::App *command : app.get_subcommands({})) {
+    const std::string &name = command->get_name();
+    names += (names.empty() ? "" : ", ") + name;
+    unsigned distance = word.edit_distance(name);
+    if (distance < best) best = distance, closest = name;
+  }
+  std::string message = "vtac: error: unknown subcommand '" + vtac::ir::displayText(word.str()) + "'";
+  if (best <= (closest.size() + 1) / 2) message += "; did you mean '" + closest + "'?";  // at most half of it differs
+  return message + "\nSubcommands: " + names + " (vtac --help explains each)\n";
+}
+
 } // namespace
 
 int main(int argc, char **argv) {
@@ -103,6 +133,10 @@ int main(int argc, char **argv) {
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError &e) {
+    if (const char *word = app.get_subcommands().empty() ? unknownSubcommand(app, argc, argv) : nullptr) {
+      std::cerr << unknownSubcommandMessage(app, word);
+      return kExitUsageError;
+    }
     return app.exit(e) == 0 ? 0 : kExitUsageError;
   }
   spdlog::set_default_logger(spdlog::stderr_color_mt("vtac"));

@@ -49,8 +49,9 @@ std::string checkSize(const std::string &text) {
 
 void registerRunCommand(CLI::App &app, support::CommandAction &action) {
   auto *command = app.add_subcommand(
-      "run", "Execute a prim_func with the reference interpreter (lowered VTA code runs on the\n"
-             "VTA simulator), with inputs from .npy files or seeded random data.");
+      "run", "Execute a prim_func, or a module's Relax main as a graph, compiled by LLVM's JIT\n"
+             "(--engine=interp: the reference interpreter); lowered VTA code runs on the VTA\n"
+             "simulator. Inputs come from .npy files or seeded random data.");
   auto options = std::make_shared<RunOptions>();
   auto inputs = std::make_shared<std::vector<std::string>>();
   auto outputs = std::make_shared<std::vector<std::string>>();
@@ -105,7 +106,7 @@ void registerRunCommand(CLI::App &app, support::CommandAction &action) {
                       "the last one counts")
       ->check(CLI::IsMember({"interp", "jit"}))
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
-  command->add_flag("--timing", options->timing, "Print parse, interpretation and simulation times");
+  command->add_flag("--timing", options->timing, "Print the times of parsing, compiling (the JIT; preparing, for the interpreter) and running (host code and simulation)");
   command->callback([&action, options, inputs, outputs, sizes] {
     for (const std::string &text : *inputs) options->inputs.push_back(splitAssignment(text));
     for (const std::string &text : *outputs) options->outputs.push_back(splitAssignment(text));

@@ -90,7 +90,7 @@ llvm::Expected<ir::Stmt> bindTensor(const HostFunction &function, const HostPara
   if (function.graph)
     assertThat(eq(field(hostop::kTensorDeviceType, DataType::int32()), i32(kDLCPU)), what + " must be a host tensor (kDLCPU)");
   assertThat(eq(field(hostop::kTensorNdim, DataType::int32()), i32(int64_t(buffer.rank()))),
-             what + " must have " + std::to_string(buffer.rank()) + " dimensions");
+             what + " must have " + std::to_string(buffer.rank()) + (buffer.rank() == 1 ? " dimension" : " dimensions"));
   ir::Expr typeMatches = ir::binary(
       ir::NodeKind::And,
       ir::binary(ir::NodeKind::And, eq(field(hostop::kTensorTypeCode, DataType::int32()), i32(*typeCode)),

@@ -130,7 +130,7 @@ def main(a: T.handle, b: T.handle):
       "assert diag: argument 'a': dimension 1 must be the same size as 'n'",
       "let A",
       "assert diag: argument 'b' is NULL",
-      "assert diag: argument 'b' must have 1 dimensions",
+      "assert diag: argument 'b' must have 1 dimension",
       "assert diag: argument 'b' must have dtype int32",
       "assert diag: argument 'b': dimension 0 must be the same size as 'n'",
       "let B"};
