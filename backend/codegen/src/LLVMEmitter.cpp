@@ -473,22 +473,25 @@ private:
     return convert(value, op.value->dtype, op.dtype, op);
   }
 
-  // The truncated value must lie in the integer type's range (NaN never does).
+  // The truncated value must lie in the integer type's range (NaN never does). The comparison
+  // is made in double: the bounds 2^63 and 2^64 are not finite in float16, so there an infinity
+  // would compare inside them.
   void checkFloatToInt(llvm::Value *value, const ir::Cast &op) {
     int bits = op.dtype.bits();
     double low = isUnsigned(op.dtype) ? 0.0 : -std::ldexp(1.0, bits - 1);
     double high = isUnsigned(op.dtype) ? std::ldexp(1.0, bits) : std::ldexp(1.0, bits - 1);
-    llvm::Value *truncated = b_.CreateUnaryIntrinsic(llvm::Intrinsic::trunc, value);
-    llvm::Value *inRange = b_.CreateAnd(b_.CreateFCmpOGE(truncated, llvm::ConstantFP::get(value->getType(), low)),
-                                        b_.CreateFCmpOLT(truncated, llvm::ConstantFP::get(value->getType(), high)));
     unsigned lanes = unsigned(op.dtype.lanes());
     llvm::Type *f64 = b_.getDoubleTy(), *i64 = b_.getInt64Ty();
     if (lanes > 1) {
       f64 = llvm::FixedVectorType::get(f64, lanes);
       i64 = llvm::FixedVectorType::get(i64, lanes);
     }
+    llvm::Value *wide = b_.CreateFPExt(value, f64);
+    llvm::Value *truncated = b_.CreateUnaryIntrinsic(llvm::Intrinsic::trunc, wide);
+    llvm::Value *inRange = b_.CreateAnd(b_.CreateFCmpOGE(truncated, llvm::ConstantFP::get(f64, low)),
+                                        b_.CreateFCmpOLT(truncated, llvm::ConstantFP::get(f64, high)));
     failWhen(b_.CreateNot(inRange), {CheckKind::FloatToInt, op.loc(), op.dtype.elementType().str()},
-             b_.CreateBitCast(b_.CreateFPExt(value, f64), i64), b_.getInt64(0));
+             b_.CreateBitCast(wide, i64), b_.getInt64(0));
   }
   llvm::Value *visitNot(const ir::Not &op) override { return b_.CreateNot(visitExpr(op.a)); }
   llvm::Value *visitSelect(const ir::Select &op) override {
