@@ -11,10 +11,11 @@
 // The schedule is the tutorial's (samples/conv2d_vta_schedule.py): the output is tiled in oc
 // blocks, rows and columns; the convolution and the epilogue are computed per output tile, the
 // input and weight tiles loaded per ic block into the SRAMs by DMA, the GEMM tensorized (reset,
-// then update), the epilogue on the ALU, the result stored by DMA. Tiles are divisors of the
+// then update), the epilogue on the ALU, the result stored by DMA from the batch-tile loop (whole
+// BATCH x BLOCK_OUT tiles: with BATCH 2 a store per row of the tile would leave VTA's tiles). Tiles are divisors of the
 // extents that fit every SRAM (each virtual thread has its own copy), chosen by the least DRAM
-// traffic the tiling implies (input tiles re-read per oc block, weights per output tile, output
-// and added tensors once); two virtual threads (on oc blocks or rows) where they fit and cost at
+// traffic the tiling implies (per batch tile: input tiles re-read per oc block, weights per output
+// tile, output and added tensors once); two virtual threads (on oc blocks or rows) where they fit and cost at
 // most 10% more.
 #include <algorithm>
 
@@ -29,7 +30,7 @@ namespace {
 
 struct PackedConv {
   PackedStages stages;
-  int64_t ocTiles = 0, height = 0, width = 0, icTiles = 0, kh = 0, kw = 0, strideH = 1, strideW = 1;
+  int64_t batchTiles = 0, ocTiles = 0, height = 0, width = 0, icTiles = 0, kh = 0, kw = 0, strideH = 1, strideW = 1;
   int64_t inHeight = 0, inWidth = 0, padTop = 0, padLeft = 0;  // the data tensor in DRAM
 };
 
@@ -69,12 +70,6 @@ std::optional<PackedConv> recognise(const ir::PrimFunc &func, std::string &why) 
     why = "no int8 x int8 -> int32 packed convolution block";
     return std::nullopt;
   }
-  // Not yet: with a batch tile (BATCH > 1) the schedule's DMA copies fall off VTA's tiles
-  // (inject-dma-copies: "the DRAM offset is not a multiple of the tile").
-  if (ir::asConstInt(s.data->shape[4]) != 1) {
-    why = "the conv2d rule schedules a batch tile of 1 only (VTA configurations with BATCH 1)";
-    return std::nullopt;
-  }
   const auto &iv = s.reduction->iterVars;
   auto bo = extentOf(iv[0]), oc = extentOf(iv[1]), h = extentOf(iv[2]), w = extentOf(iv[3]);
   auto ic = extentOf(iv[6]), kh = extentOf(iv[7]), kw = extentOf(iv[8]);
@@ -83,7 +78,7 @@ std::optional<PackedConv> recognise(const ir::PrimFunc &func, std::string &why) 
     why = "the convolution's extents or stride are not constant";
     return std::nullopt;
   }
-  conv.ocTiles = *oc, conv.height = *h, conv.width = *w, conv.icTiles = *ic, conv.kh = *kh, conv.kw = *kw;
+  conv.batchTiles = *bo, conv.ocTiles = *oc, conv.height = *h, conv.width = *w, conv.icTiles = *ic, conv.kh = *kh, conv.kw = *kw;
   conv.strideH = *strideH, conv.strideW = *strideW;
   if (!recogniseStages(func, blocks, 6, s, why)) return std::nullopt;
   const ir::Buffer *dram = s.dataStage ? s.dataStage->reads[0].buffer.get() : s.data;
@@ -129,6 +124,7 @@ public:
     uint64_t uops = uint64_t(t.ic * c_.kh * c_.kw * t.cols) * config_.uopElemBytes;
     return {inp * threads, wgt * threads, acc * threads, uops};
   }
+  // Per batch tile (the outermost loop) the input, weights and output move again.
   uint64_t dramBytes(const Tiling &t) const {
     uint64_t input = 0;
     for (int64_t y = 0; y < c_.height; y += t.rows)
@@ -139,7 +135,7 @@ public:
     input *= ocBlocks * uint64_t(c_.icTiles) * config_.inpElemBytes;
     uint64_t weights = tiles * uint64_t(c_.ocTiles * c_.icTiles * c_.kh * c_.kw) * config_.wgtElemBytes;
     uint64_t output = uint64_t(c_.ocTiles * c_.height * c_.width) * config_.outElemBytes;
-    return input + weights + output * (1 + c_.stages.addedTensors());
+    return uint64_t(c_.batchTiles) * (input + weights + output * (1 + c_.stages.addedTensors()));
   }
   // Everything read once: the floor any tiling is compared with.
   uint64_t floorBytes() const {
@@ -148,7 +144,7 @@ public:
                      config_.inpElemBytes;
     uint64_t weights = uint64_t(c_.ocTiles * c_.icTiles * c_.kh * c_.kw) * config_.wgtElemBytes;
     uint64_t output = uint64_t(c_.ocTiles * c_.height * c_.width) * config_.outElemBytes;
-    return input + weights + output * (1 + c_.stages.addedTensors());
+    return uint64_t(c_.batchTiles) * (input + output * (1 + c_.stages.addedTensors())) + weights;
   }
 
   // The least DRAM traffic; then two threads over one; then the larger output tile. nullopt
@@ -234,7 +230,7 @@ void writeSchedule(const std::string &func, const PackedConv &c, const Tiling &t
   }
   int64_t outer = 4 + (t.threads != ThreadAxis::None);  // loops around an output tile
   // the init's loops: the tile's, then bo, co, i, j, bi, ci
-  scheduleStages(sch, func, c.stages, {conv, x[0], ic[0], loops[5], cl[8], outer, outer + 4}, madeLoads);
+  scheduleStages(sch, func, c.stages, {conv, x[0], ic[0], loops[4], cl[8], outer, outer + 4}, madeLoads);
 }
 
 std::string describe(const PackedConv &c, const Tiling &t, uint64_t floor) {
