@@ -404,30 +404,23 @@ private:
     auto is = [](const Expr &e, int64_t v) { return provablyEqual(e, ir::intImm(v)); };
     auto tiles = [&](const Expr &stride) { return *ir::divideExactly(ir::simplify(stride), tile); };
     size_t ndim = shape.size();
-    Expr one = ir::intImm(1);
-    if (is(shape[ndim - 1], tile)) {  // the tile is the innermost dimension
-      if (!is(strides[ndim - 1], 1)) return noPattern();
-      if (ndim == 1) return Pattern2D{one, one, one, *offset};
-      // one loop of vectors: adjacent ones make a row, strided ones a column
-      if (ndim == 2 && !is(strides[0], tile) && provablyMultiple(strides[0], tile))
-        return Pattern2D{one, shape[0], tiles(strides[0]), *offset};
-      if (!is(strides[ndim - 2], tile)) return noPattern();
-      if (ndim == 2) return Pattern2D{shape[ndim - 2], one, shape[ndim - 2], *offset};
-      if (!provablyMultiple(strides[ndim - 3], tile)) return noPattern();
-      if (ndim == 3)
-        return Pattern2D{shape[ndim - 2], shape[ndim - 3], tiles(strides[ndim - 3]), *offset};
-      return noPattern();
+    // a tile of two dimensions (BATCH x BLOCK), dense, is one dimension of `tile` elements
+    if (ndim >= 2 && is(strides[ndim - 1], 1) && provablyEqual(strides[ndim - 2], shape[ndim - 1]) &&
+        is(shape[ndim - 1] * shape[ndim - 2], tile)) {
+      shape.erase(shape.end() - 2), strides.erase(strides.end() - 2);
+      shape.back() = ir::intImm(tile);
+      --ndim;
     }
-    // the tile is the innermost two dimensions (BATCH x BLOCK)
-    if (ndim < 2 || !is(strides[ndim - 1], 1) || !provablyEqual(strides[ndim - 2], shape[ndim - 1]) ||
-        !is(shape[ndim - 1] * shape[ndim - 2], tile))
-      return noPattern();
-    if (ndim == 2) return Pattern2D{one, one, one, *offset};
-    if (!is(strides[ndim - 3], tile)) return noPattern();
-    if (ndim == 3) return Pattern2D{shape[ndim - 3], one, shape[ndim - 3], *offset};
-    if (!provablyMultiple(strides[ndim - 4], tile)) return noPattern();
-    if (ndim == 4)
-      return Pattern2D{shape[ndim - 3], shape[ndim - 4], tiles(strides[ndim - 4]), *offset};
+    Expr one = ir::intImm(1);
+    if (!is(shape[ndim - 1], tile) || !is(strides[ndim - 1], 1)) return noPattern();
+    if (ndim == 1) return Pattern2D{one, one, one, *offset};
+    // one loop of vectors: adjacent ones make a row, strided ones a column
+    if (ndim == 2 && !is(strides[0], tile) && provablyMultiple(strides[0], tile))
+      return Pattern2D{one, shape[0], tiles(strides[0]), *offset};
+    if (!is(strides[ndim - 2], tile)) return noPattern();
+    if (ndim == 2) return Pattern2D{shape[ndim - 2], one, shape[ndim - 2], *offset};
+    if (!provablyMultiple(strides[ndim - 3], tile)) return noPattern();
+    if (ndim == 3) return Pattern2D{shape[ndim - 2], shape[ndim - 3], tiles(strides[ndim - 3]), *offset};
     return noPattern();
   }
 
