@@ -102,6 +102,22 @@ std::string unknownSubcommandMessage(const CLI::App &app, llvm::StringRef word) 
   return message + "\nSubcommands: " + names + " (vtac --help explains each)\n";
 }
 
+// The arguments for CLI11, last first as it consumes them. CLI11 reads `--passes=` (an empty
+// value) as `--passes` and takes the next argument for its value; an empty string it keeps.
+std::vector<std::string> cliArguments(int argc, char **argv) {
+  std::vector<std::string> args;
+  for (int i = argc - 1; i > 0; --i) {
+    llvm::StringRef arg = argv[i];
+    if (arg.starts_with("--") && arg.size() > 3 && arg.find('=') == arg.size() - 1) {
+      args.emplace_back();
+      args.emplace_back(arg.drop_back().str());
+    } else {
+      args.emplace_back(arg.str());
+    }
+  }
+  return args;
+}
+
 } // namespace
 
 int main(int argc, char **argv) {
@@ -131,7 +147,7 @@ int main(int argc, char **argv) {
 
   vtac::codegen::spellDependencyFlags(argc, argv);
   try {
-    app.parse(argc, argv);
+    app.parse(cliArguments(argc, argv));
   } catch (const CLI::ParseError &e) {
     if (const char *word = app.get_subcommands().empty() ? unknownSubcommand(app, argc, argv) : nullptr) {
       std::cerr << unknownSubcommandMessage(app, word);

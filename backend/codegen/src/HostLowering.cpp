@@ -86,7 +86,8 @@ public:
     ir::preOrderVisit(op.block->body, [&](const ir::Node &node) {
       if (!loc.isKnown()) loc = node.loc();
     });
-    fail(loc, "block '" + op.block->name + "' is not lowered: code generation needs flat TIR");
+    fail(loc, "block '" + op.block->name + "' is not lowered: code generation needs flat TIR (lower it first: "
+              "--passes=tir-lower, or --passes=vta-lower for a VTA schedule)");
     return ir::Stmt(&op);
   }
 
