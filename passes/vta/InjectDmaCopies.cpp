@@ -277,26 +277,32 @@ private:
     Expr xBefore = zero, yBefore = zero, xAfter = zero, yAfter = zero;
     if (!padBefore.empty()) {
       size_t ndim = padBefore.size();
-      // One loop besides the vector: a window of one input row (or column), its unit loop gone.
-      // The loop is the 2D pattern's row when its elements are adjacent vectors, else its column.
-      bool oneLoop = ndim == 2 && provablyEqual(dst.shape[1], ir::intImm(sram->tileScalars));
-      if (!oneLoop && (ndim < 3 || ndim > 5))
-        return fail(at, "a padded load needs 2 to 5 loops (has " + llvm::Twine(ndim) + ")");
-      size_t inner = 2;
-      if (oneLoop && provablyEqual(src.strides[0], ir::intImm(sram->tileScalars))) {
-        xBefore = padBefore[0], xAfter = padAfter[0], inner = 1;
-      } else if (oneLoop) {
-        yBefore = padBefore[0], yAfter = padAfter[0], inner = 1;
+      // The tile is the innermost loop, or the two innermost (BATCH x BLOCK); the loops outside
+      // it are the window's, the last two its rows and columns.
+      Expr tile = ir::intImm(sram->tileScalars);
+      size_t tileDims = provablyEqual(dst.shape[ndim - 1], tile)                                   ? 1
+                        : ndim >= 2 && provablyEqual(dst.shape[ndim - 1] * dst.shape[ndim - 2], tile) ? 2
+                                                                                                     : 0;
+      size_t outer = ndim - tileDims;
+      if (tileDims == 0 || outer < 1 || outer > 3)
+        return fail(at, "a padded load needs 1 to 3 loops around its tile of " + llvm::Twine(sram->tileScalars) +
+                            " elements (has " + llvm::Twine(ndim) + " loops)");
+      // One loop: a window of one input row (or column), its unit loop gone. The loop is the 2D
+      // pattern's row when its elements are adjacent tiles, else its column.
+      size_t y = outer - 1, x = outer - 1;
+      if (outer == 1 && provablyEqual(src.strides[0], tile)) {
+        xBefore = padBefore[x], xAfter = padAfter[x];
+      } else if (outer == 1) {
+        yBefore = padBefore[y], yAfter = padAfter[y];
       } else {
-        size_t y = ndim == 5 ? 1 : 0;  // with BATCH > 1 the batch loop comes first
-        yBefore = padBefore[y], xBefore = padBefore[y + 1];
-        yAfter = padAfter[y], xAfter = padAfter[y + 1];
-        inner = y + 2;
+        y = outer - 2;
+        yBefore = padBefore[y], xBefore = padBefore[x];
+        yAfter = padAfter[y], xAfter = padAfter[x];
       }
-      for (size_t d = inner; d < ndim; ++d)
-        if (!ir::isZero(padBefore[d]) || !ir::isZero(padAfter[d]))
-          return fail(at, "padding on an inner dimension of the tile (loop " + llvm::Twine(d) +
-                              ") is not supported; only the two outer dimensions can be padded");
+      for (size_t d = 0; d < ndim; ++d)
+        if (d != y && d != x && (!ir::isZero(padBefore[d]) || !ir::isZero(padAfter[d])))
+          return fail(at, "padding on loop " + llvm::Twine(d) + " of the copy is not supported; only the "
+                          "window's rows and columns (the two loops around the tile) can be padded");
     }
     if (llvm::Error error = checkCompact(at, dst)) return error;
     auto pattern = pattern2D(at, src, sram->tileScalars, expected, padBefore.empty());
@@ -308,6 +314,15 @@ private:
                           ir::printExpr(pattern->xSize) + ", y_size " + ir::printExpr(pattern->ySize) +
                           " can be 0), where VTA loads nothing and the tile keeps old data; choose tiles "
                           "that each overlap the data");
+    // What VTA writes into the SRAM (padding included) must be the copy's tiles, no more, no
+    // less: a pattern read wrongly would overrun the buffer or leave tiles unloaded.
+    Expr tiles = ir::intImm(1);
+    for (const Expr &extent : dst.shape) tiles = tiles * extent;
+    Expr written = (xBefore + pattern->xSize + xAfter) * (yBefore + pattern->ySize + yAfter) *
+                   ir::intImm(sram->tileScalars);
+    if (!provablyEqual(written, tiles))
+      return fail(at, "the load's 2D pattern writes " + ir::printExpr(ir::simplify(written)) +
+                          " elements of SRAM, the copy has " + ir::printExpr(ir::simplify(tiles)));
     Expr call = vta::callExtern(
         "VTALoadBuffer2D",
         {vta::commandHandle(), Expr(src.data), pattern->offset, pattern->xSize, pattern->ySize,
