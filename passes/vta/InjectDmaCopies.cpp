@@ -275,6 +275,7 @@ private:
     }
     Expr zero = ir::intImm(0);
     Expr xBefore = zero, yBefore = zero, xAfter = zero, yAfter = zero;
+    Expr one = ir::intImm(1), rows = one, columns = one;  // of the window in SRAM, padding included
     if (!padBefore.empty()) {
       size_t ndim = padBefore.size();
       // The tile is the innermost loop, or the two innermost (BATCH x BLOCK); the loops outside
@@ -291,13 +292,15 @@ private:
       // pattern's row when its elements are adjacent tiles, else its column.
       size_t y = outer - 1, x = outer - 1;
       if (outer == 1 && provablyEqual(src.strides[0], tile)) {
-        xBefore = padBefore[x], xAfter = padAfter[x];
+        xBefore = padBefore[x], xAfter = padAfter[x], columns = dst.shape[x];
       } else if (outer == 1) {
-        yBefore = padBefore[y], yAfter = padAfter[y];
+        yBefore = padBefore[y], yAfter = padAfter[y], rows = dst.shape[y];
       } else {
         y = outer - 2;
         yBefore = padBefore[y], xBefore = padBefore[x];
         yAfter = padAfter[y], xAfter = padAfter[x];
+        for (size_t d = 0; d <= y; ++d) rows = rows * dst.shape[d];
+        columns = dst.shape[x];
       }
       for (size_t d = 0; d < ndim; ++d)
         if (d != y && d != x && (!ir::isZero(padBefore[d]) || !ir::isZero(padAfter[d])))
@@ -314,15 +317,15 @@ private:
                           ir::printExpr(pattern->xSize) + ", y_size " + ir::printExpr(pattern->ySize) +
                           " can be 0), where VTA loads nothing and the tile keeps old data; choose tiles "
                           "that each overlap the data");
-    // What VTA writes into the SRAM (padding included) must be the copy's tiles, no more, no
-    // less: a pattern read wrongly would overrun the buffer or leave tiles unloaded.
-    Expr tiles = ir::intImm(1);
-    for (const Expr &extent : dst.shape) tiles = tiles * extent;
-    Expr written = (xBefore + pattern->xSize + xAfter) * (yBefore + pattern->ySize + yAfter) *
-                   ir::intImm(sram->tileScalars);
-    if (!provablyEqual(written, tiles))
-      return fail(at, "the load's 2D pattern writes " + ir::printExpr(ir::simplify(written)) +
-                          " elements of SRAM, the copy has " + ir::printExpr(ir::simplify(tiles)));
+    // A padded window's rows and columns in SRAM must be the pattern's, padding included: the
+    // padding was given to the loops, the pattern read from the strides, and a disagreement
+    // would pad the wrong side or overrun the buffer.
+    Expr patternRows = yBefore + pattern->ySize + yAfter, patternColumns = xBefore + pattern->xSize + xAfter;
+    if (!padBefore.empty() && !(provablyEqual(patternRows, rows) && provablyEqual(patternColumns, columns)))
+      return fail(at, "the padded load's 2D pattern (" + ir::printExpr(ir::simplify(patternRows)) + " rows of " +
+                          ir::printExpr(ir::simplify(patternColumns)) + " tiles) is not its window (" +
+                          ir::printExpr(ir::simplify(rows)) + " rows of " + ir::printExpr(ir::simplify(columns)) +
+                          ")");
     Expr call = vta::callExtern(
         "VTALoadBuffer2D",
         {vta::commandHandle(), Expr(src.data), pattern->offset, pattern->xSize, pattern->ySize,
@@ -420,7 +423,7 @@ private:
     auto tiles = [&](const Expr &stride) { return *ir::divideExactly(ir::simplify(stride), tile); };
     size_t ndim = shape.size();
     // a tile of two dimensions (BATCH x BLOCK), dense, is one dimension of `tile` elements
-    if (ndim >= 2 && is(strides[ndim - 1], 1) && provablyEqual(strides[ndim - 2], shape[ndim - 1]) &&
+    if (ndim >= 2 && !is(shape[ndim - 1], tile) && is(strides[ndim - 1], 1) && provablyEqual(strides[ndim - 2], shape[ndim - 1]) &&
         is(shape[ndim - 1] * shape[ndim - 2], tile)) {
       shape.erase(shape.end() - 2), strides.erase(strides.end() - 2);
       shape.back() = ir::intImm(tile);
