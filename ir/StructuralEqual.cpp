@@ -6,6 +6,7 @@
 #include "vtac/ir/CommReducer.h"
 #include "vtac/ir/Relax.h"
 
+#include <cmath>
 #include <unordered_map>
 
 #include <llvm/Support/raw_ostream.h>
@@ -237,7 +238,9 @@ bool StructuralComparer::expr(const Expr &ea, const Expr &eb) {
     return static_cast<const IntImm &>(a).value == static_cast<const IntImm &>(b).value || fail(&a, &b, "integer values differ");
   case NodeKind::FloatImm: {
     double x = static_cast<const FloatImm &>(a).value, y = static_cast<const FloatImm &>(b).value;
-    return x == y || (x != x && y != y) || fail(&a, &b, "float values differ");
+    // 0.0 and -0.0 compare equal but are different values (1 / x); any NaN is the same NaN.
+    return (x == y && std::signbit(x) == std::signbit(y)) || (x != x && y != y) ||
+           fail(&a, &b, "float values differ");
   }
   case NodeKind::StringImm:
     return static_cast<const StringImm &>(a).value == static_cast<const StringImm &>(b).value || fail(&a, &b, "strings differ");

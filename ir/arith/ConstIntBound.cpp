@@ -83,7 +83,11 @@ public:
     return intersect(ExprFunctor<IntBound>::visitExpr(e), typeBound(e->dtype));
   }
 
-  IntBound visitIntImm(const IntImm &op) override { return {op.value, op.value}; }
+  IntBound visitIntImm(const IntImm &op) override {
+    // A uint64 constant of 2^63 or more is stored negative; int64 bounds cannot hold it.
+    if (op.dtype.isUInt() && op.value < 0) return typeBound(op.dtype);
+    return {op.value, op.value};
+  }
   IntBound visitVar(const Var &op) override {
     VarRef var(&op);
     if (auto it = state_.varValues.find(var); it != state_.varValues.end()) return visitExpr(it->second);
