@@ -310,14 +310,18 @@ class Plan:
         if "padding" in message and "wholly" in message and self.padding_only_tile():
             return "a tile's input window lies in the padding"
         if message.startswith("[inject-dma-copies] dma_copy: cannot derive the padding from the copy's condition") \
-                and self.padded_data() and min(d["data_pragma"], own_loops(data)) > 0:
-            # the pragma is inside the padded window: the condition bounds loops outside the copy
-            return "a padded load's DMA pragma below its first loop"
+                and self.padded_data() and (min(d["data_pragma"], own_loops(data)) > 0 or self.unit_padded_window()):
+            # the condition bounds a loop outside the copy: the pragma is inside the padded
+            # window, or a padded axis's window is one row or column (no loop of the copy)
+            return "a padded load whose padding is not on a loop of the copy"
         if (message.startswith("[inject-dma-copies] dma_copy: padding on an inner dimension of the tile")
                 or message.startswith("[inject-dma-copies] dma_copy: cannot detect a 2D pattern")) \
                 and self.padded_data() and (data[0] > 1 or data[1] > 1):
             # VTA pads the two outer dimensions of a 2D copy: rows and columns, nothing outside them
             return "a padded load of several images or ic blocks"
+        if message.startswith("[inject-dma-copies] dma_copy: cannot detect a 2D pattern") and not self.padded_data() \
+                and max(self.copy_dims("data"), self.copy_dims("weight")) > 2:
+            return "a load of more than two dimensions (VTA's DMA is 2D)"
         if message.startswith("[inject-dma-copies] dma_copy: the copy does not walk the local.acc_buffer buffer "
                               "densely in loop order") and s["kind"] == "conv" and d["store_pragma"] == "y_i" \
                 and self.stage_tile(d["epilogue_levels"][2])[3] != self.tile["x"]:
@@ -329,6 +333,35 @@ class Plan:
         if "consecutive micro-ops of loop" in message and self.hazard():
             return "a GEMM pipeline hazard"
         return None
+
+    def unit_padded_window(self):
+        s = self.s
+        data = self.data_tile()
+        return (s["pad_h"] > 0 and data[2] == 1) or (s["pad_w"] > 0 and data[3] == 1)
+
+    def copy_dims(self, which):
+        """Dimensions of a load's DRAM side below its DMA pragma after merging contiguous ones
+        (one more when the innermost is not contiguous): VTA's DMA moves at most 2."""
+        s, d = self.s, self.d
+        if which == "data":
+            tile, pragma = self.data_tile(), d["data_pragma"]
+            full = [s["batch"] // s["batch_tile"], s["cin"] // s["block"]] + ([s["h"], s["w"]] if s["kind"] == "conv" else [])
+        else:
+            tile, pragma = self.weight_tile(), d["weight_pragma"]
+            full = [s["cout"] // s["block"], s["cin"] // s["block"]] + ([s["kh"], s["kw"]] if s["kind"] == "conv" else [])
+        strides = [int(np.prod(full[k + 1:])) for k in range(len(full))]
+        dims = [(e, st) for e, st in zip(tile, strides) if e > 1]
+        dims = dims[min(pragma, len(dims)):]
+        groups, base, size = 0, None, 0
+        for e, st in reversed(dims):
+            if base is not None and st == base * size:
+                size *= e
+            else:
+                groups += 1
+                base, size = st, e
+        if dims and dims[-1][1] != 1:
+            groups += 1
+        return groups
 
     def mid_extents(self):
         s, d = self.s, self.d
