@@ -40,8 +40,12 @@ Outcomes of a case:
   expected    a located error (`file:line:col: error:` with its source line and caret) this
               script justifies by its own count: "[storage-rewrite] the allocations in 'S' need
               N bytes, which exceeds the M bytes of that memory" when its upper bound of S's need
-              exceeds M; a tile wholly in the padding (inject-dma-copies) when some tile's input
-              window lies in the padding on an axis
+              exceeds M; and the limits of VTA's DMA, ALU and micro-kernels (Plan.justify) when
+              this script's count shows them: a tile whose input window lies in the padding, a
+              padded load of several images or ic blocks or whose padding is on no loop of the
+              copy, a load of more than two dimensions, a store of rows narrower than the
+              accumulator tile, reset and update with no load between them, a GEMM pipeline
+              hazard, an epilogue stage at a deeper loop than its producer (the ALU works in place)
   bugs        mismatch; timeout (also a simulator deadlock); crash (signal, sanitizer report,
               LLVM fatal error); error (an error without location or caret, any located error
               not justified above, an SRAM error although the upper bound fits, no GEMM counted,
@@ -307,7 +311,10 @@ class Plan:
         (None when there is none): limits of VTA's DMA and micro-kernels that TVM's VTA flow has too."""
         s, d = self.s, self.d
         data = self.data_tile()
-        if "padding" in message and "wholly" in message and self.padding_only_tile():
+        if (("padding" in message and "wholly" in message)
+                or message.startswith("[inject-dma-copies] dma_copy: the stored value is not a load")) \
+                and self.padding_only_tile():
+            # an all-padding window: the copy's value folds to 0, VTA cannot load it
             return "a tile's input window lies in the padding"
         if message.startswith("[inject-dma-copies] dma_copy: cannot derive the padding from the copy's condition") \
                 and self.padded_data() and (min(d["data_pragma"], own_loops(data)) > 0 or self.unit_padded_window()):
@@ -315,7 +322,8 @@ class Plan:
             # window, or a padded axis's window is one row or column (no loop of the copy)
             return "a padded load whose padding is not on a loop of the copy"
         if (message.startswith("[inject-dma-copies] dma_copy: padding on an inner dimension of the tile")
-                or message.startswith("[inject-dma-copies] dma_copy: cannot detect a 2D pattern")) \
+                or message.startswith("[inject-dma-copies] dma_copy: cannot detect a 2D pattern")
+                or message.startswith("[inject-dma-copies] dma_copy: a padded load needs")) \
                 and self.padded_data() and (data[0] > 1 or data[1] > 1):
             # VTA pads the two outer dimensions of a 2D copy: rows and columns, nothing outside them
             return "a padded load of several images or ic blocks"
@@ -330,6 +338,11 @@ class Plan:
         if message.startswith("[fold-uop-loop] the GEMM micro-kernel mixes reset and accumulating micro-ops") \
                 and d["data_at"] == d["weight_at"] == "tile":
             return "no load inside the reduction loop separates reset and update"
+        if "with an immediate the ALU computes dst = dst op imm" in message \
+                and any(lv != d["gemm_level"] for lv in d["epilogue_levels"]):
+            # VTA's ALU works in place: a stage at a deeper loop than its producer reads another
+            # part of the shared accumulator
+            return "an epilogue stage at a deeper loop than its producer"
         if "consecutive micro-ops of loop" in message and self.hazard():
             return "a GEMM pipeline hazard"
         return None
@@ -589,6 +602,14 @@ def smaller_cases(case):
         return {"spec": spec, "config": dict(c), "sched": sched, "input_seed": case["input_seed"]}
 
     cands = []
+    if c["LOG_BLOCK"] == 5:  # the same numbers of channel blocks at BLOCK 16
+        x = reshaped(block=16, cin=s["cin"] // 2, cout=s["cout"] // 2)
+        cands.append(x and dict(x, config=dict(c, LOG_BLOCK=4)))
+    if c["LOG_BATCH"] == 1:  # the same numbers of batch tiles at BATCH 1
+        x = reshaped(batch_tile=1, batch=s["batch"] // 2)
+        if x and x["sched"]["store_pragma"] == "b_t":
+            x["sched"]["store_pragma"] = "oc_t"
+        cands.append(x and dict(x, config=dict(c, LOG_BATCH=0)))
     if s["batch"] > s["batch_tile"]:
         cands.append(reshaped(batch=s["batch_tile"]))
     for ch in ("cin", "cout"):
@@ -602,7 +623,23 @@ def smaller_cases(case):
     if s["clip_min"] != 0 or s["clip_max"] != 127:
         cands.append(reshaped(clip_min=0, clip_max=127))
     out += [x for x in cands if x is not None]
-    return out
+    return [x for x in out if threads_valid(x["spec"], x["sched"])]
+
+
+def threads_valid(spec, sched):
+    """Whether every thread axis still splits a loop around the GEMM whose extent it divides (a
+    candidate without an earlier axis may leave a later one pointing past the nest)."""
+    axes = out_axes(spec)
+    nest = [n // t if n % t == 0 else None for (_, n), t in zip(axes, sched["tiles"])][:sched["gemm_level"]]
+    for p, k, up in sched["threads"]:
+        if p >= len(nest) or nest[p] is None or nest[p] % k:
+            return False
+        nest[p:p + 1] = [nest[p] // k, None]
+        if up is not None:
+            if up > p:
+                return False
+            nest.insert(up, nest.pop(p + 1))
+    return True
 
 
 # ---------------------------------------------------------------------------------------------

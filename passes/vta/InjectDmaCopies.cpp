@@ -277,21 +277,35 @@ private:
     Expr xBefore = zero, yBefore = zero, xAfter = zero, yAfter = zero;
     if (!padBefore.empty()) {
       size_t ndim = padBefore.size();
+      // The vector's loops (lanes): the innermost loops whose extents make one tile (two with
+      // BATCH > 1: batch lanes and channel lanes); the loops besides them are, outermost first,
+      // images or ic blocks (unpadded), rows and columns.
+      size_t lanes = 0;
+      int64_t laneScalars = 1;
+      while (lanes < ndim && laneScalars < sram->tileScalars) {
+        auto extent = ir::asConstInt(dst.shape[ndim - 1 - lanes]);
+        if (!extent) break;
+        laneScalars *= *extent;
+        ++lanes;
+      }
+      if (laneScalars != sram->tileScalars || lanes == ndim || ndim > 5)
+        return fail(at, "a padded load needs 2 to 5 loops (has " + llvm::Twine(ndim) + ")");
+      size_t outer = ndim - lanes;
       // One loop besides the vector: a window of one input row (or column), its unit loop gone.
       // The loop is the 2D pattern's row when its elements are adjacent vectors, else its column.
-      bool oneLoop = ndim == 2 && provablyEqual(dst.shape[1], ir::intImm(sram->tileScalars));
-      if (!oneLoop && (ndim < 3 || ndim > 5))
-        return fail(at, "a padded load needs 2 to 5 loops (has " + llvm::Twine(ndim) + ")");
-      size_t inner = 2;
-      if (oneLoop && provablyEqual(src.strides[0], ir::intImm(sram->tileScalars))) {
-        xBefore = padBefore[0], xAfter = padAfter[0], inner = 1;
-      } else if (oneLoop) {
-        yBefore = padBefore[0], yAfter = padAfter[0], inner = 1;
+      size_t inner = outer;
+      if (outer == 1 && provablyEqual(src.strides[0], ir::intImm(sram->tileScalars))) {
+        xBefore = padBefore[0], xAfter = padAfter[0];
+      } else if (outer == 1) {
+        yBefore = padBefore[0], yAfter = padAfter[0];
       } else {
-        size_t y = ndim == 5 ? 1 : 0;  // with BATCH > 1 the batch loop comes first
+        size_t y = outer - 2;  // rows, then columns; images or ic blocks outside them
         yBefore = padBefore[y], xBefore = padBefore[y + 1];
         yAfter = padAfter[y], xAfter = padAfter[y + 1];
-        inner = y + 2;
+        for (size_t d = 0; d < y; ++d)
+          if (!ir::isZero(padBefore[d]) || !ir::isZero(padAfter[d]))
+            return fail(at, "padding on an outer dimension of the tile (loop " + llvm::Twine(d) +
+                                ") is not supported; only rows and columns can be padded");
       }
       for (size_t d = inner; d < ndim; ++d)
         if (!ir::isZero(padBefore[d]) || !ir::isZero(padAfter[d]))
