@@ -56,53 +56,25 @@ B > 0. Runs one vtac at a time. Needs /usr/bin/python3 with numpy (Debian's pyth
 import json
 import os
 import re
-import resource
-import shlex
-import shutil
 import sys
-import tempfile
-import time
 
 import numpy as np
 
 import fuzzing
-from fuzzing import SANITIZER, run
+from fuzzing import DEFAULT_SIZES
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "samples", "models"))
 import gen_resnet18_vta as writer  # noqa: E402  (the TensorIR writer of the packed conv2d)
 
-DEFAULT_SIZES = {"LOG_INP_BUFF_SIZE": 15, "LOG_WGT_BUFF_SIZE": 18, "LOG_ACC_BUFF_SIZE": 17,
-                 "LOG_UOP_BUFF_SIZE": 15}
-LOCATED_ERROR = re.compile(r"^(\S+):(\d+):(\d+): error: (.*)$", re.M)
-ANY_ERROR = re.compile(r"^(?:.*: )?error: (.*)$", re.M)
-COMPARE = re.compile(r"^(\w+): (all \d+ elements match the reference|(\d+) of (\d+) elements differ.*)$", re.M)
-
-
 # ---------------------------------------------------------------------------------------------
 # Drawing a case
-
-
-def elem_log_bytes(config):
-    """log2 of the bytes of one element of each SRAM (as vta::Config::derive)."""
-    lb, lbt = config["LOG_BLOCK"], config["LOG_BATCH"]
-    return {"LOG_INP_BUFF_SIZE": lbt + lb, "LOG_WGT_BUFF_SIZE": 2 * lb,
-            "LOG_ACC_BUFF_SIZE": lbt + lb + 2, "LOG_UOP_BUFF_SIZE": 2}
 
 
 def draw_case(seed, index, args):
     rng = np.random.default_rng([seed, index])
     r = lambda lo, hi: int(rng.integers(lo, hi + 1))  # noqa: E731  inclusive
-    config = {"LOG_BATCH": int(rng.choice(args.log_batch)), "LOG_BLOCK": int(rng.choice(args.log_block))}
-    pressure = rng.random()
-    lows = elem_log_bytes(config)
-    for key, default in DEFAULT_SIZES.items():
-        if pressure < 0.4 or rng.random() < 0.3:
-            config[key] = default  # TVM's default
-        elif pressure < 0.8:
-            config[key] = max(lows[key], default - r(1, 5))  # a few sizes smaller: smaller tiles
-        else:
-            config[key] = r(lows[key], default)  # down to one element: often nothing fits
+    config = fuzzing.draw_config(rng, args.log_batch, args.log_block)
     block, bt = 1 << config["LOG_BLOCK"], 1 << config["LOG_BATCH"]
     for _ in range(1000):
         blocks_max = 8 if rng.random() < 0.1 else 4
@@ -252,49 +224,24 @@ def write_case(directory, case):
         f.write("\n")
 
 
-def run_vtac(vtac, case, directory, timeout):
-    """Runs the case in `directory` (written by write_case): (returncode or None on timeout, stdout, stderr)."""
-    return run(command(vtac, case), directory, timeout)
-
-
 def classify(case, rc, out, err):
     """(outcome, detail): outcome is 'match', 'expected' or a bug kind."""
-    if rc is None:
-        return "timeout", "no result within the timeout"
-    sanitizer = SANITIZER.search(err) or SANITIZER.search(out)
-    if rc < 0:
-        return "crash", "killed by signal %d%s" % (-rc, (": " + sanitizer.group(0)) if sanitizer else "")
-    if sanitizer:
-        return "crash", sanitizer.group(0)
-    # A mismatch exits non-zero with "res: K of N elements differ" and no error line.
-    compared = COMPARE.findall(out)
-    differ = [(name, text) for name, text, _, _ in compared if "differ" in text]
-    if differ:
-        return "mismatch", "; ".join("%s: %s" % d for d in differ)
-    errors = ANY_ERROR.findall(err)
-    if errors or rc != 0:
-        if not errors:
-            tail = (err.strip().splitlines() or ["(no output)"])[-1]
-            return "error", "exit status %d without an error message: %s" % (rc, tail)
-        located = LOCATED_ERROR.search(err)
-        if not located:
-            return "error", "error without file:line:col: " + errors[0]
-        lines = err[located.end():].lstrip("\n").splitlines()
-        if len(lines) < 2 or not re.match(r"^\s*\^", lines[1]):
-            return "error", "error without a source line and caret: " + located.group(4)
-        message = located.group(4)
+    outcome, message = fuzzing.check_run(rc, out, err)
+    if outcome == "located":
         if message.startswith("no conv2d tile fits the VTA memories"):
             if smallest_tile_fits(case):
                 return "error", "'no tile fits' although the smallest tile fits: " + message
             return "expected", message
         return "error", message
+    if outcome:
+        return outcome, message
     if "stays on the CPU" in err:
         m = re.search(r"stays on the CPU: (.*)", err)
         reason = m.group(1) if m else "stays on the CPU"
         if cpu_expected(case, reason):
             return "expected", reason
         return "cpu", reason
-    if not compared or not any(name == "res" for name, _, _, _ in compared):
+    if not fuzzing.compared(out, "res"):
         return "error", "exit status 0 but no comparison of 'res' with the reference"
     if "on VTA by conv2d-packed" not in err:
         return "error", "no remark of the conv2d-packed rule"
@@ -304,13 +251,6 @@ def classify(case, rc, out, err):
     if not smallest_tile_fits(case):
         return "error", "scheduled although the smallest tile exceeds an SRAM by this script's count"
     return "match", ""
-
-
-def signature(outcome, detail):
-    """What must stay the same while minimising: the outcome and the message without numbers."""
-    if outcome in ("mismatch", "timeout"):
-        return outcome
-    return outcome + ":" + re.sub(r"\d+", "N", re.sub(r"'\w+'", "'X'", detail))
 
 
 def remark_of(err):
@@ -331,53 +271,14 @@ def informative_fraction(case, directory):
     return float(np.mean((res > lo) & (res < hi)))
 
 
-class Runner:
-    def __init__(self, args):
-        self.args = args
-        self.vtac = os.path.abspath(args.vtac)
-        self.runs = 0
-        self.stamp = os.stat(self.vtac).st_mtime if os.path.exists(self.vtac) else None
-
-    def run(self, case, directory):
-        write_case(directory, case)
-        for name in ("res.npy",):
-            if os.path.exists(os.path.join(directory, name)):
-                os.remove(os.path.join(directory, name))
-        for attempt in range(10):
-            # the binary is rebuilt now and then: wait for it rather than report a missing file
-            try:
-                rc, out, err = run_vtac(self.vtac, case, directory, self.args.timeout)
-            except OSError as e:  # not there, or being written (EACCES, ETXTBSY)
-                rc, out, err = 127, "", "cannot start %s: %s\n" % (self.vtac, e)
-            self.runs += 1
-            rebuilding = rc is not None and rc != 0 and (
-                rc in (126, 127) or not os.access(self.vtac, os.X_OK)
-                or "error while loading shared libraries" in err)
-            if not rebuilding:
-                break
-            time.sleep(30)
-        stamp = os.stat(self.vtac).st_mtime if os.path.exists(self.vtac) else None
-        if stamp != self.stamp:
-            if self.stamp is not None:
-                print("note: %s changed (rebuilt) during the run" % self.vtac, flush=True)
-            self.stamp = stamp
-        outcome, detail = classify(case, rc, out, err)
-        return outcome, detail, rc, out, err
+def Runner(args):
+    return fuzzing.VtacRunner(args.vtac, args.timeout, command, write_case, classify, outputs=("res.npy",))
 
 
 def save_reproducer(directory, runner, case, rc, out, err, outcome, detail):
     """case.tvm and vta_config.json are in `directory` already; adds command.sh, output.txt, case.json."""
-    cmd = command(runner.vtac, case)
-    with open(os.path.join(directory, "command.sh"), "w", encoding="utf-8") as f:
-        f.write("#!/bin/sh\n# %s: %s\ncd \"$(dirname \"$0\")\" && %s\n" % (outcome, detail, shlex.join(cmd)))
-    os.chmod(os.path.join(directory, "command.sh"), 0o755)
-    with open(os.path.join(directory, "output.txt"), "w", encoding="utf-8") as f:
-        f.write("$ %s\n# exit status: %s\n# --- stdout\n%s# --- stderr\n%s" % (
-            shlex.join(cmd), "timeout" if rc is None else rc, out, err))
-    with open(os.path.join(directory, "case.json"), "w", encoding="utf-8") as f:
-        json.dump(dict(case, outcome=outcome, detail=detail, description=describe(case)), f, indent=1,
-                  sort_keys=True)
-        f.write("\n")
+    fuzzing.save_reproducer(directory, command(runner.vtac, case), rc, out, err, outcome, detail,
+                            dict(case, outcome=outcome, detail=detail, description=describe(case)))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -425,42 +326,11 @@ def smaller_cases(case):
     return [v for v in out if valid(v["spec"])]
 
 
-def minimise(runner, case, sig, workdir, budget):
-    """Greedy: take the first smaller candidate that fails with the same signature, repeat."""
-    def fails_alike(candidate):
-        outcome, detail, rc, out, err = runner.run(candidate, workdir)
-        if outcome in ("match", "expected") or signature(outcome, detail) != sig:
-            return None
-        return outcome, detail, rc, out, err
-
-    return fuzzing.minimise(case, smaller_cases, fails_alike, budget)
-
-
 # ---------------------------------------------------------------------------------------------
 
 
 def main(argv=None):
-    parser = fuzzing.case_parser(__doc__, ROOT)
-    parser.add_argument("--out", help="write failing cases (and their minimised forms) under this directory")
-    parser.add_argument("--timeout", type=float, default=300.0, help="seconds (wall) per vtac run (default 300)")
-    parser.add_argument("--time-limit", type=float, default=0.0,
-                        help="start no new case after this many seconds of wall time (0: none)")
-    parser.add_argument("--max-macs", type=int, default=12_000_000,
-                        help="largest convolution drawn, in multiply-adds (default 12e6)")
-    parser.add_argument("--log-batch", type=int, action="append", choices=(0, 1),
-                        help="LOG_BATCH values to draw (repeatable; default 0 and 1)")
-    parser.add_argument("--log-block", type=int, action="append", choices=(4, 5),
-                        help="LOG_BLOCK values to draw (repeatable; default 4 and 5)")
-    parser.add_argument("--no-minimise", action="store_true", help="do not minimise failing cases")
-    parser.add_argument("--minimise-runs", type=int, default=40, help="vtac runs per minimisation (default 40)")
-    parser.add_argument("--minimise-repeats", type=int, default=1,
-                        help="minimise only the first N failing cases of each distinct failure (default 1)")
-    parser.add_argument("--replay", metavar="CASE.json", action="append",
-                        help="run this case (a reproducer's case.json: spec, config, input_seed) "
-                             "instead of drawing cases (repeatable); the module is written anew")
-    parser.add_argument("--dry-run", action="store_true", help="print the drawn cases, run nothing")
-    parser.add_argument("-v", "--verbose", action="store_true", help="one line per case")
-    args = parser.parse_args(argv)
+    args = fuzzing.vta_parser(__doc__, ROOT, 12_000_000).parse_args(argv)
     args.log_batch = sorted(set(args.log_batch or [0, 1]))
     args.log_block = sorted(set(args.log_block or [4, 5]))
 
@@ -470,80 +340,31 @@ def main(argv=None):
             print("case %d: %s (%.1fM MACs)" % (i, describe(case), macs(case["spec"]) / 1e6))
         return 0
 
-    runner = Runner(args)
-    start = time.time()
-    counts = {}
-    bugs = []
     informative = []
-    seen = {}  # signature -> failing cases so far
-    workdir = tempfile.mkdtemp(prefix="autoschedule-fuzz-")
-    try:
-        done = 0
-        for i in range(args.first, args.first + (len(args.replay) if args.replay else args.cases)):
-            if args.time_limit and time.time() - start > args.time_limit:
-                break
-            case = load_case(args.replay[i - args.first]) if args.replay else draw_case(args.seed, i, args)
-            case_start = time.time()
-            casedir = os.path.join(workdir, "case")
-            shutil.rmtree(casedir, ignore_errors=True)
-            outcome, detail, rc, out, err = runner.run(case, casedir)
-            done += 1
-            counts[outcome] = counts.get(outcome, 0) + 1
-            if outcome == "match":
-                frac = informative_fraction(case, casedir)
-                if frac is not None:
-                    informative.append(frac)
-            if args.verbose or outcome not in ("match", "expected"):
-                print("case %d: %-8s %s (%.1f s) %s%s" % (
-                    i, outcome, describe(case), time.time() - case_start,
-                    remark_of(err) if outcome == "match" else "", detail), flush=True)
-            if outcome in ("match", "expected"):
-                continue
-            tag = ("replay%d-%s" % (i, outcome)) if args.replay else "seed%d-case%d-%s" % (args.seed, i, outcome)
-            record = {"case": i, "outcome": outcome, "detail": detail, "signature": signature(outcome, detail),
-                      "description": describe(case), "dir": None, "min": None}
-            if args.out:
-                record["dir"] = os.path.join(os.path.abspath(args.out), tag)
-                shutil.rmtree(record["dir"], ignore_errors=True)
-                shutil.copytree(casedir, record["dir"])
-                save_reproducer(record["dir"], runner, case, rc, out, err, outcome, detail)
-            seen[record["signature"]] = seen.get(record["signature"], 0) + 1
-            if not args.no_minimise and seen[record["signature"]] <= args.minimise_repeats:
-                mindir = os.path.join(workdir, "min")
-                shutil.rmtree(mindir, ignore_errors=True)
-                small, result, tried = minimise(runner, case, record["signature"], mindir, args.minimise_runs)
-                if result:
-                    record["min_description"] = describe(small)
-                    print("  minimised in %d runs: %s: %s" % (tried, describe(small), result[1]), flush=True)
-                    if args.out:
-                        write_case(mindir, small)  # the last run may have been another candidate
-                        outcome2, detail2, rc2, out2, err2 = runner.run(small, mindir)
-                        record["min"] = os.path.join(record["dir"], "min")
-                        shutil.rmtree(record["min"], ignore_errors=True)
-                        shutil.copytree(mindir, record["min"])
-                        save_reproducer(record["min"], runner, small, rc2, out2, err2, outcome2, detail2)
-            if record["dir"]:
-                print("  reproducer: %s%s" % (record["dir"], "  (minimised: min/)" if record["min"] else ""),
-                      flush=True)
-            bugs.append(record)
-    finally:
-        shutil.rmtree(workdir, ignore_errors=True)
 
-    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
-    if bugs:
-        kinds = {}
-        for b in bugs:
-            kinds.setdefault(b["signature"], []).append(b["case"])
-        print("distinct failures:")
-        for sig, cases in kinds.items():
-            print("  %s: cases %s" % (sig, ", ".join(str(c) for c in cases)))
-    print("outcomes: %s; %d vtac runs, %.1f s CPU (vtac), %.1f s wall%s" % (
-        ", ".join("%s %d" % kv for kv in sorted(counts.items())), runner.runs, usage.ru_utime + usage.ru_stime,
-        time.time() - start, "; outputs inside the clip range (not saturated): %.0f%% on average" % (
-            100 * np.mean(informative)) if informative else ""))
-    matched = counts.get("match", 0)
-    expected = counts.get("expected", 0)
-    print("autoschedule-fuzz: %d cases, %d match, %d errors (expected), %d bugs" % (done, matched, expected, len(bugs)))
+    class Fuzzer:
+        runner = Runner(args)
+
+        @staticmethod
+        def note(case, outcome, rc, out, err, casedir):
+            if outcome != "match":
+                return ""
+            frac = informative_fraction(case, casedir)
+            if frac is not None:
+                informative.append(frac)
+            return remark_of(err)
+
+        @staticmethod
+        def summary():
+            return ("; outputs inside the clip range (not saturated): %.0f%% on average" % (
+                100 * np.mean(informative)) if informative else "")
+
+    for f in (draw_case, load_case, describe, write_case, smaller_cases):
+        setattr(Fuzzer, f.__name__, staticmethod(f))
+    Fuzzer.save = staticmethod(save_reproducer)
+    done, counts, bugs = fuzzing.campaign(args, Fuzzer, "autoschedule-fuzz")
+    print("autoschedule-fuzz: %d cases, %d match, %d errors (expected), %d bugs" % (
+        done, counts.get("match", 0), counts.get("expected", 0), len(bugs)))
     return 1 if bugs else 0
 
 

@@ -56,7 +56,7 @@ llvm::Expected<std::vector<RV>> applyCacheRead(Schedule &sch, StepArgs &args) {
     placeCacheStage(stage, *writerPath, location, *storageScope);
   }
   std::string name = sch.freshBlockName(rv->func, (*buffer)->name + "_" + *storageScope);
-  installCacheStage(sch, stage, consumers, location, makeCacheStage(stage, name));
+  installCacheStage(sch, stage, consumers, location, makeCacheStage(stage, name, args.stepLoc()));
   return std::vector<RV>{BlockRV{rv->func, name}};
 }
 

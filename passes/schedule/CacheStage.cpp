@@ -95,7 +95,7 @@ BufferRef makeCacheBuffer(const BufferRef &original, const std::string &scope, c
   return BufferRef(copy);
 }
 
-Stmt makeCacheStage(const CacheStage &stage, const std::string &blockName) {
+Stmt makeCacheStage(const CacheStage &stage, const std::string &blockName, SourceLoc loc) {
   std::vector<VarRef> loopVars;
   std::vector<IterVarRef> iterVars;
   std::vector<Expr> cacheIndices, originalIndices, bindings;
@@ -117,13 +117,15 @@ Stmt makeCacheStage(const CacheStage &stage, const std::string &blockName) {
   const BufferRef &target = stage.isRead ? stage.cache : stage.original;
   const auto &sourceIndices = stage.isRead ? originalIndices : cacheIndices;
   const auto &targetIndices = stage.isRead ? cacheIndices : originalIndices;
-  Stmt body = make<BufferStore>(target, bufferLoad(source, sourceIndices), targetIndices);
+  Stmt body = make<BufferStore>(target, bufferLoad(source, sourceIndices, loc), targetIndices, loc);
   BufferRegion read{source, stage.isRead ? originalRegion : cacheRegion};
   BufferRegion write{target, stage.isRead ? cacheRegion : originalRegion};
-  auto block = make<Block>(blockName, iterVars, std::vector<BufferRegion>{read}, std::vector<BufferRegion>{write}, body);
-  Stmt stmt = make<BlockRealize>(bindings, nullptr, block);
+  auto block = make<Block>(blockName, iterVars, std::vector<BufferRegion>{read}, std::vector<BufferRegion>{write}, body,
+                           nullptr, std::vector<BufferRef>{}, std::vector<MatchBufferRegion>{}, AttrMap{}, loc);
+  Stmt stmt = make<BlockRealize>(bindings, nullptr, block, loc);
   for (size_t i = loopVars.size(); i-- > 0;)
-    stmt = make<For>(loopVars[i], intImm(0, loopVars[i]->dtype), stage.region[i].extent, ForKind::Serial, stmt);
+    stmt = make<For>(loopVars[i], intImm(0, loopVars[i]->dtype), stage.region[i].extent, ForKind::Serial, stmt,
+                     nullptr, AttrMap{}, loc);
   return stmt;
 }
 

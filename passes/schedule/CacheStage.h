@@ -51,7 +51,9 @@ ir::BufferRef makeCacheBuffer(const ir::BufferRef &original, const std::string &
 // Loops `ax0...` over the region, a block `<original>_<scope>` copying one element per
 // iteration between original[min + v] and cache[v] (with fullRegion: v bound to min + ax,
 // the same index on both sides).
-ir::Stmt makeCacheStage(const CacheStage &stage, const std::string &blockName);
+// The copy's loops, block and store carry `loc` (the cache_read/cache_write step), so that a later
+// pass's diagnostic about the copy points at the step that made it.
+ir::Stmt makeCacheStage(const CacheStage &stage, const std::string &blockName, ir::SourceLoc loc);
 
 // Inserts the copy `stageStmt` at `location`, rewrites the accesses of `original` in the blocks
 // named in `blocks` (loads, stores, regions, match_buffer sources) to the cache buffer (shifted

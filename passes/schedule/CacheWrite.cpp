@@ -53,7 +53,7 @@ llvm::Expected<std::vector<RV>> applyCacheWrite(Schedule &sch, StepArgs &args) {
   std::string name = sch.freshBlockName(rv->func, (*buffer)->name + "_" + *storageScope);
   std::set<std::string> rewritten = *given;
   rewritten.insert(rv->name);
-  installCacheStage(sch, stage, rewritten, location, makeCacheStage(stage, name));
+  installCacheStage(sch, stage, rewritten, location, makeCacheStage(stage, name, args.stepLoc()));
   return std::vector<RV>{BlockRV{rv->func, name}};
 }
 

@@ -69,6 +69,7 @@ public:
   ir::Stmt visitAttrStmt(const ir::AttrStmt &op) override {
     const auto *name = op.value.as<ir::StringImm>();
     if (op.key != "coproc_uop_scope" || !name) return StmtExprMutator::visitAttrStmt(op);
+    scopeLoc_ = locatedIn(op);
     if (name->value != vta::kGemmPush) {
       checkClosure(op, op.body);
       return ir::Stmt(&op);
@@ -143,26 +144,70 @@ private:
     });
   }
 
-  // The runtime rejects a micro-op that writes the accumulator tile of the one just before it:
-  // an innermost loop of more than one iteration whose micro-op's dst ignores the loop variable.
+  // The runtime rejects a micro-op that writes the accumulator tile of one of the two micro-ops
+  // before it (VTAUopPush's pipeline-hazard check): a loop of two or more iterations whose
+  // micro-ops' dst ignores the loop variable while one iteration pushes at most two micro-ops
+  // (micro-op k and k + n, n <= 2, then write the same tile).
   void checkConsecutiveWrites(const ir::Stmt &body) {
     ir::preOrderVisit(body, [&](const ir::Node &n) {
       const auto *loop = n.as<ir::For>();
-      const auto *eval = loop ? loop->body.as<ir::Evaluate>() : nullptr;
-      const auto *push = eval ? eval->value.as<ir::Call>() : nullptr;
       auto extent = loop ? ir::asConstInt(loop->extent) : std::nullopt;
-      if (!push || !isUopPush(*push) || !extent || *extent < 2) return;
-      auto eq = ir::detectLinearEquation(push->args[2], {loop->loopVar});
-      if (eq && eq->coeffs[0] == 0)
+      if (!extent || *extent < 2) return;
+      std::optional<int64_t> perIteration = uopCount(loop->body);
+      if (!perIteration || *perIteration == 0 || *perIteration > 2) return;
+      bool ignores = true;
+      ir::preOrderVisit(loop->body, [&](const ir::Node &m) {
+        const auto *push = m.as<ir::Call>();
+        if (!push || !isUopPush(*push)) return;
+        auto eq = ir::detectLinearEquation(push->args[2], {loop->loopVar});
+        ignores &= eq && eq->coeffs[0] == 0;
+      });
+      if (ignores)
         fail(*loop, "consecutive micro-ops of loop '" + loop->loopVar->name +
                         "' write the same accumulator tile, which VTA's runtime rejects (make a "
                         "loop over output tiles the innermost)");
     });
   }
 
-  void fail(const ir::Node &at, const std::string &message) {
-    if (!failure) failure.emplace(at.loc(), message);
+  // Micro-ops one execution of `stmt` pushes; nullopt when not a nest of constant loops.
+  static std::optional<int64_t> uopCount(const ir::Stmt &stmt) {
+    if (const auto *loop = stmt.as<ir::For>()) {
+      auto extent = ir::asConstInt(loop->extent);
+      auto inner = uopCount(loop->body);
+      if (!extent || !inner) return std::nullopt;
+      return *extent * *inner;
+    }
+    if (const auto *seq = stmt.as<ir::SeqStmt>()) {
+      int64_t total = 0;
+      for (const ir::Stmt &s : seq->stmts) {
+        auto c = uopCount(s);
+        if (!c) return std::nullopt;
+        total += *c;
+      }
+      return total;
+    }
+    if (const auto *eval = stmt.as<ir::Evaluate>()) {
+      const auto *call = eval->value.as<ir::Call>();
+      if (call && isUopPush(*call)) return 1;
+    }
+    return std::nullopt;
   }
+
+  // A loop a schedule primitive made (compute_at, split) has no source location: the diagnostic
+  // then points at the micro-kernel's first located node (its micro-op, from the tensorized block).
+  void fail(const ir::Node &at, const std::string &message) {
+    if (!failure) failure.emplace(at.loc().isKnown() ? at.loc() : scopeLoc_, message);
+  }
+
+  static ir::SourceLoc locatedIn(const ir::AttrStmt &scope) {
+    ir::SourceLoc found = scope.loc();
+    ir::preOrderVisit(scope.body, [&](const ir::Node &n) {
+      if (!found.isKnown() && n.loc().isKnown()) found = n.loc();
+    });
+    return found;
+  }
+
+  ir::SourceLoc scopeLoc_;
 
   PassContext &context_;
 };

@@ -80,6 +80,14 @@ private:
       if (!source)
         return fail(*store, "the non-immediate operand must load the destination buffer '" +
                                 store->buffer->name + "' (the ALU works in place)");
+      // VTA's ALU reads no source with an immediate (dst = dst op imm): the operand must be the
+      // destination itself, else its value would be dropped (a stage reading another stage's
+      // tile at another offset of the shared accumulator, e.g. one computed at an outer loop).
+      auto opEq = coefficients(source->indices[0]);
+      if (!opEq || opEq->coeffs != dstEq->coeffs || !ir::isZero(ir::simplify(opEq->base - dstEq->base)))
+        return fail(*store, "with an immediate the ALU computes dst = dst op imm, so the other operand must "
+                            "be read at the destination's own index (it reads another part of '" +
+                                store->buffer->name + "': stages computed at different loops are not in place)");
     } else {
       const ir::BufferLoad *a = operandOf(lhs), *b = operandOf(rhs);
       if (!a || !b)

@@ -151,12 +151,7 @@ def prim_func_text(spec, func_name, indent="    "):
         lines.append("    %s = T.alloc_buffer(%s, \"int32\")" % (stage, out_shape))
 
     def elementwise(block, shape, reads, writes, value):
-        lines.append("    for i0, i1, i2, i3, i4, i5 in T.grid(%s):" % ", ".join(str(d) for d in shape))
-        lines.append("        with T.block(\"%s\"):" % block)
-        lines.append("            %s = T.axis.remap(\"SSSSSS\", [i0, i1, i2, i3, i4, i5])" % v6)
-        lines.append("            T.reads(%s)" % ", ".join(reads))
-        lines.append("            T.writes(%s)" % writes)
-        lines.append("            %s = %s" % (writes, value))
+        _elementwise(lines, block, shape, reads, writes, value)
 
     def at(buf, idx=v6):
         return "%s[%s]" % (buf, idx)
@@ -193,17 +188,93 @@ def prim_func_text(spec, func_name, indent="    "):
         "                %s = 0" % c_elem,
         "            %s = %s + T.Cast(\"int32\", %s) * T.Cast(\"int32\", %s)" % (c_elem, c_elem, d_load, k_load),
     ]
-    oshape = s.out_shape()
-    elementwise("res_shr", oshape, [at("res_conv")], at("res_shr"),
-                "T.shift_right(%s, %d)" % (at("res_conv"), s.shift))
+    _epilogue(lines, s, "res_conv", s.out_shape())
+    return "".join(indent + line + "\n" for line in lines)
+
+
+def _elementwise(lines, block, shape, reads, writes, value):
+    """Appends a spatial block over all of `shape` (loops i0.., block iters v_i0..)."""
+    n = len(shape)
+    loops = ", ".join("i%d" % k for k in range(n))
+    lines.append("    for %s in T.grid(%s):" % (loops, ", ".join(str(d) for d in shape)))
+    lines.append("        with T.block(\"%s\"):" % block)
+    lines.append("            %s = T.axis.remap(\"%s\", [%s])" % (", ".join("v_i%d" % k for k in range(n)), "S" * n, loops))
+    lines.append("            T.reads(%s)" % ", ".join(reads))
+    lines.append("            T.writes(%s)" % writes)
+    lines.append("            %s = %s" % (writes, value))
+
+
+def _epilogue(lines, s, acc, oshape):
+    """Appends shift, residual add, clip and cast from the int32 `acc` to `res` (shape oshape)."""
+    idx = ", ".join("v_i%d" % k for k in range(len(oshape)))
+
+    def at(buf):
+        return "%s[%s]" % (buf, idx)
+
+    _elementwise(lines, "res_shr", oshape, [at(acc)], at("res_shr"), "T.shift_right(%s, %d)" % (at(acc), s.shift))
     prev = "res_shr"
     if s.residual:
-        elementwise("res_add", oshape, [at(prev), at("residual")], at("res_add"),
-                    "%s + T.Cast(\"int32\", %s)" % (at(prev), at("residual")))
+        _elementwise(lines, "res_add", oshape, [at(prev), at("residual")], at("res_add"),
+                     "%s + T.Cast(\"int32\", %s)" % (at(prev), at("residual")))
         prev = "res_add"
-    elementwise("res_max", oshape, [at(prev)], at("res_max"), "T.max(%s, %d)" % (at(prev), s.clip_min))
-    elementwise("res_min", oshape, [at("res_max")], at("res_min"), "T.min(%s, %d)" % (at("res_max"), s.clip_max))
-    elementwise("res", oshape, [at("res_min")], at("res"), "T.Cast(\"int8\", %s)" % at("res_min"))
+    _elementwise(lines, "res_max", oshape, [at(prev)], at("res_max"), "T.max(%s, %d)" % (at(prev), s.clip_min))
+    _elementwise(lines, "res_min", oshape, [at("res_max")], at("res_min"), "T.min(%s, %d)" % (at("res_max"), s.clip_max))
+    _elementwise(lines, "res", oshape, [at("res_min")], at("res"), "T.Cast(\"int8\", %s)" % at("res_min"))
+
+
+class DenseSpec:
+    """One packed int8 dense (GEMM) + epilogue, in the form of samples/gemm_blocked_tensorir.tvm
+    (seed 003's blocked GEMM): data (N / batch_tile, C / block, batch_tile, block), weight
+    (O / block, C / block, block, block), res (N / batch_tile, O / block, batch_tile, block);
+    blocks data_buf, weight_buf, res_gem, res_shr, res_max, res_min, res. For the fuzzers."""
+
+    residual = False
+
+    def __init__(self, cin, cout, shift, *, clip_min=0, clip_max=127, block=BLOCK, batch=1, batch_tile=1):
+        assert cin % block == 0 and cout % block == 0 and batch % batch_tile == 0
+        self.cin, self.cout, self.shift, self.clip_min, self.clip_max = cin, cout, shift, clip_min, clip_max
+        self.block, self.batch, self.batch_tile = block, batch, batch_tile
+
+    def data_shape(self):
+        return (self.batch // self.batch_tile, self.cin // self.block, self.batch_tile, self.block)
+
+    def weight_shape(self):
+        return (self.cout // self.block, self.cin // self.block, self.block, self.block)
+
+    def out_shape(self):
+        return (self.batch // self.batch_tile, self.cout // self.block, self.batch_tile, self.block)
+
+
+def dense_prim_func_text(spec, func_name, indent="    "):
+    """The unscheduled TensorIR of one packed dense layer (DenseSpec)."""
+    s = spec
+    v4 = "v_i0, v_i1, v_i2, v_i3"
+    lines = ["@T.prim_func",
+             "def %s(data: T.Buffer(%s, \"int8\"), weight: T.Buffer(%s, \"int8\"), res: T.Buffer(%s, \"int8\")):" % (
+                 func_name, _shape(s.data_shape()), _shape(s.weight_shape()), _shape(s.out_shape())),
+             "    T.func_attr({\"tir.noalias\": T.bool(True)})",
+             "    # with T.block(\"root\"):",
+             "    data_buf = T.alloc_buffer(%s, \"int8\")" % _shape(s.data_shape()),
+             "    weight_buf = T.alloc_buffer(%s, \"int8\")" % _shape(s.weight_shape())]
+    for stage in ("res_gem", "res_shr", "res_max", "res_min"):
+        lines.append("    %s = T.alloc_buffer(%s, \"int32\")" % (stage, _shape(s.out_shape())))
+    _elementwise(lines, "data_buf", s.data_shape(), ["data[%s]" % v4], "data_buf[%s]" % v4, "data[%s]" % v4)
+    _elementwise(lines, "weight_buf", s.weight_shape(), ["weight[%s]" % v4], "weight_buf[%s]" % v4, "weight[%s]" % v4)
+    d_load = "data_buf[v_bo, v_ic, v_bi, v_ic_tns]"
+    w_load = "weight_buf[v_co, v_ic, v_ci, v_ic_tns]"
+    c_elem = "res_gem[v_bo, v_co, v_bi, v_ci]"
+    extents = s.out_shape() + (s.cin // s.block, s.block)
+    lines += [
+        "    for bo, co, bi, ci, ic, ic_tns in T.grid(%s):" % ", ".join(str(d) for d in extents),
+        "        with T.block(\"res_gem\"):",
+        "            v_bo, v_co, v_bi, v_ci, v_ic, v_ic_tns = T.axis.remap(\"SSSSRR\", [bo, co, bi, ci, ic, ic_tns])",
+        "            T.reads(%s, %s)" % (d_load, w_load),
+        "            T.writes(%s)" % c_elem,
+        "            with T.init():",
+        "                %s = 0" % c_elem,
+        "            %s = %s + T.Cast(\"int32\", %s) * T.Cast(\"int32\", %s)" % (c_elem, c_elem, d_load, w_load),
+    ]
+    _epilogue(lines, s, "res_gem", s.out_shape())
     return "".join(indent + line + "\n" for line in lines)
 
 
