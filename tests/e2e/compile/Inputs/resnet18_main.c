@@ -99,13 +99,15 @@ static double seconds_of(clockid_t clock) {
 }
 
 static void time_inferences(const char *weights, int runs, struct array *x, DLTensor **t, struct array *out) {
+  uint64_t validations = VTASimProgramValidations();
   double cpu = seconds_of(CLOCK_THREAD_CPUTIME_ID), wall = seconds_of(CLOCK_MONOTONIC);
   int failed = 0;
   for (int r = 0; r < runs; ++r) failed += call_resnet18(x, t, out) != 0;
   cpu = seconds_of(CLOCK_THREAD_CPUTIME_ID) - cpu;
   wall = seconds_of(CLOCK_MONOTONIC) - wall;
-  printf("weights=%s runs=%d failed=%d cpu_ms_per_inference=%.3f wall_ms_per_inference=%.3f\n", weights, runs, failed,
-         1e3 * cpu / runs, 1e3 * wall / runs);
+  validations = VTASimProgramValidations() - validations;
+  printf("weights=%s runs=%d failed=%d cpu_ms_per_inference=%.3f wall_ms_per_inference=%.3f programs_validated=%llu\n",
+         weights, runs, failed, 1e3 * cpu / runs, 1e3 * wall / runs, (unsigned long long)validations);
 }
 
 int main(int argc, char **argv) {
