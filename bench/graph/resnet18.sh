@@ -4,7 +4,8 @@
 # module to one object, `vtac run --auto-schedule` of it (whole process: parse, schedule, lower,
 # JIT, simulate), each ROUNDS times; then the object linked with the C harness of
 # tests/e2e/compile/Inputs/resnet18_main.c, checked against the numpy reference and timed over
-# RUNS inferences. Prints CPU (user + sys) and wall seconds; on a shared machine CPU is what
+# RUNS inferences twice: the weights as host tensors (copied on every call) and uploaded once as
+# VTA buffers (read in place); programs_validated counts the simulator's program validations. Prints CPU (user + sys) and wall seconds; on a shared machine CPU is what
 # compares. Run from the repository root after building.
 # Usage: bench/graph/resnet18.sh [ROUNDS] [RUNS] [BUILD_DIR]
 set -eu

@@ -174,6 +174,11 @@ void* VTABufferCPUPtr(VTACommandHandle cmd, void* buffer) {
   return data ? data->host : buffer;  // a plain CPU pointer is its own CPU address
 }
 
+size_t VTABufferSize(const void* buffer) {
+  const DataBuffer* data = DataBuffer::fromHandle(buffer);
+  return data ? data->bytes : 0;
+}
+
 void VTAWriteBarrier(VTACommandHandle cmd, void* buffer, uint32_t elem_bits, uint32_t start,
                      uint32_t extent) {
   atApiBoundary("VTAWriteBarrier", reportError, [&] {

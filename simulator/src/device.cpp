@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cstring>
+#include <functional>
+#include <string_view>
 #include <spdlog/fmt/fmt.h>
 
 #include "device_memory.h"
@@ -50,51 +52,81 @@ RunResult Device::failure(int status, uint32_t index, const Insn& insn,
   return {status, fmt::format("VTA instruction {}: {}: {}", index, why, layout_.describe(insn))};
 }
 
+size_t Device::Program::bytes() const {
+  size_t total = sizeof(Program) + insns.capacity() * sizeof(Insn) +
+                 decoded.capacity() * sizeof(DecodedInsn) + mems.capacity() * sizeof(MemInsn) +
+                 gemms.capacity() * sizeof(GemmInsn) + alus.capacity() * sizeof(AluInsn);
+  for (const std::vector<uint32_t>& queue : queues) total += queue.capacity() * sizeof(uint32_t);
+  return total;
+}
+
+RunResult Device::validate(const Insn* insns, uint32_t count) {
+  const size_t bytes = size_t{count} * sizeof(Insn);
+  // (The data of an empty program may be null: no memcmp or hash over it.)
+  const size_t hash =
+      count == 0 ? 0 : std::hash<std::string_view>{}({reinterpret_cast<const char*>(insns), bytes});
+  for (auto it = programs_.begin(); it != programs_.end(); ++it) {
+    if (it->hash != hash || it->insns.size() != count ||
+        (count != 0 && std::memcmp(it->insns.data(), insns, bytes) != 0))
+      continue;
+    programs_.splice(programs_.begin(), programs_, it);
+    program_ = &programs_.front();
+    return kOk;
+  }
+  Program program;
+  program.insns.assign(insns, insns + count);
+  program.hash = hash;
+  ++threadProgramValidations();
+  if (RunResult decoded = decode(program); decoded.status != VTA_SIM_OK) return decoded;
+  programBytes_ += program.bytes();
+  programs_.push_front(std::move(program));
+  program_ = &programs_.front();
+  while (programBytes_ > kProgramCacheBytes && programs_.size() > 1) {
+    programBytes_ -= programs_.back().bytes();
+    programs_.pop_back();
+  }
+  return kOk;
+}
+
 // Assigns each instruction to the core that executes it (as TVM's simulator does) and rejects
 // what no core can execute, before anything runs.
-RunResult Device::validate(const Insn* insns, uint32_t count) {
-  // (memcmp must not see the null data of an empty vector, even for zero bytes.)
-  if (validatedProgram_.size() == count &&
-      (count == 0 || std::memcmp(validatedProgram_.data(), insns, uint64_t{count} * sizeof(Insn)) == 0))
-    return kOk;
-  validatedProgram_.clear();
-  decoded_.clear(), mems_.clear(), gemms_.clear(), alus_.clear();
-  for (std::vector<uint32_t>& queue : queues_) queue.clear();
+RunResult Device::decode(Program& program) {
+  const uint32_t count = static_cast<uint32_t>(program.insns.size());
   for (uint32_t i = 0; i < count; ++i) {
-    const Insn& insn = insns[i];
+    const Insn& insn = program.insns[i];
     DecodedInsn decoded{layout_.opcodeOf(insn), layout_.depsOf(insn), 0};
     Core core = kComputeCore;
     switch (decoded.opcode) {
       case kOpLoad: {
-        const MemInsn& mem = mems_.emplace_back(layout_.decodeMem(insn));
+        const MemInsn& mem = program.mems.emplace_back(layout_.decodeMem(insn));
         if (mem.memoryType == kMemInp || mem.memoryType == kMemWgt)
           core = kLoadCore;
         else if (mem.memoryType != kMemUop && mem.memoryType != kMemAcc &&
                  mem.memoryType != kMemAcc8Bit)
           return failure(VTA_SIM_ERR_BAD_INSTRUCTION, i, insn, "LOAD of an unknown memory type");
-        decoded.operand = static_cast<uint32_t>(mems_.size() - 1);
+        decoded.operand = static_cast<uint32_t>(program.mems.size() - 1);
         break;
       }
       case kOpStore: {
-        const MemInsn& mem = mems_.emplace_back(layout_.decodeMem(insn));
+        const MemInsn& mem = program.mems.emplace_back(layout_.decodeMem(insn));
         // A STORE with x_size 0 is a no-op carrying dependency flags; its type is irrelevant.
         if (mem.xSize != 0 && mem.memoryType != kMemOut)
           return failure(VTA_SIM_ERR_BAD_INSTRUCTION, i, insn,
                          "STORE supports only memory type OUT");
-        decoded.operand = static_cast<uint32_t>(mems_.size() - 1);
+        decoded.operand = static_cast<uint32_t>(program.mems.size() - 1);
         core = kStoreCore;
         break;
       }
       case kOpGemm:
-        gemms_.push_back(layout_.decodeGemm(insn));
-        decoded.operand = static_cast<uint32_t>(gemms_.size() - 1);
+        program.gemms.push_back(layout_.decodeGemm(insn));
+        decoded.operand = static_cast<uint32_t>(program.gemms.size() - 1);
         break;
       case kOpFinish:
         break;
       case kOpAlu:
-        if (alus_.emplace_back(layout_.decodeAlu(insn)).aluOpcode > kAluMul)
+        if (program.alus.emplace_back(layout_.decodeAlu(insn)).aluOpcode > kAluMul)
           return failure(VTA_SIM_ERR_BAD_INSTRUCTION, i, insn, "unknown ALU opcode");
-        decoded.operand = static_cast<uint32_t>(alus_.size() - 1);
+        decoded.operand = static_cast<uint32_t>(program.alus.size() - 1);
         break;
       default:
         return failure(VTA_SIM_ERR_BAD_INSTRUCTION, i, insn, "unknown opcode");
@@ -106,27 +138,27 @@ RunResult Device::validate(const Insn* insns, uint32_t count) {
     if (core == kStoreCore && (deps.popNext || deps.pushNext))
       return failure(VTA_SIM_ERR_BAD_INSTRUCTION, i, insn,
                      "a store-queue instruction has no next stage to pop from or push to");
-    decoded_.push_back(decoded);
-    queues_[core].push_back(i);
+    program.decoded.push_back(decoded);
+    program.queues[core].push_back(i);
   }
-  mergeStoreRuns(queues_[kStoreCore]);
-  validatedProgram_.assign(insns, insns + count);
+  mergeStoreRuns(program);
   return kOk;
 }
 
-void Device::mergeStoreRuns(const std::vector<uint32_t>& storeQueue) {
+void Device::mergeStoreRuns(Program& program) {
+  const std::vector<uint32_t>& storeQueue = program.queues[kStoreCore];
   const auto oneRow = [](const MemInsn& mem) {
     return mem.memoryType == kMemOut && mem.xSize != 0 && mem.ySize == 1 && !mem.yPad0 &&
            !mem.yPad1 && !mem.xPad0 && !mem.xPad1;
   };
   for (size_t head = 0; head < storeQueue.size();) {
-    DecodedInsn& first = decoded_[storeQueue[head]];
-    MemInsn run = mems_[first.operand];
+    DecodedInsn& first = program.decoded[storeQueue[head]];
+    MemInsn run = program.mems[first.operand];
     uint32_t pushes = first.deps.pushPrev;
     size_t end = head + 1;
     for (; oneRow(run) && end < storeQueue.size(); ++end) {
-      const DecodedInsn& next = decoded_[storeQueue[end]];
-      const MemInsn& mem = mems_[next.operand];
+      const DecodedInsn& next = program.decoded[storeQueue[end]];
+      const MemInsn& mem = program.mems[next.operand];
       // Stay inside the accumulator, so that a run fails only where one of its STOREs would.
       if (next.deps.popPrev || next.deps.popNext || !oneRow(mem) ||
           uint64_t{run.sramBase} + run.xSize != mem.sramBase ||
@@ -138,9 +170,9 @@ void Device::mergeStoreRuns(const std::vector<uint32_t>& storeQueue) {
     }
     if (end - head > 1) {
       run.xStride = run.xSize;
-      mems_.push_back(run);
+      program.mems.push_back(run);
       first.runLength = static_cast<uint32_t>(end - head);
-      first.runOperand = static_cast<uint32_t>(mems_.size() - 1);
+      first.runOperand = static_cast<uint32_t>(program.mems.size() - 1);
       first.runPushPrev = pushes;
     }
     head = end;
@@ -149,7 +181,7 @@ void Device::mergeStoreRuns(const std::vector<uint32_t>& storeQueue) {
 
 bool Device::executeStoreRun(const DecodedInsn& decoded, uint32_t index, const Insn& insn,
                              Statistics& statistics) {
-  if (executeStore(mems_[decoded.runOperand], index, insn, statistics).status != VTA_SIM_OK)
+  if (executeStore(program_->mems[decoded.runOperand], index, insn, statistics).status != VTA_SIM_OK)
     return false;
   statistics.insnCounter += decoded.runLength;
   return true;
@@ -183,10 +215,10 @@ RunResult Device::run(uint64_t insnPhysicalAddress, uint32_t insnCount,
   // buffer.
   programMemory_.clear();
   protectProgramMemory(insnPhysicalAddress, "instructions");
-  for (const MemInsn& mem : mems_)
+  for (const MemInsn& mem : program_->mems)
     if (mem.memoryType == kMemUop && mem.xSize != 0 && mem.ySize != 0)
       protectProgramMemory(uint64_t{mem.dramBase} * config_.uopElemBytes, "micro-ops");
-  const std::vector<uint32_t>(&queues)[kNumCores] = queues_;
+  const std::vector<uint32_t>(&queues)[kNumCores] = program_->queues;
 
   RunLimits& limits = threadRunLimits();
   if (limits.timeUp())
@@ -203,7 +235,7 @@ RunResult Device::run(uint64_t insnPhysicalAddress, uint32_t insnCount,
     for (int core = kLoadCore; core < kNumCores; ++core) {
       while (next[core] < queues[core].size()) {
         const uint32_t index = queues[core][next[core]];
-        const DecodedInsn& decoded = decoded_[index];
+        const DecodedInsn& decoded = program_->decoded[index];
         const DepFlags deps = decoded.deps;
         // prev is the stage before this one in load -> compute -> store, next the one after.
         if ((deps.popPrev && tokens[core - 1][core] == 0) ||
@@ -239,7 +271,7 @@ RunResult Device::run(uint64_t insnPhysicalAddress, uint32_t insnCount,
   for (int core = kLoadCore; core < kNumCores; ++core) {
     if (next[core] == queues[core].size()) continue;
     const uint32_t index = queues[core][next[core]];
-    const DepFlags deps = decoded_[index].deps;
+    const DepFlags deps = program_->decoded[index].deps;
     const int from = deps.popPrev && tokens[core - 1][core] == 0 ? core - 1 : core + 1;
     stuck += fmt::format("; instruction {} waits for a {} token that is never pushed: {}", index,
                          queueName(from, core), layout_.describe(insns[index]));
@@ -285,10 +317,10 @@ RunResult Device::execute(const DecodedInsn& decoded, const Insn& insn, uint32_t
                           Statistics& statistics) {
   ++statistics.insnCounter;
   switch (decoded.opcode) {
-    case kOpLoad: return executeLoad(mems_[decoded.operand], index, insn, statistics);
-    case kOpStore: return executeStore(mems_[decoded.operand], index, insn, statistics);
-    case kOpGemm: return executeGemm(gemms_[decoded.operand], index, insn, statistics);
-    case kOpAlu: return executeAlu(alus_[decoded.operand], index, insn, statistics);
+    case kOpLoad: return executeLoad(program_->mems[decoded.operand], index, insn, statistics);
+    case kOpStore: return executeStore(program_->mems[decoded.operand], index, insn, statistics);
+    case kOpGemm: return executeGemm(program_->gemms[decoded.operand], index, insn, statistics);
+    case kOpAlu: return executeAlu(program_->alus[decoded.operand], index, insn, statistics);
     default: ++statistics.finishCounter; return kOk;  // FINISH (validate() rejected the rest)
   }
 }

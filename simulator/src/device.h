@@ -11,6 +11,7 @@
 
 #include <array>
 #include <cstdint>
+#include <list>
 #include <optional>
 #include <string>
 #include <vector>
@@ -56,15 +57,30 @@ private:
     uint32_t runOperand = 0;
     uint32_t runPushPrev = 0;
   };
-  // Decodes every instruction into decoded_ and assigns it to the core that executes it
-  // (queues_). Skipped when the program equals the last one validated (validatedProgram_):
-  // the runtime sends the same program on every call of the same operator.
+  // A validated program: its instructions (the cache key, with their hash), each decoded once
+  // (opcode, flags and fields in mems, gemms or alus[operand]) and assigned to the core that
+  // executes it (queues).
+  struct Program {
+    std::vector<isa::Insn> insns;
+    size_t hash = 0;
+    std::vector<DecodedInsn> decoded;
+    std::vector<uint32_t> queues[kNumCores];
+    std::vector<isa::MemInsn> mems;
+    std::vector<isa::GemmInsn> gemms;
+    std::vector<isa::AluInsn> alus;
+    size_t bytes() const;
+  };
+  // Makes program_ the validated form of the program: a cached one equal to it byte for byte,
+  // or a new one, decoded and checked, that enters the cache (programs_). The runtime sends the
+  // same programs on every call of the same operators (a model: one or more per layer).
   RunResult validate(const isa::Insn* insns, uint32_t count);
+  // Decodes and checks `program.insns` into `program`.
+  RunResult decode(Program& program);
   // Finds runs of one-row STOREs in the store queue that continue each other in the
   // accumulator and in DRAM, none but the first popping a token (the conv2d seed stores 98
   // one-tile STOREs in a row). The store core runs such a run without interruption anyway, so
   // it may execute as one STORE: one range check and one DRAM lookup instead of one each.
-  void mergeStoreRuns(const std::vector<uint32_t>& storeQueue);
+  void mergeStoreRuns(Program& program);
   // Executes the run headed by `decoded` as one STORE; false, with nothing written or counted,
   // if that STORE fails a check (its instructions then run one by one and report the error).
   bool executeStoreRun(const DecodedInsn& decoded, uint32_t index, const isa::Insn& insn,
@@ -127,12 +143,13 @@ private:
   std::vector<int8_t> wgtInterleaved_;
   std::vector<int32_t> wgtRowSum_;
   std::vector<uint32_t> uop_;
-  std::vector<DecodedInsn> decoded_;   // the program of the last run, decoded
-  std::vector<uint32_t> queues_[kNumCores];
-  std::vector<isa::Insn> validatedProgram_;  // empty unless decoded_ holds it, validated
-  std::vector<isa::MemInsn> mems_;
-  std::vector<isa::GemmInsn> gemms_;
-  std::vector<isa::AluInsn> alus_;
+  // Validated programs, the most recently run first, kept while they hold at most
+  // kProgramCacheBytes in all (the most recent one whatever its size). ResNet-18's VTA part
+  // runs 19 layers' programs per inference, which took ~10% of its time to validate again.
+  static constexpr size_t kProgramCacheBytes = size_t{64} << 20;
+  std::list<Program> programs_;
+  size_t programBytes_ = 0;
+  const Program* program_ = nullptr;  // the program being run, in programs_
   std::vector<isa::Uop> decodedUops_;  // scratch: the micro-ops of one instruction
   // Plans of the GEMM instructions seen so far, keyed by their loop fields and the micro-op
   // words they run (checked once, when the plan was built); at most kMaxGemmPlans.

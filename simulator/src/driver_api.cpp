@@ -162,6 +162,8 @@ VTA_SIM_API void VTASimSetRunLimits(uint64_t max_instructions, double timeout_se
 
 VTA_SIM_API void VTASimClearStats(void) { threadStatistics() = Statistics{}; }
 
+VTA_SIM_API uint64_t VTASimProgramValidations(void) { return threadProgramValidations(); }
+
 VTA_SIM_API int VTASimSetConfig(const char* path_or_json) {
   return atApiBoundary("VTASimSetConfig", reportError, -1, [&] {
     if (llvm::Error error = setActiveConfig(path_or_json)) {

@@ -29,6 +29,11 @@ Statistics& threadStatistics() {
   return statistics;
 }
 
+uint64_t& threadProgramValidations() {
+  thread_local uint64_t validations = 0;
+  return validations;
+}
+
 namespace {
 std::string& threadLastError() {
   thread_local std::string error;

@@ -29,6 +29,9 @@ struct Statistics {
 // Statistics of the calling thread (TVM's simulator keeps them per thread, too).
 Statistics& threadStatistics();
 
+// How many programs this thread's VTADeviceRun calls decoded and validated (VTASimProgramValidations).
+uint64_t& threadProgramValidations();
+
 // The calling thread's instruction trace (VTASimSetTrace): one call per executed instruction.
 struct Trace {
   void (*callback)(const char* line, void* context) = nullptr;

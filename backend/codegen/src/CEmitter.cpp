@@ -77,6 +77,12 @@ const RuntimeHelper kFail{"vtac_fail", "static inline int32_t vtac_fail(const ch
 const RuntimeHelper kErrorCount{
     "vtac_error_count", "static inline int vtac_error_count(void) { return VTARuntimeErrorCount ? VTARuntimeErrorCount() : 0; }"};
 
+// hostop::kVtaBufferBytes.
+const RuntimeHelper kVtaBufferBytes{
+    "vtac_vta_buffer_bytes",
+    "static inline int64_t vtac_vta_buffer_bytes(void *buffer) {\n"
+    "  return VTABufferSize ? (int64_t)VTABufferSize(buffer) : INT64_MAX;\n}"};
+
 // One function's C text (the entry or a micro-kernel body), written statement by statement.
 class FunctionWriter : public HostWalker<std::string> {
 public:
@@ -293,11 +299,28 @@ private:
   }
   void emitVtaAllocate(const ir::Allocate &op) override {
     const std::string &name = names_(*op.bufferVar);
-    line("void *" + name + " = VTABufferAlloc(" + allocationBytes(op) + ");");
+    if (!op.condition) {
+      line("void *" + name + " = VTABufferAlloc(" + allocationBytes(op) + ");");
+      line("if (" + name + " == NULL)");
+      line("  return " + std::to_string(kStatusRuntimeError) + ";");
+      visitStmt(op.body);
+      line("VTABufferFree(" + name + ");");
+      return;
+    }
+    line("void *" + name + " = NULL;");
+    line("if (" + visitExpr(op.condition) + ") {");
+    indent();
+    line(name + " = VTABufferAlloc(" + allocationBytes(op) + ");");
     line("if (" + name + " == NULL)");
     line("  return " + std::to_string(kStatusRuntimeError) + ";");
+    dedent();
+    line("}");
     visitStmt(op.body);
-    line("VTABufferFree(" + name + ");");
+    line("if (" + name + " != NULL)");
+    line("  VTABufferFree(" + name + ");");
+  }
+  std::string emitVtaBufferBytes(std::string handle) override {
+    return runtimeHelper(kVtaBufferBytes) + "(" + handle + ")";
   }
   void emitAllocate(const ir::Allocate &op) override {
     const std::string &name = names_(*op.bufferVar);
@@ -608,7 +631,8 @@ llvm::Expected<std::string> emitC(const std::vector<HostFunction> &functions, co
       << "#include <math.h>\n#include <stddef.h>\n#include <stdint.h>\n#include <stdlib.h>\n#include <string.h>\n\n"
       << "#include <dlpack/dlpack.h>\n#include <vta/runtime.h>\n" << (parallel ? "#include <vtac/parallel.h>\n" : "") << "\n"
       << "/* Weak: TVM's VTA runtime has no error functions; the status code is returned all the same. */\n"
-      << "#pragma weak VTARuntimeReportError\n#pragma weak VTARuntimeErrorCount\n\n";
+      << "#pragma weak VTARuntimeReportError\n#pragma weak VTARuntimeErrorCount\n"
+      << (helpers.count(kVtaBufferBytes.name) ? "#pragma weak VTABufferSize\n" : "") << "\n";
   for (const auto &[name, text] : helpers) out << text << "\n";
   if (!helpers.empty()) out << "\n";
   if (!arities.empty()) out << "/* Provided by the program this code is linked into. */\n";

@@ -46,6 +46,11 @@ llvm::Expected<int> dlpackTypeCode(DataType dtype, const ir::Buffer &buffer) {
   }
 }
 
+// The bytes of the live VTA buffer `tensor`'s data is (hostop::kVtaBufferBytes).
+ir::Expr vtaBufferBytes(const ir::VarRef &tensor) {
+  return call(DataType::int64(), hostop::kVtaBufferBytes, {call(DataType::handle(), hostop::kTensorData, {tensor})});
+}
+
 // A variable of `extent` that neither `boundSizes` nor a scalar parameter gives; null when none.
 const ir::Var *firstUnboundVar(const HostFunction &function, const ir::Expr &extent,
                                const std::unordered_set<const ir::Var *> &boundSizes) {
@@ -85,10 +90,21 @@ llvm::Expected<ir::Stmt> bindTensor(const HostFunction &function, const HostPara
   std::vector<Step> steps;
   auto assertThat = [&](ir::Expr check, std::string message) { steps.push_back({check, message, {}, {}}); };
   assertThat(ir::make<ir::Not>(field(hostop::kTensorIsNull, DataType::boolTy())), what + " is NULL");
-  // A compiled graph copies to VTA memory itself (RelaxHostLowering.h): a VTA buffer's handle is
-  // no host address.
-  if (function.graph)
-    assertThat(eq(field(hostop::kTensorDeviceType, DataType::int32()), i32(kDLCPU)), what + " must be a host tensor (kDLCPU)");
+  // A compiled graph copies host tensors to VTA memory itself (RelaxHostLowering.h); a VTA
+  // buffer's handle is no host address, so only parameters marked hostOrVta may be one.
+  ir::Expr device = field(hostop::kTensorDeviceType, DataType::int32());
+  ir::Expr isVtaBuffer = eq(device, i32(kDLExtDev));
+  auto unlessVtaBuffer = [&](ir::Expr check) { return ir::binary(ir::NodeKind::Or, ir::make<ir::Not>(isVtaBuffer), std::move(check)); };
+  if (function.graph && !param.hostOrVta) assertThat(eq(device, i32(kDLCPU)), what + " must be a host tensor (kDLCPU)");
+  if (param.hostOrVta) {
+    assertThat(ir::binary(ir::NodeKind::Or, eq(device, i32(kDLCPU)), isVtaBuffer),
+               what + " must be a host tensor (kDLCPU) or a VTA buffer (kDLExtDev)");
+    assertThat(unlessVtaBuffer(eq(field(hostop::kTensorByteOffset, DataType::int64()), i64(0))),
+               what + " is a VTA buffer: its byte_offset must be 0");
+    // (byte_offset is 0 here, so kTensorData is the handle itself.)
+    assertThat(unlessVtaBuffer(ir::binary(ir::NodeKind::NE, vtaBufferBytes(tensor), i64(0))),
+               what + " is a VTA buffer (kDLExtDev) whose data is not a live VTABufferAlloc handle");
+  }
   assertThat(eq(field(hostop::kTensorNdim, DataType::int32()), i32(int64_t(buffer.rank()))),
              what + " must have " + std::to_string(buffer.rank()) + (buffer.rank() == 1 ? " dimension" : " dimensions"));
   ir::Expr typeMatches = ir::binary(
@@ -126,6 +142,13 @@ llvm::Expected<ir::Stmt> bindTensor(const HostFunction &function, const HostPara
   if (param.onVta)
     assertThat(eq(field(hostop::kTensorByteOffset, DataType::int64()), i64(0)),
                what + " is a VTA buffer: its byte_offset must be 0");
+  // Checked once the shape is known.
+  if (param.hostOrVta) {
+    ir::Expr bytes = tensorBytes(buffer);
+    assertThat(unlessVtaBuffer(ir::binary(ir::NodeKind::GE, vtaBufferBytes(tensor), bytes)),
+               what + " is a VTA buffer of fewer bytes than its shape needs (" +
+                   (bytes.isa<ir::IntImm>() ? std::to_string(bytes.as<ir::IntImm>()->value) : ir::printExpr(bytes)) + ")");
+  }
   if (param.bindsData) steps.push_back({{}, {}, buffer.data, call(DataType::handle(), hostop::kTensorData, {tensor})});
 
   // Strides: absent, or those of the compact row-major layout.
@@ -149,6 +172,12 @@ llvm::Expected<ir::Stmt> bindTensor(const HostFunction &function, const HostPara
 }
 
 }  // namespace
+
+ir::Expr tensorBytes(const ir::Buffer &buffer) {
+  ir::Expr bytes = ir::intImm(buffer.dtype.bytes(), DataType::int64());
+  for (const ir::Expr &extent : buffer.shape) bytes = multiply(bytes, toInt64(extent));
+  return bytes;
+}
 
 llvm::Expected<ir::Stmt> bindParameters(const HostFunction &function, ir::Stmt body) {
   // Checks run parameter by parameter, first to last; a size bound by an earlier tensor is

@@ -41,9 +41,10 @@ std::string emitHeader(const std::vector<HostFunction> &functions, const std::st
         continue;
       }
       out << param.buffer->dtype.str() << " " << shapeText(*param.buffer) << ", compact, "
-          << (param.onVta ? "data is a VTABufferAlloc buffer (byte_offset 0)"
-              : function.graph ? "a host tensor (kDLCPU)"
-                               : "data in host memory")
+          << (param.onVta       ? "data is a VTABufferAlloc buffer (byte_offset 0)"
+              : param.hostOrVta ? "a host tensor (kDLCPU) or a VTA buffer (kDLExtDev)"
+              : function.graph  ? "a host tensor (kDLCPU)"
+                                : "data in host memory")
           << "\n";
     }
     out << " * Returns 0 on success, -1 when an argument does not match (the message is\n"
@@ -52,10 +53,14 @@ std::string emitHeader(const std::vector<HostFunction> &functions, const std::st
       out << " * Destination-passing: the parameters after the inputs receive the results. Each\n"
           << " * function the graph calls returns its status; a non-zero one is returned at once.\n";
       if (function.commandHandle)
-        out << " * VTA memory is the function's business: it copies the inputs its VTA functions read\n"
-            << " * into VTABufferAlloc buffers and the results they write back (VTABufferCopy), and\n"
-            << " * keeps the intermediates VTA code touches in VTA buffers (CPU code reaches them\n"
-            << " * through VTABufferCPUPtr: VTA memory must be coherent, as it is by default).\n";
+        out << " * An input is a host tensor (kDLCPU: data in host memory, any byte_offset) or a VTA\n"
+            << " * buffer (kDLExtDev: data a live VTABufferAlloc handle of at least the tensor's bytes,\n"
+            << " * byte_offset 0), read in place: pass the weights as VTA buffers allocated once to\n"
+            << " * save copying them on every call. VTA memory is otherwise the function's business: it\n"
+            << " * copies host inputs its VTA functions read into VTABufferAlloc buffers and the results\n"
+            << " * (host tensors) they write back (VTABufferCopy), and keeps the intermediates VTA code\n"
+            << " * touches in VTA buffers (CPU code reaches them through VTABufferCPUPtr: VTA memory\n"
+            << " * must be coherent, as it is by default).\n";
       std::set<std::string> callees;
       ir::preOrderVisit(function.body, [&](const ir::Node &node) {
         auto *call = node.as<ir::Call>();

@@ -203,8 +203,8 @@ private:
     for (const char *c = signature + 1; *c; ++c) params.push_back(typeOf(*c));
     auto *fn = llvm::Function::Create(llvm::FunctionType::get(typeOf(signature[0]), params, false),
                                       llvm::Function::ExternalLinkage, name, module_);
-    // vtac's error functions are optional, so the code links against TVM's runtime too.
-    if (name == "VTARuntimeErrorCount" || name == "VTARuntimeReportError")
+    // vtac's additions are optional, so the code links against TVM's runtime too.
+    if (name == "VTARuntimeErrorCount" || name == "VTARuntimeReportError" || name == "VTABufferSize")
       fn->setLinkage(llvm::GlobalValue::ExternalWeakLinkage);
     return fn;
   }
@@ -229,6 +229,23 @@ private:
     b.CreateRet(b.CreateCall(count));
     b.SetInsertPoint(none);
     b.CreateRet(b.getInt32(0));
+    return fn;
+  }
+
+  // The module's `i64 vtac_vta_buffer_bytes(ptr)`: hostop::kVtaBufferBytes.
+  llvm::Function *vtaBufferBytesFunction() {
+    if (llvm::Function *existing = module_.getFunction("vtac_vta_buffer_bytes")) return existing;
+    auto *fn = llvm::Function::Create(llvm::FunctionType::get(b_.getInt64Ty(), {b_.getPtrTy()}, false),
+                                      llvm::Function::InternalLinkage, "vtac_vta_buffer_bytes", module_);
+    fn->setDoesNotThrow();
+    llvm::IRBuilder<> b(llvm::BasicBlock::Create(ctx_, "entry", fn));
+    llvm::Function *size = runtimeFunction("VTABufferSize");
+    auto *call = llvm::BasicBlock::Create(ctx_, "size", fn), *unknown = llvm::BasicBlock::Create(ctx_, "unknown", fn);
+    b.CreateCondBr(b.CreateIsNotNull(size), call, unknown);
+    b.SetInsertPoint(call);
+    b.CreateRet(b.CreateZExtOrTrunc(b.CreateCall(size, {fn->getArg(0)}), b.getInt64Ty()));
+    b.SetInsertPoint(unknown);
+    b.CreateRet(b.getInt64(INT64_MAX));
     return fn;
   }
 
@@ -850,12 +867,39 @@ private:
     return b_.CreateIntCast(bytes, layout.getIntPtrType(ctx_), false);
   }
   void emitVtaAllocate(const ir::Allocate &op) override {
+    llvm::BasicBlock *skipped = nullptr;
+    if (op.condition) {
+      llvm::BasicBlock *allocate = newBlock("vta_alloc");
+      llvm::Value *condition = visitExpr(op.condition);
+      skipped = b_.GetInsertBlock();
+      llvm::BasicBlock *join = newBlock("vta_allocated");
+      b_.CreateCondBr(condition, allocate, join);
+      b_.SetInsertPoint(allocate);
+      llvm::Value *buffer = b_.CreateCall(runtimeFunction("VTABufferAlloc"), {allocationBytes(op)}, op.bufferVar->name);
+      returnIf(b_.CreateIsNull(buffer), b_.getInt32(kStatusRuntimeError));
+      llvm::BasicBlock *allocated = b_.GetInsertBlock();
+      b_.CreateBr(join);
+      b_.SetInsertPoint(join);
+      llvm::PHINode *phi = b_.CreatePHI(b_.getPtrTy(), 2, op.bufferVar->name);
+      phi->addIncoming(buffer, allocated);
+      phi->addIncoming(llvm::ConstantPointerNull::get(b_.getPtrTy()), skipped);
+      vars_[op.bufferVar.get()] = phi;
+      visitStmt(op.body);
+      llvm::BasicBlock *release = newBlock("vta_free"), *done = newBlock("vta_freed");
+      b_.CreateCondBr(b_.CreateIsNotNull(phi), release, done);
+      b_.SetInsertPoint(release);
+      b_.CreateCall(runtimeFunction("VTABufferFree"), {phi});
+      b_.CreateBr(done);
+      b_.SetInsertPoint(done);
+      return;
+    }
     llvm::Value *buffer = b_.CreateCall(runtimeFunction("VTABufferAlloc"), {allocationBytes(op)}, op.bufferVar->name);
     returnIf(b_.CreateIsNull(buffer), b_.getInt32(kStatusRuntimeError));
     vars_[op.bufferVar.get()] = buffer;
     visitStmt(op.body);
     b_.CreateCall(runtimeFunction("VTABufferFree"), {buffer});
   }
+  llvm::Value *emitVtaBufferBytes(llvm::Value *handle) override { return b_.CreateCall(vtaBufferBytesFunction(), {handle}); }
   void emitAllocate(const ir::Allocate &op) override {
     llvm::Value *bytes = allocationBytes(op);
     llvm::FunctionCallee malloc = module_.getOrInsertFunction("malloc", b_.getPtrTy(), bytes->getType());

@@ -4,6 +4,8 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include <dlpack/dlpack.h>
+
 #include "vtac/codegen/EntryChecks.h"
 #include "vtac/codegen/RuntimeApi.h"
 #include "vtac/ir/Arith.h"
@@ -40,13 +42,6 @@ ir::Expr runtimeCall(DataType dtype, const char *name, std::vector<ir::Expr> arg
   return ir::make<ir::Call>(dtype, "tir.call_extern", std::move(args));
 }
 
-// The bytes of `buffer`'s elements, as int64 (folded when the shape is constant).
-ir::Expr byteSize(const ir::Buffer &buffer) {
-  ir::Expr bytes = ir::intImm(buffer.dtype.bytes(), DataType::int64());
-  for (const ir::Expr &extent : buffer.shape) bytes = ir::mulExpr(bytes, ir::castExpr(DataType::int64(), extent));
-  return bytes;
-}
-
 // A `op` (hostop::kMakeTensor or kMakeVtaTensor) DLTensor over `data` with `buffer`'s dtype and shape.
 ir::Expr makeTensor(const char *op, ir::Expr data, const ir::Buffer &buffer) {
   DataType dtype = buffer.dtype;
@@ -60,7 +55,7 @@ ir::Expr makeTensor(const char *op, ir::Expr data, const ir::Buffer &buffer) {
 ir::Stmt copyTensor(ir::Expr from, ir::Expr to, const ir::Buffer &buffer, int kind) {
   ir::Expr zero = ir::intImm(0, DataType::int64());
   return ir::make<ir::Evaluate>(runtimeCall(DataType::int32(), "VTABufferCopy",
-                                            {std::move(from), zero, std::move(to), zero, byteSize(buffer), ir::intImm(kind)}));
+                                            {std::move(from), zero, std::move(to), zero, tensorBytes(buffer), ir::intImm(kind)}));
 }
 
 ir::Expr tensorData(const ir::VarRef &tensor) {
@@ -72,6 +67,11 @@ ir::Expr tensorData(const ir::VarRef &tensor) {
 ir::Stmt inAllocation(const ir::BufferRef &buffer, const ir::VarRef &tensor, const char *op, ir::Stmt body) {
   body = ir::make<ir::LetStmt>(tensor, makeTensor(op, buffer->data, *buffer), body, buffer->loc());
   return ir::make<ir::Allocate>(buffer->data, buffer->dtype, buffer->shape, nullptr, body, ir::AttrMap{}, buffer->loc());
+}
+
+ir::Expr ifThenElse(ir::Expr condition, ir::Expr then, ir::Expr otherwise) {
+  DataType dtype = then->dtype;
+  return ir::make<ir::Call>(dtype, "tir.if_then_else", std::vector<ir::Expr>{std::move(condition), std::move(then), std::move(otherwise)});
 }
 
 // The DLTensors of one graph tensor: what a CPU callee is passed (host memory: the caller's
@@ -91,15 +91,15 @@ public:
 
   llvm::Expected<ir::Stmt> run() {
     placeTensors();
-    if (!onVta_.empty()) function_.commandHandle = ir::makeVar("cmd", DataType::handle());
-    std::vector<std::pair<ir::BufferRef, const relax::Var *>> copiedIn;  // VTA buffer, parameter
+    // Only a graph that runs VTA code takes VTA buffers (it has the command handle CPU views need).
+    const bool takesVtaBuffers = !onVta_.empty();
+    if (takesVtaBuffers) function_.commandHandle = ir::makeVar("cmd", DataType::handle());
     for (const relax::VarPtr &param : func_.params) {
       auto buffer = tensorBuffer(param->name, param->sinfo, param->loc);
       if (!buffer) return buffer.takeError();
-      HostParam host{ir::makeVar(param->name, DataType::handle(), param->loc), *buffer, false, false};
+      HostParam host{ir::makeVar(param->name, DataType::handle(), param->loc), *buffer, false, false, takesVtaBuffers};
       function_.params.push_back(host);
       tensors_[param.get()].host = host.var;
-      if (onVta_.count(param.get())) copiedIn.emplace_back(vtaBuffer(*param, tensors_[param.get()]), param.get());
     }
     for (const relax::Arg &result : func_.results) {
       if (!result.var) return ir::diagnosticError(result.loc, "returning a constant cannot be compiled");
@@ -114,15 +114,13 @@ public:
     std::vector<const relax::Binding *> bindings;
     for (const relax::BindingBlock &block : func_.blocks)
       for (const relax::Binding &binding : block.bindings) bindings.push_back(&binding);
+    // The parameters' DLTensors are made before the calls are lowered, which use them.
+    std::vector<Wrap> setups;
+    if (takesVtaBuffers)
+      for (size_t i = 0; i < func_.params.size(); ++i) setups.push_back(paramSetup(*func_.params[i], function_.params[i]));
     auto body = lowerFrom(bindings, 0);
     if (!body) return body.takeError();
-    // Parameters VTA code reads are copied into VTA buffers first.
-    for (auto it = copiedIn.rbegin(); it != copiedIn.rend(); ++it) {
-      const auto &[buffer, param] = *it;
-      const Tensors &tensors = tensors_.at(param);
-      ir::Stmt copy = copyTensor(tensorData(tensors.host), buffer->data, *buffer, kCopyHostToDevice);
-      *body = inAllocation(buffer, tensors.vta, hostop::kMakeVtaTensor, ir::seq({copy, *body}));
-    }
+    for (auto it = setups.rbegin(); it != setups.rend(); ++it) *body = (*it)(*body);
     if (function_.commandHandle)
       *body = ir::make<ir::LetStmt>(function_.commandHandle,
                                     runtimeCall(DataType::handle(), "VTATLSCommandHandle", {}), *body);
@@ -165,6 +163,43 @@ private:
       }
   }
 
+  using Wrap = std::function<ir::Stmt(ir::Stmt)>;
+
+  // A parameter of a graph that runs VTA code is a host tensor or a VTA buffer (`p_is_vta`,
+  // decided at run time). VTA code reads a VTA buffer in place and a copy of a host tensor in
+  // a VTA buffer allocated for the call; CPU code reads a host tensor in place and a VTA buffer
+  // through its CPU address. Records the parameter's DLTensors and returns what wraps the calls.
+  Wrap paramSetup(const relax::Var &param, const HostParam &host) {
+    Tensors &tensors = tensors_[&param];
+    ir::VarRef isVta = ir::makeVar(param.name + "_is_vta", DataType::boolTy(), param.loc);
+    ir::Expr isVtaValue = ir::binary(ir::NodeKind::EQ, ir::make<ir::Call>(DataType::int32(), hostop::kTensorDeviceType, std::vector<ir::Expr>{host.var}),
+                                     ir::intImm(kDLExtDev, DataType::int32()));
+    ir::Expr data = tensorData(host.var);  // the handle itself for a VTA buffer (byte_offset 0)
+    ir::VarRef view;
+    if (onCpu_.count(&param)) {
+      view = ir::makeVar(param.name + "_host", DataType::handle(), param.loc);
+      tensors.host = view;
+    }
+    ir::BufferRef copy;
+    if (onVta_.count(&param)) copy = vtaBuffer(param, tensors);
+    return [this, isVta, isVtaValue, data, view, copy, vta = tensors.vta, buffer = host.buffer](ir::Stmt body) {
+      if (copy) {
+        ir::Stmt copyIn = ir::make<ir::IfThenElse>(ir::make<ir::Not>(isVta),
+                                                   copyTensor(data, copy->data, *copy, kCopyHostToDevice), nullptr);
+        body = ir::make<ir::LetStmt>(vta, makeTensor(hostop::kMakeVtaTensor, ifThenElse(isVta, data, copy->data), *copy),
+                                     ir::seq({copyIn, body}));
+        // Allocated only for a host tensor.
+        body = ir::make<ir::Allocate>(copy->data, copy->dtype, copy->shape, ir::make<ir::Not>(isVta), body, ir::AttrMap{},
+                                      copy->loc());
+      }
+      if (view) {
+        ir::Expr cpuAddress = runtimeCall(DataType::handle(), "VTABufferCPUPtr", {function_.commandHandle, data});
+        body = ir::make<ir::LetStmt>(view, makeTensor(hostop::kMakeTensor, ifThenElse(isVta, cpuAddress, data), *buffer), body);
+      }
+      return ir::Stmt(ir::make<ir::LetStmt>(isVta, isVtaValue, body));
+    };
+  }
+
   // A VTA buffer for `var` (its data variable is the buffer handle) and, in `tensors.vta`, a
   // new variable for the DLTensor over it.
   static ir::BufferRef vtaBuffer(const relax::Var &var, Tensors &tensors) {
@@ -201,8 +236,6 @@ private:
                              *rest});
     return (*output)(body);
   }
-
-  using Wrap = std::function<ir::Stmt(ir::Stmt)>;
 
   // Where the binding's output lives: records its DLTensors and returns what wraps the
   // statement computing it and the rest (the allocation, none for a returned host tensor).

@@ -15,7 +15,8 @@ const char *runtimeSignature(llvm::StringRef name) {
       {"VTABufferCPUPtr", "ppp"},        {"VTAWriteBarrier", "vppiii"},
       {"VTAReadBarrier", "vppiii"},      {"VTARuntimeErrorCount", "i"},
       {"VTARuntimeReportError", "vp"},   {"VTABufferAlloc", "pz"},
-      {"VTABufferFree", "vp"},           {"VTABufferCopy", "vpzpzzi"}};
+      {"VTABufferFree", "vp"},           {"VTABufferCopy", "vpzpzzi"},
+      {"VTABufferSize", "zp"}};
   auto found = signatures.find(name);
   return found == signatures.end() ? nullptr : found->second;
 }

@@ -149,6 +149,13 @@ TVM_DLL void VTARuntimeClearError(void);
  */
 TVM_DLL void VTARuntimeReportError(const char* message);
 
+/*
+ * The size in bytes of a live buffer handle (VTABufferAlloc), 0 for anything else (a freed
+ * handle, a CPU pointer); reports nothing. Compiled graphs check the VTA buffers a caller
+ * passes with it.
+ */
+TVM_DLL size_t VTABufferSize(const void* buffer);
+
 #ifdef __cplusplus
 }
 #endif

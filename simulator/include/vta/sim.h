@@ -79,6 +79,13 @@ int VTASimSetGemmKernel(const char* name);
 /* The kernel in use ("avx512vnni", "avx2" or "portable"). */
 const char* VTASimGemmKernel(void);
 
+/*
+ * How many programs VTADeviceRun has decoded and validated on this thread. A device keeps the
+ * programs it validated (64 MiB of them, the least recently run dropped first) and runs one
+ * equal byte for byte to a kept one without validating it again.
+ */
+uint64_t VTASimProgramValidations(void);
+
 #ifdef __cplusplus
 }
 #endif

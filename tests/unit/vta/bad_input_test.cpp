@@ -347,7 +347,7 @@ TEST_CASE("a run of one-tile STOREs behaves as its STOREs one by one", "[vta][ba
   }
 }
 
-// The device keeps the last program it decoded and validated, and reuses it for an equal one.
+// The device keeps the programs it decoded and validated, and reuses one for an equal program.
 TEST_CASE("a program that differs from the last one by one instruction is checked again",
           "[vta][bad-input]") {
   RawProgram program;
@@ -364,6 +364,40 @@ TEST_CASE("a program that differs from the last one by one instruction is checke
   CHECK(program.run() == VTA_SIM_OK);
   program.replace(0, llvm::cantFail(program.layout().encode(inputLoad(phy / 16, 0, 300))));
   expectError(program.run(), VTA_SIM_ERR_OUT_OF_RANGE, {"instruction 0", "x_size=300"});
+}
+
+TEST_CASE("the device keeps several validated programs and validates a changed one again",
+          "[vta][bad-input]") {
+  RawProgram program;
+  const vta_phy_addr_t phy = program.deviceWords(std::vector<uint32_t>(1024, 0));
+  const Insn first = llvm::cantFail(program.layout().encode(inputLoad(phy / 16, 0, 4)));
+  const Insn second = llvm::cantFail(program.layout().encode(inputLoad(phy / 16, 0, 8)));
+  program.add(first);
+  program.finish();
+  const uint64_t before = VTASimProgramValidations();
+  CHECK(program.run() == VTA_SIM_OK);
+  program.replace(0, second);
+  CHECK(program.run() == VTA_SIM_OK);
+  CHECK(VTASimProgramValidations() == before + 2);
+  // Both are kept: running them again, in turn, validates nothing (each run copies the program
+  // to new device memory: the key is the instructions, not their address).
+  for (int round = 0; round < 2; ++round) {
+    program.replace(0, first);
+    CHECK(program.run() == VTA_SIM_OK);
+    program.replace(0, second);
+    CHECK(program.run() == VTA_SIM_OK);
+  }
+  CHECK(VTASimProgramValidations() == before + 2);
+  // One changed instruction makes another program, validated (and rejected) again each time.
+  MemInsn bogus;
+  bogus.opcode = 6;
+  program.replace(1, llvm::cantFail(program.layout().encode(bogus)));
+  expectError(program.run(), VTA_SIM_ERR_BAD_INSTRUCTION, {"instruction 1", "unknown opcode"});
+  expectError(program.run(), VTA_SIM_ERR_BAD_INSTRUCTION, {"instruction 1", "unknown opcode"});
+  CHECK(VTASimProgramValidations() == before + 4);
+  program.replace(1, program.layout().encode(FinishInsn{}));
+  CHECK(program.run() == VTA_SIM_OK);
+  CHECK(VTASimProgramValidations() == before + 4);
 }
 
 TEST_CASE("the simulator reports dependency tokens left over at the end of a run",

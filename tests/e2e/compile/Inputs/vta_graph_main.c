@@ -1,12 +1,15 @@
 /*
  * A compiled Relax main (symbol LAYER) whose calls run VTA code, called as a plain C program
  * calls it: host DLTensors (kDLCPU, malloc'd data) for both inputs and the result, as the
- * generated header asks; the function moves what its VTA functions touch to VTA memory itself.
+ * generated header allows; the function moves what its VTA functions touch to VTA memory itself.
+ * The inputs may also be VTA buffers (kDLExtDev), which it reads in place.
  *
  *   vta_graph_main inputs DIR   writes the two inputs as DIR/in0.npy and DIR/in1.npy
  *   vta_graph_main compare DIR  calls LAYER on them twice and compares each result byte for
- *                               byte with DIR/out.npy (what `vtac run` computed from the inputs),
- *                               then calls it with a VTA buffer, which it must refuse
+ *                               byte with DIR/out.npy (what `vtac run` computed from the inputs);
+ *                               then twice with the inputs uploaded once into VTA buffers
+ *                               (kDLExtDev, used in place), once with one of each; then with
+ *                               VTA tensors it must refuse (not a live handle, too small, ...)
  *
  * -DCONV: seed 001's conv2d twice (data (1, 16, 14, 14, 1, 16) and kernel (16, 16, 3, 3, 16, 16)
  * int8 -> int8); otherwise the vector add chain (A and B (16, 64, 1, 16) int32 -> int8).
@@ -37,6 +40,13 @@ static DLTensor host_tensor(int i) {
   DLTensor t = make_tensor(calloc((size_t)count, (size_t)s->bits / 8), s->shape, s->ndim, kDLInt, s->bits, kDLCPU);
   if (s->range) fill(t.data, count, s->bits, (uint64_t)(i + 1), s->range);
   return t;
+}
+
+/* A VTA buffer holding a copy of host tensor `t`'s data (same shape). */
+static DLTensor vta_copy(const DLTensor *t) {
+  DLTensor v = vta_tensor(t->shape, t->ndim, t->dtype.bits);
+  to_device(&v, t->data);
+  return v;
 }
 
 /* Runs LAYER; returns how many bytes of its result differ from `expected`. */
@@ -75,10 +85,33 @@ static int run_step(const char *step, const char *dir, DLTensor *in0, DLTensor *
   }
   int64_t mismatches = run_and_compare(in0, in1, out, expected);
   mismatches += run_and_compare(in0, in1, out, expected);
+  printf("inputs as VTA buffers:\n");
+  DLTensor vta0 = vta_copy(in0), vta1 = vta_copy(in1);
+  mismatches += run_and_compare(&vta0, &vta1, out, expected);
+  mismatches += run_and_compare(&vta0, &vta1, out, expected);
+  printf("a host tensor and a VTA buffer:\n");
+  mismatches += run_and_compare(in0, &vta1, out, expected);
   free(expected);
-  DLTensor device = vta_tensor(specs[0].shape, specs[0].ndim, specs[0].bits);
-  CALL_LAYER(LAYER(&device, in1, out));
-  VTABufferFree(device.data);
+
+  printf("refused:\n");
+  DLTensor host_handle = *in0; /* host memory claimed to be a VTA buffer */
+  host_handle.device.device_type = kDLExtDev;
+  CALL_LAYER(LAYER(&host_handle, in1, out));
+  DLTensor offset = vta0;
+  offset.byte_offset = 64;
+  CALL_LAYER(LAYER(&offset, in1, out));
+  DLTensor small = vta_tensor(specs[0].shape, 1, specs[0].bits); /* the first dimension's elements only */
+  small.ndim = specs[0].ndim;
+  CALL_LAYER(LAYER(&small, in1, out));
+  VTABufferFree(small.data);
+  DLTensor freed = vta_tensor(specs[0].shape, specs[0].ndim, specs[0].bits);
+  VTABufferFree(freed.data);
+  CALL_LAYER(LAYER(&freed, in1, out));
+  DLTensor other_device = *in0;
+  other_device.device.device_type = kDLCUDA;
+  CALL_LAYER(LAYER(&other_device, in1, out));
+  VTABufferFree(vta0.data);
+  VTABufferFree(vta1.data);
   return mismatches != 0;
 }
 

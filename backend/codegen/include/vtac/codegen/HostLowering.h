@@ -66,6 +66,9 @@ inline constexpr const char *kMakeTensor = "vtac.make_tensor";
 // The same over a VTABufferAlloc buffer handle, on device kDLExtDev as TVM passes VTA tensors
 // (RelaxHostLowering.h).
 inline constexpr const char *kMakeVtaTensor = "vtac.make_vta_tensor";
+// (handle) -> int64: the bytes of a live VTABufferAlloc buffer (VTABufferSize), 0 for any other
+// handle; INT64_MAX when the runtime cannot tell (TVM's has no VTABufferSize: weak reference).
+inline constexpr const char *kVtaBufferBytes = "vtac.vta_buffer_bytes";
 // ("symbol", tensor, ...) -> int32: calls `int32_t symbol(DLTensor *, ...)` (a compiled prim_func
 // or a function the program is linked with) and returns its non-zero status from the caller.
 inline constexpr const char *kCallChecked = "vtac.call_checked";
@@ -94,6 +97,9 @@ struct HostParam {
   ir::BufferRef buffer;  // null for a scalar parameter
   bool onVta = false;    // the buffer's data is a VTABufferAlloc handle
   bool bindsData = true;  // the body reads buffer->data (a graph only passes the tensor on)
+  // A graph parameter that may be a host tensor (kDLCPU) or a VTA buffer (kDLExtDev, data a
+  // VTABufferAlloc handle), told apart at run time (RelaxHostLowering.h).
+  bool hostOrVta = false;
 };
 
 struct HostFunction {

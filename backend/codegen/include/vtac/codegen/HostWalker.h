@@ -6,7 +6,7 @@
 // turns `for` loops and launched / virtual threads (thread_extent, virtual_thread: their body
 // runs once per index, one after another) into emitLoop; checks allocations (host scopes only
 // unless allocateOnChipScopesInHostMemory was called, no condition) before emitAllocate (a
-// graph's kVtaBufferScope ones: emitVtaAllocate); splits an evaluated call into a micro-kernel push, a run
+// graph's kVtaBufferScope ones, which may have a condition: emitVtaAllocate); splits an evaluated call into a micro-kernel push, a run
 // of a parallel task, a checked call of a compiled function, or an expression whose status
 // (RuntimeApi.h's returnsStatus) or error count (reportsThroughErrorCount, once
 // checkErrorCountFromHere was called) is checked; and dispatches calls: extern calls, the `vtac.dltensor_*` fields, and the
@@ -115,8 +115,10 @@ public:
     if (!isHostScope(scope) && !onChipScopesInHostMemory_)
       return fail(op, "'" + op.bufferVar->name + "' is in VTA's on-chip scope '" + scope +
                           "': lower the program for VTA (vta-lower) before compiling it");
-    if (op.condition) return fail(op, "the " + std::string(emitterName_) + " emitter does not support conditional allocations");
-    if (scope != kVtaBufferScope) return emitAllocate(op);
+    if (scope != kVtaBufferScope) {
+      if (op.condition) return fail(op, "the " + std::string(emitterName_) + " emitter does not support conditional allocations");
+      return emitAllocate(op);
+    }
     if (!function_.graph) return fail(op, "'" + op.bufferVar->name + "': the scope '" + scope + "' is for compiled graphs only");
     emitVtaAllocate(op);
   }
@@ -141,6 +143,10 @@ public:
       if (!annotation || annotation->op != "tir.type_annotation" || !data)
         return invalid(op, "'tir.tvm_access_ptr' takes (T.type_annotation(dtype), data, offset, extent, mask)");
       return emitAccessPtr(op, annotation->dtype, *data);
+    }
+    if (name == hostop::kVtaBufferBytes) {
+      if (op.args.size() != 1) return invalid(op, "'" + name + "' takes one handle");
+      return emitVtaBufferBytes(visitExpr(op.args[0]));
     }
     if (llvm::StringRef(name).starts_with("vtac.dltensor_")) {
       if (op.args.empty()) return invalid(op, "'" + name + "' needs a tensor");
@@ -200,8 +206,11 @@ protected:
   // as a copy of the constant data of a T.allocate_const (writable, as in the interpreter).
   virtual void emitAllocate(const ir::Allocate &op) = 0;
   // A VTABufferAlloc buffer of the allocation's bytes (returns kStatusRuntimeError when none is
-  // allocated), its body, and VTABufferFree.
+  // allocated), its body, and VTABufferFree. With a condition, the buffer is allocated (and
+  // freed) only when it holds, its variable NULL otherwise.
   virtual void emitVtaAllocate(const ir::Allocate &op) = 0;
+  // hostop::kVtaBufferBytes of `handle`.
+  virtual Value emitVtaBufferBytes(Value handle) = 0;
   virtual Value emitExternCall(const ir::Call &op, const std::string &callee) = 0;
   // One of the hostop::kTensor* fields (the tensor is args[0], a dimension args[1]).
   virtual Value emitTensorField(const ir::Call &op) = 0;
