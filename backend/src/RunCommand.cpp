@@ -353,6 +353,10 @@ int runCommand(const RunOptions &options, std::ostream &out, std::ostream &error
   if (llvm::Error error = checkOutputs(function, options)) return fail(std::move(error));
   auto arguments = prepareArguments(function, options);
   if (!arguments) return fail(arguments.takeError());
+  // A run that reads nothing the user gave, or shows nothing, is legal but rarely meant.
+  if (!function.params().empty() && options.inputs.empty() && !options.randomInputs)
+    errors << "vtac run: note: no --input or --random-inputs: every parameter of '" << function.name().str()
+           << "' starts as zeros\n";
   std::vector<Tensor> referenceArguments;
   if (!options.referenceFile.empty()) referenceArguments = *arguments;
 
@@ -398,6 +402,11 @@ int runCommand(const RunOptions &options, std::ostream &out, std::ostream &error
     if (llvm::Error error = files.stage(options.traceVtaPath, vtaTrace)) return fail(std::move(error));
   if (llvm::Error error = files.commit()) return fail(std::move(error));
   if (options.stats) printStatsTable(statsJson, function.name().str(), out);
+  if (options.outputs.empty() && options.referenceFile.empty() && !options.stats && options.statsJsonPath.empty() &&
+      options.traceVtaPath.empty() && !options.timing)
+    errors << "vtac run: note: '" << function.name().str()
+           << "' ran; nothing was written or compared (--output NAME=FILE.npy writes a parameter, "
+              "--reference FILE compares with another program, --stats prints VTA's counters)\n";
   if (options.timing) {
     RunTimes times;
     times.parse = parseSeconds;
