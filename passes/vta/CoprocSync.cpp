@@ -19,8 +19,21 @@ using Insertions = std::unordered_map<const ir::Node *, std::vector<ir::Stmt>>;
 ir::Stmt token(const char *op, Token t) {
   return vta::evaluate(vta::intrinsic(op, {ir::intImm(t.first), ir::intImm(t.second)}));
 }
-ir::Stmt push(Token t) { return token("tir.vta.coproc_dep_push", t); }
-ir::Stmt pop(Token t) { return token("tir.vta.coproc_dep_pop", t); }
+// VTA has token queues between neighbouring stages only (load 1, compute 2, store 3). A token
+// between load and store (a loop body that starts with a load and ends with a store, or the
+// reverse) is relayed through compute: the sender pushes to compute, compute pops it and pushes
+// on, so compute's in-order stream carries the wait (TVM's runtime refuses such tokens).
+constexpr int kComputeQueue = 2;
+bool relayed(Token t) { return t.first != kComputeQueue && t.second != kComputeQueue; }
+ir::Stmt push(Token t) {
+  if (!relayed(t)) return token("tir.vta.coproc_dep_push", t);
+  return ir::seq({token("tir.vta.coproc_dep_push", {t.first, kComputeQueue}),
+                  token("tir.vta.coproc_dep_pop", {t.first, kComputeQueue}),
+                  token("tir.vta.coproc_dep_push", {kComputeQueue, t.second})});
+}
+ir::Stmt pop(Token t) {
+  return token("tir.vta.coproc_dep_pop", relayed(t) ? Token{kComputeQueue, t.second} : t);
+}
 bool contains(const std::vector<Token> &v, Token t) { return std::find(v.begin(), v.end(), t) != v.end(); }
 
 // Buffers used inside and outside coproc scopes, the coprocessor axes and the first problem.
@@ -80,6 +93,7 @@ public:
   void visitExpr(const ir::Expr &) override {}
 
   void visitAttrStmt(const ir::AttrStmt &op) override {
+    if (op.key == "virtual_thread") return visitVirtualThread(op);
     if (op.key != "coproc_scope") return StmtExprVisitor::visitAttrStmt(op);
     current_ = {};
     current_.node = op.body.get();
@@ -130,6 +144,30 @@ public:
   }
 
 private:
+  // inject-virtual-thread later copies every statement inside a virtual thread once per thread,
+  // tokens included. A token between a state inside and one outside would then be pushed once
+  // and popped once per thread (or the reverse): the scope is planned on its own, balanced inside
+  // as a function body is, and is one state to the statements around it, its tokens outside it.
+  // With the thread axis outermost (TVM's schedules) this is TVM's placement; under a loop, an
+  // iteration's threads wait for the whole previous iteration.
+  void visitVirtualThread(const ir::AttrStmt &op) {
+    State outerFirst, outerLast;
+    std::swap(first_, outerFirst);
+    std::swap(last_, outerLast);
+    visitStmt(op.body);
+    current_ = {};
+    if (last_.node) {
+      balanceEnterPop(first_);
+      balanceExitPush(last_);
+      current_.node = &op;
+      current_.enter = first_.enter;
+      current_.exit = last_.exit;
+    }
+    std::swap(first_, outerFirst);
+    std::swap(last_, outerLast);
+    if (current_.node) update();
+  }
+
   struct State {
     const ir::Node *node = nullptr;
     std::set<int> enter, exit;                // queues the state may start / end in
