@@ -306,7 +306,7 @@ class Plan:
         s = self.s
         return s["kind"] == "conv" and (s["pad_h"] > 0 or s["pad_w"] > 0)
 
-    def justify(self, message):
+    def justify(self, message, config):
         """The reason, by this script's count, for a located error other than an SRAM overflow
         (None when there is none): limits of VTA's DMA and micro-kernels that TVM's VTA flow has too."""
         s, d = self.s, self.d
@@ -345,7 +345,19 @@ class Plan:
             return "an epilogue stage at a deeper loop than its producer"
         if "consecutive micro-ops of loop" in message and self.hazard():
             return "a GEMM pipeline hazard"
+        m = re.search(r"micro-kernel records (\d+) micro-ops, but the micro-op SRAM holds (\d+)", message)
+        if m and int(m.group(2)) == (1 << config["LOG_UOP_BUFF_SIZE"]) // 4 \
+                and int(m.group(2)) < int(m.group(1)) <= self.max_kernel_uops():
+            return "a micro-kernel larger than the micro-op SRAM"
         return None
+
+    def max_kernel_uops(self):
+        """The most micro-ops one micro-kernel can record (no loop folded): the GEMM's over its
+        tile, ic blocks and window, or an ALU stage's over its tile."""
+        s, d = self.s, self.d
+        window = s["kh"] * s["kw"] if s["kind"] == "conv" else 1
+        gemm = int(np.prod(self.gemm_tile())) * d["ic_tile"] * window
+        return max([gemm] + [int(np.prod(self.stage_tile(lv))) for lv in d["epilogue_levels"]])
 
     def unit_padded_window(self):
         s = self.s
@@ -525,7 +537,7 @@ def classify(case, rc, out, err):
             if need[key][1] > 1 << config[key]:
                 return "expected", message
             return "error", "%s, although this script counts at most %d bytes" % (message, need[key][1])
-        why = plan.justify(message)
+        why = plan.justify(message, config)
         if why:
             return "expected", message
         return "error", message

@@ -13,6 +13,10 @@ namespace vtac::passes {
 namespace {
 
 bool isUopPush(const ir::Call &call) { return call.op == "tir.vta.uop_push" && call.args.size() == 8; }
+bool isUopLoopMarker(const ir::Call &call) {
+  const auto *name = call.op == "tir.call_extern" && !call.args.empty() ? call.args[0].as<ir::StringImm>() : nullptr;
+  return name && (name->value == "VTAUopLoopBegin" || name->value == "VTAUopLoopEnd");
+}
 
 // Replaces the dst/src/wgt indices of every micro-op by their part that does not depend on the
 // loop variable, collecting the factors of the loop variable.
@@ -62,7 +66,8 @@ bool mentions(const ir::Stmt &stmt, const ir::Var *var) {
 
 class UopLoopFolder : public ir::StmtExprMutator {
 public:
-  explicit UopLoopFolder(PassContext &context) : context_(context) {}
+  explicit UopLoopFolder(PassContext &context)
+      : context_(context), uopDepth_(context.vta.uopDepth), logUopBuffSize_(context.vta.logUopBuffSize) {}
 
   std::optional<ir::DiagnosticError> failure;
 
@@ -72,6 +77,7 @@ public:
     scopeLoc_ = locatedIn(op);
     if (name->value != vta::kGemmPush) {
       checkClosure(op, op.body);
+      checkFitsUopSram(op, op.body);
       return ir::Stmt(&op);
     }
     checkResetFlags(op);
@@ -105,6 +111,7 @@ public:
     }
     checkConsecutiveWrites(body);
     checkClosure(op, body);
+    checkFitsUopSram(op, body);
     if (begins.empty()) return ir::Stmt(&op);
     std::vector<ir::Stmt> stmts = begins;
     stmts.push_back(body);
@@ -124,6 +131,16 @@ private:
     for (const ir::VarRef &var : captured) names += (names.empty() ? "'" : ", '") + var->name + "'";
     fail(scope, "the micro-kernel depends on " + std::to_string(captured.size()) + " variables (" + names +
                     "); the runtime caches a micro-kernel by at most one int32 value, so it cannot replay this one");
+  }
+
+  // The runtime records the micro-ops a kernel pushes once its loops are folded and refuses
+  // the kernel if they do not all fit the micro-op SRAM; the count is known here.
+  void checkFitsUopSram(const ir::AttrStmt &scope, const ir::Stmt &body) {
+    std::optional<int64_t> uops = uopCount(body);
+    if (!uops || *uops <= int64_t(uopDepth_)) return;
+    fail(scope, "the micro-kernel records " + std::to_string(*uops) + " micro-ops, but the micro-op SRAM holds " +
+                    std::to_string(uopDepth_) + " (LOG_UOP_BUFF_SIZE " + std::to_string(logUopBuffSize_) +
+                    "): tensorize or apply the ALU pragma at a deeper loop, or raise LOG_UOP_BUFF_SIZE");
   }
 
   // One GEMM micro-kernel is either a reset or an accumulation: the runtime takes reset_out once
@@ -169,7 +186,8 @@ private:
     });
   }
 
-  // Micro-ops one execution of `stmt` pushes; nullopt when not a nest of constant loops.
+  // Micro-ops one execution of `stmt` pushes (micro-op loop markers push none); nullopt when
+  // not a nest of constant loops.
   static std::optional<int64_t> uopCount(const ir::Stmt &stmt) {
     if (const auto *loop = stmt.as<ir::For>()) {
       auto extent = ir::asConstInt(loop->extent);
@@ -189,6 +207,7 @@ private:
     if (const auto *eval = stmt.as<ir::Evaluate>()) {
       const auto *call = eval->value.as<ir::Call>();
       if (call && isUopPush(*call)) return 1;
+      if (call && isUopLoopMarker(*call)) return 0;
     }
     return std::nullopt;
   }
@@ -210,6 +229,7 @@ private:
   ir::SourceLoc scopeLoc_;
 
   PassContext &context_;
+  uint32_t uopDepth_, logUopBuffSize_;
 };
 
 }  // namespace
