@@ -1,6 +1,8 @@
 #include "vta/FoldUopLoop.h"
 
 #include <array>
+#include <climits>
+#include <unordered_map>
 
 #include "vta/VtaTarget.h"
 #include "vtac/ir/Arith.h"
@@ -13,9 +15,18 @@ namespace vtac::passes {
 namespace {
 
 bool isUopPush(const ir::Call &call) { return call.op == "tir.vta.uop_push" && call.args.size() == 8; }
+const ir::StringImm *externName(const ir::Call &call) {
+  return call.op == "tir.call_extern" && !call.args.empty() ? call.args[0].as<ir::StringImm>() : nullptr;
+}
 bool isUopLoopMarker(const ir::Call &call) {
-  const auto *name = call.op == "tir.call_extern" && !call.args.empty() ? call.args[0].as<ir::StringImm>() : nullptr;
+  const auto *name = externName(call);
   return name && (name->value == "VTAUopLoopBegin" || name->value == "VTAUopLoopEnd");
+}
+bool isUopLoopBegin(const ir::Stmt &stmt) {
+  const auto *eval = stmt.as<ir::Evaluate>();
+  const auto *call = eval ? eval->value.as<ir::Call>() : nullptr;
+  const auto *name = call ? externName(*call) : nullptr;
+  return name && name->value == "VTAUopLoopBegin";
 }
 
 // Replaces the dst/src/wgt indices of every micro-op by their part that does not depend on the
@@ -75,11 +86,7 @@ public:
     const auto *name = op.value.as<ir::StringImm>();
     if (op.key != "coproc_uop_scope" || !name) return StmtExprMutator::visitAttrStmt(op);
     scopeLoc_ = locatedIn(op);
-    if (name->value != vta::kGemmPush) {
-      checkClosure(op, op.body);
-      checkFitsUopSram(op, op.body);
-      return ir::Stmt(&op);
-    }
+    if (name->value != vta::kGemmPush) return lowerAluKernel(op);
     checkResetFlags(op);
     ir::Stmt body = op.body;
     std::vector<ir::Stmt> begins;
@@ -110,27 +117,121 @@ public:
       body = rest;
     }
     checkConsecutiveWrites(body);
-    checkClosure(op, body);
-    checkFitsUopSram(op, body);
-    if (begins.empty()) return ir::Stmt(&op);
+    if (begins.empty()) return finishKernel(op, op.body);
     std::vector<ir::Stmt> stmts = begins;
     stmts.push_back(body);
     for (size_t i = 0; i < begins.size(); ++i)
       stmts.push_back(vta::evaluate(vta::callExtern("VTAUopLoopEnd", {}, op.loc())));
-    return ir::make<ir::AttrStmt>(op.node, op.key, op.value, ir::seq(stmts, op.loc()), op.loc());
+    return finishKernel(op, ir::seq(stmts, op.loc()));
+  }
+
+  ir::Stmt visitFor(const ir::For &op) override {
+    enclosingLoops_[op.loopVar.get()] = &op;
+    ir::Stmt result = StmtExprMutator::visitFor(op);
+    enclosingLoops_.erase(op.loopVar.get());
+    return result;
   }
 
 private:
-  // The runtime records a micro-kernel once and replays it keyed by its closure, which TVM's
-  // runtime (UopKernelMap) limits to at most one int32: the variables the kernel reads once
-  // its loops are folded.
-  void checkClosure(const ir::AttrStmt &scope, const ir::Stmt &body) {
+  // inject-alu-intrin turns the nest under an ALU pragma into micro-op loops, and
+  // lift-coproc-uop-scope lifts the kernel's scope over the stage's loops outside the pragma (as
+  // TVM's LiftAttrScope does). The runtime cannot record such a host loop around micro-op loops
+  // ("VTAUopLoopBegin after a micro-op"). The loop becomes the kernel's outer micro-op loop when
+  // the kernel has one level left and the micro-ops step linearly in it; otherwise the scope goes
+  // back inside the loop, one kernel per iteration.
+  ir::Stmt lowerAluKernel(const ir::AttrStmt &op) {
+    std::vector<const ir::For *> hostLoops;
+    ir::Stmt body = op.body;
+    while (const auto *loop = body.as<ir::For>()) {
+      if (!hasUopLoop(loop->body)) break;
+      hostLoops.push_back(loop);
+      body = loop->body;
+    }
+    for (int levels = uopLoopLevels(body); !hostLoops.empty() && levels < 2; ++levels) {
+      std::optional<ir::Stmt> folded = foldAluLoop(*hostLoops.back(), body);
+      if (!folded) break;
+      body = *folded;
+      hostLoops.pop_back();
+    }
+    for (const ir::For *loop : hostLoops) enclosingLoops_[loop->loopVar.get()] = loop;
+    ir::Stmt kernel = finishKernel(op, body);
+    for (auto loop = hostLoops.rbegin(); loop != hostLoops.rend(); ++loop) {
+      enclosingLoops_.erase((*loop)->loopVar.get());
+      kernel = ir::make<ir::For>((*loop)->loopVar, (*loop)->min, (*loop)->extent, (*loop)->forKind, kernel,
+                                 (*loop)->threadBinding, (*loop)->annotations, (*loop)->loc());
+    }
+    return kernel;
+  }
+
+  // The kernel scope with `body`, checked against the micro-op SRAM and closed over one key.
+  ir::Stmt finishKernel(const ir::AttrStmt &scope, ir::Stmt body) {
+    checkFitsUopSram(scope, body);
     std::vector<ir::VarRef> captured = ir::undefinedVars(body);
-    if (captured.size() < 2) return;
-    std::string names;
-    for (const ir::VarRef &var : captured) names += (names.empty() ? "'" : ", '") + var->name + "'";
-    fail(scope, "the micro-kernel depends on " + std::to_string(captured.size()) + " variables (" + names +
-                    "); the runtime caches a micro-kernel by at most one int32 value, so it cannot replay this one");
+    if (captured.size() < 2) {
+      if (body.get() == scope.body.get()) return ir::Stmt(&scope);
+      return ir::make<ir::AttrStmt>(scope.node, scope.key, scope.value, body, scope.loc());
+    }
+    return closeOverOneKey(scope, body, captured);
+  }
+
+  std::optional<ir::Stmt> foldAluLoop(const ir::For &loop, const ir::Stmt &body) {
+    auto min = ir::asConstInt(loop.min);
+    if (!min || *min != 0) return std::nullopt;
+    FactorExtractor extractor(loop.loopVar);
+    ir::Stmt rest = extractor.visitStmt(body);
+    if (!extractor.whyNot.empty() || !extractor.factors[0] || mentions(rest, loop.loopVar.get()))
+      return std::nullopt;
+    return ir::seq({vta::evaluate(vta::callExtern("VTAUopLoopBegin", {loop.extent, ir::intImm(*extractor.factors[0]),
+                                                                    ir::intImm(*extractor.factors[1]),
+                                                                    ir::intImm(*extractor.factors[2])},
+                                                  loop.loc())),
+                    rest, vta::evaluate(vta::callExtern("VTAUopLoopEnd", {}, loop.loc()))},
+                   loop.loc());
+  }
+
+  static int uopLoopLevels(const ir::Stmt &body) {
+    int levels = 0;
+    if (const auto *seq = body.as<ir::SeqStmt>())
+      for (const ir::Stmt &s : seq->stmts) levels += isUopLoopBegin(s);
+    return levels;
+  }
+  static bool hasUopLoop(const ir::Stmt &stmt) {
+    bool found = false;
+    ir::preOrderVisit(stmt, [&](const ir::Node &n) {
+      const auto *call = n.as<ir::Call>();
+      found |= call && isUopLoopMarker(*call);
+    });
+    return found;
+  }
+
+  // The runtime records a micro-kernel once and replays it keyed by its closure, which TVM's
+  // runtime (UopKernelMap) limits to one int32. A kernel that reads several loop variables (a
+  // thread index and a loop, say) reads one key instead: their mixed-radix number, from which
+  // it recovers each by division, so it is recorded once per combination of their values.
+  ir::Stmt closeOverOneKey(const ir::AttrStmt &scope, const ir::Stmt &body, const std::vector<ir::VarRef> &captured) {
+    ir::VarRef key = ir::makeVar("uop_key", ir::DataType::int32());
+    ir::Expr packed = ir::intImm(0);
+    ir::VarMap unpack;
+    int64_t radix = 1;
+    for (const ir::VarRef &var : captured) {
+      auto found = enclosingLoops_.find(var.get());
+      const ir::For *loop = found == enclosingLoops_.end() ? nullptr : found->second;
+      auto min = loop ? ir::asConstInt(loop->min) : std::nullopt;
+      auto extent = loop ? ir::asConstInt(loop->extent) : std::nullopt;
+      if (!min || !extent || *extent < 1 || var->dtype != ir::DataType::int32() || radix * *extent > INT32_MAX) {
+        std::string names;
+        for (const ir::VarRef &v : captured) names += (names.empty() ? "'" : ", '") + v->name + "'";
+        fail(scope, "the micro-kernel depends on " + std::to_string(captured.size()) + " variables (" + names +
+                        "); the runtime caches a micro-kernel by one int32 value, and '" + var->name +
+                        "' is not an int32 loop variable of constant range that could go into it");
+        return ir::Stmt(&scope);
+      }
+      packed = packed + (ir::Expr(var) - *min) * radix;
+      unpack[var.get()] = ir::floorModExpr(ir::floorDivExpr(key, ir::intImm(radix)), ir::intImm(*extent)) + *min;
+      radix *= *extent;
+    }
+    ir::Stmt kernel = ir::make<ir::AttrStmt>(scope.node, scope.key, scope.value, ir::substitute(body, unpack), scope.loc());
+    return ir::make<ir::LetStmt>(key, ir::simplify(packed), kernel, scope.loc());
   }
 
   // The runtime records the micro-ops a kernel pushes once its loops are folded and refuses
@@ -227,6 +328,7 @@ private:
   }
 
   ir::SourceLoc scopeLoc_;
+  std::unordered_map<const ir::Var *, const ir::For *> enclosingLoops_;
 
   PassContext &context_;
   uint32_t uopDepth_, logUopBuffSize_;
