@@ -330,39 +330,24 @@ def smaller_cases(case):
 
 
 def main(argv=None):
-    args = fuzzing.vta_parser(__doc__, ROOT, 12_000_000).parse_args(argv)
-    args.log_batch = sorted(set(args.log_batch or [0, 1]))
-    args.log_block = sorted(set(args.log_block or [4, 5]))
-
-    if args.dry_run:
-        for i in range(args.first, args.first + args.cases):
-            case = draw_case(args.seed, i, args)
-            print("case %d: %s (%.1fM MACs)" % (i, describe(case), macs(case["spec"]) / 1e6))
-        return 0
-
     informative = []
 
-    class Fuzzer:
-        runner = Runner(args)
+    def note(case, outcome, rc, out, err, casedir):
+        if outcome != "match":
+            return ""
+        frac = informative_fraction(case, casedir)
+        if frac is not None:
+            informative.append(frac)
+        return remark_of(err)
 
-        @staticmethod
-        def note(case, outcome, rc, out, err, casedir):
-            if outcome != "match":
-                return ""
-            frac = informative_fraction(case, casedir)
-            if frac is not None:
-                informative.append(frac)
-            return remark_of(err)
+    def summary():
+        return ("; outputs inside the clip range (not saturated): %.0f%% on average" % (
+            100 * np.mean(informative)) if informative else "")
 
-        @staticmethod
-        def summary():
-            return ("; outputs inside the clip range (not saturated): %.0f%% on average" % (
-                100 * np.mean(informative)) if informative else "")
-
-    for f in (draw_case, load_case, describe, write_case, smaller_cases):
-        setattr(Fuzzer, f.__name__, staticmethod(f))
-    Fuzzer.save = staticmethod(save_reproducer)
-    done, counts, bugs = fuzzing.campaign(args, Fuzzer, "autoschedule-fuzz")
+    result = fuzzing.vta_campaign(argv, sys.modules[__name__], "autoschedule-fuzz", 12_000_000, Runner, note, summary)
+    if result is None:
+        return 0
+    done, counts, bugs = result
     print("autoschedule-fuzz: %d cases, %d match, %d errors (expected), %d bugs" % (
         done, counts.get("match", 0), counts.get("expected", 0), len(bugs)))
     return 1 if bugs else 0

@@ -13,6 +13,7 @@ import shlex
 import signal
 import subprocess
 import time
+import types
 
 # A sanitizer report, an LLVM fatal error, a failed assertion or a crash's stack dump.
 SANITIZER = re.compile(r"AddressSanitizer|LeakSanitizer|UndefinedBehaviorSanitizer|runtime error:|"
@@ -215,9 +216,30 @@ def vta_parser(doc, root, max_macs):
     return parser
 
 
+CASE_FUNCTIONS = ("draw_case", "load_case", "describe", "write_case", "smaller_cases", "save_reproducer", "macs")
+
+
+def vta_campaign(argv, fuzzer, name, max_macs, make_runner, note=None, summary=None):
+    """The main() of a VTA fuzzer module `fuzzer` (its docstring, ROOT and CASE_FUNCTIONS): parses
+    vta_parser's options (both batch and block sizes drawn unless given), prints the draws with
+    --dry-run (returns None) or runs campaign() with the runner make_runner(args) and the optional
+    note/summary hooks (returns what campaign returns)."""
+    args = vta_parser(fuzzer.__doc__, fuzzer.ROOT, max_macs).parse_args(argv)
+    args.log_batch = sorted(set(args.log_batch or [0, 1]))
+    args.log_block = sorted(set(args.log_block or [4, 5]))
+    if args.dry_run:
+        for i in range(args.first, args.first + args.cases):
+            case = fuzzer.draw_case(args.seed, i, args)
+            print("case %d: %s (%.2fM MACs)" % (i, fuzzer.describe(case), fuzzer.macs(case["spec"]) / 1e6))
+        return None
+    fz = types.SimpleNamespace(runner=make_runner(args), note=note or (lambda *_: ""), summary=summary or (lambda: ""),
+                               **{f: getattr(fuzzer, f) for f in CASE_FUNCTIONS})
+    return campaign(args, fz, name)
+
+
 def campaign(args, fz, name):
     """The case loop of a VTA fuzzer. `fz` provides draw_case(seed, i, args), load_case(path),
-    describe(case), runner (a VtacRunner), write_case(dir, case), save(dir, runner, case, rc, out,
+    describe(case), runner (a VtacRunner), write_case(dir, case), save_reproducer(dir, runner, case, rc, out,
     err, outcome, detail), smaller_cases(case), note(case, outcome, rc, out, err, casedir) (a
     string for the verbose line) and summary() (extra text for the outcomes line). Prints one line
     per failing case (per case with -v), the distinct failures and the last line
@@ -263,7 +285,7 @@ def campaign(args, fz, name):
                 record["dir"] = os.path.join(os.path.abspath(args.out), tag)
                 shutil.rmtree(record["dir"], ignore_errors=True)
                 shutil.copytree(casedir, record["dir"])
-                fz.save(record["dir"], runner, case, rc, out, err, outcome, detail)
+                fz.save_reproducer(record["dir"], runner, case, rc, out, err, outcome, detail)
             seen[record["signature"]] = seen.get(record["signature"], 0) + 1
             if not args.no_minimise and seen[record["signature"]] <= args.minimise_repeats:
                 mindir = os.path.join(workdir, "min")
@@ -279,7 +301,7 @@ def campaign(args, fz, name):
                         record["min"] = os.path.join(record["dir"], "min")
                         shutil.rmtree(record["min"], ignore_errors=True)
                         shutil.copytree(mindir, record["min"])
-                        fz.save(record["min"], runner, small, rc2, out2, err2, outcome2, detail2)
+                        fz.save_reproducer(record["min"], runner, small, rc2, out2, err2, outcome2, detail2)
             if record["dir"]:
                 print("  reproducer: %s%s" % (record["dir"], "  (minimised: min/)" if record["min"] else ""),
                       flush=True)

@@ -658,30 +658,12 @@ def threads_valid(spec, sched):
 
 
 def main(argv=None):
-    args = fuzzing.vta_parser(__doc__, ROOT, 2_000_000).parse_args(argv)
-    args.log_batch = sorted(set(args.log_batch or [0, 1]))
-    args.log_block = sorted(set(args.log_block or [4, 5]))
-    if args.dry_run:
-        for i in range(args.first, args.first + args.cases):
-            case = draw_case(args.seed, i, args)
-            print("case %d: %s (%.2fM MACs)" % (i, describe(case), macs(case["spec"]) / 1e6))
+    result = fuzzing.vta_campaign(
+        argv, sys.modules[__name__], "vta-schedule-fuzz", 2_000_000,
+        lambda args: fuzzing.VtacRunner(args.vtac, args.timeout, command, write_case, classify))
+    if result is None:
         return 0
-
-    class Fuzzer:
-        runner = fuzzing.VtacRunner(args.vtac, args.timeout, command, write_case, classify)
-        save = staticmethod(save_reproducer)
-
-        @staticmethod
-        def note(case, outcome, rc, out, err, casedir):
-            return ""
-
-        @staticmethod
-        def summary():
-            return ""
-
-    for f in (draw_case, load_case, describe, write_case, smaller_cases):
-        setattr(Fuzzer, f.__name__, staticmethod(f))
-    done, counts, bugs = fuzzing.campaign(args, Fuzzer, "vta-schedule-fuzz")
+    done, counts, bugs = result
     print("vta-schedule-fuzz: %d cases, %d match, %d expected, %d bugs" % (
         done, counts.get("match", 0), counts.get("expected", 0), len(bugs)))
     return 1 if bugs else 0
