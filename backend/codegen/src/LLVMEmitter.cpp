@@ -216,54 +216,48 @@ private:
   // none. Kept out of line: it is checked after every runtime call, and one call per check
   // keeps the functions (and the optimiser's work) small.
   llvm::Function *errorCountFunction() {
-    if (llvm::Function *existing = module_.getFunction("vtac_error_count")) return existing;
-    auto *fn = llvm::Function::Create(llvm::FunctionType::get(b_.getInt32Ty(), false),
-                                      llvm::Function::InternalLinkage, "vtac_error_count", module_);
-    fn->setDoesNotThrow();
+    llvm::Function *fn = weakRuntimeWrapper(
+        "vtac_error_count", llvm::FunctionType::get(b_.getInt32Ty(), false), "VTARuntimeErrorCount",
+        [](llvm::IRBuilder<> &, llvm::Value *count) { return count; },
+        [](llvm::IRBuilder<> &b) { return b.getInt32(0); });
     fn->addFnAttr(llvm::Attribute::NoInline);
-    llvm::IRBuilder<> b(llvm::BasicBlock::Create(ctx_, "entry", fn));
-    llvm::Function *count = runtimeFunction("VTARuntimeErrorCount");
-    auto *call = llvm::BasicBlock::Create(ctx_, "count", fn), *none = llvm::BasicBlock::Create(ctx_, "none", fn);
-    b.CreateCondBr(b.CreateIsNotNull(count), call, none);
-    b.SetInsertPoint(call);
-    b.CreateRet(b.CreateCall(count));
-    b.SetInsertPoint(none);
-    b.CreateRet(b.getInt32(0));
     return fn;
   }
 
-  // The module's `i64 vtac_vta_buffer_bytes(ptr)`: hostop::kVtaBufferBytes.
+  // The module's `i64 vtac_vta_buffer_bytes(ptr)`: hostop::kVtaBufferBytes (unknown: INT64_MAX).
   llvm::Function *vtaBufferBytesFunction() {
-    if (llvm::Function *existing = module_.getFunction("vtac_vta_buffer_bytes")) return existing;
-    auto *fn = llvm::Function::Create(llvm::FunctionType::get(b_.getInt64Ty(), {b_.getPtrTy()}, false),
-                                      llvm::Function::InternalLinkage, "vtac_vta_buffer_bytes", module_);
-    fn->setDoesNotThrow();
-    llvm::IRBuilder<> b(llvm::BasicBlock::Create(ctx_, "entry", fn));
-    llvm::Function *size = runtimeFunction("VTABufferSize");
-    auto *call = llvm::BasicBlock::Create(ctx_, "size", fn), *unknown = llvm::BasicBlock::Create(ctx_, "unknown", fn);
-    b.CreateCondBr(b.CreateIsNotNull(size), call, unknown);
-    b.SetInsertPoint(call);
-    b.CreateRet(b.CreateZExtOrTrunc(b.CreateCall(size, {fn->getArg(0)}), b.getInt64Ty()));
-    b.SetInsertPoint(unknown);
-    b.CreateRet(b.getInt64(INT64_MAX));
-    return fn;
+    return weakRuntimeWrapper(
+        "vtac_vta_buffer_bytes", llvm::FunctionType::get(b_.getInt64Ty(), {b_.getPtrTy()}, false), "VTABufferSize",
+        [](llvm::IRBuilder<> &b, llvm::Value *size) { return b.CreateZExtOrTrunc(size, b.getInt64Ty()); },
+        [](llvm::IRBuilder<> &b) { return b.getInt64(INT64_MAX); });
   }
 
   // The module's `i32 vtac_fail(ptr message)`: reports the message when the runtime can, -1.
   llvm::Function *failFunction() {
-    if (llvm::Function *existing = module_.getFunction("vtac_fail")) return existing;
-    auto *fn = llvm::Function::Create(llvm::FunctionType::get(b_.getInt32Ty(), {b_.getPtrTy()}, false),
-                                      llvm::Function::InternalLinkage, "vtac_fail", module_);
+    auto failed = [](llvm::IRBuilder<> &b) { return b.getInt32(kStatusArgumentError); };
+    return weakRuntimeWrapper(
+        "vtac_fail", llvm::FunctionType::get(b_.getInt32Ty(), {b_.getPtrTy()}, false), "VTARuntimeReportError",
+        [&](llvm::IRBuilder<> &b, llvm::Value *) { return failed(b); }, failed);
+  }
+
+  // The module's internal function `name`: calls the runtime's optional (weak) function `weak`
+  // with its arguments and returns `present(call)` when the runtime has it, `absent()` when not.
+  template <typename Present, typename Absent>
+  llvm::Function *weakRuntimeWrapper(const char *name, llvm::FunctionType *type, const std::string &weak,
+                                     Present present, Absent absent) {
+    if (llvm::Function *existing = module_.getFunction(name)) return existing;
+    auto *fn = llvm::Function::Create(type, llvm::Function::InternalLinkage, name, module_);
     fn->setDoesNotThrow();
     llvm::IRBuilder<> b(llvm::BasicBlock::Create(ctx_, "entry", fn));
-    llvm::Function *report = runtimeFunction("VTARuntimeReportError");
-    auto *call = llvm::BasicBlock::Create(ctx_, "report", fn), *done = llvm::BasicBlock::Create(ctx_, "done", fn);
-    b.CreateCondBr(b.CreateIsNotNull(report), call, done);
+    llvm::Function *target = runtimeFunction(weak);
+    auto *call = llvm::BasicBlock::Create(ctx_, "present", fn), *none = llvm::BasicBlock::Create(ctx_, "absent", fn);
+    b.CreateCondBr(b.CreateIsNotNull(target), call, none);
     b.SetInsertPoint(call);
-    b.CreateCall(report, {fn->getArg(0)});
-    b.CreateBr(done);
-    b.SetInsertPoint(done);
-    b.CreateRet(b.getInt32(kStatusArgumentError));
+    std::vector<llvm::Value *> args;
+    for (llvm::Argument &arg : fn->args()) args.push_back(&arg);
+    b.CreateRet(present(b, b.CreateCall(target, args)));
+    b.SetInsertPoint(none);
+    b.CreateRet(absent(b));
     return fn;
   }
 
