@@ -167,6 +167,11 @@ bool printsAsOperator(const BinaryExpr &op) {
   if (op.a->dtype != op.b->dtype) return false;
   if (kind == NodeKind::Div && !op.a->dtype.isFloat()) return false;
   if (BinaryExpr::isLogical(kind) && !op.a->dtype.isBool()) return false;
+  // The parser refuses an integer `x // 0` as TVM does; the node (T.floordiv(x, 0) in the
+  // source, or what simplify folded) prints as its constructor, which it reads as written.
+  if (kind != NodeKind::Add && kind != NodeKind::Sub && kind != NodeKind::Mul && !BinaryExpr::isComparison(kind) &&
+      !BinaryExpr::isLogical(kind) && op.b->dtype.isIntOrUInt() && isZero(op.b))
+    return false;
   return !tryConstFold(kind, op.a, op.b);
 }
 
