@@ -1,10 +1,12 @@
 // The simplifier's traversal: children first, then the rules of the node's operator; the
 // branches of if_then_else and select are simplified under their condition (TVM's
-// IRMutatorWithAnalyzer), variables bound to values are replaced by them.
+// IRMutatorWithAnalyzer; for select, which evaluates both, only where that cannot make the branch
+// stop the run), variables bound to values are replaced by them.
 #include "Simplifier.h"
 
 #include "vtac/ir/Arith.h"
 #include "vtac/ir/StructuralEqual.h"
+#include "vtac/ir/Visitor.h"
 
 namespace vtac::ir::arith {
 
@@ -52,18 +54,44 @@ Expr Simplifier::visitNot(const Not &op) {
   return rewriteNot(rebuilt);
 }
 
+// Whether evaluating `e` may stop the run: the engines check loads against their buffer, integer
+// divisions by zero, shift amounts and float-to-integer casts.
+static bool mayStop(const Expr &e) {
+  bool found = false;
+  preOrderVisit(e, [&](const Node &n) {
+    if (const auto *load = n.as<BufferLoad>())
+      for (const Expr &i : load->indices) found |= !asConstInt(i);
+    if (const auto *bin = n.as<BinaryExpr>()) {
+      NodeKind k = bin->kind();
+      bool divides = k == NodeKind::Div || k == NodeKind::Mod || k == NodeKind::FloorDiv || k == NodeKind::FloorMod;
+      auto divisor = asConstInt(bin->b);
+      found |= divides && bin->b->dtype.isIntOrUInt() && (!divisor || *divisor == 0);
+    }
+    if (const auto *call = n.as<Call>(); call && (call->op == "tir.shift_right" || call->op == "tir.shift_left"))
+      found |= call->args.size() != 2 || !asConstInt(call->args[1]);
+    if (const auto *cast = n.as<Cast>()) found |= cast->value->dtype.isFloat() && !cast->dtype.isFloat();
+  });
+  return found;
+}
+
+// Select evaluates both branches (TVM's codegen too), so a branch simplified under its condition
+// also runs where the condition is false. A rewrite that holds only under the condition (in the
+// branch of `x < x`, `if_then_else(x >= x, 0, y >> x)` becomes `y >> x`) must then not bring in
+// anything that can stop the run there: such a branch is simplified without the condition.
+Expr Simplifier::visitSelectBranch(const Expr &value, const Expr &assumed) {
+  Expr constrained;
+  {
+    Analyzer::ConstraintScope scope(analyzer_, assumed);
+    constrained = visitExpr(value);
+  }
+  return constrained == value || !mayStop(constrained) ? constrained : visitExpr(value);
+}
+
 Expr Simplifier::visitSelect(const Select &op) {
   Expr condition = visitExpr(op.condition);
   if (auto c = asConstInt(condition)) return visitExpr(*c ? op.trueValue : op.falseValue);
-  Expr trueValue, falseValue;
-  {
-    Analyzer::ConstraintScope scope(analyzer_, condition);
-    trueValue = visitExpr(op.trueValue);
-  }
-  {
-    Analyzer::ConstraintScope scope(analyzer_, notExpr(condition));
-    falseValue = visitExpr(op.falseValue);
-  }
+  Expr trueValue = visitSelectBranch(op.trueValue, condition);
+  Expr falseValue = visitSelectBranch(op.falseValue, notExpr(condition));
   if (structuralEqual(trueValue, falseValue)) return trueValue;
   if (condition == op.condition && trueValue == op.trueValue && falseValue == op.falseValue) return Expr(&op);
   return make<Select>(condition, trueValue, falseValue, op.loc());

@@ -34,6 +34,7 @@ public:
   Expr visitBinary(const BinaryExpr &op) override;
   Expr visitNot(const Not &op) override;
   Expr visitSelect(const Select &op) override;
+  Expr visitSelectBranch(const Expr &value, const Expr &assumed);
   Expr visitBufferLoad(const BufferLoad &op) override;
   Expr visitCall(const Call &op) override;
   Expr visitLet(const Let &op) override;

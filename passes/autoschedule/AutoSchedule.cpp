@@ -5,7 +5,7 @@
 namespace vtac::passes::autoschedule {
 
 // In order: the first rule that recognises a function schedules it.
-static const Rule kRules[] = {conv2dPacked, densePacked};
+static const Rule kRules[] = {conv2dPacked, densePacked, elementwisePacked};
 
 llvm::Expected<AutoSchedule> autoSchedule(const ir::IRModule &module, const std::set<std::string> &skip,
                                           const vta::Config &config) {

@@ -27,4 +27,8 @@ llvm::Expected<std::optional<std::string>> conv2dPacked(const std::string &name,
                                                         const vta::Config &config, ir::Trace &trace,
                                                         std::string &why);
 
+llvm::Expected<std::optional<std::string>> elementwisePacked(const std::string &name, const ir::PrimFunc &func,
+                                                             const vta::Config &config, ir::Trace &trace,
+                                                             std::string &why);
+
 }  // namespace vtac::passes::autoschedule

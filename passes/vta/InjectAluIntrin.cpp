@@ -41,12 +41,22 @@ private:
     if (const auto *bin = value.as<ir::BinaryExpr>()) {
       switch (bin->kind()) {
       case ir::NodeKind::Add: opcode = vta::kAluAdd; break;
+      case ir::NodeKind::Sub: {  // x - c: the simplifier's form of x + (-c)
+        auto c = ir::asConstInt(bin->b);
+        if (!c) return fail(*store, "VTA's ALU cannot subtract a tensor (it adds a negative immediate)");
+        if (*c == INT64_MIN || !::vta::isa::fitsAluImmediate(-*c))
+          return fail(*store, "immediate -(" + llvm::Twine(*c) + ") does not fit the ALU's " +
+                                  llvm::Twine(::vta::isa::kAluImmBits) + " bits");
+        opcode = vta::kAluAdd;
+        value = ir::make<ir::BinaryExpr>(ir::NodeKind::Add, bin->a, ir::intImm(-*c, bin->b->dtype), bin->loc());
+        break;
+      }
       case ir::NodeKind::Mul: opcode = vta::kAluMul; break;
       case ir::NodeKind::Min: opcode = vta::kAluMin; break;
       case ir::NodeKind::Max: opcode = vta::kAluMax; break;
       default: return fail(*store, "VTA's ALU cannot compute '" + llvm::Twine(ir::nodeKindName(bin->kind())) + "'");
       }
-      lhs = bin->a, rhs = bin->b;
+      lhs = value.as<ir::BinaryExpr>()->a, rhs = value.as<ir::BinaryExpr>()->b;
     } else if (const auto *call = value.as<ir::Call>();
                call && (call->op == "tir.shift_right" || call->op == "tir.shift_left")) {
       opcode = vta::kAluShr;
