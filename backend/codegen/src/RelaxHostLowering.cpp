@@ -10,6 +10,7 @@
 #include "vtac/codegen/RuntimeApi.h"
 #include "vtac/ir/Arith.h"
 #include "vtac/ir/Diagnostic.h"
+#include "vtac/ir/Visitor.h"
 
 namespace vtac::codegen {
 
@@ -20,6 +21,12 @@ namespace relax = ir::relax;
 
 // VTABufferCopy's kind_mask (vta/runtime.h).
 constexpr int kCopyHostToDevice = 1, kCopyDeviceToHost = 2;
+
+bool usesVar(const ir::Stmt &body, const ir::Var *var) {
+  bool found = false;
+  ir::preOrderVisit(body, [&](const ir::Node &n) { found |= &n == var; });
+  return found;
+}
 
 // "env.linear" -> "env_linear": the C symbol a registered function name stands for.
 std::string linkSymbol(const std::string &name) {
@@ -121,7 +128,8 @@ public:
     auto body = lowerFrom(bindings, 0);
     if (!body) return body.takeError();
     for (auto it = setups.rbegin(); it != setups.rend(); ++it) *body = (*it)(*body);
-    if (function_.commandHandle)
+    // The handle only where a CPU view of a VTA buffer needs it (an unused one is a C warning).
+    if (function_.commandHandle && usesVar(*body, function_.commandHandle.get()))
       *body = ir::make<ir::LetStmt>(function_.commandHandle,
                                     runtimeCall(DataType::handle(), "VTATLSCommandHandle", {}), *body);
     return bindParameters(function_, *body);
