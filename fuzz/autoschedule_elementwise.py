@@ -17,7 +17,8 @@ Drawn per case (numpy's default_rng([seed, case]), so case i is the same whateve
                1-8 channel blocks, H and W 1-16
   stages       the first stage adds two inputs or applies an operation to one input; then 0-3
                stages, each an operation on the one before: + another input, >> k, << k, max c,
-               min c, + c, * c (k 0-31 for >>, 0-8 for <<; c a signed 16-bit immediate); an input
+               min c, + c, * c (k 0-31 for >>, 0-8 for <<; c a signed 16-bit immediate, not 0 for
+               *, which would fold the stage to a constant); an input
                is an int8 parameter read as T.Cast("int32", p[...]) or an int32 parameter; the
                output casts the last stage to int8
 
@@ -57,8 +58,8 @@ def draw_stage(rng, op):
         return {"op": op, "k": r(0, 31)}
     if op == "shl":
         return {"op": op, "k": r(0, 8)}
-    if op == "mul_imm":
-        return {"op": op, "c": r(-64, 64)}
+    if op == "mul_imm":  # not 0: `x * 0` folds to a constant stage, no ALU operation (the CPU's)
+        return {"op": op, "c": int(rng.choice([-1, 1])) * r(1, 64)}
     return {"op": op, "c": r(-32768, 32767) if rng.random() < 0.2 else r(-200, 200)}
 
 
