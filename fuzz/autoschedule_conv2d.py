@@ -61,7 +61,6 @@ import sys
 import numpy as np
 
 import fuzzing
-from fuzzing import DEFAULT_SIZES
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "samples", "models"))
@@ -210,18 +209,11 @@ def load_case(path):
 
 
 def command(vtac, case):
-    return [vtac, "run", "case.tvm", "--auto-schedule", "--passes=vta-lower", "--random-inputs",
-            "--seed", str(case["input_seed"]), "--reference", "case.tvm", "--stats",
-            "--vta-config", "vta_config.json", "--output", "res=res.npy"]
+    return fuzzing.autoschedule_command(vtac, case, ["--output", "res=res.npy"])
 
 
 def write_case(directory, case):
-    os.makedirs(directory, exist_ok=True)
-    with open(os.path.join(directory, "case.tvm"), "w", encoding="utf-8") as f:
-        f.write(module_text(case["spec"]))
-    with open(os.path.join(directory, "vta_config.json"), "w", encoding="utf-8") as f:
-        json.dump(case["config"], f, sort_keys=True)
-        f.write("\n")
+    fuzzing.write_files(directory, fuzzing.case_files(module_text(case["spec"]), case["config"]))
 
 
 def classify(case, rc, out, err):
@@ -241,16 +233,7 @@ def classify(case, rc, out, err):
         if cpu_expected(case, reason):
             return "expected", reason
         return "cpu", reason
-    if not fuzzing.compared(out, "res"):
-        return "error", "exit status 0 but no comparison of 'res' with the reference"
-    if "on VTA by conv2d-packed" not in err:
-        return "error", "no remark of the conv2d-packed rule"
-    gemm = re.search(r"^\s+gemm_counter\s+(\d+)$", out, re.M)
-    if not gemm or int(gemm.group(1)) == 0:
-        return "error", "scheduled on VTA, but the simulator counted no GEMM"
-    if not smallest_tile_fits(case):
-        return "error", "scheduled although the smallest tile exceeds an SRAM by this script's count"
-    return "match", ""
+    return fuzzing.check_scheduled(out, err, "conv2d-packed", "gemm_counter", "GEMM", smallest_tile_fits(case))
 
 
 def remark_of(err):
@@ -275,10 +258,7 @@ def Runner(args):
     return fuzzing.VtacRunner(args.vtac, args.timeout, command, write_case, classify, outputs=("res.npy",))
 
 
-def save_reproducer(directory, runner, case, rc, out, err, outcome, detail):
-    """case.tvm and vta_config.json are in `directory` already; adds command.sh, output.txt, case.json."""
-    fuzzing.save_reproducer(directory, command(runner.vtac, case), rc, out, err, outcome, detail,
-                            dict(case, outcome=outcome, detail=detail, description=describe(case)))
+save_reproducer = fuzzing.record_reproducer(command, describe)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -296,12 +276,7 @@ def smaller_cases(case):
             (config if key.startswith("LOG_") else spec)[key] = value
         return {"spec": spec, "config": config, "input_seed": case["input_seed"]}
 
-    out = []
-    if s["batch"] > s["batch_tile"]:
-        out.append(variant(batch=s["batch_tile"]))
-    for key, default in DEFAULT_SIZES.items():
-        if c[key] != default:
-            out.append(variant(**{key: default}))
+    out = fuzzing.smaller_configs(case, variant)
     if c["LOG_BLOCK"] == 5:  # the same numbers of channel blocks at BLOCK 16
         out.append(variant(LOG_BLOCK=4, block=16, cin=s["cin"] // 2, cout=s["cout"] // 2))
     if (s["clip_min"], s["clip_max"]) != (0, 127):

@@ -44,7 +44,6 @@ import sys
 import numpy as np
 
 import fuzzing
-from fuzzing import DEFAULT_SIZES
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 OPS = ("add_input", "shr", "shl", "max", "min", "add_imm", "mul_imm")
@@ -182,18 +181,11 @@ def load_case(path):
 
 
 def command(vtac, case):
-    return [vtac, "run", "case.tvm", "--auto-schedule", "--passes=vta-lower", "--random-inputs",
-            "--seed", str(case["input_seed"]), "--reference", "case.tvm", "--stats",
-            "--vta-config", "vta_config.json"]
+    return fuzzing.autoschedule_command(vtac, case)
 
 
 def write_case(directory, case):
-    os.makedirs(directory, exist_ok=True)
-    with open(os.path.join(directory, "case.tvm"), "w", encoding="utf-8") as f:
-        f.write(module_text(case["spec"]))
-    with open(os.path.join(directory, "vta_config.json"), "w", encoding="utf-8") as f:
-        json.dump(case["config"], f, sort_keys=True)
-        f.write("\n")
+    fuzzing.write_files(directory, fuzzing.case_files(module_text(case["spec"]), case["config"]))
 
 
 def classify(case, rc, out, err):
@@ -207,25 +199,15 @@ def classify(case, rc, out, err):
         return outcome, message
     if "stays on the CPU" in err:
         return "cpu", re.search(r"stays on the CPU: (.*)", err).group(1)
-    if not fuzzing.compared(out, "res"):
-        return "error", "exit status 0 but no comparison of 'res' with the reference"
-    if "on VTA by elementwise-packed" not in err:
-        return "error", "no remark of the elementwise-packed rule"
-    alu = re.search(r"^\s+alu_counter\s+(\d+)$", out, re.M)
-    if not alu or int(alu.group(1)) == 0:
-        return "error", "scheduled on VTA, but the simulator counted no ALU operation"
-    if not smallest_tile_fits(case):
-        return "error", "scheduled although the smallest tile exceeds an SRAM by this script's count"
-    return "match", ""
+    return fuzzing.check_scheduled(out, err, "elementwise-packed", "alu_counter", "ALU operation",
+                                   smallest_tile_fits(case))
 
 
 def Runner(args):
     return fuzzing.VtacRunner(args.vtac, args.timeout, command, write_case, classify)
 
 
-def save_reproducer(directory, runner, case, rc, out, err, outcome, detail):
-    fuzzing.save_reproducer(directory, command(runner.vtac, case), rc, out, err, outcome, detail,
-                            dict(case, outcome=outcome, detail=detail, description=describe(case)))
+save_reproducer = fuzzing.record_reproducer(command, describe)
 
 
 def smaller_cases(case):
@@ -238,12 +220,7 @@ def smaller_cases(case):
             (config if key.startswith("LOG_") else spec)[key] = value
         return {"spec": spec, "config": config, "input_seed": case["input_seed"]}
 
-    out = []
-    if s["batch"] > s["batch_tile"]:
-        out.append(variant(batch=s["batch_tile"]))
-    for key, default in DEFAULT_SIZES.items():
-        if c[key] != default:
-            out.append(variant(**{key: default}))
+    out = fuzzing.smaller_configs(case, variant)
     if c["LOG_BLOCK"] == 5:
         out.append(variant(LOG_BLOCK=4, block=16))
     for key in ("blocks", "h", "w"):

@@ -216,6 +216,61 @@ def vta_parser(doc, root, max_macs):
     return parser
 
 
+def write_files(directory, files):
+    """Writes each (name, text) of `files` into `directory` (made if missing)."""
+    os.makedirs(directory, exist_ok=True)
+    for name, text in files:
+        with open(os.path.join(directory, name), "w", encoding="utf-8") as f:
+            f.write(text)
+
+
+def case_files(module, config):
+    """A case's case.tvm and vta_config.json, for write_files."""
+    return [("case.tvm", module), ("vta_config.json", json.dumps(config, sort_keys=True) + "\n")]
+
+
+def autoschedule_command(vtac, case, extra=()):
+    """`vtac run case.tvm --auto-schedule` on the case's seeded inputs against the unscheduled
+    program, as both auto-schedule fuzzers run a case."""
+    return [vtac, "run", "case.tvm", "--auto-schedule", "--passes=vta-lower", "--random-inputs",
+            "--seed", str(case["input_seed"]), "--reference", "case.tvm", "--stats",
+            "--vta-config", "vta_config.json"] + list(extra)
+
+
+def check_scheduled(out, err, rule, counter, what, fits):
+    """The checks of an auto-schedule fuzzer's run that exited 0 and stayed off the CPU: 'res'
+    compared, the remark of `rule`, the simulator's `counter` ("gemm_counter") not 0 (`what` it
+    counts), and `fits` (the smallest tile fits by the script's count). (outcome, detail)."""
+    if not compared(out, "res"):
+        return "error", "exit status 0 but no comparison of 'res' with the reference"
+    if "on VTA by %s" % rule not in err:
+        return "error", "no remark of the %s rule" % rule
+    m = re.search(r"^\s+%s\s+(\d+)$" % counter, out, re.M)
+    if not m or int(m.group(1)) == 0:
+        return "error", "scheduled on VTA, but the simulator counted no %s" % what
+    if not fits:
+        return "error", "scheduled although the smallest tile exceeds an SRAM by this script's count"
+    return "match", ""
+
+
+def record_reproducer(command, describe):
+    """A fuzzer's save_reproducer(directory, runner, case, rc, out, err, outcome, detail): the
+    case's files are in `directory` already; adds command.sh (`command(vtac, case)`), output.txt
+    and case.json (the case with its outcome and description)."""
+    def save(directory, runner, case, rc, out, err, outcome, detail):
+        save_reproducer(directory, command(runner.vtac, case), rc, out, err, outcome, detail,
+                        dict(case, outcome=outcome, detail=detail, description=describe(case)))
+    return save
+
+
+def smaller_configs(case, variant):
+    """The minimiser's first steps for a case with a spec and a config: one image batch tile, then
+    each SRAM back to its default size (`variant(**changes)` makes a candidate)."""
+    s, c = case["spec"], case["config"]
+    out = [variant(batch=s["batch_tile"])] if s["batch"] > s["batch_tile"] else []
+    return out + [variant(**{key: default}) for key, default in DEFAULT_SIZES.items() if c[key] != default]
+
+
 CASE_FUNCTIONS = ("draw_case", "load_case", "describe", "write_case", "smaller_cases", "save_reproducer", "macs")
 
 

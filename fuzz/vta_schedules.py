@@ -517,11 +517,8 @@ def command(vtac, case):
 
 
 def write_case(directory, case):
-    os.makedirs(directory, exist_ok=True)
-    for name, text in (("case.tvm", module_text(case["spec"])), ("trace.py", trace_text(case["spec"], case["sched"])),
-                       ("vta_config.json", json.dumps(case["config"], sort_keys=True) + "\n")):
-        with open(os.path.join(directory, name), "w", encoding="utf-8") as f:
-            f.write(text)
+    fuzzing.write_files(directory, fuzzing.case_files(module_text(case["spec"]), case["config"]) +
+                        [("trace.py", trace_text(case["spec"], case["sched"]))])
 
 
 def classify(case, rc, out, err):
@@ -555,9 +552,7 @@ def classify(case, rc, out, err):
     return "match", ""
 
 
-def save_reproducer(directory, runner, case, rc, out, err, outcome, detail):
-    fuzzing.save_reproducer(directory, command(runner.vtac, case), rc, out, err, outcome, detail,
-                            dict(case, outcome=outcome, detail=detail, description=describe(case)))
+save_reproducer = fuzzing.record_reproducer(command, describe)
 
 
 # ---------------------------------------------------------------------------------------------

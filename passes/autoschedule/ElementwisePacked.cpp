@@ -39,11 +39,6 @@ struct PackedElementwise {
   int64_t images = 0, ocBlocks = 0, rows = 1, cols = 1;
 };
 
-bool isParam(const ir::PrimFunc &func, const ir::Buffer *buffer) {
-  return std::any_of(func.bufferMap.begin(), func.bufferMap.end(),
-                     [&](const auto &entry) { return entry.second.get() == buffer; });
-}
-
 bool shapeIs(const ir::Buffer &buffer, const std::vector<int64_t> &shape) {
   if (buffer.shape.size() != shape.size()) return false;
   for (size_t i = 0; i < shape.size(); ++i)
@@ -91,17 +86,6 @@ bool isAluStage(const ir::Block &b) {
     return call->args.size() == 2 && isAluOperand(call->args[0]) && !ir::asConstInt(call->args[0]) &&
            isAluOperand(call->args[1]) && ir::asConstInt(call->args[1]);
   return false;
-}
-
-// Whether the block reads `buffer` only as `T.Cast("int32", buffer[...])`.
-bool readOnlyWidened(const ir::Block &b, const ir::Buffer *buffer) {
-  size_t loads = 0, widened = 0;
-  ir::preOrderVisit(b.body, [&](const ir::Node &n) {
-    if (const auto *load = n.as<ir::BufferLoad>(); load && load->buffer.get() == buffer) ++loads;
-    if (const auto *cast = n.as<ir::Cast>(); cast && cast->dtype == ir::DataType::int32())
-      if (const auto *load = cast->value.as<ir::BufferLoad>(); load && load->buffer.get() == buffer) ++widened;
-  });
-  return loads > 0 && loads == widened;
 }
 
 std::optional<PackedElementwise> recognise(const ir::PrimFunc &func, const vta::Config &config, std::string &why) {

@@ -12,11 +12,6 @@ namespace {
 
 constexpr const char *kInp = "local.inp_buffer", *kWgt = "local.wgt_buffer", *kAcc = "local.acc_buffer";
 
-bool isParam(const ir::PrimFunc &func, const ir::Buffer *buffer) {
-  return std::any_of(func.bufferMap.begin(), func.bufferMap.end(),
-                     [&](const auto &entry) { return entry.second.get() == buffer; });
-}
-
 const ir::Block *writerOf(const std::vector<const ir::Block *> &blocks, const ir::Buffer *buffer) {
   for (const ir::Block *b : blocks)
     for (const ir::BufferRegion &w : b->writes)
@@ -52,7 +47,13 @@ bool sameShape(const ir::Buffer &a, const ir::Buffer &b) {
   return true;
 }
 
-// Whether the block reads `buffer` only as `T.Cast("int32", buffer[...])`.
+}  // namespace
+
+bool isParam(const ir::PrimFunc &func, const ir::Buffer *buffer) {
+  return std::any_of(func.bufferMap.begin(), func.bufferMap.end(),
+                     [&](const auto &entry) { return entry.second.get() == buffer; });
+}
+
 bool readOnlyWidened(const ir::Block &b, const ir::Buffer *buffer) {
   size_t loads = 0, widened = 0;
   ir::preOrderVisit(b.body, [&](const ir::Node &n) {
@@ -62,8 +63,6 @@ bool readOnlyWidened(const ir::Block &b, const ir::Buffer *buffer) {
   });
   return loads > 0 && loads == widened;
 }
-
-}  // namespace
 
 std::vector<const ir::Block *> blocksOf(const ir::PrimFunc &func) {
   std::vector<const ir::Block *> blocks;

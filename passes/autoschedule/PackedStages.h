@@ -39,6 +39,9 @@ struct PackedStages {
 };
 
 std::vector<const ir::Block *> blocksOf(const ir::PrimFunc &func);
+bool isParam(const ir::PrimFunc &func, const ir::Buffer *buffer);
+// Whether the block reads `buffer` only as `T.Cast("int32", buffer[...])`.
+bool readOnlyWidened(const ir::Block &b, const ir::Buffer *buffer);
 int readIndex(const ir::Block &block, const ir::Buffer *buffer);
 bool isVarOf(const ir::Expr &e, const ir::IterVarRef &iv);
 std::optional<int64_t> extentOf(const ir::IterVarRef &iv);

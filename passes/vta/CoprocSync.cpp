@@ -104,20 +104,10 @@ public:
   }
 
   void visitFor(const ir::For &op) override {
-    State outerFirst, outerLast;
-    std::swap(first_, outerFirst);
-    std::swap(last_, outerLast);
-    visitStmt(op.body);
-    current_ = {};
-    if (last_.node) {
+    visitScope(op.body, [&] {
       current_.node = &op;
       injectSync(last_, first_, &current_.exitPush, &current_.enterPop);  // loop-carried
-      current_.enter = first_.enter;
-      current_.exit = last_.exit;
-    }
-    std::swap(first_, outerFirst);
-    std::swap(last_, outerLast);
-    if (current_.node) update();
+    });
   }
 
   void visitIfThenElse(const ir::IfThenElse &op) override {
@@ -151,15 +141,25 @@ private:
   // With the thread axis outermost (TVM's schedules) this is TVM's placement; under a loop, an
   // iteration's threads wait for the whole previous iteration.
   void visitVirtualThread(const ir::AttrStmt &op) {
-    State outerFirst, outerLast;
-    std::swap(first_, outerFirst);
-    std::swap(last_, outerLast);
-    visitStmt(op.body);
-    current_ = {};
-    if (last_.node) {
+    visitScope(op.body, [&] {
       balanceEnterPop(first_);
       balanceExitPush(last_);
       current_.node = &op;
+    });
+  }
+
+  // Plans `body` on its own; if it holds states, `compound` makes current_ the state that
+  // stands for the whole scope (entering as its first state, leaving as its last), which then
+  // follows the states before it.
+  template <typename Compound>
+  void visitScope(const ir::Stmt &body, Compound compound) {
+    State outerFirst, outerLast;
+    std::swap(first_, outerFirst);
+    std::swap(last_, outerLast);
+    visitStmt(body);
+    current_ = {};
+    if (last_.node) {
+      compound();
       current_.enter = first_.enter;
       current_.exit = last_.exit;
     }
