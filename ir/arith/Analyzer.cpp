@@ -43,6 +43,12 @@ void Analyzer::bind(const VarRef &var, const Range &range) {
   state_->varRanges.insert_or_assign(var, range);
 }
 
+void Analyzer::updateBound(const VarRef &var, const IntBound &bound) {
+  state_->varValues.erase(var);
+  state_->varRanges.erase(var);
+  state_->varBounds[var] = bound;
+}
+
 void Analyzer::bind(const VarRef &var, const Expr &value) {
   Expr simplified = simplify(value);
   state_->varBounds.erase(var);
@@ -185,6 +191,35 @@ Analyzer::ConstraintScope::~ConstraintScope() {
     if (saved.existed) state.varBounds[saved.var] = saved.bound;
     else state.varBounds.erase(saved.var);
     state.savedBounds.pop_back();
+  }
+}
+
+void boundShapeVariables(Analyzer &analyzer, const PrimFunc &func) {
+  for (const auto &[param, buffer] : func.bufferMap) {
+    // the product of the constant dimensions and the element size, and the one symbolic dimension
+    int64_t constantBytes = buffer->dtype.bytes();
+    const Expr *symbolic = nullptr;
+    for (const Expr &dim : buffer->shape) {
+      std::optional<int64_t> extent = asConstInt(dim);
+      if (extent && *extent > 0 && !__builtin_mul_overflow(constantBytes, *extent, &constantBytes)) continue;
+      if (extent || symbolic) {  // an empty buffer, or two symbolic dimensions: nothing bounds them
+        symbolic = nullptr;
+        break;
+      }
+      symbolic = &dim;
+    }
+    if (!symbolic) continue;
+    const Var *var = symbolic->as<Var>();
+    int64_t scale = 1;
+    if (const auto *mul = symbolic->as<BinaryExpr>(); mul && mul->kind() == NodeKind::Mul) {
+      std::optional<int64_t> c = asConstInt(mul->b);
+      var = mul->a.as<Var>();
+      scale = c && *c > 0 ? *c : 0;
+    }
+    if (!var || scale == 0 || !var->dtype.isInt() || var->dtype.bits() < 32) continue;
+    int64_t most = IntBound::kPosInf / constantBytes / scale;
+    if (var->dtype.bits() == 32) most = std::min<int64_t>(most, std::numeric_limits<int32_t>::max() / scale);
+    analyzer.updateBound(VarRef(var), {0, most});
   }
 }
 

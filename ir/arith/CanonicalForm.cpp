@@ -504,7 +504,19 @@ CanonValue Simplifier::canonicalArith(const BinaryExpr &op) {
   default: {
     bool isDiv = op.kind() == NodeKind::Div || op.kind() == NodeKind::FloorDiv;
     bool floor = op.kind() == NodeKind::FloorDiv || op.kind() == NodeKind::FloorMod;
-    if (cb && *cb > 0) return isDiv ? ops.division(a, *cb, t, floor) : ops.modulo(a, *cb, t, floor);
+    // The division rules take the dividend's terms apart modulo c, which is exact where computing
+    // the dividend does not wrap. A wrap adds a multiple of 2^bits: no multiple of 1767, so
+    // floormod(x + 2^63 - 1, 1767) is not (x + 1309) % 1767 when x + 2^63 - 1 wraps; but a
+    // multiple of a power of two c <= 2^bits, which keeps a floor modulo by c, and a truncated
+    // one when it is 0 (`(x * 8) % 2`) whatever the dividend's sign.
+    if (cb && *cb > 0) {
+      if (noWrap(op.a)) return isDiv ? ops.division(a, *cb, t, floor) : ops.modulo(a, *cb, t, floor);
+      bool dividesWrap = (*cb & (*cb - 1)) == 0 && (t.bits() >= 64 || *cb <= (int64_t{1} << t.bits()));
+      if (!isDiv && dividesWrap) {
+        CanonValue rest = ops.modulo(a, *cb, t, floor);
+        if (floor || isConstInt(rest.normalize(), 0)) return rest;
+      }
+    }
     Expr na = a.normalize(), nb = b.normalize();
     if (na == op.a && nb == op.b) return CanonValue::ofPlain(Expr(&op));
     return CanonValue::ofPlain(makeBinary(op.kind(), na, nb, op.loc()));

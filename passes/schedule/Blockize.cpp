@@ -138,12 +138,16 @@ std::variant<BlockDivision, size_t> divideBlock(const BlockRealize &realize, con
 }
 
 // The block's iterators replaced by their outer/inner expressions, each changed expression
-// simplified with the inner iterators' ranges known, as TVM's blockize substitutes:
-// `(v_o * 8 + v_i) // 8` becomes `v_o` and `(v_o * 8 + v_i) % 8` becomes `v_i` for v_i in [0, 8).
+// simplified with the iterators' ranges known, as TVM's blockize substitutes: `(v_o * 8 + v_i) //
+// 8` becomes `v_o` and `(v_o * 8 + v_i) % 8` becomes `v_i` for v_i in [0, 8) (and v_o bounded:
+// the simplifier divides a sum only where computing it cannot wrap).
 class DivisionSubstituter : public StmtExprMutator {
 public:
   explicit DivisionSubstituter(const BlockDivision &division) : division_(division) {
     for (const IterVarRef &iter : division.innerIters) analyzer_.bind(iter->var, iter->dom);
+    // bounded, not substituted: TVM keeps an outer iterator of extent 1 in the bindings
+    for (const IterVarRef &iter : division.outerIters)
+      if (auto extent = asConstInt(iter->dom.extent)) analyzer_.updateBound(iter->var, {0, *extent - 1});
   }
   Expr visitExpr(const Expr &expr) override {
     Expr result = StmtExprMutator::visitExpr(expr);

@@ -118,6 +118,9 @@ llvm::Expected<std::vector<RV>> applySplit(Schedule &sch, StepArgs &args) {
   std::vector<Expr> extents;
   for (const auto &factor : factors) extents.push_back(factor ? intImm(*factor, dtype) : Expr());
   arith::Analyzer analyzer;
+  llvm::Expected<PrimFuncRef> func = sch.function(rv->func, args.at("loop"));
+  if (!func) return func.takeError();
+  arith::boundShapeVariables(analyzer, **func);
   if (inferred) {
     llvm::Expected<Expr> extent = inferredExtent(loop, known, list.items[*inferred].loc);
     if (!extent) return extent.takeError();

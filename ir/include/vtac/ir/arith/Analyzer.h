@@ -31,6 +31,7 @@
 #include <vector>
 
 #include "vtac/ir/Expr.h"
+#include "vtac/ir/Function.h"
 
 namespace vtac::ir::arith {
 
@@ -63,6 +64,9 @@ public:
   void bind(const VarRef &var, const Range &range);
   // `var` equals `value` (an inlined let): simplify() substitutes it.
   void bind(const VarRef &var, const Expr &value);
+  // `var` lies within `bound`, which simplify() uses but never substitutes, even when it is one
+  // value (TVM's const_int_bound.update): an outer block iterator of extent 1 stays itself.
+  void updateBound(const VarRef &var, const IntBound &bound);
 
   IntBound constIntBound(const Expr &e);
 
@@ -101,5 +105,11 @@ public:
 private:
   std::unique_ptr<State> state_;
 };
+
+// Bounds the size variables of `func`'s parameter buffers by the buffer fitting in memory: in a
+// buffer whose other dimensions are constants (not 0), a dimension `n` or `n * c` makes
+// 0 <= n * c * (other dimensions) * element bytes <= INT64_MAX. TVM assumes such index
+// arithmetic never wraps; this lets the simplifier prove it (`(n * 32 + 31) // 32` is n).
+void boundShapeVariables(Analyzer &analyzer, const PrimFunc &func);
 
 }  // namespace vtac::ir::arith
