@@ -7,6 +7,7 @@
 #include <spdlog/fmt/fmt.h>
 
 #include "device_memory.h"
+#include "insn_cycles.h"
 #include "sim_state.h"
 #include "vta/sim.h"
 
@@ -57,6 +58,8 @@ size_t Device::Program::bytes() const {
                  decoded.capacity() * sizeof(DecodedInsn) + mems.capacity() * sizeof(MemInsn) +
                  gemms.capacity() * sizeof(GemmInsn) + alus.capacity() * sizeof(AluInsn);
   for (const std::vector<uint32_t>& queue : queues) total += queue.capacity() * sizeof(uint32_t);
+  for (const std::vector<uint64_t>* times : {&timing.fetchStart, &timing.start, &timing.end})
+    total += times->capacity() * sizeof(uint64_t);
   return total;
 }
 
@@ -142,7 +145,36 @@ RunResult Device::decode(Program& program) {
     program.queues[core].push_back(i);
   }
   mergeStoreRuns(program);
+  program.timing = timeProgram(timedInsns(program), config_.timing.insnQueueDepth);
   return kOk;
+}
+
+std::vector<TimedInsn> Device::timedInsns(const Program& program) const {
+  static_assert(kLoadModule == kLoadCore + 1 && kStoreModule == kStoreCore + 1,
+                "the timing model's executing modules are the cores, in order");
+  std::vector<TimedInsn> timed(program.decoded.size());
+  for (int core = kLoadCore; core < kNumCores; ++core)
+    for (uint32_t i : program.queues[core]) timed[i].module = core + 1;
+  const TimingParameters& timing = config_.timing;
+  for (size_t i = 0; i < timed.size(); ++i) {
+    const DecodedInsn& decoded = program.decoded[i];
+    timed[i].deps = decoded.deps;
+    timed[i].fetchCycles = fetchCycles(i, config_);
+    switch (decoded.opcode) {
+      case kOpLoad:
+      case kOpStore: timed[i].executeCycles = memCycles(program.mems[decoded.operand], config_); break;
+      case kOpGemm:
+        timed[i].executeCycles = uopLoopCycles(program.gemms[decoded.operand].loops, timing.gemmII,
+                                               timing.gemmPipelineDepth);
+        break;
+      case kOpAlu:
+        timed[i].executeCycles = uopLoopCycles(program.alus[decoded.operand].loops, timing.aluII,
+                                               timing.aluPipelineDepth);
+        break;
+      default: timed[i].executeCycles = kDispatchCycles; break;  // FINISH
+    }
+  }
+  return timed;
 }
 
 void Device::mergeStoreRuns(Program& program) {
@@ -252,8 +284,7 @@ RunResult Device::run(uint64_t insnPhysicalAddress, uint32_t insnCount,
           progress = true;
           continue;
         }
-        if (trace.callback)
-          trace.callback(fmt::format("[{}] {}", index, layout_.describe(insns[index])).c_str(), trace.context);
+        if (trace.callback) traceInstruction(trace, index, insns[index]);
         if (RunResult result = execute(decoded, insns[index], index, statistics);
             result.status != VTA_SIM_OK)
           return result;
@@ -293,7 +324,32 @@ RunResult Device::run(uint64_t insnPhysicalAddress, uint32_t insnCount,
   if (!finished)
     return {VTA_SIM_ERR_BAD_INSTRUCTION,
             fmt::format("VTADeviceRun: the {} instructions end without FINISH", insnCount)};
+  if (program_->timing.complete) {
+    if (const Timeline timeline = threadTimeline(); timeline.callback)
+      reportTimeline(timeline, statistics.cycles);
+    statistics.addTiming(program_->timing);
+  }
   return kOk;
+}
+
+void Device::reportTimeline(const Timeline& timeline, uint64_t firstCycle) const {
+  const ProgramTiming& timing = program_->timing;
+  for (int core = kLoadCore; core < kNumCores; ++core)
+    for (uint32_t index : program_->queues[core]) {
+      const VTASimTimelineEntry entry{index, timingModuleName(core + 1),
+                                      opcodeName(program_->decoded[index].opcode),
+                                      firstCycle + timing.start[index], firstCycle + timing.end[index]};
+      timeline.callback(&entry, timeline.context);
+    }
+}
+
+void Device::traceInstruction(const Trace& trace, uint32_t index, const Insn& insn) const {
+  const ProgramTiming& timing = program_->timing;
+  // (A program that deadlocks has no complete timing: its lines go without cycles.)
+  const std::string cycle =
+      timing.complete ? fmt::format(" start_cycle={}", timing.start[index]) : std::string();
+  trace.callback(fmt::format("[{}] {}{}", index, layout_.describe(insn), cycle).c_str(),
+                 trace.context);
 }
 
 bool Device::countInstruction(RunLimits& limits) {
