@@ -58,8 +58,7 @@ size_t Device::Program::bytes() const {
                  decoded.capacity() * sizeof(DecodedInsn) + mems.capacity() * sizeof(MemInsn) +
                  gemms.capacity() * sizeof(GemmInsn) + alus.capacity() * sizeof(AluInsn);
   for (const std::vector<uint32_t>& queue : queues) total += queue.capacity() * sizeof(uint32_t);
-  for (const std::vector<uint64_t>* times : {&timing.fetchStart, &timing.start, &timing.end})
-    total += times->capacity() * sizeof(uint64_t);
+  total += timing.insns.capacity() * sizeof(ProgramTiming::Insn);
   return total;
 }
 
@@ -98,7 +97,7 @@ RunResult Device::decode(Program& program) {
   for (uint32_t i = 0; i < count; ++i) {
     const Insn& insn = program.insns[i];
     DecodedInsn decoded{layout_.opcodeOf(insn), layout_.depsOf(insn), 0};
-    Core core = kComputeCore;
+    Core& core = decoded.core;
     switch (decoded.opcode) {
       case kOpLoad: {
         const MemInsn& mem = program.mems.emplace_back(layout_.decodeMem(insn));
@@ -145,36 +144,31 @@ RunResult Device::decode(Program& program) {
     program.queues[core].push_back(i);
   }
   mergeStoreRuns(program);
-  program.timing = timeProgram(timedInsns(program), config_.timing.insnQueueDepth);
+  program.timing =
+      timeProgram(count, [&](uint32_t index) { return timedInsn(program, index); },
+                  config_.timing.insnQueueDepth);
   return kOk;
 }
 
-std::vector<TimedInsn> Device::timedInsns(const Program& program) const {
+TimedInsn Device::timedInsn(const Program& program, uint32_t index) const {
   static_assert(kLoadModule == kLoadCore + 1 && kStoreModule == kStoreCore + 1,
                 "the timing model's executing modules are the cores, in order");
-  std::vector<TimedInsn> timed(program.decoded.size());
-  for (int core = kLoadCore; core < kNumCores; ++core)
-    for (uint32_t i : program.queues[core]) timed[i].module = core + 1;
+  const DecodedInsn& decoded = program.decoded[index];
   const TimingParameters& timing = config_.timing;
-  for (size_t i = 0; i < timed.size(); ++i) {
-    const DecodedInsn& decoded = program.decoded[i];
-    timed[i].deps = decoded.deps;
-    timed[i].fetchCycles = fetchCycles(i, config_);
-    switch (decoded.opcode) {
-      case kOpLoad:
-      case kOpStore: timed[i].executeCycles = memCycles(program.mems[decoded.operand], config_); break;
-      case kOpGemm:
-        timed[i].executeCycles = uopLoopCycles(program.gemms[decoded.operand].loops, timing.gemmII,
-                                               timing.gemmPipelineDepth);
-        break;
-      case kOpAlu:
-        timed[i].executeCycles = uopLoopCycles(program.alus[decoded.operand].loops, timing.aluII,
-                                               timing.aluPipelineDepth);
-        break;
-      default: timed[i].executeCycles = kDispatchCycles; break;  // FINISH
-    }
+  uint64_t cycles = kDispatchCycles;  // FINISH
+  switch (decoded.opcode) {
+    case kOpLoad:
+    case kOpStore: cycles = memCycles(program.mems[decoded.operand], config_); break;
+    case kOpGemm:
+      cycles = uopLoopCycles(program.gemms[decoded.operand].loops, timing.gemmII,
+                             timing.gemmPipelineDepth);
+      break;
+    case kOpAlu:
+      cycles = uopLoopCycles(program.alus[decoded.operand].loops, timing.aluII,
+                             timing.aluPipelineDepth);
+      break;
   }
-  return timed;
+  return {decoded.core + 1, decoded.deps, fetchCycles(index, config_), cycles};
 }
 
 void Device::mergeStoreRuns(Program& program) {
@@ -338,7 +332,8 @@ void Device::reportTimeline(const Timeline& timeline, uint64_t firstCycle) const
     for (uint32_t index : program_->queues[core]) {
       const VTASimTimelineEntry entry{index, timingModuleName(core + 1),
                                       opcodeName(program_->decoded[index].opcode),
-                                      firstCycle + timing.start[index], firstCycle + timing.end[index]};
+                                      firstCycle + timing.insns[index].start,
+                                      firstCycle + timing.insns[index].end};
       timeline.callback(&entry, timeline.context);
     }
 }
@@ -347,7 +342,7 @@ void Device::traceInstruction(const Trace& trace, uint32_t index, const Insn& in
   const ProgramTiming& timing = program_->timing;
   // (A program that deadlocks has no complete timing: its lines go without cycles.)
   const std::string cycle =
-      timing.complete ? fmt::format(" start_cycle={}", timing.start[index]) : std::string();
+      timing.complete ? fmt::format(" start_cycle={}", timing.insns[index].start) : std::string();
   trace.callback(fmt::format("[{}] {}{}", index, layout_.describe(insn), cycle).c_str(),
                  trace.context);
 }

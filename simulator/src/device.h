@@ -54,6 +54,7 @@ private:
     uint32_t opcode;
     isa::DepFlags deps;
     uint32_t operand;
+    Core core = kComputeCore;
     // A STORE heading a run of STOREs (see mergeStoreRuns): the run's length (1 for any other
     // instruction), the run as one STORE (mems_[runOperand]) and the tokens the run pushes.
     uint32_t runLength = 1;
@@ -80,8 +81,8 @@ private:
   RunResult validate(const isa::Insn* insns, uint32_t count);
   // Decodes and checks `program.insns` into `program`.
   RunResult decode(Program& program);
-  // The timing model's view of a decoded program: each instruction's module and costs.
-  std::vector<TimedInsn> timedInsns(const Program& program) const;
+  // The timing model's view of a decoded instruction: its module and costs.
+  TimedInsn timedInsn(const Program& program, uint32_t index) const;
   // Finds runs of one-row STOREs in the store queue that continue each other in the
   // accumulator and in DRAM, none but the first popping a token (the conv2d seed stores 98
   // one-tile STOREs in a row). The store core runs such a run without interruption anyway, so

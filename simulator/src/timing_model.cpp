@@ -23,23 +23,22 @@ struct TokenQueue {
 };
 }  // namespace
 
-ProgramTiming timeProgram(const std::vector<TimedInsn>& insns, uint32_t queueDepth) {
-  const size_t count = insns.size();
+ProgramTiming timeProgram(uint32_t count, TimedInsnSource insnAt, uint32_t queueDepth) {
   ProgramTiming timing;
-  timing.fetchStart.assign(count, 0);
-  timing.start.assign(count, 0);
-  timing.end.assign(count, 0);
-  // When each instruction left its command queue: the room fetch waits for.
-  std::vector<uint64_t> issue(count, 0);
-  std::vector<uint32_t> queues[kNumTimingModules];
-  std::vector<size_t> queuePosition(count);
-  for (size_t i = 0; i < count; ++i) {
-    queuePosition[i] = queues[insns[i].module].size();
-    queues[insns[i].module].push_back(static_cast<uint32_t>(i));
-  }
+  // Until its module runs an instruction, its start holds when fetch delivered it.
+  timing.insns.assign(count, {});
+  std::vector<ProgramTiming::Insn>& times = timing.insns;
+  std::vector<uint32_t> queues[kNumTimingModules];  // program indices, per executing module
+  for (uint32_t i = 0; i < count; ++i) queues[insnAt(i).module].push_back(i);
+  // When the last queueDepth instructions of each module left its command queue (issue), by
+  // queue position modulo queueDepth: the room fetch waits for.
+  std::vector<uint64_t> issued[kNumTimingModules];
+  for (int module = kLoadModule; module <= kStoreModule; ++module)
+    issued[module].resize(std::min<size_t>(queueDepth, queues[module].size()));
   TokenQueue tokens[kQueueIndices][kQueueIndices];
   uint64_t freeAt[kNumTimingModules] = {};
   size_t next[kNumTimingModules] = {};  // fetch: program index; the others: queue position
+  size_t fetched[kNumTimingModules] = {};
   ModuleCycles* modules = timing.modules;
 
   // Each module advances as far as its inputs are known; the times are a function of the
@@ -47,36 +46,37 @@ ProgramTiming timeProgram(const std::vector<TimedInsn>& insns, uint32_t queueDep
   for (bool progress = true; progress;) {
     progress = false;
     for (size_t& i = next[kFetchModule]; i < count; ++i, progress = true) {
-      const TimedInsn& insn = insns[i];
+      const TimedInsn insn = insnAt(static_cast<uint32_t>(i));
+      const size_t position = fetched[insn.module];
       uint64_t ready = freeAt[kFetchModule];
-      if (queuePosition[i] >= queueDepth) {
-        const size_t leaving = queuePosition[i] - queueDepth;
-        if (next[insn.module] <= leaving) break;  // its queue is full until that one issues
-        ready = std::max(ready, issue[queues[insn.module][leaving]]);
+      if (position >= queueDepth) {
+        if (next[insn.module] <= position - queueDepth) break;  // full until that one issues
+        ready = std::max(ready, issued[insn.module][position % queueDepth]);
       }
       modules[kFetchModule].stalled += ready - freeAt[kFetchModule];
       modules[kFetchModule].busy += insn.fetchCycles;
-      timing.fetchStart[i] = ready;
       freeAt[kFetchModule] = ready + insn.fetchCycles;
+      times[i].start = freeAt[kFetchModule];
+      ++fetched[insn.module];
     }
     for (int module = kLoadModule; module <= kStoreModule; ++module) {
       for (size_t& position = next[module]; position < queues[module].size(); ++position, progress = true) {
         const uint32_t i = queues[module][position];
-        const TimedInsn& insn = insns[i];
+        if (i >= next[kFetchModule]) break;
+        const TimedInsn insn = insnAt(i);
         TokenQueue& fromPrev = tokens[module - 1][module];
         TokenQueue& fromNext = tokens[module + 1][module];
-        if (i >= next[kFetchModule] || (insn.deps.popPrev && !fromPrev.ready()) ||
-            (insn.deps.popNext && !fromNext.ready()))
+        if ((insn.deps.popPrev && !fromPrev.ready()) || (insn.deps.popNext && !fromNext.ready()))
           break;
-        issue[i] = std::max(freeAt[module], timing.fetchStart[i] + insn.fetchCycles);
-        uint64_t begin = issue[i];
+        const uint64_t issue = std::max(freeAt[module], times[i].start);
+        if (!issued[module].empty()) issued[module][position % issued[module].size()] = issue;
+        uint64_t begin = issue;
         if (insn.deps.popPrev) begin = std::max(begin, fromPrev.pop());
         if (insn.deps.popNext) begin = std::max(begin, fromNext.pop());
         const uint64_t end = begin + insn.executeCycles;
-        modules[module].stalled += begin - issue[i];
+        modules[module].stalled += begin - issue;
         modules[module].busy += insn.executeCycles;
-        timing.start[i] = begin;
-        timing.end[i] = end;
+        times[i] = {begin, end};
         freeAt[module] = end;
         if (insn.deps.pushPrev) tokens[module][module - 1].pushTimes.push_back(end);
         if (insn.deps.pushNext) tokens[module][module + 1].pushTimes.push_back(end);
@@ -90,6 +90,11 @@ ProgramTiming timeProgram(const std::vector<TimedInsn>& insns, uint32_t queueDep
     timing.cycles = std::max(timing.cycles, freeAt[module]);
   }
   return timing;
+}
+
+ProgramTiming timeProgram(const std::vector<TimedInsn>& insns, uint32_t queueDepth) {
+  return timeProgram(static_cast<uint32_t>(insns.size()),
+                     [&](uint32_t index) { return insns[index]; }, queueDepth);
 }
 
 }  // namespace vta::sim

@@ -14,6 +14,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "llvm/ADT/STLFunctionalExtras.h"
 #include "vta/isa.h"
 
 namespace vta::sim {
@@ -32,6 +33,9 @@ struct TimedInsn {
   uint64_t fetchCycles;
   uint64_t executeCycles;
 };
+// The instruction at a program index, asked for when needed (a few times each) rather than
+// listed: a program's first run pays for every fresh page of memory the model touches.
+using TimedInsnSource = llvm::function_ref<TimedInsn(uint32_t index)>;
 
 struct ModuleCycles {
   uint64_t busy = 0;     // cycles spent fetching or executing instructions
@@ -44,11 +48,17 @@ struct ProgramTiming {
   bool complete = false;
   uint64_t cycles = 0;  // the last module's end
   ModuleCycles modules[kNumTimingModules];
-  // Per instruction, in program order: when it was fetched and when its module ran it.
-  std::vector<uint64_t> fetchStart, start, end;
+  // Per instruction, in program order: the cycles its module ran it.
+  struct Insn {
+    uint64_t start, end;
+  };
+  std::vector<Insn> insns;
 };
 
-// `queueDepth`: the instructions each module's command queue holds.
+// The timing of the `count` instructions `insnAt` gives; `queueDepth`: the instructions each
+// module's command queue holds.
+ProgramTiming timeProgram(uint32_t count, TimedInsnSource insnAt, uint32_t queueDepth);
+// The same for a listed program (tests).
 ProgramTiming timeProgram(const std::vector<TimedInsn>& insns, uint32_t queueDepth);
 
 }  // namespace vta::sim

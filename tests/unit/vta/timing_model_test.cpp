@@ -15,6 +15,12 @@ TimedInsn insn(int module, uint64_t cycles, isa::DepFlags deps = {}) {
   return {module, deps, /*fetchCycles=*/0, cycles};
 }
 
+std::vector<uint64_t> starts(const ProgramTiming& timing) {
+  std::vector<uint64_t> result;
+  for (const ProgramTiming::Insn& insn : timing.insns) result.push_back(insn.start);
+  return result;
+}
+
 constexpr isa::DepFlags kPushNext{false, false, false, true};
 constexpr isa::DepFlags kPopPrev{true, false, false, false};
 constexpr isa::DepFlags kPopPrevPushNext{true, false, false, true};
@@ -28,8 +34,8 @@ TEST_CASE("a load -> compute -> store chain takes the sum of its costs", "[vta][
                                            512);
   REQUIRE(timing.complete);
   CHECK(timing.cycles == 10 + 20 + 5);
-  CHECK(timing.start == std::vector<uint64_t>{0, 10, 30});
-  CHECK(timing.end == std::vector<uint64_t>{10, 30, 35});
+  CHECK(starts(timing) == std::vector<uint64_t>{0, 10, 30});
+  CHECK(timing.insns[2].end == 35);
   // Compute and store had their instructions from cycle 0 and waited for the tokens.
   CHECK(timing.modules[kComputeModule].stalled == 10);
   CHECK(timing.modules[kStoreModule].stalled == 30);
@@ -44,7 +50,7 @@ TEST_CASE("a second load overlaps with the first compute", "[vta][timing]") {
                                             insn(kComputeModule, 20, kPopPrev)},
                                            512);
   REQUIRE(timing.complete);
-  CHECK(timing.start == std::vector<uint64_t>{0, 10, 10, 30});
+  CHECK(starts(timing) == std::vector<uint64_t>{0, 10, 10, 30});
   CHECK(timing.cycles == 50);  // not 60, as one module doing everything would take
   CHECK(timing.modules[kLoadModule].busy == 20);
   CHECK(timing.modules[kComputeModule].busy == 40);
@@ -61,33 +67,35 @@ TEST_CASE("a token pushed back lets the producer run again only when it is poppe
                                             insn(kComputeModule, 20, kPopPrev)},
                                            512);
   REQUIRE(timing.complete);
-  CHECK(timing.start == std::vector<uint64_t>{0, 10, 30, 40});
+  CHECK(starts(timing) == std::vector<uint64_t>{0, 10, 30, 40});
   CHECK(timing.cycles == 60);
   CHECK(timing.modules[kLoadModule].stalled == 20);
 }
 
 TEST_CASE("fetch stalls while the command queue of the next instruction is full", "[vta][timing]") {
-  // Queues of one instruction: the third compute instruction waits until the second leaves its
-  // queue (when the first ends), and the load behind it in program order waits with it.
+  // Queues of one instruction: fetching the third compute instruction waits until the second
+  // leaves its queue (when the first ends, at 101), and the load behind it in program order
+  // waits with it.
   std::vector<TimedInsn> program = {{kComputeModule, {}, 1, 100},
                                     {kComputeModule, {}, 1, 100},
                                     {kComputeModule, {}, 1, 100},
                                     {kLoadModule, {}, 1, 1}};
   const ProgramTiming timing = timeProgram(program, 1);
   REQUIRE(timing.complete);
-  CHECK(timing.fetchStart == std::vector<uint64_t>{0, 1, 101, 102});
-  CHECK(timing.start[3] == 103);
+  // The third is fetched at 101 (when the second leaves the queue), the load at 102.
+  CHECK(timing.insns[2].start == 201);
+  CHECK(timing.insns[3].start == 103);
   CHECK(timing.modules[kFetchModule].stalled == 99);
   CHECK(timing.modules[kFetchModule].busy == 4);
   // Deep queues: the load runs at once.
-  CHECK(timeProgram(program, 512).start[3] == 4);
+  CHECK(timeProgram(program, 512).insns[3].start == 4);
 }
 
 TEST_CASE("a program whose pops are never pushed is not complete", "[vta][timing]") {
   const ProgramTiming timing =
       timeProgram({insn(kLoadModule, 10), insn(kComputeModule, 20, kPopPrev)}, 512);
   CHECK_FALSE(timing.complete);
-  CHECK(timing.end[0] == 10);  // what could run did
+  CHECK(timing.insns[0].end == 10);  // what could run did
 }
 
 TEST_CASE("instruction costs follow the timing parameters", "[vta][timing]") {
