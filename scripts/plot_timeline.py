@@ -36,15 +36,16 @@ def busy_cycles(bars):
     return covered
 
 
-def render(instructions, title, width):
+def render(instructions, clock_mhz, title, width):
     total = max((i["end"] for i in instructions), default=0) or 1
+    duration = f", {total / clock_mhz:.1f} us at {clock_mhz} MHz" if clock_mhz else ""
     scale = (width - LABEL_WIDTH - 20) / total
     rows = {m: [i for i in instructions if i["module"] == m] for m in MODULES}
     height = TOP + len(MODULES) * (ROW_HEIGHT + ROW_GAP) + AXIS_HEIGHT + LEGEND_HEIGHT
     out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
            f'font-family="sans-serif" font-size="12">',
            f'<rect width="{width}" height="{height}" fill="white"/>',
-           f'<text x="10" y="20" font-size="14">{escape(title)} ({total} cycles)</text>']
+           f'<text x="10" y="20" font-size="14">{escape(title)} ({total} cycles{duration})</text>']
     for row, module in enumerate(MODULES):
         y = TOP + row * (ROW_HEIGHT + ROW_GAP)
         busy = busy_cycles([(i["start"], i["end"]) for i in rows[module]])
@@ -81,9 +82,10 @@ def main():
     parser.add_argument("--width", type=int, default=1200)
     args = parser.parse_args()
     with open(args.timeline) as f:
-        instructions = json.load(f)["instructions"]
+        timeline = json.load(f)
     with open(args.svg, "w") as f:
-        f.write(render(instructions, args.title, args.width))
+        f.write(render(timeline["instructions"], timeline.get("clock_mhz", 0), args.title,
+                       args.width))
 
 
 main()

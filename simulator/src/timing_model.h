@@ -44,7 +44,7 @@ struct ModuleCycles {
 
 struct ProgramTiming {
   // False if the modules cannot all reach their end (a deadlock, which the functional run
-  // reports): the times below are then those of the instructions that could run.
+  // reports): only the instructions that could run then have their times below.
   bool complete = false;
   uint64_t cycles = 0;  // the last module's end
   ModuleCycles modules[kNumTimingModules];

@@ -19,8 +19,9 @@ public:
   VtaTimelineScope(const VtaTimelineScope &) = delete;
   VtaTimelineScope &operator=(const VtaTimelineScope &) = delete;
 
-  // {"instructions": [{"index": 3, "module": "load", "opcode": "LOAD", "start": 0, "end": 34},
-  // ...]}, one instruction a line, in the order the runs reported them.
+  // {"clock_mhz": 100, "instructions": [{"index": 3, "module": "load", "opcode": "LOAD",
+  // "start": 0, "end": 34}, ...]}: the clock the cycles count, then one instruction a line, in
+  // the order the runs reported them.
   std::string json() const;
 
 private:
