@@ -201,10 +201,11 @@ void printTable(const std::vector<std::vector<std::string>> &rows, std::ostream 
   }
 }
 
-// The counters of TVM's simulator and the instruction count, per call and in total.
+// The counters of TVM's simulator, the instruction count and the cycles, per call and in total.
 void printCallTable(const std::vector<CallCounters> &calls, const Counters &total, std::ostream &out) {
   std::vector<std::string> names(std::begin(backend::kTvmCounters), std::end(backend::kTvmCounters));
   names.push_back("insn_counter");
+  names.push_back("cycles");  // the timing model's (docs/timing-model.md)
   auto row = [&](std::string first, std::string callee, const Counters &counters) {
     std::vector<std::string> cells{std::move(first), std::move(callee)};
     for (const std::string &name : names)
@@ -215,7 +216,8 @@ void printCallTable(const std::vector<CallCounters> &calls, const Counters &tota
   rows[0].insert(rows[0].end(), names.begin(), names.end());
   for (const CallCounters &call : calls) rows.push_back(row(std::to_string(call.index), call.callee, call.added));
   rows.push_back(row("total", "", total));
-  out << "VTA simulator statistics per call (bytes loaded and stored, GEMM and ALU operations, instructions):\n";
+  out << "VTA simulator statistics per call (bytes loaded and stored, GEMM and ALU operations, instructions, "
+         "cycles):\n";
   printTable(rows, out);
 }
 

@@ -24,6 +24,7 @@
 #include "vtac/backend/StepLimiter.h"
 #include "vtac/backend/TensorCompare.h"
 #include "vtac/backend/VtaExterns.h"
+#include "vtac/backend/VtaTimeline.h"
 #include "vtac/driver/Prepare.h"
 #include "vtac/frontend/Commands.h"
 #include "vtac/graph/FunctionLibrary.h"
@@ -104,6 +105,7 @@ int runGraph(const frontend::ParsedModule &parsed, const RunOptions &options, st
              std::ostream &errors) {
   const char *unsupported = !options.referenceFile.empty() ? "--reference"
                             : !options.traceVtaPath.empty()  ? "--trace-vta"
+                            : !options.timelinePath.empty()  ? "--timeline"
                             : options.limits.maxSteps        ? "--max-steps"
                             : options.limits.timeoutSeconds > 0 ? "--timeout"
                                                              : nullptr;
@@ -190,7 +192,7 @@ llvm::Error checkOutputs(const FunctionSignature &function, const RunOptions &op
                              name + "' (parameters: " + parameterList(function) + ")");
     if (llvm::Error error = support::checkOutputDirectory(path)) return error;
   }
-  for (const std::string &path : {options.statsJsonPath, options.traceVtaPath})
+  for (const std::string &path : {options.statsJsonPath, options.traceVtaPath, options.timelinePath})
     if (!path.empty())
       if (llvm::Error error = support::checkOutputDirectory(path)) return error;
   return llvm::Error::success();
@@ -204,19 +206,23 @@ void printStatsTable(llvm::StringRef json, const std::string &functionName, std:
     out << "VTA statistics unavailable\n";
     return;
   }
+  // TVM's counters, the simulator's other counters by name, then the timing model's.
   std::vector<std::string> names(std::begin(kTvmCounters), std::end(kTvmCounters));
+  const std::vector<std::string> timing(std::begin(kTimingCounters), std::end(kTimingCounters));
   std::vector<std::string> extra;
   for (const auto &entry : *object)
-    if (!llvm::is_contained(names, entry.first.str())) extra.push_back(entry.first.str());
+    if (!llvm::is_contained(names, entry.first.str()) && !llvm::is_contained(timing, entry.first.str()))
+      extra.push_back(entry.first.str());
   llvm::sort(extra);
   names.insert(names.end(), extra.begin(), extra.end());
+  names.insert(names.end(), timing.begin(), timing.end());
   std::string text;
   llvm::raw_string_ostream os(text);
   os << "VTA simulator statistics of '" << functionName << "':\n";
   for (const std::string &name : names) {
     std::optional<int64_t> value = object->getInteger(name);
     if (!value) continue;
-    os << "  " << llvm::left_justify(name, 18) << " " << *value << "\n";
+    os << "  " << llvm::left_justify(name, 22) << " " << *value << "\n";
   }
   out << os.str();
 }
@@ -365,6 +371,7 @@ int runCommand(const RunOptions &options, std::ostream &out, std::ostream &error
   VTASimClearStats();
   std::string vtaTrace;
   VtaTraceScope traceScope(options.traceVtaPath.empty() ? nullptr : &vtaTrace);
+  VtaTimelineScope timelineScope(!options.timelinePath.empty());
   VtaRunLimitsScope limitsScope(options.limits);
   Clock::time_point start = Clock::now();
   double cpuStart = threadCpuSeconds();
@@ -400,10 +407,12 @@ int runCommand(const RunOptions &options, std::ostream &out, std::ostream &error
     if (llvm::Error error = files.stage(options.statsJsonPath, statsJson + "\n")) return fail(std::move(error));
   if (!options.traceVtaPath.empty())
     if (llvm::Error error = files.stage(options.traceVtaPath, vtaTrace)) return fail(std::move(error));
+  if (!options.timelinePath.empty())
+    if (llvm::Error error = files.stage(options.timelinePath, timelineScope.json())) return fail(std::move(error));
   if (llvm::Error error = files.commit()) return fail(std::move(error));
   if (options.stats) printStatsTable(statsJson, function.name().str(), out);
   if (options.outputs.empty() && options.referenceFile.empty() && !options.stats && options.statsJsonPath.empty() &&
-      options.traceVtaPath.empty() && !options.timing)
+      options.traceVtaPath.empty() && options.timelinePath.empty() && !options.timing)
     errors << "vtac run: note: '" << function.name().str()
            << "' ran; nothing was written or compared (--output NAME=FILE.npy writes a parameter, "
               "--reference FILE compares with another program, --stats prints VTA's counters)\n";

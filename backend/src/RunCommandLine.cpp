@@ -91,6 +91,9 @@ void registerRunCommand(CLI::App &app, support::CommandAction &action) {
       ->check(CLI::NonNegativeNumber)->needs(reference);
   command->add_option("--trace-vta", options->traceVtaPath,
                       "Write each VTA instruction the simulator executes, decoded, one a line");
+  command->add_option("--timeline", options->timelinePath,
+                      "Write the timing model's schedule of the VTA instructions (module, start and end "
+                      "cycle) as JSON; scripts/plot_timeline.py draws it");
   command->add_option("--max-steps", options->limits.maxSteps,
                       "Stop the run with an error after this many loop iterations (for and while, counted alike by "
                       "both engines: the JIT then compiles a count into its loops) or VTA instructions of the simulator")

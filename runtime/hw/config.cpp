@@ -1,6 +1,7 @@
 // Parsing of vta_config.json (LLVM's JSON parser) and the derived sizes of a configuration.
 #include "vta/config.h"
 
+#include <algorithm>
 #include <cstdlib>
 
 #include "llvm/Support/JSON.h"
@@ -28,6 +29,48 @@ constexpr IntKey kIntKeys[] = {
     {"LOG_INP_BUFF_SIZE", &Config::logInpBuffSize},  {"LOG_WGT_BUFF_SIZE", &Config::logWgtBuffSize},
     {"LOG_ACC_BUFF_SIZE", &Config::logAccBuffSize},
 };
+
+struct TimingKey {
+  const char* name;
+  uint32_t TimingParameters::*member;
+  uint32_t min;  // 0 only where no cost at all is meaningful (a latency)
+};
+
+constexpr TimingKey kTimingKeys[] = {
+    {"clock_mhz", &TimingParameters::clockMhz, 1},
+    {"mem_bus_bytes", &TimingParameters::memBusBytes, 1},
+    {"max_burst_beats", &TimingParameters::maxBurstBeats, 1},
+    {"dram_latency", &TimingParameters::dramLatency, 0},
+    {"gemm_ii", &TimingParameters::gemmII, 1},
+    {"gemm_pipeline_depth", &TimingParameters::gemmPipelineDepth, 0},
+    {"alu_ii", &TimingParameters::aluII, 1},
+    {"alu_pipeline_depth", &TimingParameters::aluPipelineDepth, 0},
+    {"insn_queue_depth", &TimingParameters::insnQueueDepth, 1},
+};
+// Large enough for any design, small enough that no cost overflows 64 bits.
+constexpr int64_t kMaxTimingValue = int64_t{1} << 20;
+
+// The "timing" object: every key optional, an unknown one (a misspelt name would silently keep
+// the default) an error.
+llvm::Error parseTiming(const llvm::json::Value& value, TimingParameters& timing) {
+  const llvm::json::Object* object = value.getAsObject();
+  if (!object) return configError("timing must be a JSON object");
+  for (const auto& [name, entry] : *object) {
+    const TimingKey* key = std::find_if(std::begin(kTimingKeys), std::end(kTimingKeys),
+                                        [&](const TimingKey& k) { return name == k.name; });
+    if (key == std::end(kTimingKeys)) {
+      std::string known;
+      for (const TimingKey& k : kTimingKeys) known += std::string(known.empty() ? "" : ", ") + k.name;
+      return configError("timing: unknown key '" + name.str() + "' (keys: " + known + ")");
+    }
+    auto integer = entry.getAsInteger();
+    if (!integer || *integer < key->min || *integer > kMaxTimingValue)
+      return configError(llvm::Twine("timing.") + key->name + " must be an integer in [" +
+                         llvm::Twine(key->min) + ", " + llvm::Twine(kMaxTimingValue) + "]");
+    timing.*key->member = static_cast<uint32_t>(*integer);
+  }
+  return llvm::Error::success();
+}
 
 // log2 of the depth of an SRAM of 2^logBytes bytes holding elements of 2^logElemBits bits.
 llvm::Expected<uint32_t> logDepth(const char* what, uint32_t logBytes, uint32_t logElemBits) {
@@ -124,6 +167,8 @@ llvm::Expected<Config> Config::fromJSON(llvm::StringRef text) {
       return configError(llvm::Twine(key.name) + " must be an integer in [0, 64]");
     config.*key.member = static_cast<uint32_t>(*integer);
   }
+  if (const llvm::json::Value* timing = object->get("timing"))
+    if (llvm::Error error = parseTiming(*timing, config.timing)) return error;
   if (llvm::Error error = config.derive()) return error;
   return config;
 }
@@ -179,6 +224,10 @@ llvm::Error ConfigSlot::replace(const char* pathOrJSON) {
 std::string Config::toJSON() const {
   llvm::json::Object object{{"TARGET", target}, {"HW_VER", hwVersion}};
   for (const IntKey& key : kIntKeys) object[key.name] = static_cast<int64_t>(this->*key.member);
+  llvm::json::Object timingObject;
+  for (const TimingKey& key : kTimingKeys)
+    timingObject[key.name] = static_cast<int64_t>(timing.*key.member);
+  object["timing"] = std::move(timingObject);
   std::string text;
   llvm::raw_string_ostream os(text);
   os << llvm::formatv("{0:2}", llvm::json::Value(std::move(object)));

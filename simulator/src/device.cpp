@@ -7,6 +7,7 @@
 #include <spdlog/fmt/fmt.h>
 
 #include "device_memory.h"
+#include "insn_cycles.h"
 #include "sim_state.h"
 #include "vta/sim.h"
 
@@ -57,6 +58,7 @@ size_t Device::Program::bytes() const {
                  decoded.capacity() * sizeof(DecodedInsn) + mems.capacity() * sizeof(MemInsn) +
                  gemms.capacity() * sizeof(GemmInsn) + alus.capacity() * sizeof(AluInsn);
   for (const std::vector<uint32_t>& queue : queues) total += queue.capacity() * sizeof(uint32_t);
+  total += timing.insns.capacity() * sizeof(ProgramTiming::Insn);
   return total;
 }
 
@@ -95,7 +97,7 @@ RunResult Device::decode(Program& program) {
   for (uint32_t i = 0; i < count; ++i) {
     const Insn& insn = program.insns[i];
     DecodedInsn decoded{layout_.opcodeOf(insn), layout_.depsOf(insn), 0};
-    Core core = kComputeCore;
+    Core& core = decoded.core;
     switch (decoded.opcode) {
       case kOpLoad: {
         const MemInsn& mem = program.mems.emplace_back(layout_.decodeMem(insn));
@@ -142,7 +144,31 @@ RunResult Device::decode(Program& program) {
     program.queues[core].push_back(i);
   }
   mergeStoreRuns(program);
+  program.timing =
+      timeProgram(count, [&](uint32_t index) { return timedInsn(program, index); },
+                  config_.timing.insnQueueDepth);
   return kOk;
+}
+
+TimedInsn Device::timedInsn(const Program& program, uint32_t index) const {
+  static_assert(kLoadModule == kLoadCore + 1 && kStoreModule == kStoreCore + 1,
+                "the timing model's executing modules are the cores, in order");
+  const DecodedInsn& decoded = program.decoded[index];
+  const TimingParameters& timing = config_.timing;
+  uint64_t cycles = kDispatchCycles;  // FINISH
+  switch (decoded.opcode) {
+    case kOpLoad:
+    case kOpStore: cycles = memCycles(program.mems[decoded.operand], config_); break;
+    case kOpGemm:
+      cycles = uopLoopCycles(program.gemms[decoded.operand].loops, timing.gemmII,
+                             timing.gemmPipelineDepth);
+      break;
+    case kOpAlu:
+      cycles = uopLoopCycles(program.alus[decoded.operand].loops, timing.aluII,
+                             timing.aluPipelineDepth);
+      break;
+  }
+  return {decoded.core + 1, decoded.deps, fetchCycles(index, config_), cycles};
 }
 
 void Device::mergeStoreRuns(Program& program) {
@@ -252,8 +278,7 @@ RunResult Device::run(uint64_t insnPhysicalAddress, uint32_t insnCount,
           progress = true;
           continue;
         }
-        if (trace.callback)
-          trace.callback(fmt::format("[{}] {}", index, layout_.describe(insns[index])).c_str(), trace.context);
+        if (trace.callback) traceInstruction(trace, index, insns[index]);
         if (RunResult result = execute(decoded, insns[index], index, statistics);
             result.status != VTA_SIM_OK)
           return result;
@@ -293,7 +318,33 @@ RunResult Device::run(uint64_t insnPhysicalAddress, uint32_t insnCount,
   if (!finished)
     return {VTA_SIM_ERR_BAD_INSTRUCTION,
             fmt::format("VTADeviceRun: the {} instructions end without FINISH", insnCount)};
+  if (program_->timing.complete) {
+    if (const Timeline timeline = threadTimeline(); timeline.callback)
+      reportTimeline(timeline, statistics.cycles);
+    statistics.addTiming(program_->timing);
+  }
   return kOk;
+}
+
+void Device::reportTimeline(const Timeline& timeline, uint64_t firstCycle) const {
+  const ProgramTiming& timing = program_->timing;
+  for (int core = kLoadCore; core < kNumCores; ++core)
+    for (uint32_t index : program_->queues[core]) {
+      const VTASimTimelineEntry entry{index, timingModuleName(core + 1),
+                                      opcodeName(program_->decoded[index].opcode),
+                                      firstCycle + timing.insns[index].start,
+                                      firstCycle + timing.insns[index].end};
+      timeline.callback(&entry, timeline.context);
+    }
+}
+
+void Device::traceInstruction(const Trace& trace, uint32_t index, const Insn& insn) const {
+  const ProgramTiming& timing = program_->timing;
+  // (A program that deadlocks has no complete timing: its lines go without cycles.)
+  const std::string cycle =
+      timing.complete ? fmt::format(" start_cycle={}", timing.insns[index].start) : std::string();
+  trace.callback(fmt::format("[{}] {}{}", index, layout_.describe(insn), cycle).c_str(),
+                 trace.context);
 }
 
 bool Device::countInstruction(RunLimits& limits) {

@@ -19,6 +19,7 @@
 #include "device_memory.h"
 #include "gemm_kernel.h"
 #include "gemm_plan.h"
+#include "timing_model.h"
 #include "vta/config.h"
 #include "vta/isa.h"
 
@@ -26,6 +27,8 @@ namespace vta::sim {
 
 struct Statistics;
 struct RunLimits;
+struct Trace;
+struct Timeline;
 
 // Result of running a program: a VTA_SIM_* status and, on failure, the message.
 struct RunResult {
@@ -51,6 +54,7 @@ private:
     uint32_t opcode;
     isa::DepFlags deps;
     uint32_t operand;
+    Core core = kComputeCore;
     // A STORE heading a run of STOREs (see mergeStoreRuns): the run's length (1 for any other
     // instruction), the run as one STORE (mems_[runOperand]) and the tokens the run pushes.
     uint32_t runLength = 1;
@@ -59,7 +63,7 @@ private:
   };
   // A validated program: its instructions (the cache key, with their hash), each decoded once
   // (opcode, flags and fields in mems, gemms or alus[operand]) and assigned to the core that
-  // executes it (queues).
+  // executes it (queues), and its timing (which depends on nothing else).
   struct Program {
     std::vector<isa::Insn> insns;
     size_t hash = 0;
@@ -68,6 +72,7 @@ private:
     std::vector<isa::MemInsn> mems;
     std::vector<isa::GemmInsn> gemms;
     std::vector<isa::AluInsn> alus;
+    ProgramTiming timing;
     size_t bytes() const;
   };
   // Makes program_ the validated form of the program: a cached one equal to it byte for byte,
@@ -76,6 +81,8 @@ private:
   RunResult validate(const isa::Insn* insns, uint32_t count);
   // Decodes and checks `program.insns` into `program`.
   RunResult decode(Program& program);
+  // The timing model's view of a decoded instruction: its module and costs.
+  TimedInsn timedInsn(const Program& program, uint32_t index) const;
   // Finds runs of one-row STOREs in the store queue that continue each other in the
   // accumulator and in DRAM, none but the first popping a token (the conv2d seed stores 98
   // one-tile STOREs in a row). The store core runs such a run without interruption anyway, so
@@ -85,6 +92,11 @@ private:
   // if that STORE fails a check (its instructions then run one by one and report the error).
   bool executeStoreRun(const DecodedInsn& decoded, uint32_t index, const isa::Insn& insn,
                        Statistics& statistics);
+  // One trace line: the instruction's index, fields and start cycle.
+  void traceInstruction(const Trace& trace, uint32_t index, const isa::Insn& insn) const;
+  // The timing of the program just run, its cycles counted from `firstCycle`: by module, each
+  // module's instructions in program order.
+  void reportTimeline(const Timeline& timeline, uint64_t firstCycle) const;
   RunResult execute(const DecodedInsn& decoded, const isa::Insn& insn, uint32_t index,
                     Statistics& statistics);
   RunResult executeLoad(const isa::MemInsn& mem, uint32_t index, const isa::Insn& insn,

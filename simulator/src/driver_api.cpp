@@ -149,6 +149,11 @@ VTA_SIM_API void VTASimSetTrace(void (*callback)(const char* line, void* context
   threadTrace() = Trace{callback, context};
 }
 
+VTA_SIM_API void VTASimSetTimeline(void (*callback)(const VTASimTimelineEntry* entry, void* context),
+                                   void* context) {
+  threadTimeline() = Timeline{callback, context};
+}
+
 VTA_SIM_API void VTASimSetRunLimits(uint64_t max_instructions, double timeout_seconds) {
   RunLimits limits;
   limits.maxInstructions = max_instructions;

@@ -5,18 +5,37 @@
 
 namespace vta::sim {
 
+void Statistics::addTiming(const ProgramTiming& timing) {
+  cycles += timing.cycles;
+  for (int module = 0; module < kNumTimingModules; ++module) {
+    modules[module].busy += timing.modules[module].busy;
+    modules[module].stalled += timing.modules[module].stalled;
+  }
+}
+
+// TVM's counters first, in TVM's order, then vtac's own.
 std::string Statistics::toJSON() const {
-  return fmt::format(
+  std::string json = fmt::format(
       "{{\n \"inp_load_nbytes\": {},\n \"wgt_load_nbytes\": {},\n \"acc_load_nbytes\": {},\n"
       " \"uop_load_nbytes\": {},\n \"out_store_nbytes\": {},\n \"gemm_counter\": {},\n"
-      " \"alu_counter\": {},\n \"insn_counter\": {},\n \"finish_counter\": {}\n}}\n",
+      " \"alu_counter\": {},\n \"insn_counter\": {},\n \"finish_counter\": {},\n"
+      " \"cycles\": {}",
       inpLoadBytes, wgtLoadBytes, accLoadBytes, uopLoadBytes, outStoreBytes, gemmCounter,
-      aluCounter, insnCounter, finishCounter);
+      aluCounter, insnCounter, finishCounter, cycles);
+  for (int module = 0; module < kNumTimingModules; ++module)
+    json += fmt::format(",\n \"{0}_busy_cycles\": {1},\n \"{0}_stalled_cycles\": {2}",
+                        timingModuleName(module), modules[module].busy, modules[module].stalled);
+  return json + "\n}\n";
 }
 
 Trace& threadTrace() {
   thread_local Trace trace;
   return trace;
+}
+
+Timeline& threadTimeline() {
+  thread_local Timeline timeline;
+  return timeline;
 }
 
 RunLimits& threadRunLimits() {

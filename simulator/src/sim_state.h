@@ -8,7 +8,9 @@
 #include <cstdint>
 #include <string>
 
+#include "timing_model.h"
 #include "vta/config.h"
+#include "vta/sim.h"
 
 namespace vta::sim {
 
@@ -22,7 +24,11 @@ struct Statistics {
   uint64_t aluCounter = 0;
   uint64_t insnCounter = 0;
   uint64_t finishCounter = 0;
+  // The timing model's totals over the runs (each run starts at cycle 0 when the last ended).
+  uint64_t cycles = 0;
+  ModuleCycles modules[kNumTimingModules];
 
+  void addTiming(const ProgramTiming& timing);
   std::string toJSON() const;
 };
 
@@ -38,6 +44,13 @@ struct Trace {
   void* context = nullptr;
 };
 Trace& threadTrace();
+
+// The calling thread's timeline (VTASimSetTimeline).
+struct Timeline {
+  void (*callback)(const VTASimTimelineEntry* entry, void* context) = nullptr;
+  void* context = nullptr;
+};
+Timeline& threadTimeline();
 
 // The calling thread's run limits (VTASimSetRunLimits).
 struct RunLimits {

@@ -16,6 +16,21 @@
 
 namespace vta {
 
+// The parameters of the simulator's timing model (vta_config.json's "timing" object), in cycles
+// of the accelerator clock and bytes. The defaults are the PYNQ design's; docs/timing-model.md
+// says where each comes from.
+struct TimingParameters {
+  uint32_t clockMhz = 100;            // the clock the cycles count (for reports in time)
+  uint32_t memBusBytes = 8;           // bytes a DMA moves per cycle (the AXI data width)
+  uint32_t maxBurstBeats = 256;       // bus transfers per DMA request (AXI4 burst length)
+  uint32_t dramLatency = 32;          // cycles from a DMA request to its first transfer
+  uint32_t gemmII = 1;                // cycles between GEMM micro-op iterations
+  uint32_t gemmPipelineDepth = 4;     // cycles from a GEMM's last issue to its last write
+  uint32_t aluII = 2;                 // cycles between ALU micro-op iterations
+  uint32_t aluPipelineDepth = 4;      // cycles from an ALU's last issue to its last write
+  uint32_t insnQueueDepth = 512;      // instructions each module's command queue holds
+};
+
 struct Config {
   // The parameters as written in vta_config.json.
   std::string target = "sim";
@@ -38,6 +53,8 @@ struct Config {
   uint32_t logInpDepth = 0, logWgtDepth = 0, logAccDepth = 0, logUopDepth = 0;
   uint32_t inpDepth = 0, wgtDepth = 0, accDepth = 0, uopDepth = 0;
 
+  TimingParameters timing;
+
   // TVM's default configuration (vta_config.json, target "sim").
   static Config tvmDefault();
 
@@ -50,7 +67,7 @@ struct Config {
   // The VTA_CONFIG environment variable (path or JSON text) or, if unset, the default.
   static llvm::Expected<Config> fromEnvironment();
 
-  // vta_config.json text of the nine parameters (+ TARGET, HW_VER).
+  // vta_config.json text of the nine parameters (+ TARGET, HW_VER) and the timing object.
   std::string toJSON() const;
 
   // Short tag such as "1x16_i8w8a32_15_15_18_17" (TVM's bitstream naming).

@@ -15,7 +15,9 @@ extern "C" {
 /*
  * Statistics of the calling thread since the last VTASimClearStats, as a JSON object with
  * TVM's counters inp_load_nbytes, wgt_load_nbytes, acc_load_nbytes, uop_load_nbytes,
- * out_store_nbytes, gemm_counter, alu_counter (plus vtac's insn_counter and finish_counter).
+ * out_store_nbytes, gemm_counter, alu_counter (plus vtac's insn_counter and finish_counter),
+ * then the timing model's cycles and, per module (fetch, load, compute, store),
+ * <module>_busy_cycles and <module>_stalled_cycles (docs/timing-model.md).
  * The string is owned by the library and valid until the next call on this thread.
  */
 const char* VTASimStatsJSON(void);
@@ -35,10 +37,28 @@ const char* VTASimConfigJSON(void);
 
 /*
  * Traces the instructions VTADeviceRun executes on this thread, in execution order: `callback`
- * receives one decoded line per instruction ("[index] LOAD ..."), like TVM's VTA_DEBUG_DUMP_INSN
- * but for what ran. NULL stops tracing.
+ * receives one decoded line per instruction ("[index] LOAD ... start_cycle=N", the cycle the
+ * timing model starts it at in its run), like TVM's VTA_DEBUG_DUMP_INSN but for what ran. NULL
+ * stops tracing.
  */
 void VTASimSetTrace(void (*callback)(const char* line, void* context), void* context);
+
+/* One instruction of a run as the timing model schedules it (VTASimSetTimeline). */
+typedef struct {
+  uint32_t index;      /* in the program */
+  const char* module;  /* "load", "compute" or "store" */
+  const char* opcode;  /* "LOAD", "STORE", "GEMM", "ALU" or "FINISH" */
+  uint64_t start_cycle, end_cycle;
+} VTASimTimelineEntry;
+
+/*
+ * Reports the timing model's schedule of every successful VTADeviceRun on this thread:
+ * `callback` receives each instruction (the load module's, then compute's, then store's, each
+ * in program order), its cycles counted as the statistics' `cycles` count them (from the last VTASimClearStats, each run starting where the last ended).
+ * NULL stops reporting.
+ */
+void VTASimSetTimeline(void (*callback)(const VTASimTimelineEntry* entry, void* context),
+                       void* context);
 
 /*
  * Limits for the VTADeviceRun calls of this thread from now on: at most `max_instructions`

@@ -61,6 +61,7 @@ struct RunOptions {
   std::string referenceEntry;
   FloatTolerance tolerance;  // of the float comparison with the reference
   std::string traceVtaPath;  // --trace-vta: the executed VTA instructions, decoded, one a line
+  std::string timelinePath;  // --timeline: the timing model's schedule of them, as JSON
   RunLimits limits;          // of the program's run (--max-steps, --timeout); progress: see runCommand
   std::string vtaConfig;
   std::string engine = "jit";  // "jit" or "interp"

@@ -27,6 +27,13 @@ inline constexpr const char *kTvmCounters[] = {"inp_load_nbytes",  "wgt_load_nby
                                                "uop_load_nbytes",  "out_store_nbytes", "gemm_counter",
                                                "alu_counter"};
 
+// The simulator's timing model (docs/timing-model.md), in the order it reports them.
+inline constexpr const char *kTimingCounters[] = {"cycles",
+                                                  "fetch_busy_cycles",   "fetch_stalled_cycles",
+                                                  "load_busy_cycles",    "load_stalled_cycles",
+                                                  "compute_busy_cycles", "compute_stalled_cycles",
+                                                  "store_busy_cycles",   "store_stalled_cycles"};
+
 // Time spent inside VTASynchronize (where the simulator executes the queued program): wall
 // time, and CPU time of the calling thread (the simulator runs on it).
 struct VtaTiming {
