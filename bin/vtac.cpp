@@ -14,6 +14,7 @@
 #include "vtac/ir/DisplayText.h"
 #include "vtac/support/Command.h"
 #include "vtac/support/CommandThread.h"
+#include "vtac/tune/TuneCommand.h"
 
 #include <CLI/CLI.hpp>
 #include <spdlog/sinks/stdout_color_sinks.h>
@@ -144,6 +145,7 @@ int main(int argc, char **argv) {
   vtac::driver::registerDiffCommand(app, action);
   vtac::driver::registerIntrinsicsCommand(app, action);
   vtac::codegen::registerCompileCommand(app, action);
+  vtac::tune::registerTuneCommand(app, action);
 
   vtac::codegen::spellDependencyFlags(argc, argv);
   try {

@@ -49,6 +49,13 @@ numbers) are minimised greedily (fewer images, rows, columns, channel blocks, a 
 stride 1, no padding, default clip, shift and SRAMs, BLOCK 16) while they fail the same way,
 unless --no-minimise; the smallest failing case goes to DIR/<tag>/min/.
 
+With --tune-trials N the case runs `vtac tune case.tvm --trials N --seed S --vta-config
+vta_config.json -o best.py` instead: N schedules of the rule's space (its own and N - 1 drawn),
+each of which vtac tune runs on the simulator and compares with the unscheduled program (a
+difference is its error "computes a different result": a mismatch here). Besides the outcomes
+above, a trial the lowering refuses (vtac tune's warning "vta-lower refused") is a bug, refused:
+the rule's space holds a tiling that vta-lower cannot lower.
+
 Last line: `autoschedule-fuzz: N cases, M match, K errors (expected), B bugs`; exit status 1 when
 B > 0. Runs one vtac at a time. Needs /usr/bin/python3 with numpy (Debian's python3-numpy).
 """
@@ -212,28 +219,67 @@ def command(vtac, case):
     return fuzzing.autoschedule_command(vtac, case, ["--output", "res=res.npy"])
 
 
+def tune_command(trials):
+    def command_of(vtac, case):
+        return [vtac, "tune", "case.tvm", "--trials", str(trials), "--seed", str(case["input_seed"]),
+                "--vta-config", "vta_config.json", "-o", "best.py"]
+    return command_of
+
+
 def write_case(directory, case):
     fuzzing.write_files(directory, fuzzing.case_files(module_text(case["spec"]), case["config"]))
 
 
-def classify(case, rc, out, err):
-    """(outcome, detail): outcome is 'match', 'expected' or a bug kind."""
-    outcome, message = fuzzing.check_run(rc, out, err)
+def classify_refusal(case, outcome, message, err):
+    """(outcome, detail) of a located error or a function left on the CPU, as both modes see them;
+    None for other runs."""
     if outcome == "located":
         if message.startswith("no conv2d tile fits the VTA memories"):
             if smallest_tile_fits(case):
                 return "error", "'no tile fits' although the smallest tile fits: " + message
             return "expected", message
-        return "error", message
-    if outcome:
-        return outcome, message
+        if not message.startswith("tune: no prim_func a VTA auto-schedule rule recognises"):
+            return "error", message
     if "stays on the CPU" in err:
         m = re.search(r"stays on the CPU: (.*)", err)
         reason = m.group(1) if m else "stays on the CPU"
         if cpu_expected(case, reason):
             return "expected", reason
         return "cpu", reason
+    if outcome == "located":
+        return "error", message
+    return None
+
+
+def classify(case, rc, out, err):
+    """(outcome, detail): outcome is 'match', 'expected' or a bug kind."""
+    outcome, message = fuzzing.check_run(rc, out, err)
+    refusal = classify_refusal(case, outcome, message, err)
+    if refusal:
+        return refusal
+    if outcome:
+        return outcome, message
     return fuzzing.check_scheduled(out, err, "conv2d-packed", "gemm_counter", "GEMM", smallest_tile_fits(case))
+
+
+def classify_tune(case, rc, out, err):
+    """classify() of a `vtac tune` run."""
+    outcome, message = fuzzing.check_run(rc, out, err)
+    if "computes a different result" in err:
+        return "mismatch", message
+    refusal = classify_refusal(case, outcome, message, err)
+    if refusal:
+        return refusal
+    if outcome:
+        return outcome, message
+    m = re.search(r"warning: vta-lower refused .*\n.*error: (.*)", err)
+    if m:
+        return "refused", m.group(1)
+    if "schedules measured" not in out:
+        return "error", "exit status 0 but no trial measured"
+    if not smallest_tile_fits(case):
+        return "error", "tuned although the smallest tile exceeds an SRAM by this script's count"
+    return "match", ""
 
 
 def remark_of(err):
@@ -255,10 +301,18 @@ def informative_fraction(case, directory):
 
 
 def Runner(args):
+    if args.tune_trials:
+        return fuzzing.VtacRunner(args.vtac, args.timeout, tune_command(args.tune_trials), write_case, classify_tune,
+                                  outputs=("best.py",))
     return fuzzing.VtacRunner(args.vtac, args.timeout, command, write_case, classify, outputs=("res.npy",))
 
 
-save_reproducer = fuzzing.record_reproducer(command, describe)
+def add_arguments(parser):
+    parser.add_argument("--tune-trials", type=int, default=0, metavar="N",
+                        help="run `vtac tune --trials N` instead of `vtac run --auto-schedule` (see above)")
+
+
+save_reproducer = fuzzing.record_reproducer(describe)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -319,7 +373,8 @@ def main(argv=None):
         return ("; outputs inside the clip range (not saturated): %.0f%% on average" % (
             100 * np.mean(informative)) if informative else "")
 
-    result = fuzzing.vta_campaign(argv, sys.modules[__name__], "autoschedule-fuzz", 12_000_000, Runner, note, summary)
+    result = fuzzing.vta_campaign(argv, sys.modules[__name__], "autoschedule-fuzz", 12_000_000, Runner, note, summary,
+                                  add_arguments)
     if result is None:
         return 0
     done, counts, bugs = result

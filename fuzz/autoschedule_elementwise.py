@@ -207,7 +207,7 @@ def Runner(args):
     return fuzzing.VtacRunner(args.vtac, args.timeout, command, write_case, classify)
 
 
-save_reproducer = fuzzing.record_reproducer(command, describe)
+save_reproducer = fuzzing.record_reproducer(describe)
 
 
 def smaller_cases(case):

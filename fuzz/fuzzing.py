@@ -253,12 +253,12 @@ def check_scheduled(out, err, rule, counter, what, fits):
     return "match", ""
 
 
-def record_reproducer(command, describe):
+def record_reproducer(describe):
     """A fuzzer's save_reproducer(directory, runner, case, rc, out, err, outcome, detail): the
-    case's files are in `directory` already; adds command.sh (`command(vtac, case)`), output.txt
+    case's files are in `directory` already; adds command.sh (the runner's command), output.txt
     and case.json (the case with its outcome and description)."""
     def save(directory, runner, case, rc, out, err, outcome, detail):
-        save_reproducer(directory, command(runner.vtac, case), rc, out, err, outcome, detail,
+        save_reproducer(directory, runner.command(runner.vtac, case), rc, out, err, outcome, detail,
                         dict(case, outcome=outcome, detail=detail, description=describe(case)))
     return save
 
@@ -274,12 +274,15 @@ def smaller_configs(case, variant):
 CASE_FUNCTIONS = ("draw_case", "load_case", "describe", "write_case", "smaller_cases", "save_reproducer", "macs")
 
 
-def vta_campaign(argv, fuzzer, name, max_macs, make_runner, note=None, summary=None):
+def vta_campaign(argv, fuzzer, name, max_macs, make_runner, note=None, summary=None, add_arguments=None):
     """The main() of a VTA fuzzer module `fuzzer` (its docstring, ROOT and CASE_FUNCTIONS): parses
-    vta_parser's options (both batch and block sizes drawn unless given), prints the draws with
+    vta_parser's options (and the fuzzer's own: add_arguments(parser)) (both batch and block sizes drawn unless given), prints the draws with
     --dry-run (returns None) or runs campaign() with the runner make_runner(args) and the optional
     note/summary hooks (returns what campaign returns)."""
-    args = vta_parser(fuzzer.__doc__, fuzzer.ROOT, max_macs).parse_args(argv)
+    parser = vta_parser(fuzzer.__doc__, fuzzer.ROOT, max_macs)
+    if add_arguments:
+        add_arguments(parser)
+    args = parser.parse_args(argv)
     args.log_batch = sorted(set(args.log_batch or [0, 1]))
     args.log_block = sorted(set(args.log_block or [4, 5]))
     if args.dry_run:

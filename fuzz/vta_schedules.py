@@ -552,7 +552,7 @@ def classify(case, rc, out, err):
     return "match", ""
 
 
-save_reproducer = fuzzing.record_reproducer(command, describe)
+save_reproducer = fuzzing.record_reproducer(describe)
 
 
 # ---------------------------------------------------------------------------------------------

@@ -172,7 +172,9 @@ std::string printTrace(const Trace &trace) {
       if (!argument.keyword.empty()) out += argument.keyword + "=";
       out += printTraceValue(argument.value);
     }
-    out += ")\n";
+    out += ")";
+    if (step.resultIndex) out += "[" + std::to_string(*step.resultIndex) + "]";
+    out += "\n";
   }
   if (trace.steps.empty()) out += "  pass\n";
   return out;

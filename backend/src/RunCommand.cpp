@@ -21,6 +21,7 @@
 #include "vtac/backend/Npy.h"
 #include "vtac/backend/PrimFuncEngine.h"
 #include "vtac/backend/RandomFill.h"
+#include "vtac/backend/SimulatedRun.h"
 #include "vtac/backend/StepLimiter.h"
 #include "vtac/backend/TensorCompare.h"
 #include "vtac/backend/VtaExterns.h"
@@ -283,29 +284,14 @@ bool compareWithReference(const FunctionSignature &function, llvm::ArrayRef<Tens
   return allEqual;
 }
 
-// `origin` says where the configuration came from ("--vta-config PATH", "VTA_CONFIG").
-llvm::Error selectVtaConfig(const std::string &pathOrJSON, const std::string &origin) {
-  if (VTARuntimeSetConfig(pathOrJSON.c_str()) != 0) {
-    std::string message = VTARuntimeLastError();
-    VTARuntimeClearError();
-    return diagnosticError(origin + ": " + message);
-  }
-  if (VTASimSetConfig(pathOrJSON.c_str()) != 0) {
-    std::string message = VTASimLastError();
-    VTASimClearError();
-    return diagnosticError(origin + ": " + message);
-  }
-  return llvm::Error::success();
-}
-
 // --vta-config, else a set VTA_CONFIG: either must be usable, since a run on the default
 // configuration instead of the one asked for would be a silently wrong answer.
 llvm::Error selectVtaConfig(const RunOptions &options) {
   if (!options.vtaConfig.empty())
-    return selectVtaConfig(options.vtaConfig, "--vta-config " + options.vtaConfig);
+    return backend::selectVtaConfig(options.vtaConfig, "--vta-config " + options.vtaConfig);
   const char *environment = std::getenv("VTA_CONFIG");
   if (environment && *environment)
-    return selectVtaConfig(environment, "VTA_CONFIG");
+    return backend::selectVtaConfig(environment, "VTA_CONFIG");
   return llvm::Error::success();
 }
 
@@ -321,6 +307,40 @@ int prepareProgram(frontend::ParsedModule &parsed, const RunOptions &options, st
 }
 
 }  // namespace
+
+llvm::Error selectVtaConfig(const std::string &pathOrJSON, const std::string &origin) {
+  if (VTARuntimeSetConfig(pathOrJSON.c_str()) != 0) {
+    std::string message = VTARuntimeLastError();
+    VTARuntimeClearError();
+    return diagnosticError(origin + ": " + message);
+  }
+  if (VTASimSetConfig(pathOrJSON.c_str()) != 0) {
+    std::string message = VTASimLastError();
+    VTASimClearError();
+    return diagnosticError(origin + ": " + message);
+  }
+  return llvm::Error::success();
+}
+
+llvm::Expected<SimulatedRun> runOnRandomArguments(ir::PrimFuncRef function, const std::string &name, uint64_t seed,
+                                                 bool interpret) {
+  ExternRegistry registry;
+  registerVtaExterns(registry);
+  PrimFuncCompiler compiler = interpret ? interpreterCompiler(registry) : jitCompiler();
+  auto engine = compiler(function, name);
+  if (!engine) return engine.takeError();
+  RunOptions options;
+  options.randomInputs = true;
+  options.seed = seed;
+  auto arguments = prepareArguments((*engine)->signature(), options);
+  if (!arguments) return arguments.takeError();
+  VTARuntimeClearError();
+  VTASimClearError();
+  VTASimClearStats();
+  if (llvm::Error error = (*engine)->run(*arguments, {})) return error;
+  if (llvm::Error error = finishVtaRun(function->loc())) return error;
+  return SimulatedRun{std::move(*arguments), VTASimStatsJSON()};
+}
 
 int runCommand(const RunOptions &options, std::ostream &out, std::ostream &errors) {
   auto fail = [&](llvm::Error error) {

@@ -147,10 +147,11 @@ public:
     return uint64_t(c_.batchTiles) * (input + output * (1 + c_.stages.addedTensors())) + weights;
   }
 
-  // The least DRAM traffic; then two threads over one; then the larger output tile. nullopt
-  // when not even the smallest tile fits (`smallest` then holds its need).
-  std::optional<Tiling> choose(SramNeed &smallest) const {
-    std::optional<Tiling> best, threaded;
+  // Every legal tiling, best first: the least DRAM traffic, then two threads over one, then the
+  // larger output tile; except that the best with two threads comes first where it moves at most
+  // 10% more. Empty when none is legal (`smallest` holds the smallest tile's need).
+  std::vector<Tiling> candidates(SramNeed &smallest) const {
+    std::vector<Tiling> legal;
     smallest = need(Tiling{});
     for (int64_t oc : divisors(c_.ocTiles))
       for (int64_t rows : divisors(c_.height))
@@ -160,12 +161,12 @@ public:
               Tiling t{oc, rows, cols, ic, threads, 0};
               if (threads == ThreadAxis::OcBlocks && (c_.ocTiles / oc) % 2) continue;
               if (threads == ThreadAxis::Rows && (c_.height / rows) % 2) continue;
-              if (!fitsSrams(need(t), config_) || !overlapsData(t) || !hazardFree(t)) continue;
+              if (!fitsSrams(need(t), config_) || !overlapsData(t) || !hazardFree(t) || !loadsIn2D(t)) continue;
               t.dramBytes = dramBytes(t);
-              if (!best || better(t, *best)) best = t;
-              if (threads != ThreadAxis::None && (!threaded || better(t, *threaded))) threaded = t;
+              legal.push_back(t);
             }
-    return threaded && threadsWorthIt(threaded->dramBytes, best->dramBytes) ? threaded : best;
+    rankTilings(legal, better, [](const Tiling &t) { return t.threads != ThreadAxis::None; });
+    return legal;
   }
 
 private:
@@ -173,6 +174,24 @@ private:
   // the two micro-ops before it wrote: VTA's pipeline forbids it (its runtime rejects the kernel).
   // Columns innermost repeat an accumulator every `cols` micro-ops.
   bool hazardFree(const Tiling &t) const { return t.cols >= 3 || t.ic * c_.kh * c_.kw == 1; }
+
+  // Whether each input tile is one 2D DMA: with one ic block, rows of the window's columns (the
+  // DMA pads each row); with several, each block's rows must be one contiguous run, so windows
+  // of whole input rows and no padding. Else it would be a 3D copy, which inject-dma-copies refuses.
+  bool loadsIn2D(const Tiling &t) const {
+    if (t.ic == 1) return true;
+    auto unpadded = [](int64_t first, int64_t outputs, int64_t stride, int64_t kernel, int64_t pad, int64_t extent) {
+      int64_t begin = first * stride - pad, end = begin + (outputs - 1) * stride + kernel;
+      return begin >= 0 && end <= extent;
+    };
+    for (int64_t y = 0; y < c_.height; y += t.rows)
+      if (!unpadded(y, t.rows, c_.strideH, c_.kh, c_.padTop, c_.inHeight)) return false;
+    for (int64_t x = 0; x < c_.width; x += t.cols)
+      if (!unpadded(x, t.cols, c_.strideW, c_.kw, c_.padLeft, c_.inWidth) ||
+          loadedRows(x, t.cols, c_.strideW, c_.kw, c_.padLeft, c_.inWidth) != c_.inWidth)
+        return false;
+    return true;
+  }
 
   // Whether every tile's input window holds data: a tile wholly in the padding would be an empty
   // DMA, which loads nothing (inject-dma-copies rejects it).
@@ -247,15 +266,15 @@ std::string describe(const PackedConv &c, const Tiling &t, uint64_t floor) {
 
 }  // namespace
 
-llvm::Expected<std::optional<std::string>> conv2dPacked(const std::string &name, const ir::PrimFunc &func,
-                                                        const vta::Config &config, ir::Trace &trace,
-                                                        std::string &why) {
-  std::optional<PackedConv> conv = recognise(func, why);
-  if (!conv) return std::nullopt;
+RuleResult conv2dPacked(const std::string &name, const ir::PrimFunc &func, const vta::Config &config,
+                        std::string &why) {
+  std::optional<PackedConv> recognised = recognise(func, why);
+  if (!recognised) return std::nullopt;
+  auto conv = std::make_shared<const PackedConv>(std::move(*recognised));
   TileChooser chooser(*conv, config);
   SramNeed smallest{};
-  std::optional<Tiling> tiling = chooser.choose(smallest);
-  if (!tiling && fitsSrams(smallest, config)) {
+  std::vector<Tiling> tilings = chooser.candidates(smallest);
+  if (tilings.empty() && fitsSrams(smallest, config)) {
     // Tiles fit, but VTA cannot run any of them: the function stays on the CPU.
     why = "no conv2d tiling that fits the SRAMs keeps every tile's input window on the data (a tile "
           "wholly in the padding would load nothing) and every GEMM micro-op clear of the two before it (an "
@@ -263,10 +282,11 @@ llvm::Expected<std::optional<std::string>> conv2dPacked(const std::string &name,
           "larger than 1, output tiles need 3 or more columns)";
     return std::nullopt;
   }
-  if (!tiling) return noTileFits(func, "conv2d", "1 oc block x 1 row x 1 column x 1 ic block", smallest, config);
-  TraceWriter writer(trace, name + "_", func.loc());
-  writeSchedule(name, *conv, *tiling, writer);
-  return describe(*conv, *tiling, chooser.floorBytes());
+  if (tilings.empty()) return noTileFits(func, "conv2d", "1 oc block x 1 row x 1 column x 1 ic block", smallest, config);
+  std::vector<ScheduleChoice> choices;
+  for (const Tiling &t : tilings)
+    choices.push_back(scheduleChoice(describe(*conv, t, chooser.floorBytes()), name, func, conv, t, writeSchedule));
+  return choices;
 }
 
 }  // namespace vtac::passes::autoschedule

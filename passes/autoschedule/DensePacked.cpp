@@ -10,6 +10,9 @@
 // SRAM, chosen by the least DRAM traffic (the data re-read per oc block, the weights per batch
 // tile), two virtual threads on oc blocks where they fit and cost at most 10% more; then the
 // larger tiles (fewer DMAs).
+#include <algorithm>
+#include <memory>
+
 #include "PackedStages.h"
 #include "Rules.h"
 
@@ -82,19 +85,19 @@ public:
     return uint64_t(d_.batchTiles * d_.icTiles) * config_.inpElemBytes +
            uint64_t(d_.ocTiles * d_.icTiles) * config_.wgtElemBytes + outputBytes();
   }
-  std::optional<Tiling> choose(SramNeed &smallest) const {
-    std::optional<Tiling> best, threaded;
-    smallest = need(Tiling{});
+  // Every tiling that fits, best first (rankTilings).
+  std::vector<Tiling> candidates() const {
+    std::vector<Tiling> legal;
     for (int64_t oc : divisors(d_.ocTiles))
       for (int64_t ic : divisors(d_.icTiles))
         for (bool threads : {true, false}) {
           Tiling t{oc, ic, threads, 0};
           if ((threads && (d_.ocTiles / oc) % 2) || !fitsSrams(need(t), config_)) continue;
           t.dramBytes = dramBytes(t);
-          if (!best || better(t, *best)) best = t;
-          if (threads && (!threaded || better(t, *threaded))) threaded = t;
+          legal.push_back(t);
         }
-    return threaded && threadsWorthIt(threaded->dramBytes, best->dramBytes) ? threaded : best;
+    rankTilings(legal, better, [](const Tiling &t) { return t.threads; });
+    return legal;
   }
 
 private:
@@ -134,20 +137,22 @@ void writeSchedule(const std::string &func, const PackedDense &d, const Tiling &
 
 }  // namespace
 
-llvm::Expected<std::optional<std::string>> densePacked(const std::string &name, const ir::PrimFunc &func,
-                                                       const vta::Config &config, ir::Trace &trace,
-                                                       std::string &why) {
-  std::optional<PackedDense> dense = recognise(func, why);
-  if (!dense) return std::nullopt;
+RuleResult densePacked(const std::string &name, const ir::PrimFunc &func, const vta::Config &config,
+                       std::string &why) {
+  std::optional<PackedDense> recognised = recognise(func, why);
+  if (!recognised) return std::nullopt;
+  auto dense = std::make_shared<const PackedDense>(std::move(*recognised));
   TileChooser chooser(*dense, config);
-  SramNeed smallest{};
-  std::optional<Tiling> tiling = chooser.choose(smallest);
-  if (!tiling) return noTileFits(func, "dense", "1 oc block x 1 ic block", smallest, config);
-  TraceWriter writer(trace, name + "_", func.loc());
-  writeSchedule(name, *dense, *tiling, writer);
-  return "dense-packed: tiles oc " + std::to_string(tiling->oc) + " x ic " + std::to_string(tiling->ic) +
-         (tiling->threads ? ", 2 virtual threads on oc blocks" : "") + "; estimated DRAM bytes " +
-         std::to_string(tiling->dramBytes) + " (floor " + std::to_string(chooser.floorBytes()) + ")";
+  std::vector<Tiling> tilings = chooser.candidates();
+  if (tilings.empty()) return noTileFits(func, "dense", "1 oc block x 1 ic block", chooser.need(Tiling{}), config);
+  std::vector<ScheduleChoice> choices;
+  for (const Tiling &t : tilings) {
+    std::string remark = "dense-packed: tiles oc " + std::to_string(t.oc) + " x ic " + std::to_string(t.ic) +
+                         (t.threads ? ", 2 virtual threads on oc blocks" : "") + "; estimated DRAM bytes " +
+                         std::to_string(t.dramBytes) + " (floor " + std::to_string(chooser.floorBytes()) + ")";
+    choices.push_back(scheduleChoice(std::move(remark), name, func, dense, t, writeSchedule));
+  }
+  return choices;
 }
 
 }  // namespace vtac::passes::autoschedule

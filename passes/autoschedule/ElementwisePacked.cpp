@@ -174,22 +174,29 @@ uint64_t accBytes(const PackedElementwise &e, const Tiling &t, const vta::Config
   return uint64_t(t.oc * t.rows * t.cols) * config.accElemBytes * (e.inputs.size() + 1);
 }
 
-std::optional<Tiling> choose(const PackedElementwise &e, const vta::Config &config, SramNeed &smallest) {
-  // an ALU micro-kernel folds the two inner tile loops: at most one micro-op per oc block
-  auto need = [&](const Tiling &t) { return SramNeed{0, 0, accBytes(e, t, config), uint64_t(t.oc) * config.uopElemBytes}; };
-  smallest = need(Tiling{});
-  std::optional<Tiling> best;
+// The SRAM bytes of a tile: an ALU micro-kernel folds the two inner tile loops, so at most one
+// micro-op per oc block.
+SramNeed need(const PackedElementwise &e, const Tiling &t, const vta::Config &config) {
+  return SramNeed{0, 0, accBytes(e, t, config), uint64_t(t.oc) * config.uopElemBytes};
+}
+
+// Every tiling that fits, the largest tile first (fewest DMAs and ALU instructions), then the
+// one with the longer rows.
+std::vector<Tiling> candidates(const PackedElementwise &e, const vta::Config &config) {
+  std::vector<Tiling> legal;
   for (int64_t oc : divisors(e.ocBlocks))
     for (int64_t rows : divisors(e.rows))
       for (int64_t cols : divisors(e.cols)) {
         Tiling t{oc, rows, cols};
         // VTA's DMA is 2D: several oc blocks of several partial rows would be a 3D copy.
         bool threeD = oc > 1 && rows > 1 && cols < e.cols;
-        if (threeD || !fitsSrams(need(t), config)) continue;
-        auto size = [](const Tiling &x) { return x.oc * x.rows * x.cols; };
-        if (!best || size(t) > size(*best) || (size(t) == size(*best) && t.cols > best->cols)) best = t;
+        if (!threeD && fitsSrams(need(e, t, config), config)) legal.push_back(t);
       }
-  return best;
+  auto size = [](const Tiling &x) { return x.oc * x.rows * x.cols; };
+  std::stable_sort(legal.begin(), legal.end(), [&](const Tiling &a, const Tiling &b) {
+    return size(a) != size(b) ? size(a) > size(b) : a.cols > b.cols;
+  });
+  return legal;
 }
 
 void writeSchedule(const std::string &func, const PackedElementwise &e, const Tiling &t, TraceWriter &sch) {
@@ -227,23 +234,27 @@ void writeSchedule(const std::string &func, const PackedElementwise &e, const Ti
 
 }  // namespace
 
-llvm::Expected<std::optional<std::string>> elementwisePacked(const std::string &name, const ir::PrimFunc &func,
-                                                             const vta::Config &config, ir::Trace &trace,
-                                                             std::string &why) {
-  std::optional<PackedElementwise> e = recognise(func, config, why);
-  if (!e) return std::nullopt;
-  SramNeed smallest{};
-  std::optional<Tiling> tiling = choose(*e, config, smallest);
-  if (!tiling) return noTileFits(func, "elementwise", "1 oc block x 1 row x 1 column", smallest, config);
-  TraceWriter writer(trace, name + "_", func.loc());
-  writeSchedule(name, *e, *tiling, writer);
+RuleResult elementwisePacked(const std::string &name, const ir::PrimFunc &func, const vta::Config &config,
+                             std::string &why) {
+  std::optional<PackedElementwise> recognised = recognise(func, config, why);
+  if (!recognised) return std::nullopt;
+  auto e = std::make_shared<const PackedElementwise>(std::move(*recognised));
+  std::vector<Tiling> tilings = candidates(*e, config);
+  if (tilings.empty())
+    return noTileFits(func, "elementwise", "1 oc block x 1 row x 1 column", need(*e, Tiling{}, config), config);
   uint64_t tileBytes = config.outElemBytes;  // per BATCH x BLOCK_OUT tile: the output, each input
   for (const Input &input : e->inputs) tileBytes += input.widened ? config.outElemBytes : config.accElemBytes;
   uint64_t bytes = uint64_t(e->images * e->ocBlocks * e->rows * e->cols) * tileBytes;
-  return "elementwise-packed: " + std::to_string(e->stages.size()) + " ALU stage(s), " +
-         std::to_string(e->inputs.size()) + " input(s); tiles oc " + std::to_string(tiling->oc) +
-         (e->rank == 6 ? " x rows " + std::to_string(tiling->rows) + " x cols " + std::to_string(tiling->cols) : "") +
-         "; DRAM bytes " + std::to_string(bytes) + " (every element once)";
+  std::vector<ScheduleChoice> choices;
+  for (const Tiling &t : tilings) {
+    std::string remark =
+        "elementwise-packed: " + std::to_string(e->stages.size()) + " ALU stage(s), " +
+        std::to_string(e->inputs.size()) + " input(s); tiles oc " + std::to_string(t.oc) +
+        (e->rank == 6 ? " x rows " + std::to_string(t.rows) + " x cols " + std::to_string(t.cols) : "") +
+        "; DRAM bytes " + std::to_string(bytes) + " (every element once)";
+    choices.push_back(scheduleChoice(std::move(remark), name, func, e, t, writeSchedule));
+  }
+  return choices;
 }
 
 }  // namespace vtac::passes::autoschedule

@@ -10,6 +10,8 @@
 // the schedule makes that stage itself.
 #pragma once
 
+#include <algorithm>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -18,6 +20,7 @@
 #include "TraceWriter.h"
 #include "vta/config.h"
 #include "vtac/ir/Function.h"
+#include "vtac/passes/autoschedule/AutoSchedule.h"
 
 namespace vtac::passes::autoschedule {
 
@@ -84,9 +87,29 @@ struct SramNeed {
 bool fitsSrams(const SramNeed &need, const vta::Config &config);
 std::vector<int64_t> divisors(int64_t n);
 // Two virtual threads hide DMA latency behind compute (the functional simulator cannot measure
-// it, vtac tune's timing model will); the tiling with them is taken when it moves at most 10%
+// it, vtac tune's timing model does); the tiling with them is taken when it moves at most 10%
 // more DRAM bytes than the best without.
 bool threadsWorthIt(uint64_t threadedBytes, uint64_t bestBytes);
+// Orders a rule's legal tilings best first by `better`, then moves the best with virtual threads
+// to the front where threadsWorthIt: the rule's choice is the first.
+template <class Tiling, class Better, class Threaded>
+void rankTilings(std::vector<Tiling> &legal, Better better, Threaded threaded) {
+  std::stable_sort(legal.begin(), legal.end(), better);
+  auto first = std::find_if(legal.begin(), legal.end(), threaded);
+  if (first != legal.end() && threadsWorthIt(first->dramBytes, legal.front().dramBytes))
+    std::rotate(legal.begin(), first, first + 1);
+}
+// A rule's choice: `write` applied to the workload and the tiling, in the function's namespace
+// of trace names.
+template <class Workload, class Tiling>
+ScheduleChoice scheduleChoice(std::string remark, const std::string &name, const ir::PrimFunc &func,
+                              std::shared_ptr<const Workload> workload, const Tiling &tiling,
+                              void (*write)(const std::string &, const Workload &, const Tiling &, TraceWriter &)) {
+  return {std::move(remark), [=, at = func.loc()](ir::Trace &trace) {
+            TraceWriter writer(trace, name + "_", at);
+            write(name, *workload, tiling, writer);
+          }};
+}
 llvm::Error noTileFits(const ir::PrimFunc &func, const std::string &op, const std::string &smallestTile,
                        const SramNeed &need, const vta::Config &config);
 

@@ -7,8 +7,12 @@
 // remark saying so; a function a rule recognises but cannot fit into the on-chip memories is an
 // error at the function. The result is one trace for all functions (get_block with func_name),
 // which the schedule library applies like any other.
+//
+// A rule offers more than its choice: every tiling it considers legal for the function (its
+// schedule space, `scheduleSpaces`), which `vtac tune` measures on the simulator.
 #pragma once
 
+#include <functional>
 #include <set>
 #include <string>
 #include <vector>
@@ -30,6 +34,23 @@ struct AutoSchedule {
   ir::Trace trace;
   std::vector<Remark> remarks;  // one per function: the rule and tiles chosen, or why none
 };
+
+// One schedule of a function's space: what it is, and the steps that apply it (appended to a
+// trace, located at the function).
+struct ScheduleChoice {
+  std::string remark;  // "conv2d-packed: 3x3 stride 1; tiles oc 2 x rows 14 ..."
+  std::function<void(ir::Trace &)> write;
+};
+
+struct FunctionSpace {
+  std::string function;
+  ir::SourceLoc loc;
+  std::vector<ScheduleChoice> choices;  // choices[0]: the rule's own, what autoSchedule applies
+};
+
+// The spaces of the prim_funcs of `module` a rule recognises, in module order (the module must
+// outlive them: the choices refer to its blocks).
+llvm::Expected<std::vector<FunctionSpace>> scheduleSpaces(const ir::IRModule &module, const vta::Config &config);
 
 llvm::Expected<AutoSchedule> autoSchedule(const ir::IRModule &module, const std::set<std::string> &skip,
                                           const vta::Config &config);

@@ -1,0 +1,43 @@
+// `vtac tune`: searches the automatic VTA schedules' space of each prim_func by measuring
+// candidates on the VTA simulator's timing model.
+//
+//   vtac tune FILE [--entry NAME] [--trials N] [--seed S] [--vta-config PATH] -o OUT.py
+//
+// For each prim_func an auto-schedule rule recognises (passes/autoschedule: packed conv2d,
+// dense, elementwise), the rule's space is every tiling it considers legal; the trials are the
+// rule's own choice (what --auto-schedule applies) and N - 1 others drawn without replacement
+// by the seed. Each trial is scheduled, lowered with vta-lower, JIT-compiled and run on the
+// simulator on seeded random inputs; its result must equal the unscheduled program's in the
+// interpreter (a difference is a bug in vtac, reported as an error, never a score). The best
+// trial has the fewest modelled cycles, then the fewest DRAM bytes, then the lowest rank in the
+// rule's order. OUT.py is a schedule def of the best trials, which `--schedule OUT.py` replays.
+// Deterministic for a seed.
+#pragma once
+
+#include <cstdint>
+#include <ostream>
+#include <string>
+
+#include "vtac/support/Command.h"
+
+namespace CLI {
+class App;
+}
+
+namespace vtac::tune {
+
+struct TuneOptions {
+  std::string file;
+  std::string entry;  // empty: every prim_func a rule recognises
+  std::string output;
+  std::string vtaConfig;
+  int64_t trials = 64;
+  uint64_t seed = 0;
+};
+
+// Runs the command; the exit status (0 success, 1 an error in the input or a failed trial).
+int tuneCommand(const TuneOptions &options, std::ostream &out, std::ostream &errors);
+
+void registerTuneCommand(CLI::App &app, support::CommandAction &action);
+
+}  // namespace vtac::tune
