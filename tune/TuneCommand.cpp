@@ -31,9 +31,20 @@ struct Cost {
   uint64_t dramBytes = 0;  // every load and store of the run
 };
 
-// Fewer cycles, then fewer DRAM bytes (ties keep the earlier trial: the rule's order).
-bool cheaper(const Cost &a, const Cost &b) {
-  return a.cycles != b.cycles ? a.cycles < b.cycles : a.dramBytes < b.dramBytes;
+// The best of the measured trials: the fewest DRAM bytes among those within 1% of the fewest
+// cycles (the timing model's resolution: many tilings differ by a few hundred cycles in a
+// million, and twice the bytes), then the fewest cycles, then the earliest trial.
+size_t bestTrial(const std::vector<std::optional<Cost>> &costs) {
+  uint64_t fewest = UINT64_MAX;
+  for (const std::optional<Cost> &cost : costs)
+    if (cost) fewest = std::min(fewest, cost->cycles);
+  std::optional<size_t> best;
+  for (size_t i = 0; i < costs.size(); ++i) {
+    if (!costs[i] || costs[i]->cycles > fewest + fewest / 100) continue;
+    const Cost &a = *costs[i];
+    if (!best || std::pair(a.dramBytes, a.cycles) < std::pair(costs[*best]->dramBytes, costs[*best]->cycles)) best = i;
+  }
+  return *best;
 }
 
 std::string describe(const Cost &cost) {
@@ -94,41 +105,48 @@ public:
     llvm::Expected<backend::SimulatedRun> reference =
         backend::runOnRandomArguments(unscheduled, name, options_.seed, /*interpret=*/false);
     if (!reference) return fail(reference.takeError());
-    std::vector<size_t> trials = drawTrials(space.choices.size(), options_.trials, random);
-    std::optional<size_t> best;
-    Cost bestCost;
-    std::optional<Cost> own;  // the rule's choice
+    std::vector<size_t> trials = options_.choices;
+    if (trials.empty()) trials = drawTrials(space.choices.size(), options_.trials, random);
+    for (size_t choice : trials)
+      if (choice >= space.choices.size())
+        return fail(ir::diagnosticError(space.loc, "tune: --choices " + std::to_string(choice) + ": '" + name +
+                                                       "' has " + std::to_string(space.choices.size()) +
+                                                       " schedules (0 to " + std::to_string(space.choices.size() - 1) +
+                                                       "; --space lists them)"));
+    std::vector<std::optional<Cost>> costs;  // per trial; nullopt: refused
+    std::optional<Cost> own;                 // the rule's choice
     size_t refused = 0;
     std::string firstRefusal;
     for (size_t t = 0; t < trials.size(); ++t) {
       const passes::autoschedule::ScheduleChoice &choice = space.choices[trials[t]];
       std::string refusal;
-      std::optional<Cost> cost = measure(name, choice, *reference, refusal);
-      if (!cost && refusal.empty()) {
+      costs.push_back(measure(name, choice, *reference, refusal));
+      if (!costs.back() && refusal.empty()) {
         errors_ << "vtac tune: note: '" << name << "' trial " << t + 1 << " was " << choice.remark << "\n";
         return std::nullopt;
       }
-      if (!cost) {
-        if (!refused++) firstRefusal = refusal + "(trial " + std::to_string(t + 1) + ": " + choice.remark + ")\n";
-        continue;
-      }
-      if (t == 0) own = *cost;
-      if (!best || cheaper(*cost, bestCost)) best = trials[t], bestCost = *cost;
-      if (progress_)
-        errors_ << "\r'" << name << "': trial " << t + 1 << "/" << trials.size() << ", best " << bestCost.cycles
-                << " cycles" << std::flush;
+      if (!costs.back() && !refused++)
+        firstRefusal = refusal + "(trial " + std::to_string(t + 1) + ": " + choice.remark + ")\n";
+      if (costs.back() && trials[t] == 0) own = costs.back();
+      if (progress_ && t + 1 > refused)  // one measured at least
+        errors_ << "\r'" << name << "': trial " << t + 1 << "/" << trials.size() << ", best "
+                << costs[bestTrial(costs)]->cycles << " cycles" << std::flush;
     }
     if (progress_) errors_ << "\r\033[K";
     if (refused)
       errors_ << "vtac tune: warning: vta-lower refused " << refused << " of the " << trials.size() << " trials of '"
               << name << "'; the first:\n" << firstRefusal;
-    if (!best) return fail(ir::diagnosticError(space.loc, "tune: vta-lower refused every trial of '" + name + "'"));
+    if (refused == trials.size())
+      return fail(ir::diagnosticError(space.loc, "tune: vta-lower refused every trial of '" + name + "'"));
+    size_t best = bestTrial(costs);
     out_ << "'" << name << "': " << trials.size() - refused << " of " << space.choices.size() << " schedules measured"
          << (refused ? " (" + std::to_string(refused) + " more refused by vta-lower)" : "") << "\n";
-    out_ << "  the rule's own: " << (own ? describe(*own) : "refused by vta-lower") << " (" << space.choices[0].remark
+    out_ << "  the rule's own: " << (own                                  ? describe(*own)
+                                      : llvm::is_contained(trials, 0) ? "refused by vta-lower"
+                                                                      : "not measured") << " (" << space.choices[0].remark
          << ")\n"
-         << "  best:           " << describe(bestCost) << " (" << space.choices[*best].remark << ")\n";
-    return best;
+         << "  best:           " << describe(*costs[best]) << " (" << space.choices[trials[best]].remark << ")\n";
+    return trials[best];
   }
 
 private:
@@ -182,7 +200,8 @@ int tuneCommand(const TuneOptions &options, std::ostream &out, std::ostream &err
     errors << ir::renderError(std::move(error));
     return support::kExitInputError;
   };
-  if (llvm::Error error = support::checkOutputDirectory(options.output)) return fail(std::move(error));
+  if (!options.printSpace)
+    if (llvm::Error error = support::checkOutputDirectory(options.output)) return fail(std::move(error));
   if (!options.vtaConfig.empty())
     if (llvm::Error error = backend::selectVtaConfig(options.vtaConfig, "--vta-config " + options.vtaConfig))
       return fail(std::move(error));
@@ -215,6 +234,11 @@ int tuneCommand(const TuneOptions &options, std::ostream &out, std::ostream &err
     return support::kExitInputError;
   }
 
+  if (options.printSpace) {
+    for (const passes::autoschedule::FunctionSpace &space : *spaces)
+      for (size_t i = 0; i < space.choices.size(); ++i) out << space.function << " " << i << ": " << space.choices[i].remark << "\n";
+    return support::kExitSuccess;
+  }
   std::mt19937_64 random(options.seed);
   SpaceSearch searcher(options, *parsed, out, errors);
   ir::Trace best;
@@ -237,11 +261,17 @@ void registerTuneCommand(CLI::App &app, support::CommandAction &action) {
   auto *command = app.add_subcommand(
       "tune", "Search the automatic VTA schedules of each prim_func on the simulator's timing model\n"
               "and write the fastest as a schedule file (--schedule replays it). Each trial is\n"
-              "checked against the unscheduled program; the best has the fewest cycles, then\n"
-              "the fewest DRAM bytes.");
+              "checked against the unscheduled program; the best has the fewest DRAM bytes of\n"
+              "those within 1% of the fewest cycles.");
   auto options = std::make_shared<TuneOptions>();
   command->add_option("FILE", options->file, "Input .tvm file")->required();
-  command->add_option("-o,--output", options->output, "The schedule file to write (a def taking sch)")->required();
+  auto *output = command->add_option("-o,--output", options->output, "The schedule file to write (a def taking sch)");
+  auto *space = command->add_flag("--space", options->printSpace,
+                                  "Print each function's schedules (index: what the rule says of it) and stop");
+  output->excludes(space);
+  auto *choices = command->add_option("--choices", options->choices,
+                                      "I,J,...: measure these schedules of the space (--space numbers them) instead of a draw")
+                      ->delimiter(',');
   command->add_option("--entry", options->entry, "Tune only this prim_func (default: every one a rule recognises)");
   command->add_option("--trials", options->trials,
                       "Schedules measured per function: the rule's own, then others drawn by --seed (default 64)")
@@ -255,7 +285,8 @@ void registerTuneCommand(CLI::App &app, support::CommandAction &action) {
   command->add_option("--seed", options->seed, "Seed of the draw and of the random inputs (default 0)");
   command->add_option("--vta-config", options->vtaConfig,
                       "vta_config.json path or JSON text (default: VTA_CONFIG, else TVM's default)");
-  command->callback([&action, options] {
+  command->callback([&action, options, output] {
+    if (!options->printSpace && !output->count()) throw CLI::RequiredError("--output");
     action = [options] { return tuneCommand(*options, std::cout, std::cerr); };
   });
 }

@@ -1,22 +1,26 @@
 // `vtac tune`: searches the automatic VTA schedules' space of each prim_func by measuring
 // candidates on the VTA simulator's timing model.
 //
-//   vtac tune FILE [--entry NAME] [--trials N] [--seed S] [--vta-config PATH] -o OUT.py
+//   vtac tune FILE [--entry NAME] [--trials N | --choices I,J,...] [--seed S] [--vta-config PATH] -o OUT.py
+//   vtac tune FILE [--entry NAME] --space
 //
 // For each prim_func an auto-schedule rule recognises (passes/autoschedule: packed conv2d,
 // dense, elementwise), the rule's space is every tiling it considers legal; the trials are the
 // rule's own choice (what --auto-schedule applies) and N - 1 others drawn without replacement
 // by the seed. Each trial is scheduled, lowered with vta-lower, JIT-compiled and run on the
-// simulator on seeded random inputs; its result must equal the unscheduled program's in the
-// interpreter (a difference is a bug in vtac, reported as an error, never a score). The best
-// trial has the fewest modelled cycles, then the fewest DRAM bytes, then the lowest rank in the
-// rule's order. OUT.py is a schedule def of the best trials, which `--schedule OUT.py` replays.
-// Deterministic for a seed.
+// simulator on seeded random inputs; its result must equal the unscheduled program's, run by
+// the JIT on the CPU (a difference is a bug in vtac, reported as an error, never a score). The
+// best trial has the fewest DRAM bytes of those within 1% of the fewest modelled cycles (the
+// model's resolution), then the fewest cycles, then is the earliest. OUT.py is a schedule def of
+// the best trials, which `--schedule OUT.py` replays.
+// Deterministic for a seed. --space lists each space (index: remark); --choices measures
+// given indices instead of a draw (to compare a known tiling, such as TVM's tuned one).
 #pragma once
 
 #include <cstdint>
 #include <ostream>
 #include <string>
+#include <vector>
 
 #include "vtac/support/Command.h"
 
@@ -33,6 +37,8 @@ struct TuneOptions {
   std::string vtaConfig;
   int64_t trials = 64;
   uint64_t seed = 0;
+  std::vector<size_t> choices;  // --choices: these indices of each space instead of a draw
+  bool printSpace = false;      // --space
 };
 
 // Runs the command; the exit status (0 success, 1 an error in the input or a failed trial).
