@@ -95,7 +95,7 @@ int runOpt(const OptOptions &options, std::ostream &out, std::ostream &errors) {
   instrumentation.timePasses = options.timePasses;
   instrumentation.dumpStream = &dumps;
   Recipe recipe{options.schedule, options.intrinsics, options.passes, options.function, options.vtaConfig,
-                options.passOptions, options.seed, options.autoSchedule};
+                options.passOptions, options.seed, options.autoSchedule, options.tuningDb};
   int status = support::kExitSuccess;
   std::optional<Preparer> preparer = Preparer::create("vtac opt", recipe, std::move(instrumentation), errors, status);
   if (!preparer) return status;
@@ -160,7 +160,7 @@ void registerOptCommand(CLI::App &app, support::CommandAction &action) {
   command->add_option("-o,--output", options->output,
                       "Write to this file instead of standard output (atomically, and only when "
                       "every input went through)");
-  addScheduleOptions(*command, options->schedule, options->intrinsics, options->autoSchedule);
+  addScheduleOptions(*command, options->schedule, options->intrinsics, options->autoSchedule, options->tuningDb);
   command->add_flag("--print-trace", options->printTrace,
                     "Print the applied schedule as TVM's trace text (re-appliable) to standard error");
   command->add_option("--func", options->function, "Transform only the prim_func called NAME");

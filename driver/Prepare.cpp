@@ -205,8 +205,18 @@ bool Preparer::addAutoSchedule(const ir::IRModule &module, const passes::schedul
     }
     skip = scheduledFunctions(*applied);
   }
+  std::optional<passes::autoschedule::TuningDatabase> database;
+  if (!recipe_.tuningDb.empty()) {
+    llvm::Expected<passes::autoschedule::TuningDatabase> read =
+        passes::autoschedule::TuningDatabase::read(recipe_.tuningDb, /*missingIsEmpty=*/false);
+    if (!read) {
+      errors << ir::renderError(read.takeError());
+      return false;
+    }
+    database = std::move(*read);
+  }
   llvm::Expected<passes::autoschedule::AutoSchedule> automatic =
-      passes::autoschedule::autoSchedule(module, skip, context_.vta);
+      passes::autoschedule::autoSchedule(module, skip, context_.vta, database ? &*database : nullptr);
   if (!automatic) {
     errors << ir::renderError(automatic.takeError());
     return false;

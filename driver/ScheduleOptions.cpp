@@ -4,7 +4,8 @@
 
 namespace vtac::driver {
 
-void addScheduleOptions(CLI::App &command, std::string &schedule, std::string &intrinsics, bool &autoSchedule) {
+void addScheduleOptions(CLI::App &command, std::string &schedule, std::string &intrinsics, bool &autoSchedule,
+                        std::string &tuningDb) {
   command.add_option("--schedule", schedule,
                      "Apply the schedule def (TVM's trace text, a `def` taking `sch`) of FILE before the "
                      "passes; without it, the input's own schedule def, if any");
@@ -16,6 +17,10 @@ void addScheduleOptions(CLI::App &command, std::string &schedule, std::string &i
                    "built-in rules (packed conv2d), tiles chosen for the VTA config; a remark names the "
                    "rule and tiles of each function, or why it stays on the CPU. --print-trace shows the "
                    "schedule, which --schedule replays");
+  command.add_option("--tuning-db", tuningDb,
+                     "With --auto-schedule: a function whose workload FILE holds (`vtac tune --tuning-db FILE` "
+                     "writes it) gets the recorded schedule instead of the rule's own")
+      ->needs("--auto-schedule");
 }
 
 }  // namespace vtac::driver

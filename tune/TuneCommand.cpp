@@ -89,7 +89,9 @@ public:
   SpaceSearch(const TuneOptions &options, const frontend::ParsedModule &parsed, std::ostream &out, std::ostream &errors)
       : options_(options), parsed_(parsed), out_(out), errors_(errors), progress_(isatty(STDERR_FILENO)) {}
 
-  std::optional<size_t> search(const passes::autoschedule::FunctionSpace &space, std::mt19937_64 &random) {
+  // The best trial's choice and cost, or nullopt after the error.
+  std::optional<std::pair<size_t, Cost>> search(const passes::autoschedule::FunctionSpace &space,
+                                                 std::mt19937_64 &random) {
     const std::string &name = space.function;
     // Each trial lowers this function alone.
     driver::Recipe recipe;
@@ -146,7 +148,7 @@ public:
                                                                       : "not measured") << " (" << space.choices[0].remark
          << ")\n"
          << "  best:           " << describe(*costs[best]) << " (" << space.choices[trials[best]].remark << ")\n";
-    return trials[best];
+    return std::pair(trials[best], *costs[best]);
   }
 
 private:
@@ -201,7 +203,16 @@ int tuneCommand(const TuneOptions &options, std::ostream &out, std::ostream &err
     return support::kExitInputError;
   };
   if (!options.printSpace)
-    if (llvm::Error error = support::checkOutputDirectory(options.output)) return fail(std::move(error));
+    for (const std::string &path : {options.output, options.tuningDb})
+      if (!path.empty())
+        if (llvm::Error error = support::checkOutputDirectory(path)) return fail(std::move(error));
+  passes::autoschedule::TuningDatabase database;
+  if (!options.tuningDb.empty()) {
+    llvm::Expected<passes::autoschedule::TuningDatabase> read =
+        passes::autoschedule::TuningDatabase::read(options.tuningDb, /*missingIsEmpty=*/true);
+    if (!read) return fail(read.takeError());
+    database = std::move(*read);
+  }
   if (!options.vtaConfig.empty())
     if (llvm::Error error = backend::selectVtaConfig(options.vtaConfig, "--vta-config " + options.vtaConfig))
       return fail(std::move(error));
@@ -244,15 +255,20 @@ int tuneCommand(const TuneOptions &options, std::ostream &out, std::ostream &err
   ir::Trace best;
   best.name = "schedule";
   for (const passes::autoschedule::FunctionSpace &space : *spaces) {
-    std::optional<size_t> chosen = searcher.search(space, random);
-    if (!chosen) return support::kExitInputError;
-    space.choices[*chosen].write(best);
+    std::optional<std::pair<size_t, Cost>> found = searcher.search(space, random);
+    if (!found) return support::kExitInputError;
+    const passes::autoschedule::ScheduleChoice &chosen = space.choices[found->first];
+    chosen.write(best);
+    database.put({space.workload, passes::autoschedule::vtaModelName(*config), chosen.remark, found->second.cycles,
+                  found->second.dramBytes});
   }
   support::OutputSet files;
   if (llvm::Error error = files.stage(options.output, "# vtac tune " + options.file + " --trials " +
                                                           std::to_string(options.trials) + " --seed " +
                                                           std::to_string(options.seed) + "\n" + ir::printTrace(best)))
     return fail(std::move(error));
+  if (!options.tuningDb.empty())
+    if (llvm::Error error = files.stage(options.tuningDb, database.text())) return fail(std::move(error));
   if (llvm::Error error = files.commit()) return fail(std::move(error));
   return support::kExitSuccess;
 }
@@ -283,6 +299,9 @@ void registerTuneCommand(CLI::App &app, support::CommandAction &action) {
           },
           "N"));
   command->add_option("--seed", options->seed, "Seed of the draw and of the random inputs (default 0)");
+  command->add_option("--tuning-db", options->tuningDb,
+                      "DB: add each tuned function's schedule to this tuning database (made if absent), which "
+                      "--auto-schedule --tuning-db DB applies");
   command->add_option("--vta-config", options->vtaConfig,
                       "vta_config.json path or JSON text (default: VTA_CONFIG, else TVM's default)");
   command->callback([&action, options, output] {

@@ -301,6 +301,7 @@ int prepareProgram(frontend::ParsedModule &parsed, const RunOptions &options, st
   recipe.schedule = options.schedule;
   recipe.intrinsics = options.intrinsics;
   recipe.autoSchedule = options.autoSchedule;
+  recipe.tuningDb = options.tuningDb;
   recipe.passes = options.passes;
   recipe.vtaConfig = options.vtaConfig;
   return driver::prepareModule("vtac run", recipe, parsed, errors);

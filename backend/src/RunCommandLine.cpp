@@ -57,7 +57,7 @@ void registerRunCommand(CLI::App &app, support::CommandAction &action) {
   auto outputs = std::make_shared<std::vector<std::string>>();
   auto sizes = std::make_shared<std::vector<std::string>>();
   command->add_option("FILE", options->file, "Input .tvm file")->required();
-  driver::addScheduleOptions(*command, options->schedule, options->intrinsics, options->autoSchedule);
+  driver::addScheduleOptions(*command, options->schedule, options->intrinsics, options->autoSchedule, options->tuningDb);
   command->add_option("--passes", options->passes,
                       "Run this pipeline (see vtac opt --list-passes) after the schedule, e.g. --passes=vta-lower");
   command->add_option("--entry", options->entry, "The prim_func to run (default: main, or the only one)");

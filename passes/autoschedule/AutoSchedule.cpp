@@ -2,6 +2,8 @@
 
 #include "Rules.h"
 
+#include <llvm/ADT/STLExtras.h>
+
 namespace vtac::passes::autoschedule {
 
 namespace {
@@ -30,30 +32,37 @@ llvm::Expected<std::vector<FunctionSpace>> scheduleSpaces(const ir::IRModule &mo
     const auto *func = entry.function.as<ir::PrimFunc>();
     if (!func) continue;
     std::string why;
-    RuleResult choices = firstRecognising(entry.name->name, *func, config, why);
-    if (!choices) return choices.takeError();
-    if (*choices) spaces.push_back({entry.name->name, func->loc(), std::move(**choices)});
+    RuleResult space = firstRecognising(entry.name->name, *func, config, why);
+    if (!space) return space.takeError();
+    if (*space) spaces.push_back({entry.name->name, func->loc(), (*space)->workload, std::move((*space)->choices)});
   }
   return spaces;
 }
 
 llvm::Expected<AutoSchedule> autoSchedule(const ir::IRModule &module, const std::set<std::string> &skip,
-                                          const vta::Config &config) {
+                                          const vta::Config &config, const TuningDatabase *database) {
   AutoSchedule result;
   for (const ir::IRModule::Entry &entry : module.functions()) {
     const auto *func = entry.function.as<ir::PrimFunc>();
     const std::string &name = entry.name->name;
     if (!func || skip.count(name)) continue;
     std::string why;
-    RuleResult choices = firstRecognising(name, *func, config, why);
-    if (!choices) return choices.takeError();
-    if (!*choices) {
+    RuleResult space = firstRecognising(name, *func, config, why);
+    if (!space) return space.takeError();
+    if (!*space) {
       result.remarks.push_back({func->loc(), "'" + name + "' stays on the CPU: " + why});
       continue;
     }
-    const ScheduleChoice &chosen = (**choices).front();
-    chosen.write(result.trace);
-    result.remarks.push_back({func->loc(), "'" + name + "' on VTA by " + chosen.remark});
+    const std::vector<ScheduleChoice> &choices = (*space)->choices;
+    const ScheduleChoice *chosen = &choices.front();
+    std::string source;
+    if (const TuningRecord *record = database ? database->find((*space)->workload, vtaModelName(config)) : nullptr) {
+      auto tuned = llvm::find_if(choices, [&](const ScheduleChoice &c) { return c.remark == record->schedule; });
+      if (tuned != choices.end()) chosen = &*tuned, source = " (tuning database: " + std::to_string(record->cycles) + " cycles)";
+      else source = " (the tuning database's schedule is not in the rule's space: " + record->schedule + ")";
+    }
+    chosen->write(result.trace);
+    result.remarks.push_back({func->loc(), "'" + name + "' on VTA by " + chosen->remark + source});
   }
   return result;
 }

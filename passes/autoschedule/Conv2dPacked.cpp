@@ -286,7 +286,15 @@ RuleResult conv2dPacked(const std::string &name, const ir::PrimFunc &func, const
   std::vector<ScheduleChoice> choices;
   for (const Tiling &t : tilings)
     choices.push_back(scheduleChoice(describe(*conv, t, chooser.floorBytes()), name, func, conv, t, writeSchedule));
-  return choices;
+  std::string workload = "conv2d-packed images " + std::to_string(conv->batchTiles) + " ic " +
+                         std::to_string(conv->icTiles) + " " + std::to_string(conv->inHeight) + "x" +
+                         std::to_string(conv->inWidth) + " oc " + std::to_string(conv->ocTiles) + " " +
+                         std::to_string(conv->height) + "x" + std::to_string(conv->width) + " kernel " +
+                         std::to_string(conv->kh) + "x" + std::to_string(conv->kw) + " stride " +
+                         std::to_string(conv->strideH) + "x" + std::to_string(conv->strideW) + " pad " +
+                         std::to_string(conv->padTop) + "x" + std::to_string(conv->padLeft) + " added " +
+                         std::to_string(conv->stages.addedTensors());
+  return RuleSpace{std::move(workload), std::move(choices)};
 }
 
 }  // namespace vtac::passes::autoschedule

@@ -152,7 +152,10 @@ RuleResult densePacked(const std::string &name, const ir::PrimFunc &func, const 
                          std::to_string(t.dramBytes) + " (floor " + std::to_string(chooser.floorBytes()) + ")";
     choices.push_back(scheduleChoice(std::move(remark), name, func, dense, t, writeSchedule));
   }
-  return choices;
+  std::string workload = "dense-packed images " + std::to_string(dense->batchTiles) + " ic " +
+                         std::to_string(dense->icTiles) + " oc " + std::to_string(dense->ocTiles) + " added " +
+                         std::to_string(dense->stages.addedTensors());
+  return RuleSpace{std::move(workload), std::move(choices)};
 }
 
 }  // namespace vtac::passes::autoschedule

@@ -254,7 +254,11 @@ RuleResult elementwisePacked(const std::string &name, const ir::PrimFunc &func, 
         "; DRAM bytes " + std::to_string(bytes) + " (every element once)";
     choices.push_back(scheduleChoice(std::move(remark), name, func, e, t, writeSchedule));
   }
-  return choices;
+  std::string workload = "elementwise-packed rank " + std::to_string(e->rank) + " images " +
+                         std::to_string(e->images) + " oc " + std::to_string(e->ocBlocks) + " " +
+                         std::to_string(e->rows) + "x" + std::to_string(e->cols) + " stages " +
+                         std::to_string(e->stages.size()) + " inputs " + std::to_string(e->inputs.size());
+  return RuleSpace{std::move(workload), std::move(choices)};
 }
 
 }  // namespace vtac::passes::autoschedule

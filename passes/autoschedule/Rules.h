@@ -16,7 +16,12 @@
 
 namespace vtac::passes::autoschedule {
 
-using RuleResult = llvm::Expected<std::optional<std::vector<ScheduleChoice>>>;
+// What a rule recognised: the workload (what a tuning database keys its schedule by) and the space.
+struct RuleSpace {
+  std::string workload;
+  std::vector<ScheduleChoice> choices;
+};
+using RuleResult = llvm::Expected<std::optional<RuleSpace>>;
 using Rule = RuleResult (*)(const std::string &name, const ir::PrimFunc &func, const vta::Config &config,
                             std::string &why);
 

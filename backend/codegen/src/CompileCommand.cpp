@@ -78,6 +78,7 @@ driver::Recipe recipe(const CompileOptions &options) {
   recipe.schedule = options.schedule;
   recipe.intrinsics = options.intrinsics;
   recipe.autoSchedule = options.autoSchedule;
+  recipe.tuningDb = options.tuningDb;
   recipe.passes = options.passes;
   recipe.vtaConfig = options.vtaConfig;
   return recipe;

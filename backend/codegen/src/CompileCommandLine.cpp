@@ -29,7 +29,7 @@ void registerCompileCommand(CLI::App &app, support::CommandAction &action) {
   command->add_option("--passes", options->passes,
                       "Pass pipeline to run first, as vtac opt --passes (e.g. tir-lower; see vtac opt "
                       "--list-passes)");
-  driver::addScheduleOptions(*command, options->schedule, options->intrinsics, options->autoSchedule);
+  driver::addScheduleOptions(*command, options->schedule, options->intrinsics, options->autoSchedule, options->tuningDb);
   command->add_option("--vta-config", options->vtaConfig,
                       "vta_config.json (path or JSON text) the VTA passes lower for (default: VTA_CONFIG, else "
                       "TVM's default)");

@@ -74,6 +74,7 @@ struct RunOptions {
   // program does not): driver::Preparer.
   std::string schedule, intrinsics, passes;
   bool autoSchedule = false;  // --auto-schedule
+  std::string tuningDb;       // --tuning-db
 };
 
 // Runs the command; returns the exit status (0: success, 1: error or mismatch). When the

@@ -39,6 +39,7 @@ struct OptOptions {
   std::string passes;      // empty: no passes (a schedule alone)
   std::string schedule;    // --schedule FILE (else the module file's own schedule def)
   bool autoSchedule = false;  // --auto-schedule
+  std::string tuningDb;       // --tuning-db
   std::string intrinsics;  // --intrinsics FILE: tensor intrinsics for tensorize
   bool printTrace = false; // the applied trace, in TVM's text, to standard error
   std::string function;  // only this prim_func

@@ -33,6 +33,7 @@ struct Recipe {
   std::vector<std::pair<std::string, std::string>> passOptions;
   uint64_t scheduleSeed = 0;  // seeds the schedule's sample_* steps that have no decision
   bool autoSchedule = false;  // built-in VTA schedules for the functions the schedule leaves
+  std::string tuningDb;       // with autoSchedule: a tuning database's schedules first (vtac tune)
 };
 
 class Preparer {

@@ -12,6 +12,7 @@ namespace vtac::driver {
 
 // Adds --schedule FILE, --intrinsics FILE and --auto-schedule to `command` (Recipe::schedule,
 // Recipe::intrinsics, Recipe::autoSchedule).
-void addScheduleOptions(CLI::App &command, std::string &schedule, std::string &intrinsics, bool &autoSchedule);
+void addScheduleOptions(CLI::App &command, std::string &schedule, std::string &intrinsics, bool &autoSchedule,
+                        std::string &tuningDb);
 
 }  // namespace vtac::driver

@@ -1,7 +1,8 @@
 // `vtac tune`: searches the automatic VTA schedules' space of each prim_func by measuring
 // candidates on the VTA simulator's timing model.
 //
-//   vtac tune FILE [--entry NAME] [--trials N | --choices I,J,...] [--seed S] [--vta-config PATH] -o OUT.py
+//   vtac tune FILE [--entry NAME] [--trials N | --choices I,J,...] [--seed S] [--vta-config PATH]
+//             [--tuning-db DB] -o OUT.py
 //   vtac tune FILE [--entry NAME] --space
 //
 // For each prim_func an auto-schedule rule recognises (passes/autoschedule: packed conv2d,
@@ -12,7 +13,8 @@
 // the JIT on the CPU (a difference is a bug in vtac, reported as an error, never a score). The
 // best trial has the fewest DRAM bytes of those within 1% of the fewest modelled cycles (the
 // model's resolution), then the fewest cycles, then is the earliest. OUT.py is a schedule def of
-// the best trials, which `--schedule OUT.py` replays.
+// the best trials, which `--schedule OUT.py` replays; with --tuning-db DB each is also recorded
+// in DB (passes/autoschedule/TuningDatabase.h), which `--auto-schedule --tuning-db DB` applies.
 // Deterministic for a seed. --space lists each space (index: remark); --choices measures
 // given indices instead of a draw (to compare a known tiling, such as TVM's tuned one).
 #pragma once
@@ -35,6 +37,7 @@ struct TuneOptions {
   std::string entry;  // empty: every prim_func a rule recognises
   std::string output;
   std::string vtaConfig;
+  std::string tuningDb;  // --tuning-db: the database each best schedule is added to
   int64_t trials = 64;
   uint64_t seed = 0;
   std::vector<size_t> choices;  // --choices: these indices of each space instead of a draw

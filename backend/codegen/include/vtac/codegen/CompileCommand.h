@@ -28,6 +28,7 @@ struct CompileOptions {
   std::string passes;  // a pass pipeline (vtac opt --passes) run before code generation
   std::string schedule, intrinsics;  // applied before the passes (driver::Preparer)
   bool autoSchedule = false;         // --auto-schedule
+  std::string tuningDb;              // --tuning-db
   std::string vtaConfig;             // the VTA configuration the passes lower for
   std::vector<std::string> symbols;
   int jobs = 1;

@@ -22,6 +22,7 @@
 #include "vta/config.h"
 #include "vtac/ir/Function.h"
 #include "vtac/ir/Trace.h"
+#include "vtac/passes/autoschedule/TuningDatabase.h"
 
 namespace vtac::passes::autoschedule {
 
@@ -45,6 +46,7 @@ struct ScheduleChoice {
 struct FunctionSpace {
   std::string function;
   ir::SourceLoc loc;
+  std::string workload;  // what the rule recognised (TuningDatabase's key)
   std::vector<ScheduleChoice> choices;  // choices[0]: the rule's own, what autoSchedule applies
 };
 
@@ -52,7 +54,9 @@ struct FunctionSpace {
 // outlive them: the choices refer to its blocks).
 llvm::Expected<std::vector<FunctionSpace>> scheduleSpaces(const ir::IRModule &module, const vta::Config &config);
 
+// With `database`, a function whose workload it holds for `config` gets the recorded schedule
+// (a recorded schedule the rule no longer offers: the rule's own, and a remark saying so).
 llvm::Expected<AutoSchedule> autoSchedule(const ir::IRModule &module, const std::set<std::string> &skip,
-                                          const vta::Config &config);
+                                          const vta::Config &config, const TuningDatabase *database = nullptr);
 
 }  // namespace vtac::passes::autoschedule
