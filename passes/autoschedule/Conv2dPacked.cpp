@@ -179,6 +179,9 @@ private:
   // DMA pads each row); with several, each block's rows must be one contiguous run, so windows
   // of whole input rows and no padding. Else it would be a 3D copy, which inject-dma-copies refuses.
   bool loadsIn2D(const Tiling &t) const {
+    // an added tensor's tile (oc blocks x rows x columns) is 3D too when it has several oc
+    // blocks of several partial rows
+    if (c_.stages.addedTensors() && t.oc > 1 && t.rows > 1 && t.cols < c_.width) return false;
     if (t.ic == 1) return true;
     auto unpadded = [](int64_t first, int64_t outputs, int64_t stride, int64_t kernel, int64_t pad, int64_t extent) {
       int64_t begin = first * stride - pad, end = begin + (outputs - 1) * stride + kernel;
