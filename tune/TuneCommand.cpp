@@ -285,9 +285,9 @@ void registerTuneCommand(CLI::App &app, support::CommandAction &action) {
   auto *space = command->add_flag("--space", options->printSpace,
                                   "Print each function's schedules (index: what the rule says of it) and stop");
   output->excludes(space);
-  auto *choices = command->add_option("--choices", options->choices,
-                                      "I,J,...: measure these schedules of the space (--space numbers them) instead of a draw")
-                      ->delimiter(',');
+  command->add_option("--choices", options->choices,
+                      "I,J,...: measure these schedules of the space (--space numbers them) instead of a draw")
+      ->delimiter(',');
   command->add_option("--entry", options->entry, "Tune only this prim_func (default: every one a rule recognises)");
   command->add_option("--trials", options->trials,
                       "Schedules measured per function: the rule's own, then others drawn by --seed (default 64)")
