@@ -183,15 +183,12 @@ private:
     // blocks of several partial rows
     if (c_.stages.addedTensors() && t.oc > 1 && t.rows > 1 && t.cols < c_.width) return false;
     if (t.ic == 1) return true;
-    auto unpadded = [](int64_t first, int64_t outputs, int64_t stride, int64_t kernel, int64_t pad, int64_t extent) {
-      int64_t begin = first * stride - pad, end = begin + (outputs - 1) * stride + kernel;
-      return begin >= 0 && end <= extent;
-    };
+    // a window without padding loads all its (outputs - 1) * stride + kernel rows
+    int64_t windowRows = (t.rows - 1) * c_.strideH + c_.kh, windowCols = (t.cols - 1) * c_.strideW + c_.kw;
     for (int64_t y = 0; y < c_.height; y += t.rows)
-      if (!unpadded(y, t.rows, c_.strideH, c_.kh, c_.padTop, c_.inHeight)) return false;
+      if (loadedRows(y, t.rows, c_.strideH, c_.kh, c_.padTop, c_.inHeight) != windowRows) return false;
     for (int64_t x = 0; x < c_.width; x += t.cols)
-      if (!unpadded(x, t.cols, c_.strideW, c_.kw, c_.padLeft, c_.inWidth) ||
-          loadedRows(x, t.cols, c_.strideW, c_.kw, c_.padLeft, c_.inWidth) != c_.inWidth)
+      if (windowCols != c_.inWidth || loadedRows(x, t.cols, c_.strideW, c_.kw, c_.padLeft, c_.inWidth) != windowCols)
         return false;
     return true;
   }
