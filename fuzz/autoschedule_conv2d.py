@@ -50,11 +50,11 @@ stride 1, no padding, default clip, shift and SRAMs, BLOCK 16) while they fail t
 unless --no-minimise; the smallest failing case goes to DIR/<tag>/min/.
 
 With --tune-trials N the case runs `vtac tune case.tvm --trials N --seed S --vta-config
-vta_config.json -o best.py` instead: N schedules of the rule's space (its own and N - 1 drawn),
-each of which vtac tune runs on the simulator and compares with the unscheduled program (a
-difference is its error "computes a different result": a mismatch here). Besides the outcomes
-above, a trial the lowering refuses (vtac tune's warning "vta-lower refused") is a bug, refused:
-the rule's space holds a tiling that vta-lower cannot lower.
+vta_config.json -o best.py` instead: N schedules of the rule's space (its own, a quarter drawn,
+then neighbours of the best), each of which vtac tune runs on the simulator and compares with
+the unscheduled program (a difference is its error "computes a different result": a mismatch
+here). Besides the outcomes above, a trial the lowering refuses (vtac tune's warning "vta-lower
+refused") is a bug, refused: the rule's space holds a tiling that vta-lower cannot lower.
 
 Last line: `autoschedule-fuzz: N cases, M match, K errors (expected), B bugs`; exit status 1 when
 B > 0. Runs one vtac at a time. Needs /usr/bin/python3 with numpy (Debian's python3-numpy).

@@ -1,15 +1,17 @@
 #include "vtac/tune/TuneCommand.h"
 
 #include <algorithm>
+#include <cstdlib>
 #include <iostream>
 #include <memory>
-#include <numeric>
 #include <optional>
-#include <random>
 #include <sstream>
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
+#include <llvm/ADT/STLExtras.h>
+#include <llvm/ADT/ScopeExit.h>
+#include <llvm/Support/FormatVariadic.h>
 #include <llvm/Support/JSON.h>
 
 #include "vta/config.h"
@@ -20,32 +22,12 @@
 #include "vtac/ir/Diagnostic.h"
 #include "vtac/passes/autoschedule/AutoSchedule.h"
 #include "vtac/support/AtomicFile.h"
+#include "vtac/tune/ForkedJobs.h"
+#include "vtac/tune/TrialPlanner.h"
 
 namespace vtac::tune {
 
 namespace {
-
-// What a trial costs on the simulator.
-struct Cost {
-  uint64_t cycles = 0;
-  uint64_t dramBytes = 0;  // every load and store of the run
-};
-
-// The best of the measured trials: the fewest DRAM bytes among those within 1% of the fewest
-// cycles (the timing model's resolution: many tilings differ by a few hundred cycles in a
-// million, and twice the bytes), then the fewest cycles, then the earliest trial.
-size_t bestTrial(const std::vector<std::optional<Cost>> &costs) {
-  uint64_t fewest = UINT64_MAX;
-  for (const std::optional<Cost> &cost : costs)
-    if (cost) fewest = std::min(fewest, cost->cycles);
-  std::optional<size_t> best;
-  for (size_t i = 0; i < costs.size(); ++i) {
-    if (!costs[i] || costs[i]->cycles > fewest + fewest / 100) continue;
-    const Cost &a = *costs[i];
-    if (!best || std::pair(a.dramBytes, a.cycles) < std::pair(costs[*best]->dramBytes, costs[*best]->cycles)) best = i;
-  }
-  return *best;
-}
 
 std::string describe(const Cost &cost) {
   return std::to_string(cost.cycles) + " cycles, " + std::to_string(cost.dramBytes) + " DRAM bytes";
@@ -68,31 +50,42 @@ llvm::Expected<Cost> costOf(const std::string &statsJson) {
   return cost;
 }
 
-// The trials of a space of `size` choices: the rule's own (0), then `trials - 1` others drawn
-// without replacement, in the order drawn.
-std::vector<size_t> drawTrials(size_t size, int64_t trials, std::mt19937_64 &random) {
-  std::vector<size_t> others(size > 0 ? size - 1 : 0);
-  std::iota(others.begin(), others.end(), size_t{1});
-  size_t count = std::min(others.size(), size_t(std::max<int64_t>(trials - 1, 0)));
-  for (size_t i = 0; i < count; ++i) {
-    std::uniform_int_distribution<size_t> pick(i, others.size() - 1);
-    std::swap(others[i], others[pick(random)]);
+// What one trial came to, as text too: with -j it comes back from another process.
+struct TrialOutcome {
+  enum Kind { Measured, Refused, Failed } kind = Failed;
+  Cost cost;         // Measured
+  std::string text;  // Measured: warnings; Refused: the lowering's diagnostic; Failed: the error
+
+  std::string serialize() const {
+    static const char *kinds[] = {"measured", "refused", "failed"};
+    return std::string(kinds[kind]) + " " + std::to_string(cost.cycles) + " " + std::to_string(cost.dramBytes) + "\n" +
+           text;
   }
-  others.resize(count);
-  others.insert(others.begin(), 0);
-  return others;
-}
+  static TrialOutcome parse(const std::string &serialized) {
+    TrialOutcome outcome;
+    std::istringstream in(serialized);
+    std::string kind;
+    in >> kind >> outcome.cost.cycles >> outcome.cost.dramBytes;
+    outcome.kind = kind == "measured" ? Measured : kind == "refused" ? Refused : Failed;
+    size_t newline = serialized.find('\n');
+    if (newline != std::string::npos) outcome.text = serialized.substr(newline + 1);
+    if (kind != "measured" && kind != "refused" && kind != "failed") outcome.text = "a malformed trial result\n";
+    return outcome;
+  }
+};
 
 // Measures the trials of one function's space and returns the best choice's index.
 class SpaceSearch {
 public:
-  SpaceSearch(const TuneOptions &options, const frontend::ParsedModule &parsed, std::ostream &out, std::ostream &errors)
-      : options_(options), parsed_(parsed), out_(out), errors_(errors), progress_(isatty(STDERR_FILENO)) {}
+  SpaceSearch(const TuneOptions &options, Objective objective, JobSlots &slots, const frontend::ParsedModule &parsed,
+              std::ostream &out, std::ostream &errors)
+      : options_(options), objective_(objective), slots_(slots), parsed_(parsed), out_(out), errors_(errors),
+        progress_(isatty(STDERR_FILENO)) {}
 
   // The best trial's choice and cost, or nullopt after the error.
-  std::optional<std::pair<size_t, Cost>> search(const passes::autoschedule::FunctionSpace &space,
-                                                 std::mt19937_64 &random) {
+  std::optional<std::pair<size_t, Cost>> search(const passes::autoschedule::FunctionSpace &space) {
     const std::string &name = space.function;
+    auto endWorkers = llvm::make_scope_exit([&] { workers_.reset(); });  // they measure this space
     // Each trial lowers this function alone.
     driver::Recipe recipe;
     recipe.passes = "vta-lower";
@@ -107,32 +100,46 @@ public:
     llvm::Expected<backend::SimulatedRun> reference =
         backend::runOnRandomArguments(unscheduled, name, options_.seed, /*interpret=*/false);
     if (!reference) return fail(reference.takeError());
-    std::vector<size_t> trials = options_.choices;
-    if (trials.empty()) trials = drawTrials(space.choices.size(), options_.trials, random);
-    for (size_t choice : trials)
+    for (size_t choice : options_.choices)
       if (choice >= space.choices.size())
         return fail(ir::diagnosticError(space.loc, "tune: --choices " + std::to_string(choice) + ": '" + name +
                                                        "' has " + std::to_string(space.choices.size()) +
                                                        " schedules (0 to " + std::to_string(space.choices.size() - 1) +
                                                        "; --space lists them)"));
+    TrialPlanner planner(space, size_t(options_.trials), options_.seed, objective_);
+    auto nextBatch = [&](const std::vector<size_t> &trials, const std::vector<std::optional<Cost>> &costs) {
+      if (options_.choices.empty()) return planner.nextBatch(trials, costs);
+      return trials.empty() ? options_.choices : std::vector<size_t>{};
+    };
+    std::vector<size_t> trials;              // the choices measured, in order
     std::vector<std::optional<Cost>> costs;  // per trial; nullopt: refused
     std::optional<Cost> own;                 // the rule's choice
     size_t refused = 0;
     std::string firstRefusal;
-    for (size_t t = 0; t < trials.size(); ++t) {
-      const passes::autoschedule::ScheduleChoice &choice = space.choices[trials[t]];
-      std::string refusal;
-      costs.push_back(measure(name, choice, *reference, refusal));
-      if (!costs.back() && refusal.empty()) {
-        errors_ << "vtac tune: note: '" << name << "' trial " << t + 1 << " was " << choice.remark << "\n";
-        return std::nullopt;
+    size_t planned = options_.choices.empty() ? std::min(size_t(options_.trials), space.choices.size())
+                                              : options_.choices.size();
+    for (std::vector<size_t> batch = nextBatch(trials, costs); !batch.empty(); batch = nextBatch(trials, costs)) {
+      std::vector<TrialOutcome> outcomes = measureAll(name, space, batch, *reference);
+      for (size_t b = 0; b < batch.size(); ++b) {
+        size_t t = trials.size();
+        const passes::autoschedule::ScheduleChoice &choice = space.choices[batch[b]];
+        const TrialOutcome &outcome = outcomes[b];
+        trials.push_back(batch[b]);
+        costs.push_back(outcome.kind == TrialOutcome::Measured ? std::optional(outcome.cost) : std::nullopt);
+        log(name, batch[b], choice, outcome);
+        if (outcome.kind == TrialOutcome::Failed) {
+          errors_ << outcome.text << "vtac tune: note: '" << name << "' trial " << t + 1 << " was " << choice.remark
+                  << "\n";
+          return std::nullopt;
+        }
+        if (outcome.kind == TrialOutcome::Refused && !refused++)
+          firstRefusal = outcome.text + "(trial " + std::to_string(t + 1) + ": " + choice.remark + ")\n";
+        if (outcome.kind == TrialOutcome::Measured) errors_ << outcome.text;
+        if (costs.back() && trials[t] == 0) own = costs.back();
       }
-      if (!costs.back() && !refused++)
-        firstRefusal = refusal + "(trial " + std::to_string(t + 1) + ": " + choice.remark + ")\n";
-      if (costs.back() && trials[t] == 0) own = costs.back();
-      if (progress_ && t + 1 > refused)  // one measured at least
-        errors_ << "\r'" << name << "': trial " << t + 1 << "/" << trials.size() << ", best "
-                << costs[bestTrial(costs)]->cycles << " cycles" << std::flush;
+      if (progress_ && trials.size() > refused)  // one measured at least
+        errors_ << "\r'" << name << "': trial " << trials.size() << "/" << planned << ", best "
+                << costs[rankTrials(costs, objective_).front()]->cycles << " cycles" << std::flush;
     }
     if (progress_) errors_ << "\r\033[K";
     if (refused)
@@ -140,7 +147,7 @@ public:
               << name << "'; the first:\n" << firstRefusal;
     if (refused == trials.size())
       return fail(ir::diagnosticError(space.loc, "tune: vta-lower refused every trial of '" + name + "'"));
-    size_t best = bestTrial(costs);
+    size_t best = rankTrials(costs, objective_).front();
     out_ << "'" << name << "': " << trials.size() - refused << " of " << space.choices.size() << " schedules measured"
          << (refused ? " (" + std::to_string(refused) + " more refused by vta-lower)" : "") << "\n";
     out_ << "  the rule's own: " << (own                                  ? describe(*own)
@@ -151,48 +158,101 @@ public:
     return std::pair(trials[best], *costs[best]);
   }
 
+  // One JSON line per trial (--log): the function, the choice's index and remark, and its cost
+  // or the first line of vta-lower's refusal.
+  const std::string &logText() const { return log_; }
+
 private:
+  void log(const std::string &function, size_t index, const passes::autoschedule::ScheduleChoice &choice,
+           const TrialOutcome &outcome) {
+    llvm::json::Object line{{"function", function}, {"choice", int64_t(index)}, {"remark", choice.remark}};
+    if (outcome.kind == TrialOutcome::Measured) {
+      line["cycles"] = int64_t(outcome.cost.cycles);
+      line["dram_bytes"] = int64_t(outcome.cost.dramBytes);
+    } else {
+      line["refused"] = llvm::StringRef(outcome.text).split('\n').first;
+    }
+    log_ += llvm::formatv("{0}", llvm::json::Value(std::move(line))).str() + "\n";
+  }
+
   std::nullopt_t fail(llvm::Error error) {
     errors_ << ir::renderError(std::move(error));
     return std::nullopt;
   }
 
-  // Schedules, lowers, compiles and runs one choice; its cost, or nullopt: with the diagnostic in
-  // `refusal` when the schedule or vta-lower refuses it (a located error: a limit of the
-  // lowering the rule does not model), else after the error (a failed or wrong run: a bug).
-  std::optional<Cost> measure(const std::string &name, const passes::autoschedule::ScheduleChoice &choice,
-                              const backend::SimulatedRun &reference, std::string &refusal) {
+  // The batch's outcomes in order: here one after the other, or with -j in forked processes.
+  std::vector<TrialOutcome> measureAll(const std::string &name, const passes::autoschedule::FunctionSpace &space,
+                                       const std::vector<size_t> &batch, const backend::SimulatedRun &reference) {
+    std::vector<TrialOutcome> outcomes;
+    if (slots_.maxJobs() == 1) {
+      for (size_t choice : batch) outcomes.push_back(measure(name, space.choices[choice], reference));
+      return outcomes;
+    }
+    if (!workers_)
+      workers_ = std::make_unique<WorkerPool>(
+          slots_, [&](size_t choice) { return measure(name, space.choices[choice], reference).serialize(); });
+    std::vector<JobResult> results = workers_->run(batch);
+    for (const JobResult &result : results) {
+      if (result.text) {
+        outcomes.push_back(TrialOutcome::parse(*result.text));
+        continue;
+      }
+      TrialOutcome died;
+      died.text = ir::renderError(ir::diagnosticError(
+          space.loc, "tune: the process measuring a trial of '" + name + "' " + result.why + ": a bug in vtac, please report it"));
+      outcomes.push_back(std::move(died));
+    }
+    return outcomes;
+  }
+
+  // Schedules, lowers, compiles and runs one choice: its cost; refused when the schedule or
+  // vta-lower refuses it (a located error: a limit of the lowering the rule does not model);
+  // failed when the run fails or differs from the unscheduled program (a bug).
+  TrialOutcome measure(const std::string &name, const passes::autoschedule::ScheduleChoice &choice,
+                       const backend::SimulatedRun &reference) {
+    TrialOutcome outcome;
+    auto failed = [&](llvm::Error error) {
+      outcome.kind = TrialOutcome::Failed;
+      outcome.text += ir::renderError(std::move(error));
+      return outcome;
+    };
     frontend::ParsedModule candidate = parsed_;
     candidate.schedule = ir::Trace{};
     choice.write(*candidate.schedule);
     std::ostringstream diagnostics;
     bool prepared = preparer_->prepare(candidate, diagnostics);
+    outcome.text = diagnostics.str();
     if (!prepared) {
-      refusal = diagnostics.str();
-      return std::nullopt;
+      outcome.kind = TrialOutcome::Refused;
+      return outcome;
     }
-    errors_ << diagnostics.str();
     ir::PrimFuncRef lowered = ir::cast<ir::PrimFunc>(candidate.module.lookup(name));
     llvm::Expected<backend::SimulatedRun> run = backend::runOnRandomArguments(lowered, name, options_.seed, false);
-    if (!run) return fail(run.takeError());
+    if (!run) return failed(run.takeError());
     for (size_t i = 0; i < run->arguments.size(); ++i) {
       backend::TensorComparison comparison = backend::compareTensors(reference.arguments[i], run->arguments[i], 1);
       if (comparison.equal() && comparison.incompatibility.empty()) continue;
-      return fail(ir::diagnosticError(lowered->loc(), "tune: a schedule of '" + name +
-                                                          "' computes a different result from the unscheduled "
-                                                          "function (parameter " +
-                                                          std::to_string(i) + "): a bug in vtac, please report it"));
+      return failed(ir::diagnosticError(lowered->loc(), "tune: a schedule of '" + name +
+                                                            "' computes a different result from the unscheduled "
+                                                            "function (parameter " +
+                                                            std::to_string(i) + "): a bug in vtac, please report it"));
     }
     llvm::Expected<Cost> cost = costOf(run->statsJson);
-    if (!cost) return fail(cost.takeError());
-    return *cost;
+    if (!cost) return failed(cost.takeError());
+    outcome.kind = TrialOutcome::Measured;
+    outcome.cost = *cost;
+    return outcome;
   }
 
   const TuneOptions &options_;
+  Objective objective_;
+  JobSlots &slots_;
   const frontend::ParsedModule &parsed_;
   std::optional<driver::Preparer> preparer_;  // of the function being searched
+  std::unique_ptr<WorkerPool> workers_;       // with -j: forked while searching that function
   std::ostream &out_, &errors_;
   bool progress_;
+  std::string log_;
 };
 
 }  // namespace
@@ -203,7 +263,7 @@ int tuneCommand(const TuneOptions &options, std::ostream &out, std::ostream &err
     return support::kExitInputError;
   };
   if (!options.printSpace)
-    for (const std::string &path : {options.output, options.tuningDb})
+    for (const std::string &path : {options.output, options.tuningDb, options.log})
       if (!path.empty())
         if (llvm::Error error = support::checkOutputDirectory(path)) return fail(std::move(error));
   passes::autoschedule::TuningDatabase database;
@@ -250,12 +310,13 @@ int tuneCommand(const TuneOptions &options, std::ostream &out, std::ostream &err
       for (size_t i = 0; i < space.choices.size(); ++i) out << space.function << " " << i << ": " << space.choices[i].remark << "\n";
     return support::kExitSuccess;
   }
-  std::mt19937_64 random(options.seed);
-  SpaceSearch searcher(options, *parsed, out, errors);
+  Objective objective{options.objective == "cycles" ? 0 : config->timing.memBusBytes};
+  JobSlots slots = JobSlots::fromMakeflags(options.jobs, std::getenv("MAKEFLAGS"), errors);
+  SpaceSearch searcher(options, objective, slots, *parsed, out, errors);
   ir::Trace best;
   best.name = "schedule";
   for (const passes::autoschedule::FunctionSpace &space : *spaces) {
-    std::optional<std::pair<size_t, Cost>> found = searcher.search(space, random);
+    std::optional<std::pair<size_t, Cost>> found = searcher.search(space);
     if (!found) return support::kExitInputError;
     const passes::autoschedule::ScheduleChoice &chosen = space.choices[found->first];
     chosen.write(best);
@@ -269,6 +330,8 @@ int tuneCommand(const TuneOptions &options, std::ostream &out, std::ostream &err
     return fail(std::move(error));
   if (!options.tuningDb.empty())
     if (llvm::Error error = files.stage(options.tuningDb, database.text())) return fail(std::move(error));
+  if (!options.log.empty())
+    if (llvm::Error error = files.stage(options.log, searcher.logText())) return fail(std::move(error));
   if (llvm::Error error = files.commit()) return fail(std::move(error));
   return support::kExitSuccess;
 }
@@ -276,9 +339,8 @@ int tuneCommand(const TuneOptions &options, std::ostream &out, std::ostream &err
 void registerTuneCommand(CLI::App &app, support::CommandAction &action) {
   auto *command = app.add_subcommand(
       "tune", "Search the automatic VTA schedules of each prim_func on the simulator's timing model\n"
-              "and write the fastest as a schedule file (--schedule replays it). Each trial is\n"
-              "checked against the unscheduled program; the best has the fewest DRAM bytes of\n"
-              "those within 1% of the fewest cycles.");
+              "and write the best as a schedule file (--schedule replays it). Each trial is\n"
+              "checked against the unscheduled program; the best has the least --objective.");
   auto options = std::make_shared<TuneOptions>();
   command->add_option("FILE", options->file, "Input .tvm file")->required();
   auto *output = command->add_option("-o,--output", options->output, "The schedule file to write (a def taking sch)");
@@ -290,7 +352,8 @@ void registerTuneCommand(CLI::App &app, support::CommandAction &action) {
       ->delimiter(',');
   command->add_option("--entry", options->entry, "Tune only this prim_func (default: every one a rule recognises)");
   command->add_option("--trials", options->trials,
-                      "Schedules measured per function: the rule's own, then others drawn by --seed (default 64)")
+                      "Schedules measured per function: the rule's own, a quarter drawn by --seed, then the "
+                      "neighbours of the best (default 64)")
       ->check(CLI::Validator(
           [](const std::string &text) {
             return text.find_first_not_of("0123456789") == std::string::npos && text.find_first_not_of('0') != std::string::npos
@@ -298,7 +361,19 @@ void registerTuneCommand(CLI::App &app, support::CommandAction &action) {
                        : "expected a positive integer, got '" + text + "'";
           },
           "N"));
-  command->add_option("--seed", options->seed, "Seed of the draw and of the random inputs (default 0)");
+  command->add_option("-j,--jobs", options->jobs,
+                      "N: measure up to N trials at once, each in a process of its own (default 1); under make "
+                      "-j, only as many as make's jobserver grants (mark the recipe '+')")
+      ->check(CLI::Range(1, 1024));
+  command->add_option("--seed", options->seed, "Seed of the search and of the random inputs (default 0)");
+  command->add_option("--objective", options->objective,
+                      "What the best trial has the least of: cycles+dram (default: the modelled cycles plus "
+                      "the cycles the DRAM bus is busy with the trial's loads and stores, at the VTA config's "
+                      "mem_bus_bytes a cycle) or cycles (DRAM bytes only break ties)")
+      ->check(CLI::IsMember({"cycles+dram", "cycles"}));
+  command->add_option("--log", options->log,
+                      "FILE: write every trial as a JSON line (function, choice, remark, cycles and dram_bytes, or "
+                      "refused)");
   command->add_option("--tuning-db", options->tuningDb,
                       "DB: add each tuned function's schedule to this tuning database (made if absent), which "
                       "--auto-schedule --tuning-db DB applies");

@@ -285,7 +285,8 @@ RuleResult conv2dPacked(const std::string &name, const ir::PrimFunc &func, const
   if (tilings.empty()) return noTileFits(func, "conv2d", "1 oc block x 1 row x 1 column x 1 ic block", smallest, config);
   std::vector<ScheduleChoice> choices;
   for (const Tiling &t : tilings)
-    choices.push_back(scheduleChoice(describe(*conv, t, chooser.floorBytes()), name, func, conv, t, writeSchedule));
+    choices.push_back(scheduleChoice(describe(*conv, t, chooser.floorBytes()), name, func, conv, t, writeSchedule,
+                                     {t.oc, t.rows, t.cols, t.ic, int64_t(t.threads)}));
   std::string workload = "conv2d-packed images " + std::to_string(conv->batchTiles) + " ic " +
                          std::to_string(conv->icTiles) + " " + std::to_string(conv->inHeight) + "x" +
                          std::to_string(conv->inWidth) + " oc " + std::to_string(conv->ocTiles) + " " +

@@ -150,7 +150,7 @@ RuleResult densePacked(const std::string &name, const ir::PrimFunc &func, const 
     std::string remark = "dense-packed: tiles oc " + std::to_string(t.oc) + " x ic " + std::to_string(t.ic) +
                          (t.threads ? ", 2 virtual threads on oc blocks" : "") + "; estimated DRAM bytes " +
                          std::to_string(t.dramBytes) + " (floor " + std::to_string(chooser.floorBytes()) + ")";
-    choices.push_back(scheduleChoice(std::move(remark), name, func, dense, t, writeSchedule));
+    choices.push_back(scheduleChoice(std::move(remark), name, func, dense, t, writeSchedule, {t.oc, t.ic, t.threads}));
   }
   std::string workload = "dense-packed images " + std::to_string(dense->batchTiles) + " ic " +
                          std::to_string(dense->icTiles) + " oc " + std::to_string(dense->ocTiles) + " added " +

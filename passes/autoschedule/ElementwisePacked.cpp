@@ -252,7 +252,7 @@ RuleResult elementwisePacked(const std::string &name, const ir::PrimFunc &func, 
         std::to_string(e->inputs.size()) + " input(s); tiles oc " + std::to_string(t.oc) +
         (e->rank == 6 ? " x rows " + std::to_string(t.rows) + " x cols " + std::to_string(t.cols) : "") +
         "; DRAM bytes " + std::to_string(bytes) + " (every element once)";
-    choices.push_back(scheduleChoice(std::move(remark), name, func, e, t, writeSchedule));
+    choices.push_back(scheduleChoice(std::move(remark), name, func, e, t, writeSchedule, {t.oc, t.rows, t.cols}));
   }
   std::string workload = "elementwise-packed rank " + std::to_string(e->rank) + " images " +
                          std::to_string(e->images) + " oc " + std::to_string(e->ocBlocks) + " " +

@@ -100,15 +100,18 @@ void rankTilings(std::vector<Tiling> &legal, Better better, Threaded threaded) {
     std::rotate(legal.begin(), first, first + 1);
 }
 // A rule's choice: `write` applied to the workload and the tiling, in the function's namespace
-// of trace names.
+// of trace names; `knobs` are the tiling's (ScheduleChoice::knobs).
 template <class Workload, class Tiling>
 ScheduleChoice scheduleChoice(std::string remark, const std::string &name, const ir::PrimFunc &func,
                               std::shared_ptr<const Workload> workload, const Tiling &tiling,
-                              void (*write)(const std::string &, const Workload &, const Tiling &, TraceWriter &)) {
-  return {std::move(remark), [=, at = func.loc()](ir::Trace &trace) {
+                              void (*write)(const std::string &, const Workload &, const Tiling &, TraceWriter &),
+                              std::vector<int64_t> knobs) {
+  return {std::move(remark),
+          [=, at = func.loc()](ir::Trace &trace) {
             TraceWriter writer(trace, name + "_", at);
             write(name, *workload, tiling, writer);
-          }};
+          },
+          std::move(knobs)};
 }
 llvm::Error noTileFits(const ir::PrimFunc &func, const std::string &op, const std::string &smallestTile,
                        const SramNeed &need, const vta::Config &config);

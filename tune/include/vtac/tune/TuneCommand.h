@@ -1,22 +1,23 @@
 // `vtac tune`: searches the automatic VTA schedules' space of each prim_func by measuring
 // candidates on the VTA simulator's timing model.
 //
-//   vtac tune FILE [--entry NAME] [--trials N | --choices I,J,...] [--seed S] [--vta-config PATH]
-//             [--tuning-db DB] -o OUT.py
+//   vtac tune FILE [--entry NAME] [--trials N | --choices I,J,...] [-j N] [--seed S] [--objective O]
+//             [--vta-config PATH] [--tuning-db DB] [--log LOG] -o OUT.py
 //   vtac tune FILE [--entry NAME] --space
 //
 // For each prim_func an auto-schedule rule recognises (passes/autoschedule: packed conv2d,
-// dense, elementwise), the rule's space is every tiling it considers legal; the trials are the
-// rule's own choice (what --auto-schedule applies) and N - 1 others drawn without replacement
-// by the seed. Each trial is scheduled, lowered with vta-lower, JIT-compiled and run on the
-// simulator on seeded random inputs; its result must equal the unscheduled program's, run by
-// the JIT on the CPU (a difference is a bug in vtac, reported as an error, never a score). The
-// best trial has the fewest DRAM bytes of those within 1% of the fewest modelled cycles (the
-// model's resolution), then the fewest cycles, then is the earliest. OUT.py is a schedule def of
-// the best trials, which `--schedule OUT.py` replays; with --tuning-db DB each is also recorded
-// in DB (passes/autoschedule/TuningDatabase.h), which `--auto-schedule --tuning-db DB` applies.
-// Deterministic for a seed. --space lists each space (index: remark); --choices measures
-// given indices instead of a draw (to compare a known tiling, such as TVM's tuned one).
+// dense, elementwise), the rule's space is every tiling it considers legal. The N trials are the
+// rule's own choice (what --auto-schedule applies), a quarter of N drawn by the seed, then the
+// neighbours (one knob changed) of the best trials measured so far. Each trial is scheduled,
+// lowered with vta-lower, JIT-compiled and run on the simulator on seeded random inputs; its
+// result must equal the unscheduled program's, run by the JIT on the CPU (a difference is a bug
+// in vtac, reported as an error, never a score). The best trial has the least objective: the
+// modelled cycles plus the DRAM bus's cycles for the trial's traffic (default), or the cycles
+// alone. OUT.py is a schedule def of the best trials, which `--schedule OUT.py` replays; with
+// --tuning-db DB each is also recorded in DB (passes/autoschedule/TuningDatabase.h), which
+// `--auto-schedule --tuning-db DB` applies; --log LOG gets every trial's cost. Deterministic for
+// a seed, whatever -j (tune/TrialPlanner.h, tune/ForkedJobs.h). --space lists each space (index: remark); --choices measures given indices instead of
+// a search (to compare a known tiling, such as TVM's tuned one).
 #pragma once
 
 #include <cstdint>
@@ -38,7 +39,10 @@ struct TuneOptions {
   std::string output;
   std::string vtaConfig;
   std::string tuningDb;  // --tuning-db: the database each best schedule is added to
+  std::string log;       // --log: every trial's cost
+  std::string objective = "cycles+dram";
   int64_t trials = 64;
+  size_t jobs = 1;  // -j: trials measured at once
   uint64_t seed = 0;
   std::vector<size_t> choices;  // --choices: these indices of each space instead of a draw
   bool printSpace = false;      // --space

@@ -41,6 +41,10 @@ struct AutoSchedule {
 struct ScheduleChoice {
   std::string remark;  // "conv2d-packed: 3x3 stride 1; tiles oc 2 x rows 14 ..."
   std::function<void(ir::Trace &)> write;
+  // The rule's knobs for this choice (conv2d: oc, rows, columns, ic, thread axis), the same
+  // number for every choice of a space: choices that differ in one knob are neighbours, which
+  // `vtac tune` searches around its best trials.
+  std::vector<int64_t> knobs;
 };
 
 struct FunctionSpace {
