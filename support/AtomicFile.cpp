@@ -4,6 +4,7 @@
 #include <system_error>
 #include <climits>
 #include <fcntl.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -188,6 +189,25 @@ llvm::Error writeFileAtomically(llvm::StringRef path, llvm::StringRef contents) 
   OutputSet output;
   if (llvm::Error error = output.stage(path, contents.str())) return error;
   return output.commit();
+}
+
+llvm::Expected<DirectoryLock> DirectoryLock::acquire(llvm::StringRef path) {
+  llvm::Expected<Destination> destination = resolve(path);
+  if (!destination) return destination.takeError();
+  std::string directory = directoryOf(destination->path).str();
+  int fd = ::open(directory.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd < 0) return cannotWrite(path, errno);
+  while (::flock(fd, LOCK_EX) != 0)
+    if (errno != EINTR) {
+      int error = errno;
+      ::close(fd);
+      return cannotWrite(path, error);
+    }
+  return DirectoryLock(fd);
+}
+
+DirectoryLock::~DirectoryLock() {
+  if (fd_ >= 0) ::close(fd_);  // which releases the lock
 }
 
 }  // namespace vtac::support

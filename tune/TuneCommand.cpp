@@ -266,13 +266,11 @@ int tuneCommand(const TuneOptions &options, std::ostream &out, std::ostream &err
     for (const std::string &path : {options.output, options.tuningDb, options.log})
       if (!path.empty())
         if (llvm::Error error = support::checkOutputDirectory(path)) return fail(std::move(error));
-  passes::autoschedule::TuningDatabase database;
-  if (!options.tuningDb.empty()) {
-    llvm::Expected<passes::autoschedule::TuningDatabase> read =
-        passes::autoschedule::TuningDatabase::read(options.tuningDb, /*missingIsEmpty=*/true);
-    if (!read) return fail(read.takeError());
-    database = std::move(*read);
-  }
+  if (!options.tuningDb.empty())  // a malformed database is an error before the search, not after
+    if (llvm::Expected<passes::autoschedule::TuningDatabase> read =
+            passes::autoschedule::TuningDatabase::read(options.tuningDb, /*missingIsEmpty=*/true);
+        !read)
+      return fail(read.takeError());
   if (!options.vtaConfig.empty())
     if (llvm::Error error = backend::selectVtaConfig(options.vtaConfig, "--vta-config " + options.vtaConfig))
       return fail(std::move(error));
@@ -315,13 +313,28 @@ int tuneCommand(const TuneOptions &options, std::ostream &out, std::ostream &err
   SpaceSearch searcher(options, objective, slots, *parsed, out, errors);
   ir::Trace best;
   best.name = "schedule";
+  std::vector<passes::autoschedule::TuningRecord> records;
   for (const passes::autoschedule::FunctionSpace &space : *spaces) {
     std::optional<std::pair<size_t, Cost>> found = searcher.search(space);
     if (!found) return support::kExitInputError;
     const passes::autoschedule::ScheduleChoice &chosen = space.choices[found->first];
     chosen.write(best);
-    database.put({space.workload, passes::autoschedule::vtaModelName(*config), chosen.remark, found->second.cycles,
-                  found->second.dramBytes});
+    records.push_back({space.workload, passes::autoschedule::vtaModelName(*config), chosen.remark,
+                       found->second.cycles, found->second.dramBytes});
+  }
+  // Tunes that run at once (make -j) add to one database: it is read again, the records added
+  // and written back under a lock, so none is lost.
+  std::optional<support::DirectoryLock> locked;
+  passes::autoschedule::TuningDatabase database;
+  if (!options.tuningDb.empty()) {
+    llvm::Expected<support::DirectoryLock> lock = support::DirectoryLock::acquire(options.tuningDb);
+    if (!lock) return fail(lock.takeError());
+    locked.emplace(std::move(*lock));
+    llvm::Expected<passes::autoschedule::TuningDatabase> read =
+        passes::autoschedule::TuningDatabase::read(options.tuningDb, /*missingIsEmpty=*/true);
+    if (!read) return fail(read.takeError());
+    database = std::move(*read);
+    for (passes::autoschedule::TuningRecord &record : records) database.put(std::move(record));
   }
   support::OutputSet files;
   if (llvm::Error error = files.stage(options.output, "# vtac tune " + options.file + " --trials " +

@@ -51,4 +51,19 @@ private:
   std::vector<std::unique_ptr<Staged>> staged_;
 };
 
+// An exclusive lock (flock) of the directory that holds `path`, for a read-modify-write of a
+// file that several processes update (a tuning database under make -j): they take turns. The
+// directory rather than the file, which writeFileAtomically replaces with another.
+class DirectoryLock {
+public:
+  static llvm::Expected<DirectoryLock> acquire(llvm::StringRef path);
+  DirectoryLock(DirectoryLock &&other) noexcept : fd_(other.fd_) { other.fd_ = -1; }
+  DirectoryLock &operator=(DirectoryLock &&) = delete;
+  ~DirectoryLock();
+
+private:
+  explicit DirectoryLock(int fd) : fd_(fd) {}
+  int fd_;
+};
+
 }  // namespace vtac::support
