@@ -249,7 +249,9 @@ void writeSchedule(const std::string &func, const PackedConv &c, const Tiling &t
   }
   int64_t outer = 4 + (t.threads != ThreadAxis::None);  // loops around an output tile
   // the init's loops: the tile's, then bo, co, i, j, bi, ci
-  scheduleStages(sch, func, c.stages, {conv, x[0], ic[0], loops[4], cl[8], outer, outer + 4}, madeLoads);
+  std::string store = storeLoop({{oc[1], t.oc}, {y[1], t.rows}, {x[1], t.cols}},
+                                t.oc > 1 && t.rows > 1 && t.cols < c.width, loops[4]);
+  scheduleStages(sch, func, c.stages, {conv, x[0], ic[0], store, cl[8], outer, outer + 4}, madeLoads);
 }
 
 std::string describe(const PackedConv &c, const Tiling &t, uint64_t floor) {

@@ -229,7 +229,9 @@ void writeSchedule(const std::string &func, const PackedElementwise &e, const Ti
   for (const std::string &stage : stages) sch.setScope(stage, kAcc);
   for (const std::string &load : loads) sch.annotate(sch.getLoop(load, around), "pragma_dma_copy");
   for (const std::string &stage : stages) sch.annotate(sch.getLoop(stage, around), "pragma_alu");
-  sch.annotate(loops[e.rank - 2], "pragma_dma_copy");
+  std::vector<std::pair<std::string, int64_t>> tileLoops{{oc[1], t.oc}};
+  if (e.rank == 6) tileLoops.insert(tileLoops.end(), {{inner[2], t.rows}, {inner[3], t.cols}});
+  sch.annotate(storeLoop(tileLoops, false, loops[e.rank - 2]), "pragma_dma_copy");  // 3D tiles are not in the space
 }
 
 }  // namespace

@@ -179,6 +179,13 @@ std::vector<std::string> computeEpilogueAt(TraceWriter &sch, const std::string &
   return made;
 }
 
+std::string storeLoop(const std::vector<std::pair<std::string, int64_t>> &tileLoops, bool ocBlocksOfPartialRows,
+                      const std::string &perVector) {
+  for (size_t i = ocBlocksOfPartialRows ? 1 : 0; i < tileLoops.size(); ++i)
+    if (tileLoops[i].second > 1) return tileLoops[i].first;
+  return perVector;
+}
+
 void scheduleStages(TraceWriter &sch, const std::string &func, const PackedStages &s, const StageLoops &at,
                     const std::vector<std::string> &madeLoads) {
   std::string data = s.dataStage ? sch.getBlock(s.dataStage->name, func)

@@ -73,6 +73,14 @@ struct StageLoops {
 // compute_at of the reduction), then the rest (scopes, loads, DMA and ALU pragmas, tensorize).
 // computeEpilogueAt returns the load stages it made for the inline adds, which scheduleStages
 // treats like the function's own load stages.
+// The output tile's loop its store DMA sits on: the outermost of the tile's inner loops (outer
+// first, with their extents) that is not a unit loop and under which the tile is a 2D copy, so
+// one store moves the whole tile, or an oc block of it where the tile is several oc blocks of
+// several partial rows (`ocBlocksOfPartialRows`: a 3D copy, the first loop left out);
+// `perVector` (the loop of one vector) when every loop is a unit loop.
+std::string storeLoop(const std::vector<std::pair<std::string, int64_t>> &tileLoops, bool ocBlocksOfPartialRows,
+                      const std::string &perVector);
+
 std::vector<std::string> computeEpilogueAt(TraceWriter &sch, const std::string &func, const PackedStages &stages,
                                            const std::string &tile);
 void scheduleStages(TraceWriter &sch, const std::string &func, const PackedStages &stages, const StageLoops &at,
