@@ -120,4 +120,16 @@ void preOrderVisit(const Expr &expr, const std::function<void(const Node &)> &fn
   PreOrderCallback(fn).visitExpr(expr);
 }
 
+bool usesVar(const Stmt &stmt, const Var *var) {
+  bool found = false;
+  preOrderVisit(stmt, [&](const Node &node) { found |= &node == var; });
+  return found;
+}
+
+bool usesVar(const Expr &expr, const Var *var) {
+  bool found = false;
+  preOrderVisit(expr, [&](const Node &node) { found |= &node == var; });
+  return found;
+}
+
 }  // namespace vtac::ir

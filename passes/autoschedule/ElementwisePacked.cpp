@@ -39,13 +39,6 @@ struct PackedElementwise {
   int64_t images = 0, ocBlocks = 0, rows = 1, cols = 1;
 };
 
-bool shapeIs(const ir::Buffer &buffer, const std::vector<int64_t> &shape) {
-  if (buffer.shape.size() != shape.size()) return false;
-  for (size_t i = 0; i < shape.size(); ++i)
-    if (ir::asConstInt(buffer.shape[i]) != shape[i]) return false;
-  return true;
-}
-
 // An operand VTA's ALU reads: a load (int8 ones widened by a cast) or a 16-bit immediate.
 bool isAluOperand(const ir::Expr &e) {
   if (e.isa<ir::BufferLoad>()) return true;
@@ -114,7 +107,7 @@ std::optional<PackedElementwise> recognise(const ir::PrimFunc &func, const vta::
   e.images = shape[0], e.ocBlocks = shape[1];
   if (e.rank == 6) e.rows = shape[2], e.cols = shape[3];
   auto elementwise = [&](const ir::Block &b) {
-    return b.iterVars.size() == e.rank && b.writes.size() == 1 && shapeIs(*b.writes[0].buffer, shape) &&
+    return b.iterVars.size() == e.rank && b.writes.size() == 1 && constantShape(*b.writes[0].buffer) == shape &&
            std::all_of(b.iterVars.begin(), b.iterVars.end(),
                        [](const ir::IterVarRef &v) { return v->iterType == ir::IterType::DataPar; });
   };
@@ -149,7 +142,7 @@ std::optional<PackedElementwise> recognise(const ir::PrimFunc &func, const vta::
         return std::nullopt;
       }
       bool widened = read->dtype == ir::DataType::intTy(8) && readOnlyWidened(*stage, read);
-      if (!shapeIs(*read, shape) || (read->dtype != ir::DataType::int32() && !widened)) {
+      if (constantShape(*read) != shape || (read->dtype != ir::DataType::int32() && !widened)) {
         why = "stage '" + stage->name + "' reads '" + read->name +
               "', which is neither an int32 nor a widened int8 tensor of the output's shape";
         return std::nullopt;

@@ -39,15 +39,21 @@ std::optional<int64_t> wideConstant(const ir::Block &b) {
 }
 
 bool sameShape(const ir::Buffer &a, const ir::Buffer &b) {
-  if (a.shape.size() != b.shape.size()) return false;
-  for (size_t i = 0; i < a.shape.size(); ++i) {
-    auto x = ir::asConstInt(a.shape[i]), y = ir::asConstInt(b.shape[i]);
-    if (!x || x != y) return false;
-  }
-  return true;
+  std::optional<std::vector<int64_t>> shape = constantShape(a);
+  return shape && shape == constantShape(b);
 }
 
 }  // namespace
+
+std::optional<std::vector<int64_t>> constantShape(const ir::Buffer &buffer) {
+  std::vector<int64_t> shape;
+  for (const ir::Expr &extent : buffer.shape) {
+    std::optional<int64_t> constant = ir::asConstInt(extent);
+    if (!constant) return std::nullopt;
+    shape.push_back(*constant);
+  }
+  return shape;
+}
 
 bool isParam(const ir::PrimFunc &func, const ir::Buffer *buffer) {
   return std::any_of(func.bufferMap.begin(), func.bufferMap.end(),

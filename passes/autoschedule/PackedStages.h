@@ -12,6 +12,7 @@
 
 #include <algorithm>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -47,6 +48,8 @@ bool isParam(const ir::PrimFunc &func, const ir::Buffer *buffer);
 bool readOnlyWidened(const ir::Block &b, const ir::Buffer *buffer);
 int readIndex(const ir::Block &block, const ir::Buffer *buffer);
 bool isVarOf(const ir::Expr &e, const ir::IterVarRef &iv);
+// The buffer's shape if every extent is a constant.
+std::optional<std::vector<int64_t>> constantShape(const ir::Buffer &buffer);
 std::optional<int64_t> extentOf(const ir::IterVarRef &iv);
 
 // The reduction block with `spatial` then `reduce` iteration variables, an init, one int32 write

@@ -11,6 +11,7 @@
 #include "vtac/ir/Printer.h"
 #include "vtac/ir/StructuralEqual.h"
 #include "vtac/ir/Substitute.h"
+#include "vtac/ir/Visitor.h"
 
 namespace vtac::passes::schedule {
 

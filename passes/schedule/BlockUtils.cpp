@@ -97,12 +97,6 @@ llvm::Expected<std::vector<BlockRV>> dependentBlocks(const Schedule &sch, const 
   return result;
 }
 
-bool usesVar(const Expr &e, const Var *var) {
-  bool found = false;
-  preOrderVisit(e, [&](const Node &node) { found |= &node == var; });
-  return found;
-}
-
 bool sameExprs(const std::vector<Expr> &a, const std::vector<Expr> &b) {
   return std::equal(a.begin(), a.end(), b.begin(), b.end(),
                     [](const Expr &x, const Expr &y) { return structuralEqual(x, y); });

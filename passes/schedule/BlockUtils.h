@@ -36,8 +36,6 @@ std::vector<StmtPath> childBlockPaths(const ir::Stmt &root);
 llvm::Expected<std::vector<BlockRV>> dependentBlocks(const Schedule &sch, const BlockRV &rv, ir::SourceLoc at,
                                                      bool producers);
 
-// Whether `e` uses the variable `var`.
-bool usesVar(const ir::Expr &e, const ir::Var *var);
 // Whether two lists of expressions (indices, shapes) are structurally equal, item by item.
 bool sameExprs(const std::vector<ir::Expr> &a, const std::vector<ir::Expr> &b);
 

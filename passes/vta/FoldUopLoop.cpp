@@ -69,12 +69,6 @@ private:
   ir::VarRef var_;
 };
 
-bool mentions(const ir::Stmt &stmt, const ir::Var *var) {
-  bool found = false;
-  ir::preOrderVisit(stmt, [&](const ir::Node &n) { found |= &n == var; });
-  return found;
-}
-
 class UopLoopFolder : public ir::StmtExprMutator {
 public:
   explicit UopLoopFolder(PassContext &context)
@@ -102,7 +96,7 @@ public:
       }
       std::string whyNot = extractor.whyNot;
       if (whyNot.empty() && !extractor.factors[0]) whyNot = "it holds no micro-op";
-      if (whyNot.empty() && mentions(rest, loop->loopVar.get()))
+      if (whyNot.empty() && ir::usesVar(rest, loop->loopVar.get()))
         whyNot = "'" + loop->loopVar->name + "' is used outside the micro-op indices";
       if (!whyNot.empty()) {
         context_.emitRemark(loop->loc(), "fold-uop-loop: loop '" + loop->loopVar->name +
@@ -179,7 +173,7 @@ private:
     if (!min || *min != 0) return std::nullopt;
     FactorExtractor extractor(loop.loopVar);
     ir::Stmt rest = extractor.visitStmt(body);
-    if (!extractor.whyNot.empty() || !extractor.factors[0] || mentions(rest, loop.loopVar.get()))
+    if (!extractor.whyNot.empty() || !extractor.factors[0] || ir::usesVar(rest, loop.loopVar.get()))
       return std::nullopt;
     return ir::seq({vta::evaluate(vta::callExtern("VTAUopLoopBegin", {loop.extent, ir::intImm(*extractor.factors[0]),
                                                                     ir::intImm(*extractor.factors[1]),

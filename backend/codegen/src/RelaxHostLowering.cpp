@@ -22,12 +22,6 @@ namespace relax = ir::relax;
 // VTABufferCopy's kind_mask (vta/runtime.h).
 constexpr int kCopyHostToDevice = 1, kCopyDeviceToHost = 2;
 
-bool usesVar(const ir::Stmt &body, const ir::Var *var) {
-  bool found = false;
-  ir::preOrderVisit(body, [&](const ir::Node &n) { found |= &n == var; });
-  return found;
-}
-
 // "env.linear" -> "env_linear": the C symbol a registered function name stands for.
 std::string linkSymbol(const std::string &name) {
   std::string symbol;
@@ -129,7 +123,7 @@ public:
     if (!body) return body.takeError();
     for (auto it = setups.rbegin(); it != setups.rend(); ++it) *body = (*it)(*body);
     // The handle only where a CPU view of a VTA buffer needs it (an unused one is a C warning).
-    if (function_.commandHandle && usesVar(*body, function_.commandHandle.get()))
+    if (function_.commandHandle && ir::usesVar(*body, function_.commandHandle.get()))
       *body = ir::make<ir::LetStmt>(function_.commandHandle,
                                     runtimeCall(DataType::handle(), "VTATLSCommandHandle", {}), *body);
     return bindParameters(function_, *body);

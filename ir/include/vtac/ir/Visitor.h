@@ -57,4 +57,8 @@ protected:
 void preOrderVisit(const Stmt &stmt, const std::function<void(const Node &)> &fn);
 void preOrderVisit(const Expr &expr, const std::function<void(const Node &)> &fn);
 
+// Whether the statement (or expression) refers to `var` anywhere, bound or not.
+bool usesVar(const Stmt &stmt, const Var *var);
+bool usesVar(const Expr &expr, const Var *var);
+
 }  // namespace vtac::ir
