@@ -228,9 +228,22 @@ int compileCommand(const CompileOptions &options, std::ostream &errors) {
       job.depfile = std::string(path);
     }
   }
+  // `-o DIR/` naming no directory yet makes it, as `mkdir -p` would, once every input compiled
+  // (nothing on disk before); its nearest existing ancestor must be writable now.
+  bool makeDirectory = toDirectory && !llvm::sys::fs::is_directory(options.output);
+  if (makeDirectory) {
+    llvm::SmallString<256> ancestor(options.output);
+    while (!ancestor.empty() && !llvm::sys::fs::is_directory(ancestor)) llvm::sys::path::remove_filename(ancestor);
+    if (ancestor.empty()) ancestor = ".";
+    if (llvm::sys::fs::access(ancestor, llvm::sys::fs::AccessMode::Write)) {
+      errors << ir::renderError(ir::diagnosticError("cannot make the output directory '" + options.output + "': '" +
+                                                    std::string(ancestor) + "' is not writable"));
+      return support::kExitInputError;
+    }
+  }
   for (const Job &job : jobs)
     for (const std::string &path : {job.output, job.depfile})
-      if (!path.empty())
+      if (!path.empty() && !(makeDirectory && llvm::StringRef(path).starts_with(options.output)))
         if (llvm::Error error = support::checkOutputDirectory(path)) {
           errors << ir::renderError(std::move(error));
           return support::kExitInputError;
@@ -253,6 +266,12 @@ int compileCommand(const CompileOptions &options, std::ostream &errors) {
     ok &= job.ok;
   }
   if (!ok) return support::kExitInputError;
+  if (makeDirectory)
+    if (std::error_code error = llvm::sys::fs::create_directories(options.output)) {
+      errors << ir::renderError(
+          ir::diagnosticError("cannot make the output directory '" + options.output + "': " + error.message()));
+      return support::kExitInputError;
+    }
   for (const Job &job : jobs) {
     llvm::Error error = support::writeFileAtomically(job.output, job.contents);
     if (!error && !job.depfile.empty())

@@ -20,7 +20,7 @@ void registerCompileCommand(CLI::App &app, support::CommandAction &action) {
   command->add_option("FILE", options->inputs, "Input .tvm files")->required();
   command->add_option("-o,--output", options->output,
                       "Output file (one input) or directory (ending in '/' or existing: one file per "
-                      "input, named after it)")
+                      "input, named after it; a missing DIR/ is made once every input compiled)")
       ->required();
   command->add_option("--emit", options->emit,
                       "c | header | llvm (.ll) | bc | asm (.s) | obj (default: from the output's "
