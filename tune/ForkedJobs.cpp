@@ -4,11 +4,13 @@
 #include <cstring>
 #include <fcntl.h>
 #include <iostream>
+#include <csignal>
 #include <poll.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <llvm/ADT/STLExtras.h>
+#include <llvm/ADT/ScopeExit.h>
 #include <llvm/ADT/SmallVector.h>
 #include <llvm/ADT/StringRef.h>
 
@@ -179,6 +181,12 @@ void WorkerPool::retire(Worker &worker, std::string *why) {
 }
 
 std::vector<JobResult> WorkerPool::run(const std::vector<size_t> &jobs) {
+  // A worker killed while idle makes the request's write fail with EPIPE (its result pipe then
+  // says how it ended) rather than SIGPIPE ending vtac.
+  struct sigaction ignore {}, previous {};
+  ignore.sa_handler = SIG_IGN;
+  sigaction(SIGPIPE, &ignore, &previous);
+  auto restore = llvm::make_scope_exit([&] { sigaction(SIGPIPE, &previous, nullptr); });
   std::vector<JobResult> results(jobs.size());
   size_t next = 0;
   auto busy = [&] { return llvm::count_if(workers_, [](const auto &w) { return w->position.has_value(); }); };

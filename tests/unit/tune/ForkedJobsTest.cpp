@@ -103,3 +103,20 @@ TEST_CASE("a worker that dies on a job: that job's result says how, the others c
   CHECK(*results[2].text == "done 2");
   CHECK(*results[3].text == "done 3");
 }
+
+TEST_CASE("a worker killed while idle: the next job on it says how, and vtac lives on", "[tune]") {
+  std::ostringstream warnings;
+  JobSlots slots = JobSlots::fromMakeflags(1, nullptr, warnings);
+  WorkerPool pool(slots, [](size_t) { return std::to_string(getpid()); });
+  std::vector<JobResult> first = pool.run({0});
+  REQUIRE(first[0].text);
+  pid_t worker = std::stoi(*first[0].text);
+  REQUIRE(kill(worker, SIGKILL) == 0);
+  usleep(100 * 1000);  // let it die before the next request is written to it
+  std::vector<JobResult> second = pool.run({1});
+  CHECK(!second[0].text);
+  CHECK(second[0].why.find("killed by signal 9") != std::string::npos);
+  std::vector<JobResult> third = pool.run({2});  // a new worker takes the next job
+  REQUIRE(third[0].text);
+  CHECK(std::stoi(*third[0].text) != worker);
+}
