@@ -132,7 +132,7 @@ void writeSchedule(const std::string &func, const PackedDense &d, const Tiling &
   }
   int64_t outer = 2 + t.threads;  // loops around an output tile
   // the init's loops: the tile's, then bo, co, bi, ci
-  scheduleStages(sch, func, d.stages, {gemm, oc[0], ko[0], storeLoop({{oc[1], t.oc}}, false, loops[3]), gl[4], outer,
+  scheduleStages(sch, func, d.stages, {gemm, oc[0], ko[0], storeLoop({{oc[1], t.oc}}, false, loops[2]), gl[4], outer,
                                        outer + 2},
                  madeLoads);
 }
