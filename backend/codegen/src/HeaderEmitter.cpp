@@ -53,14 +53,15 @@ std::string emitHeader(const std::vector<HostFunction> &functions, const std::st
       out << " * Destination-passing: the parameters after the inputs receive the results. Each\n"
           << " * function the graph calls returns its status; a non-zero one is returned at once.\n";
       if (function.commandHandle)
-        out << " * An input is a host tensor (kDLCPU: data in host memory, any byte_offset) or a VTA\n"
-            << " * buffer (kDLExtDev: data a live VTABufferAlloc handle of at least the tensor's bytes,\n"
-            << " * byte_offset 0), read in place: pass the weights as VTA buffers allocated once to\n"
-            << " * save copying them on every call. VTA memory is otherwise the function's business: it\n"
-            << " * copies host inputs its VTA functions read into VTABufferAlloc buffers and the results\n"
-            << " * (host tensors) they write back (VTABufferCopy), and keeps the intermediates VTA code\n"
-            << " * touches in VTA buffers (CPU code reaches them through VTABufferCPUPtr: VTA memory\n"
-            << " * must be coherent, as it is by default).\n";
+        out << " * An input or a result is a host tensor (kDLCPU: data in host memory, any byte_offset)\n"
+            << " * or a VTA buffer (kDLExtDev: data a live VTABufferAlloc handle of at least the tensor's\n"
+            << " * bytes, byte_offset 0), used in place: pass the weights as VTA buffers allocated once\n"
+            << " * to save copying them on every call, and a result as a VTA buffer to keep it on the\n"
+            << " * device. VTA memory is otherwise the function's business: it copies host inputs its\n"
+            << " * VTA functions read into VTABufferAlloc buffers and host results they write back out\n"
+            << " * (VTABufferCopy), and keeps the intermediates VTA code touches in VTA buffers (CPU\n"
+            << " * code reaches them through VTABufferCPUPtr: VTA memory must be coherent, as it is by\n"
+            << " * default).\n";
       std::set<std::string> callees;
       ir::preOrderVisit(function.body, [&](const ir::Node &node) {
         auto *call = node.as<ir::Call>();

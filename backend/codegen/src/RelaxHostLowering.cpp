@@ -108,17 +108,21 @@ public:
         return ir::diagnosticError(result.loc, "returning the parameter '" + result.var->name + "' cannot be compiled");
       auto buffer = tensorBuffer(result.var->name, result.var->sinfo, result.loc);
       if (!buffer) return buffer.takeError();
-      HostParam host{ir::makeVar(result.var->name, DataType::handle(), result.loc), *buffer, false, false};
+      HostParam host{ir::makeVar(result.var->name, DataType::handle(), result.loc), *buffer, false, false, takesVtaBuffers};
       function_.params.push_back(host);
       destinations_[result.var.get()] = host.var;
     }
     std::vector<const relax::Binding *> bindings;
     for (const relax::BindingBlock &block : func_.blocks)
       for (const relax::Binding &binding : block.bindings) bindings.push_back(&binding);
-    // The parameters' DLTensors are made before the calls are lowered, which use them.
+    // The caller's tensors' DLTensors are made before the calls are lowered, which use them.
     std::vector<Wrap> setups;
-    if (takesVtaBuffers)
-      for (size_t i = 0; i < func_.params.size(); ++i) setups.push_back(paramSetup(*func_.params[i], function_.params[i]));
+    if (takesVtaBuffers) {
+      for (size_t i = 0; i < func_.params.size(); ++i)
+        setups.push_back(callerTensorSetup(*func_.params[i], function_.params[i], false));
+      for (size_t i = 0; i < func_.results.size(); ++i)
+        setups.push_back(callerTensorSetup(*func_.results[i].var, function_.params[func_.params.size() + i], true));
+    }
     auto body = lowerFrom(bindings, 0);
     if (!body) return body.takeError();
     for (auto it = setups.rbegin(); it != setups.rend(); ++it) *body = (*it)(*body);
@@ -167,29 +171,33 @@ private:
 
   using Wrap = std::function<ir::Stmt(ir::Stmt)>;
 
-  // A parameter of a graph that runs VTA code is a host tensor or a VTA buffer (`p_is_vta`,
-  // decided at run time). VTA code reads a VTA buffer in place and a copy of a host tensor in
-  // a VTA buffer allocated for the call; CPU code reads a host tensor in place and a VTA buffer
-  // through its CPU address. Records the parameter's DLTensors and returns what wraps the calls.
-  Wrap paramSetup(const relax::Var &param, const HostParam &host) {
-    Tensors &tensors = tensors_[&param];
-    ir::VarRef isVta = ir::makeVar(param.name + "_is_vta", DataType::boolTy(), param.loc);
+  // A tensor of the caller's (a parameter, or a result the function writes) in a graph that
+  // runs VTA code is a host tensor or a VTA buffer (`x_is_vta`, decided at run time). VTA code
+  // uses a VTA buffer in place and, for a host tensor, a VTA buffer allocated for the call that
+  // a parameter is copied into before the first call and a result out of after the last; CPU
+  // code uses a host tensor in place and a VTA buffer through its CPU address. Records the
+  // tensor's DLTensors and returns what wraps the calls.
+  Wrap callerTensorSetup(const relax::Var &var, const HostParam &host, bool isResult) {
+    Tensors &tensors = tensors_[&var];
+    tensors.host = host.var;
+    ir::VarRef isVta = ir::makeVar(var.name + "_is_vta", DataType::boolTy(), var.loc);
     ir::Expr isVtaValue = ir::binary(ir::NodeKind::EQ, ir::make<ir::Call>(DataType::int32(), hostop::kTensorDeviceType, std::vector<ir::Expr>{host.var}),
                                      ir::intImm(kDLExtDev, DataType::int32()));
     ir::Expr data = tensorData(host.var);  // the handle itself for a VTA buffer (byte_offset 0)
     ir::VarRef view;
-    if (onCpu_.count(&param)) {
-      view = ir::makeVar(param.name + "_host", DataType::handle(), param.loc);
+    if (onCpu_.count(&var)) {
+      view = ir::makeVar(var.name + "_host", DataType::handle(), var.loc);
       tensors.host = view;
     }
     ir::BufferRef copy;
-    if (onVta_.count(&param)) copy = vtaBuffer(param, tensors);
-    return [this, isVta, isVtaValue, data, view, copy, vta = tensors.vta, buffer = host.buffer](ir::Stmt body) {
+    if (onVta_.count(&var)) copy = vtaBuffer(var, tensors);
+    return [this, isVta, isVtaValue, data, view, copy, isResult, vta = tensors.vta, buffer = host.buffer](ir::Stmt body) {
       if (copy) {
-        ir::Stmt copyIn = ir::make<ir::IfThenElse>(ir::make<ir::Not>(isVta),
-                                                   copyTensor(data, copy->data, *copy, kCopyHostToDevice), nullptr);
+        ir::Stmt transfer = isResult ? copyTensor(copy->data, data, *copy, kCopyDeviceToHost)
+                                     : copyTensor(data, copy->data, *copy, kCopyHostToDevice);
+        ir::Stmt hostOnly = ir::make<ir::IfThenElse>(ir::make<ir::Not>(isVta), transfer, nullptr);
         body = ir::make<ir::LetStmt>(vta, makeTensor(hostop::kMakeVtaTensor, ifThenElse(isVta, data, copy->data), *copy),
-                                     ir::seq({copyIn, body}));
+                                     isResult ? ir::seq({body, hostOnly}) : ir::seq({hostOnly, body}));
         // Allocated only for a host tensor.
         body = ir::make<ir::Allocate>(copy->data, copy->dtype, copy->shape, ir::make<ir::Not>(isVta), body, ir::AttrMap{},
                                       copy->loc());
@@ -211,7 +219,7 @@ private:
 
   // The statement running bindings[i...] (each binding wraps the ones after it).
   llvm::Expected<ir::Stmt> lowerFrom(const std::vector<const relax::Binding *> &bindings, size_t i) {
-    if (i == bindings.size()) return copyOut_.empty() ? ir::make<ir::Evaluate>(ir::intImm(0)) : ir::seq(copyOut_);
+    if (i == bindings.size()) return ir::make<ir::Evaluate>(ir::intImm(0));
     const relax::Binding &binding = *bindings[i];
     if (!binding.call) {
       if (destinations_.count(binding.var.get()))
@@ -245,6 +253,8 @@ private:
     const relax::Var &var = *binding.var;
     Tensors &tensors = tensors_[&var];
     auto destination = destinations_.find(&var);
+    // A result of a graph that runs VTA code has its DLTensors already (callerTensorSetup).
+    if (destination != destinations_.end() && function_.commandHandle) return Wrap([](ir::Stmt body) { return body; });
     if (!onVta_.count(&var)) {
       if (destination != destinations_.end()) {
         tensors.host = destination->second;
@@ -260,9 +270,6 @@ private:
     if (!var.sinfo.hasShape() || var.sinfo.dtype.isVoid())
       return ir::diagnosticError(binding.loc, "'" + var.name + "' needs a known shape and dtype to be compiled");
     ir::BufferRef buffer = vtaBuffer(var, tensors);
-    // A returned tensor is copied into the caller's destination after the last call.
-    if (destination != destinations_.end())
-      copyOut_.push_back(copyTensor(buffer->data, tensorData(destination->second), *buffer, kCopyDeviceToHost));
     if (onCpu_.count(&var)) tensors.host = ir::makeVar(var.name, DataType::handle(), binding.loc);
     return Wrap([this, buffer, view = tensors.host, tensor = tensors.vta](ir::Stmt body) {
       // CPU code reaches the VTA buffer through its CPU address (VTA memory is coherent, as in
@@ -296,7 +303,6 @@ private:
   std::unordered_set<const relax::Var *> onVta_, onCpu_;
   std::unordered_map<const relax::Var *, Tensors> tensors_;          // graph variable -> its DLTensors
   std::unordered_map<const relax::Var *, ir::VarRef> destinations_;  // returned variable -> output
-  std::vector<ir::Stmt> copyOut_;                                    // after the last call
 };
 
 }  // namespace

@@ -8,11 +8,14 @@
  *   vta_graph_main compare DIR  calls LAYER on them twice and compares each result byte for
  *                               byte with DIR/out.npy (what `vtac run` computed from the inputs);
  *                               then twice with the inputs uploaded once into VTA buffers
- *                               (kDLExtDev, used in place), once with one of each; then with
- *                               VTA tensors it must refuse (not a live handle, too small, ...)
+ *                               (kDLExtDev, used in place), once with one of each, once with
+ *                               the result a VTA buffer (written in place, read back after);
+ *                               then with VTA tensors it must refuse (not a live handle, too
+ *                               small, ...)
  *
  * -DCONV: seed 001's conv2d twice (data (1, 16, 14, 14, 1, 16) and kernel (16, 16, 3, 3, 16, 16)
- * int8 -> int8); otherwise the vector add chain (A and B (16, 64, 1, 16) int32 -> int8).
+ * int8 -> int8); -DWIDE_RESULT: A and B (16, 64, 1, 16) int32 -> int32; otherwise the vector add
+ * chain (A and B (16, 64, 1, 16) int32 -> int8).
  */
 #include <string.h>
 
@@ -28,6 +31,8 @@ struct spec {
 #ifdef CONV
 static struct spec specs[3] = {{8, 6, 64, {1, 16, 14, 14, 1, 16}}, {8, 6, 64, {16, 16, 3, 3, 16, 16}},
                                {8, 6, 0, {1, 16, 14, 14, 1, 16}}};
+#elif defined(WIDE_RESULT)
+static struct spec specs[3] = {{32, 4, 64, {16, 64, 1, 16}}, {32, 4, 256, {16, 64, 1, 16}}, {32, 4, 0, {16, 64, 1, 16}}};
 #else
 static struct spec specs[3] = {{32, 4, 64, {16, 64, 1, 16}}, {32, 4, 256, {16, 64, 1, 16}}, {8, 4, 0, {16, 64, 1, 16}}};
 #endif
@@ -49,13 +54,16 @@ static DLTensor vta_copy(const DLTensor *t) {
   return v;
 }
 
-/* Runs LAYER; returns how many bytes of its result differ from `expected`. */
-static int64_t run_and_compare(DLTensor *in0, DLTensor *in1, DLTensor *out, const int8_t *expected) {
-  memset(out->data, 0x55, (size_t)tensor_bytes(out));
+/* Runs LAYER with `out` as its result (`host` itself, or a VTA buffer read back into `host`'s
+ * data after the call); returns how many bytes of the result differ from `expected`. */
+static int64_t run_and_compare(DLTensor *in0, DLTensor *in1, DLTensor *out, DLTensor *host, const int8_t *expected) {
+  memset(host->data, 0x55, (size_t)tensor_bytes(host));
+  if (out != host) to_device(out, host->data);
   CALL_LAYER(LAYER(in0, in1, out));
-  int64_t bytes = tensor_bytes(out), mismatches = 0, nonzero = 0;
+  if (out != host) from_device(out, host->data);
+  int64_t bytes = tensor_bytes(host), mismatches = 0, nonzero = 0;
   for (int64_t i = 0; i < bytes; ++i) {
-    mismatches += ((int8_t *)out->data)[i] != expected[i];
+    mismatches += ((int8_t *)host->data)[i] != expected[i];
     nonzero += expected[i] != 0;
   }
   printf("mismatches against vtac run: %lld of %lld bytes (%lld non-zero)\n", (long long)mismatches, (long long)bytes,
@@ -83,14 +91,17 @@ static int run_step(const char *step, const char *dir, DLTensor *in0, DLTensor *
     free(expected);
     return 1;
   }
-  int64_t mismatches = run_and_compare(in0, in1, out, expected);
-  mismatches += run_and_compare(in0, in1, out, expected);
+  int64_t mismatches = run_and_compare(in0, in1, out, out, expected);
+  mismatches += run_and_compare(in0, in1, out, out, expected);
   printf("inputs as VTA buffers:\n");
   DLTensor vta0 = vta_copy(in0), vta1 = vta_copy(in1);
-  mismatches += run_and_compare(&vta0, &vta1, out, expected);
-  mismatches += run_and_compare(&vta0, &vta1, out, expected);
+  mismatches += run_and_compare(&vta0, &vta1, out, out, expected);
+  mismatches += run_and_compare(&vta0, &vta1, out, out, expected);
   printf("a host tensor and a VTA buffer:\n");
-  mismatches += run_and_compare(in0, &vta1, out, expected);
+  mismatches += run_and_compare(in0, &vta1, out, out, expected);
+  printf("the result as a VTA buffer:\n");
+  DLTensor vta_out = vta_tensor(specs[2].shape, specs[2].ndim, specs[2].bits);
+  mismatches += run_and_compare(in0, &vta1, &vta_out, out, expected);
   free(expected);
 
   printf("refused:\n");
@@ -110,6 +121,10 @@ static int run_step(const char *step, const char *dir, DLTensor *in0, DLTensor *
   DLTensor other_device = *in0;
   other_device.device.device_type = kDLCUDA;
   CALL_LAYER(LAYER(&other_device, in1, out));
+  DLTensor freed_out = vta_tensor(specs[2].shape, specs[2].ndim, specs[2].bits);
+  VTABufferFree(freed_out.data);
+  CALL_LAYER(LAYER(in0, in1, &freed_out));
+  VTABufferFree(vta_out.data);
   VTABufferFree(vta0.data);
   VTABufferFree(vta1.data);
   return mismatches != 0;

@@ -20,9 +20,9 @@
 // tensor copied out of one after the last call (VTABufferCopy); CPU code (other prim_funcs,
 // linked C functions) reaches such a buffer through VTABufferCPUPtr, which needs VTA memory
 // the CPU sees coherently (TVM's default, and the simulator). Every other tensor is host memory.
-// In a graph that runs VTA code, a parameter may also be a VTA buffer (kDLExtDev, data a live
-// VTABufferAlloc handle, byte_offset 0: HostParam::hostOrVta, checked at entry), which VTA code
-// reads in place (no copy) and CPU code through VTABufferCPUPtr.
+// In a graph that runs VTA code, a parameter or a result may also be a VTA buffer (kDLExtDev,
+// data a live VTABufferAlloc handle, byte_offset 0: HostParam::hostOrVta, checked at entry),
+// which VTA code uses in place (no copy in or out) and CPU code through VTABufferCPUPtr.
 // Unsupported (located errors): constants (bound parameters), tensors without a shape or
 // dtype, a returned parameter or alias, tuple outputs of a call.
 #pragma once
