@@ -10,12 +10,14 @@
 //
 // The schedule is the tutorial's (samples/conv2d_vta_schedule.py): the output is tiled in oc
 // blocks, rows and columns; the convolution and the epilogue are computed per output tile, the
-// input and weight tiles loaded per ic block into the SRAMs by DMA, the GEMM tensorized (reset,
+// input and weight tiles loaded per ic block into the SRAMs by DMA (or the weights of every ic
+// block once per oc block, for all its spatial tiles: a choice beyond the tutorial's), the GEMM
+// tensorized (reset,
 // then update), the epilogue on the ALU, the result stored by DMA from the batch-tile loop (whole
 // BATCH x BLOCK_OUT tiles: with BATCH 2 a store per row of the tile would leave VTA's tiles). Tiles are divisors of the
 // extents that fit every SRAM (each virtual thread has its own copy), chosen by the least DRAM
 // traffic the tiling implies (per batch tile: input tiles re-read per oc block, weights per output
-// tile, output and added tensors once); two virtual threads (on oc blocks or rows) where they fit and cost at
+// tile, output and added tensors once), then hoisted where that fits; two virtual threads (on oc blocks or rows) where they fit and cost at
 // most 10% more.
 #include <algorithm>
 
@@ -100,7 +102,15 @@ enum class ThreadAxis { None, OcBlocks, Rows };
 struct Tiling {
   int64_t oc = 1, rows = 1, cols = 1, ic = 1;  // oc and ic in tiles of BLOCK_OUT / BLOCK_IN
   ThreadAxis threads = ThreadAxis::None;
+  // The kernel tile of every ic block loaded once per oc block, outside the spatial tiles,
+  // instead of the ic chunk's per output tile.
+  bool hoistKernel = false;
   uint64_t dramBytes = 0;
+  // The bytes of the same tiles with the kernel not hoisted: what the tile shapes are ranked by.
+  // (Ranked by their own bytes, hoisted tiles would shrink to single outputs wherever the input
+  // a tile reads grows faster than its outputs, as with strided 1x1 kernels, and pay in DMA
+  // requests what the bytes do not show.)
+  uint64_t shapeBytes = 0;
 };
 
 // Input rows (or columns) a tile of `outputs` starting at output `first` loads from DRAM: the
@@ -118,13 +128,15 @@ public:
     uint64_t threads = t.threads == ThreadAxis::None ? 1 : 2;
     int64_t rows = (t.rows - 1) * c_.strideH + c_.kh, cols = (t.cols - 1) * c_.strideW + c_.kw;
     uint64_t inp = uint64_t(t.ic * rows * cols) * config_.inpElemBytes;
-    uint64_t wgt = uint64_t(t.oc * t.ic * c_.kh * c_.kw) * config_.wgtElemBytes;
+    // a hoisted kernel tile holds every ic block of its oc blocks
+    uint64_t wgt = uint64_t(t.oc * (t.hoistKernel ? c_.icTiles : t.ic) * c_.kh * c_.kw) * config_.wgtElemBytes;
     uint64_t acc = uint64_t(t.oc * t.rows * t.cols) * config_.accElemBytes * (1 + c_.stages.addedTensors());
     // the GEMM micro-kernel: its two outer loops (oc, rows) fold into the instruction
     uint64_t uops = uint64_t(t.ic * c_.kh * c_.kw * t.cols) * config_.uopElemBytes;
     return {inp * threads, wgt * threads, acc * threads, uops};
   }
-  // Per batch tile (the outermost loop) the input, weights and output move again.
+  // Per batch tile (the outermost loop) the input and output move again; the weights per output
+  // tile, or hoisted, per oc block.
   uint64_t dramBytes(const Tiling &t) const {
     uint64_t input = 0;
     for (int64_t y = 0; y < c_.height; y += t.rows)
@@ -133,9 +145,17 @@ public:
                           loadedRows(x, t.cols, c_.strideW, c_.kw, c_.padLeft, c_.inWidth));
     uint64_t ocBlocks = uint64_t(c_.ocTiles / t.oc), tiles = uint64_t((c_.height / t.rows) * (c_.width / t.cols));
     input *= ocBlocks * uint64_t(c_.icTiles) * config_.inpElemBytes;
-    uint64_t weights = tiles * uint64_t(c_.ocTiles * c_.icTiles * c_.kh * c_.kw) * config_.wgtElemBytes;
     uint64_t output = uint64_t(c_.ocTiles * c_.height * c_.width) * config_.outElemBytes;
-    return uint64_t(c_.batchTiles) * (input + weights + output * (1 + c_.stages.addedTensors()));
+    uint64_t batches = uint64_t(c_.batchTiles);
+    // A kernel tile loads per output tile, or, hoisted, once per oc block: of each batch tile
+    // without threads; with threads the thread loop takes the batch loop's place outermost and
+    // the batch loop runs under the oc blocks (threads on rows load the tile once each).
+    uint64_t kernelLoads = !t.hoistKernel                     ? batches * tiles
+                           : t.threads == ThreadAxis::None    ? batches
+                           : t.threads == ThreadAxis::Rows    ? 2
+                                                              : 1;
+    uint64_t weights = kernelLoads * uint64_t(c_.ocTiles * c_.icTiles * c_.kh * c_.kw) * config_.wgtElemBytes;
+    return batches * (input + output * (1 + c_.stages.addedTensors())) + weights;
   }
   // Everything read once: the floor any tiling is compared with.
   uint64_t floorBytes() const {
@@ -147,8 +167,8 @@ public:
     return uint64_t(c_.batchTiles) * (input + output * (1 + c_.stages.addedTensors())) + weights;
   }
 
-  // Every legal tiling, best first: the least DRAM traffic, then two threads over one, then the
-  // larger output tile; except that the best with two threads comes first where it moves at most
+  // Every legal tiling, best first: the least DRAM traffic of its tile shape, then of its own
+  // (the kernel hoisted), then two threads over one, then the larger output tile; except that the best with two threads comes first where it moves at most
   // 10% more. Empty when none is legal (`smallest` holds the smallest tile's need).
   std::vector<Tiling> candidates(SramNeed &smallest) const {
     std::vector<Tiling> legal;
@@ -157,14 +177,20 @@ public:
       for (int64_t rows : divisors(c_.height))
         for (int64_t cols : divisors(c_.width))
           for (int64_t ic : divisors(c_.icTiles))
-            for (ThreadAxis threads : {ThreadAxis::OcBlocks, ThreadAxis::Rows, ThreadAxis::None}) {
-              Tiling t{oc, rows, cols, ic, threads, 0};
-              if (threads == ThreadAxis::OcBlocks && (c_.ocTiles / oc) % 2) continue;
-              if (threads == ThreadAxis::Rows && (c_.height / rows) % 2) continue;
-              if (!fitsSrams(need(t), config_) || !overlapsData(t) || !hazardFree(t) || !loadsIn2D(t)) continue;
-              t.dramBytes = dramBytes(t);
-              legal.push_back(t);
-            }
+            for (ThreadAxis threads : {ThreadAxis::OcBlocks, ThreadAxis::Rows, ThreadAxis::None})
+              for (bool hoist : {true, false}) {
+                Tiling t{oc, rows, cols, ic, threads, hoist, 0};
+                if (threads == ThreadAxis::OcBlocks && (c_.ocTiles / oc) % 2) continue;
+                if (threads == ThreadAxis::Rows && (c_.height / rows) % 2) continue;
+                // hoisting gains nothing over a single spatial tile
+                if (hoist && rows == c_.height && cols == c_.width) continue;
+                if (!fitsSrams(need(t), config_) || !overlapsData(t) || !hazardFree(t) || !loadsIn2D(t)) continue;
+                t.dramBytes = dramBytes(t);
+                Tiling unhoisted = t;
+                unhoisted.hoistKernel = false;
+                t.shapeBytes = dramBytes(unhoisted);
+                legal.push_back(t);
+              }
     rankTilings(legal, better, [](const Tiling &t) { return t.threads != ThreadAxis::None; });
     return legal;
   }
@@ -213,6 +239,7 @@ private:
   }
 
   static bool better(const Tiling &a, const Tiling &b) {
+    if (a.shapeBytes != b.shapeBytes) return a.shapeBytes < b.shapeBytes;
     if (a.dramBytes != b.dramBytes) return a.dramBytes < b.dramBytes;
     bool aThreads = a.threads != ThreadAxis::None, bThreads = b.threads != ThreadAxis::None;
     if (aThreads != bThreads) return aThreads;
@@ -238,8 +265,10 @@ void writeSchedule(const std::string &func, const PackedConv &c, const Tiling &t
   std::vector<std::string> cl = sch.getLoops(conv, 14);
   std::vector<std::string> ic = sch.split(cl[10], t.ic);
   sch.reorder({ic[0], cl[4], cl[5], cl[6], ic[1], cl[11], cl[12], cl[7], cl[8], cl[9], cl[13]});
+  std::string ocBlocks;  // the oc-block loop within a thread
   if (t.threads == ThreadAxis::OcBlocks) {
     std::vector<std::string> v = sch.split(oc[0], 2);
+    ocBlocks = v[0];
     sch.reorder({v[1], b[0]});
     sch.bind(v[1], "cthread");
   } else if (t.threads == ThreadAxis::Rows) {
@@ -251,7 +280,14 @@ void writeSchedule(const std::string &func, const PackedConv &c, const Tiling &t
   // the init's loops: the tile's, then bo, co, i, j, bi, ci
   std::string store = storeLoop({{oc[1], t.oc}, {y[1], t.rows}, {x[1], t.cols}},
                                 t.oc > 1 && t.rows > 1 && t.cols < c.width, loops[4]);
-  scheduleStages(sch, func, c.stages, {conv, x[0], ic[0], store, cl[8], outer, outer + 4}, madeLoads);
+  StageLoops at{conv, x[0], ic[0], store, cl[8], outer, outer + 4};
+  if (t.hoistKernel) {
+    // under the oc-block loop, the second: after the batch loop or the thread loop that the
+    // reorder put in its place
+    at.kernelAt = t.threads == ThreadAxis::OcBlocks ? ocBlocks : oc[0];
+    at.kernelOuter = 2;
+  }
+  scheduleStages(sch, func, c.stages, at, madeLoads);
 }
 
 std::string describe(const PackedConv &c, const Tiling &t, uint64_t floor) {
@@ -263,6 +299,7 @@ std::string describe(const PackedConv &c, const Tiling &t, uint64_t floor) {
                                  : std::to_string(c.strideH) + "x" + std::to_string(c.strideW)) +
          "; tiles oc " + std::to_string(t.oc) + " x rows " + std::to_string(t.rows) +
          " x cols " + std::to_string(t.cols) + " x ic " + std::to_string(t.ic) + threads +
+         (t.hoistKernel ? ", kernel loaded per oc block" : "") +
          "; estimated DRAM bytes " + std::to_string(t.dramBytes) + " (floor " + std::to_string(floor) + ")";
 }
 
@@ -288,7 +325,7 @@ RuleResult conv2dPacked(const std::string &name, const ir::PrimFunc &func, const
   std::vector<ScheduleChoice> choices;
   for (const Tiling &t : tilings)
     choices.push_back(scheduleChoice(describe(*conv, t, chooser.floorBytes()), name, func, conv, t, writeSchedule,
-                                     {t.oc, t.rows, t.cols, t.ic, int64_t(t.threads)}));
+                                     {t.oc, t.rows, t.cols, t.ic, int64_t(t.threads), int64_t(t.hoistKernel)}));
   std::string workload = "conv2d-packed images " + std::to_string(conv->batchTiles) + " ic " +
                          std::to_string(conv->icTiles) + " " + std::to_string(conv->inHeight) + "x" +
                          std::to_string(conv->inWidth) + " oc " + std::to_string(conv->ocTiles) + " " +

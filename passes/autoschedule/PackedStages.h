@@ -70,6 +70,11 @@ struct StageLoops {
   std::string gemm;        // the reduction's loop that the GEMM intrinsic replaces
   int64_t outer;           // loops around an output tile's body
   int64_t resetLoop;       // the index of the init's loop that the reset intrinsic replaces
+  // Where the kernel tile loads when not under reduceOuter with the data tile: under this loop,
+  // inside `kernelOuter` loops (conv2d may hoist the weights of every input block over the
+  // spatial tiles, loaded once for all of them).
+  std::string kernelAt = "";
+  int64_t kernelOuter = 0;
 };
 
 // After the tiling: the epilogue computed per output tile (consumers first, so call this before
