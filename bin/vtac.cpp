@@ -14,6 +14,7 @@
 #include "vtac/ir/DisplayText.h"
 #include "vtac/support/Command.h"
 #include "vtac/support/CommandThread.h"
+#include "vtac/support/OutputDirectory.h"
 #include "vtac/tune/TuneCommand.h"
 
 #include <CLI/CLI.hpp>
@@ -39,13 +40,19 @@ void registerPrintCommand(CLI::App &app, Action &action) {
   auto output = std::make_shared<std::string>();
   command->add_option("FILE", *inputs, "Input .tvm files ('-' reads standard input)")->required();
   command->add_option("-o,--output", *output,
-                      "Write to this file instead of standard output (replaced atomically, "
-                      "and only when every input is free of errors)");
+                      "Write to this file instead of standard output; with several inputs, to a "
+                      "directory (DIR/, made if missing) that gets DIR/NAME.tvm for each NAME.tvm. "
+                      "Files are replaced atomically, and only when every input is free of errors");
   auto params = std::make_shared<std::string>();
   command->add_option("--params", *params,
                       "FILE.npz: first bind the parameters of the Relax function main by name "
                       "(relax.transform.BindParams)");
   command->callback([&action, inputs, output, params] {
+    // Modules printed one after another are no module `vtac check` takes; standard output
+    // keeps them so (as `cat` would), a file does not.
+    if (inputs->size() > 1 && !output->empty() && *output != "-" && !vtac::support::namesDirectory(*output))
+      throw CLI::ValidationError("-o", "with several inputs, -o must name a directory (end it with '/'); "
+                                       "without -o the modules go one after another to standard output");
     vtac::frontend::ModuleRewrite bindParams;
     if (!params->empty())
       bindParams = [params](vtac::frontend::ParsedModule &parsed, std::ostream &errors) {

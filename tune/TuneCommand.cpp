@@ -6,7 +6,6 @@
 #include <memory>
 #include <optional>
 #include <sstream>
-#include <unistd.h>
 
 #include <CLI/CLI.hpp>
 #include <llvm/ADT/STLExtras.h>
@@ -22,6 +21,7 @@
 #include "vtac/ir/Diagnostic.h"
 #include "vtac/passes/autoschedule/AutoSchedule.h"
 #include "vtac/support/AtomicFile.h"
+#include "vtac/support/ProgressLine.h"
 #include "vtac/tune/ForkedJobs.h"
 #include "vtac/tune/TrialPlanner.h"
 
@@ -80,7 +80,7 @@ public:
   SpaceSearch(const TuneOptions &options, Objective objective, JobSlots &slots, const frontend::ParsedModule &parsed,
               std::ostream &out, std::ostream &errors)
       : options_(options), objective_(objective), slots_(slots), parsed_(parsed), out_(out), errors_(errors),
-        progress_(isatty(STDERR_FILENO)) {}
+        progress_(errors, support::ProgressLine::styleForStderr(options.progress)) {}
 
   // The best trial's choice and cost, or nullopt after the error.
   std::optional<std::pair<size_t, Cost>> search(const passes::autoschedule::FunctionSpace &space) {
@@ -137,11 +137,14 @@ public:
         if (outcome.kind == TrialOutcome::Measured) errors_ << outcome.text;
         if (costs.back() && trials[t] == 0) own = costs.back();
       }
-      if (progress_ && trials.size() > refused)  // one measured at least
-        errors_ << "\r'" << name << "': trial " << trials.size() << "/" << planned << ", best "
-                << costs[rankTrials(costs, objective_).front()]->cycles << " cycles" << std::flush;
+      if (trials.size() > refused)  // one measured at least
+        progress_.update("vtac tune: '" + name + "': trial " + std::to_string(trials.size()) + "/" +
+                             std::to_string(planned) + support::ProgressLine::percent(trials.size(), planned) +
+                             ", best " + std::to_string(costs[rankTrials(costs, objective_).front()]->cycles) +
+                             " cycles",
+                         trials.size() == planned);
     }
-    if (progress_) errors_ << "\r\033[K";
+    progress_.finish();
     if (refused)
       errors_ << "vtac tune: warning: vta-lower refused " << refused << " of the " << trials.size() << " trials of '"
               << name << "'; the first:\n" << firstRefusal;
@@ -251,7 +254,7 @@ private:
   std::optional<driver::Preparer> preparer_;  // of the function being searched
   std::unique_ptr<WorkerPool> workers_;       // with -j: forked while searching that function
   std::ostream &out_, &errors_;
-  bool progress_;
+  support::ProgressLine progress_;
   std::string log_;
 };
 
@@ -392,6 +395,7 @@ void registerTuneCommand(CLI::App &app, support::CommandAction &action) {
                       "--auto-schedule --tuning-db DB applies");
   command->add_option("--vta-config", options->vtaConfig,
                       "vta_config.json path or JSON text (default: VTA_CONFIG, else TVM's default)");
+  command->add_flag("--progress", options->progress, support::kProgressFlagHelp);
   command->callback([&action, options, output] {
     if (!options->printSpace && !output->count()) throw CLI::RequiredError("--output");
     action = [options] { return tuneCommand(*options, std::cout, std::cerr); };

@@ -5,7 +5,6 @@
 #include <cstdlib>
 #include <optional>
 #include <thread>
-#include <unistd.h>
 
 #include <llvm/ADT/StringExtras.h>
 #include <llvm/Support/Format.h>
@@ -30,6 +29,7 @@
 #include "vtac/frontend/Commands.h"
 #include "vtac/graph/FunctionLibrary.h"
 #include "vtac/graph/GraphRunCommand.h"
+#include "vtac/ir/LoopSteps.h"
 #include "vtac/jit/JitFunction.h"
 
 namespace vtac::backend {
@@ -81,13 +81,12 @@ llvm::Expected<std::unique_ptr<PrimFuncEngine>> compileEntry(const ir::IRModule 
 }
 
 // The JIT as an engine: each prim_func compiled by LLVM ORC with run-time checks, and counting
-// loop iterations under --max-steps or --timeout. Not for a progress line alone: the count
-// costs tight loops their vectorisation (bench/RESULTS.md), too much for a terminal. A
+// loop iterations under --max-steps, --timeout or --progress. Not for a terminal's progress line
+// alone: the count costs tight loops their vectorisation (bench/RESULTS.md). A
 // prim_func that drives VTA is compiled at -O0: its host code only issues runtime calls, and
 // -O2 made its compile 5x dearer for a faster run of a few ms (seed 001's conv2d: 0.12 s vs
 // 0.025 s to compile, 7 vs 9.5 ms to run; bench/RESULTS.md); CPU code stays at -O2.
-PrimFuncCompiler jitCompiler(const RunLimits &limits = {}) {
-  bool countSteps = limits.maxSteps || limits.timeoutSeconds > 0;
+PrimFuncCompiler jitCompiler(bool countSteps = false) {
   return [countSteps](ir::PrimFuncRef function, llvm::StringRef name) -> llvm::Expected<std::unique_ptr<PrimFuncEngine>> {
     int level = codegen::usesVta(function->body) ? 0 : 2;
     auto compiled = jit::JitFunction::compile(function, name.str(), level, true, countSteps);
@@ -96,9 +95,10 @@ PrimFuncCompiler jitCompiler(const RunLimits &limits = {}) {
   };
 }
 
-// The compiler of `--engine`, for a run under `limits`.
-PrimFuncCompiler engineCompiler(const std::string &engine, const ExternRegistry &registry, const RunLimits &limits) {
-  return engine == "interp" ? interpreterCompiler(registry) : jitCompiler(limits);
+// The compiler of `--engine` for a run of `options`.
+PrimFuncCompiler engineCompiler(const RunOptions &options, const ExternRegistry &registry) {
+  if (options.engine == "interp") return interpreterCompiler(registry);
+  return jitCompiler(options.limits.maxSteps || options.limits.timeoutSeconds > 0 || options.progress);
 }
 
 // A Relax entry runs as a graph (backend/graph); the prim_func-only flags do not apply to it.
@@ -251,13 +251,6 @@ private:
   static void append(const char *line, void *lines) { *static_cast<std::string *>(lines) += std::string(line) + "\n"; }
 };
 
-// The run's limits, with the progress line drawn on `errors` when stderr is a terminal.
-RunLimits limitsWithProgress(const RunOptions &options, std::ostream &errors) {
-  RunLimits limits = options.limits;
-  if (isatty(STDERR_FILENO)) limits.progress = &errors;
-  return limits;
-}
-
 // Compares every parameter after both runs; true when all match.
 bool compareWithReference(const FunctionSignature &function, llvm::ArrayRef<Tensor> results,
                           llvm::ArrayRef<Tensor> expected, FloatTolerance tolerance, std::ostream &out) {
@@ -370,8 +363,16 @@ int runCommand(const RunOptions &options, std::ostream &out, std::ostream &error
   double parseSeconds = secondsSince(parseStart);
   // Compiled before the clock starts, so that the run times of the engines compare.
   Clock::time_point compileStart = Clock::now();
-  RunLimits limits = limitsWithProgress(options, errors);
-  auto compiled = compileEntry(parsed->module, options.entry, options.file, engineCompiler(options.engine, registry, limits),
+  RunLimits limits = options.limits;
+  support::ProgressLine progress(errors, support::ProgressLine::styleForStderr(options.progress));
+  if (progress.enabled()) {
+    limits.progress = &progress;
+    if (auto selected = selectFunction(parsed->module, options.entry, options.file))
+      limits.totalSteps = ir::staticLoopSteps(selected->second->body).value_or(0);
+    else
+      llvm::consumeError(selected.takeError());  // compileEntry reports it
+  }
+  auto compiled = compileEntry(parsed->module, options.entry, options.file, engineCompiler(options, registry),
                                registry, libraries);
   if (!compiled) return fail(compiled.takeError());
   std::unique_ptr<PrimFuncEngine> engine = std::move(*compiled);

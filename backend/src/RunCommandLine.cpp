@@ -6,6 +6,7 @@
 
 #include "vtac/backend/RunCommand.h"
 #include "vtac/driver/ScheduleOptions.h"
+#include "vtac/support/ProgressLine.h"
 
 namespace vtac::backend {
 
@@ -105,10 +106,13 @@ void registerRunCommand(CLI::App &app, support::CommandAction &action) {
   command->add_option("--vta-config", options->vtaConfig, "vta_config.json of the simulated VTA");
   command->add_option("--engine", options->engine,
                       "jit: the code vtac compile emits, run by LLVM's ORC JIT (default); interp: the reference "
-                      "interpreter (no progress line in the JIT unless --max-steps or --timeout); given twice, "
+                      "interpreter (the JIT draws no progress line unless --progress, --max-steps or --timeout make its "
+                      "code count loop iterations); given twice, "
                       "the last one counts")
       ->check(CLI::IsMember({"interp", "jit"}))
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
+  command->add_flag("--progress", options->progress,
+                    std::string(support::kProgressFlagHelp) + "; in the JIT, its code then counts loop iterations");
   command->add_flag("--timing", options->timing, "Print the times of parsing, compiling (the JIT; preparing, for the interpreter) and running (host code and simulation)");
   command->callback([&action, options, inputs, outputs, sizes] {
     for (const std::string &text : *inputs) options->inputs.push_back(splitAssignment(text));

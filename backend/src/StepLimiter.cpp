@@ -32,8 +32,8 @@ std::optional<std::string> StepLimiter::check(uint64_t steps) {
     return os.str();
   }
   if (limits_.progress && seconds >= nextProgressSecond_) {
-    *limits_.progress << "\rvtac: running for " << int(seconds) << " s, " << steps << " loop iterations" << std::flush;
-    progressShown_ = true;
+    limits_.progress->update("vtac: running for " + std::to_string(int(seconds)) + " s, " + std::to_string(steps) +
+                             " loop iterations" + support::ProgressLine::percent(steps, limits_.totalSteps));
     nextProgressSecond_ = int(seconds) + 1;
   }
   schedule(steps);
@@ -41,8 +41,7 @@ std::optional<std::string> StepLimiter::check(uint64_t steps) {
 }
 
 void StepLimiter::finish() {
-  if (progressShown_) *limits_.progress << "\n";
-  progressShown_ = false;
+  if (limits_.progress) limits_.progress->finish();
 }
 
 }  // namespace vtac::backend

@@ -2,8 +2,10 @@
 
 #include "vtac/ir/Printer.h"
 #include "vtac/ir/DisplayText.h"
+#include "vtac/ir/Diagnostic.h"
 #include "vtac/ir/Verifier.h"
 #include "vtac/support/AtomicFile.h"
+#include "vtac/support/OutputDirectory.h"
 
 #include <spdlog/spdlog.h>
 
@@ -68,8 +70,22 @@ bool runCheck(const std::vector<std::string> &inputs, std::ostream &errors) {
 
 bool runPrint(const std::vector<std::string> &inputs, const std::string &outputPath,
               std::ostream &out, std::ostream &errors, const ModuleRewrite &rewrite) {
+  auto fail = [&errors](llvm::Error error) {
+    errors << ir::renderError(std::move(error));
+    return false;
+  };
+  std::optional<support::OutputDirectory> directory;
+  std::vector<std::string> outputs;
+  if (support::namesDirectory(outputPath)) {
+    auto checked = support::OutputDirectory::check(outputPath);
+    if (!checked) return fail(checked.takeError());
+    directory = std::move(*checked);
+    auto named = directory->outputsFor(inputs, ".tvm");
+    if (!named) return fail(named.takeError());
+    outputs = std::move(*named);
+  }
   bool ok = true;
-  std::string text;
+  std::vector<std::string> texts;
   for (const std::string &input : inputs) {
     std::optional<ParsedModule> parsed = loadModule(input, errors);
     if (!parsed || (rewrite && !rewrite(*parsed, errors))) {
@@ -77,19 +93,22 @@ bool runPrint(const std::vector<std::string> &inputs, const std::string &outputP
       continue;
     }
     Stopwatch printTime;
-    text += printParsedModule(*parsed);
+    texts.push_back(printParsedModule(*parsed));
     spdlog::debug("{}: printed in {:.1f} ms", input, printTime.milliseconds());
   }
   if (!ok)
     return false;
-  if (outputPath.empty() || outputPath == "-") {
-    out << text;
-    return bool(out.flush());
+  if (directory) {
+    if (llvm::Error error = directory->make()) return fail(std::move(error));
+    support::OutputSet files;
+    for (size_t i = 0; i < texts.size(); ++i)
+      if (llvm::Error error = files.stage(outputs[i], std::move(texts[i]))) return fail(std::move(error));
+    if (llvm::Error error = files.commit()) return fail(std::move(error));
+    return true;
   }
-  if (llvm::Error error = support::writeFileAtomically(outputPath, text)) {
-    errors << "error: " << llvm::toString(std::move(error)) << "\n";
-    return false;
-  }
+  std::string text;
+  for (const std::string &module : texts) text += module;
+  if (llvm::Error error = support::writeOutput(outputPath, text, out)) return fail(std::move(error));
   return true;
 }
 

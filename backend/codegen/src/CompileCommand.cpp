@@ -2,6 +2,7 @@
 
 #include <atomic>
 #include <map>
+#include <mutex>
 #include <optional>
 #include <sstream>
 #include <thread>
@@ -18,6 +19,8 @@
 #include "vtac/ir/Diagnostic.h"
 #include "vtac/support/AtomicFile.h"
 #include "vtac/support/Command.h"
+#include "vtac/support/OutputDirectory.h"
+#include "vtac/support/ProgressLine.h"
 
 namespace vtac::codegen {
 
@@ -197,29 +200,36 @@ private:
   EmitKind kind_;
 };
 
-bool isDirectory(const std::string &path) {
-  return !path.empty() && (path.back() == '/' || llvm::sys::fs::is_directory(path));
-}
-
 }  // namespace
 
 int compileCommand(const CompileOptions &options, std::ostream &errors) {
   // The pipeline and the VTA configuration are checked once, before any input is read.
   int status = support::kExitSuccess;
   if (!driver::Preparer::create("vtac compile", recipe(options), {}, errors, status)) return status;
-  bool toDirectory = isDirectory(options.output);
-  EmitKind kind = chooseEmitKind(options, toDirectory);
+  std::optional<support::OutputDirectory> directory;
+  if (support::namesDirectory(options.output)) {
+    auto checked = support::OutputDirectory::check(options.output);
+    if (!checked) {
+      errors << ir::renderError(checked.takeError());
+      return support::kExitInputError;
+    }
+    directory = std::move(*checked);
+  }
+  EmitKind kind = chooseEmitKind(options, directory.has_value());
+  std::vector<std::string> outputs(options.inputs.size(), options.output);
+  if (directory) {
+    auto named = directory->outputsFor(options.inputs, emitInfo(kind).extension);
+    if (!named) {
+      errors << ir::renderError(named.takeError());
+      return support::kExitUsageError;
+    }
+    outputs = std::move(*named);
+  }
   std::vector<Job> jobs(options.inputs.size());
   for (size_t i = 0; i < jobs.size(); ++i) {
     Job &job = jobs[i];
     job.input = options.inputs[i];
-    if (toDirectory) {
-      llvm::SmallString<256> path(options.output);
-      llvm::sys::path::append(path, stem(job.input) + emitInfo(kind).extension);
-      job.output = std::string(path);
-    } else {
-      job.output = options.output;
-    }
+    job.output = outputs[i];
     if (!options.depfilePath.empty()) {
       job.depfile = options.depfilePath;
     } else if (options.depfile) {
@@ -228,22 +238,9 @@ int compileCommand(const CompileOptions &options, std::ostream &errors) {
       job.depfile = std::string(path);
     }
   }
-  // `-o DIR/` naming no directory yet makes it, as `mkdir -p` would, once every input compiled
-  // (nothing on disk before); its nearest existing ancestor must be writable now.
-  bool makeDirectory = toDirectory && !llvm::sys::fs::is_directory(options.output);
-  if (makeDirectory) {
-    llvm::SmallString<256> ancestor(options.output);
-    while (!ancestor.empty() && !llvm::sys::fs::is_directory(ancestor)) llvm::sys::path::remove_filename(ancestor);
-    if (ancestor.empty()) ancestor = ".";
-    if (llvm::sys::fs::access(ancestor, llvm::sys::fs::AccessMode::Write)) {
-      errors << ir::renderError(ir::diagnosticError("cannot make the output directory '" + options.output + "': '" +
-                                                    std::string(ancestor) + "' is not writable"));
-      return support::kExitInputError;
-    }
-  }
   for (const Job &job : jobs)
     for (const std::string &path : {job.output, job.depfile})
-      if (!path.empty() && !(makeDirectory && llvm::StringRef(path).starts_with(options.output)))
+      if (!path.empty() && !(directory && directory->pendingHolds(path)))
         if (llvm::Error error = support::checkOutputDirectory(path)) {
           errors << ir::renderError(std::move(error));
           return support::kExitInputError;
@@ -251,14 +248,26 @@ int compileCommand(const CompileOptions &options, std::ostream &errors) {
 
   Compiler compiler(options, kind);
   std::atomic<size_t> next{0};
+  support::ProgressLine progress(errors, jobs.size() > 1 ? support::ProgressLine::styleForStderr(options.progress)
+                                                         : support::ProgressLine::Style::Off);
+  std::mutex progressMutex;
+  size_t compiled = 0;
   auto worker = [&] {
-    for (size_t i = next++; i < jobs.size(); i = next++) compiler.run(jobs[i]);
+    for (size_t i = next++; i < jobs.size(); i = next++) {
+      compiler.run(jobs[i]);
+      std::lock_guard<std::mutex> lock(progressMutex);
+      ++compiled;
+      progress.update("vtac compile: " + std::to_string(compiled) + "/" + std::to_string(jobs.size()) + " inputs" +
+                          support::ProgressLine::percent(compiled, jobs.size()),
+                      compiled == jobs.size());
+    }
   };
   size_t threads = std::min<size_t>(std::max(1, options.jobs), jobs.size());
   std::vector<std::thread> pool;
   for (size_t i = 1; i < threads; ++i) pool.emplace_back(worker);
   worker();
   for (std::thread &thread : pool) thread.join();
+  progress.finish();
 
   bool ok = true;
   for (const Job &job : jobs) {
@@ -266,10 +275,9 @@ int compileCommand(const CompileOptions &options, std::ostream &errors) {
     ok &= job.ok;
   }
   if (!ok) return support::kExitInputError;
-  if (makeDirectory)
-    if (std::error_code error = llvm::sys::fs::create_directories(options.output)) {
-      errors << ir::renderError(
-          ir::diagnosticError("cannot make the output directory '" + options.output + "': " + error.message()));
+  if (directory)
+    if (llvm::Error error = directory->make()) {
+      errors << ir::renderError(std::move(error));
       return support::kExitInputError;
     }
   for (const Job &job : jobs) {

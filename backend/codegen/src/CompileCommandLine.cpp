@@ -6,6 +6,8 @@
 
 #include "vtac/codegen/CompileCommand.h"
 #include "vtac/driver/ScheduleOptions.h"
+#include "vtac/support/OutputDirectory.h"
+#include "vtac/support/ProgressLine.h"
 
 namespace vtac::codegen {
 
@@ -36,6 +38,8 @@ void registerCompileCommand(CLI::App &app, support::CommandAction &action) {
   command->add_option("--symbol", options->symbols,
                       "NAME: symbol of the main (or only) prim_func; FUNC=NAME: symbol of FUNC (repeatable)");
   command->add_option("-j,--jobs", options->jobs, "Compile this many inputs in parallel")->check(CLI::Range(1, 256));
+  command->add_flag("--progress", options->progress,
+                    std::string(support::kProgressFlagHelp) + " (several inputs: how many are compiled)");
   command->add_flag("--MD", options->depfile, "Write a make depfile next to each output (OUT.d)");
   command->add_option("--MF", options->depfilePath, "Write the depfile here (one input only)");
   command->footer("-MD and -MF are also accepted with one dash, as gcc spells them.");
@@ -43,8 +47,7 @@ void registerCompileCommand(CLI::App &app, support::CommandAction &action) {
                       "LLVM target triple, e.g. armv7a-linux-gnueabihf (default: the host)");
   command->add_option("-O", options->optLevel, "LLVM optimisation level 0-3 (default 2); host code that drives VTA is left unoptimised (it only issues runtime calls)")->check(CLI::Range(0, 3));
   command->callback([&action, options] {
-    if (options->inputs.size() > 1 && !options->output.empty() && options->output.back() != '/' &&
-        !CLI::ExistingDirectory(options->output).empty())
+    if (options->inputs.size() > 1 && !options->output.empty() && !support::namesDirectory(options->output))
       throw CLI::ValidationError("-o", "with several inputs, -o must name a directory (end it with '/')");
     if (!options->depfilePath.empty() && options->inputs.size() > 1)
       throw CLI::ValidationError("--MF", "names one depfile: give it one input (or use -MD)");

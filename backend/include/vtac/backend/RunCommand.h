@@ -66,6 +66,7 @@ struct RunOptions {
   std::string vtaConfig;
   std::string engine = "jit";  // "jit" or "interp"
   bool timing = false;  // phase times (parse, host interpretation, simulation) to `errors`
+  bool progress = false;  // --progress: the progress line even when stderr is no terminal
   // Relax entries only (see vtac/graph/GraphRunCommand.h): parameters bound from an .npz,
   // libraries registering runtime functions.
   std::string paramsFile;
@@ -78,7 +79,8 @@ struct RunOptions {
 };
 
 // Runs the command; returns the exit status (0: success, 1: error or mismatch). When the
-// process's stderr is a terminal, runs over a second draw a progress line on `errors`.
+// process's stderr is a terminal (or with --progress), runs over a second draw a progress line
+// on `errors`.
 int runCommand(const RunOptions &options, std::ostream &out, std::ostream &errors);
 
 // Adds the `run` subcommand to the driver; when it is selected, `action` is set to run it

@@ -6,16 +6,19 @@
 #pragma once
 
 #include <cstdint>
-#include <ostream>
+
+#include "vtac/support/ProgressLine.h"
 
 namespace vtac::backend {
 
 struct RunLimits {
   uint64_t maxSteps = 0;      // 0: no limit
   double timeoutSeconds = 0;  // 0: no limit
-  // Where to draw a progress line ("\r"-updated, once a second after the first second), for
-  // runs whose stderr is a terminal; null: none.
-  std::ostream *progress = nullptr;
+  // Where to draw the progress line (once a second after the first second); null: none.
+  support::ProgressLine *progress = nullptr;
+  // The steps the whole run counts, when known before it starts (ir::staticLoopSteps): the
+  // progress line's percentage; 0: unknown.
+  uint64_t totalSteps = 0;
 };
 
 }  // namespace vtac::backend

@@ -38,7 +38,6 @@ private:
   std::chrono::steady_clock::time_point start_;
   uint64_t nextCheck_ = 0;
   double nextProgressSecond_ = 1;
-  bool progressShown_ = false;
 };
 
 }  // namespace vtac::backend

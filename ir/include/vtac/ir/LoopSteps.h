@@ -9,6 +9,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 
 #include <llvm/ADT/ArrayRef.h>
 #include <llvm/ADT/StringRef.h>
@@ -23,5 +24,11 @@ inline constexpr uint64_t kLeafLoopStepChunk = 1 << 12;
 // virtual thread, no micro-kernel scope, and no call of one of `loopRunningCalls` (the ops that
 // run loops outside the body: host lowering's micro-kernel pushes, parallel runs, compiled calls).
 bool isLeafLoopBody(const Stmt &body, llvm::ArrayRef<llvm::StringRef> loopRunningCalls = {});
+
+// The steps a run of `body` counts, where they do not depend on the data (the progress line's
+// percentage): every loop's constant extent, times its enclosing loops' iterations. Nullopt
+// when a loop's extent is not constant, or a loop sits in a while loop, under a condition, in a
+// block's init (run on the first reduction step only) or in a thread or micro-kernel scope.
+std::optional<uint64_t> staticLoopSteps(const Stmt &body);
 
 }  // namespace vtac::ir

@@ -46,6 +46,7 @@ struct TuneOptions {
   uint64_t seed = 0;
   std::vector<size_t> choices;  // --choices: these indices of each space instead of a draw
   bool printSpace = false;      // --space
+  bool progress = false;        // --progress: a progress line even when stderr is no terminal
 };
 
 // Runs the command; the exit status (0 success, 1 an error in the input or a failed trial).

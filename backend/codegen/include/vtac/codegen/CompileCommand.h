@@ -32,6 +32,7 @@ struct CompileOptions {
   std::string vtaConfig;             // the VTA configuration the passes lower for
   std::vector<std::string> symbols;
   int jobs = 1;
+  bool progress = false;  // --progress: the progress line even when stderr is no terminal
   bool depfile = false;       // -MD
   std::string depfilePath;    // -MF (one input only)
   std::string targetTriple;   // empty: the host
