@@ -114,6 +114,17 @@ llvm::Error checkOutputDirectory(llvm::StringRef path) {
   return llvm::Error::success();
 }
 
+llvm::Error checkNotAnInput(llvm::StringRef path, const std::vector<std::string> &inputs) {
+  llvm::sys::fs::file_status status;
+  if (llvm::sys::fs::status(path, status) || !llvm::sys::fs::is_regular_file(status)) return llvm::Error::success();
+  for (const std::string &input : inputs) {
+    bool same = false;
+    if (input != "-" && !llvm::sys::fs::equivalent(path, input, same) && same)
+      return cannotWrite(path, "it is the input '" + input + "', which the output would replace");
+  }
+  return llvm::Error::success();
+}
+
 struct OutputSet::Staged {
   std::string requested;
   Destination destination;

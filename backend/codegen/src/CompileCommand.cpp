@@ -240,11 +240,14 @@ int compileCommand(const CompileOptions &options, std::ostream &errors) {
   }
   for (const Job &job : jobs)
     for (const std::string &path : {job.output, job.depfile})
-      if (!path.empty() && !(directory && directory->pendingHolds(path)))
-        if (llvm::Error error = support::checkOutputDirectory(path)) {
+      if (!path.empty() && !(directory && directory->pendingHolds(path))) {
+        llvm::Error error = support::checkOutputDirectory(path);
+        if (!error) error = support::checkNotAnInput(path, options.inputs);
+        if (error) {
           errors << ir::renderError(std::move(error));
           return support::kExitInputError;
         }
+      }
 
   Compiler compiler(options, kind);
   std::atomic<size_t> next{0};

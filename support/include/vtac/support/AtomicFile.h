@@ -33,6 +33,10 @@ llvm::Error writeOutput(llvm::StringRef path, llvm::StringRef contents, std::ost
 // output path fails before any work is done.
 llvm::Error checkOutputDirectory(llvm::StringRef path);
 
+// Error when `path` names the same file as one of `inputs` (the output would replace what it is
+// made from); a special file such as /dev/stdout never counts.
+llvm::Error checkNotAnInput(llvm::StringRef path, const std::vector<std::string> &inputs);
+
 class OutputSet {
 public:
   OutputSet();
