@@ -14,9 +14,13 @@ namespace vtac::driver {
 
 namespace {
 
+std::string blockLabel(const ir::Block &block) { return "block \"" + block.name + "\""; }
+
 // How a node reads in a note: a statement's first line, an expression, a variable or buffer by
 // its name.
 std::string quote(const ir::NodeRef &node) {
+  // A block's first line would be the implicit root's `T.block("root", no_realize=True)`.
+  if (auto *block = node.as<ir::Block>()) return blockLabel(*block);
   if (auto *stmt = node.as<ir::StmtNode>()) return ir::printStmtFirstLine(ir::Stmt(stmt));
   if (auto *expr = node.as<ir::ExprNode>()) return ir::printExpr(ir::Expr(expr));
   if (auto *buffer = node.as<ir::Buffer>()) return buffer->name;
@@ -46,19 +50,20 @@ std::string statementPath(const std::vector<ir::NodeRef> &path) {
     text += i ? " / " : "";
     if (i + 1 == stmts.size()) text += withoutColon(ir::printStmtFirstLine(ir::Stmt(stmt)));
     else if (auto *loop = stmt->as<ir::For>()) text += "for " + loop->loopVar->name;
-    else if (auto *realize = stmt->as<ir::BlockRealize>()) text += "block \"" + realize->block->name + "\"";
+    else if (auto *realize = stmt->as<ir::BlockRealize>()) text += blockLabel(*realize->block);
     else text += withoutColon(ir::printStmtFirstLine(ir::Stmt(stmt)));
   }
   return text;
 }
 
-// Where a side of the difference shows: at the innermost node on its path that the parser
-// located (a load rather than the buffer's declaration, a literal, a statement); when a pass
-// built them all, the node's own location.
+// Where a side of the difference shows: at the innermost statement or expression on its path
+// that the parser located (a load rather than the buffer's declaration, a literal, a
+// statement); else at the node itself (a parameter), else at the function.
 ir::SourceLoc locate(const ir::StructuralDifference::Side &side) {
   for (auto it = side.path.rbegin(); it != side.path.rend(); ++it)
-    if ((*it)->loc().isKnown()) return (*it)->loc();
-  return side.node ? side.node->loc() : ir::SourceLoc{};
+    if (!(*it)->isa<ir::Function>() && (*it)->loc().isKnown()) return (*it)->loc();
+  if (side.node && side.node->loc().isKnown()) return side.node->loc();
+  return side.path.empty() ? ir::SourceLoc{} : side.path.front()->loc();
 }
 
 void describeSide(std::ostream &out, const char *name, const ir::StructuralDifference::Side &side) {
@@ -66,7 +71,7 @@ void describeSide(std::ostream &out, const char *name, const ir::StructuralDiffe
   std::string message = std::string(name) + " side";
   if (side.presence == Presence::MissingBefore) message += ": missing before this statement";
   else if (side.presence == Presence::MissingAfter) message += ": missing after this statement";
-  else if (side.node) message += ": " + quote(side.node);
+  else if (side.node && !side.node->isa<ir::Function>()) message += ": " + quote(side.node);
   out << ir::formatDiagnostic(locate(side), ir::Severity::Note, message);
   if (std::string path = statementPath(side.path); !path.empty()) out << "in: " << path << "\n";
 }

@@ -85,6 +85,12 @@ private:
   };
 };
 
+// A node as a step of the path to a difference: a variable is one node for all its uses,
+// located where it is defined, so the path stops at the expression that uses it.
+const Node *pathStep(const Node *node) {
+  return node && node->kind() == NodeKind::Var ? nullptr : node;
+}
+
 std::vector<NodeRef> pathRefs(const std::vector<const Node *> &path) {
   return std::vector<NodeRef>(path.begin(), path.end());
 }
@@ -193,12 +199,18 @@ bool StructuralComparer::exprs(const std::vector<Expr> &a, const std::vector<Exp
 }
 
 bool StructuralComparer::optionalExpr(const Expr &a, const Expr &b) {
-  if (!a || !b) return a == b || fail(a.get(), b.get(), "optional expression present on one side");
+  if (!a || !b) {
+    PathStep step(*this, pathStep(a.get()), pathStep(b.get()));
+    return a == b || fail(a.get(), b.get(), "optional expression present on one side");
+  }
   return expr(a, b);
 }
 
 bool StructuralComparer::optionalStmt(const Stmt &a, const Stmt &b) {
-  if (!a || !b) return a == b || fail(a.get(), b.get(), "optional statement present on one side");
+  if (!a || !b) {
+    PathStep step(*this, a.get(), b.get());
+    return a == b || fail(a.get(), b.get(), "optional statement present on one side");
+  }
   return stmt(a, b);
 }
 
@@ -239,7 +251,13 @@ bool StructuralComparer::attrValue(const AttrValue &a, const AttrValue &b, llvm:
 }
 
 bool StructuralComparer::attrs(const AttrMap &a, const AttrMap &b) {
-  if (a.size() != b.size()) return fail(nullptr, nullptr, "attribute maps differ in size");
+  if (a.size() != b.size()) {
+    for (const auto &[key, value] : a)
+      if (!b.contains(key)) return fail(nullptr, nullptr, "attribute '" + key + "' on the left side only");
+    for (const auto &[key, value] : b)
+      if (!a.contains(key)) return fail(nullptr, nullptr, "attribute '" + key + "' on the right side only");
+    return fail(nullptr, nullptr, "attribute maps differ in size");
+  }
   for (auto x = a.begin(), y = b.begin(); x != a.end(); ++x, ++y) {
     if (x->first != y->first) return fail(nullptr, nullptr, "attribute keys differ (" + x->first + " vs " + y->first + ")");
     if (!attrValue(x->second, y->second, x->first)) return false;
@@ -270,9 +288,7 @@ bool StructuralComparer::reducer(const CommReducer &a, const CommReducer &b) {
 
 bool StructuralComparer::expr(const Expr &ea, const Expr &eb) {
   const ExprNode &a = *ea, &b = *eb;
-  // A variable is one node for all its uses, located where it is defined: the path stops at
-  // the expression that uses it.
-  PathStep step(*this, a.kind() == NodeKind::Var ? nullptr : &a, b.kind() == NodeKind::Var ? nullptr : &b);
+  PathStep step(*this, pathStep(&a), pathStep(&b));
   if (a.kind() != b.kind()) return fail(&a, &b, "expression kinds differ");
   if (a.dtype != b.dtype) return fail(&a, &b, "dtypes differ (" + a.dtype.str() + " vs " + b.dtype.str() + ")");
   switch (a.kind()) {
