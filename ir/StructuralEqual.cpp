@@ -341,7 +341,9 @@ bool StructuralComparer::block(const Block &a, const Block &b) {
   if (a.iterVars.size() != b.iterVars.size()) return fail(&a, &b, "block iteration variable counts differ");
   for (size_t i = 0; i < a.iterVars.size(); ++i)
     if (!iterVar(a.iterVars[i], b.iterVars[i], true)) return false;
-  if (a.allocBuffers.size() != b.allocBuffers.size()) return fail(&a, &b, "block allocations differ");
+  if (a.allocBuffers.size() != b.allocBuffers.size())
+    return fail(&a, &b, "blocks allocate different numbers of buffers (" + std::to_string(a.allocBuffers.size()) +
+                            " vs " + std::to_string(b.allocBuffers.size()) + ")");
   for (size_t i = 0; i < a.allocBuffers.size(); ++i)
     if (!defineBuffer(a.allocBuffers[i], b.allocBuffers[i])) return false;
   if (a.matchBuffers.size() != b.matchBuffers.size()) return fail(&a, &b, "block match_buffers differ");
