@@ -2,8 +2,6 @@
 
 #include <iostream>
 #include <memory>
-#include <regex>
-#include <sstream>
 
 #include <CLI/CLI.hpp>
 
@@ -16,37 +14,75 @@ namespace vtac::driver {
 
 namespace {
 
-// A node in TVMScript, shortened to its first line (a loop's header, not its body). Printing a
-// statement on its own declares its free variables first (`i = T.int32()`); those lines are
-// skipped.
-std::string firstLine(const ir::NodeRef &node) {
+std::string blockLabel(const ir::Block &block) { return "block \"" + block.name + "\""; }
+
+// How a node reads in a note: a statement's first line, an expression, a variable or buffer by
+// its name.
+std::string quote(const ir::NodeRef &node) {
+  // A block's first line would be the implicit root's `T.block("root", no_realize=True)`.
+  if (auto *block = node.as<ir::Block>()) return blockLabel(*block);
+  if (auto *stmt = node.as<ir::StmtNode>()) return ir::printStmtFirstLine(ir::Stmt(stmt));
+  if (auto *expr = node.as<ir::ExprNode>()) return ir::printExpr(ir::Expr(expr));
+  if (auto *buffer = node.as<ir::Buffer>()) return buffer->name;
+  if (auto *iterVar = node.as<ir::IterVar>()) return iterVar->var->name;
+  return ir::nodeKindName(node->kind());
+}
+
+std::string withoutColon(std::string line) {
+  if (!line.empty() && line.back() == ':') line.pop_back();
+  return line;
+}
+
+// The statements enclosing a difference, outermost first: loops by their variable, blocks by
+// their name, the innermost statement as its first line (`for i / for j / C[j] = A[j] + 1`).
+std::string statementPath(const std::vector<ir::NodeRef> &path) {
+  // Sequences and the root block are not written in the source.
+  auto written = [](const ir::StmtNode *stmt) {
+    auto *realize = stmt->as<ir::BlockRealize>();
+    return !stmt->isa<ir::SeqStmt>() && !(realize && realize->block->name == "root");
+  };
+  std::vector<const ir::StmtNode *> stmts;
+  for (const ir::NodeRef &node : path)
+    if (auto *stmt = node.as<ir::StmtNode>(); stmt && written(stmt)) stmts.push_back(stmt);
   std::string text;
-  if (auto *stmt = node.as<ir::StmtNode>())
-    text = ir::printStmt(ir::Stmt(stmt));
-  else if (auto *expr = node.as<ir::ExprNode>())
-    return ir::printExpr(ir::Expr(expr));
-  else
-    return node ? ir::nodeKindName(node->kind()) : "nothing";
-  static const std::regex declaration(R"(^\w+ = T\.\w+\(\)$)");
-  std::istringstream lines(text);
-  std::string line;
-  while (std::getline(lines, line))
-    if (!std::regex_match(line, declaration)) return line;
+  for (size_t i = 0; i < stmts.size(); ++i) {
+    const ir::StmtNode *stmt = stmts[i];
+    text += i ? " / " : "";
+    if (i + 1 == stmts.size()) text += withoutColon(ir::printStmtFirstLine(ir::Stmt(stmt)));
+    else if (auto *loop = stmt->as<ir::For>()) text += "for " + loop->loopVar->name;
+    else if (auto *realize = stmt->as<ir::BlockRealize>()) text += blockLabel(*realize->block);
+    else text += withoutColon(ir::printStmtFirstLine(ir::Stmt(stmt)));
+  }
   return text;
 }
 
-// Where one side differs: the node's own source line and caret when the parser located it;
-// otherwise (a node built by a pass) the enclosing statement's, and the node printed.
-void describeSide(std::ostream &out, const char *side, const ir::NodeRef &node,
-                  const ir::Stmt &enclosing) {
-  if (node && node->loc().isKnown()) {
-    out << ir::formatDiagnostic(node->loc(), ir::Severity::Note,
-                                std::string(side) + " side: " + firstLine(node));
-    return;
-  }
-  ir::SourceLoc loc = enclosing ? enclosing->loc() : ir::SourceLoc{};
-  out << ir::formatDiagnostic(loc, ir::Severity::Note,
-                              std::string(side) + " side, inside this statement: " + firstLine(node));
+// Where a side of the difference shows: at the innermost statement or expression on its path
+// that the parser located (a load rather than the buffer's declaration, a literal, a
+// statement); else at the node itself (a parameter), else at the function.
+ir::SourceLoc locate(const ir::StructuralDifference::Side &side) {
+  for (auto it = side.path.rbegin(); it != side.path.rend(); ++it)
+    if (!(*it)->isa<ir::Function>() && (*it)->loc().isKnown()) return (*it)->loc();
+  if (side.node && side.node->loc().isKnown()) return side.node->loc();
+  return side.path.empty() ? ir::SourceLoc{} : side.path.front()->loc();
+}
+
+void describeSide(std::ostream &out, const char *name, const ir::StructuralDifference::Side &side) {
+  using Presence = ir::StructuralDifference::Side::Presence;
+  std::string message = std::string(name) + " side";
+  if (side.presence == Presence::MissingBefore) message += ": missing before this statement";
+  else if (side.presence == Presence::MissingAfter) message += ": missing after this statement";
+  else if (side.node && !side.node->isa<ir::Function>()) message += ": " + quote(side.node);
+  out << ir::formatDiagnostic(locate(side), ir::Severity::Note, message);
+  if (std::string path = statementPath(side.path); !path.empty()) out << "in: " << path << "\n";
+}
+
+// A graph difference shows the binding it is in, printed, and its source line.
+void describeGraphSide(std::ostream &out, const char *name, const ir::RelaxFunction &func,
+                       const ir::relax::GraphDifference::Side &side) {
+  std::string message = std::string(name) + " side";
+  if (side.missing) message += side.binding ? ": missing after this binding" : ": missing";
+  else if (side.binding) message += ": " + ir::relax::printBinding(func, *side.binding);
+  out << ir::formatDiagnostic(side.loc, ir::Severity::Note, message);
 }
 
 }  // namespace
@@ -65,22 +101,30 @@ int runDiff(const std::string &left, const std::string &right, std::ostream &out
       equal = false;
       continue;
     }
+    if (const ir::RelaxFunction *ga = ir::asRelaxFunction(entry.function)) {
+      if (const ir::RelaxFunction *gb = ir::asRelaxFunction(other)) {
+        if (auto difference = ir::relax::findStructuralDifference(*ga, *gb)) {
+          out << "function '" << name << "' differs: " << difference->what << "\n";
+          describeGraphSide(out, "left", *ga, difference->lhs);
+          describeGraphSide(out, "right", *gb, difference->rhs);
+          equal = false;
+        }
+        continue;
+      }
+    }
     auto *fa = entry.function->as<ir::PrimFunc>();
     auto *fb = other->as<ir::PrimFunc>();
     if (!fa || !fb) {
-      ir::IRModule oneA, oneB;
-      oneA.add(name, entry.function);
-      oneB.add(name, other);
-      if (!ir::structuralEqual(oneA, oneB)) {
-        out << "function '" << name << "' differs\n";
-        equal = false;
-      }
+      out << "function '" << name << "' differs: a prim_func against a graph function\n";
+      out << ir::formatDiagnostic(entry.function->loc(), ir::Severity::Note, "left side");
+      out << ir::formatDiagnostic(other->loc(), ir::Severity::Note, "right side");
+      equal = false;
       continue;
     }
     if (auto difference = ir::findStructuralDifference(*fa, *fb)) {
       out << "function '" << name << "' differs: " << difference->what << "\n";
-      describeSide(out, "left", difference->lhs, difference->lhsStmt);
-      describeSide(out, "right", difference->rhs, difference->rhsStmt);
+      describeSide(out, "left", difference->lhs);
+      describeSide(out, "right", difference->rhs);
       equal = false;
     }
   }
@@ -95,8 +139,12 @@ int runDiff(const std::string &left, const std::string &right, std::ostream &out
 void registerDiffCommand(CLI::App &app, support::CommandAction &action) {
   auto *command = app.add_subcommand(
       "diff", "Compare two TVMScript modules structurally (names of variables, buffers and\n"
-              "blocks are ignored, as TVM's assert_structural_equal does). Exit status 0 when\n"
-              "equal, 1 with the first difference of each function, 2 when a file cannot be read.");
+              "blocks are ignored, as TVM's assert_structural_equal does). For each function\n"
+              "that differs, shows the first difference in both files: file:line:col of the\n"
+              "differing use (a load, a literal, a statement; for a graph function the binding),\n"
+              "its source line, and the enclosing statements (`in: for i / for j / C[j] = ...`);\n"
+              "a statement on one side only is shown where it would be on the other. Exit status\n"
+              "0 when equal, 1 when different, 2 when a file cannot be read.");
   auto files = std::make_shared<std::vector<std::string>>();
   command->add_option("FILES", *files, "The two modules: A.tvm B.tvm")->required()->expected(2);
   command->callback([&action, files] {

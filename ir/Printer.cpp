@@ -209,6 +209,8 @@ public:
   DocLines printFunction(const PrimFunc &func, llvm::StringRef name);
   DocLines printStandaloneStmt(const Stmt &stmt);
   void reserveName(const std::string &name) { names_.insert(name); }
+  // Free variables and buffers print under their own names, without declarations before.
+  void leaveFreeObjectsUndeclared() { declareFreeObjects_ = false; }
 
 private:
   struct Frame {
@@ -316,6 +318,7 @@ private:
                                  DocLines body);
 
   UseScopes uses_;
+  bool declareFreeObjects_ = true;
   std::vector<Frame *> frames_;
   std::unordered_map<const Node *, Frame *> openFrames_;  // outermost frame per IR node
   std::unordered_map<const Node *, Binding> bindings_;
@@ -366,6 +369,7 @@ ScriptPrinter::Frame *ScriptPrinter::fallbackFrame() {
 }
 
 ScriptPrinter::Frame *ScriptPrinter::frameForFreeObject(const Node *obj) {
+  if (!declareFreeObjects_) return nullptr;
   for (int scope = uses_.commonScope(obj); scope >= 0; scope = uses_.parentScope(scope)) {
     const Node *node = uses_.scopeNode(scope);
     if (!node) continue;
@@ -1397,13 +1401,25 @@ std::string printExpr(const Expr &expr) {
   return printer.exprText(expr);
 }
 
-std::string printStmt(const Stmt &stmt) {
+namespace {
+
+std::string printStandalone(const Stmt &stmt, bool declareFreeObjects) {
   ScriptPrinter printer;
   reserveBuiltinNames(printer);
+  if (!declareFreeObjects) printer.leaveFreeObjectsUndeclared();
   std::string out;
   llvm::raw_string_ostream os(out);
   renderLines(printer.printStandaloneStmt(stmt), 0, os);
   return os.str();
+}
+
+}  // namespace
+
+std::string printStmt(const Stmt &stmt) { return printStandalone(stmt, /*declareFreeObjects=*/true); }
+
+std::string printStmtFirstLine(const Stmt &stmt) {
+  std::string text = printStandalone(stmt, /*declareFreeObjects=*/false);
+  return text.substr(0, text.find('\n'));
 }
 
 }  // namespace vtac::ir

@@ -85,6 +85,10 @@ public:
   FunctionPrinter(const RelaxFunction &func, RelaxPrintState &state, llvm::raw_ostream &os)
       : func_(func), state_(state), os_(os) {}
 
+  // Keeps the text of `binding` when print() meets it (see capturedText).
+  void capture(const Binding &binding) { captured_ = &binding; }
+  const std::string &capturedText() const { return capturedText_; }
+
   void print(llvm::StringRef name, unsigned indent) {
     std::string pad(indent, ' ');
     // The signature defines the symbolic sizes it mentions, return type first (as TVM).
@@ -191,7 +195,9 @@ private:
         annotation = ": " + printStructInfo(binding.var->sinfo);
       }
       std::string name = define(binding.var);
-      body_ += inner + name + annotation + " = " + rhs + "\n";
+      std::string line = name + annotation + " = " + rhs;
+      if (&binding == captured_) capturedText_ = line;
+      body_ += inner + line + "\n";
       if (block.dataflow && !binding.var->dataflow) outputs.push_back(name);
     }
     if (block.dataflow) {
@@ -209,6 +215,8 @@ private:
   std::unordered_map<const Var *, std::string> names_;
   std::unordered_set<std::string> takenNames_;
   bool moduleAliasPrinted_ = false;
+  const Binding *captured_ = nullptr;
+  std::string capturedText_;
 };
 
 }  // namespace
@@ -260,6 +268,17 @@ size_t RelaxPrintState::constantIndex(const Constant *constant) {
 void printRelaxFunction(const RelaxFunction &func, llvm::StringRef name, unsigned indent,
                         RelaxPrintState &state, llvm::raw_ostream &os) {
   FunctionPrinter(func, state, os).print(name, indent);
+}
+
+std::string printBinding(const RelaxFunction &func, const Binding &binding) {
+  // Printed within its function, so that names are the ones the whole printout uses.
+  RelaxPrintState state;
+  std::string ignored;
+  llvm::raw_string_ostream os(ignored);
+  FunctionPrinter printer(func, state, os);
+  printer.capture(binding);
+  printer.print("main", 0);
+  return printer.capturedText();
 }
 
 }  // namespace vtac::ir::relax

@@ -1,6 +1,7 @@
 // Structural equality of Relax functions: same shape of graph, callees, struct info and
 // constants, with graph variables and symbolic sizes matched by position of definition
 // (names and source locations do not matter), as structuralEqual does for PrimFuncs.
+#include <algorithm>
 #include <unordered_map>
 
 #include "vtac/ir/Relax.h"
@@ -9,22 +10,45 @@ namespace vtac::ir::relax {
 
 namespace {
 
+// The returned value's location, or the function's when it returns nothing.
+SourceLoc resultLoc(const RelaxFunction &func) {
+  return func.results.empty() ? func.loc() : func.results.front().loc;
+}
+
 class RelaxComparer {
 public:
+  // Only a caller that asks where the first difference lies pays for describing it.
+  explicit RelaxComparer(bool explain) : explain_(explain) {}
+
   bool function(const RelaxFunction &a, const RelaxFunction &b) {
-    if (a.params.size() != b.params.size() || a.blocks.size() != b.blocks.size() ||
-        a.results.size() != b.results.size() || a.resultIsTuple != b.resultIsTuple)
-      return false;
+    if (a.params.size() != b.params.size()) return fail(a.loc(), b.loc(), "parameter counts differ");
     for (size_t i = 0; i < a.params.size(); ++i)
-      if (!define(*a.params[i], *b.params[i])) return false;
-    for (size_t i = 0; i < a.blocks.size(); ++i)
+      if (!define(*a.params[i], *b.params[i], "parameter")) return false;
+    size_t blocks = std::min(a.blocks.size(), b.blocks.size());
+    for (size_t i = 0; i < blocks; ++i)
       if (!block(a.blocks[i], b.blocks[i])) return false;
+    if (a.blocks.size() != b.blocks.size()) {
+      const RelaxFunction &longer = a.blocks.size() > b.blocks.size() ? a : b;
+      const BindingBlock &extra = longer.blocks[blocks];
+      SourceLoc at = extra.bindings.empty() ? extra.loc : extra.bindings.front().loc;
+      return &longer == &a ? fail(at, b.loc(), "binding block on the left side only")
+                           : fail(a.loc(), at, "binding block on the right side only");
+    }
+    if (a.results.size() != b.results.size() || a.resultIsTuple != b.resultIsTuple)
+      return fail(resultLoc(a), resultLoc(b), "returned values differ");
     for (size_t i = 0; i < a.results.size(); ++i)
-      if (!arg(a.results[i], b.results[i])) return false;
-    return structInfo(a.retSinfo, b.retSinfo);
+      if (!arg(a.results[i], b.results[i], "returned value")) return false;
+    return structInfo(a.retSinfo, b.retSinfo) || fail(a.retSinfo.loc, b.retSinfo.loc, "return types differ");
   }
 
+  const std::optional<GraphDifference> &difference() const { return difference_; }
+
 private:
+  bool fail(SourceLoc a, SourceLoc b, std::string what) {
+    if (explain_ && !difference_) difference_ = GraphDifference{std::move(what), {a, bindingA_}, {b, bindingB_}};
+    return false;
+  }
+
   bool dim(const Expr &a, const Expr &b) {
     if (a->kind() != b->kind()) return false;
     if (const auto *ia = a.as<IntImm>()) return ia->value == b.as<IntImm>()->value;
@@ -47,8 +71,12 @@ private:
     return true;
   }
 
-  bool define(const Var &a, const Var &b) {
-    if (a.dataflow != b.dataflow || !structInfo(a.sinfo, b.sinfo)) return false;
+  // `what` names the variable's role in the message: "parameter", "bound variable".
+  bool define(const Var &a, const Var &b, const std::string &what) {
+    if (a.dataflow != b.dataflow) return fail(a.loc, b.loc, what + " is a dataflow variable on one side only");
+    if (!structInfo(a.sinfo, b.sinfo))
+      return fail(a.sinfo.loc.isKnown() ? a.sinfo.loc : a.loc, b.sinfo.loc.isKnown() ? b.sinfo.loc : b.loc,
+                  "struct info of " + what + " differs");
     vars_[&a] = &b;
     return true;
   }
@@ -60,45 +88,77 @@ private:
            a.data->bytes == b.data->bytes;
   }
 
-  bool arg(const Arg &a, const Arg &b) {
-    if (bool(a.var) != bool(b.var)) return false;
-    if (a.var) {
+  // `what` names the argument's role in the message: "argument 2", "returned value".
+  bool arg(const Arg &a, const Arg &b, const std::string &what) {
+    bool same;
+    if (a.var && b.var) {
       auto it = vars_.find(a.var.get());
-      return it != vars_.end() && it->second == b.var.get();
+      same = it != vars_.end() && it->second == b.var.get();
+    } else {
+      same = !a.var && !b.var && constant(*a.constant, *b.constant);
     }
-    return constant(*a.constant, *b.constant);
+    return same || fail(a.loc, b.loc, what + " differs");
+  }
+
+  bool call(const Call &a, const Call &b, SourceLoc atA, SourceLoc atB) {
+    if (a.kind != b.kind) return fail(atA, atB, "call kinds differ");
+    if (a.callee != b.callee)
+      return fail(a.calleeLoc, b.calleeLoc, "callees differ (" + a.callee + " vs " + b.callee + ")");
+    if (a.args.size() != b.args.size()) return fail(atA, atB, "argument counts differ");
+    for (size_t i = 0; i < a.args.size(); ++i)
+      if (!arg(a.args[i], b.args[i], "argument " + std::to_string(i + 1))) return false;
+    return structInfo(a.outSinfo, b.outSinfo) || fail(a.outSinfo.loc, b.outSinfo.loc, "output struct info differs");
   }
 
   bool binding(const Binding &a, const Binding &b) {
-    if (bool(a.call) != bool(b.call)) return false;
-    if (a.call) {
-      const Call &ca = *a.call, &cb = *b.call;
-      if (ca.kind != cb.kind || ca.callee != cb.callee || ca.args.size() != cb.args.size() ||
-          !structInfo(ca.outSinfo, cb.outSinfo))
-        return false;
-      for (size_t i = 0; i < ca.args.size(); ++i)
-        if (!arg(ca.args[i], cb.args[i])) return false;
-    } else if (!arg(a.alias, b.alias)) {
-      return false;
-    }
-    return define(*a.var, *b.var);
-  }
-
-  bool block(const BindingBlock &a, const BindingBlock &b) {
-    if (a.dataflow != b.dataflow || a.bindings.size() != b.bindings.size()) return false;
-    for (size_t i = 0; i < a.bindings.size(); ++i)
-      if (!binding(a.bindings[i], b.bindings[i])) return false;
+    bindingA_ = &a;
+    bindingB_ = &b;
+    if (bool(a.call) != bool(b.call)) return fail(a.loc, b.loc, "a call against an alias");
+    bool same = a.call ? call(*a.call, *b.call, a.loc, b.loc) : arg(a.alias, b.alias, "aliased value");
+    if (!same || !define(*a.var, *b.var, "bound variable")) return false;
+    bindingA_ = bindingB_ = nullptr;
     return true;
   }
 
+  bool block(const BindingBlock &a, const BindingBlock &b) {
+    if (a.dataflow != b.dataflow) return fail(a.loc, b.loc, "one block is a dataflow block, the other not");
+    size_t common = std::min(a.bindings.size(), b.bindings.size());
+    for (size_t i = 0; i < common; ++i)
+      if (!binding(a.bindings[i], b.bindings[i])) return false;
+    if (a.bindings.size() == b.bindings.size()) return true;
+    // The other side is shown at its last binding of the block, after which the extra one
+    // would come.
+    bool extraOnLeft = a.bindings.size() > b.bindings.size();
+    const Binding *extra = &(extraOnLeft ? a : b).bindings[common];
+    const BindingBlock &shorter = extraOnLeft ? b : a;
+    const Binding *last = common ? &shorter.bindings[common - 1] : nullptr;
+    SourceLoc lastLoc = last ? last->loc : shorter.loc;
+    bindingA_ = extraOnLeft ? extra : last;
+    bindingB_ = extraOnLeft ? last : extra;
+    fail(extraOnLeft ? extra->loc : lastLoc, extraOnLeft ? lastLoc : extra->loc,
+         extraOnLeft ? "binding on the left side only" : "binding on the right side only");
+    if (difference_) (extraOnLeft ? difference_->rhs : difference_->lhs).missing = true;
+    return false;
+  }
+
+  bool explain_;
+  std::optional<GraphDifference> difference_;
   std::unordered_map<const Node *, const Node *> sizes_;
   std::unordered_map<const Var *, const Var *> vars_;
+  // The bindings being compared, for reporting where a difference lies.
+  const Binding *bindingA_ = nullptr, *bindingB_ = nullptr;
 };
 
 }  // namespace
 
 bool structuralEqual(const RelaxFunction &a, const RelaxFunction &b) {
-  return RelaxComparer().function(a, b);
+  return RelaxComparer(/*explain=*/false).function(a, b);
+}
+
+std::optional<GraphDifference> findStructuralDifference(const RelaxFunction &a, const RelaxFunction &b) {
+  RelaxComparer comparer(/*explain=*/true);
+  if (comparer.function(a, b)) return std::nullopt;
+  return comparer.difference() ? comparer.difference() : GraphDifference{"functions differ", {a.loc()}, {b.loc()}};
 }
 
 }  // namespace vtac::ir::relax

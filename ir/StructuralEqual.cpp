@@ -6,6 +6,7 @@
 #include "vtac/ir/CommReducer.h"
 #include "vtac/ir/Relax.h"
 
+#include <algorithm>
 #include <cmath>
 #include <unordered_map>
 
@@ -28,6 +29,9 @@ public:
 
 private:
   bool stmtFields(const Stmt &a, const Stmt &b);
+  bool sequences(const Stmt &a, const Stmt &b);
+  void explainSequences(const std::vector<Stmt> &a, const std::vector<Stmt> &b);
+  template <typename Compare> bool attempt(Compare compare);
   bool fail(const Node *a, const Node *b, llvm::StringRef what);
   bool bind(const Node *a, const Node *b);
   bool defineVar(const VarRef &a, const VarRef &b);
@@ -42,7 +46,7 @@ private:
   bool range(const Range &a, const Range &b);
   bool region(const BufferRegion &a, const BufferRegion &b);
   bool regions(const std::vector<BufferRegion> &a, const std::vector<BufferRegion> &b);
-  bool attrValue(const AttrValue &a, const AttrValue &b);
+  bool attrValue(const AttrValue &a, const AttrValue &b, llvm::StringRef key);
   bool attrs(const AttrMap &a, const AttrMap &b);
   bool node(const NodeRef &a, const NodeRef &b);
   bool reducer(const CommReducer &a, const CommReducer &b);
@@ -53,9 +57,49 @@ private:
   std::unordered_map<const Node *, const Node *> lhsToRhs_, rhsToLhs_;
   std::string difference_;
   StructuralDifference where_;
-  // The innermost statements being compared, for reporting where a difference lies.
-  const StmtNode *stmtA_ = nullptr, *stmtB_ = nullptr;
+  // The function, statements and expressions being compared, outermost first, for reporting
+  // where a difference lies (kept only when explaining).
+  std::vector<const Node *> pathA_, pathB_;
+
+  // Extends the paths for the lifetime of the step, each by its node unless that is null or
+  // already the innermost (a statement compared as a sequence of one).
+  class PathStep {
+  public:
+    PathStep(StructuralComparer &comparer, const Node *a, const Node *b)
+        : comparer_(comparer), a_(extends(comparer.pathA_, a)), b_(extends(comparer.pathB_, b)) {
+      if (a_) comparer_.pathA_.push_back(a_);
+      if (b_) comparer_.pathB_.push_back(b_);
+    }
+    ~PathStep() {
+      if (a_) comparer_.pathA_.pop_back();
+      if (b_) comparer_.pathB_.pop_back();
+    }
+
+  private:
+    const Node *extends(const std::vector<const Node *> &path, const Node *node) const {
+      return comparer_.explain_ && node && (path.empty() || path.back() != node) ? node : nullptr;
+    }
+
+    StructuralComparer &comparer_;
+    const Node *a_, *b_;
+  };
 };
+
+// A node as a step of the path to a difference: a variable is one node for all its uses,
+// located where it is defined, so the path stops at the expression that uses it.
+const Node *pathStep(const Node *node) {
+  return node && node->kind() == NodeKind::Var ? nullptr : node;
+}
+
+std::vector<NodeRef> pathRefs(const std::vector<const Node *> &path) {
+  return std::vector<NodeRef>(path.begin(), path.end());
+}
+
+// A statement as the sequence it stands for: a SeqStmt's statements, else itself alone.
+std::vector<Stmt> statementsOf(const Stmt &stmt) {
+  if (const auto *seq = stmt.as<SeqStmt>()) return seq->stmts;
+  return {stmt};
+}
 
 std::string describe(const Node *n) {
   if (!n) return "<null>";
@@ -70,7 +114,7 @@ std::string describe(const Node *n) {
 bool StructuralComparer::fail(const Node *a, const Node *b, llvm::StringRef what) {
   if (explain_ && difference_.empty()) {
     difference_ = what.str() + ": " + describe(a) + " vs " + describe(b);
-    where_ = {what.str(), NodeRef(a), NodeRef(b), Stmt(stmtA_), Stmt(stmtB_)};
+    where_ = {what.str(), {NodeRef(a), pathRefs(pathA_)}, {NodeRef(b), pathRefs(pathB_)}};
   }
   return false;
 }
@@ -155,12 +199,18 @@ bool StructuralComparer::exprs(const std::vector<Expr> &a, const std::vector<Exp
 }
 
 bool StructuralComparer::optionalExpr(const Expr &a, const Expr &b) {
-  if (!a || !b) return a == b || fail(a.get(), b.get(), "optional expression present on one side");
+  if (!a || !b) {
+    PathStep step(*this, pathStep(a.get()), pathStep(b.get()));
+    return a == b || fail(a.get(), b.get(), "optional expression present on one side");
+  }
   return expr(a, b);
 }
 
 bool StructuralComparer::optionalStmt(const Stmt &a, const Stmt &b) {
-  if (!a || !b) return a == b || fail(a.get(), b.get(), "optional statement present on one side");
+  if (!a || !b) {
+    PathStep step(*this, a.get(), b.get());
+    return a == b || fail(a.get(), b.get(), "optional statement present on one side");
+  }
   return stmt(a, b);
 }
 
@@ -183,27 +233,34 @@ bool StructuralComparer::regions(const std::vector<BufferRegion> &a, const std::
   return true;
 }
 
-bool StructuralComparer::attrValue(const AttrValue &a, const AttrValue &b) {
-  if (a.storage().index() != b.storage().index()) return fail(nullptr, nullptr, "attribute kinds differ");
+bool StructuralComparer::attrValue(const AttrValue &a, const AttrValue &b, llvm::StringRef key) {
+  if (a.storage().index() != b.storage().index())
+    return fail(nullptr, nullptr, "kinds of attribute '" + key.str() + "' differ");
   if (a.isExpr()) return expr(a.asExpr(), b.asExpr());
   if (a.isMap()) return attrs(a.asMap(), b.asMap());
   if (a.isArray()) {
     const auto &x = a.asArray(), &y = b.asArray();
-    if (x.size() != y.size()) return fail(nullptr, nullptr, "attribute arrays differ in length");
+    if (x.size() != y.size()) return fail(nullptr, nullptr, "arrays of attribute '" + key.str() + "' differ in length");
     for (size_t i = 0; i < x.size(); ++i)
-      if (!attrValue(x[i], y[i])) return false;
+      if (!attrValue(x[i], y[i], key)) return false;
     return true;
   }
   bool same = a.isNone() || (a.isBool() && a.asBool() == b.asBool()) || (a.isInt() && a.asInt() == b.asInt()) ||
               (a.isFloat() && a.asFloat() == b.asFloat()) || (a.isString() && a.asString() == b.asString());
-  return same || fail(nullptr, nullptr, "attribute values differ");
+  return same || fail(nullptr, nullptr, "values of attribute '" + key.str() + "' differ");
 }
 
 bool StructuralComparer::attrs(const AttrMap &a, const AttrMap &b) {
-  if (a.size() != b.size()) return fail(nullptr, nullptr, "attribute maps differ in size");
+  if (a.size() != b.size()) {
+    for (const auto &[key, value] : a)
+      if (!b.contains(key)) return fail(nullptr, nullptr, "attribute '" + key + "' on the left side only");
+    for (const auto &[key, value] : b)
+      if (!a.contains(key)) return fail(nullptr, nullptr, "attribute '" + key + "' on the right side only");
+    return fail(nullptr, nullptr, "attribute maps differ in size");
+  }
   for (auto x = a.begin(), y = b.begin(); x != a.end(); ++x, ++y) {
     if (x->first != y->first) return fail(nullptr, nullptr, "attribute keys differ (" + x->first + " vs " + y->first + ")");
-    if (!attrValue(x->second, y->second)) return false;
+    if (!attrValue(x->second, y->second, x->first)) return false;
   }
   return true;
 }
@@ -231,6 +288,7 @@ bool StructuralComparer::reducer(const CommReducer &a, const CommReducer &b) {
 
 bool StructuralComparer::expr(const Expr &ea, const Expr &eb) {
   const ExprNode &a = *ea, &b = *eb;
+  PathStep step(*this, pathStep(&a), pathStep(&b));
   if (a.kind() != b.kind()) return fail(&a, &b, "expression kinds differ");
   if (a.dtype != b.dtype) return fail(&a, &b, "dtypes differ (" + a.dtype.str() + " vs " + b.dtype.str() + ")");
   switch (a.kind()) {
@@ -283,7 +341,9 @@ bool StructuralComparer::block(const Block &a, const Block &b) {
   if (a.iterVars.size() != b.iterVars.size()) return fail(&a, &b, "block iteration variable counts differ");
   for (size_t i = 0; i < a.iterVars.size(); ++i)
     if (!iterVar(a.iterVars[i], b.iterVars[i], true)) return false;
-  if (a.allocBuffers.size() != b.allocBuffers.size()) return fail(&a, &b, "block allocations differ");
+  if (a.allocBuffers.size() != b.allocBuffers.size())
+    return fail(&a, &b, "blocks allocate different numbers of buffers (" + std::to_string(a.allocBuffers.size()) +
+                            " vs " + std::to_string(b.allocBuffers.size()) + ")");
   for (size_t i = 0; i < a.allocBuffers.size(); ++i)
     if (!defineBuffer(a.allocBuffers[i], b.allocBuffers[i])) return false;
   if (a.matchBuffers.size() != b.matchBuffers.size()) return fail(&a, &b, "block match_buffers differ");
@@ -297,17 +357,69 @@ bool StructuralComparer::block(const Block &a, const Block &b) {
 }
 
 bool StructuralComparer::stmt(const Stmt &sa, const Stmt &sb) {
-  const StmtNode *outerA = stmtA_, *outerB = stmtB_;
-  stmtA_ = sa.get();
-  stmtB_ = sb.get();
-  bool equal = stmtFields(sa, sb);
-  stmtA_ = outerA;
-  stmtB_ = outerB;
-  return equal;
+  PathStep step(*this, sa.get(), sb.get());
+  return stmtFields(sa, sb);
+}
+
+// Runs a comparison that may fail without it being the difference reported: on failure the
+// variables and buffers it matched, and the difference it found, are forgotten.
+template <typename Compare> bool StructuralComparer::attempt(Compare compare) {
+  auto lhsToRhs = lhsToRhs_, rhsToLhs = rhsToLhs_;
+  if (compare()) return true;
+  lhsToRhs_ = std::move(lhsToRhs);
+  rhsToLhs_ = std::move(rhsToLhs);
+  difference_.clear();
+  where_ = {};
+  return false;
+}
+
+// A SeqStmt against a statement of another kind (a sequence of one) is a difference too, but
+// explained as one between sequences: a statement added to a body of one statement.
+bool StructuralComparer::sequences(const Stmt &sa, const Stmt &sb) {
+  const auto *x = sa.as<SeqStmt>(), *y = sb.as<SeqStmt>();
+  if (x && y && x->stmts.size() == y->stmts.size()) {
+    for (size_t i = 0; i < x->stmts.size(); ++i)
+      if (!stmt(x->stmts[i], y->stmts[i])) return false;
+    return true;
+  }
+  if (explain_) explainSequences(statementsOf(sa), statementsOf(sb));
+  return false;
+}
+
+// Two sequences of different lengths: when leaving out statements of the longer one makes the
+// rest line up, the first of those is the difference (present on one side only); otherwise the
+// first pair of statements that differ is.
+void StructuralComparer::explainSequences(const std::vector<Stmt> &xs, const std::vector<Stmt> &ys) {
+  size_t common = 0, shorter = std::min(xs.size(), ys.size());
+  while (common < shorter && attempt([&] { return stmt(xs[common], ys[common]); })) ++common;
+  size_t skipA = xs.size() - shorter, skipB = ys.size() - shorter;
+  bool restAligns = skipA != skipB && attempt([&] {
+    for (size_t i = common; i < shorter; ++i)
+      if (!stmt(xs[i + skipA], ys[i + skipB])) return false;
+    return true;
+  });
+  if (!restAligns) {
+    if (common < shorter) stmt(xs[common], ys[common]);
+    else fail(nullptr, nullptr, "sequences differ");
+    return;
+  }
+  bool extraOnLeft = skipA > 0;
+  const std::vector<Stmt> &longerSeq = extraOnLeft ? xs : ys, &shorterSeq = extraOnLeft ? ys : xs;
+  // Where the statement would be on the other side: before the statement that lines up with
+  // the one after it, or after the last statement.
+  bool atEnd = common == shorterSeq.size();
+  const StmtNode *neighbour = shorterSeq.empty() ? nullptr : (atEnd ? shorterSeq.back() : shorterSeq[common]).get();
+  const StmtNode *extra = longerSeq[common].get();
+  PathStep step(*this, extraOnLeft ? extra : neighbour, extraOnLeft ? neighbour : extra);
+  fail(extraOnLeft ? extra : nullptr, extraOnLeft ? nullptr : extra,
+       extraOnLeft ? "statement on the left side only" : "statement on the right side only");
+  (extraOnLeft ? where_.rhs : where_.lhs).presence =
+      atEnd ? StructuralDifference::Side::Presence::MissingAfter : StructuralDifference::Side::Presence::MissingBefore;
 }
 
 bool StructuralComparer::stmtFields(const Stmt &sa, const Stmt &sb) {
   const StmtNode &a = *sa, &b = *sb;
+  if (a.kind() == NodeKind::SeqStmt || b.kind() == NodeKind::SeqStmt) return sequences(sa, sb);
   if (a.kind() != b.kind()) return fail(&a, &b, "statement kinds differ");
   switch (a.kind()) {
   case NodeKind::BufferStore: {
@@ -342,13 +454,6 @@ bool StructuralComparer::stmtFields(const Stmt &sa, const Stmt &sb) {
     const auto &x = static_cast<const IfThenElse &>(a), &y = static_cast<const IfThenElse &>(b);
     return expr(x.condition, y.condition) && stmt(x.thenCase, y.thenCase) && optionalStmt(x.elseCase, y.elseCase);
   }
-  case NodeKind::SeqStmt: {
-    const auto &x = static_cast<const SeqStmt &>(a), &y = static_cast<const SeqStmt &>(b);
-    if (x.stmts.size() != y.stmts.size()) return fail(&a, &b, "sequences differ in length");
-    for (size_t i = 0; i < x.stmts.size(); ++i)
-      if (!stmt(x.stmts[i], y.stmts[i])) return false;
-    return true;
-  }
   case NodeKind::Evaluate:
     return expr(static_cast<const Evaluate &>(a).value, static_cast<const Evaluate &>(b).value);
   case NodeKind::Allocate: {
@@ -375,6 +480,7 @@ bool StructuralComparer::stmtFields(const Stmt &sa, const Stmt &sb) {
 }
 
 bool StructuralComparer::func(const PrimFunc &a, const PrimFunc &b) {
+  PathStep step(*this, &a, &b);
   if (a.params.size() != b.params.size()) return fail(&a, &b, "parameter counts differ");
   if (a.retType != b.retType) return fail(&a, &b, "return types differ");
   for (size_t i = 0; i < a.params.size(); ++i)

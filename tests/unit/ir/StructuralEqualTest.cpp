@@ -109,3 +109,44 @@ TEST_CASE("reducers compare their parameters by position, results and identities
   CHECK_FALSE(structuralEqual(sum, reducerScope(NodeKind::Add, 0.0, /*swapped=*/true)));
   CHECK(structuralHash(sum) != structuralHash(reducerScope(NodeKind::Add, 1.0)));
 }
+
+TEST_CASE("a difference comes with the path of statements and expressions around it", "[ir][equal]") {
+  auto difference = findStructuralDifference(*scaled(false, 2.0), *scaled(true, 2.0));
+  REQUIRE(difference);
+  // The variables differ; their uses are in the load, the innermost node on the path.
+  CHECK(difference->lhs.node->kind() == NodeKind::Var);
+  REQUIRE(!difference->lhs.path.empty());
+  CHECK(difference->lhs.path.front()->kind() == NodeKind::PrimFunc);
+  CHECK(difference->lhs.path.back()->kind() == NodeKind::BufferLoad);
+  CHECK(difference->rhs.path.back()->kind() == NodeKind::BufferLoad);
+}
+
+TEST_CASE("a statement on one side only is found where the rest lines up", "[ir][equal]") {
+  using Presence = StructuralDifference::Side::Presence;
+  BufferRef A = buffer("A", {4}, DataType::int32());
+  auto body = [&](std::vector<int64_t> values) {
+    std::vector<Stmt> stmts;
+    for (int64_t v : values) stmts.push_back(store(A, i32(v), {i32(0)}));
+    return funcWithBuffers({A}, seq(stmts));
+  };
+  auto inserted = findStructuralDifference(*body({1, 3}), *body({1, 2, 3}));
+  REQUIRE(inserted);
+  CHECK(inserted->what == "statement on the right side only");
+  CHECK(!inserted->lhs.node);
+  CHECK(inserted->lhs.presence == Presence::MissingBefore);
+  // Where it would be on the left: before the statement that lines up with the one after it.
+  CHECK(inserted->lhs.path.back().as<BufferStore>()->value.as<IntImm>()->value == 3);
+  CHECK(inserted->rhs.node.as<BufferStore>()->value.as<IntImm>()->value == 2);
+
+  auto appended = findStructuralDifference(*body({1, 2, 3}), *body({1, 2}));
+  REQUIRE(appended);
+  CHECK(appended->what == "statement on the left side only");
+  CHECK(appended->lhs.node.as<BufferStore>()->value.as<IntImm>()->value == 3);
+  CHECK(appended->rhs.presence == Presence::MissingAfter);
+  CHECK(appended->rhs.path.back().as<BufferStore>()->value.as<IntImm>()->value == 2);
+
+  // A changed statement in a longer sequence is that change, not a missing statement.
+  auto changed = findStructuralDifference(*body({1, 5, 3}), *body({1, 2}));
+  REQUIRE(changed);
+  CHECK(changed->what == "integer values differ");
+}

@@ -183,6 +183,9 @@ struct RelaxPrintState {
 // this for each Relax function; `state` numbers constants across the module.
 void printRelaxFunction(const RelaxFunction &func, llvm::StringRef name, unsigned indent,
                         RelaxPrintState &state, llvm::raw_ostream &os);
+// One binding of `func` as the function's printout shows it:
+// `lv1 = R.call_tir(cls.add, (x, w), out_sinfo=R.Tensor((1, n), dtype="float32"))`.
+std::string printBinding(const RelaxFunction &func, const Binding &binding);
 // The comment TVM writes after a module that has constants.
 inline constexpr llvm::StringLiteral kMetadataOmittedComment =
     "# Metadata omitted. Use show_meta=True in script() method to show it.";
@@ -192,6 +195,21 @@ inline constexpr llvm::StringLiteral kMetadataOmittedComment =
 // Same graph, callees, struct info and constants; variables and symbolic sizes are matched by
 // position of definition (names and locations are ignored), as for PrimFuncs.
 bool structuralEqual(const RelaxFunction &a, const RelaxFunction &b);
+
+// The first difference of two graph functions, for showing it in both sources (`vtac diff`).
+struct GraphDifference {
+  struct Side {
+    // The differing part (an argument, a callee, a struct info), else its binding or function.
+    SourceLoc loc;
+    // The binding it is in; null for a parameter or the returned value.
+    const Binding *binding = nullptr;
+    // A binding missing on this side: `binding`, when set, is the one it would follow.
+    bool missing = false;
+  };
+  std::string what;  // e.g. "callees differ (relu0 vs linear0)"
+  Side lhs, rhs;
+};
+std::optional<GraphDifference> findStructuralDifference(const RelaxFunction &a, const RelaxFunction &b);
 
 // ---- Transformations -----------------------------------------------------------------------
 

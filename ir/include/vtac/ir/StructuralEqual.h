@@ -12,6 +12,7 @@
 #include <cstddef>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "vtac/ir/Function.h"
 
@@ -33,12 +34,24 @@ size_t structuralHash(const PrimFunc &func);
 // they are equal.
 std::string firstStructuralDifference(const PrimFunc &a, const PrimFunc &b);
 
-// The first difference of two functions, with the nodes where it was found (either may be null
-// when the difference is a missing part) and the innermost statements that enclose them.
+// The first difference of two functions, for showing it in both sources (`vtac diff`).
 struct StructuralDifference {
-  std::string what;  // e.g. "different constants"
-  NodeRef lhs, rhs;
-  Stmt lhsStmt, rhsStmt;
+  struct Side {
+    // Whether the differing part is on this side; for a statement missing on this side, where
+    // it would be: before or after the statement that ends `path`.
+    enum class Presence { Present, MissingBefore, MissingAfter };
+    // The node where the difference was found: a constant, a variable or buffer (at its use),
+    // a statement; null for a missing part and for parts that are not nodes (attributes).
+    NodeRef node;
+    // The function, then the statements and expressions enclosing `node`, outermost first,
+    // ending with `node` itself when it is a statement or an expression other than a variable
+    // (a variable's or buffer's own location is where it is defined, not where it is used).
+    // For a statement missing on this side, the path ends with its neighbour in the sequence.
+    std::vector<NodeRef> path;
+    Presence presence = Presence::Present;
+  };
+  std::string what;  // e.g. "integer values differ"
+  Side lhs, rhs;
 };
 std::optional<StructuralDifference> findStructuralDifference(const PrimFunc &a, const PrimFunc &b);
 
