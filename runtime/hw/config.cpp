@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <vector>
 
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/MemoryBuffer.h"
@@ -156,6 +157,25 @@ llvm::Expected<Config> Config::fromJSON(llvm::StringRef text) {
   if (!parsed) return configError("invalid JSON: " + llvm::toString(parsed.takeError()));
   const llvm::json::Object* object = parsed->getAsObject();
   if (!object) return configError("expected a JSON object");
+  // An unknown key (a misspelt name would silently keep the default) is an error; keys left out
+  // keep TVM's defaults, so a partial object overrides them.
+  for (const auto& [name, value] : *object) {
+    std::vector<llvm::StringRef> known{"TARGET", "HW_VER", "timing"};
+    for (const IntKey& key : kIntKeys) known.push_back(key.name);
+    if (std::find(known.begin(), known.end(), name.str()) != known.end()) continue;
+    llvm::StringRef closest;
+    unsigned distance = 3;  // suggest only a near miss
+    for (llvm::StringRef candidate : known)
+      if (unsigned d = llvm::StringRef(name).edit_distance(candidate, true, distance); d < distance) {
+        distance = d;
+        closest = candidate;
+      }
+    std::string keys;
+    for (llvm::StringRef k : known) keys += (keys.empty() ? "" : ", ") + k.str();
+    return configError("unknown key '" + name.str() + "'" +
+                       (closest.empty() ? std::string() : " (did you mean '" + closest.str() + "'?)") +
+                       "; keys: " + keys);
+  }
   Config config;
   if (auto target = object->getString("TARGET")) config.target = target->str();
   if (auto version = object->getString("HW_VER")) config.hwVersion = version->str();
