@@ -1,5 +1,6 @@
 #include "vtac/driver/Prepare.h"
 
+#include <algorithm>
 #include <set>
 
 #include <llvm/Support/raw_os_ostream.h>
@@ -9,6 +10,7 @@
 #include "vtac/ir/DisplayText.h"
 #include "vtac/ir/Diagnostic.h"
 #include "vtac/ir/Verifier.h"
+#include "vtac/passes/PassRegistry.h"
 #include "vtac/passes/Vta.h"
 #include "vtac/passes/autoschedule/AutoSchedule.h"
 #include "vtac/passes/schedule/ApplyTrace.h"
@@ -110,6 +112,16 @@ std::optional<Preparer> Preparer::create(const std::string &command, const Recip
     status = support::kExitUsageError;
     return std::nullopt;
   }
+  const std::vector<std::string> known = passes::PassRegistry::builtin().optionNames();
+  for (const auto &[name, value] : recipe.passOptions)
+    if (std::find(known.begin(), known.end(), name) == known.end()) {
+      std::string list;
+      for (const std::string &option : known) list += (list.empty() ? "" : ", ") + option;
+      errors << command << ": error: --pass-option: no pass reads an option '" << name << "' (options: " << list
+             << ")\n";
+      status = support::kExitUsageError;
+      return std::nullopt;
+    }
   std::optional<vta::Config> config = resolveVtaConfig(recipe.vtaConfig, command + ": ", errors);
   if (!config) {
     status = support::kExitInputError;

@@ -32,6 +32,14 @@ std::vector<const PassInfo *> PassRegistry::all() const {
   return result;
 }
 
+std::vector<std::string> PassRegistry::optionNames() const {
+  std::vector<std::string> names;
+  for (const PassInfo *pass : all()) names.insert(names.end(), pass->options.begin(), pass->options.end());
+  std::sort(names.begin(), names.end());
+  names.erase(std::unique(names.begin(), names.end()), names.end());
+  return names;
+}
+
 std::vector<std::string> PassRegistry::closestNames(llvm::StringRef name, size_t limit) const {
   std::vector<std::pair<unsigned, std::string>> scored;
   for (const PassInfo *pass : all()) {

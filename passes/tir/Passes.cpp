@@ -49,7 +49,7 @@ void registerTirPasses(PassRegistry &registry) {
   registry.add({"remove-no-op", "statements that do nothing removed, side effects kept (RemoveNoOp)", removeNoOp,
                 nullptr});
   registry.add({"unroll-loop", "T.unroll loops (and auto-unrolled small ones) -> copies of the body (UnrollLoop)",
-                unrollLoop, nullptr});
+                unrollLoop, nullptr, PassInput::Any, unrollLoopOptions()});
   registry.add({"tir-lower", "TensorIR -> flat TIR: TVM's phase-1 passes in order", nullptr,
                 buildTirLower});
 }

@@ -11,6 +11,12 @@
 #include "vtac/ir/arith/Analyzer.h"
 
 namespace vtac::passes {
+
+std::vector<std::string> unrollLoopOptions() {
+  return {"unroll-loop.auto-max-step", "unroll-loop.auto-max-depth", "unroll-loop.auto-max-extent",
+          "unroll-loop.explicit-unroll", "unroll-loop.unroll-local-access"};
+}
+
 namespace {
 
 struct UnrollConfig {
@@ -28,11 +34,10 @@ llvm::Expected<UnrollConfig> readConfig(const PassContext &context) {
     int64_t *value;
   };
   int64_t explicitUnroll = 1, localAccess = 0;
-  for (Field f : {Field{"unroll-loop.auto-max-step", &config.autoMaxStep},
-                  Field{"unroll-loop.auto-max-depth", &config.autoMaxDepth},
-                  Field{"unroll-loop.auto-max-extent", &config.autoMaxExtent},
-                  Field{"unroll-loop.explicit-unroll", &explicitUnroll},
-                  Field{"unroll-loop.unroll-local-access", &localAccess}}) {
+  const std::vector<std::string> names = unrollLoopOptions();
+  for (Field f : {Field{names[0].c_str(), &config.autoMaxStep}, Field{names[1].c_str(), &config.autoMaxDepth},
+                  Field{names[2].c_str(), &config.autoMaxExtent}, Field{names[3].c_str(), &explicitUnroll},
+                  Field{names[4].c_str(), &localAccess}}) {
     auto it = context.options.find(f.name);
     if (it == context.options.end()) continue;
     if (llvm::StringRef(it->second).getAsInteger(10, *f.value))

@@ -22,5 +22,7 @@
 namespace vtac::passes {
 
 llvm::Expected<ir::PrimFuncRef> unrollLoop(const ir::PrimFuncRef &func, PassContext &context);
+// The options above, by name.
+std::vector<std::string> unrollLoopOptions();
 
 }  // namespace vtac::passes

@@ -67,6 +67,8 @@ struct PassInfo {
   FunctionTransform transform;                 // a pass...
   std::function<void(PipelineBuilder &)> build;  // ...or a named pipeline of passes
   PassInput input = PassInput::Any;
+  // The PassContext options it reads (`--pass-option NAME=VALUE`): any other name is an error.
+  std::vector<std::string> options = {};
   bool isPipeline() const { return static_cast<bool>(build); }
 };
 

@@ -24,6 +24,8 @@ public:
   // Up to `limit` registered names closest to `name` (edit distance), best first, for
   // "did you mean" in usage errors.
   std::vector<std::string> closestNames(llvm::StringRef name, size_t limit = 3) const;
+  // Every pass option some registered pass reads, sorted.
+  std::vector<std::string> optionNames() const;
 
 private:
   llvm::StringMap<PassInfo> passes_;
