@@ -159,9 +159,9 @@ llvm::Expected<Config> Config::fromJSON(llvm::StringRef text) {
   if (!object) return configError("expected a JSON object");
   // An unknown key (a misspelt name would silently keep the default) is an error; keys left out
   // keep TVM's defaults, so a partial object overrides them.
+  std::vector<llvm::StringRef> known{"TARGET", "HW_VER", "timing"};
+  for (const IntKey& key : kIntKeys) known.push_back(key.name);
   for (const auto& [name, value] : *object) {
-    std::vector<llvm::StringRef> known{"TARGET", "HW_VER", "timing"};
-    for (const IntKey& key : kIntKeys) known.push_back(key.name);
     if (std::find(known.begin(), known.end(), name.str()) != known.end()) continue;
     llvm::StringRef closest;
     unsigned distance = 3;  // suggest only a near miss
