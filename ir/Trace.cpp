@@ -134,7 +134,15 @@ std::string printTraceValue(const TraceValue &value) {
     if (!value.dtype.empty()) return printExpr(floatImm(value.floatValue, *DataType::parse(value.dtype)));
     return pythonFloat(value.floatValue);
   case TraceValue::Kind::String: return quoted(value.text);
-  case TraceValue::Kind::Name: return value.text;
+  case TraceValue::Kind::Name: {
+    std::string out = (value.starred ? "*" : "") + value.text;
+    if (value.element) out += "[" + std::to_string(*value.element) + "]";
+    if (const std::optional<TraceValue::Slice> &slice = value.slice) {
+      auto bound = [](std::optional<int64_t> end) { return end ? std::to_string(*end) : std::string(); };
+      out += "[" + bound(slice->start) + ":" + bound(slice->stop) + (slice->step != 1 ? ":" + std::to_string(slice->step) : "") + "]";
+    }
+    return out;
+  }
   case TraceValue::Kind::List: {
     std::string out = value.isTuple ? "(" : "[";
     for (size_t i = 0; i < value.items.size(); ++i)
@@ -161,7 +169,8 @@ std::string printTrace(const Trace &trace) {
   for (const TraceStep &step : trace.steps) {
     out += "  ";
     if (!step.results.empty()) {
-      for (size_t i = 0; i < step.results.size(); ++i) out += (i ? ", " : "") + step.results[i];
+      for (size_t i = 0; i < step.results.size(); ++i)
+        out += (i ? ", " : "") + std::string(step.starredResult == i ? "*" : "") + step.results[i];
       if (step.resultsAreList && step.results.size() == 1) out += ",";
       out += " = ";
     }
