@@ -421,12 +421,28 @@ bool TraceBuilder::bindTargets(const std::vector<Grammar::ExprContext *> &target
 
 std::optional<std::vector<Value>> TraceBuilder::unpack(const Value &value, size_t count, std::optional<size_t> starred,
                                                        ir::SourceLoc at) {
-  if (value.is != Value::Is::Data || value.data.kind != Kind::List) {
-    if (value.is == Value::Is::Data && value.data.kind == Kind::Name)
-      fail(at, "the results of a step are unpacked where the step is called (`*outer, i = sch.get_loops(b)`): "
-               "how many there are is known only when the schedule is applied");
-    else
-      fail(at, "only a list or a tuple can be unpacked");
+  const ir::TraceValue &data = value.data;
+  if (value.is == Value::Is::Data && data.kind == Kind::Name && !data.element && !data.slice && !data.starred) {
+    // The results of a step (a helper returned them): each name takes its element when the
+    // trace is applied, which also checks how many there are.
+    size_t named = count - (starred ? 1 : 0);
+    std::vector<Value> result;
+    for (size_t i = 0; i < count; ++i) {
+      ir::TraceValue element = data;
+      element.loc = at;
+      bool afterStar = starred && i > *starred;
+      if (starred == i) {
+        element.slice = ir::TraceValue::Slice{int64_t(i), count - 1 - i ? std::optional<int64_t>(int64_t(i) + 1 - int64_t(count)) : std::nullopt};
+      } else {
+        element.element = afterStar ? int64_t(i) - int64_t(count) : int64_t(i);
+        element.unpackedCount = starred ? std::nullopt : std::optional<int64_t>(int64_t(named));
+      }
+      result.push_back(Value::of(std::move(element)));
+    }
+    return result;
+  }
+  if (value.is != Value::Is::Data || data.kind != Kind::List) {
+    fail(at, "only a list, a tuple or the results of a step can be unpacked");
     return std::nullopt;
   }
   const std::vector<ir::TraceValue> &items = value.data.items;

@@ -309,6 +309,10 @@ llvm::Expected<std::vector<TraceValue>> expandResultLists(const TraceValue &valu
   const std::vector<size_t> &bindings = list->second;
   int64_t count = int64_t(bindings.size());
   std::vector<size_t> indices;
+  if (value.unpackedCount && *value.unpackedCount != count)
+    return ir::diagnosticError(value.loc, "cannot unpack the " + std::to_string(count) + " results of " +
+                                              ir::describeTraceName(value.text) + " into " +
+                                              std::to_string(*value.unpackedCount) + " names");
   if (value.element) {
     int64_t index = *value.element < 0 ? *value.element + count : *value.element;
     if (index < 0 || index >= count)

@@ -47,6 +47,8 @@ struct TraceValue {
   };
   std::optional<int64_t> element;
   std::optional<Slice> slice;
+  // An `element` taken by unpacking (`outer, inner = tile(b)`): the list holds this many results.
+  std::optional<int64_t> unpackedCount;
   // An Int or Float written as a typed constant in an index map (`T.int8(0)`, `T.float32(0.5)`,
   // as TVM prints a pad value); empty for a Python literal.
   std::string dtype;
