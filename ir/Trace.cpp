@@ -164,6 +164,24 @@ std::string printTraceValue(const TraceValue &value) {
   return "None";
 }
 
+std::vector<size_t> sliceIndices(const TraceValue::Slice &slice, int64_t count) {
+  auto clamp = [&](std::optional<int64_t> end, int64_t otherwise, int64_t low, int64_t high) {
+    if (!end) return otherwise;
+    int64_t index = *end < 0 ? *end + count : *end;
+    return std::clamp(index, low, high);
+  };
+  std::vector<size_t> indices;
+  if (slice.step > 0) {
+    for (int64_t i = clamp(slice.start, 0, 0, count), stop = clamp(slice.stop, count, 0, count); i < stop; i += slice.step)
+      indices.push_back(size_t(i));
+  } else {
+    for (int64_t i = clamp(slice.start, count - 1, -1, count - 1), stop = clamp(slice.stop, -1, -1, count - 1); i > stop;
+         i += slice.step)
+      indices.push_back(size_t(i));
+  }
+  return indices;
+}
+
 std::string printTrace(const Trace &trace) {
   std::string out = "# from tvm import tir\ndef " + trace.name + "(sch: tir.Schedule) -> None:\n";
   for (const TraceStep &step : trace.steps) {

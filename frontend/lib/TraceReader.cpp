@@ -735,21 +735,9 @@ std::optional<Value> TraceBuilder::evaluateSubscript(Grammar::SubscriptExprConte
     return Value::of(std::move(*base));
   }
   // A list known now, sliced as Python does.
-  int64_t count = int64_t(base->items.size());
-  auto clamp = [&](std::optional<int64_t> end, int64_t otherwise, int64_t low, int64_t high) {
-    if (!end) return otherwise;
-    return std::clamp(*end < 0 ? *end + count : *end, low, high);
-  };
   ir::TraceValue result = ir::TraceValue::ofList({}, loc(subscript));
   result.isTuple = base->isTuple;
-  if (slice.step > 0) {
-    for (int64_t i = clamp(slice.start, 0, 0, count), stop = clamp(slice.stop, count, 0, count); i < stop; i += slice.step)
-      result.items.push_back(base->items[size_t(i)]);
-  } else {
-    for (int64_t i = clamp(slice.start, count - 1, -1, count - 1), stop = clamp(slice.stop, -1, -1, count - 1); i > stop;
-         i += slice.step)
-      result.items.push_back(base->items[size_t(i)]);
-  }
+  for (size_t index : ir::sliceIndices(slice, int64_t(base->items.size()))) result.items.push_back(base->items[index]);
   return Value::of(std::move(result));
 }
 

@@ -264,25 +264,6 @@ struct ResultNames {
   }
 };
 
-// Python's indices of `slice` over a list of `count`.
-std::vector<size_t> sliceIndices(const TraceValue::Slice &slice, int64_t count) {
-  auto clamp = [&](std::optional<int64_t> end, int64_t otherwise, int64_t low, int64_t high) {
-    if (!end) return otherwise;
-    int64_t index = *end < 0 ? *end + count : *end;
-    return std::clamp(index, low, high);
-  };
-  std::vector<size_t> indices;
-  if (slice.step > 0) {
-    for (int64_t i = clamp(slice.start, 0, 0, count), stop = clamp(slice.stop, count, 0, count); i < stop; i += slice.step)
-      indices.push_back(size_t(i));
-  } else {
-    for (int64_t i = clamp(slice.start, count - 1, -1, count - 1), stop = clamp(slice.stop, -1, -1, count - 1); i > stop;
-         i += slice.step)
-      indices.push_back(size_t(i));
-  }
-  return indices;
-}
-
 // What `value` stands for once the lists it takes part of are known: a name bound to a list is
 // the list of its results, `loops[-1]` one of them, `loops[1:]` a list, `*loops` its results one
 // by one (so several values); each result is named by a key of its own in `names.single`.
@@ -321,7 +302,7 @@ llvm::Expected<std::vector<TraceValue>> expandResultLists(const TraceValue &valu
                                                 " results");
     indices.push_back(size_t(index));
   } else if (value.slice) {
-    indices = sliceIndices(*value.slice, count);
+    indices = ir::sliceIndices(*value.slice, count);
   } else {
     for (size_t i = 0; i < bindings.size(); ++i) indices.push_back(i);
   }

@@ -96,6 +96,9 @@ std::string printTrace(const Trace &trace);
 // nested in an argument (which the reader names `%<n>:<call>`).
 std::string describeTraceName(const std::string &name);
 
+// The positions `slice` takes from a list of `count` items, as Python's slicing does.
+std::vector<size_t> sliceIndices(const TraceValue::Slice &slice, int64_t count);
+
 // One argument value as the trace prints it (`None`, `True`, `[None, 4]`, `"main"`, `{"k": 1}`).
 std::string printTraceValue(const TraceValue &value);
 
