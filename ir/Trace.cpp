@@ -134,7 +134,15 @@ std::string printTraceValue(const TraceValue &value) {
     if (!value.dtype.empty()) return printExpr(floatImm(value.floatValue, *DataType::parse(value.dtype)));
     return pythonFloat(value.floatValue);
   case TraceValue::Kind::String: return quoted(value.text);
-  case TraceValue::Kind::Name: return value.text;
+  case TraceValue::Kind::Name: {
+    std::string out = (value.starred ? "*" : "") + value.text;
+    if (value.element) out += "[" + std::to_string(*value.element) + "]";
+    if (const std::optional<TraceValue::Slice> &slice = value.slice) {
+      auto bound = [](std::optional<int64_t> end) { return end ? std::to_string(*end) : std::string(); };
+      out += "[" + bound(slice->start) + ":" + bound(slice->stop) + (slice->step != 1 ? ":" + std::to_string(slice->step) : "") + "]";
+    }
+    return out;
+  }
   case TraceValue::Kind::List: {
     std::string out = value.isTuple ? "(" : "[";
     for (size_t i = 0; i < value.items.size(); ++i)
@@ -156,12 +164,31 @@ std::string printTraceValue(const TraceValue &value) {
   return "None";
 }
 
+std::vector<size_t> sliceIndices(const TraceValue::Slice &slice, int64_t count) {
+  auto clamp = [&](std::optional<int64_t> end, int64_t otherwise, int64_t low, int64_t high) {
+    if (!end) return otherwise;
+    int64_t index = *end < 0 ? *end + count : *end;
+    return std::clamp(index, low, high);
+  };
+  std::vector<size_t> indices;
+  if (slice.step > 0) {
+    for (int64_t i = clamp(slice.start, 0, 0, count), stop = clamp(slice.stop, count, 0, count); i < stop; i += slice.step)
+      indices.push_back(size_t(i));
+  } else {
+    for (int64_t i = clamp(slice.start, count - 1, -1, count - 1), stop = clamp(slice.stop, -1, -1, count - 1); i > stop;
+         i += slice.step)
+      indices.push_back(size_t(i));
+  }
+  return indices;
+}
+
 std::string printTrace(const Trace &trace) {
   std::string out = "# from tvm import tir\ndef " + trace.name + "(sch: tir.Schedule) -> None:\n";
   for (const TraceStep &step : trace.steps) {
     out += "  ";
     if (!step.results.empty()) {
-      for (size_t i = 0; i < step.results.size(); ++i) out += (i ? ", " : "") + step.results[i];
+      for (size_t i = 0; i < step.results.size(); ++i)
+        out += (i ? ", " : "") + std::string(step.starredResult == i ? "*" : "") + step.results[i];
       if (step.resultsAreList && step.results.size() == 1) out += ",";
       out += " = ";
     }

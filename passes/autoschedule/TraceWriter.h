@@ -29,7 +29,7 @@ public:
   // sch.get_loops(block)[index]
   std::string getLoop(const std::string &block, int64_t index) {
     std::string name = fresh();
-    ir::TraceStep s{"get_loops", {rv(block)}, {name}, false, index, at_};
+    ir::TraceStep s{"get_loops", {rv(block)}, {name}, false, index, at_, std::nullopt};
     trace_.steps.push_back(std::move(s));
     return name;
   }

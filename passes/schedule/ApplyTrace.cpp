@@ -246,24 +246,154 @@ llvm::Expected<std::string> StepArgs::string(const char *param) {
   return typeError(param, "a string");
 }
 
+namespace {
+
+// The names the schedule binds: one result each, or (`loops = sch.get_loops(b)`, the starred name
+// of `*outer, i = ...`) a list of results.
+struct ResultNames {
+  std::map<std::string, size_t> single;  // name -> index in sch.bindings()
+  std::map<std::string, std::vector<size_t>> lists;
+
+  void bindOne(const std::string &name, size_t binding) {
+    lists.erase(name);
+    single[name] = binding;
+  }
+  void bindList(const std::string &name, std::vector<size_t> bindings) {
+    single.erase(name);
+    lists[name] = std::move(bindings);
+  }
+};
+
+// What `value` stands for once the lists it takes part of are known: a name bound to a list is
+// the list of its results, `loops[-1]` one of them, `loops[1:]` a list, `*loops` its results one
+// by one (so several values); each result is named by a key of its own in `names.single`.
+llvm::Expected<std::vector<TraceValue>> expandResultLists(const TraceValue &value, ResultNames &names, Schedule &sch) {
+  if (value.kind == TraceValue::Kind::List || value.kind == TraceValue::Kind::Dict) {
+    TraceValue expanded = value;
+    expanded.items.clear();
+    for (size_t i = 0; i < value.items.size(); ++i) {
+      llvm::Expected<std::vector<TraceValue>> items = expandResultLists(value.items[i], names, sch);
+      if (!items) return items.takeError();
+      if (value.kind == TraceValue::Kind::Dict && items->size() != 1)
+        return ir::diagnosticError(value.items[i].loc, "a dictionary holds no unpacked list");
+      expanded.items.insert(expanded.items.end(), items->begin(), items->end());
+    }
+    return std::vector<TraceValue>{expanded};
+  }
+  bool selects = value.starred || value.element || value.slice;
+  if (value.kind != TraceValue::Kind::Name || (!selects && !names.lists.count(value.text))) return std::vector<TraceValue>{value};
+  auto list = names.lists.find(value.text);
+  if (list == names.lists.end()) {
+    if (!names.single.count(value.text)) return ir::diagnosticError(value.loc, "undefined name '" + value.text + "'");
+    return ir::diagnosticError(value.loc, ir::describeTraceName(value.text) + " is one result, not a list");
+  }
+  const std::vector<size_t> &bindings = list->second;
+  int64_t count = int64_t(bindings.size());
+  std::vector<size_t> indices;
+  if (value.unpackedCount && *value.unpackedCount != count)
+    return ir::diagnosticError(value.loc, "cannot unpack the " + std::to_string(count) + " results of " +
+                                              ir::describeTraceName(value.text) + " into " +
+                                              std::to_string(*value.unpackedCount) + " names");
+  if (value.element) {
+    int64_t index = *value.element < 0 ? *value.element + count : *value.element;
+    if (index < 0 || index >= count)
+      return ir::diagnosticError(value.loc, "index " + std::to_string(*value.element) + " is out of range: " +
+                                                ir::describeTraceName(value.text) + " holds " + std::to_string(count) +
+                                                " results");
+    indices.push_back(size_t(index));
+  } else if (value.slice) {
+    indices = ir::sliceIndices(*value.slice, count);
+  } else {
+    for (size_t i = 0; i < bindings.size(); ++i) indices.push_back(i);
+  }
+  std::vector<TraceValue> elements;
+  for (size_t index : indices) {
+    const Schedule::Binding &binding = sch.bindings()[bindings[index]];
+    // Not a Python name, so it cannot clash; ir::describeTraceName shows it as `'loops'[2]`.
+    std::string key = "%" + binding.traceName + ":" + ir::describeTraceName(value.text) + "[" + std::to_string(index) + "]";
+    names.single[key] = bindings[index];
+    elements.push_back(TraceValue::ofName(key, value.loc));
+  }
+  if (value.starred || value.element) return elements;
+  return std::vector<TraceValue>{TraceValue::ofList(std::move(elements), value.loc)};
+}
+
+// The step with its arguments' lists of results expanded (`sch.fuse(*loops[-2:])`).
+llvm::Expected<ir::TraceStep> withResultListsExpanded(const ir::TraceStep &step, ResultNames &names, Schedule &sch) {
+  ir::TraceStep expanded = step;
+  expanded.arguments.clear();
+  for (const ir::TraceArgument &argument : step.arguments) {
+    llvm::Expected<std::vector<TraceValue>> values = expandResultLists(argument.value, names, sch);
+    if (!values) return values.takeError();
+    if (!argument.keyword.empty() && values->size() != 1)
+      return ir::diagnosticError(argument.value.loc, "a keyword argument takes one value, not an unpacked list");
+    for (TraceValue &value : *values) expanded.arguments.push_back({argument.keyword, std::move(value)});
+  }
+  return expanded;
+}
+
+// Binds the step's names to its outputs, the bindings from `firstBinding` on.
+llvm::Error bindResults(const ir::TraceStep &step, const PrimitiveSpec &spec, size_t firstBinding, size_t count,
+                        ResultNames &names) {
+  if (step.results.empty()) return llvm::Error::success();
+  if (spec.results == PrimitiveSpec::Results::None)
+    return ir::diagnosticError(step.loc, "sch." + step.primitive + " has no result to bind");
+  bool isList = spec.results == PrimitiveSpec::Results::List;
+  if (step.resultIndex) {
+    int64_t index = *step.resultIndex < 0 ? *step.resultIndex + int64_t(count) : *step.resultIndex;
+    if (index < 0 || index >= int64_t(count))
+      return ir::diagnosticError(step.loc, "index " + std::to_string(*step.resultIndex) + " is out of range: sch." +
+                                               step.primitive + " gave " + std::to_string(count) + " results");
+    names.bindOne(step.results[0], firstBinding + size_t(index));
+    return llvm::Error::success();
+  }
+  if (!isList && (step.resultsAreList || step.starredResult))
+    return ir::diagnosticError(step.loc, "sch." + step.primitive + " gives one result, not a list");
+  std::vector<size_t> outputs;
+  for (size_t i = 0; i < count; ++i) outputs.push_back(firstBinding + i);
+  if (isList && !step.resultsAreList) {
+    names.bindList(step.results[0], std::move(outputs));
+    return llvm::Error::success();
+  }
+  size_t named = step.results.size() - (step.starredResult ? 1 : 0);
+  if (step.starredResult ? named > count : named != count)
+    return ir::diagnosticError(step.loc, "sch." + step.primitive + " gives " + std::to_string(count) + " results, " +
+                                             std::to_string(named) + " names bind them");
+  size_t starredCount = count - named;
+  for (size_t i = 0, output = 0; i < step.results.size(); ++i) {
+    if (step.starredResult == i) {
+      names.bindList(step.results[i], std::vector<size_t>(outputs.begin() + output, outputs.begin() + output + starredCount));
+      output += starredCount;
+      continue;
+    }
+    if (step.results[i] != "_") names.bindOne(step.results[i], outputs[output]);
+    ++output;
+  }
+  return llvm::Error::success();
+}
+
+}  // namespace
+
 llvm::Expected<ir::Trace> applyTrace(ir::IRModule &module, const ir::Trace &trace, const TensorIntrinTable &intrinsics,
                                      uint64_t seed) {
   Schedule sch(module, &intrinsics, seed);
-  std::map<std::string, size_t> names;
-  for (const ir::TraceStep &step : trace.steps) {
-    const PrimitiveSpec *spec = findPrimitive(step.primitive);
-    if (!spec) return ir::diagnosticError(step.loc, "unknown schedule primitive 'sch." + step.primitive + "'");
-    llvm::Expected<std::map<std::string, TraceValue>> values = bindArguments(*spec, step);
+  ResultNames names;
+  for (const ir::TraceStep &written : trace.steps) {
+    const PrimitiveSpec *spec = findPrimitive(written.primitive);
+    if (!spec) return ir::diagnosticError(written.loc, "unknown schedule primitive 'sch." + written.primitive + "'");
+    llvm::Expected<ir::TraceStep> step = withResultListsExpanded(written, names, sch);
+    if (!step) return step.takeError();
+    llvm::Expected<std::map<std::string, TraceValue>> values = bindArguments(*spec, *step);
     if (!values) return values.takeError();
-    StepArgs args(sch, step, std::move(*values), names);
+    StepArgs args(sch, *step, std::move(*values), names.single);
     llvm::Expected<std::vector<RV>> results = spec->apply(sch, args);
     if (!results) return results.takeError();
     // The arguments as the trace prints them, before the results rebind any name.
     ir::TraceStep recorded;
-    recorded.primitive = step.primitive;
+    recorded.primitive = step->primitive;
     recorded.resultsAreList = spec->results == PrimitiveSpec::Results::List;
     for (const ParamSpec &param : spec->params) {
-      TraceValue value = canonical(args.value(param.name), names, sch);
+      TraceValue value = canonical(args.value(param.name), names.single, sch);
       if (param.variadic) {
         for (TraceValue &item : value.items) recorded.arguments.push_back({"", std::move(item)});
         continue;
@@ -272,33 +402,15 @@ llvm::Expected<ir::Trace> applyTrace(ir::IRModule &module, const ir::Trace &trac
       recorded.arguments.push_back({param.positional ? "" : param.name, std::move(value)});
     }
 
-    // Bind the results to the step's names.
     std::vector<std::string> outputs;
     for (RV &rv : *results) outputs.push_back(sch.bindNew(std::move(rv)).traceName);
-    size_t firstBinding = sch.bindings().size() - outputs.size();
-    if (step.resultIndex) {
-      int64_t count = int64_t(outputs.size()), index = *step.resultIndex < 0 ? *step.resultIndex + count : *step.resultIndex;
-      if (index < 0 || index >= count)
-        return ir::diagnosticError(step.loc, "index " + std::to_string(*step.resultIndex) + " is out of range: sch." +
-                                                 step.primitive + " gave " + std::to_string(count) + " results");
-      names[step.results[0]] = firstBinding + size_t(index);
-    } else if (!step.results.empty()) {
-      bool single = spec->results == PrimitiveSpec::Results::One;
-      if (spec->results == PrimitiveSpec::Results::None)
-        return ir::diagnosticError(step.loc, "sch." + step.primitive + " has no result to bind");
-      if (single && step.resultsAreList)
-        return ir::diagnosticError(step.loc, "sch." + step.primitive + " gives one result, not a list");
-      if (step.results.size() != outputs.size())
-        return ir::diagnosticError(step.loc, "sch." + step.primitive + " gives " + std::to_string(outputs.size()) +
-                                                 " results, " + std::to_string(step.results.size()) + " names bind them");
-      for (size_t i = 0; i < outputs.size(); ++i)
-        if (step.results[i] != "_") names[step.results[i]] = firstBinding + i;
-    }
+    if (llvm::Error error = bindResults(*step, *spec, sch.bindings().size() - outputs.size(), outputs.size(), names))
+      return error;
 
     recorded.results = outputs;
     sch.recordStep(std::move(recorded));
     for (ir::TraceStep &following : sch.takeFollowingSteps()) {
-      for (ir::TraceArgument &argument : following.arguments) argument.value = canonical(argument.value, names, sch);
+      for (ir::TraceArgument &argument : following.arguments) argument.value = canonical(argument.value, names.single, sch);
       sch.recordStep(std::move(following));
     }
   }

@@ -43,19 +43,41 @@ TEST_CASE("TVM's printed trace reads back to the same text", "[trace]") {
 TEST_CASE("hand-written schedules: positional arguments, nested calls, an indexed result", "[trace]") {
   ir::Trace trace = readTraceText("def s(sch):\n"
                                   "    sch.compute_inline(sch.get_block(\"B\"))\n"
+                                  "    b = sch.get_block(\"C\")\n"
                                   "    ax = sch.get_loops(b)[-1]\n"
-                                  "    i, j = sch.get_loops(blk)\n"
+                                  "    i, j = sch.get_loops(b)\n"
                                   "    pass\n");
-  REQUIRE(trace.steps.size() == 4);
+  REQUIRE(trace.steps.size() == 5);
   CHECK(trace.steps[0].primitive == "get_block");
   CHECK(trace.steps[1].primitive == "compute_inline");
   CHECK(trace.steps[1].arguments[0].value.text == trace.steps[0].results[0]);
-  CHECK(trace.steps[2].resultIndex == -1);
-  CHECK(trace.steps[2].results == std::vector<std::string>{"ax"});
-  CHECK_FALSE(trace.steps[2].resultsAreList);
-  CHECK(trace.steps[3].results.size() == 2);
+  CHECK(trace.steps[3].resultIndex == -1);
+  CHECK(trace.steps[3].results == std::vector<std::string>{"ax"});
+  CHECK_FALSE(trace.steps[3].resultsAreList);
+  CHECK(trace.steps[4].results.size() == 2);
   CHECK(trace.steps[0].loc.line == 2);
   CHECK(trace.steps[0].loc.column == 24);
+}
+
+TEST_CASE("Python runs as it is read: loops, conditions, helpers and arithmetic unroll into steps", "[trace]") {
+  ir::Trace trace = readTraceText("def s(sch):\n"
+                                  "    def tile(block, n):\n"
+                                  "        *outer, inner = sch.get_loops(block)\n"
+                                  "        return sch.split(inner, factors=[None, n * 2])\n"
+                                  "    for name in [\"B\", \"C\"]:\n"
+                                  "        if name == \"B\":\n"
+                                  "            tile(name, 4)\n"
+                                  "    loops = sch.get_loops(\"C\")\n"
+                                  "    sch.fuse(*loops[1:])\n");
+  REQUIRE(trace.steps.size() == 4);
+  CHECK(trace.steps[0].starredResult == 0u);
+  CHECK(trace.steps[1].arguments[1].value.items[1].intValue == 8);
+  // The helper's names are its own: a second binding of `inner` would get another trace name.
+  CHECK(trace.steps[1].arguments[0].value.text == "inner");
+  const ir::TraceValue &unpacked = trace.steps[3].arguments[0].value;
+  CHECK(unpacked.starred);
+  CHECK(unpacked.slice->start == 1);
+  CHECK(ir::printTraceValue(unpacked) == "*loops[1:]");
 }
 
 TEST_CASE("a schedule def in a module file is skipped by the module reader", "[trace]") {
@@ -87,13 +109,13 @@ TEST_CASE("a file without a schedule def has no trace and no error", "[trace]") 
 }
 
 TEST_CASE("what a schedule cannot hold is an error at the offending token", "[trace]") {
-  CHECK_THAT(readError("def s(sch):\n    for i in range(3):\n        pass\n"),
-             Catch::Matchers::Contains("schedule.py:2:5: error: a schedule holds only `sch.<primitive>(...)` steps"));
-  CHECK_THAT(readError("def s(sch):\n    x = 3\n"),
-             Catch::Matchers::Contains("schedule.py:2:9: error: expected a call `sch.<primitive>(...)`"));
-  CHECK_THAT(readError("def s(sch):\n    sch.split(l, factors=[n + 1, 4])\n"),
-             Catch::Matchers::Contains("schedule.py:2:27: error: a schedule argument is a literal"));
-  CHECK_THAT(readError("def s(sch):\n    sch.split(loop=l, [4])\n"),
+  CHECK_THAT(readError("def s(sch):\n    while True:\n        pass\n"),
+             Catch::Matchers::Contains("schedule.py:2:5: error: a schedule has no `while` loops"));
+  CHECK_THAT(readError("def s(sch):\n    x = 3\n    x\n"),
+             Catch::Matchers::Contains("schedule.py:3:5: error: expected a call `sch.<primitive>(...)`"));
+  CHECK_THAT(readError("def s(sch):\n    l = sch.get_block(\"B\")\n    sch.split(l, factors=[l + 1, 4])\n"),
+             Catch::Matchers::Contains("schedule.py:3:27: error: a schedule's arithmetic is on integers"));
+  CHECK_THAT(readError("def s(sch):\n    sch.split(loop=1, [4])\n"),
              Catch::Matchers::Contains("schedule.py:2:23: error: positional argument follows keyword argument"));
   CHECK_THAT(readError("def s(sch, n):\n    pass\n"),
              Catch::Matchers::Contains("schedule.py:1:12: error: a schedule def takes one parameter, 'sch'"));
@@ -101,12 +123,14 @@ TEST_CASE("what a schedule cannot hold is an error at the offending token", "[tr
              Catch::Matchers::Contains("schedule.py:3:5: error: a file holds one schedule def; the first is at line 1"));
   CHECK_THAT(readError("def s(sch):\n    a.b = sch.get_block(\"B\")\n"),
              Catch::Matchers::Contains("schedule.py:2:5: error: a step's results are bound to plain names"));
-  CHECK_THAT(readError("def s(sch):\n    x = sch.get_loops(b)[1:2]\n"),
-             Catch::Matchers::Contains("schedule.py:2:26: error: a step's result can be indexed by one integer only"));
-  CHECK_THAT(readError("def s(sch):\n    sch.vectorize(sch.get_loops(b)[i])\n"),
-             Catch::Matchers::Contains("schedule.py:2:36: error: a step's result can be indexed by one integer only"));
-  CHECK_THAT(readError("def s(sch):\n    (l, a.b) = sch.get_loops(b)\n"),
+  CHECK_THAT(readError("def s(sch):\n    x = sch.get_loops(\"B\")[1:][0]\n"),
+             Catch::Matchers::Contains("schedule.py:2:9: error: the results of a step are indexed or sliced once"));
+  CHECK_THAT(readError("def s(sch):\n    sch.vectorize(sch.get_loops(\"B\")[\"i\"])\n"),
+             Catch::Matchers::Contains("schedule.py:2:38: error: an index is an integer"));
+  CHECK_THAT(readError("def s(sch):\n    (l, a.b) = sch.get_loops(\"B\")\n"),
              Catch::Matchers::Contains("schedule.py:2:9: error: a step's results are bound to plain names"));
   CHECK_THAT(readError("def s(sch):\n    sch.get_block({1: 2})\n"),
              Catch::Matchers::Contains("schedule.py:2:20: error: a dictionary key in a schedule is a string"));
+  CHECK_THAT(readError("def s(sch):\n    sch.get_block(x)\n"),
+             Catch::Matchers::Contains("schedule.py:2:19: error: undefined name 'x'"));
 }

@@ -1,15 +1,16 @@
-// The schedule reader: TVM's trace text -> ir::Trace.
+// The schedule reader: a schedule def (TVM's trace text, or Python as TVM users write
+// schedules) -> ir::Trace.
 //
 // A schedule is a top-level `def` without decorator whose first and only parameter is named
-// `sch` (annotated or not: `def apply_trace(sch: tir.Schedule) -> None:`). Its body holds one
-// step per line: `sch.<primitive>(args)`, optionally bound to names (`b0 = ...`,
-// `l1, l2 = ...`, `l1, = ...`, `_` for an unused result) or indexed (`ax = sch.get_loops(b)[-1]`).
-// Arguments are literals (ints, floats, strings, None, True, False, lists/tuples, dicts), names
-// bound by earlier steps, or nested `sch.<primitive>(...)` calls (read as a step of their own
-// just before, as the MLC course writes `sch.compute_inline(sch.get_block("B"))`); `pass`,
-// docstrings and comments are allowed. Such a def may sit anywhere at the top level of a module
-// file (the module reader skips it) or in a file of its own given with `--schedule`; a file holds
-// at most one. Errors go to the DiagnosticEngine, located at the offending token.
+// `sch` (annotated or not: `def apply_trace(sch: tir.Schedule) -> None:`). The reader runs its
+// body, a subset of Python (docs/design.md: assignments, `for` over range or a list, `if` on
+// constants, helper defs, integer arithmetic, indexing, slicing and star-unpacking), and each
+// `sch.<primitive>(args)` call it makes becomes a step, nested calls a step of their own just
+// before (as the MLC course writes `sch.compute_inline(sch.get_block("B"))`). A name bound to a
+// step's list of results stays a name, indexed or sliced when the trace is applied. Such a def
+// may sit anywhere at the top level of a module file (the module reader skips it) or in a file
+// of its own given with `--schedule`; a file holds at most one. Errors go to the
+// DiagnosticEngine, located at the offending token.
 #pragma once
 
 #include "vtac/frontend/Diagnostics.h"

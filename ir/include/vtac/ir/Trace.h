@@ -9,6 +9,7 @@
 // that an illegal step is reported at the step.
 #pragma once
 
+#include <cstdint>
 #include <map>
 #include <memory>
 #include <optional>
@@ -34,7 +35,20 @@ struct TraceValue {
   std::string text;  // String, Name (a result of an earlier step), Param, Operation
   std::vector<TraceValue> items;  // List; Dict: keys (String) and values alternate
   bool isTuple = false;  // a List written `(a, b)`, printed so
-  bool starred = false;  // a Param written `*name`
+  // A Param written `*name`; a Name written `*loops` in an argument list or a list: the results
+  // it names, one argument or item each.
+  bool starred = false;
+  // A Name that takes part of the results an earlier step bound to one name (`loops[-1]`,
+  // `loops[2:]`): resolved when the schedule is applied, as only then is it known how many
+  // results (get_loops: loops) the step gave.
+  struct Slice {
+    std::optional<int64_t> start, stop;
+    int64_t step = 1;
+  };
+  std::optional<int64_t> element;
+  std::optional<Slice> slice;
+  // An `element` taken by unpacking (`outer, inner = tile(b)`): the list holds this many results.
+  std::optional<int64_t> unpackedCount;
   // An Int or Float written as a typed constant in an index map (`T.int8(0)`, `T.float32(0.5)`,
   // as TVM prints a pad value); empty for a Python literal.
   std::string dtype;
@@ -56,7 +70,9 @@ struct TraceArgument {
 
 // `results = sch.primitive(arguments)`. `results` are the names the outputs are bound to ("_"
 // discards one). When `resultIndex` is set the step was written `x = sch.get_loops(b)[k]`: only
-// output k (Python indexing, negative from the end) is bound, to results[0].
+// output k (Python indexing, negative from the end) is bound, to results[0]. One name bound to a
+// step that gives a list (`loops = sch.get_loops(b)`) names the whole list; so does the
+// `starredResult`-th name of `*outer, i, j = ...`, the outputs the other names leave.
 struct TraceStep {
   std::string primitive;
   std::vector<TraceArgument> arguments;
@@ -64,6 +80,7 @@ struct TraceStep {
   bool resultsAreList = false;  // `a, b = ...` / `a, = ...` rather than `a = ...`
   std::optional<int64_t> resultIndex;
   SourceLoc loc;
+  std::optional<size_t> starredResult;
 };
 
 struct Trace {
@@ -78,6 +95,9 @@ std::string printTrace(const Trace &trace);
 // How a message names the RV `name`: `'b0'`, or `sch.get_block(...)` for the result of a call
 // nested in an argument (which the reader names `%<n>:<call>`).
 std::string describeTraceName(const std::string &name);
+
+// The positions `slice` takes from a list of `count` items, as Python's slicing does.
+std::vector<size_t> sliceIndices(const TraceValue::Slice &slice, int64_t count);
 
 // One argument value as the trace prints it (`None`, `True`, `[None, 4]`, `"main"`, `{"k": 1}`).
 std::string printTraceValue(const TraceValue &value);
