@@ -7,7 +7,7 @@ CMAKE_ARGS ?=
 DEMO       ?= samples/conv2d_vta_lowered.tvm
 DEMO_REFERENCE ?= samples/conv2d_default_schedule.tvm
 
-.PHONY: deps configure build demo test test-sanitize test-sanitize-full bench clean
+.PHONY: deps configure build demo test check-all test-sanitize test-sanitize-full bench clean
 
 deps:
 	@bash scripts/install-deps.sh
@@ -26,12 +26,15 @@ demo: build
 	$(BUILD)/bin/vtac print $(DEMO)
 	$(BUILD)/bin/vtac run $(DEMO) --random-inputs --reference $(DEMO_REFERENCE) --stats
 
-# CI's command (`.ci/run`): the release build runs the whole suite (`vtac run` on its default
+# The developer's check: the release build runs the whole suite (`vtac run` on its default
 # engine, the JIT), the slow tests included, but the engine comparison that runs it again on the
-# interpreter (label interp, `ctest -L interp`); then test-sanitize-full runs it again, but the
-# slow tests, under clang's ASan + UBSan.
+# interpreter (label interp, `ctest -L interp`).
 test: build
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS) -LE interp
+
+# CI's command (`.ci/run`): `make test`, then test-sanitize-full runs the suite again, but the
+# slow tests, under clang's ASan + UBSan.
+check-all: test
 	$(MAKE) test-sanitize-full
 
 # The frontend unit tests and the lit suite under the default compiler's AddressSanitizer +

@@ -407,8 +407,10 @@ int runCommand(const RunOptions &options, std::ostream &out, std::ostream &error
   if (!options.referenceFile.empty()) {
     std::optional<frontend::ParsedModule> referenceModule = frontend::loadModule(options.referenceFile, errors);
     if (!referenceModule) return 1;
+    PrimFuncCompiler referenceCompiler =
+        options.referenceEngine == "jit" ? jitCompiler() : interpreterCompiler(registry);
     auto reference = compileEntry(referenceModule->module, options.referenceEntry, options.referenceFile,
-                                  interpreterCompiler(registry), registry, libraries);
+                                  referenceCompiler, registry, libraries);
     if (!reference) return fail(reference.takeError());
     const FunctionSignature &referenceFunction = (*reference)->signature();
     if (referenceFunction.params().size() != function.params().size())

@@ -1,4 +1,7 @@
 // The `run` subcommand's flags (CLI11); the command itself is runCommand (RunCommand.cpp).
+#include <cmath>
+#include <cstdint>
+#include <cstdlib>
 #include <iostream>
 #include <memory>
 
@@ -11,6 +14,8 @@
 namespace vtac::backend {
 
 namespace {
+
+constexpr double kMaxTimeoutSeconds = 365.0 * 24 * 3600;
 
 // "NAME=VALUE" -> (NAME, VALUE); CLI11 has validated the form. "VALUE" alone (an --output of a
 // graph's only result) -> ("", VALUE).
@@ -43,6 +48,17 @@ std::string checkSize(const std::string &text) {
   } catch (const std::exception &) {
     return "size '" + value + "' is not a non-negative integer";
   }
+  return "";
+}
+
+// --timeout's seconds: finite (nan and inf would mean no limit at all) and short of the overflow
+// of the clocks that add them to now.
+std::string checkSeconds(const std::string &text) {
+  char *end = nullptr;
+  double seconds = std::strtod(text.c_str(), &end);
+  if (text.empty() || *end != '\0' || !std::isfinite(seconds) || seconds <= 0 || seconds > kMaxTimeoutSeconds)
+    return "expected seconds, a number > 0 and at most " + std::to_string(int64_t(kMaxTimeoutSeconds)) +
+           " (a year), got '" + text + "'";
   return "";
 }
 
@@ -83,6 +99,12 @@ void registerRunCommand(CLI::App &app, support::CommandAction &action) {
                                         "Run this program on the same inputs and compare every parameter");
   command->add_option("--reference-entry", options->referenceEntry, "The prim_func of --reference to run")
       ->needs(reference);
+  command->add_option("--reference-engine", options->referenceEngine,
+                      "Engine of the --reference run: interp, the reference interpreter (default), independent of "
+                      "the code generator under test; jit, for references too large to interpret (an unscheduled "
+                      "layer of a model)")
+      ->check(CLI::IsMember({"interp", "jit"}))
+      ->needs(reference);
   command->add_option("--rtol", options->tolerance.rtol,
                       "Relative tolerance of float comparisons with --reference (default 1e-5; "
                       "integers always compare exactly)")
@@ -102,7 +124,7 @@ void registerRunCommand(CLI::App &app, support::CommandAction &action) {
   command->add_option("--timeout", options->limits.timeoutSeconds,
                       "Stop the run with an error after this many seconds (both engines and the VTA simulator: the clock "
                       "is read every few thousand loop iterations, which the JIT's code then counts)")
-      ->check(CLI::PositiveNumber);
+      ->check(CLI::Validator(checkSeconds, "SECONDS"));
   command->add_option("--vta-config", options->vtaConfig, "vta_config.json of the simulated VTA");
   command->add_option("--engine", options->engine,
                       "jit: the code vtac compile emits, run by LLVM's ORC JIT (default); interp: the reference "

@@ -1,5 +1,6 @@
 #include "vtac/codegen/CNames.h"
 
+#include <algorithm>
 #include <cctype>
 
 #include "vtac/codegen/HostLowering.h"
@@ -22,6 +23,11 @@ std::string sanitize(const std::string &hint) {
 }
 
 }  // namespace
+
+bool isCFunctionName(const std::string &name) {
+  return !name.empty() && sanitize(name) == name &&
+         std::find(std::begin(kCKeywords), std::end(kCKeywords), name) == std::end(kCKeywords);
+}
 
 CNames::CNames(std::set<std::string> reserved) : used_(std::move(reserved)) {
   used_.insert(std::begin(kCKeywords), std::end(kCKeywords));

@@ -4,9 +4,11 @@
 #include <map>
 #include <mutex>
 #include <optional>
+#include <set>
 #include <sstream>
 #include <thread>
 
+#include <llvm/ADT/StringExtras.h>
 #include <llvm/Support/FileSystem.h>
 #include <llvm/Support/Path.h>
 
@@ -106,8 +108,30 @@ struct Job {
   std::string depfile;  // empty: none
   std::string contents;
   std::string diagnostics;
+  std::vector<std::string> functions;  // the names of the input's functions, once parsed
   bool ok = false;
 };
+
+// Every `--symbol FUNC=NAME` names a function of some input: a misspelt FUNC would otherwise be
+// ignored and the function keep its default symbol.
+llvm::Error checkSymbolsNameFunctions(const std::vector<std::string> &symbols, const std::vector<Job> &jobs) {
+  for (const std::string &entry : symbols) {
+    size_t equals = entry.find('=');
+    if (equals == std::string::npos) continue;
+    std::string function = entry.substr(0, equals);
+    bool found = false;
+    std::set<std::string> known;
+    for (const Job &job : jobs)
+      for (const std::string &name : job.functions) {
+        found |= name == function;
+        known.insert(name);
+      }
+    if (!found)
+      return ir::diagnosticError("--symbol " + entry + ": no function '" + function + "' in the input" +
+                                 (jobs.size() > 1 ? "s" : "") + " (functions: " + llvm::join(known, ", ") + ")");
+  }
+  return llvm::Error::success();
+}
 
 class Compiler {
 public:
@@ -133,6 +157,7 @@ private:
   bool compile(Job &job, std::ostream &errors) {
     std::optional<frontend::ParsedModule> parsed = frontend::loadModule(job.input, errors);
     if (!parsed) return false;
+    for (const auto &entry : parsed->module.functions()) job.functions.push_back(entry.name->name);
     if (!prepare(*parsed, errors)) return false;
     std::vector<HostFunction> functions;
     // Symbols first (a graph calls prim_funcs by them); prim_funcs, then graphs, so that every
@@ -278,6 +303,10 @@ int compileCommand(const CompileOptions &options, std::ostream &errors) {
     ok &= job.ok;
   }
   if (!ok) return support::kExitInputError;
+  if (llvm::Error error = checkSymbolsNameFunctions(options.symbols, jobs)) {
+    errors << ir::renderError(std::move(error));
+    return support::kExitInputError;
+  }
   if (directory)
     if (llvm::Error error = directory->make()) {
       errors << ir::renderError(std::move(error));

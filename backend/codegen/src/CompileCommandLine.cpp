@@ -2,14 +2,40 @@
 
 #include <iostream>
 #include <memory>
+#include <set>
 #include <string_view>
 
+#include "vtac/codegen/CNames.h"
 #include "vtac/codegen/CompileCommand.h"
 #include "vtac/driver/ScheduleOptions.h"
 #include "vtac/support/OutputDirectory.h"
 #include "vtac/support/ProgressLine.h"
 
 namespace vtac::codegen {
+
+namespace {
+
+// The --symbol values: FUNC=NAME or NAME (the main function's, one input only), NAME a C
+// function name, each function named once.
+void checkSymbols(const std::vector<std::string> &symbols, size_t inputs) {
+  std::set<std::string> functions;
+  for (const std::string &entry : symbols) {
+    size_t equals = entry.find('=');
+    std::string function = equals == std::string::npos ? "" : entry.substr(0, equals);
+    std::string name = equals == std::string::npos ? entry : entry.substr(equals + 1);
+    if (equals == std::string::npos && inputs > 1)
+      throw CLI::ValidationError("--symbol", "'" + entry + "' without FUNC= would name every input's main alike");
+    if (equals == 0) throw CLI::ValidationError("--symbol", "'" + entry + "' names no function before '='");
+    if (!isCFunctionName(name))
+      throw CLI::ValidationError("--symbol", "'" + name + "' cannot name a C function (letters, digits and '_', "
+                                             "not starting with a digit; no C keyword, not main)");
+    if (!functions.insert(function).second)
+      throw CLI::ValidationError("--symbol", function.empty() ? "the main function's symbol is given twice"
+                                                              : "the symbol of '" + function + "' is given twice");
+  }
+}
+
+}  // namespace
 
 void registerCompileCommand(CLI::App &app, support::CommandAction &action) {
   auto *command = app.add_subcommand(
@@ -51,9 +77,7 @@ void registerCompileCommand(CLI::App &app, support::CommandAction &action) {
       throw CLI::ValidationError("-o", "with several inputs, -o must name a directory (end it with '/')");
     if (!options->depfilePath.empty() && options->inputs.size() > 1)
       throw CLI::ValidationError("--MF", "names one depfile: give it one input (or use -MD)");
-    for (const std::string &symbol : options->symbols)
-      if (symbol.find('=') == std::string::npos && options->inputs.size() > 1)
-        throw CLI::ValidationError("--symbol", "'" + symbol + "' without FUNC= would name every input's main alike");
+    checkSymbols(options->symbols, options->inputs.size());
     action = [options] { return compileCommand(*options, std::cerr); };
   });
 }

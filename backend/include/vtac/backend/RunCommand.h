@@ -59,6 +59,9 @@ struct RunOptions {
   std::string statsJsonPath;
   std::string referenceFile;
   std::string referenceEntry;
+  // The engine of the --reference run: the interpreter by default, the semantics vtac checks
+  // against; the JIT for references too large to interpret in reasonable time.
+  std::string referenceEngine = "interp";
   FloatTolerance tolerance;  // of the float comparison with the reference
   std::string traceVtaPath;  // --trace-vta: the executed VTA instructions, decoded, one a line
   std::string timelinePath;  // --timeline: the timing model's schedule of them, as JSON

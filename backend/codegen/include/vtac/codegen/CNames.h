@@ -33,6 +33,10 @@ struct HostFunction;
 // and the header agree), and the emitter's own locals are reserved.
 CNames functionNames(const HostFunction &function);
 
+// Whether `name` can name an emitted C function: an identifier (letters, digits and '_', not
+// starting with a digit) that is not a C keyword or `main`.
+bool isCFunctionName(const std::string &name);
+
 // The C type of a scalar dtype ("int32_t", "float", "void *"); empty for types C code cannot
 // hold (vectors, float16).
 std::string cType(ir::DataType dtype);
