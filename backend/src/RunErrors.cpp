@@ -38,6 +38,9 @@ std::string floatToIntMessage(double value, const std::string &typeName) {
 }
 
 std::string tensorTooLargeMessage(const std::string &shape, int64_t bytes, bool overflow) {
+  // The compiled check sees only the byte count, which a negative extent makes negative.
+  if (bytes < 0 && !overflow)
+    return "shape " + shape + " has a negative extent here (it would need " + std::to_string(bytes) + " bytes)";
   return "shape " + shape + " needs " + (overflow ? std::string("more than 2^63") : std::to_string(bytes)) +
          " bytes, more than the " + std::to_string(kMaxTensorBytes >> 30) + " GiB vtac allocates for one tensor";
 }
