@@ -2,6 +2,8 @@
 // comparison.
 #include "vtac/ir/Relax.h"
 
+#include <functional>
+
 #include "vtac/ir/Arith.h"
 
 namespace vtac::ir {
@@ -41,6 +43,21 @@ std::optional<int64_t> evaluateDim(const Expr &dim, const ShapeBindings &binding
   if (!a || !b) return std::nullopt;
   // Overflow and division by zero leave the dimension unknown.
   return exactIntArith(bin->kind(), *a, *b);
+}
+
+std::string whyNoSize(const Expr &dim, const ShapeBindings &bindings) {
+  if (std::optional<int64_t> value = evaluateDim(dim, bindings)) return "it is " + std::to_string(*value);
+  std::function<const ir::Var *(const Expr &)> unbound = [&](const Expr &e) -> const ir::Var * {
+    if (const auto *var = e.as<ir::Var>()) return bindings.count(cast<ir::Var>(e)) ? nullptr : var;
+    if (const auto *bin = e.as<BinaryExpr>()) {
+      if (const ir::Var *found = unbound(bin->a)) return found;
+      return unbound(bin->b);
+    }
+    return nullptr;
+  };
+  if (const ir::Var *var = unbound(dim)) return "'" + var->name + "' is not known from the inputs";
+  if (!dim.as<BinaryExpr>()) return "it is not an integer expression";
+  return "it overflows 64-bit integers or divides by zero";
 }
 
 std::optional<std::string> unifyShape(const TensorStructInfo &declared,

@@ -372,7 +372,7 @@ llvm::Expected<NamedTensors> GraphExecutor::run(const NamedTensors &inputs) {
         if (!value || *value < 0)
           return backend::diagnosticError(call.outSinfo.loc,
                                           "cannot size the output of '" + call.callee + "': " +
-                                              relax::printDim(dim) + " is not known from the inputs");
+                                              relax::printDim(dim) + ": " + relax::whyNoSize(dim, sizes));
         shape.push_back(*value);
       }
       if (auto bytes = backend::checkedByteSize(shape, call.outSinfo.dtype.bytes()); !bytes)

@@ -146,6 +146,10 @@ using ShapeBindings = std::unordered_map<VarRef, int64_t>;
 // not an integer expression.
 std::optional<int64_t> evaluateDim(const Expr &dim, const ShapeBindings &bindings);
 
+// Why `dim` is no size (for a message): a variable no binding gives ("'m' is not known from the
+// inputs"), arithmetic that overflows or divides by zero, or its value ("it is -3").
+std::string whyNoSize(const Expr &dim, const ShapeBindings &bindings);
+
 // Matches a concrete shape against declared struct info: binds unbound symbolic variables that
 // appear as whole dimensions, and checks every other dimension. On a mismatch returns a message
 // such as "dimension 1 is 10 but 'n' is 128 (from an earlier binding)".
