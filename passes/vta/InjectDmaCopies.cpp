@@ -171,6 +171,13 @@ private:
     }
     const ir::Stmt &body = nest.innermost;
     const auto *store = body.as<ir::BufferStore>();
+    if (const auto *guard = body.as<ir::IfThenElse>(); guard && !guard->elseCase) {
+      const auto *guarded = guard->thenCase.as<ir::BufferStore>();
+      return fail(*guard, "the copy into '" + (guarded ? guarded->buffer->name : std::string("?")) +
+                              "' is guarded by `" + ir::printExpr(guard->condition) +
+                              "`: a tile that does not divide its loop's extent; split that loop by a factor "
+                              "that divides it");
+    }
     if (!store)
       return fail(loops.empty() ? static_cast<const ir::Node &>(attr) : *loops.back(),
                   "the copy is not a loop nest around one buffer store");

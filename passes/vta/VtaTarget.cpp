@@ -110,7 +110,8 @@ ir::Stmt PragmaLowerer::visitAttrStmt(const ir::AttrStmt &op) {
 
 llvm::Expected<ir::PrimFuncRef> passResult(const ir::PrimFuncRef &func, const ir::Stmt &body,
                                            const std::optional<ir::DiagnosticError> &failure) {
-  if (failure) return ir::diagnosticError(failure->loc(), failure->text());
+  // Statements a schedule built have no source location: point at the function then.
+  if (failure) return ir::diagnosticError(failure->loc().isKnown() ? failure->loc() : func->loc(), failure->text());
   return withBody(func, body);
 }
 
