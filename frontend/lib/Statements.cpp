@@ -377,14 +377,15 @@ FunctionBuilder::bindBuiltinResult(const std::string &name, ir::SourceLoc where,
       error(at, "T.match_buffer needs the parameter or region it matches");
       return std::nullopt;
     }
-    ir::BufferRef buffer = makeBufferFromArgs(name, args, 1, at);
-    if (!buffer)
-      return std::nullopt;
     const Value &source = args.positional[0];
     // Inside a block the source is a region: `A[vi, 0:16]`, a whole buffer, or one element `A[vi, vj]`.
     bool elementSource = source.kind == Value::Kind::Expr && source.expr.isa<ir::BufferLoad>();
-    if (source.kind == Value::Kind::Region ||
-        ((source.kind == Value::Kind::Buffer || elementSource) && currentBlock())) {
+    bool regionSource = source.kind == Value::Kind::Region ||
+                        ((source.kind == Value::Kind::Buffer || elementSource) && currentBlock());
+    ir::BufferRef buffer = makeBufferFromArgs(name, args, 1, at, regionSource);
+    if (!buffer)
+      return std::nullopt;
+    if (regionSource) {
       if (BlockFrame *block = currentBlock())
         block->matchBuffers.push_back({buffer, toRegion(source)});
       else
