@@ -462,14 +462,9 @@ FunctionBuilder::bindBuiltinResult(const std::string &name, ir::SourceLoc where,
       define(name, Value::ofBuffer(buffer, where), where);
     return std::nullopt;
   }
-  // T.decl_buffer(shape, dtype, scope, data=...): a DeclBuffer over the rest of
-  // the body, plus the Allocate of its memory when no data is given (TVM's rule).
-  if (args.positional.size() > 2) {
-    // decl_buffer's third positional argument is the scope, not the data.
-    args.keywords.emplace_back("scope", args.positional[2]);
-    args.positional.resize(2);
-  }
-  const Value *data = args.keyword("data");
+  // T.decl_buffer(shape, dtype, data, strides, elem_offset, scope, ...): a DeclBuffer over the
+  // rest of the body, plus the Allocate of its memory when no data is given (TVM's rule).
+  const Value *data = args.positional.size() > 2 ? &args.positional[2] : args.keyword("data");
   bool allocates = !data || data->kind == Value::Kind::None;
   ir::BufferRef buffer = makeBufferFromArgs(name, args, 0, at);
   if (!buffer)
