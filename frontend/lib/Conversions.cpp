@@ -190,7 +190,8 @@ ir::Range FunctionBuilder::toRange(const Value &domain, DataType dtype) {
 //          scope="global", align=-1, offset_factor=0, ...) and the same
 // arguments after the source of T.match_buffer / T.alloc_buffer / T.decl_buffer.
 ir::BufferRef FunctionBuilder::makeBufferFromArgs(const std::string &name, CallArgs &args,
-                                                  size_t shapeIndex, ir::SourceLoc at) {
+                                                  size_t shapeIndex, ir::SourceLoc at,
+                                                  bool regionView) {
   auto argument = [&](size_t offset, const char *keyword) -> const Value * {
     size_t index = shapeIndex + offset;
     if (index < args.positional.size())
@@ -288,6 +289,8 @@ ir::BufferRef FunctionBuilder::makeBufferFromArgs(const std::string &name, CallA
                                 align, offsetFactor, at);
   buffer->axisSeparators = std::move(axisSeparators);
   buffer->autoBroadcast = autoBroadcast;
+  if (regionView && offsetGiven)
+    buffer->elemOffset = elemOffset;
   return ir::BufferRef(buffer);
 }
 

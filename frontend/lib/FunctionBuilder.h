@@ -147,8 +147,10 @@ public:
   // Builtins (Builtins.cpp): `T.name(...)` calls that produce values.
   Value callBuiltin(const std::string &path, CallArgs &args, ir::SourceLoc at);
   Value callMethod(const Value &method, CallArgs &args, ir::SourceLoc at);
+  // `regionView`: the match_buffer of a region in a block, whose explicit elem_offset=0 stays
+  // (TVM binds it: the region must start at 0); elsewhere 0 is the default and becomes null.
   ir::BufferRef makeBufferFromArgs(const std::string &name, CallArgs &args, size_t shapeIndex,
-                                   ir::SourceLoc at);
+                                   ir::SourceLoc at, bool regionView = false);
   ir::Range toRange(const Value &domain, ir::DataType dtype);
 
   // Statements (Statements.cpp).

@@ -377,14 +377,15 @@ FunctionBuilder::bindBuiltinResult(const std::string &name, ir::SourceLoc where,
       error(at, "T.match_buffer needs the parameter or region it matches");
       return std::nullopt;
     }
-    ir::BufferRef buffer = makeBufferFromArgs(name, args, 1, at);
-    if (!buffer)
-      return std::nullopt;
     const Value &source = args.positional[0];
     // Inside a block the source is a region: `A[vi, 0:16]`, a whole buffer, or one element `A[vi, vj]`.
     bool elementSource = source.kind == Value::Kind::Expr && source.expr.isa<ir::BufferLoad>();
-    if (source.kind == Value::Kind::Region ||
-        ((source.kind == Value::Kind::Buffer || elementSource) && currentBlock())) {
+    bool regionSource = source.kind == Value::Kind::Region ||
+                        ((source.kind == Value::Kind::Buffer || elementSource) && currentBlock());
+    ir::BufferRef buffer = makeBufferFromArgs(name, args, 1, at, regionSource);
+    if (!buffer)
+      return std::nullopt;
+    if (regionSource) {
       if (BlockFrame *block = currentBlock())
         block->matchBuffers.push_back({buffer, toRegion(source)});
       else
@@ -461,14 +462,9 @@ FunctionBuilder::bindBuiltinResult(const std::string &name, ir::SourceLoc where,
       define(name, Value::ofBuffer(buffer, where), where);
     return std::nullopt;
   }
-  // T.decl_buffer(shape, dtype, scope, data=...): a DeclBuffer over the rest of
-  // the body, plus the Allocate of its memory when no data is given (TVM's rule).
-  if (args.positional.size() > 2) {
-    // decl_buffer's third positional argument is the scope, not the data.
-    args.keywords.emplace_back("scope", args.positional[2]);
-    args.positional.resize(2);
-  }
-  const Value *data = args.keyword("data");
+  // T.decl_buffer(shape, dtype, data, strides, elem_offset, scope, ...): a DeclBuffer over the
+  // rest of the body, plus the Allocate of its memory when no data is given (TVM's rule).
+  const Value *data = args.positional.size() > 2 ? &args.positional[2] : args.keyword("data");
   bool allocates = !data || data->kind == Value::Kind::None;
   ir::BufferRef buffer = makeBufferFromArgs(name, args, 0, at);
   if (!buffer)

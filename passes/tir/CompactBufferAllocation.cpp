@@ -50,7 +50,7 @@ public:
     std::vector<ir::BufferRef> allocations = op.allocBuffers;
     bool compacted = false;
     for (ir::BufferRef &buffer : allocations) {
-      std::optional<Compaction> compaction = compact(op, buffer);
+      std::optional<Compaction> compaction = compact(op.body, op.matchBuffers, buffer);
       if (!compaction) continue;
       buffer = compaction->buffer;
       compactions_[buffer->data.get()] = std::move(*compaction);
@@ -69,6 +69,19 @@ public:
     copy->writes = std::move(writes);
     copy->matchBuffers = std::move(matches);
     return ir::Stmt(copy);
+  }
+
+  // After lower-opaque-block an alloc_buffer is an Allocate of a DeclBuffer over its data; TVM
+  // compacts that form too, so compacting before or after lowering gives the same program.
+  ir::Stmt visitAllocate(const ir::Allocate &op) override {
+    const auto *decl = op.body.as<ir::DeclBuffer>();
+    if (!decl || !soleView(op, *decl)) return StmtExprMutator::visitAllocate(op);
+    std::optional<Compaction> compaction = compact(decl->body, {}, decl->buffer);
+    if (!compaction) return StmtExprMutator::visitAllocate(op);
+    ir::BufferRef buffer = compaction->buffer;
+    compactions_[buffer->data.get()] = std::move(*compaction);
+    ir::Stmt body = ir::make<ir::DeclBuffer>(buffer, visitStmt(decl->body), decl->loc());
+    return ir::make<ir::Allocate>(op.bufferVar, op.dtype, buffer->shape, op.condition, body, op.annotations, op.loc());
   }
 
   ir::Expr visitBufferLoad(const ir::BufferLoad &op) override {
@@ -91,6 +104,27 @@ private:
   const Compaction *compactionOf(const ir::Buffer &buffer) const {
     auto it = compactions_.find(buffer.data.get());
     return it == compactions_.end() || it->second.buffer->rank() != buffer.rank() ? nullptr : &it->second;
+  }
+
+  // The allocation is exactly `decl`'s buffer and no other buffer views its memory (an alias of
+  // another type or shape would be cut off by a smaller allocation).
+  static bool soleView(const ir::Allocate &alloc, const ir::DeclBuffer &decl) {
+    const ir::Buffer &buffer = *decl.buffer;
+    if (buffer.data != alloc.bufferVar || buffer.dtype != alloc.dtype || !buffer.strides.empty() ||
+        alloc.constantData || buffer.rank() != alloc.extents.size())
+      return false;
+    for (size_t d = 0; d < buffer.rank(); ++d)
+      if (!ir::structuralEqual(buffer.shape[d], alloc.extents[d])) return false;
+    bool aliased = false;
+    auto check = [&](const ir::BufferRef &other) {
+      aliased |= other.get() != &buffer && other->data == alloc.bufferVar;
+    };
+    ir::preOrderVisit(decl.body, [&](const ir::Node &node) {
+      if (const auto *load = node.as<ir::BufferLoad>()) check(load->buffer);
+      if (const auto *store = node.as<ir::BufferStore>()) check(store->buffer);
+      if (const auto *inner = node.as<ir::DeclBuffer>()) check(inner->buffer);
+    });
+    return !aliased;
   }
 
   static std::vector<ir::Expr> rebase(const Compaction &compaction, const std::vector<ir::Expr> &indices) {
@@ -122,25 +156,30 @@ private:
     return rank >= 0 && storage <= rank;
   }
 
-  // Constant bounds of an expression linear in the enclosing loops' variables.
-  std::optional<std::pair<int64_t, int64_t>> constBounds(const ir::Expr &e) const {
+  // Bounds of an expression linear in the enclosing loops' variables, each loop at its first or
+  // last iteration; symbolic where a loop's range or the constant part is.
+  std::optional<std::pair<ir::Expr, ir::Expr>> bounds(const ir::Expr &e) const {
     std::vector<ir::VarRef> vars;
     for (const EnclosingLoop &loop : loops_) vars.push_back(loop.var);
     auto equation = ir::detectLinearEquation(e, vars);
     if (!equation) return std::nullopt;
-    auto base = ir::asConstInt(equation->base);
-    if (!base) return std::nullopt;
-    int64_t lo = *base, hi = *base;
+    ir::Expr lo = equation->base, hi = equation->base;
     for (size_t i = 0; i < vars.size(); ++i) {
       int64_t c = equation->coeffs[i];
       if (c == 0) continue;
-      auto min = ir::asConstInt(loops_[i].min), extent = ir::asConstInt(loops_[i].extent);
-      if (!min || !extent || *extent < 1) return std::nullopt;
-      int64_t first = c * *min, last = c * (*min + *extent - 1);
-      lo += std::min(first, last);
-      hi += std::max(first, last);
+      auto extent = ir::asConstInt(loops_[i].extent);
+      if (extent && *extent < 1) return std::nullopt;  // never runs: no last iteration
+      ir::Expr first = loops_[i].min * c, last = (loops_[i].min + loops_[i].extent - 1) * c;
+      lo = lo + (c > 0 ? first : last);
+      hi = hi + (c > 0 ? last : first);
     }
-    return std::make_pair(lo, hi);
+    return std::make_pair(ir::simplify(lo), ir::simplify(hi));
+  }
+
+  // `a <= b`, proven by their difference folding to a constant.
+  static bool provenAtMost(const ir::Expr &a, const ir::Expr &b) {
+    auto gap = ir::asConstInt(ir::simplify(b - a));
+    return gap && *gap >= 0;
   }
 
   bool mentionsLoopVar(const ir::Expr &e) const {
@@ -151,21 +190,23 @@ private:
     return found;
   }
 
-  // The window of `buffer` that the block's accesses touch, or nullopt to keep it as it is.
-  std::optional<Compaction> compact(const ir::Block &block, const ir::BufferRef &buffer) const {
+  // The window of `buffer` that the accesses in `scope` (a block's body with its match_buffers,
+  // or an allocation's) touch, or nullopt to keep it as it is.
+  std::optional<Compaction> compact(const ir::Stmt &scope, const std::vector<ir::MatchBufferRegion> &matchBuffers,
+                                    const ir::BufferRef &buffer) const {
     // Accesses seen from inside the allocation, with the loops it is shared across re-entered. An
     // enclosing loop of extent 1 is its start there (TVM's analyzer knows its range), so that
     // `u * 16 + t * 8` and `t * 8` compare as the same window.
     ir::VarMap unitLoops;
     for (const EnclosingLoop &loop : loops_)
       if (ir::isOne(loop.extent) && !sharedAcross(loop, *buffer)) unitLoops[loop.var.get()] = loop.min;
-    ir::Stmt body = unitLoops.empty() ? block.body : ir::substitute(block.body, unitLoops);
+    ir::Stmt body = unitLoops.empty() ? scope : ir::substitute(scope, unitLoops);
     for (auto it = loops_.rbegin(); it != loops_.rend(); ++it)
       if (sharedAcross(*it, *buffer))
         body = ir::make<ir::For>(it->var, it->min, it->extent, ir::ForKind::Serial, body);
     auto probe = ir::make<ir::Block>("", std::vector<ir::IterVarRef>{}, std::vector<ir::BufferRegion>{},
                                      std::vector<ir::BufferRegion>{}, body, nullptr, std::vector<ir::BufferRef>{},
-                                     block.matchBuffers);
+                                     matchBuffers);
     ir::BlockAccessRegions regions =
         ir::inferAccessRegions(*probe, {buffer}, {/*enterOpaqueBlocks=*/true, /*narrowByConditions=*/true});
     std::optional<std::vector<ir::Range>> window;
@@ -219,16 +260,17 @@ private:
     if (!window.defined()) return whole;
     ir::Expr size = window.extent;
     if (mentionsLoopVar(size)) {
-      auto bounds = constBounds(size);
-      if (!bounds) return whole;
-      size = ir::intImm(bounds->second, size->dtype);
+      auto sizeBounds = bounds(size);
+      auto largest = sizeBounds ? ir::asConstInt(sizeBounds->second) : std::nullopt;
+      if (!largest) return whole;
+      size = ir::intImm(*largest, size->dtype);
     }
-    auto start = constBounds(window.min);
-    auto end = constBounds(ir::simplify(window.min + size));
-    auto limit = ir::asConstInt(dimExtent);
-    bool inside = start && start->first >= 0 &&
+    ir::Expr zero = ir::intImm(0, dimExtent->dtype);
+    auto start = bounds(window.min);
+    auto end = bounds(ir::simplify(window.min + size));
+    bool inside = start && provenAtMost(zero, start->first) &&
                   (ir::structuralEqual(ir::simplify(window.min + size), dimExtent) ||
-                   (end && limit && end->second <= *limit));
+                   (end && provenAtMost(end->second, dimExtent)));
     if (!inside) return whole;
     return {window.min, size};
   }
