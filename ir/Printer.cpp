@@ -205,6 +205,11 @@ public:
     printExpr(e, out);
     return out;
   }
+  std::string attrMapText(const AttrMap &attrs) {
+    std::string out;
+    printAttrMap(attrs, out);
+    return out;
+  }
 
   DocLines printFunction(const PrimFunc &func, llvm::StringRef name);
   DocLines printStandaloneStmt(const Stmt &stmt);
@@ -1399,6 +1404,11 @@ std::ostream &operator<<(std::ostream &os, const IRModule &module) { return os <
 std::string printExpr(const Expr &expr) {
   ScriptPrinter printer;
   return printer.exprText(expr);
+}
+
+std::string printAttrMap(const AttrMap &attrs) {
+  ScriptPrinter printer;
+  return printer.attrMapText(attrs);
 }
 
 namespace {

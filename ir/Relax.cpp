@@ -109,13 +109,100 @@ std::optional<std::string> structInfoConflict(const TensorStructInfo &declared,
   return std::nullopt;
 }
 
-TensorStructInfo substitute(const TensorStructInfo &sinfo, const ShapeBindings &bindings) {
-  if (!sinfo.shape) return sinfo;
-  TensorStructInfo result = sinfo;
-  for (Expr &dim : *result.shape)
+namespace {
+
+const char *kindName(StructInfo::Kind kind) {
+  switch (kind) {
+  case StructInfo::Kind::Tensor: return "R.Tensor";
+  case StructInfo::Kind::Tuple: return "R.Tuple";
+  case StructInfo::Kind::Shape: return "R.Shape";
+  case StructInfo::Kind::Prim: return "R.Prim";
+  case StructInfo::Kind::Object: return "R.Object";
+  case StructInfo::Kind::Callable: return "R.Callable";
+  }
+  return "?";
+}
+
+void substituteDims(std::vector<Expr> &dims, const ShapeBindings &bindings) {
+  for (Expr &dim : dims)
     if (std::optional<int64_t> value = evaluateDim(dim, bindings); value && !dim.isa<IntImm>())
       dim = intImm(*value, DataType::int64(), dim->loc());
+}
+
+}  // namespace
+
+std::optional<std::string> structInfoConflict(const StructInfo &declared, const StructInfo &actual) {
+  using Kind = StructInfo::Kind;
+  if (declared.kind == Kind::Object) return std::nullopt;
+  if (declared.kind != actual.kind)
+    return std::string("a value of ") + kindName(actual.kind) + " where " + kindName(declared.kind) +
+           " is expected";
+  switch (declared.kind) {
+  case Kind::Tensor: return structInfoConflict(declared.tensor, actual.tensor);
+  case Kind::Tuple:
+    if (declared.fields.size() != actual.fields.size())
+      return "a tuple of " + std::to_string(actual.fields.size()) + " fields where " +
+             std::to_string(declared.fields.size()) + " are expected";
+    for (size_t i = 0; i < declared.fields.size(); ++i)
+      if (std::optional<std::string> conflict = structInfoConflict(declared.fields[i], actual.fields[i]))
+        return "field " + std::to_string(i) + ": " + *conflict;
+    return std::nullopt;
+  case Kind::Shape: {
+    TensorStructInfo a, b;  // a shape's values compare as a tensor's dimensions do
+    a.shape = declared.values, a.ndim = declared.ndim;
+    b.shape = actual.values, b.ndim = actual.ndim;
+    return structInfoConflict(a, b);
+  }
+  case Kind::Prim:
+    if (!declared.dtype.isVoid() && !actual.dtype.isVoid() && declared.dtype != actual.dtype)
+      return "type " + actual.dtype.str() + " does not match " + declared.dtype.str();
+    return std::nullopt;
+  default: return std::nullopt;
+  }
+}
+
+TensorStructInfo substitute(const TensorStructInfo &sinfo, const ShapeBindings &bindings) {
+  TensorStructInfo result = sinfo;
+  if (result.shape) substituteDims(*result.shape, bindings);
   return result;
+}
+
+StructInfo substitute(const StructInfo &sinfo, const ShapeBindings &bindings) {
+  StructInfo result = sinfo;
+  result.tensor = substitute(sinfo.tensor, bindings);
+  if (result.values) substituteDims(*result.values, bindings);
+  if (result.value) {
+    std::vector<Expr> value{result.value};
+    substituteDims(value, bindings);
+    result.value = value.front();
+  }
+  for (StructInfo &field : result.fields) field = substitute(field, bindings);
+  if (result.result) result.result = std::make_shared<const StructInfo>(substitute(*result.result, bindings));
+  return result;
+}
+
+std::optional<RelaxDiagnostic> firstNonTensor(const RelaxFunction &func, llvm::StringRef what) {
+  auto refuse = [&](const Var &var) -> std::optional<RelaxDiagnostic> {
+    if (var.sinfo.isTensor()) return std::nullopt;
+    return RelaxDiagnostic{var.sinfo.loc.isKnown() ? var.sinfo.loc : var.loc,
+                           what.str() + " supports tensors only: '" + var.name + "' is " +
+                               printStructInfo(var.sinfo)};
+  };
+  for (const VarPtr &param : func.params)
+    if (auto diagnostic = refuse(*param)) return diagnostic;
+  for (const BindingBlock &block : func.blocks)
+    for (const Binding &binding : block.bindings)
+      if (auto diagnostic = refuse(*binding.var)) return diagnostic;
+  // Each returned value is a parameter or a binding, checked above; the annotation may still
+  // ask for something else (R.Object).
+  const StructInfo &ret = func.retSinfo;
+  bool tensors = ret.isTensor() ||
+                 (ret.kind == StructInfo::Kind::Tuple &&
+                  std::all_of(ret.fields.begin(), ret.fields.end(), [](const StructInfo &f) { return f.isTensor(); }));
+  if (!tensors)
+    return RelaxDiagnostic{ret.loc.isKnown() ? ret.loc : func.loc(),
+                           what.str() + " supports tensors only: the function returns " + printStructInfo(ret)};
+  return std::nullopt;
 }
 
 }  // namespace relax

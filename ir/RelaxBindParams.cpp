@@ -26,14 +26,20 @@ bindParams(const RelaxFunction &func,
                            [&](const auto &entry) { return entry.first == param->name; });
     if (it == params.end()) continue;
     const TensorData &data = *it->second;
-    if (!param->sinfo.dtype.isVoid() && param->sinfo.dtype != data.dtype) {
-      diagnostic = {param->sinfo.loc, "parameter '" + param->name + "' is declared " +
-                                          param->sinfo.dtype.str() + " but the bound data is " +
+    if (!param->sinfo.isTensor()) {
+      diagnostic = {param->sinfo.loc, "parameter '" + param->name + "' is " + printStructInfo(param->sinfo) +
+                                          ", not a tensor: no data can be bound to it"};
+      return nullptr;
+    }
+    const TensorStructInfo &declared = param->sinfo.tensor;
+    if (!declared.dtype.isVoid() && declared.dtype != data.dtype) {
+      diagnostic = {declared.loc, "parameter '" + param->name + "' is declared " +
+                                          declared.dtype.str() + " but the bound data is " +
                                           data.dtype.str()};
       return nullptr;
     }
-    if (std::optional<std::string> conflict = unifyShape(param->sinfo, data.shape, shapes)) {
-      diagnostic = {param->sinfo.loc,
+    if (std::optional<std::string> conflict = unifyShape(declared, data.shape, shapes)) {
+      diagnostic = {declared.loc,
                     "bound data for parameter '" + param->name + "' does not fit: " + *conflict};
       return nullptr;
     }

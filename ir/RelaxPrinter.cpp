@@ -6,6 +6,7 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "vtac/ir/Printer.h"
 #include "vtac/ir/Relax.h"
 
 namespace vtac::ir::relax {
@@ -80,6 +81,24 @@ void collectVars(const TensorStructInfo &sinfo, std::vector<VarRef> &out) {
     for (const Expr &dim : *sinfo.shape) collectVars(dim, out);
 }
 
+// In TVM's order: fields and parameters before a callable's result.
+void collectVars(const StructInfo &sinfo, std::vector<VarRef> &out) {
+  collectVars(sinfo.tensor, out);
+  if (sinfo.values)
+    for (const Expr &dim : *sinfo.values) collectVars(dim, out);
+  if (sinfo.value) collectVars(sinfo.value, out);
+  for (const StructInfo &field : sinfo.fields) collectVars(field, out);
+  if (sinfo.result) collectVars(*sinfo.result, out);
+}
+
+// A dimension, quoted when it uses a variable the signature defines (TVM's PrintShapeVar).
+void writeSignatureDim(const Expr &dim, const std::vector<VarRef> &quoted, llvm::raw_ostream &os) {
+  bool quote = usesAny(dim, quoted);
+  if (quote) os << '"';
+  writeDim(dim, os);
+  if (quote) os << '"';
+}
+
 class FunctionPrinter {
 public:
   FunctionPrinter(const RelaxFunction &func, RelaxPrintState &state, llvm::raw_ostream &os)
@@ -93,12 +112,7 @@ public:
     std::string pad(indent, ' ');
     // The signature defines the symbolic sizes it mentions, return type first (as TVM).
     std::vector<VarRef> signatureVars;
-    std::vector<std::string> retParts;
-    if (func_.resultIsTuple) {
-      for (const Arg &result : func_.results) collectVars(result.sinfo(), signatureVars);
-    } else {
-      collectVars(func_.retSinfo, signatureVars);
-    }
+    collectVars(func_.retSinfo, signatureVars);
     for (const VarPtr &param : func_.params) collectVars(param->sinfo, signatureVars);
 
     os_ << pad << "@R.function\n" << pad << "def " << name << '(';
@@ -106,24 +120,18 @@ public:
       if (i) os_ << ", ";
       os_ << define(func_.params[i]) << ": " << printStructInfo(func_.params[i]->sinfo, signatureVars);
     }
-    os_ << ") -> " << returnAnnotation(signatureVars) << ":\n";
+    os_ << ") -> " << printStructInfo(func_.retSinfo, signatureVars) << ":\n";
 
     std::string bodyPad = pad + "    ";
     for (const VarRef &sym : signatureVars) declareSymbolic(sym, bodyPad);
+    // After the signature's sizes, as TVM prints it.
+    if (!func_.attrs.empty()) preamble_ += bodyPad + "R.func_attr(" + printAttrMap(func_.attrs) + ")\n";
     for (const BindingBlock &block : func_.blocks) printBlock(block, bodyPad);
     body_ += bodyPad + "return " + returnValue() + "\n";
     os_ << preamble_ << body_;
   }
 
 private:
-  std::string returnAnnotation(const std::vector<VarRef> &quoted) {
-    if (!func_.resultIsTuple) return printStructInfo(func_.retSinfo, quoted);
-    std::string text = "R.Tuple(";
-    for (size_t i = 0; i < func_.results.size(); ++i)
-      text += (i ? ", " : "") + printStructInfo(func_.results[i].sinfo(), quoted);
-    return text + ")";
-  }
-
   std::string returnValue() {
     if (!func_.resultIsTuple) return use(func_.results.front());
     std::string text = "(";
@@ -137,7 +145,7 @@ private:
   }
 
   // Body uses of sizes not in the signature declare them where TVM does: before the body.
-  void declareUsedSymbolic(const TensorStructInfo &sinfo, const std::string &pad) {
+  void declareUsedSymbolic(const StructInfo &sinfo, const std::string &pad) {
     std::vector<VarRef> vars;
     collectVars(sinfo, vars);
     for (const VarRef &var : vars) declareSymbolic(var, pad);
@@ -231,11 +239,7 @@ std::string printStructInfo(const TensorStructInfo &sinfo, const std::vector<Var
     shapeOs << '(';
     for (size_t i = 0; i < sinfo.shape->size(); ++i) {
       if (i) shapeOs << ", ";
-      const Expr &dim = (*sinfo.shape)[i];
-      bool quote = usesAny(dim, quoted);
-      if (quote) shapeOs << '"';
-      writeDim(dim, shapeOs);
-      if (quote) shapeOs << '"';
+      writeSignatureDim((*sinfo.shape)[i], quoted, shapeOs);
     }
     if (sinfo.shape->size() == 1) shapeOs << ',';
     shapeOs << ')';
@@ -248,6 +252,58 @@ std::string printStructInfo(const TensorStructInfo &sinfo, const std::vector<Var
   os << '(';
   for (size_t i = 0; i < args.size(); ++i) os << (i ? ", " : "") << args[i];
   os << ')';
+  return os.str();
+}
+
+// As TVM's printer writes each kind (src/script/printer/relax/struct_info.cc).
+std::string printStructInfo(const StructInfo &sinfo, const std::vector<VarRef> &quoted) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  auto list = [&](const std::vector<StructInfo> &items) {
+    for (size_t i = 0; i < items.size(); ++i) os << (i ? ", " : "") << printStructInfo(items[i], quoted);
+  };
+  switch (sinfo.kind) {
+  case StructInfo::Kind::Tensor: return printStructInfo(sinfo.tensor, quoted);
+  case StructInfo::Kind::Object: return "R.Object";
+  case StructInfo::Kind::Tuple:
+    if (sinfo.fields.empty()) return "R.Tuple";
+    os << "R.Tuple(";
+    list(sinfo.fields);
+    os << ')';
+    break;
+  case StructInfo::Kind::Shape:
+    if (!sinfo.values) return "R.Shape(ndim=" + std::to_string(sinfo.ndim) + ")";
+    os << "R.Shape([";
+    for (size_t i = 0; i < sinfo.values->size(); ++i) {
+      if (i) os << ", ";
+      writeSignatureDim((*sinfo.values)[i], quoted, os);
+    }
+    os << "])";
+    break;
+  case StructInfo::Kind::Prim:
+    if (!sinfo.value) return "R.Prim(\"" + sinfo.dtype.str() + "\")";
+    os << "R.Prim(value=";
+    writeSignatureDim(sinfo.value, quoted, os);
+    os << ')';
+    break;
+  case StructInfo::Kind::Callable: {
+    bool objectResult = !sinfo.result || sinfo.result->kind == StructInfo::Kind::Object;
+    if (sinfo.opaque) {
+      if (objectResult && !sinfo.pure) return "R.Callable";
+      os << "R.Callable(";
+      if (!objectResult) os << "ret=" << printStructInfo(*sinfo.result, quoted) << (sinfo.pure ? ", " : "");
+      if (sinfo.pure) os << "purity=True";
+      os << ')';
+      break;
+    }
+    os << "R.Callable((";
+    list(sinfo.fields);
+    if (sinfo.fields.size() == 1) os << ',';
+    os << "), " << (objectResult ? std::string("R.Object") : printStructInfo(*sinfo.result, quoted)) << ", "
+       << (sinfo.pure ? "True" : "False") << ')';
+    break;
+  }
+  }
   return os.str();
 }
 
@@ -289,7 +345,6 @@ bool relaxFunctionUsesTir(const RelaxFunction &func) {
   std::vector<VarRef> vars;
   for (const relax::VarPtr &param : func.params) relax::collectVars(param->sinfo, vars);
   relax::collectVars(func.retSinfo, vars);
-  for (const relax::Arg &result : func.results) relax::collectVars(result.sinfo(), vars);
   for (const relax::BindingBlock &block : func.blocks)
     for (const relax::Binding &binding : block.bindings) {
       relax::collectVars(binding.var->sinfo, vars);

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <unordered_map>
 
+#include "vtac/ir/Printer.h"
 #include "vtac/ir/Relax.h"
 
 namespace vtac::ir::relax {
@@ -22,6 +23,8 @@ public:
 
   bool function(const RelaxFunction &a, const RelaxFunction &b) {
     if (a.params.size() != b.params.size()) return fail(a.loc(), b.loc(), "parameter counts differ");
+    // R.func_attr holds literals only, so equal text is equal attributes.
+    if (printAttrMap(a.attrs) != printAttrMap(b.attrs)) return fail(a.loc(), b.loc(), "function attributes differ");
     for (size_t i = 0; i < a.params.size(); ++i)
       if (!define(*a.params[i], *b.params[i], "parameter")) return false;
     size_t blocks = std::min(a.blocks.size(), b.blocks.size());
@@ -69,6 +72,21 @@ private:
     for (size_t i = 0; i < a.shape->size(); ++i)
       if (!dim((*a.shape)[i], (*b.shape)[i])) return false;
     return true;
+  }
+
+  bool structInfo(const StructInfo &a, const StructInfo &b) {
+    if (a.kind != b.kind || !structInfo(a.tensor, b.tensor) || a.ndim != b.ndim ||
+        a.values.has_value() != b.values.has_value() || a.dtype != b.dtype ||
+        bool(a.value) != bool(b.value) || a.fields.size() != b.fields.size() ||
+        bool(a.result) != bool(b.result) || a.opaque != b.opaque || a.pure != b.pure)
+      return false;
+    if (a.values)
+      for (size_t i = 0; i < a.values->size(); ++i)
+        if (!dim((*a.values)[i], (*b.values)[i])) return false;
+    if (a.value && !dim(a.value, b.value)) return false;
+    for (size_t i = 0; i < a.fields.size(); ++i)
+      if (!structInfo(a.fields[i], b.fields[i])) return false;
+    return !a.result || structInfo(*a.result, *b.result);
   }
 
   // `what` names the variable's role in the message: "parameter", "bound variable".

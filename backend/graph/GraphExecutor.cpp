@@ -91,6 +91,8 @@ struct GraphExecutor::Impl {
 };
 
 llvm::Error GraphExecutor::Impl::prepare() {
+  if (std::optional<relax::RelaxDiagnostic> refusal = relax::firstNonTensor(*func, "the graph executor"))
+    return backend::diagnosticError(refusal->loc, refusal->message);
   std::unordered_map<const relax::Var *, int> varSlots;
   std::unordered_map<const relax::Constant *, int> constantSlotOf;
   auto slotOf = [&](const relax::Arg &arg) -> llvm::Expected<int> {
@@ -111,7 +113,7 @@ llvm::Error GraphExecutor::Impl::prepare() {
   for (const relax::VarPtr &param : func->params) {
     varSlots[param.get()] = numSlots;
     paramSlots.push_back(numSlots++);
-    params.push_back({param->name, param->sinfo});
+    params.push_back({param->name, param->sinfo.tensor});
   }
   std::vector<int> lastUse;
   std::vector<std::pair<std::string, ir::PrimFuncRef>> callees;  // distinct, in call order
@@ -359,11 +361,11 @@ llvm::Expected<NamedTensors> GraphExecutor::run(const NamedTensors &inputs) {
     if (step.kind == Step::Kind::Alias) {
       slots[step.outSlot] = slots[step.argSlots[0]];
       const Tensor &value = *slots[step.outSlot];
-      if (std::optional<std::string> conflict = relax::unifyShape(binding.var->sinfo, value.shape(), sizes))
+      if (std::optional<std::string> conflict = relax::unifyShape(binding.var->sinfo.tensor, value.shape(), sizes))
         return backend::diagnosticError(binding.var->sinfo.loc,
                                         "'" + binding.var->name + "' of shape " +
                                             backend::formatShape(value.shape()) + " does not match " +
-                                            shapeText(binding.var->sinfo) + ": " + *conflict);
+                                            shapeText(binding.var->sinfo.tensor) + ": " + *conflict);
     } else {
       const relax::Call &call = *binding.call;
       std::vector<int64_t> shape;

@@ -34,10 +34,16 @@ public:
                              " arguments and 1 output");
       return;
     }
-    for (size_t i = 0; i < call_.args.size(); ++i)
-      if (!matchBuffer(*buffers[i], call_.args[i].sinfo(), call_.args[i].loc,
-                       "argument " + std::to_string(i)))
+    for (size_t i = 0; i < call_.args.size(); ++i) {
+      relax::StructInfo sinfo = call_.args[i].sinfo();
+      std::string what = "argument " + std::to_string(i);
+      if (!sinfo.isTensor()) {
+        diagnostics_.error(call_.args[i].loc, what + " of '" + call_.callee + "' (buffer " + buffers[i]->name +
+                                                  ") is " + relax::printStructInfo(sinfo) + ", not a tensor");
         return;
+      }
+      if (!matchBuffer(*buffers[i], sinfo.tensor, call_.args[i].loc, what)) return;
+    }
     matchBuffer(*buffers.back(), call_.outSinfo, call_.outSinfo.loc, "the output");
   }
 

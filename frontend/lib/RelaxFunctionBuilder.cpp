@@ -1,5 +1,6 @@
 #include "RelaxFunctionBuilder.h"
 
+#include "Literals.h"
 #include "SyntaxParser.h"
 #include "TVMScriptLexer.h"
 
@@ -53,6 +54,15 @@ std::optional<int64_t> intOf(Grammar::ExprContext *expr) {
   auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
   if (ec != std::errc() || end != text.data() + text.size()) return std::nullopt;
   return value;
+}
+
+// An `ndim=`: a count, or -1 (unknown) as TVM prints it.
+std::optional<int64_t> ndimOf(Grammar::ExprContext *expr) {
+  if (auto *unary = dynamic_cast<Grammar::UnaryExprContext *>(expr))
+    return unary->op->getType() == Grammar::MINUS && intOf(unary->expr()) == std::optional<int64_t>(1)
+               ? std::optional<int64_t>(-1)
+               : std::nullopt;
+  return intOf(expr);
 }
 
 // The items of `(a, b)`, `(a,)`, `[a, b]`; `(a)` is not a tuple.
@@ -223,8 +233,150 @@ ir::Expr RelaxFunctionBuilder::quotedDim(const std::string &text, ir::SourceLoc 
   return result;
 }
 
+// `R.Tuple(a, b)`, `R.Tuple([a, b])`: the items of one tuple argument, or the arguments.
+std::optional<std::vector<relax::StructInfo>>
+RelaxFunctionBuilder::structInfoList(Grammar::ExprContext *expr, bool inSignature) {
+  std::vector<Grammar::ExprContext *> items{expr};
+  if (std::optional<std::vector<Grammar::ExprContext *>> tuple = tupleItems(expr)) items = *tuple;
+  std::vector<relax::StructInfo> list;
+  for (Grammar::ExprContext *item : items) {
+    std::optional<relax::StructInfo> sinfo = structInfo(item, inSignature);
+    if (!sinfo) return std::nullopt;
+    list.push_back(std::move(*sinfo));
+  }
+  return list;
+}
+
+std::optional<relax::StructInfo> RelaxFunctionBuilder::structInfo(Grammar::ExprContext *expr,
+                                                                  bool inSignature) {
+  using Kind = relax::StructInfo::Kind;
+  ir::SourceLoc at = loc(expr);
+  auto *call = dynamic_cast<Grammar::CallExprContext *>(expr);
+  std::optional<std::string> name = dottedName(call ? call->expr() : expr);
+  if (name == std::optional<std::string>("R.Tensor")) return tensorStructInfo(expr, inSignature);
+  static const std::vector<std::pair<std::string, Kind>> kinds = {
+      {"R.Tuple", Kind::Tuple},   {"R.Shape", Kind::Shape},   {"R.Prim", Kind::Prim},
+      {"R.Object", Kind::Object}, {"R.Callable", Kind::Callable}};
+  auto kind = std::find_if(kinds.begin(), kinds.end(), [&](const auto &entry) { return entry.first == name; });
+  if (kind == kinds.end()) {
+    error(at, "expected struct info: R.Tensor, R.Tuple, R.Shape, R.Prim, R.Object or R.Callable");
+    return std::nullopt;
+  }
+  relax::StructInfo sinfo = relax::StructInfo::of(kind->second, at);
+  Arguments args = call ? argumentsOf(call) : Arguments{};
+  // The parameters of TVM's R.Tuple/R.Shape/R.Prim/R.Object/R.Callable, positional order.
+  static const std::unordered_map<std::string, std::vector<std::string>> accepted = {
+      {"R.Tuple", {}}, {"R.Shape", {"values", "ndim"}}, {"R.Prim", {"dtype", "value"}},
+      {"R.Object", {}}, {"R.Callable", {"params", "ret", "purity"}}};
+  const std::vector<std::string> &names = accepted.at(*name);
+  for (const auto &[keyword, value] : args.keywords)
+    if (std::find(names.begin(), names.end(), keyword) == names.end()) {
+      error(loc(value), "unexpected argument '" + keyword + "' to " + *name);
+      return std::nullopt;
+    }
+  if (kind->second != Kind::Tuple && args.positional.size() > names.size()) {
+    error(loc(args.positional[names.size()]), *name + " takes at most " + std::to_string(names.size()) +
+                                                  " positional arguments");
+    return std::nullopt;
+  }
+  auto isNone = [](Grammar::ExprContext *e) { return e && dynamic_cast<Grammar::NoneAtomContext *>(atomOf(e)); };
+  switch (kind->second) {
+  case Kind::Tuple: {
+    std::vector<Grammar::ExprContext *> fields = args.positional;
+    if (fields.size() == 1 && tupleItems(fields[0])) fields = *tupleItems(fields[0]);
+    for (Grammar::ExprContext *field : fields) {
+      std::optional<relax::StructInfo> item = structInfo(field, inSignature);
+      if (!item) return std::nullopt;
+      sinfo.fields.push_back(std::move(*item));
+    }
+    break;
+  }
+  case Kind::Shape:
+    if (Grammar::ExprContext *values = args.get(0, "values"); values && !isNone(values)) {
+      std::optional<std::vector<Grammar::ExprContext *>> items = tupleItems(values);
+      if (!items) {
+        error(loc(values), "expected the shape's values as a list, e.g. [n, 4]");
+        return std::nullopt;
+      }
+      sinfo.values.emplace();
+      for (Grammar::ExprContext *item : *items) {
+        ir::Expr value = dim(item, inSignature);
+        if (!value) return std::nullopt;
+        sinfo.values->push_back(value);
+      }
+      sinfo.ndim = int(items->size());
+    }
+    if (Grammar::ExprContext *ndim = args.get(1, "ndim")) {
+      std::optional<int64_t> value = ndimOf(ndim);
+      if (!value || *value < -1 || (sinfo.values && *value != sinfo.ndim)) {
+        error(loc(ndim), "ndim must be an integer matching the values");
+        return std::nullopt;
+      }
+      sinfo.ndim = int(*value);
+    }
+    break;
+  case Kind::Prim: {
+    Grammar::ExprContext *dtype = args.get(0, "dtype");
+    Grammar::ExprContext *value = args.get(1, "value");
+    if (dtype && !isNone(dtype)) {
+      std::optional<std::string> text = stringOf(dtype);
+      std::optional<ir::DataType> parsed = text ? ir::DataType::parse(*text) : std::nullopt;
+      if (!parsed || parsed->isVoid()) {
+        error(loc(dtype), "expected a type such as \"int64\"");
+        return std::nullopt;
+      }
+      sinfo.dtype = *parsed;
+    }
+    if (value && !isNone(value)) {
+      sinfo.value = dim(value, inSignature);
+      if (!sinfo.value) return std::nullopt;
+      if (sinfo.dtype.isVoid()) sinfo.dtype = ir::DataType::int64();
+      if (sinfo.dtype != ir::DataType::int64()) {
+        error(loc(dtype), "a known R.Prim value is an int64 size; give the dtype alone");
+        return std::nullopt;
+      }
+    }
+    if (sinfo.dtype.isVoid()) {
+      error(at, "R.Prim needs a dtype or a value, e.g. R.Prim(\"int64\")");
+      return std::nullopt;
+    }
+    break;
+  }
+  case Kind::Callable: {
+    Grammar::ExprContext *params = args.get(0, "params");
+    Grammar::ExprContext *ret = args.get(1, "ret");
+    Grammar::ExprContext *purity = args.get(2, "purity");
+    sinfo.opaque = !params || isNone(params);
+    if (!sinfo.opaque) {
+      std::optional<std::vector<relax::StructInfo>> list = structInfoList(params, inSignature);
+      if (!list) return std::nullopt;
+      sinfo.fields = std::move(*list);
+    }
+    if (ret && !isNone(ret)) {
+      std::optional<relax::StructInfo> result = structInfo(ret, inSignature);
+      if (!result) return std::nullopt;
+      // R.Object is what an absent result means; kept as absent so both compare equal.
+      if (result->kind != Kind::Object) sinfo.result = std::make_shared<const relax::StructInfo>(std::move(*result));
+    }
+    // TVM's default: an opaque function is impure, one with known parameters pure.
+    sinfo.pure = !sinfo.opaque;
+    if (purity && !isNone(purity)) {
+      auto *atom = atomOf(purity);
+      if (!dynamic_cast<Grammar::TrueAtomContext *>(atom) && !dynamic_cast<Grammar::FalseAtomContext *>(atom)) {
+        error(loc(purity), "purity must be True or False");
+        return std::nullopt;
+      }
+      sinfo.pure = dynamic_cast<Grammar::TrueAtomContext *>(atom) != nullptr;
+    }
+    break;
+  }
+  default: break;
+  }
+  return sinfo;
+}
+
 std::optional<relax::TensorStructInfo>
-RelaxFunctionBuilder::structInfo(Grammar::ExprContext *expr, bool inSignature) {
+RelaxFunctionBuilder::tensorStructInfo(Grammar::ExprContext *expr, bool inSignature) {
   ir::SourceLoc at = loc(expr);
   relax::TensorStructInfo sinfo;
   sinfo.loc = at;
@@ -269,7 +421,7 @@ RelaxFunctionBuilder::structInfo(Grammar::ExprContext *expr, bool inSignature) {
     sinfo.dtype = *parsed;
   }
   if (Grammar::ExprContext *ndim = args.get(size_t(-1), "ndim")) {
-    std::optional<int64_t> value = intOf(ndim);
+    std::optional<int64_t> value = ndimOf(ndim);
     if (!value || *value < -1 || (sinfo.shape && *value != sinfo.ndim)) {
       error(loc(ndim), "ndim must be an integer matching the shape");
       return std::nullopt;
@@ -399,7 +551,7 @@ std::optional<relax::Call> RelaxFunctionBuilder::call(Grammar::CallExprContext *
     error(loc(outSinfo), "calls with several outputs are not supported; give one R.Tensor");
     return std::nullopt;
   }
-  std::optional<relax::TensorStructInfo> sinfo = structInfo(outSinfo, false);
+  std::optional<relax::TensorStructInfo> sinfo = tensorStructInfo(outSinfo, false);
   if (!sinfo) return std::nullopt;
   if (!sinfo->hasShape() || sinfo->dtype.isVoid()) {
     error(loc(outSinfo), "the output of a call needs a shape and an element type");
@@ -420,12 +572,12 @@ relax::BindingBlock &RelaxFunctionBuilder::bindingBlockOutsideDataflow() {
 }
 
 void RelaxFunctionBuilder::bind(const std::string &name, ir::SourceLoc at,
-                                std::optional<relax::TensorStructInfo> annotation,
+                                std::optional<relax::StructInfo> annotation,
                                 Grammar::ExprContext *value) {
   relax::Binding binding;
   binding.loc = at;
   value = stripParens(value);
-  relax::TensorStructInfo inferred;
+  relax::StructInfo inferred;
   if (auto *callExpr = dynamic_cast<Grammar::CallExprContext *>(value)) {
     binding.call = call(callExpr);
     if (!binding.call) return;
@@ -491,7 +643,7 @@ void RelaxFunctionBuilder::assignment(Grammar::Expr_stmtContext *stmt) {
       error(at, "expected `name: R.Tensor(...) = value`");
       return;
     }
-    std::optional<relax::TensorStructInfo> annotation = structInfo(annotated->expr(), false);
+    std::optional<relax::StructInfo> annotation = structInfo(annotated->expr(), false);
     if (!annotation) return;
     bind(*name, loc(targets[0]), annotation, annotated->testlist()->expr(0));
     return;
@@ -536,6 +688,74 @@ void RelaxFunctionBuilder::output(Grammar::CallExprContext *call, bool lastInBlo
     }
     it->second->dataflow = false;
   }
+}
+
+// `R.func_attr({"num_input": 1})`: the function's attributes, literals only (the graph level
+// has no TIR expressions to hold).
+void RelaxFunctionBuilder::functionAttributes(Grammar::CallExprContext *call) {
+  ir::SourceLoc at = loc(call);
+  if (inDataflow_ || !blocks_.empty()) {
+    error(at, "R.func_attr must come before the function's bindings");
+    return;
+  }
+  Arguments args = argumentsOf(call);
+  auto *dict = args.positional.size() == 1 && args.keywords.empty()
+                   ? dynamic_cast<Grammar::DictAtomContext *>(atomOf(args.positional[0]))
+                   : nullptr;
+  if (!dict) {
+    error(at, "R.func_attr takes one dictionary");
+    return;
+  }
+  std::optional<ir::AttrValue> attrs = attrLiteral(args.positional[0]);
+  if (!attrs) return;
+  for (const auto &[key, value] : attrs->asMap()) attrs_.set(key, value);
+}
+
+std::optional<ir::AttrValue> RelaxFunctionBuilder::attrLiteral(Grammar::ExprContext *expr) {
+  Grammar::AtomContext *atom = atomOf(expr);
+  if (auto *string = dynamic_cast<Grammar::StringAtomContext *>(atom)) {
+    std::string text;
+    for (antlr4::tree::TerminalNode *token : string->STRING()) text += decodeStringLiteral(token->getText());
+    return ir::AttrValue(std::move(text));
+  }
+  if (dynamic_cast<Grammar::TrueAtomContext *>(atom)) return ir::AttrValue(true);
+  if (dynamic_cast<Grammar::FalseAtomContext *>(atom)) return ir::AttrValue(false);
+  if (dynamic_cast<Grammar::NoneAtomContext *>(atom)) return ir::AttrValue();
+  if (auto *number = dynamic_cast<Grammar::FloatAtomContext *>(atom))
+    return ir::AttrValue(std::strtod(withoutUnderscores(number->FLOAT_NUMBER()->getText()).c_str(), nullptr));
+  if (auto *integer = dynamic_cast<Grammar::IntAtomContext *>(atom)) {
+    if (std::optional<int64_t> value = parseIntegerLiteral(integer->INTEGER()->getText())) return ir::AttrValue(*value);
+  } else if (auto *unary = dynamic_cast<Grammar::UnaryExprContext *>(expr);
+             unary && unary->op->getType() == Grammar::MINUS) {
+    std::optional<ir::AttrValue> operand = attrLiteral(unary->expr());
+    if (!operand) return std::nullopt;
+    if (operand->isInt() && operand->asInt() != INT64_MIN) return ir::AttrValue(-operand->asInt());
+    if (operand->isFloat()) return ir::AttrValue(-operand->asFloat());
+  } else if (std::optional<std::vector<Grammar::ExprContext *>> items = tupleItems(expr)) {
+    ir::AttrValue::Array array;
+    for (Grammar::ExprContext *item : *items) {
+      std::optional<ir::AttrValue> value = attrLiteral(item);
+      if (!value) return std::nullopt;
+      array.push_back(std::move(*value));
+    }
+    return ir::AttrValue(std::move(array));
+  } else if (auto *dict = dynamic_cast<Grammar::DictAtomContext *>(atom)) {
+    ir::AttrMap map;
+    for (Grammar::Dict_entryContext *entry : dict->dict_entry()) {
+      std::optional<ir::AttrValue> key = attrLiteral(entry->expr(0));
+      if (!key) return std::nullopt;
+      if (!key->isString()) {
+        error(loc(entry->expr(0)), "an attribute name must be a string");
+        return std::nullopt;
+      }
+      std::optional<ir::AttrValue> value = attrLiteral(entry->expr(1));
+      if (!value) return std::nullopt;
+      map.set(key->asString(), std::move(*value));
+    }
+    return ir::AttrValue(std::move(map));
+  }
+  error(loc(expr), "expected a literal attribute value (string, number, True/False/None, list or dictionary)");
+  return std::nullopt;
 }
 
 void RelaxFunctionBuilder::returnStatement(Grammar::TestlistContext *values, ir::SourceLoc at) {
@@ -588,6 +808,10 @@ void RelaxFunctionBuilder::smallStatement(Grammar::Small_stmtContext *stmt, bool
   auto *callExpr = exprs.size() == 1 ? dynamic_cast<Grammar::CallExprContext *>(exprs[0]) : nullptr;
   if (callExpr && dottedName(callExpr->expr()) == std::optional<std::string>("R.output")) {
     output(callExpr, lastInBlock);
+    return;
+  }
+  if (callExpr && dottedName(callExpr->expr()) == std::optional<std::string>("R.func_attr")) {
+    functionAttributes(callExpr);
     return;
   }
   if (exprs.size() == 1 && stringOf(exprs[0])) return;  // a docstring
@@ -665,32 +889,22 @@ ir::RelaxFunctionRef RelaxFunctionBuilder::build(Grammar::FuncdefContext *def) {
       std::string name = parameter->NAME()->getText();
       ir::SourceLoc at = loc(parameter);
       if (!parameter->COLON()) {
-        error(at, "parameter '" + name + "' needs an R.Tensor annotation");
+        error(at, "parameter '" + name + "' needs a struct info annotation such as R.Tensor(shape, dtype)");
         continue;
       }
-      std::optional<relax::TensorStructInfo> sinfo = structInfo(parameter->expr(0), true);
-      if (!sinfo) continue;
+      std::optional<relax::StructInfo> sinfo = structInfo(parameter->expr(0), true);
       if (visible_.count(name)) error(at, "duplicate parameter '" + name + "'");
       auto var = std::make_shared<relax::Var>();
       var->name = name;
-      var->sinfo = *sinfo;
+      // A bad annotation was reported; the parameter stays defined so its uses do not echo it.
+      var->sinfo = sinfo ? *sinfo : relax::StructInfo::of(relax::StructInfo::Kind::Object, at);
       var->loc = at;
       params_.push_back(var);
       visible_[name] = var;
     }
   }
-  // `-> R.Tensor(...)`, or `-> R.Tuple(R.Tensor(...), ...)` for a function returning a tuple.
-  std::optional<relax::TensorStructInfo> retAnnotation;
-  std::optional<std::vector<relax::TensorStructInfo>> tupleAnnotation;
-  auto *annotationCall = def->expr() ? dynamic_cast<Grammar::CallExprContext *>(def->expr()) : nullptr;
-  if (annotationCall && dottedName(annotationCall->expr()) == std::optional<std::string>("R.Tuple")) {
-    tupleAnnotation.emplace();
-    for (Grammar::ExprContext *field : argumentsOf(annotationCall).positional)
-      if (std::optional<relax::TensorStructInfo> sinfo = structInfo(field, true))
-        tupleAnnotation->push_back(*sinfo);
-  } else if (def->expr()) {
-    retAnnotation = structInfo(def->expr(), true);
-  }
+  std::optional<relax::StructInfo> retAnnotation;
+  if (def->expr()) retAnnotation = structInfo(def->expr(), true);
 
   Grammar::SuiteContext *body = def->suite();
   if (body->simple_stmt()) suite(body);
@@ -701,33 +915,37 @@ ir::RelaxFunctionRef RelaxFunctionBuilder::build(Grammar::FuncdefContext *def) {
     error(at, "Relax function '" + def->NAME()->getText() + "' has no return statement");
   if (diagnostics_.errorCount() != errorsAtStart_) return nullptr;
 
-  relax::TensorStructInfo retSinfo = results_.front().sinfo();
-  if (retAnnotation && !resultIsTuple_) {
-    if (std::optional<std::string> conflict = relax::structInfoConflict(*retAnnotation, retSinfo)) {
+  relax::StructInfo retSinfo = results_.front().sinfo();
+  if (resultIsTuple_) {
+    retSinfo = relax::StructInfo::of(relax::StructInfo::Kind::Tuple, loc(def->NAME()));
+    for (const relax::Arg &result : results_) retSinfo.fields.push_back(result.sinfo());
+  }
+  if (retAnnotation) {
+    // `return (a, b)` against `-> R.Tuple(...)`: compared field by field, to point at one.
+    if (resultIsTuple_ && retAnnotation->kind == relax::StructInfo::Kind::Tuple) {
+      const std::vector<relax::StructInfo> &fields = retAnnotation->fields;
+      if (fields.size() != results_.size()) {
+        error(loc(def->expr()), "the return annotation has " + std::to_string(fields.size()) +
+                                    " fields, the function returns " + std::to_string(results_.size()) +
+                                    " values");
+        return nullptr;
+      }
+      for (size_t i = 0; i < results_.size(); ++i)
+        if (std::optional<std::string> conflict = relax::structInfoConflict(fields[i], results_[i].sinfo())) {
+          error(fields[i].loc, "returned value " + std::to_string(i) +
+                                   " does not match the return annotation: " + *conflict);
+          return nullptr;
+        }
+    } else if (std::optional<std::string> conflict = relax::structInfoConflict(*retAnnotation, retSinfo)) {
       error(retAnnotation->loc, "the returned value does not match the return annotation: " + *conflict);
       return nullptr;
     }
     retSinfo = *retAnnotation;
   }
-  if (tupleAnnotation) {
-    if (!resultIsTuple_ || tupleAnnotation->size() != results_.size()) {
-      error(loc(def->expr()), "the return annotation has " + std::to_string(tupleAnnotation->size()) +
-                                  " fields, the function returns " + std::to_string(results_.size()) +
-                                  (resultIsTuple_ ? " values" : " value"));
-      return nullptr;
-    }
-    for (size_t i = 0; i < results_.size(); ++i)
-      if (std::optional<std::string> conflict =
-              relax::structInfoConflict((*tupleAnnotation)[i], results_[i].sinfo())) {
-        error((*tupleAnnotation)[i].loc, "returned value " + std::to_string(i) +
-                                             " does not match the return annotation: " + *conflict);
-        return nullptr;
-      }
-  }
   // Dataflow variables that were never output cannot be returned; the scope check saw to that.
   return ir::make<ir::RelaxFunction>(std::move(params_), std::move(symbolic_), std::move(blocks_),
                                      std::move(results_), resultIsTuple_, std::move(retSinfo),
-                                     ir::AttrMap{}, loc(def));
+                                     std::move(attrs_), loc(def));
 }
 
 } // namespace vtac::frontend

@@ -46,8 +46,11 @@ private:
   void error(ir::SourceLoc at, std::string message);
 
   // Annotations and shapes.
-  std::optional<ir::relax::TensorStructInfo> structInfo(Grammar::ExprContext *expr,
-                                                        bool inSignature);
+  std::optional<ir::relax::StructInfo> structInfo(Grammar::ExprContext *expr, bool inSignature);
+  std::optional<ir::relax::TensorStructInfo> tensorStructInfo(Grammar::ExprContext *expr,
+                                                              bool inSignature);
+  std::optional<std::vector<ir::relax::StructInfo>> structInfoList(Grammar::ExprContext *expr,
+                                                                   bool inSignature);
   ir::Expr dim(Grammar::ExprContext *expr, bool inSignature);
   ir::Expr quotedDim(const std::string &text, ir::SourceLoc at, bool inSignature);
   ir::VarRef symbolicVar(const std::string &name, ir::SourceLoc at, bool createIfMissing);
@@ -59,10 +62,12 @@ private:
   void assignment(Grammar::Expr_stmtContext *stmt);
   void dataflowBlock(Grammar::With_stmtContext *stmt);
   void output(Grammar::CallExprContext *call, bool lastInBlock);
+  void functionAttributes(Grammar::CallExprContext *call);
+  std::optional<ir::AttrValue> attrLiteral(Grammar::ExprContext *expr);
   void returnStatement(Grammar::TestlistContext *values, ir::SourceLoc at);
   bool declareSymbolicVars(Grammar::Expr_stmtContext *stmt);
   void bind(const std::string &name, ir::SourceLoc at,
-            std::optional<ir::relax::TensorStructInfo> annotation,
+            std::optional<ir::relax::StructInfo> annotation,
             Grammar::ExprContext *value);
 
   // Values.
@@ -86,6 +91,7 @@ private:
   std::unordered_set<std::string> moduleAliases_;        // `cls = Module`
   std::vector<std::shared_ptr<ir::relax::Constant>> constants_;  // by metadata index
   std::vector<ir::relax::BindingBlock> blocks_;
+  ir::AttrMap attrs_;  // R.func_attr
   bool inDataflow_ = false;
   bool returned_ = false;
   std::vector<ir::relax::Arg> results_;

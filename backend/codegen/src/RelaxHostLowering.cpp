@@ -91,12 +91,14 @@ public:
       : func_(func), function_(function), symbols_(symbols), primFuncs_(primFuncs) {}
 
   llvm::Expected<ir::Stmt> run() {
+    if (std::optional<relax::RelaxDiagnostic> refusal = relax::firstNonTensor(func_, "vtac compile"))
+      return ir::diagnosticError(refusal->loc, refusal->message);
     placeTensors();
     // Only a graph that runs VTA code takes VTA buffers (it has the command handle CPU views need).
     const bool takesVtaBuffers = !onVta_.empty();
     if (takesVtaBuffers) function_.commandHandle = ir::makeVar("cmd", DataType::handle());
     for (const relax::VarPtr &param : func_.params) {
-      auto buffer = tensorBuffer(param->name, param->sinfo, param->loc);
+      auto buffer = tensorBuffer(param->name, param->sinfo.tensor, param->loc);
       if (!buffer) return buffer.takeError();
       HostParam host{ir::makeVar(param->name, DataType::handle(), param->loc), *buffer, false, false, takesVtaBuffers};
       function_.params.push_back(host);
@@ -106,7 +108,7 @@ public:
       if (!result.var) return ir::diagnosticError(result.loc, "returning a constant cannot be compiled");
       if (tensors_.count(result.var.get()))
         return ir::diagnosticError(result.loc, "returning the parameter '" + result.var->name + "' cannot be compiled");
-      auto buffer = tensorBuffer(result.var->name, result.var->sinfo, result.loc);
+      auto buffer = tensorBuffer(result.var->name, result.var->sinfo.tensor, result.loc);
       if (!buffer) return buffer.takeError();
       HostParam host{ir::makeVar(result.var->name, DataType::handle(), result.loc), *buffer, false, false, takesVtaBuffers};
       function_.params.push_back(host);
@@ -214,7 +216,7 @@ private:
   // new variable for the DLTensor over it.
   static ir::BufferRef vtaBuffer(const relax::Var &var, Tensors &tensors) {
     tensors.vta = ir::makeVar(var.name + "_vta", DataType::handle(), var.loc);
-    return ir::makeBuffer(var.name + "_vta_data", var.sinfo.dtype, *var.sinfo.shape, kVtaBufferScope, var.loc);
+    return ir::makeBuffer(var.name + "_vta_data", var.sinfo.tensor.dtype, *var.sinfo.tensor.shape, kVtaBufferScope, var.loc);
   }
 
   // The statement running bindings[i...] (each binding wraps the ones after it).
@@ -260,14 +262,14 @@ private:
         tensors.host = destination->second;
         return Wrap([](ir::Stmt body) { return body; });
       }
-      auto buffer = tensorBuffer(var.name + "_data", var.sinfo, binding.loc);
+      auto buffer = tensorBuffer(var.name + "_data", var.sinfo.tensor, binding.loc);
       if (!buffer) return buffer.takeError();
       tensors.host = ir::makeVar(var.name, DataType::handle(), binding.loc);
       return Wrap([buffer = *buffer, tensor = tensors.host](ir::Stmt body) {
         return inAllocation(buffer, tensor, hostop::kMakeTensor, body);
       });
     }
-    if (!var.sinfo.hasShape() || var.sinfo.dtype.isVoid())
+    if (!var.sinfo.tensor.hasShape() || var.sinfo.tensor.dtype.isVoid())
       return ir::diagnosticError(binding.loc, "'" + var.name + "' needs a known shape and dtype to be compiled");
     ir::BufferRef buffer = vtaBuffer(var, tensors);
     if (onCpu_.count(&var)) tensors.host = ir::makeVar(var.name, DataType::handle(), binding.loc);

@@ -33,6 +33,8 @@ std::ostream &operator<<(std::ostream &os, const IRModule &module);
 // print under their own names; statements end with a newline.
 std::string printExpr(const Expr &expr);
 std::string printStmt(const Stmt &stmt);
+// `{"key": value, ...}` as T.func_attr and R.func_attr write a dictionary of attributes.
+std::string printAttrMap(const AttrMap &attrs);
 // A statement's first line (a loop's header, a store) as a diagnostic quotes it: variables and
 // buffers defined outside it under their own names, not declared first as printStmt does.
 std::string printStmtFirstLine(const Stmt &stmt);

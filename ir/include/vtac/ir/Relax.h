@@ -44,6 +44,36 @@ struct TensorStructInfo {
   int rank() const { return shape ? int(shape->size()) : ndim; }
 };
 
+// The struct info of any Relax value, as TVM's StructInfo: a tensor; a tuple
+// (`R.Tuple(R.Tensor(...), R.Object)`); a shape value (`R.Shape([n, 4])`, `R.Shape(ndim=2)`); a
+// scalar (`R.Prim("int64")`, `R.Prim(value=n)`); any object (`R.Object`); or a function
+// (`R.Callable((params,), ret, purity)`, or opaque: `R.Callable(ret=..., purity=...)`).
+// The graph executor and `vtac compile` run tensors only and refuse the other kinds.
+struct StructInfo {
+  enum class Kind { Tensor, Tuple, Shape, Prim, Object, Callable };
+  Kind kind = Kind::Object;
+  TensorStructInfo tensor;                  // Tensor
+  std::optional<std::vector<Expr>> values;  // Shape: the values when known, else `ndim`
+  int ndim = -1;
+  DataType dtype;                           // Prim: the type, and `value` when known
+  Expr value;
+  std::vector<StructInfo> fields;           // Tuple: the fields; Callable: the parameters
+  std::shared_ptr<const StructInfo> result; // Callable: the result (null: R.Object)
+  bool opaque = false;                      // Callable: parameters unknown
+  bool pure = true;                         // Callable
+  SourceLoc loc;
+
+  StructInfo() = default;
+  StructInfo(TensorStructInfo sinfo) : kind(Kind::Tensor), tensor(std::move(sinfo)), loc(tensor.loc) {}
+  static StructInfo of(Kind kind, SourceLoc loc = {}) {
+    StructInfo sinfo;
+    sinfo.kind = kind;
+    sinfo.loc = loc;
+    return sinfo;
+  }
+  bool isTensor() const { return kind == Kind::Tensor; }
+};
+
 // The data of a bound constant: C-order little-endian bytes.
 struct TensorData {
   DataType dtype;
@@ -55,7 +85,7 @@ struct TensorData {
 // R.output'ed variables, bindings outside dataflow blocks) are visible in the whole function.
 struct Var {
   std::string name;
-  TensorStructInfo sinfo;
+  StructInfo sinfo;
   bool dataflow = false;
   SourceLoc loc;
 };
@@ -76,7 +106,7 @@ struct Arg {
   ConstantPtr constant;
   SourceLoc loc;  // of the use
 
-  const TensorStructInfo &sinfo() const { return var ? var->sinfo : constant->sinfo; }
+  StructInfo sinfo() const { return var ? var->sinfo : StructInfo(constant->sinfo); }
 };
 
 enum class CallKind { CallTIR, CallDPSPacked };
@@ -116,11 +146,11 @@ public:
   // What `return` returns: one value, or several when `resultIsTuple` (`return (a, b)`).
   std::vector<relax::Arg> results;
   bool resultIsTuple = false;
-  relax::TensorStructInfo retSinfo;  // of a single result
+  relax::StructInfo retSinfo;  // an R.Tuple when `resultIsTuple`
 
   RelaxFunction(std::vector<relax::VarPtr> params, std::vector<VarRef> symbolicVars,
                 std::vector<relax::BindingBlock> blocks, std::vector<relax::Arg> results,
-                bool resultIsTuple, relax::TensorStructInfo retSinfo, AttrMap attrs = {},
+                bool resultIsTuple, relax::StructInfo retSinfo, AttrMap attrs = {},
                 SourceLoc loc = {})
       : Function(NodeKind::RelaxFunction, std::move(attrs), loc), params(std::move(params)),
         symbolicVars(std::move(symbolicVars)), blocks(std::move(blocks)),
@@ -162,6 +192,9 @@ std::optional<std::string> unifyShape(const TensorStructInfo &declared,
 // checked again when the graph runs.
 std::optional<std::string> structInfoConflict(const TensorStructInfo &declared,
                                               const TensorStructInfo &actual);
+// The same for any struct info: kinds differ (R.Object accepts every kind), tuples differ in
+// length or a field, shapes in rank or a value, scalars in type; functions are not compared.
+std::optional<std::string> structInfoConflict(const StructInfo &declared, const StructInfo &actual);
 // Whether two dimensions are certainly different (see structInfoConflict).
 bool dimsConflict(const Expr &a, const Expr &b);
 // "1", "n", "n * 2": a dimension as printed in a Relax body.
@@ -169,6 +202,16 @@ std::string printDim(const Expr &dim);
 
 // The struct info with every bound symbolic variable replaced by its value.
 TensorStructInfo substitute(const TensorStructInfo &sinfo, const ShapeBindings &bindings);
+StructInfo substitute(const StructInfo &sinfo, const ShapeBindings &bindings);
+
+// The first parameter, binding or result of `func` that is not a tensor, as the error
+// "the graph executor runs tensors only: 'x' is R.Tuple(...)" located at its definition;
+// nullopt when everything is a tensor. `vtac run` and `vtac compile` refuse such graphs.
+struct RelaxDiagnostic {
+  SourceLoc loc;
+  std::string message;
+};
+std::optional<RelaxDiagnostic> firstNonTensor(const RelaxFunction &func, llvm::StringRef what);
 
 // ---- Printing (TVMScript, as TVM prints Relax) ----------------------------------------------
 
@@ -176,6 +219,7 @@ TensorStructInfo substitute(const TensorStructInfo &sinfo, const ShapeBindings &
 // as TVM prints a function's signature.
 std::string printStructInfo(const TensorStructInfo &sinfo,
                             const std::vector<VarRef> &quoted = {});
+std::string printStructInfo(const StructInfo &sinfo, const std::vector<VarRef> &quoted = {});
 
 struct RelaxPrintState {
   // Constants in order of first printing: their index in metadata["relax.expr.Constant"].
@@ -216,11 +260,6 @@ struct GraphDifference {
 std::optional<GraphDifference> findStructuralDifference(const RelaxFunction &a, const RelaxFunction &b);
 
 // ---- Transformations -----------------------------------------------------------------------
-
-struct RelaxDiagnostic {
-  SourceLoc loc;
-  std::string message;
-};
 
 // relax.transform.BindParams: replaces each parameter whose name is in `params` by a constant
 // holding that data, binds the symbolic sizes the data determines, and substitutes them in
