@@ -115,18 +115,13 @@ struct Job {
 // Every `--symbol FUNC=NAME` names a function of some input: a misspelt FUNC would otherwise be
 // ignored and the function keep its default symbol.
 llvm::Error checkSymbolsNameFunctions(const std::vector<std::string> &symbols, const std::vector<Job> &jobs) {
+  std::set<std::string> known;
+  for (const Job &job : jobs) known.insert(job.functions.begin(), job.functions.end());
   for (const std::string &entry : symbols) {
     size_t equals = entry.find('=');
     if (equals == std::string::npos) continue;
     std::string function = entry.substr(0, equals);
-    bool found = false;
-    std::set<std::string> known;
-    for (const Job &job : jobs)
-      for (const std::string &name : job.functions) {
-        found |= name == function;
-        known.insert(name);
-      }
-    if (!found)
+    if (!known.count(function))
       return ir::diagnosticError("--symbol " + entry + ": no function '" + function + "' in the input" +
                                  (jobs.size() > 1 ? "s" : "") + " (functions: " + llvm::join(known, ", ") + ")");
   }
