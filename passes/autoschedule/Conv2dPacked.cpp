@@ -8,8 +8,9 @@
 // clip, add of another tensor brought in by a copy stage) ends in a block that writes the function's
 // output.
 //
-// The schedule is the tutorial's (samples/conv2d_vta_schedule.py): the output is tiled in oc
-// blocks, rows and columns; the convolution and the epilogue are computed per output tile, the
+// The schedule is the tutorial's (samples/conv2d_vta_schedule.py): the output is tiled in batch
+// tiles (TVM's tile_b: images sharing each kernel tile; without an added tensor, whose tile of
+// several images would be no 2D copy), oc blocks, rows and columns; the convolution and the epilogue are computed per output tile, the
 // input and weight tiles loaded per ic block into the SRAMs by DMA (or the weights of every ic
 // block once per oc block, for all its spatial tiles: a choice beyond the tutorial's), the GEMM
 // tensorized (reset,
@@ -101,6 +102,9 @@ enum class ThreadAxis { None, OcBlocks, Rows };
 
 struct Tiling {
   int64_t oc = 1, rows = 1, cols = 1, ic = 1;  // oc and ic in tiles of BLOCK_OUT / BLOCK_IN
+  // Batch tiles (of BATCH images each) per output tile, which share its kernel tile: each
+  // image's input tile loads on its own (the images' windows together are no 2D copy).
+  int64_t batch = 1;
   ThreadAxis threads = ThreadAxis::None;
   // The kernel tile of every ic block loaded once per oc block, outside the spatial tiles,
   // instead of the ic chunk's per output tile.
@@ -130,7 +134,7 @@ public:
     uint64_t inp = uint64_t(t.ic * rows * cols) * config_.inpElemBytes;
     // a hoisted kernel tile holds every ic block of its oc blocks
     uint64_t wgt = uint64_t(t.oc * (t.hoistKernel ? c_.icTiles : t.ic) * c_.kh * c_.kw) * config_.wgtElemBytes;
-    uint64_t acc = uint64_t(t.oc * t.rows * t.cols) * config_.accElemBytes * (1 + c_.stages.addedTensors());
+    uint64_t acc = uint64_t(t.batch * t.oc * t.rows * t.cols) * config_.accElemBytes * (1 + c_.stages.addedTensors());
     // the GEMM micro-kernel: its two outer loops (oc, rows) fold into the instruction
     uint64_t uops = uint64_t(t.ic * c_.kh * c_.kw * t.cols) * config_.uopElemBytes;
     return {inp * threads, wgt * threads, acc * threads, uops};
@@ -146,12 +150,12 @@ public:
     uint64_t ocBlocks = uint64_t(c_.ocTiles / t.oc), tiles = uint64_t((c_.height / t.rows) * (c_.width / t.cols));
     input *= ocBlocks * uint64_t(c_.icTiles) * config_.inpElemBytes;
     uint64_t output = uint64_t(c_.ocTiles * c_.height * c_.width) * config_.outElemBytes;
-    uint64_t batches = uint64_t(c_.batchTiles);
-    // A kernel tile loads per output tile, or, hoisted, once per oc block: of each batch tile
+    uint64_t batches = uint64_t(c_.batchTiles), batchBlocks = uint64_t(c_.batchTiles / t.batch);
+    // A kernel tile loads per output tile, or, hoisted, once per oc block: of each batch block
     // without threads; with threads the thread loop takes the batch loop's place outermost and
     // the batch loop runs under the oc blocks (threads on rows load the tile once each).
-    uint64_t kernelLoads = !t.hoistKernel                     ? batches * tiles
-                           : t.threads == ThreadAxis::None    ? batches
+    uint64_t kernelLoads = !t.hoistKernel                     ? batchBlocks * tiles
+                           : t.threads == ThreadAxis::None    ? batchBlocks
                            : t.threads == ThreadAxis::Rows    ? 2
                                                               : 1;
     uint64_t weights = kernelLoads * uint64_t(c_.ocTiles * c_.icTiles * c_.kh * c_.kw) * config_.wgtElemBytes;
@@ -173,13 +177,16 @@ public:
   std::vector<Tiling> candidates(SramNeed &smallest) const {
     std::vector<Tiling> legal;
     smallest = need(Tiling{});
+    for (int64_t batch : divisors(c_.batchTiles))
     for (int64_t oc : divisors(c_.ocTiles))
       for (int64_t rows : divisors(c_.height))
         for (int64_t cols : divisors(c_.width))
           for (int64_t ic : divisors(c_.icTiles))
             for (ThreadAxis threads : {ThreadAxis::OcBlocks, ThreadAxis::Rows, ThreadAxis::None})
               for (bool hoist : {true, false}) {
-                Tiling t{oc, rows, cols, ic, threads, hoist, 0};
+                Tiling t{oc, rows, cols, ic, batch, threads, hoist, 0};
+                // an added tensor's tile of several images would be no 2D copy
+                if (batch > 1 && c_.stages.addedTensors()) continue;
                 if (threads == ThreadAxis::OcBlocks && (c_.ocTiles / oc) % 2) continue;
                 if (threads == ThreadAxis::Rows && (c_.height / rows) % 2) continue;
                 // hoisting gains nothing over a single spatial tile
@@ -243,7 +250,7 @@ private:
     if (a.dramBytes != b.dramBytes) return a.dramBytes < b.dramBytes;
     bool aThreads = a.threads != ThreadAxis::None, bThreads = b.threads != ThreadAxis::None;
     if (aThreads != bThreads) return aThreads;
-    return a.oc * a.rows * a.cols > b.oc * b.rows * b.cols;
+    return a.batch * a.oc * a.rows * a.cols > b.batch * b.oc * b.rows * b.cols;
   }
 
   const PackedConv &c_;
@@ -254,7 +261,7 @@ private:
 
 void writeSchedule(const std::string &func, const PackedConv &c, const Tiling &t, TraceWriter &sch) {
   std::vector<std::string> loops = sch.getLoops(sch.getBlock(c.stages.output->name, func), 6);
-  std::vector<std::string> b = sch.split(loops[0], 1);
+  std::vector<std::string> b = sch.split(loops[0], t.batch);
   std::vector<std::string> oc = sch.split(loops[1], t.oc), y = sch.split(loops[2], t.rows),
                            x = sch.split(loops[3], t.cols);
   sch.reorder({b[0], oc[0], y[0], x[0], b[1], oc[1], y[1], x[1], loops[4], loops[5]});
@@ -287,17 +294,23 @@ void writeSchedule(const std::string &func, const PackedConv &c, const Tiling &t
     at.kernelAt = t.threads == ThreadAxis::OcBlocks ? ocBlocks : oc[0];
     at.kernelOuter = 2;
   }
+  if (t.batch > 1) {
+    at.dataAt = cl[4];  // the tile's batch loop, under the ic-block loop
+    at.dataOuter = outer + 2;
+  }
   scheduleStages(sch, func, c.stages, at, madeLoads);
 }
 
 std::string describe(const PackedConv &c, const Tiling &t, uint64_t floor) {
+  // the batch tile only where there is a choice, so batch-1 remarks (and databases) stay as they were
+  std::string batch = c.batchTiles > 1 ? "batch " + std::to_string(t.batch) + " x " : "";
   std::string threads = t.threads == ThreadAxis::OcBlocks ? ", 2 virtual threads on oc blocks"
                         : t.threads == ThreadAxis::Rows   ? ", 2 virtual threads on rows"
                                                           : "";
   return "conv2d-packed: " + std::to_string(c.kh) + "x" + std::to_string(c.kw) + " stride " +
          (c.strideH == c.strideW ? std::to_string(c.strideH)
                                  : std::to_string(c.strideH) + "x" + std::to_string(c.strideW)) +
-         "; tiles oc " + std::to_string(t.oc) + " x rows " + std::to_string(t.rows) +
+"; tiles " + batch + "oc " + std::to_string(t.oc) + " x rows " + std::to_string(t.rows) +
          " x cols " + std::to_string(t.cols) + " x ic " + std::to_string(t.ic) + threads +
          (t.hoistKernel ? ", kernel loaded per oc block" : "") +
          "; estimated DRAM bytes " + std::to_string(t.dramBytes) + " (floor " + std::to_string(floor) + ")";
@@ -325,7 +338,7 @@ RuleResult conv2dPacked(const std::string &name, const ir::PrimFunc &func, const
   std::vector<ScheduleChoice> choices;
   for (const Tiling &t : tilings)
     choices.push_back(scheduleChoice(describe(*conv, t, chooser.floorBytes()), name, func, conv, t, writeSchedule,
-                                     {t.oc, t.rows, t.cols, t.ic, int64_t(t.threads), int64_t(t.hoistKernel)}));
+                                     {t.oc, t.rows, t.cols, t.ic, int64_t(t.threads), int64_t(t.hoistKernel), t.batch}));
   std::string workload = "conv2d-packed images " + std::to_string(conv->batchTiles) + " ic " +
                          std::to_string(conv->icTiles) + " " + std::to_string(conv->inHeight) + "x" +
                          std::to_string(conv->inWidth) + " oc " + std::to_string(conv->ocTiles) + " " +

@@ -211,12 +211,12 @@ void scheduleStages(TraceWriter &sch, const std::string &func, const PackedStage
     epilogue.push_back(sch.getBlock(e->name, func));
     sch.setScope(epilogue.back(), kAcc);
   }
-  bool hoisted = !at.kernelAt.empty();
-  sch.computeAt(data, at.reduceOuter);
+  bool hoisted = !at.kernelAt.empty(), perImage = !at.dataAt.empty();
+  sch.computeAt(data, perImage ? at.dataAt : at.reduceOuter);
   sch.computeAt(kernel, hoisted ? at.kernelAt : at.reduceOuter);
   std::string init = sch.decomposeReduction(at.reduction, at.reduceOuter);
   // DMA and ALU pragmas on the first loop inside the tile (unit loops are gone there)
-  sch.annotate(sch.getLoop(data, at.outer + 1), "pragma_dma_copy");
+  sch.annotate(sch.getLoop(data, perImage ? at.dataOuter : at.outer + 1), "pragma_dma_copy");
   sch.annotate(sch.getLoop(kernel, hoisted ? at.kernelOuter : at.outer + 1), "pragma_dma_copy");
   for (const std::string &load : loads) sch.annotate(sch.getLoop(load, at.outer), "pragma_dma_copy");
   sch.annotate(at.store, "pragma_dma_copy");

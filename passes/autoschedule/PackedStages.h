@@ -75,6 +75,10 @@ struct StageLoops {
   // spatial tiles, loaded once for all of them).
   std::string kernelAt = "";
   int64_t kernelOuter = 0;
+  // Likewise the data tile when not under reduceOuter (conv2d's tiles of several images load
+  // each image's input under the batch loop).
+  std::string dataAt = "";
+  int64_t dataOuter = 0;
 };
 
 // After the tiling: the epilogue computed per output tile (consumers first, so call this before
