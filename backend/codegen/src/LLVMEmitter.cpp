@@ -124,6 +124,7 @@ public:
     visitStmt(function.body);
     if (countsSteps_) flushSteps();
     b_.CreateRet(b_.getInt32(0));
+    if (function.commandHandle) discardCommandsOnFailure(fn);
   }
 
   // `i32 name(ptr args)`: calls `function` with args[i] as its i-th argument (a DLTensor
@@ -204,7 +205,8 @@ private:
     auto *fn = llvm::Function::Create(llvm::FunctionType::get(typeOf(signature[0]), params, false),
                                       llvm::Function::ExternalLinkage, name, module_);
     // vtac's additions are optional, so the code links against TVM's runtime too.
-    if (name == "VTARuntimeErrorCount" || name == "VTARuntimeReportError" || name == "VTABufferSize")
+    if (name == "VTARuntimeErrorCount" || name == "VTARuntimeReportError" || name == "VTABufferSize" ||
+        name == "VTARuntimeDiscardCommands")
       fn->setLinkage(llvm::GlobalValue::ExternalWeakLinkage);
     return fn;
   }
@@ -221,6 +223,37 @@ private:
         [](llvm::IRBuilder<> &, llvm::Value *count) { return count; },
         [](llvm::IRBuilder<> &b) { return b.getInt32(0); });
     fn->addFnAttr(llvm::Attribute::NoInline);
+    return fn;
+  }
+
+  // Makes each failure `fn` returns drop the commands it queued (vtac_failed), so that the
+  // caller's next call does not find them in its program.
+  void discardCommandsOnFailure(llvm::Function *fn) {
+    llvm::Function *failed = failedFunction();
+    for (llvm::BasicBlock &block : *fn) {
+      auto *ret = llvm::dyn_cast<llvm::ReturnInst>(block.getTerminator());
+      auto *constant = ret ? llvm::dyn_cast<llvm::ConstantInt>(ret->getReturnValue()) : nullptr;
+      if (ret && !(constant && constant->isZero()))
+        ret->setOperand(0, llvm::CallInst::Create(failed, {ret->getReturnValue()}, "", ret));
+    }
+  }
+
+  // The module's `i32 vtac_failed(i32 status)`: a non-zero status calls
+  // VTARuntimeDiscardCommands when the runtime has it (TVM's has not); returns the status.
+  llvm::Function *failedFunction() {
+    if (llvm::Function *existing = module_.getFunction("vtac_failed")) return existing;
+    auto *fn = llvm::Function::Create(llvm::FunctionType::get(b_.getInt32Ty(), {b_.getInt32Ty()}, false),
+                                      llvm::Function::InternalLinkage, "vtac_failed", module_);
+    fn->setDoesNotThrow();
+    llvm::IRBuilder<> b(llvm::BasicBlock::Create(ctx_, "entry", fn));
+    llvm::Function *discard = runtimeFunction("VTARuntimeDiscardCommands");
+    auto *call = llvm::BasicBlock::Create(ctx_, "discard", fn), *done = llvm::BasicBlock::Create(ctx_, "done", fn);
+    b.CreateCondBr(b.CreateAnd(b.CreateICmpNE(fn->getArg(0), b.getInt32(0)), b.CreateIsNotNull(discard)), call, done);
+    b.SetInsertPoint(call);
+    b.CreateCall(discard);
+    b.CreateBr(done);
+    b.SetInsertPoint(done);
+    b.CreateRet(fn->getArg(0));
     return fn;
   }
 
