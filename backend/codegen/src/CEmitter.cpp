@@ -123,7 +123,10 @@ public:
   }
 
   // `TYPE NAME` of a variable.
-  std::string declaration(const ir::Var &var) { return type(var.dtype, var) + spaced(var.dtype) + names_(var); }
+  // A distinct buffer's data pointer (tir.noalias, HostFunction::distinctData) is `restrict`.
+  std::string declaration(const ir::Var &var) {
+    return type(var.dtype, var) + (function_.isDistinctData(var) ? "restrict " : spaced(var.dtype)) + names_(var);
+  }
 
   // ---- expressions ------------------------------------------------------------------------
   std::string visitIntImm(const ir::IntImm &op) override { return intLiteral(op.value, op.dtype); }

@@ -104,6 +104,7 @@ public:
 
   void addFunction() {
     const HostFunction &function = function_;
+    addAliasScopes();
     for (size_t k = 0; k < function.kernels.size(); ++k) kernels_.push_back(addKernel(k));
     for (size_t t = 0; t < function.tasks.size(); ++t) tasks_.push_back(addTask(t));
 
@@ -224,6 +225,35 @@ private:
         [](llvm::IRBuilder<> &b) { return b.getInt32(0); });
     fn->addFnAttr(llvm::Attribute::NoInline);
     return fn;
+  }
+
+  // tir.noalias, as TVM's codegen gives it to LLVM where no pointer parameter can be `noalias`
+  // (the data come out of DLTensors): one alias scope per distinct buffer, in a domain of the
+  // function's, each access to the buffer in its scope and noalias to the others (addAliasInfo).
+  // Parallel tasks read the same data variables from their closures and share the scopes.
+  void addAliasScopes() {
+    const std::vector<ir::VarRef> &buffers = function_.distinctData;
+    if (buffers.size() < 2) return;
+    llvm::MDBuilder md(ctx_);
+    llvm::MDNode *domain = md.createAnonymousAliasScopeDomain(function_.symbol);
+    std::vector<llvm::Metadata *> scopes;
+    for (const ir::VarRef &data : buffers) scopes.push_back(md.createAnonymousAliasScope(domain, data->name));
+    for (size_t i = 0; i < buffers.size(); ++i) {
+      std::vector<llvm::Metadata *> others = scopes;
+      others.erase(others.begin() + std::ptrdiff_t(i));
+      aliasInfo_[buffers[i].get()] = {llvm::MDNode::get(ctx_, scopes[i]), llvm::MDNode::get(ctx_, others)};
+    }
+  }
+
+  // Tags `access`, a load or store of `buffer`, with its alias scope (addAliasScopes), if any:
+  // an access through any other pointer keeps no tag, and so may alias all of them.
+  llvm::Value *addAliasInfo(llvm::Value *access, const ir::Buffer &buffer) {
+    auto found = aliasInfo_.find(buffer.data.get());
+    if (found == aliasInfo_.end()) return access;
+    auto *instruction = llvm::cast<llvm::Instruction>(access);
+    instruction->setMetadata(llvm::LLVMContext::MD_alias_scope, found->second.scope);
+    instruction->setMetadata(llvm::LLVMContext::MD_noalias, found->second.others);
+    return access;
   }
 
   // Makes each failure `fn` returns drop the commands it queued (vtac_failed), so that the
@@ -668,11 +698,11 @@ private:
       llvm::Type *vector = type(op.dtype, op);
       llvm::Value *addresses = element(*op.buffer, op.indices, op, /*check=*/true);
       if (llvm::Value *start = consecutiveStart(*op.buffer, op.indices, op))
-        return b_.CreateAlignedLoad(vector, start, elementAlign(*op.buffer, op));
-      return b_.CreateMaskedGather(vector, addresses, elementAlign(*op.buffer, op));
+        return addAliasInfo(b_.CreateAlignedLoad(vector, start, elementAlign(*op.buffer, op)), *op.buffer);
+      return addAliasInfo(b_.CreateMaskedGather(vector, addresses, elementAlign(*op.buffer, op)), *op.buffer);
     }
     llvm::Value *address = element(*op.buffer, op.indices, op, /*check=*/true);
-    llvm::Value *value = b_.CreateLoad(memoryType(op.buffer->dtype, op), address);
+    llvm::Value *value = addAliasInfo(b_.CreateLoad(memoryType(op.buffer->dtype, op), address), *op.buffer);
     return op.buffer->dtype.isBool() ? b_.CreateICmpNE(value, b_.getInt8(0)) : value;
   }
 
@@ -953,16 +983,16 @@ private:
     llvm::Value *address = element(*op.buffer, op.indices, op, /*check=*/true);
     if (!address->getType()->isVectorTy()) {
       if (op.buffer->dtype.isBool()) value = b_.CreateZExt(value, b_.getInt8Ty());
-      b_.CreateStore(value, address);
+      addAliasInfo(b_.CreateStore(value, address), *op.buffer);
       return;
     }
     if (op.buffer->dtype.isBool()) return fail(op, "the LLVM emitter does not support vector stores of bool");
     auto lanes = llvm::cast<llvm::FixedVectorType>(address->getType())->getNumElements();
     if (!value->getType()->isVectorTy()) value = b_.CreateVectorSplat(lanes, value);
     if (llvm::Value *start = consecutiveStart(*op.buffer, op.indices, op))
-      b_.CreateAlignedStore(value, start, elementAlign(*op.buffer, op));
+      addAliasInfo(b_.CreateAlignedStore(value, start, elementAlign(*op.buffer, op)), *op.buffer);
     else
-      b_.CreateMaskedScatter(value, address, elementAlign(*op.buffer, op));
+      addAliasInfo(b_.CreateMaskedScatter(value, address, elementAlign(*op.buffer, op)), *op.buffer);
   }
 
   llvm::Value *placeholder() override { return b_.getInt32(0); }
@@ -1171,6 +1201,10 @@ private:
   llvm::Value *pendingSteps_ = nullptr, *stepRoom_ = nullptr;  // i64 allocas (startCountingSteps)
   std::vector<std::string> *kernelHandles_;
   std::optional<AccessBounds> bounds_;  // with run-time checks
+  struct AliasInfo {
+    llvm::MDNode *scope, *others;  // the !alias.scope and !noalias of an access
+  };
+  std::unordered_map<const ir::Var *, AliasInfo> aliasInfo_;  // by data variable (addAliasScopes)
 };
 
 llvm::OptimizationLevel optimizationLevel(int level) {
