@@ -303,6 +303,10 @@ int VTARuntimeErrorCount(void) { return errorCount(); }
 
 void VTARuntimeClearError(void) { clearErrors(); }
 
+void VTARuntimeDiscardCommands(void) {
+  if (currentQueue) currentQueue->discard();
+}
+
 void VTARuntimeReportError(const char* message) {
   atApiBoundary("VTARuntimeReportError", reportError,
                 [&] { reportError(message ? message : "(null)"); });

@@ -340,6 +340,10 @@ void CommandQueue::synchronize(uint32_t waitCycles) {
                               "running {} instructions",
                               status, program.size()));
   }
+  discard();
+}
+
+void CommandQueue::discard() {
   insns_.reset();
   uops_.reset();
   droppedCommands_ = 0;

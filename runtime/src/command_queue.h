@@ -40,6 +40,8 @@ public:
   int pushUopKernel(bool isGemm, void** uopHandle, int (*finit)(void*), void* signature,
                     int nbytes);
   void synchronize(uint32_t waitCycles);
+  // Drops the program built since the last synchronisation, unrun (VTARuntimeDiscardCommands).
+  void discard();
   // Whether commands (instructions, dependency pops) were queued since the last synchronisation:
   // they have not run.
   bool hasQueuedCommands() const { return insns_.size() > 0 || insns_.hasPendingPops(); }

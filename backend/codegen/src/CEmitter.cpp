@@ -77,6 +77,12 @@ const RuntimeHelper kFail{"vtac_fail", "static inline int32_t vtac_fail(const ch
 const RuntimeHelper kErrorCount{
     "vtac_error_count", "static inline int vtac_error_count(void) { return VTARuntimeErrorCount ? VTARuntimeErrorCount() : 0; }"};
 
+// Drops the commands a failing call queued when the runtime can (VTARuntimeDiscardCommands, not
+// in TVM's runtime) and returns the status.
+const RuntimeHelper kFailed{"vtac_failed", "static inline int32_t vtac_failed(int32_t status) {\n"
+                                           "  if (VTARuntimeDiscardCommands) VTARuntimeDiscardCommands();\n"
+                                           "  return status;\n}"};
+
 // hostop::kVtaBufferBytes.
 const RuntimeHelper kVtaBufferBytes{
     "vtac_vta_buffer_bytes",
@@ -97,7 +103,16 @@ public:
     checkErrorCountFromHere();
   }
 
+  // The entry of a VTA function: each failure it returns drops the commands it queued
+  // (vtac_failed), so that the caller's next call does not find them in its program.
+  void discardCommandsOnFailure() { discardsCommands_ = true; }
+
   void line(const std::string &text) { out_ << std::string(indent_ * 2, ' ') << text << "\n"; }
+
+  // `return status;` (a failure), indented under the condition written before it.
+  void returnFailure(const std::string &status) {
+    line("  return " + (discardsCommands_ ? runtimeHelper(kFailed) + "(" + status + ")" : status) + ";");
+  }
   void indent() { ++indent_; }
   void dedent() { --indent_; }
 
@@ -108,7 +123,10 @@ public:
   }
 
   // `TYPE NAME` of a variable.
-  std::string declaration(const ir::Var &var) { return type(var.dtype, var) + spaced(var.dtype) + names_(var); }
+  // A distinct buffer's data pointer (tir.noalias, HostFunction::distinctData) is `restrict`.
+  std::string declaration(const ir::Var &var) {
+    return type(var.dtype, var) + (function_.isDistinctData(var) ? "restrict " : spaced(var.dtype)) + names_(var);
+  }
 
   // ---- expressions ------------------------------------------------------------------------
   std::string visitIntImm(const ir::IntImm &op) override { return intLiteral(op.value, op.dtype); }
@@ -196,7 +214,7 @@ public:
   void visitAssertStmt(const ir::AssertStmt &op) override {
     auto *message = op.message.as<ir::StringImm>();
     line("if (" + withoutOuterParens(negated(op.condition)) + ")");
-    line("  return " + runtimeHelper(kFail) + "(" + cString(message ? message->value : "assertion failed") + ");");
+    returnFailure(runtimeHelper(kFail) + "(" + cString(message ? message->value : "assertion failed") + ")");
     visitStmt(op.body);
   }
   void visitWhile(const ir::While &op) override {
@@ -283,12 +301,12 @@ private:
 
   void emitReturnIfNonZero(const ir::Node &, llvm::StringRef, std::string status) override {
     line("if (" + status + " != 0)");
-    line("  return " + std::to_string(kStatusRuntimeError) + ";");
+    returnFailure(std::to_string(kStatusRuntimeError));
   }
   void emitDiscard(std::string value) override { line(value + ";"); }
   void emitErrorCountCheck(const ir::Node &, llvm::StringRef) override {
     line("if (" + runtimeHelper(kErrorCount) + "() > vtac_errors_at_entry)");
-    line("  return " + std::to_string(kStatusRuntimeError) + ";");
+    returnFailure(std::to_string(kStatusRuntimeError));
   }
 
   // The bytes `op` allocates, as a size_t expression.
@@ -302,7 +320,7 @@ private:
     if (!op.condition) {
       line("void *" + name + " = VTABufferAlloc(" + allocationBytes(op) + ");");
       line("if (" + name + " == NULL)");
-      line("  return " + std::to_string(kStatusRuntimeError) + ";");
+      returnFailure(std::to_string(kStatusRuntimeError));
       visitStmt(op.body);
       line("VTABufferFree(" + name + ");");
       return;
@@ -312,7 +330,7 @@ private:
     indent();
     line(name + " = VTABufferAlloc(" + allocationBytes(op) + ");");
     line("if (" + name + " == NULL)");
-    line("  return " + std::to_string(kStatusRuntimeError) + ";");
+    returnFailure(std::to_string(kStatusRuntimeError));
     dedent();
     line("}");
     visitStmt(op.body);
@@ -326,8 +344,7 @@ private:
     const std::string &name = names_(*op.bufferVar);
     line("void *" + name + " = malloc(" + allocationBytes(op) + ");");
     line("if (" + name + " == NULL)");
-    line("  return " + runtimeHelper(kFail) + "(" + cString(function_.symbol + ": cannot allocate '" + op.bufferVar->name + "'") +
-         ");");
+    returnFailure(runtimeHelper(kFail) + "(" + cString(function_.symbol + ": cannot allocate '" + op.bufferVar->name + "'") + ")");
     if (op.constantData && !op.constantData->bytes().empty()) {
       // The elements' bytes as they lie in memory (little-endian, as the targets are).
       const std::vector<uint8_t> &bytes = op.constantData->bytes();
@@ -489,7 +506,7 @@ private:
     std::string list;
     for (const std::string &arg : args) list += (list.empty() ? "" : ", ") + arg;
     line("if ((vtac_status = " + symbol + "(" + list + ")) != 0)");
-    line("  return vtac_status;");
+    returnFailure("vtac_status");
     usesStatus_ = true;
   }
 
@@ -501,7 +518,7 @@ private:
     indent();
     packClosure(id, kernel.closure);
     line("if (" + kernel.pushFunction + "(&" + id + "_handle, " + id + ", " + closure + ") != 0)");
-    line("  return " + std::to_string(kStatusRuntimeError) + ";");
+    returnFailure(std::to_string(kStatusRuntimeError));
     dedent();
     line("}");
   }
@@ -514,7 +531,7 @@ private:
     packClosure(id, task.closure);
     line("if ((vtac_status = vtac_parallel_for(" + extent + ", " + id + ", " + (task.closure.empty() ? "NULL" : "&closure") +
          ")) != 0)");
-    line("  return vtac_status;");
+    returnFailure("vtac_status");
     usesStatus_ = true;
     dedent();
     line("}");
@@ -534,6 +551,7 @@ private:
   std::ostringstream out_;
   int indent_ = 1;
   bool usesStatus_ = false;  // a checked call needs `vtac_status` declared
+  bool discardsCommands_ = false;
 };
 
 // A function the runtime calls with a closure (a micro-kernel, a parallel task): the closure's
@@ -605,7 +623,10 @@ llvm::Expected<std::string> emitC(const std::vector<HostFunction> &functions, co
     }
     if (params.empty()) params = "void";
     definitions << "int32_t " << function.symbol << "(" << params << ") {\n";
-    if (function.commandHandle) writer.checkErrorCount();
+    if (function.commandHandle) {
+      writer.checkErrorCount();
+      writer.discardCommandsOnFailure();
+    }
     writer.visitStmt(function.body);
     writer.line("return 0;");
     if (llvm::Error error = writer.takeError()) return error;
@@ -632,7 +653,8 @@ llvm::Expected<std::string> emitC(const std::vector<HostFunction> &functions, co
       << "#include <dlpack/dlpack.h>\n#include <vta/runtime.h>\n" << (parallel ? "#include <vtac/parallel.h>\n" : "") << "\n"
       << "/* Weak: TVM's VTA runtime has no error functions; the status code is returned all the same. */\n"
       << "#pragma weak VTARuntimeReportError\n#pragma weak VTARuntimeErrorCount\n"
-      << (helpers.count(kVtaBufferBytes.name) ? "#pragma weak VTABufferSize\n" : "") << "\n";
+      << (helpers.count(kVtaBufferBytes.name) ? "#pragma weak VTABufferSize\n" : "")
+      << (helpers.count(kFailed.name) ? "#pragma weak VTARuntimeDiscardCommands\n" : "") << "\n";
   for (const auto &[name, text] : helpers) out << text << "\n";
   if (!helpers.empty()) out << "\n";
   if (!arities.empty()) out << "/* Provided by the program this code is linked into. */\n";

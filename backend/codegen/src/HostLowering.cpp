@@ -109,6 +109,16 @@ private:
   llvm::Error error_ = llvm::Error::success();
 };
 
+// T.func_attr({"tir.noalias": True}) (also T.bool(True), 1).
+bool promisesNoAlias(const ir::PrimFunc &func) {
+  const ir::AttrValue *value = func.attrs.find("tir.noalias");
+  if (!value) return false;
+  if (value->isBool()) return value->asBool();
+  if (value->isInt()) return value->asInt() != 0;
+  auto *constant = value->isExpr() ? value->asExpr().as<ir::IntImm>() : nullptr;
+  return constant && constant->value != 0;
+}
+
 }  // namespace
 
 bool usesVta(const ir::Stmt &body) {
@@ -139,6 +149,7 @@ llvm::Expected<HostFunction> lowerForHost(const ir::PrimFunc &func, const std::s
     body = ir::make<ir::LetStmt>(function.commandHandle,
                                  externCall(DataType::handle(), "VTATLSCommandHandle", {}, func.loc()), body);
 
+  bool noAlias = !vta && promisesNoAlias(func);
   for (const ir::VarRef &param : func.params) {
     HostParam host;
     host.buffer = func.bufferOf(param);
@@ -152,6 +163,9 @@ llvm::Expected<HostFunction> lowerForHost(const ir::PrimFunc &func, const std::s
                                                    "' is neither a buffer nor a scalar: it cannot be passed to compiled code");
     }
     function.params.push_back(host);
+    // Two parameters over one data variable share it, and so alias each other.
+    if (host.buffer && noAlias && !function.isDistinctData(*host.buffer->data))
+      function.distinctData.push_back(host.buffer->data);
   }
   auto bound = bindParameters(function, body);
   if (!bound) return bound.takeError();

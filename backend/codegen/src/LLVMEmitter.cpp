@@ -104,6 +104,7 @@ public:
 
   void addFunction() {
     const HostFunction &function = function_;
+    addAliasScopes();
     for (size_t k = 0; k < function.kernels.size(); ++k) kernels_.push_back(addKernel(k));
     for (size_t t = 0; t < function.tasks.size(); ++t) tasks_.push_back(addTask(t));
 
@@ -124,6 +125,7 @@ public:
     visitStmt(function.body);
     if (countsSteps_) flushSteps();
     b_.CreateRet(b_.getInt32(0));
+    if (function.commandHandle) discardCommandsOnFailure(fn);
   }
 
   // `i32 name(ptr args)`: calls `function` with args[i] as its i-th argument (a DLTensor
@@ -204,7 +206,8 @@ private:
     auto *fn = llvm::Function::Create(llvm::FunctionType::get(typeOf(signature[0]), params, false),
                                       llvm::Function::ExternalLinkage, name, module_);
     // vtac's additions are optional, so the code links against TVM's runtime too.
-    if (name == "VTARuntimeErrorCount" || name == "VTARuntimeReportError" || name == "VTABufferSize")
+    if (name == "VTARuntimeErrorCount" || name == "VTARuntimeReportError" || name == "VTABufferSize" ||
+        name == "VTARuntimeDiscardCommands")
       fn->setLinkage(llvm::GlobalValue::ExternalWeakLinkage);
     return fn;
   }
@@ -221,6 +224,66 @@ private:
         [](llvm::IRBuilder<> &, llvm::Value *count) { return count; },
         [](llvm::IRBuilder<> &b) { return b.getInt32(0); });
     fn->addFnAttr(llvm::Attribute::NoInline);
+    return fn;
+  }
+
+  // tir.noalias, as TVM's codegen gives it to LLVM where no pointer parameter can be `noalias`
+  // (the data come out of DLTensors): one alias scope per distinct buffer, in a domain of the
+  // function's, each access to the buffer in its scope and noalias to the others (addAliasInfo).
+  // Parallel tasks read the same data variables from their closures and share the scopes.
+  void addAliasScopes() {
+    const std::vector<ir::VarRef> &buffers = function_.distinctData;
+    if (buffers.size() < 2) return;
+    llvm::MDBuilder md(ctx_);
+    llvm::MDNode *domain = md.createAnonymousAliasScopeDomain(function_.symbol);
+    std::vector<llvm::Metadata *> scopes;
+    for (const ir::VarRef &data : buffers) scopes.push_back(md.createAnonymousAliasScope(domain, data->name));
+    for (size_t i = 0; i < buffers.size(); ++i) {
+      std::vector<llvm::Metadata *> others = scopes;
+      others.erase(others.begin() + std::ptrdiff_t(i));
+      aliasInfo_[buffers[i].get()] = {llvm::MDNode::get(ctx_, scopes[i]), llvm::MDNode::get(ctx_, others)};
+    }
+  }
+
+  // Tags `access`, a load or store of `buffer`, with its alias scope (addAliasScopes), if any:
+  // an access through any other pointer keeps no tag, and so may alias all of them.
+  llvm::Value *addAliasInfo(llvm::Value *access, const ir::Buffer &buffer) {
+    auto found = aliasInfo_.find(buffer.data.get());
+    if (found == aliasInfo_.end()) return access;
+    auto *instruction = llvm::cast<llvm::Instruction>(access);
+    instruction->setMetadata(llvm::LLVMContext::MD_alias_scope, found->second.scope);
+    instruction->setMetadata(llvm::LLVMContext::MD_noalias, found->second.others);
+    return access;
+  }
+
+  // Makes each failure `fn` returns drop the commands it queued (vtac_failed), so that the
+  // caller's next call does not find them in its program.
+  void discardCommandsOnFailure(llvm::Function *fn) {
+    llvm::Function *failed = failedFunction();
+    for (llvm::BasicBlock &block : *fn) {
+      auto *ret = llvm::dyn_cast<llvm::ReturnInst>(block.getTerminator());
+      auto *constant = ret ? llvm::dyn_cast<llvm::ConstantInt>(ret->getReturnValue()) : nullptr;
+      if (ret && !(constant && constant->isZero()))
+        ret->setOperand(0, llvm::CallInst::Create(failed, {ret->getReturnValue()}, "", ret));
+    }
+  }
+
+  // The module's `i32 vtac_failed(i32 status)`: a non-zero status calls
+  // VTARuntimeDiscardCommands when the runtime has it (TVM's has not); returns the status.
+  llvm::Function *failedFunction() {
+    if (llvm::Function *existing = module_.getFunction("vtac_failed")) return existing;
+    auto *fn = llvm::Function::Create(llvm::FunctionType::get(b_.getInt32Ty(), {b_.getInt32Ty()}, false),
+                                      llvm::Function::InternalLinkage, "vtac_failed", module_);
+    fn->setDoesNotThrow();
+    llvm::IRBuilder<> b(llvm::BasicBlock::Create(ctx_, "entry", fn));
+    llvm::Function *discard = runtimeFunction("VTARuntimeDiscardCommands");
+    auto *call = llvm::BasicBlock::Create(ctx_, "discard", fn), *done = llvm::BasicBlock::Create(ctx_, "done", fn);
+    b.CreateCondBr(b.CreateAnd(b.CreateICmpNE(fn->getArg(0), b.getInt32(0)), b.CreateIsNotNull(discard)), call, done);
+    b.SetInsertPoint(call);
+    b.CreateCall(discard);
+    b.CreateBr(done);
+    b.SetInsertPoint(done);
+    b.CreateRet(fn->getArg(0));
     return fn;
   }
 
@@ -635,11 +698,11 @@ private:
       llvm::Type *vector = type(op.dtype, op);
       llvm::Value *addresses = element(*op.buffer, op.indices, op, /*check=*/true);
       if (llvm::Value *start = consecutiveStart(*op.buffer, op.indices, op))
-        return b_.CreateAlignedLoad(vector, start, elementAlign(*op.buffer, op));
-      return b_.CreateMaskedGather(vector, addresses, elementAlign(*op.buffer, op));
+        return addAliasInfo(b_.CreateAlignedLoad(vector, start, elementAlign(*op.buffer, op)), *op.buffer);
+      return addAliasInfo(b_.CreateMaskedGather(vector, addresses, elementAlign(*op.buffer, op)), *op.buffer);
     }
     llvm::Value *address = element(*op.buffer, op.indices, op, /*check=*/true);
-    llvm::Value *value = b_.CreateLoad(memoryType(op.buffer->dtype, op), address);
+    llvm::Value *value = addAliasInfo(b_.CreateLoad(memoryType(op.buffer->dtype, op), address), *op.buffer);
     return op.buffer->dtype.isBool() ? b_.CreateICmpNE(value, b_.getInt8(0)) : value;
   }
 
@@ -920,16 +983,16 @@ private:
     llvm::Value *address = element(*op.buffer, op.indices, op, /*check=*/true);
     if (!address->getType()->isVectorTy()) {
       if (op.buffer->dtype.isBool()) value = b_.CreateZExt(value, b_.getInt8Ty());
-      b_.CreateStore(value, address);
+      addAliasInfo(b_.CreateStore(value, address), *op.buffer);
       return;
     }
     if (op.buffer->dtype.isBool()) return fail(op, "the LLVM emitter does not support vector stores of bool");
     auto lanes = llvm::cast<llvm::FixedVectorType>(address->getType())->getNumElements();
     if (!value->getType()->isVectorTy()) value = b_.CreateVectorSplat(lanes, value);
     if (llvm::Value *start = consecutiveStart(*op.buffer, op.indices, op))
-      b_.CreateAlignedStore(value, start, elementAlign(*op.buffer, op));
+      addAliasInfo(b_.CreateAlignedStore(value, start, elementAlign(*op.buffer, op)), *op.buffer);
     else
-      b_.CreateMaskedScatter(value, address, elementAlign(*op.buffer, op));
+      addAliasInfo(b_.CreateMaskedScatter(value, address, elementAlign(*op.buffer, op)), *op.buffer);
   }
 
   llvm::Value *placeholder() override { return b_.getInt32(0); }
@@ -1138,6 +1201,10 @@ private:
   llvm::Value *pendingSteps_ = nullptr, *stepRoom_ = nullptr;  // i64 allocas (startCountingSteps)
   std::vector<std::string> *kernelHandles_;
   std::optional<AccessBounds> bounds_;  // with run-time checks
+  struct AliasInfo {
+    llvm::MDNode *scope, *others;  // the !alias.scope and !noalias of an access
+  };
+  std::unordered_map<const ir::Var *, AliasInfo> aliasInfo_;  // by data variable (addAliasScopes)
 };
 
 llvm::OptimizationLevel optimizationLevel(int level) {

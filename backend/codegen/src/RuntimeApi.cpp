@@ -16,7 +16,7 @@ const char *runtimeSignature(llvm::StringRef name) {
       {"VTAReadBarrier", "vppiii"},      {"VTARuntimeErrorCount", "i"},
       {"VTARuntimeReportError", "vp"},   {"VTABufferAlloc", "pz"},
       {"VTABufferFree", "vp"},           {"VTABufferCopy", "vpzpzzi"},
-      {"VTABufferSize", "zp"}};
+      {"VTABufferSize", "zp"},           {"VTARuntimeDiscardCommands", "v"}};
   auto found = signatures.find(name);
   return found == signatures.end() ? nullptr : found->second;
 }

@@ -150,6 +150,14 @@ TVM_DLL void VTARuntimeClearError(void);
 TVM_DLL void VTARuntimeReportError(const char* message);
 
 /*
+ * Drops, unrun, the commands queued on the calling thread since its last VTASynchronize (a
+ * vtac addition). Compiled code calls it when it returns a failure, so that a caller that
+ * handles the error can go on: a failed command would otherwise make the next VTASynchronize
+ * discard the next call's program as well.
+ */
+TVM_DLL void VTARuntimeDiscardCommands(void);
+
+/*
  * The size in bytes of a live buffer handle (VTABufferAlloc), 0 for anything else (a freed
  * handle, a CPU pointer); reports nothing. Compiled graphs check the VTA buffers a caller
  * passes with it.

@@ -16,6 +16,7 @@
 //    the closure of free scalar variables it reads, in order of first use, as the interpreter
 //    packs them) and its place in the body a `hostop::kPushMicroKernel(index)` call, which an
 //    emitter turns into `VTAPushGEMMOp/VTAPushALUOp(&static_handle, kernel, &closure, size)`;
+//  - tir.noalias: the buffer parameters' data variables listed as distinct (distinctData);
 //  - each outermost `parallel` loop becomes a ParallelTask (ParallelOutlining.h) run by the
 //    thread pool of runtime/parallel (`vtac_parallel_for`), in its place a
 //    `hostop::kParallelFor(index, extent)` call.
@@ -23,6 +24,7 @@
 // a parameter that is neither a buffer nor a scalar) are located DiagnosticErrors.
 #pragma once
 
+#include <algorithm>
 #include <string>
 #include <unordered_map>
 #include <utility>
@@ -111,11 +113,20 @@ struct HostFunction {
   std::vector<MicroKernel> kernels;
   std::vector<ParallelTask> tasks;
   ir::VarRef commandHandle;  // null when the function makes no VTA runtime call
+  // tir.noalias (TVM's promise that no two buffer parameters overlap where one is written): the
+  // data variables of the buffer parameters, each a distinct buffer that emitters tell the
+  // optimiser of (LLVM alias scopes, C `restrict`). Empty without the promise, and for a VTA
+  // function, whose data are runtime handles that the device reads behind the code's back.
+  std::vector<ir::VarRef> distinctData;
   ir::SourceLoc loc;
   // The intrinsic each runtime call the lowering made stands for, as the program wrote it
   // (`tir.vta.coproc_sync` for its VTASynchronize): errors name what the user wrote. The
   // calls are held, so that their addresses stay theirs.
   std::unordered_map<const ir::Node *, std::pair<ir::Expr, std::string>> loweredIntrinsics;
+
+  bool isDistinctData(const ir::Var &var) const {
+    return std::any_of(distinctData.begin(), distinctData.end(), [&](const ir::VarRef &data) { return data.get() == &var; });
+  }
 
   // The name an error gives the call `at` to `callee`: the intrinsic it was lowered from, if any.
   std::string writtenName(const ir::Node &at, const std::string &callee) const {
