@@ -2,7 +2,7 @@
 
 #include <unordered_map>
 
-#include "tir/PassSupport.h"
+#include "vtac/passes/PassSupport.h"
 #include "vtac/ir/Arith.h"
 #include "vtac/ir/Mutator.h"
 #include "vtac/ir/RegionInference.h"
@@ -25,7 +25,7 @@ struct Compaction {
   std::vector<ir::Expr> start;
 };
 
-class BufferCompactor : public ErrorRecordingMutator {
+class BufferCompactor : public FirstErrorMutator {
 public:
   ir::Stmt visitFor(const ir::For &op) override {
     loops_.push_back({op.loopVar, op.min, op.extent, op.threadBinding ? op.threadBinding->threadTag : ""});

@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "tir/PassSupport.h"
+#include "vtac/passes/PassSupport.h"
 #include "vtac/ir/Arith.h"
 #include "vtac/ir/Mutator.h"
 #include "vtac/ir/Substitute.h"
@@ -20,7 +20,7 @@ std::vector<ir::Expr> allocationShape(const ir::Buffer &buffer) {
   return shape;
 }
 
-class OpaqueBlockLowerer : public ErrorRecordingMutator {
+class OpaqueBlockLowerer : public FirstErrorMutator {
 public:
   ir::Stmt visitBlockRealize(const ir::BlockRealize &op) override {
     const ir::Block &block = *op.block;

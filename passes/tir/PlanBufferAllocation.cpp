@@ -4,7 +4,7 @@
 #include <unordered_map>
 #include <unordered_set>
 
-#include "tir/PassSupport.h"
+#include "vtac/passes/PassSupport.h"
 #include "vtac/ir/Mutator.h"
 #include "vtac/ir/RegionInference.h"
 #include "vtac/ir/Visitor.h"
@@ -153,7 +153,7 @@ private:
   std::unordered_set<const ir::Buffer *> matchTargets_;
 };
 
-class AllocationPlacer : public ErrorRecordingMutator {
+class AllocationPlacer : public FirstErrorMutator {
 public:
   explicit AllocationPlacer(const ir::PrimFunc &func) {
     AccessLcaDetector detector(func);

@@ -13,6 +13,7 @@
 #include "vtac/ir/StructuralEqual.h"
 #include "vtac/ir/Visitor.h"
 #include "vtac/ir/arith/Analyzer.h"
+#include "vtac/passes/PassSupport.h"
 
 namespace vtac::passes {
 namespace {
@@ -626,9 +627,7 @@ private:
 llvm::Expected<ir::PrimFuncRef> storageRewrite(const ir::PrimFuncRef &func, PassContext &context) {
   auto body = StoragePlanner(context).run(func->body);
   if (!body) return body.takeError();
-  if (*body == func->body) return func;
-  return ir::PrimFuncRef(new ir::PrimFunc(func->params, func->bufferMap, *body, func->attrs, func->retType,
-                                          func->loc()));
+  return withBody(func, std::move(*body));
 }
 
 }  // namespace vtac::passes

@@ -458,8 +458,7 @@ private:
 
 llvm::Expected<ir::PrimFuncRef> injectDmaCopies(const ir::PrimFuncRef &func, PassContext &context) {
   DmaInjector injector(context, vta::coprocAxis(func->body));
-  ir::Stmt body = injector.visitStmt(func->body);
-  return vta::passResult(func, body, injector.failure);
+  return mutateBody(func, injector, func->loc());
 }
 
 }  // namespace vtac::passes

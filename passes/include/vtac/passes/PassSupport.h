@@ -1,8 +1,9 @@
-// Helpers the generic TIR passes share: a mutator that records the first located error, running
-// one over a function's body, and the rank of thread tags and storage scopes (TVM's
-// runtime::ThreadScope / StorageScope, thread_storage_scope.h).
+// What the passes share: a function with a new body, a mutator that keeps the first located
+// error, running one over a function's body, and the rank of thread tags and storage scopes
+// (TVM's runtime::ThreadScope / StorageScope, thread_storage_scope.h).
 #pragma once
 
+#include <optional>
 #include <string>
 
 #include "vtac/ir/Arith.h"
@@ -23,23 +24,40 @@ inline ir::PrimFuncRef withBody(const ir::PrimFuncRef &func, ir::Stmt body) {
 
 // A mutator that keeps the first error it meets, located at a node, and goes on (the result
 // is discarded when there is one).
-class ErrorRecordingMutator : public ir::StmtExprMutator {
+class FirstErrorMutator : public ir::StmtExprMutator {
 public:
-  llvm::Error takeError() { return std::move(error_); }
+  bool failed() const { return failure_.has_value(); }
+  // The first error, or success; an error at a node without a location (one a schedule built)
+  // is located at `unlocatedAt`.
+  llvm::Error takeError(const ir::SourceLoc &unlocatedAt = {}) {
+    if (!failure_) return llvm::Error::success();
+    ir::SourceLoc loc = failure_->loc().isKnown() ? failure_->loc() : unlocatedAt;
+    llvm::Error error = ir::diagnosticError(loc, failure_->text());
+    failure_.reset();
+    return error;
+  }
 
 protected:
-  void fail(const ir::Node &at, const std::string &message) {
-    if (!error_) error_ = ir::diagnosticError(at.loc(), message);
+  void fail(const ir::SourceLoc &at, const std::string &message) {
+    if (!failure_) failure_.emplace(at, message);
+  }
+  void fail(const ir::Node &at, const std::string &message) { fail(at.loc(), message); }
+  // Keeps `error` (a DiagnosticError, or success) unless an earlier one is kept.
+  void fail(llvm::Error error) {
+    llvm::handleAllErrors(std::move(error), [&](const ir::DiagnosticError &e) { fail(e.loc(), e.text()); });
   }
 
 private:
-  llvm::Error error_ = llvm::Error::success();
+  std::optional<ir::DiagnosticError> failure_;
 };
 
-// The function with `mutator` applied to its body, or the mutator's error.
-template <class Mutator> llvm::Expected<ir::PrimFuncRef> mutateBody(const ir::PrimFuncRef &func, Mutator &mutator) {
+// The function with `mutator` applied to its body, or the mutator's first error (located at
+// `unlocatedAt` when its node had no location).
+template <class Mutator>
+llvm::Expected<ir::PrimFuncRef> mutateBody(const ir::PrimFuncRef &func, Mutator &mutator,
+                                           const ir::SourceLoc &unlocatedAt = {}) {
   ir::Stmt body = mutator.visitStmt(func->body);
-  if (llvm::Error error = mutator.takeError()) return error;
+  if (llvm::Error error = mutator.takeError(unlocatedAt)) return error;
   return withBody(func, std::move(body));
 }
 
