@@ -9,6 +9,7 @@
 #include "vtac/ir/Diagnostic.h"
 #include "vtac/ir/Mutator.h"
 #include "vtac/ir/RegionInference.h"
+#include "vtac/ir/StorageScope.h"
 #include "vtac/ir/StructuralEqual.h"
 #include "vtac/ir/Substitute.h"
 #include "vtac/ir/Visitor.h"
@@ -286,24 +287,6 @@ Interval uniteIntervals(const Interval &a, const Interval &b) {
   return {lo == 0 ? a.min : b.min, hi - lo};
 }
 
-int storageRank(const std::string &scope) {
-  std::string base = scope.substr(0, scope.find('.'));
-  if (base == "shared") return 1;
-  if (base == "warp") return 2;
-  if (base == "local") return 3;
-  return 0;
-}
-
-bool isStorageScope(const std::string &scope) {
-  llvm::StringRef known(kStorageScopes);
-  while (!known.empty()) {
-    auto [prefix, rest] = known.split(", ");
-    if (llvm::StringRef(scope).starts_with(prefix)) return true;
-    known = rest;
-  }
-  return false;
-}
-
 std::string whyNotStorageScope(const std::string &primitive, const std::string &scope) {
   if (isStorageScope(scope)) return "";
   return primitive + ": '" + scope + "' is not a storage scope (" + std::string(kStorageScopes) + ")";
@@ -393,8 +376,6 @@ std::string whyNotCompleteOrReduction(const StmtPath &blockPath, const Stmt *loo
     });
   return problem;
 }
-
-int threadRank(const std::string &tag) { return tag.rfind("blockIdx", 0) == 0 ? 0 : 1; }
 
 Stmt blockNamed(const Stmt &root, const std::string &name) {
   Stmt found;

@@ -96,18 +96,9 @@ Interval relaxRange(const ir::Range &range, const std::map<const ir::Var *, ir::
 // The union of two intervals when their mins differ by a constant; unknown otherwise.
 Interval uniteIntervals(const Interval &a, const Interval &b);
 
-// TVM's storage rank of a scope: global 0, shared 1, warp 2, local 3 (by the part before '.').
-int storageRank(const std::string &scope);
-// Whether TVM's StorageScope::Create accepts `scope`: one of kStorageScopes, possibly followed by
-// a tag (`local.acc_buffer`).
-bool isStorageScope(const std::string &scope);
 // The error for a storage scope TVM does not know, naming the known ones ("<primitive>: 'x' is
 // not a storage scope (global, ...)"); empty when `scope` is one.
 std::string whyNotStorageScope(const std::string &primitive, const std::string &scope);
-inline constexpr const char *kStorageScopes =
-    "global, shared, warp, local, wmma.matrix_a, wmma.matrix_b, wmma.accumulator, texture, amx.tmm, "
-    "m16n8k8.matrixA, m16n8k8.matrixB, m16n8k8.matrixC, metal.simdgroup, metal.cooperative_tensor, "
-    "trn.sbuf, trn.psum";
 // Why the block at blockPath is neither a complete block (spatial iterators only, the dominant
 // writer of its outputs, not reading them) nor a reduction block (a T.init, an affine binding of
 // spatial and reduction iterators, dominant, no output index using a reduction iterator); empty
@@ -117,8 +108,5 @@ inline constexpr const char *kStorageScopes =
 // child blocks, so blocks under the loop may share an output with blocks elsewhere in the scope
 // (or each other).
 std::string whyNotCompleteOrReduction(const StmtPath &blockPath, const ir::Stmt *loop = nullptr);
-
-// TVM's thread rank of a tag: blockIdx 0; threadIdx, vthread, cthread 1.
-int threadRank(const std::string &tag);
 
 }  // namespace vtac::passes::schedule

@@ -11,6 +11,7 @@
 
 #include "vtac/ir/Arith.h"
 #include "vtac/ir/Diagnostic.h"
+#include "vtac/ir/StorageScope.h"
 #include "vtac/ir/Substitute.h"
 #include "vtac/ir/Visitor.h"
 #include "vtac/ir/arith/Analyzer.h"

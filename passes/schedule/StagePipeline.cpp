@@ -16,6 +16,7 @@
 #include <map>
 
 #include "vtac/ir/Arith.h"
+#include "vtac/ir/StorageScope.h"
 #include "vtac/ir/StructuralEqual.h"
 #include "vtac/ir/Substitute.h"
 #include "vtac/ir/Visitor.h"

@@ -2,9 +2,9 @@
 
 #include <unordered_set>
 
-#include "vtac/passes/PassSupport.h"
 #include "vtac/ir/Mutator.h"
 #include "vtac/ir/Substitute.h"
+#include "vtac/passes/PassSupport.h"
 
 namespace vtac::passes {
 namespace {

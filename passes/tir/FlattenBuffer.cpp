@@ -3,10 +3,10 @@
 #include <unordered_map>
 
 #include "tir/FlatIndex.h"
-#include "vtac/passes/PassSupport.h"
 #include "vtac/ir/Arith.h"
 #include "vtac/ir/Mutator.h"
 #include "vtac/ir/StructuralEqual.h"
+#include "vtac/passes/PassSupport.h"
 
 namespace vtac::passes {
 namespace {

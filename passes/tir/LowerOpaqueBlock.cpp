@@ -2,10 +2,10 @@
 
 #include <algorithm>
 
-#include "vtac/passes/PassSupport.h"
 #include "vtac/ir/Arith.h"
 #include "vtac/ir/Mutator.h"
 #include "vtac/ir/Substitute.h"
+#include "vtac/passes/PassSupport.h"
 
 namespace vtac::passes {
 namespace {

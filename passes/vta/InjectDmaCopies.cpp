@@ -7,8 +7,8 @@
 #include "vtac/ir/Diagnostic.h"
 #include "vtac/ir/Mutator.h"
 #include "vtac/ir/Printer.h"
-#include "vtac/ir/Visitor.h"
 #include "vtac/ir/Substitute.h"
+#include "vtac/ir/Visitor.h"
 #include "vtac/ir/arith/Analyzer.h"
 
 namespace vtac::passes {

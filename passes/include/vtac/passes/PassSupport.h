@@ -1,6 +1,5 @@
 // What the passes share: a function with a new body, a mutator that keeps the first located
-// error, running one over a function's body, and the rank of thread tags and storage scopes
-// (TVM's runtime::ThreadScope / StorageScope, thread_storage_scope.h).
+// error, running one over a function's body. (Thread and storage ranks: ir/StorageScope.h.)
 #pragma once
 
 #include <optional>
@@ -68,27 +67,6 @@ inline bool isFromLegacyTeSchedule(const ir::PrimFunc &func) {
   if (flag->isBool()) return flag->asBool();
   if (flag->isInt()) return flag->asInt() != 0;
   return flag->isExpr() && !ir::isZero(flag->asExpr());
-}
-
-// TVM's thread ranks: blockIdx.* 0; threadIdx.*, vthread* and cthread 1; -1 for anything else.
-inline int threadRank(const std::string &tag) {
-  if (tag.compare(0, 9, "blockIdx.") == 0) return 0;
-  if (tag.compare(0, 10, "threadIdx.") == 0 || tag.compare(0, 7, "vthread") == 0 || tag == "cthread")
-    return 1;
-  return -1;
-}
-
-// TVM's storage ranks: global 0, shared 1, warp 2, local 3 (with or without a `.tag`, so VTA's
-// local.inp_buffer / local.acc_buffer are local).
-inline int storageRank(const std::string &scope) {
-  auto is = [&](const char *base) {
-    size_t n = std::char_traits<char>::length(base);
-    return scope.compare(0, n, base) == 0 && (scope.size() == n || scope[n] == '.');
-  };
-  if (is("shared")) return 1;
-  if (is("warp")) return 2;
-  if (is("local")) return 3;
-  return 0;
 }
 
 }  // namespace vtac::passes
