@@ -3,7 +3,9 @@
 #include "ComputeAt.h"
 
 #include "AffineInverse.h"
-#include "BlockUtils.h"
+#include "BlockAnalysis.h"
+#include "BlockTree.h"
+#include "RegionRelax.h"
 #include "BufferUtils.h"
 #include "CacheStage.h"
 #include "LoopUtils.h"

@@ -9,7 +9,8 @@
 // produced bounds enclose the consumed ones.
 #include "StagePipeline.h"
 
-#include "BlockUtils.h"
+#include "BlockTree.h"
+#include "RegionRelax.h"
 #include "BufferUtils.h"
 
 #include <algorithm>
