@@ -2,7 +2,8 @@
 // a match of the stored values against TVM's registered reducers.
 #include "BlockReduction.h"
 
-#include "BlockUtils.h"
+#include "BlockAnalysis.h"
+#include "BlockTree.h"
 
 #include <limits>
 #include <map>

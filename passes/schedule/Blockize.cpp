@@ -11,7 +11,8 @@
 // may also be a list of blocks (blockizeBlocks below).
 #include "Blockize.h"
 
-#include "BlockUtils.h"
+#include "BlockTree.h"
+#include "RegionRelax.h"
 #include "LoopUtils.h"
 
 #include <variant>

@@ -3,11 +3,12 @@
 
 #include <algorithm>
 
-#include "BlockUtils.h"
+#include "BlockTree.h"
 #include "Primitive.h"
 
 #include "vtac/ir/Diagnostic.h"
 #include "vtac/ir/Mutator.h"
+#include "vtac/ir/StorageScope.h"
 #include "vtac/ir/Visitor.h"
 
 namespace vtac::passes::schedule {
@@ -136,6 +137,11 @@ llvm::Expected<BufferRef> bufferArgument(const Block &block, StepArgs &args, con
     }
   }
   return diagnosticError(args.at(param), primitive + ": the block '" + block.name + "' does not access a buffer '" + which.text + "'");
+}
+
+std::string whyNotStorageScope(const std::string &primitive, const std::string &scope) {
+  if (isStorageScope(scope)) return "";
+  return primitive + ": '" + scope + "' is not a storage scope (" + std::string(kStorageScopes) + ")";
 }
 
 }  // namespace vtac::passes::schedule

@@ -38,4 +38,8 @@ bool allocatedByBlock(const ir::Stmt &root, const ir::Buffer *buffer);
 // Whether the block's read (or write) regions name `buffer`.
 bool accessesBuffer(const ir::Block &block, const ir::Buffer *buffer, bool writes);
 
+// The error for a storage scope TVM does not know, naming the known ones ("<primitive>: 'x' is
+// not a storage scope (global, ...)"); empty when `scope` is one.
+std::string whyNotStorageScope(const std::string &primitive, const std::string &scope);
+
 }  // namespace vtac::passes::schedule

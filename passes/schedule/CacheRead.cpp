@@ -6,6 +6,7 @@
 // it, and copies the writer's region relaxed over the loops below that place. Otherwise it goes
 // first in the scope and copies the region the scope block reads (the whole buffer when it
 // declares none). Returns the copy block.
+#include "BlockTree.h"
 #include "BufferUtils.h"
 #include "CacheStage.h"
 

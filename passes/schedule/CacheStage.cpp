@@ -2,8 +2,10 @@
 // placed in the scope block).
 #include "CacheStage.h"
 
+#include "BlockTree.h"
 #include "BufferUtils.h"
 #include "LoopUtils.h"
+#include "RegionRelax.h"
 #include "vtac/ir/Arith.h"
 #include "vtac/ir/Diagnostic.h"
 #include "vtac/ir/Mutator.h"

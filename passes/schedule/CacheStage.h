@@ -4,7 +4,6 @@
 
 #include <set>
 
-#include "BlockUtils.h"
 #include "Primitive.h"
 
 namespace vtac::passes::schedule {

@@ -7,6 +7,7 @@
 // region relaxed over the loops below that place. A copy inside a loop keeps the buffer's shape
 // and indices (TVM's cache_full_region); one in the scope is shaped like the region. Returns the
 // copy block.
+#include "BlockTree.h"
 #include "BufferUtils.h"
 #include "CacheStage.h"
 

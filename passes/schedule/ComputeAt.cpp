@@ -3,7 +3,9 @@
 #include "ComputeAt.h"
 
 #include "AffineInverse.h"
-#include "BlockUtils.h"
+#include "BlockAnalysis.h"
+#include "BlockTree.h"
+#include "RegionRelax.h"
 #include "BufferUtils.h"
 #include "CacheStage.h"
 #include "LoopUtils.h"
@@ -11,6 +13,7 @@
 
 #include "vtac/ir/Arith.h"
 #include "vtac/ir/Diagnostic.h"
+#include "vtac/ir/StorageScope.h"
 #include "vtac/ir/Substitute.h"
 #include "vtac/ir/Visitor.h"
 #include "vtac/ir/arith/Analyzer.h"

@@ -6,7 +6,9 @@
 // The blocks that read B get their regions re-inferred.
 #include "ComputeInline.h"
 
-#include "BlockUtils.h"
+#include "BlockAnalysis.h"
+#include "BlockTree.h"
+#include "RegionRelax.h"
 #include "BufferUtils.h"
 #include "StagePipeline.h"
 

@@ -1,7 +1,8 @@
 // Loop kinds (TVM's for_kind.cc): the checks and the rewrite behind parallel/vectorize/unroll/bind.
 #include "ForKind.h"
 
-#include "BlockUtils.h"
+#include "BlockAnalysis.h"
+#include "BlockTree.h"
 
 #include "vtac/ir/Arith.h"
 #include "vtac/ir/Diagnostic.h"

@@ -1,6 +1,6 @@
 // get_child_blocks(block_or_loop): the blocks directly under a block or a loop (blocks nested in
 // those are not included), in program order. TVM's trace passes the argument positionally.
-#include "BlockUtils.h"
+#include "BlockTree.h"
 #include "Primitive.h"
 
 namespace vtac::passes::schedule {

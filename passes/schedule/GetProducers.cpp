@@ -1,6 +1,6 @@
 // get_producers(block): the earlier blocks of its scope that write a buffer it reads or writes
 // (TVM's RAW and WAW dependencies), in program order. get_consumers shares the step.
-#include "BlockUtils.h"
+#include "BlockAnalysis.h"
 #include "Primitive.h"
 
 namespace vtac::passes::schedule {

@@ -1,6 +1,6 @@
 #include "LayoutPadding.h"
 
-#include "BlockUtils.h"
+#include "BlockTree.h"
 
 #include <map>
 #include <optional>

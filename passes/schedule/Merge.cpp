@@ -7,7 +7,7 @@
 // dependencies between the blocks). Every loop on the way must start at 0 and carry no
 // annotation or thread binding; nests must have the same depth and extents. Returns the
 // innermost new loop.
-#include "BlockUtils.h"
+#include "BlockTree.h"
 #include "LoopUtils.h"
 #include "Primitive.h"
 

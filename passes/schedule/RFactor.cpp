@@ -17,7 +17,7 @@
 // reduction loop with a single child block; no unbound loop of extent > 1 under it; then the
 // reduction's form and reducer; then factor_axis.
 #include "BlockReduction.h"
-#include "BlockUtils.h"
+#include "BlockTree.h"
 #include "BufferUtils.h"
 #include "LoopUtils.h"
 #include "Primitive.h"

@@ -6,7 +6,7 @@
 // binding or predicate that is not affine in the loops (TVM's CheckPartialAffineBinding).
 #include "Primitive.h"
 
-#include "BlockUtils.h"
+#include "BlockTree.h"
 #include "LoopUtils.h"
 
 #include "vtac/ir/Diagnostic.h"

@@ -22,7 +22,9 @@
 #include <numeric>
 
 #include "AffineInverse.h"
-#include "BlockUtils.h"
+#include "BlockAnalysis.h"
+#include "BlockTree.h"
+#include "RegionRelax.h"
 #include "BufferUtils.h"
 #include "Primitive.h"
 #include "StagePipeline.h"

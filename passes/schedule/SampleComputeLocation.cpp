@@ -9,7 +9,8 @@
 // candidate becomes the nearest candidate below it (the root mark when there is none), as TVM
 // replays a decision the program no longer offers. Without it, a candidate is drawn uniformly
 // from the schedule's seeded random source. The recorded step holds the decision taken.
-#include "BlockUtils.h"
+#include "BlockAnalysis.h"
+#include "BlockTree.h"
 #include "ComputeAt.h"
 #include "ComputeInline.h"
 #include "LoopUtils.h"

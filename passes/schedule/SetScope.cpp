@@ -3,7 +3,6 @@
 // parameter; every use in the function then refers to the re-scoped buffer, and so do the
 // match_buffers of its regions. The scope must be one TVM knows (global, shared, local, ... with
 // an optional tag, e.g. local.acc_buffer).
-#include "BlockUtils.h"
 #include "BufferUtils.h"
 #include "Primitive.h"
 

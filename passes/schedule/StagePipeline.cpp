@@ -9,13 +9,15 @@
 // produced bounds enclose the consumed ones.
 #include "StagePipeline.h"
 
-#include "BlockUtils.h"
+#include "BlockTree.h"
+#include "RegionRelax.h"
 #include "BufferUtils.h"
 
 #include <algorithm>
 #include <map>
 
 #include "vtac/ir/Arith.h"
+#include "vtac/ir/StorageScope.h"
 #include "vtac/ir/StructuralEqual.h"
 #include "vtac/ir/Substitute.h"
 #include "vtac/ir/Visitor.h"

@@ -14,7 +14,7 @@
 // inverse (AffineInverse.h: each result a split `(x // c) % d` of a fused sum of indices plus a
 // constant, TVM's DetectIterMap with padding); other padded maps are an error with a pad_value.
 #include "AffineInverse.h"
-#include "BlockUtils.h"
+#include "RegionRelax.h"
 #include "BufferUtils.h"
 #include "LayoutPadding.h"
 #include "Primitive.h"

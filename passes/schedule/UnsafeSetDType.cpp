@@ -7,7 +7,6 @@
 // folded to the load, because every value the buffer holds is a widened old-typed value. That is
 // how a consumer's inline `T.Cast("int32", b[...])` of a widened buffer becomes a plain int32
 // read, which VTA's ALU can take (an int8 accumulator buffer cannot be allocated).
-#include "BlockUtils.h"
 #include "BufferUtils.h"
 #include "Primitive.h"
 

@@ -10,6 +10,7 @@
 #include "vtac/ir/Mutator.h"
 #include "vtac/ir/StructuralEqual.h"
 #include "vtac/ir/Visitor.h"
+#include "vtac/passes/PassSupport.h"
 
 namespace vtac::passes {
 namespace {
@@ -361,10 +362,7 @@ private:
 }  // namespace
 
 llvm::Expected<ir::PrimFuncRef> commonSubexprElim(const ir::PrimFuncRef &func, PassContext &) {
-  ir::Stmt body = CommonSubexprEliminator(*func).visitStmt(func->body);
-  if (body == func->body) return func;
-  return ir::PrimFuncRef(new ir::PrimFunc(func->params, func->bufferMap, body, func->attrs, func->retType,
-                                          func->loc()));
+  return withBody(func, CommonSubexprEliminator(*func).visitStmt(func->body));
 }
 
 }  // namespace vtac::passes

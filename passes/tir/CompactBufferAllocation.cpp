@@ -2,13 +2,14 @@
 
 #include <unordered_map>
 
-#include "tir/PassSupport.h"
 #include "vtac/ir/Arith.h"
 #include "vtac/ir/Mutator.h"
 #include "vtac/ir/RegionInference.h"
+#include "vtac/ir/StorageScope.h"
 #include "vtac/ir/StructuralEqual.h"
 #include "vtac/ir/Substitute.h"
 #include "vtac/ir/Visitor.h"
+#include "vtac/passes/PassSupport.h"
 
 namespace vtac::passes {
 namespace {
@@ -25,7 +26,7 @@ struct Compaction {
   std::vector<ir::Expr> start;
 };
 
-class BufferCompactor : public ErrorRecordingMutator {
+class BufferCompactor : public FirstErrorMutator {
 public:
   ir::Stmt visitFor(const ir::For &op) override {
     loops_.push_back({op.loopVar, op.min, op.extent, op.threadBinding ? op.threadBinding->threadTag : ""});
@@ -150,8 +151,8 @@ private:
 
   // The loops outside the allocation that `buffer` is shared across (TVM's NeedRelaxThread).
   bool sharedAcross(const EnclosingLoop &loop, const ir::Buffer &buffer) const {
-    int rank = loop.threadTag.empty() ? -1 : threadRank(loop.threadTag);
-    int storage = storageRank(buffer.scope());
+    int rank = loop.threadTag.empty() ? -1 : ir::threadRank(loop.threadTag);
+    int storage = ir::storageRank(buffer.scope());
     if (storage == 2) return loop.threadTag == "threadIdx.x";  // warp memory: across the lanes only
     return rank >= 0 && storage <= rank;
   }

@@ -2,14 +2,14 @@
 
 #include <unordered_set>
 
-#include "tir/PassSupport.h"
 #include "vtac/ir/Mutator.h"
 #include "vtac/ir/Substitute.h"
+#include "vtac/passes/PassSupport.h"
 
 namespace vtac::passes {
 namespace {
 
-class OpaqueBlockConverter : public ErrorRecordingMutator {
+class OpaqueBlockConverter : public FirstErrorMutator {
 public:
   ir::Expr visitVar(const ir::Var &op) override {
     if (forbidden_.count(&op)) fail(op, "variable '" + op.name + "' occurs in the predicate or bindings of its own block");

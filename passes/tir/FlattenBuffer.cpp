@@ -3,10 +3,10 @@
 #include <unordered_map>
 
 #include "tir/FlatIndex.h"
-#include "tir/PassSupport.h"
 #include "vtac/ir/Arith.h"
 #include "vtac/ir/Mutator.h"
 #include "vtac/ir/StructuralEqual.h"
+#include "vtac/passes/PassSupport.h"
 
 namespace vtac::passes {
 namespace {
@@ -16,7 +16,7 @@ ir::DataType storageType(ir::DataType dtype) {
   return dtype.isBool() ? ir::DataType::intTy(8, dtype.lanes()) : dtype;
 }
 
-class BufferFlattener : public ErrorRecordingMutator {
+class BufferFlattener : public FirstErrorMutator {
 public:
   ir::Stmt visitBlock(const ir::Block &op) override {
     if (!op.matchBuffers.empty()) fail(op, "block '" + op.name + "' still matches buffers; run lower-match-buffer first");

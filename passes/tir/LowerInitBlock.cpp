@@ -2,6 +2,7 @@
 
 #include "vtac/ir/Arith.h"
 #include "vtac/ir/Mutator.h"
+#include "vtac/passes/PassSupport.h"
 
 namespace vtac::passes {
 namespace {
@@ -30,10 +31,7 @@ public:
 }  // namespace
 
 llvm::Expected<ir::PrimFuncRef> lowerInitBlock(const ir::PrimFuncRef &func, PassContext &) {
-  ir::Stmt body = InitLowerer().visitStmt(func->body);
-  if (body == func->body) return func;
-  return ir::PrimFuncRef(new ir::PrimFunc(func->params, func->bufferMap, body, func->attrs,
-                                          func->retType, func->loc()));
+  return withBody(func, InitLowerer().visitStmt(func->body));
 }
 
 }  // namespace vtac::passes

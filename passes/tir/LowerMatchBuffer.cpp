@@ -3,7 +3,6 @@
 #include <unordered_map>
 
 #include "tir/FlatIndex.h"
-#include "tir/PassSupport.h"
 #include "vtac/ir/Arith.h"
 #include "vtac/ir/MatchBufferIndices.h"
 #include "vtac/ir/Mutator.h"
@@ -11,6 +10,7 @@
 #include "vtac/ir/StructuralEqual.h"
 #include "vtac/ir/Substitute.h"
 #include "vtac/ir/Visitor.h"
+#include "vtac/passes/PassSupport.h"
 
 namespace vtac::passes {
 namespace {
@@ -31,7 +31,7 @@ bool provablyMultipleOf(const ir::Expr &value, int64_t factor) {
   return true;
 }
 
-class MatchBufferLowerer : public ErrorRecordingMutator {
+class MatchBufferLowerer : public FirstErrorMutator {
 public:
   ir::Expr visitVar(const ir::Var &op) override {
     auto implicit = implicitOffsets_.find(&op);

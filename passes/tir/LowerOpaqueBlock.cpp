@@ -2,10 +2,10 @@
 
 #include <algorithm>
 
-#include "tir/PassSupport.h"
 #include "vtac/ir/Arith.h"
 #include "vtac/ir/Mutator.h"
 #include "vtac/ir/Substitute.h"
+#include "vtac/passes/PassSupport.h"
 
 namespace vtac::passes {
 namespace {
@@ -20,7 +20,7 @@ std::vector<ir::Expr> allocationShape(const ir::Buffer &buffer) {
   return shape;
 }
 
-class OpaqueBlockLowerer : public ErrorRecordingMutator {
+class OpaqueBlockLowerer : public FirstErrorMutator {
 public:
   ir::Stmt visitBlockRealize(const ir::BlockRealize &op) override {
     const ir::Block &block = *op.block;

@@ -4,10 +4,11 @@
 #include <unordered_map>
 #include <unordered_set>
 
-#include "tir/PassSupport.h"
 #include "vtac/ir/Mutator.h"
 #include "vtac/ir/RegionInference.h"
+#include "vtac/ir/StorageScope.h"
 #include "vtac/ir/Visitor.h"
+#include "vtac/passes/PassSupport.h"
 
 namespace vtac::passes {
 namespace {
@@ -46,7 +47,7 @@ public:
     visitStmt(func.body);
     // Global memory is shared by all thread blocks: allocate it outside every blockIdx launch.
     for (auto &[buffer, lca] : lca_)
-      if (storageRank(buffer->scope()) == 0)
+      if (ir::storageRank(buffer->scope()) == 0)
         for (const Scope *launch : blockIdxScopes_) lca = lowestCommonAncestor(lca, launch);
   }
 
@@ -55,7 +56,7 @@ public:
 
   void visitFor(const ir::For &op) override {
     const Scope *scope = push(&op);
-    if (op.threadBinding && threadRank(op.threadBinding->threadTag) == 0) blockIdxScopes_.push_back(scope);
+    if (op.threadBinding && ir::threadRank(op.threadBinding->threadTag) == 0) blockIdxScopes_.push_back(scope);
     loopScope_[op.loopVar.get()] = scope;
     StmtExprVisitor::visitFor(op);
     loopScope_.erase(op.loopVar.get());
@@ -80,7 +81,7 @@ public:
 
   void visitAttrStmt(const ir::AttrStmt &op) override {
     const auto *iter = op.node.as<ir::IterVar>();
-    if (op.key == "thread_extent" && iter && threadRank(iter->threadTag) == 0)
+    if (op.key == "thread_extent" && iter && ir::threadRank(iter->threadTag) == 0)
       blockIdxScopes_.push_back(ancestors_.back());
     StmtExprVisitor::visitAttrStmt(op);
   }
@@ -153,7 +154,7 @@ private:
   std::unordered_set<const ir::Buffer *> matchTargets_;
 };
 
-class AllocationPlacer : public ErrorRecordingMutator {
+class AllocationPlacer : public FirstErrorMutator {
 public:
   explicit AllocationPlacer(const ir::PrimFunc &func) {
     AccessLcaDetector detector(func);

@@ -5,6 +5,7 @@
 #include "vtac/ir/SideEffect.h"
 #include "vtac/ir/Visitor.h"
 #include "vtac/ir/arith/Analyzer.h"
+#include "vtac/passes/PassSupport.h"
 
 namespace vtac::passes {
 namespace {
@@ -153,10 +154,7 @@ private:
 }  // namespace
 
 llvm::Expected<ir::PrimFuncRef> removeNoOp(const ir::PrimFuncRef &func, PassContext &) {
-  ir::Stmt body = NoOpRemover().visitStmt(func->body);
-  if (body == func->body) return func;
-  return ir::PrimFuncRef(new ir::PrimFunc(func->params, func->bufferMap, body, func->attrs, func->retType,
-                                          func->loc()));
+  return withBody(func, NoOpRemover().visitStmt(func->body));
 }
 
 }  // namespace vtac::passes

@@ -9,6 +9,7 @@
 #include "vtac/ir/Substitute.h"
 #include "vtac/ir/Visitor.h"
 #include "vtac/ir/arith/Analyzer.h"
+#include "vtac/passes/PassSupport.h"
 
 namespace vtac::passes {
 namespace {
@@ -156,10 +157,7 @@ private:
 llvm::Expected<ir::PrimFuncRef> simplify(const ir::PrimFuncRef &func, PassContext &) {
   BufferDefinitionVars collector;
   collector.visitStmt(func->body);
-  ir::Stmt body = StmtSimplifier(std::move(collector.vars)).visitStmt(func->body);
-  if (body == func->body) return func;
-  return ir::PrimFuncRef(new ir::PrimFunc(func->params, func->bufferMap, body, func->attrs, func->retType,
-                                          func->loc()));
+  return withBody(func, StmtSimplifier(std::move(collector.vars)).visitStmt(func->body));
 }
 
 }  // namespace vtac::passes

@@ -10,41 +10,21 @@
 #include "vtac/ir/Arith.h"
 #include "vtac/ir/Diagnostic.h"
 #include "vtac/ir/Mutator.h"
+#include "vtac/ir/StorageScope.h"
 #include "vtac/ir/StructuralEqual.h"
 #include "vtac/ir/Visitor.h"
 #include "vtac/ir/arith/Analyzer.h"
+#include "vtac/passes/PassSupport.h"
 
 namespace vtac::passes {
 namespace {
 
-// TVM's StorageScope: a rank from the first component of the name, the rest is the tag
-// ("local.acc_buffer" -> local, ".acc_buffer").
-struct StorageScope {
-  enum Rank : uint8_t { Global, Shared, Warp, Local, Other };
-  Rank rank = Global;
-  std::string tag;
-  std::string name;
+using ir::StorageScope;
 
-  static StorageScope parse(const std::string &name) {
-    StorageScope s;
-    s.name = name;
-    for (auto [prefix, rank] : {std::pair<const char *, Rank>{"global", Global}, {"shared", Shared},
-                                {"warp", Warp}, {"local", Local}}) {
-      llvm::StringRef ref(name);
-      if (ref.consume_front(prefix) && (ref.empty() || ref.front() == '.')) {
-        s.rank = rank;
-        s.tag = ref.str();
-        return s;
-      }
-    }
-    s.rank = Other;
-    return s;
-  }
-  bool operator==(const StorageScope &o) const { return rank == o.rank && tag == o.tag && (rank != Other || name == o.name); }
-  bool operator!=(const StorageScope &o) const { return !(*this == o); }
-  // Tagged memories whose allocations all merge into one (VTA's SRAMs).
-  bool isSpecialTagged() const { return !tag.empty() && tag != ".dyn" && tag != ".workspace" && tag != ".vtcm"; }
-};
+// TVM's IsSpecialTaggedMemory: tagged memories whose allocations all merge into one (VTA's SRAMs).
+bool isSpecialTagged(const StorageScope &scope) {
+  return !scope.tag.empty() && scope.tag != ".dyn" && scope.tag != ".workspace" && scope.tag != ".vtcm";
+}
 
 uint64_t elementBits(ir::DataType t) { return uint64_t(t.bits()) * t.lanes(); }
 
@@ -485,7 +465,7 @@ private:
       // Each tagged entry merges into the first earlier entry of its scope.
       for (size_t i = 0; i < entries.size(); ++i) {
         StorageEntry *e = entries[i];
-        if (!e->scope.isSpecialTagged()) continue;
+        if (!isSpecialTagged(e->scope)) continue;
         if (e->constNbits == 0)
           return ir::diagnosticError(e->allocs[0]->loc(), "an allocation in '" + e->scope.name + "' must have a constant size");
         for (size_t j = 0; j < i; ++j) {
@@ -545,7 +525,7 @@ private:
       e.allocNest.push_back(ir::Stmt(new ir::Allocate(e.allocVar, allocType, {analyzer_.simplify(size)}, nullptr,
                                                       placeholder, {}, first.loc())));
     }
-    if (e.scope.isSpecialTagged()) return checkFits(e, e.constNbits);
+    if (isSpecialTagged(e.scope)) return checkFits(e, e.constNbits);
     return llvm::Error::success();
   }
 
@@ -626,9 +606,7 @@ private:
 llvm::Expected<ir::PrimFuncRef> storageRewrite(const ir::PrimFuncRef &func, PassContext &context) {
   auto body = StoragePlanner(context).run(func->body);
   if (!body) return body.takeError();
-  if (*body == func->body) return func;
-  return ir::PrimFuncRef(new ir::PrimFunc(func->params, func->bufferMap, *body, func->attrs, func->retType,
-                                          func->loc()));
+  return withBody(func, std::move(*body));
 }
 
 }  // namespace vtac::passes

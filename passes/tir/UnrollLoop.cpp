@@ -9,6 +9,7 @@
 #include "vtac/ir/Substitute.h"
 #include "vtac/ir/Visitor.h"
 #include "vtac/ir/arith/Analyzer.h"
+#include "vtac/passes/PassSupport.h"
 
 namespace vtac::passes {
 
@@ -78,7 +79,7 @@ private:
   ir::VarMap renamed_;
 };
 
-class LoopUnroller : public ir::StmtExprMutator {
+class LoopUnroller : public FirstErrorMutator {
 public:
   explicit LoopUnroller(UnrollConfig config) : config_(config) {}
 
@@ -107,8 +108,7 @@ public:
                   unrollDepth_ <= config_.autoMaxDepth &&
                   (extent * stepCount_ <= config_.autoMaxStep || extent <= config_.autoMaxExtent);
     if (loop->forKind == ir::ForKind::Unrolled) {
-      if (extent < 0 && !error_)
-        error_ = ir::diagnosticError(op.loc(), "cannot unroll a loop whose extent is not a constant");
+      if (extent < 0) fail(op, "cannot unroll a loop whose extent is not a constant");
       unroll = extent >= 0;
     }
     if (config_.unrollLocalAccess && extent > 0 && localIndexVars_.count(loop->loopVar.get())) unroll = true;
@@ -160,8 +160,6 @@ public:
     return changed ? ir::seq(std::move(stmts), op.loc()) : ir::Stmt(&op);
   }
 
-  llvm::Error takeError() { return error_ ? std::move(error_) : llvm::Error::success(); }
-
 private:
   int64_t constantExtent(const ir::For &loop) {
     auto v = ir::asConstInt(analyzer_.simplify(loop.extent));
@@ -193,7 +191,6 @@ private:
   int64_t normalLoopDepth_ = 0, unrollDepth_ = 0, stepCount_ = 0;
   std::unordered_set<const ir::Var *> localIndexVars_;
   ir::arith::Analyzer analyzer_;
-  llvm::Error error_ = llvm::Error::success();
 };
 
 }  // namespace
@@ -202,11 +199,7 @@ llvm::Expected<ir::PrimFuncRef> unrollLoop(const ir::PrimFuncRef &func, PassCont
   auto config = readConfig(context);
   if (!config) return config.takeError();
   LoopUnroller unroller(*config);
-  ir::Stmt body = unroller.visitStmt(func->body);
-  if (llvm::Error error = unroller.takeError()) return error;
-  if (body == func->body) return func;
-  return ir::PrimFuncRef(new ir::PrimFunc(func->params, func->bufferMap, body, func->attrs, func->retType,
-                                          func->loc()));
+  return mutateBody(func, unroller);
 }
 
 }  // namespace vtac::passes

@@ -28,7 +28,7 @@ private:
 }  // namespace
 
 llvm::Expected<ir::PrimFuncRef> annotateAluCoprocScope(const ir::PrimFuncRef &func, PassContext &) {
-  return vta::withBody(func, AluScopeAnnotator(vta::coprocAxis(func->body)).visitStmt(func->body));
+  return withBody(func, AluScopeAnnotator(vta::coprocAxis(func->body)).visitStmt(func->body));
 }
 
 }  // namespace vtac::passes

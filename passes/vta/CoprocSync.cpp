@@ -279,7 +279,7 @@ llvm::Expected<ir::PrimFuncRef> coprocSync(const ir::PrimFuncRef &func, PassCont
   planner.plan(func->body);
   ir::Stmt body = TokenInserter(planner.before, planner.after).visitStmt(func->body);
   body = ir::seq({body, vta::evaluate(vta::intrinsic("tir.vta.coproc_sync", {}))});
-  return vta::withBody(func, body);
+  return withBody(func, body);
 }
 
 }  // namespace vtac::passes

@@ -79,7 +79,7 @@ llvm::Expected<ir::PrimFuncRef> cpuAccessRewrite(const ir::PrimFuncRef &func, Pa
   ir::Stmt body = rewriter.visitStmt(func->body);
   for (auto it = rewriter.unbound.rbegin(); it != rewriter.unbound.rend(); ++it)
     body = CpuAccessRewriter::bind(*it, body);
-  return vta::withBody(func, body);
+  return withBody(func, body);
 }
 
 }  // namespace vtac::passes

@@ -69,12 +69,10 @@ private:
   ir::VarRef var_;
 };
 
-class UopLoopFolder : public ir::StmtExprMutator {
+class UopLoopFolder : public FirstErrorMutator {
 public:
   explicit UopLoopFolder(PassContext &context)
       : context_(context), uopDepth_(context.vta.uopDepth), logUopBuffSize_(context.vta.logUopBuffSize) {}
-
-  std::optional<ir::DiagnosticError> failure;
 
   ir::Stmt visitAttrStmt(const ir::AttrStmt &op) override {
     const auto *name = op.value.as<ir::StringImm>();
@@ -310,7 +308,7 @@ private:
   // A loop a schedule primitive made (compute_at, split) has no source location: the diagnostic
   // then points at the micro-kernel's first located node (its micro-op, from the tensorized block).
   void fail(const ir::Node &at, const std::string &message) {
-    if (!failure) failure.emplace(at.loc().isKnown() ? at.loc() : scopeLoc_, message);
+    FirstErrorMutator::fail(at.loc().isKnown() ? at.loc() : scopeLoc_, message);
   }
 
   static ir::SourceLoc locatedIn(const ir::AttrStmt &scope) {
@@ -332,8 +330,7 @@ private:
 
 llvm::Expected<ir::PrimFuncRef> foldUopLoop(const ir::PrimFuncRef &func, PassContext &context) {
   UopLoopFolder folder(context);
-  ir::Stmt body = folder.visitStmt(func->body);
-  return vta::passResult(func, body, folder.failure);
+  return mutateBody(func, folder, func->loc());
 }
 
 }  // namespace vtac::passes

@@ -184,8 +184,7 @@ private:
 
 llvm::Expected<ir::PrimFuncRef> injectAluIntrin(const ir::PrimFuncRef &func, PassContext &context) {
   AluInjector injector(context.vta);
-  ir::Stmt body = injector.visitStmt(func->body);
-  return vta::passResult(func, body, injector.failure);
+  return mutateBody(func, injector, func->loc());
 }
 
 }  // namespace vtac::passes

@@ -7,8 +7,8 @@
 #include "vtac/ir/Diagnostic.h"
 #include "vtac/ir/Mutator.h"
 #include "vtac/ir/Printer.h"
-#include "vtac/ir/Visitor.h"
 #include "vtac/ir/Substitute.h"
+#include "vtac/ir/Visitor.h"
 #include "vtac/ir/arith/Analyzer.h"
 
 namespace vtac::passes {
@@ -458,8 +458,7 @@ private:
 
 llvm::Expected<ir::PrimFuncRef> injectDmaCopies(const ir::PrimFuncRef &func, PassContext &context) {
   DmaInjector injector(context, vta::coprocAxis(func->body));
-  ir::Stmt body = injector.visitStmt(func->body);
-  return vta::passResult(func, body, injector.failure);
+  return mutateBody(func, injector, func->loc());
 }
 
 }  // namespace vtac::passes

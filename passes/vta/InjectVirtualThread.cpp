@@ -68,13 +68,11 @@ public:
   }
 };
 
-class VirtualThreadInjector : public ir::StmtExprMutator {
+class VirtualThreadInjector : public FirstErrorMutator {
 public:
   VirtualThreadInjector(ir::VarRef thread, int64_t count, VarSet touched, bool allowShare)
       : thread_(std::move(thread)), count_(count), touched_(std::move(touched)),
         allowShare_(allowShare) {}
-
-  std::optional<ir::DiagnosticError> failure;
 
   ir::Stmt visitStmt(const ir::Stmt &stmt) override {
     ir::Stmt result = StmtExprMutator::visitStmt(stmt);
@@ -224,10 +222,6 @@ public:
   }
 
 private:
-  void fail(const ir::Node &at, const std::string &message) {
-    if (!failure) failure.emplace(at.loc(), message);
-  }
-
   ir::Expr shift(const ir::Expr &index, const ir::Expr &stride) const {
     return index + ir::Expr(thread_) * stride;
   }
@@ -338,24 +332,20 @@ llvm::Expected<std::pair<ThreadAxis, ir::Stmt>> mergeThreadAxes(const ir::AttrSt
   return std::make_pair(ThreadAxis{merged, count, axis->allowShare}, body);
 }
 
-class VirtualThreadLowerer : public ir::StmtExprMutator {
+class VirtualThreadLowerer : public FirstErrorMutator {
 public:
-  std::optional<ir::DiagnosticError> failure;
-
   ir::Stmt visitAttrStmt(const ir::AttrStmt &op) override {
     if (op.key != "virtual_thread") return StmtExprMutator::visitAttrStmt(op);
     auto merged = mergeThreadAxes(op);
     if (!merged) {
-      llvm::handleAllErrors(merged.takeError(), [&](const ir::DiagnosticError &e) {
-        if (!failure) failure.emplace(e.loc(), e.text());
-      });
+      fail(merged.takeError());
       return ir::Stmt(&op);
     }
     auto &[axis, body] = *merged;
     VarSet touched = ThreadDependence().touched(body, axis.var.get());
     VirtualThreadInjector injector(axis.var, axis.count, std::move(touched), axis.allowShare);
     ir::Stmt injected = injector.visitStmt(body);
-    if (injector.failure && !failure) failure = injector.failure;
+    fail(injector.takeError());
     return injected;
   }
 };
@@ -364,8 +354,7 @@ public:
 
 llvm::Expected<ir::PrimFuncRef> injectVirtualThread(const ir::PrimFuncRef &func, PassContext &) {
   VirtualThreadLowerer lowerer;
-  ir::Stmt body = lowerer.visitStmt(func->body);
-  return vta::passResult(func, body, lowerer.failure);
+  return mutateBody(func, lowerer, func->loc());
 }
 
 }  // namespace vtac::passes

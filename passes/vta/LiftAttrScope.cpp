@@ -21,11 +21,9 @@ struct Lifted {
   }
 };
 
-class AttrScopeLifter : public ir::StmtExprMutator {
+class AttrScopeLifter : public FirstErrorMutator {
 public:
   explicit AttrScopeLifter(std::string key) : key_(std::move(key)) {}
-
-  std::optional<ir::DiagnosticError> failure;
 
   ir::Stmt lift(const ir::Stmt &body) {
     ir::Stmt result = visitStmt(body);
@@ -90,7 +88,7 @@ public:
   }
 
   ir::Stmt visitWhile(const ir::While &op) override {
-    if (!failure) failure.emplace(op.loc(), "cannot lift '" + key_ + "' out of a while loop");
+    fail(op, "cannot lift '" + key_ + "' out of a while loop");
     return ir::Stmt(&op);
   }
 
@@ -107,7 +105,7 @@ private:
 llvm::Expected<ir::PrimFuncRef> liftAttrScope(const ir::PrimFuncRef &func, const char *key) {
   AttrScopeLifter lifter(key);
   ir::Stmt body = lifter.lift(func->body);
-  if (lifter.failure) return vta::passResult(func, body, lifter.failure);
+  if (llvm::Error error = lifter.takeError(func->loc())) return error;
   return vta::withRebuiltBody(func, body);
 }
 

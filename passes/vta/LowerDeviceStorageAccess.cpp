@@ -8,11 +8,9 @@
 namespace vtac::passes {
 namespace {
 
-class SramAccessLowerer : public ir::StmtExprMutator {
+class SramAccessLowerer : public FirstErrorMutator {
 public:
   explicit SramAccessLowerer(const ::vta::Config &config) : config_(config) {}
-
-  std::optional<ir::DiagnosticError> failure;
 
   ir::Stmt visitAllocate(const ir::Allocate &op) override {
     auto sram = vta::sramOf(config_, op.scope());
@@ -72,9 +70,6 @@ private:
       fail(at, "the CPU cannot access on-chip buffer '" + buffer.name +
                    "' (a copy or ALU stage was not lowered to VTA)");
   }
-  void fail(const ir::Node &at, const std::string &message) {
-    if (!failure) failure.emplace(at.loc(), message);
-  }
 
   const ::vta::Config &config_;
 };
@@ -84,8 +79,7 @@ private:
 llvm::Expected<ir::PrimFuncRef> lowerDeviceStorageAccess(const ir::PrimFuncRef &func,
                                                          PassContext &context) {
   SramAccessLowerer lowerer(context.vta);
-  ir::Stmt body = lowerer.visitStmt(func->body);
-  return vta::passResult(func, body, lowerer.failure);
+  return mutateBody(func, lowerer, func->loc());
 }
 
 }  // namespace vtac::passes

@@ -27,7 +27,7 @@ public:
 }  // namespace
 
 llvm::Expected<ir::PrimFuncRef> lowerVtaIntrinsics(const ir::PrimFuncRef &func, PassContext &) {
-  return vta::withBody(func, IntrinsicLowerer().visitStmt(func->body));
+  return withBody(func, IntrinsicLowerer().visitStmt(func->body));
 }
 
 }  // namespace vtac::passes

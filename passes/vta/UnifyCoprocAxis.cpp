@@ -39,7 +39,7 @@ private:
 }  // namespace
 
 llvm::Expected<ir::PrimFuncRef> unifyCoprocAxis(const ir::PrimFuncRef &func, PassContext &) {
-  return vta::withBody(func, CoprocAxisUnifier(vta::coprocAxis(func->body)).visitStmt(func->body));
+  return withBody(func, CoprocAxisUnifier(vta::coprocAxis(func->body)).visitStmt(func->body));
 }
 
 }  // namespace vtac::passes

@@ -70,12 +70,6 @@ ir::IterVarRef coprocAxis(const ir::Stmt &body) {
   return ir::make<ir::IterVar>(ir::makeVar("vta"), ir::Range{}, ir::IterType::ThreadIndex, "vta");
 }
 
-ir::PrimFuncRef withBody(const ir::PrimFuncRef &func, const ir::Stmt &body) {
-  if (body == func->body) return func;
-  return ir::PrimFuncRef(new ir::PrimFunc(func->params, func->bufferMap, body, func->attrs,
-                                          func->retType, func->loc()));
-}
-
 ir::PrimFuncRef withRebuiltBody(const ir::PrimFuncRef &func, const ir::Stmt &body) {
   return ir::structuralEqual(body, func->body) ? func : withBody(func, body);
 }
@@ -102,17 +96,8 @@ ir::Stmt PragmaLowerer::visitAttrStmt(const ir::AttrStmt &op) {
   if (!isPragma(op, name_)) return StmtExprMutator::visitAttrStmt(op);
   auto lowered = lowerPragma(op);
   if (lowered) return *lowered;
-  llvm::handleAllErrors(lowered.takeError(), [&](const ir::DiagnosticError &e) {
-    if (!failure) failure.emplace(e.loc(), e.text());
-  });
+  fail(lowered.takeError());
   return ir::Stmt(&op);
-}
-
-llvm::Expected<ir::PrimFuncRef> passResult(const ir::PrimFuncRef &func, const ir::Stmt &body,
-                                           const std::optional<ir::DiagnosticError> &failure) {
-  // Statements a schedule built have no source location: point at the function then.
-  if (failure) return ir::diagnosticError(failure->loc().isKnown() ? failure->loc() : func->loc(), failure->text());
-  return withBody(func, body);
 }
 
 }  // namespace vtac::passes::vta

@@ -13,6 +13,7 @@
 #include "vtac/ir/Function.h"
 #include "vtac/ir/Mutator.h"
 #include "vtac/ir/Substitute.h"
+#include "vtac/passes/PassSupport.h"
 
 namespace vtac::passes::vta {
 
@@ -63,9 +64,7 @@ ir::Expr accessPtr(const ir::VarRef &data, ir::DataType scalar, ir::Expr offset,
 // one when it has none yet.
 ir::IterVarRef coprocAxis(const ir::Stmt &body);
 
-// func with another body; func itself when body is its body.
-ir::PrimFuncRef withBody(const ir::PrimFuncRef &func, const ir::Stmt &body);
-// The same for passes that rebuild what they visit (the lifters): func itself when the new body
+// withBody for passes that rebuild what they visit (the lifters): func itself when the new body
 // is structurally equal to the old one. Not for passes whose point is node identity
 // (unify-coproc-axis), which structural equality does not see.
 ir::PrimFuncRef withRebuiltBody(const ir::PrimFuncRef &func, const ir::Stmt &body);
@@ -81,10 +80,9 @@ LoopNest loopNest(const ir::Stmt &body);
 
 // A mutator that lowers every `pragma_<name>` attribute with lowerPragma and keeps the first
 // error, so that the pass can return it once the walk is over.
-class PragmaLowerer : public ir::StmtExprMutator {
+class PragmaLowerer : public FirstErrorMutator {
 public:
   explicit PragmaLowerer(std::string name) : name_(std::move(name)) {}
-  std::optional<ir::DiagnosticError> failure;
   ir::Stmt visitAttrStmt(const ir::AttrStmt &op) override;
 
 protected:
@@ -93,9 +91,5 @@ protected:
 private:
   std::string name_;
 };
-
-// The result of a pass: the first failure if there was one, else func with body (withBody).
-llvm::Expected<ir::PrimFuncRef> passResult(const ir::PrimFuncRef &func, const ir::Stmt &body,
-                                           const std::optional<ir::DiagnosticError> &failure);
 
 }  // namespace vtac::passes::vta

@@ -7,6 +7,7 @@
 #include "vtac/ir/Diagnostic.h"
 #include "vtac/ir/Mutator.h"
 #include "vtac/passes/PassManager.h"
+#include "vtac/passes/PassSupport.h"
 
 namespace vtac::passes {
 namespace {
@@ -32,10 +33,6 @@ public:
     return ir::Stmt(new ir::BufferStore(op.buffer, ir::Expr(ir::makeVar("ghost")), op.indices, op.loc()));
   }
 };
-
-ir::PrimFuncRef withBody(const ir::PrimFuncRef &f, ir::Stmt body) {
-  return ir::PrimFuncRef(new ir::PrimFunc(f->params, f->bufferMap, body, f->attrs, f->retType, f->loc()));
-}
 
 PassRegistry testRegistry() {
   PassRegistry registry;
