@@ -13,7 +13,17 @@ std::vector<size_t> rankTrials(const std::vector<std::optional<Cost>> &costs, co
   std::vector<size_t> ranked;
   for (size_t i = 0; i < costs.size(); ++i)
     if (costs[i]) ranked.push_back(i);
-  auto key = [&](size_t i) { return std::tuple(objective(*costs[i]), costs[i]->cycles, i); };
+  if (ranked.empty()) return ranked;
+  uint64_t fewest = costs[ranked.front()]->cycles;
+  for (size_t i : ranked) fewest = std::min(fewest, costs[i]->cycles);
+  auto key = [&](size_t i) {
+    const Cost &cost = *costs[i];
+    if (objective.busBytes)  // in units of 1 / busBytes cycles, to stay exact
+      return std::tuple(cost.cycles * objective.busBytes + cost.dramBytes, cost.cycles, uint64_t(0), i);
+    bool tied = (cost.cycles - fewest) * Objective::kCycleTolerance <= fewest;
+    return tied ? std::tuple(uint64_t(0), cost.dramBytes, cost.cycles, i)
+                : std::tuple(uint64_t(1), cost.cycles, cost.dramBytes, i);
+  };
   llvm::sort(ranked, [&](size_t a, size_t b) { return key(a) < key(b); });
   return ranked;
 }

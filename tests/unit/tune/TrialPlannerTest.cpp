@@ -100,8 +100,18 @@ TEST_CASE("after the first draw a batch starts with the best trial's unmeasured 
   for (uint64_t seed = 0; seed < 10; ++seed) CHECK(plan(seed) == plan(seed));
 }
 
-TEST_CASE("the objective weighs DRAM bytes as bus cycles; ties go to fewer cycles, then the earlier", "[tune]") {
+TEST_CASE("cycles+dram weighs DRAM bytes as bus cycles; ties go to fewer cycles, then the earlier", "[tune]") {
   std::vector<std::optional<Cost>> costs{Cost{1000, 800}, std::nullopt, Cost{1050, 0}, Cost{1100, 0}, Cost{1000, 400}};
   CHECK(rankTrials(costs, Objective{8}) == std::vector<size_t>{4, 2, 0, 3});  // 1050, 1050, 1100, 1100
-  CHECK(rankTrials(costs, Objective{}) == std::vector<size_t>{0, 4, 2, 3});
+}
+
+TEST_CASE("the cycles objective: within 0.2% of the fewest cycles, the fewest bytes", "[tune]") {
+  // 100000 cycles the fewest: 100200 is tied with it (0.2%), 100201 is not.
+  std::vector<std::optional<Cost>> costs{Cost{100000, 900}, Cost{100201, 10}, std::nullopt, Cost{100200, 500},
+                                         Cost{100100, 500}, Cost{100300, 5}};
+  CHECK(rankTrials(costs, Objective{}) == std::vector<size_t>{4, 3, 0, 1, 5});
+  // exact ties: the fewer bytes, then the earlier
+  std::vector<std::optional<Cost>> equal{Cost{1000, 800}, Cost{1000, 400}, Cost{1000, 400}};
+  CHECK(rankTrials(equal, Objective{}) == std::vector<size_t>{1, 2, 0});
+  CHECK(rankTrials({}, Objective{}).empty());
 }

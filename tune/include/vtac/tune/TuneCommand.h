@@ -12,8 +12,8 @@
 // lowered with vta-lower, JIT-compiled and run on the simulator on seeded random inputs; its
 // result must equal the unscheduled program's, run by the JIT on the CPU (a difference is a bug
 // in vtac, reported as an error, never a score). The best trial has the least objective: the
-// modelled cycles plus the DRAM bus's cycles for the trial's traffic (default), or the cycles
-// alone. OUT.py is a schedule def of the best trials, which `--schedule OUT.py` replays; with
+// fewest modelled cycles, the fewest DRAM bytes among trials within 0.2% of them (default), or
+// the cycles plus the DRAM bus's cycles for the trial's traffic. OUT.py is a schedule def of the best trials, which `--schedule OUT.py` replays; with
 // --tuning-db DB each is also recorded in DB (passes/autoschedule/TuningDatabase.h), which
 // `--auto-schedule --tuning-db DB` applies; --log LOG gets every trial's cost. Deterministic for
 // a seed, whatever -j (tune/TrialPlanner.h, tune/ForkedJobs.h). --space lists each space (index: remark); --choices measures given indices instead of
@@ -40,7 +40,7 @@ struct TuneOptions {
   std::string vtaConfig;
   std::string tuningDb;  // --tuning-db: the database each best schedule is added to
   std::string log;       // --log: every trial's cost
-  std::string objective = "cycles+dram";
+  std::string objective = "cycles";
   int64_t trials = 64;
   size_t jobs = 1;  // -j: trials measured at once
   uint64_t seed = 0;
