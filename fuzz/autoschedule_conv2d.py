@@ -1,14 +1,15 @@
 #!/usr/bin/python3
-"""Differential fuzzer of `vtac run --auto-schedule` on packed int8 conv2d (issue 26 item 6).
+"""Differential fuzzer of `vtac run --auto-schedule` on packed int8 conv2d and dense (issue 26 item 6).
 
-Each case draws a random conv2d in VTA's packed layout and a random VTA configuration, writes
+Each case draws a random conv2d (or with --kind dense a dense) in VTA's packed layout and a random VTA configuration, writes
 the unscheduled TensorIR (the writer of samples/models/gen_resnet18_vta.py) and the
 vta_config.json to a temporary directory, and runs
 
     vtac run case.tvm --auto-schedule --passes=vta-lower --random-inputs --seed S
              --reference case.tvm --stats --vta-config vta_config.json --output res=res.npy
 
-which schedules the function by the built-in rule (passes/autoschedule/Conv2dPacked.cpp), lowers
+which schedules the function by the built-in rule (passes/autoschedule/Conv2dPacked.cpp or
+DensePacked.cpp), lowers
 it, runs it on the VTA simulator and compares every element with the unscheduled program.
 
 Drawn per case (numpy's default_rng([seed, case]), so case i is the same whatever --cases):
@@ -16,10 +17,12 @@ Drawn per case (numpy's default_rng([seed, case]), so case i is the same whateve
                weight, accumulator and micro-op SRAMs: the defaults (15, 18, 17, 15), or each a
                few sizes smaller, or down to a single element (then often nothing fits)
   layout       block B = 2^LOG_BLOCK, batch tile BT = 2^LOG_BATCH: data (N/BT, C/B, H, W, BT, B),
-               kernel (O/B, I/B, KH, KW, B, B); N = BT or 2 BT
+               kernel (O/B, I/B, KH, KW, B, B); N = BT (half the cases) or 2, 3 or 4 BT (the
+               rules' batch-tile knob)
   conv         C, O multiples of B (1..4 blocks, rarely up to 8), H, W 1..30, KH, KW 1..5
                (square or not), stride 1..3 and padding 0..2 (mostly the same on both axes;
                H + 2 pad >= K), at most --max-macs multiply-adds (the reference interpreter's time)
+  dense        (--kind dense) data (N/BT, C/B, BT, B), weight (O/B, C/B, B, B), C, O 1..16 blocks
   epilogue     >> s, max with a, min with b, cast to int8: a, b mostly in int8 (a <= 0 < b, or
                any narrow or empty range), sometimes wider (the cast then wraps); s 0..10, or
                (60%) about log2 of the accumulators' spread over the clip range (up to 24), so
@@ -84,7 +87,15 @@ def draw_case(seed, index, args):
     block, bt = 1 << config["LOG_BLOCK"], 1 << config["LOG_BATCH"]
     for _ in range(1000):
         blocks_max = 8 if rng.random() < 0.1 else 4
-        spec = {"batch": bt * (2 if rng.random() < 0.25 else 1), "batch_tile": bt, "block": block,
+        images = bt * (1 if rng.random() < 0.5 else r(2, 4))
+        if args.kind == "dense":
+            spec = {"kind": "dense", "batch": images, "batch_tile": bt, "block": block,
+                    "cin": block * r(1, 16), "cout": block * r(1, 16), "kh": 1, "kw": 1}
+            draw_epilogue(rng, r, spec)
+            if valid(spec) and macs(spec) <= args.max_macs:
+                break
+            continue
+        spec = {"batch": images, "batch_tile": bt, "block": block,
                 "cin": block * r(1, blocks_max), "cout": block * r(1, blocks_max),
                 "h": r(1, 30), "w": r(1, 30), "kh": r(1, 5)}
         spec["kw"] = spec["kh"] if rng.random() < 0.5 else r(1, 5)
@@ -92,21 +103,7 @@ def draw_case(seed, index, args):
         spec["stride_w"] = spec["stride_h"] if rng.random() < 0.85 else r(1, 3)
         spec["pad_h"] = r(0, 2)
         spec["pad_w"] = spec["pad_h"] if rng.random() < 0.85 else r(0, 2)
-        if rng.random() < 0.1:  # beyond int8: the cast wraps
-            spec["clip_min"] = r(-(1 << 17), 0)
-            spec["clip_max"] = r(0, 1 << 17)
-        elif rng.random() < 0.2:  # a narrow or empty range
-            spec["clip_min"] = r(-128, 127)
-            spec["clip_max"] = r(-128, 127)
-        else:
-            spec["clip_min"] = r(-128, 0)
-            spec["clip_max"] = r(1, 127)
-        if rng.random() < 0.4:
-            spec["shift"] = r(0, 10)
-        else:  # the accumulators (uniform int8 inputs: std ~5461 sqrt(C KH KW)) >> shift ~ the clip range
-            width = max(8, min(spec["clip_max"] - spec["clip_min"], 1 << 12))
-            std = 5461.0 * np.sqrt(spec["cin"] * spec["kh"] * spec["kw"])
-            spec["shift"] = int(np.clip(round(np.log2(2 * std / width)) + r(-1, 1), 0, 24))
+        draw_epilogue(rng, r, spec)
         if valid(spec) and macs(spec) <= args.max_macs:
             break
     else:
@@ -114,13 +111,41 @@ def draw_case(seed, index, args):
     return {"spec": spec, "config": config, "input_seed": r(0, 1 << 31)}
 
 
+def draw_epilogue(rng, r, spec):
+    """The clip range and the shift (spec's channels and kernel drawn)."""
+    if rng.random() < 0.1:  # beyond int8: the cast wraps
+        spec["clip_min"] = r(-(1 << 17), 0)
+        spec["clip_max"] = r(0, 1 << 17)
+    elif rng.random() < 0.2:  # a narrow or empty range
+        spec["clip_min"] = r(-128, 127)
+        spec["clip_max"] = r(-128, 127)
+    else:
+        spec["clip_min"] = r(-128, 0)
+        spec["clip_max"] = r(1, 127)
+    if rng.random() < 0.4:
+        spec["shift"] = r(0, 10)
+    else:  # the accumulators (uniform int8 inputs: std ~5461 sqrt(C KH KW)) >> shift ~ the clip range
+        width = max(8, min(spec["clip_max"] - spec["clip_min"], 1 << 12))
+        std = 5461.0 * np.sqrt(spec["cin"] * spec["kh"] * spec["kw"])
+        spec["shift"] = int(np.clip(round(np.log2(2 * std / width)) + r(-1, 1), 0, 24))
+
+
+def is_dense(spec):
+    return spec.get("kind") == "dense"
+
+
 def out_hw(spec):
+    if is_dense(spec):
+        return 1, 1
     ho = (spec["h"] + 2 * spec["pad_h"] - spec["kh"]) // spec["stride_h"] + 1
     wo = (spec["w"] + 2 * spec["pad_w"] - spec["kw"]) // spec["stride_w"] + 1
     return ho, wo
 
 
 def valid(spec):
+    if is_dense(spec):
+        return (spec["cin"] % spec["block"] == 0 and spec["cout"] % spec["block"] == 0 and spec["cin"] > 0
+                and spec["cout"] > 0 and spec["batch"] % spec["batch_tile"] == 0 and spec["batch"] > 0)
     return (spec["h"] >= 1 and spec["w"] >= 1 and spec["kh"] >= 1 and spec["kw"] >= 1
             and spec["h"] + 2 * spec["pad_h"] >= spec["kh"] and spec["w"] + 2 * spec["pad_w"] >= spec["kw"]
             and spec["cin"] % spec["block"] == 0 and spec["cout"] % spec["block"] == 0
@@ -135,10 +160,14 @@ def macs(spec):
 
 def module_text(spec):
     s = spec
+    header = ("# autoschedule fuzz case: %s\n" % json.dumps(s, sort_keys=True))
+    if is_dense(s):
+        dense = writer.DenseSpec(s["cin"], s["cout"], s["shift"], clip_min=s["clip_min"], clip_max=s["clip_max"],
+                                 block=s["block"], batch=s["batch"], batch_tile=s["batch_tile"])
+        return writer.MODULE_HEADER + header + "\n@I.ir_module\nclass Module:\n" + writer.dense_prim_func_text(dense, "main")
     conv = writer.ConvSpec(s["cin"], s["cout"], s["h"], s["w"], s["kh"], s["stride_h"], s["pad_h"], s["shift"],
                            clip_min=s["clip_min"], kw=s["kw"], stride_w=s["stride_w"], pad_w=s["pad_w"],
                            clip_max=s["clip_max"], block=s["block"], batch=s["batch"], batch_tile=s["batch_tile"])
-    header = ("# autoschedule fuzz case: %s\n" % json.dumps(s, sort_keys=True))
     return writer.MODULE_HEADER + header + "\n@I.ir_module\nclass Module:\n" + writer.prim_func_text(conv, "main")
 
 
@@ -197,12 +226,16 @@ def cpu_expected(case, reason):
 
 def describe(case):
     s, c = case["spec"], case["config"]
+    config = "BATCH %d BLOCK %d SRAM 2^%d/%d/%d/%d" % (
+        1 << c["LOG_BATCH"], 1 << c["LOG_BLOCK"], c["LOG_INP_BUFF_SIZE"], c["LOG_WGT_BUFF_SIZE"],
+        c["LOG_ACC_BUFF_SIZE"], c["LOG_UOP_BUFF_SIZE"])
+    if is_dense(s):
+        return "dense N%d %d->%d >>%d clip[%d,%d] | %s" % (s["batch"], s["cin"], s["cout"], s["shift"], s["clip_min"],
+                                                           s["clip_max"], config)
     ho, wo = out_hw(s)
-    return ("N%d %d->%d %dx%d k%dx%d s%d,%d p%d,%d -> %dx%d >>%d clip[%d,%d] | BATCH %d BLOCK %d SRAM 2^%d/%d/%d/%d" % (
+    return ("N%d %d->%d %dx%d k%dx%d s%d,%d p%d,%d -> %dx%d >>%d clip[%d,%d] | %s" % (
         s["batch"], s["cin"], s["cout"], s["h"], s["w"], s["kh"], s["kw"], s["stride_h"], s["stride_w"],
-        s["pad_h"], s["pad_w"], ho, wo, s["shift"], s["clip_min"], s["clip_max"], 1 << c["LOG_BATCH"],
-        1 << c["LOG_BLOCK"], c["LOG_INP_BUFF_SIZE"], c["LOG_WGT_BUFF_SIZE"], c["LOG_ACC_BUFF_SIZE"],
-        c["LOG_UOP_BUFF_SIZE"]))
+        s["pad_h"], s["pad_w"], ho, wo, s["shift"], s["clip_min"], s["clip_max"], config))
 
 
 def load_case(path):
@@ -234,7 +267,7 @@ def classify_refusal(case, outcome, message, err):
     """(outcome, detail) of a located error or a function left on the CPU, as both modes see them;
     None for other runs."""
     if outcome == "located":
-        if message.startswith("no conv2d tile fits the VTA memories"):
+        if message.startswith("no %s tile fits the VTA memories" % ("dense" if is_dense(case["spec"]) else "conv2d")):
             if smallest_tile_fits(case):
                 return "error", "'no tile fits' although the smallest tile fits: " + message
             return "expected", message
@@ -259,7 +292,8 @@ def classify(case, rc, out, err):
         return refusal
     if outcome:
         return outcome, message
-    return fuzzing.check_scheduled(out, err, "conv2d-packed", "gemm_counter", "GEMM", smallest_tile_fits(case))
+    rule = "dense-packed" if is_dense(case["spec"]) else "conv2d-packed"
+    return fuzzing.check_scheduled(out, err, rule, "gemm_counter", "GEMM", smallest_tile_fits(case))
 
 
 def classify_tune(case, rc, out, err):
@@ -308,6 +342,8 @@ def Runner(args):
 
 
 def add_arguments(parser):
+    parser.add_argument("--kind", choices=("conv2d", "dense"), default="conv2d",
+                        help="the operator drawn (default conv2d)")
     parser.add_argument("--tune-trials", type=int, default=0, metavar="N",
                         help="run `vtac tune --trials N` instead of `vtac run --auto-schedule` (see above)")
 
@@ -342,6 +378,10 @@ def smaller_cases(case):
         for v in sorted({1, blocks // 2, blocks - 1}):
             if 1 <= v < blocks:
                 out.append(variant(**{ch: v * s["block"]}))
+    if s["batch"] > s["batch_tile"]:
+        out.append(variant(batch=s["batch_tile"]))
+    if is_dense(s):
+        return [v for v in out if valid(v["spec"])]
     # both axes at once first (square stays square), then one axis
     for a, b, smaller in (("h", "w", lambda v: {1, v // 2, v - 1}), ("kh", "kw", lambda v: {1, v - 1}),
                           ("stride_h", "stride_w", lambda v: {1}), ("pad_h", "pad_w", lambda v: {0})):
