@@ -9,8 +9,8 @@
 // output.
 //
 // The schedule is the tutorial's (samples/conv2d_vta_schedule.py): the output is tiled in batch
-// tiles (TVM's tile_b: images sharing each kernel tile; without an added tensor, whose tile of
-// several images would be no 2D copy), oc blocks, rows and columns; the convolution and the epilogue are computed per output tile, the
+// tiles (TVM's tile_b: images sharing each kernel tile, their inputs and added tensors loaded
+// image by image), oc blocks, rows and columns; the convolution and the epilogue are computed per output tile, the
 // input and weight tiles loaded per ic block into the SRAMs by DMA (or the weights of every ic
 // block once per oc block, for all its spatial tiles: a choice beyond the tutorial's), the GEMM
 // tensorized (reset,
@@ -103,7 +103,7 @@ enum class ThreadAxis { None, OcBlocks, Rows };
 struct Tiling {
   int64_t oc = 1, rows = 1, cols = 1, ic = 1;  // oc and ic in tiles of BLOCK_OUT / BLOCK_IN
   // Batch tiles (of BATCH images each) per output tile, which share its kernel tile: each
-  // image's input tile loads on its own (the images' windows together are no 2D copy).
+  // image's input and added-tensor tiles load on their own (together they are no 2D copy).
   int64_t batch = 1;
   ThreadAxis threads = ThreadAxis::None;
   // The kernel tile of every ic block loaded once per oc block, outside the spatial tiles,
@@ -185,8 +185,6 @@ public:
             for (ThreadAxis threads : {ThreadAxis::OcBlocks, ThreadAxis::Rows, ThreadAxis::None})
               for (bool hoist : {true, false}) {
                 Tiling t{oc, rows, cols, ic, batch, threads, hoist, 0};
-                // an added tensor's tile of several images would be no 2D copy
-                if (batch > 1 && c_.stages.addedTensors()) continue;
                 if (threads == ThreadAxis::OcBlocks && (c_.ocTiles / oc) % 2) continue;
                 if (threads == ThreadAxis::Rows && (c_.height / rows) % 2) continue;
                 // hoisting gains nothing over a single spatial tile

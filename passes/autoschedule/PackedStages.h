@@ -75,8 +75,9 @@ struct StageLoops {
   // spatial tiles, loaded once for all of them).
   std::string kernelAt = "";
   int64_t kernelOuter = 0;
-  // Likewise the data tile when not under reduceOuter (conv2d's tiles of several images load
-  // each image's input under the batch loop).
+  // Likewise the data tile when not under reduceOuter: conv2d's tiles of several images load each
+  // image's input under the batch loop (their windows together are no 2D copy), and the added
+  // tensors' tiles image by image too.
   std::string dataAt = "";
   int64_t dataOuter = 0;
 };
