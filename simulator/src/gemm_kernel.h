@@ -96,7 +96,15 @@ struct GemmKernel {
   bool (*shapeSupported)(const GemmShape& shape);
 };
 
+// The vectorised kernels are x86's; elsewhere (the PYNQ board's ARM) only the portable one is.
+#if defined(__x86_64__) || defined(__i386__)
+#define VTA_SIM_X86_KERNELS 1
+#else
+#define VTA_SIM_X86_KERNELS 0
+#endif
+
 const GemmKernel& portableGemmKernel();
+#if VTA_SIM_X86_KERNELS
 const GemmKernel& avx2GemmKernel();
 const GemmKernel& avx512VnniGemmKernel();
 
@@ -110,6 +118,7 @@ void runAvx512VnniGemm(const GemmShape& shape, const GemmMemories& memories,
 void prepareAvx512VnniWeightTiles(const GemmShape& shape, const int8_t* srcTiles,
                                   int8_t* wgtInterleaved, int32_t* wgtRowSum, uint32_t first,
                                   uint32_t count);
+#endif
 
 // The kernel named `name` ("auto" = fastest usable) for `shape`; falls back to the portable
 // kernel when the named one cannot handle the shape. nullptr if the name is unknown or the CPU

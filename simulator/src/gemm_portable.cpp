@@ -45,6 +45,7 @@ void runPortable(const GemmShape& shape, const GemmMemories& mem, const GemmPlan
 bool always() { return true; }
 bool anyShape(const GemmShape&) { return true; }
 
+#if VTA_SIM_X86_KERNELS
 // The CPU checks and shape tests live here, compiled for the baseline instruction set.
 bool cpuHasAvx2() { return __builtin_cpu_supports("avx2"); }
 bool cpuHasAvx512Vnni() {
@@ -54,6 +55,7 @@ bool cpuHasAvx512Vnni() {
 bool avx2Shape(const GemmShape& s) { return s.blockIn % 16 == 0 && s.blockOut % 8 == 0; }
 // VNNI: 4 input channels per step, 16 output rows per register.
 bool avx512VnniShape(const GemmShape& s) { return s.blockIn % 4 == 0 && s.blockOut % 16 == 0; }
+#endif
 
 }  // namespace
 
@@ -98,6 +100,7 @@ const GemmKernel& portableGemmKernel() {
   return kernel;
 }
 
+#if VTA_SIM_X86_KERNELS
 const GemmKernel& avx2GemmKernel() {
   static const GemmKernel kernel{"avx2", runAvx2Gemm, nullptr, nullptr, cpuHasAvx2, avx2Shape};
   return kernel;
@@ -109,10 +112,14 @@ const GemmKernel& avx512VnniGemmKernel() {
                                  avx512VnniShape};
   return kernel;
 }
+#endif
 
 const GemmKernel* selectGemmKernel(const char* name, const GemmShape& shape) {
-  const GemmKernel* byPreference[] = {&avx512VnniGemmKernel(), &avx2GemmKernel(),
-                                      &portableGemmKernel()};
+  const GemmKernel* byPreference[] = {
+#if VTA_SIM_X86_KERNELS
+      &avx512VnniGemmKernel(), &avx2GemmKernel(),
+#endif
+      &portableGemmKernel()};
   const bool automatic = !name || std::strcmp(name, "auto") == 0;
   for (const GemmKernel* kernel : byPreference) {
     if (!automatic && std::strcmp(name, kernel->name) != 0) continue;

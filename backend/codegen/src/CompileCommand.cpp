@@ -210,6 +210,8 @@ private:
       LLVMEmitOptions llvmOptions;
       llvmOptions.kind = kind_;
       llvmOptions.targetTriple = options_.targetTriple;
+      llvmOptions.cpu = options_.cpu;
+      llvmOptions.features = options_.features;
       llvmOptions.optLevel = options_.optLevel;
       return emitLLVM(functions, source, llvmOptions);
     }

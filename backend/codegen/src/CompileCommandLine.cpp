@@ -7,6 +7,7 @@
 
 #include "vtac/codegen/CNames.h"
 #include "vtac/codegen/CompileCommand.h"
+#include "vtac/codegen/LLVMEmitter.h"
 #include "vtac/driver/ScheduleOptions.h"
 #include "vtac/support/OutputDirectory.h"
 #include "vtac/support/ProgressLine.h"
@@ -70,14 +71,25 @@ void registerCompileCommand(CLI::App &app, support::CommandAction &action) {
   command->add_option("--MF", options->depfilePath, "Write the depfile here (one input only)");
   command->footer("-MD and -MF are also accepted with one dash, as gcc spells them.");
   command->add_option("--target", options->targetTriple,
-                      "LLVM target triple, e.g. armv7a-linux-gnueabihf (default: the host)");
+                      "LLVM target triple, e.g. armv7a-linux-gnueabihf (default: the host); a "
+                      "*eabihf triple passes floats in VFP registers (hard-float), as clang does");
+  auto *cpu = command->add_option("--mcpu", options->cpu,
+                      "CPU of the target to generate code for, e.g. cortex-a9 (the PYNQ board's; "
+                      "default: generic, independent of the compiling machine)");
+  auto *features = command->add_option("--mattr", options->features,
+                      "Target features to add (+) or remove (-), comma-separated, e.g. +neon");
   command->add_option("-O", options->optLevel, "LLVM optimisation level 0-3 (default 2); host code that drives VTA is left unoptimised (it only issues runtime calls)")->check(CLI::Range(0, 3));
-  command->callback([&action, options] {
+  command->callback([&action, options, cpu, features] {
     if (options->inputs.size() > 1 && !options->output.empty() && !support::namesDirectory(options->output))
       throw CLI::ValidationError("-o", "with several inputs, -o must name a directory (end it with '/')");
     if (!options->depfilePath.empty() && options->inputs.size() > 1)
       throw CLI::ValidationError("--MF", "names one depfile: give it one input (or use -MD)");
     checkSymbols(options->symbols, options->inputs.size());
+    // (Without them the target is checked when compiling: an unsupported one is no usage error.)
+    if (cpu->count() + features->count() > 0) {
+      if (llvm::Error error = checkCpuAndFeatures(options->targetTriple, options->cpu, options->features))
+        throw CLI::ValidationError(llvm::toString(std::move(error)));
+    }
     action = [options] { return compileCommand(*options, std::cerr); };
   });
 }

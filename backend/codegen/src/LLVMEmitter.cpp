@@ -13,6 +13,7 @@
 #include <llvm/IR/MDBuilder.h>
 #include <llvm/IR/Module.h>
 #include <llvm/IR/Verifier.h>
+#include <llvm/MC/MCSubtargetInfo.h>
 #include <llvm/MC/TargetRegistry.h>
 #include <llvm/Passes/PassBuilder.h>
 #include <llvm/Passes/StandardInstrumentations.h>
@@ -1216,19 +1217,60 @@ llvm::OptimizationLevel optimizationLevel(int level) {
   }
 }
 
+struct ResolvedTarget {
+  std::string spelled;  // as given (messages say what the user wrote)
+  llvm::Triple triple;
+  const llvm::Target *target;
+};
+
+// The target of a supported triple (empty: the host's). The triple is normalised as clang does
+// (armv7a-linux-gnueabihf -> armv7a-unknown-linux-gnueabihf): unnormalised, its environment is
+// not parsed and LLVM's ARM backend takes it for soft-float.
+llvm::Expected<ResolvedTarget> resolveTarget(const std::string &name) {
+  initializeTargets();
+  std::string spelled = name.empty() ? llvm::sys::getDefaultTargetTriple() : name;
+  llvm::Triple triple(llvm::Triple::normalize(spelled));
+  if (triple.getArch() != llvm::Triple::x86_64 && triple.getArch() != llvm::Triple::x86 &&
+      triple.getArch() != llvm::Triple::arm && triple.getArch() != llvm::Triple::thumb)
+    return ir::diagnosticError("target '" + spelled + "' is not supported (vtac generates code for X86 and ARM)");
+  std::string lookupError;
+  const llvm::Target *target = llvm::TargetRegistry::lookupTarget(triple.str(), lookupError);
+  if (!target) return ir::diagnosticError("target '" + spelled + "': " + lookupError);
+  return ResolvedTarget{spelled, triple, target};
+}
+
 }  // namespace
+
+llvm::Error checkCpuAndFeatures(const std::string &tripleName, const std::string &cpu, const std::string &features) {
+  auto resolved = resolveTarget(tripleName);
+  if (!resolved) return resolved.takeError();
+  const llvm::Triple &triple = resolved->triple;
+  std::unique_ptr<llvm::MCSubtargetInfo> subtarget(resolved->target->createMCSubtargetInfo(triple.str(), "", ""));
+  if (!subtarget->isCPUStringValid(cpu))
+    return llvm::createStringError("--mcpu: '" + cpu + "' is not a CPU of '" + resolved->spelled + "'");
+  llvm::SmallVector<llvm::StringRef> attributes;
+  llvm::StringRef(features).split(attributes, ',', -1, false);
+  for (llvm::StringRef attribute : attributes) {
+    llvm::StringRef name = attribute.drop_front();
+    bool known = llvm::any_of(subtarget->getAllProcessorFeatures(),
+                              [&](const llvm::SubtargetFeatureKV &feature) { return name == feature.Key; });
+    if ((!attribute.starts_with("+") && !attribute.starts_with("-")) || !known)
+      return llvm::createStringError("--mattr: '" + attribute.str() + "' is not +NAME or -NAME with NAME a feature of '" +
+                                     resolved->spelled + "'");
+  }
+  return llvm::Error::success();
+}
 
 llvm::Expected<LLVMModule> buildLLVMModule(const std::vector<HostFunction> &functions, const std::string &sourceName,
                                            const LLVMEmitOptions &options, llvm::LLVMContext &context) {
-  initializeTargets();
-  llvm::Triple triple(options.targetTriple.empty() ? llvm::sys::getDefaultTargetTriple() : options.targetTriple);
-  if (triple.getArch() != llvm::Triple::x86_64 && triple.getArch() != llvm::Triple::x86 &&
-      triple.getArch() != llvm::Triple::arm && triple.getArch() != llvm::Triple::thumb)
-    return ir::diagnosticError("target '" + triple.str() + "' is not supported (vtac generates code for X86 and ARM)");
-  std::string lookupError;
-  const llvm::Target *target = llvm::TargetRegistry::lookupTarget(triple.str(), lookupError);
-  if (!target) return ir::diagnosticError("target '" + triple.str() + "': " + lookupError);
+  auto resolved = resolveTarget(options.targetTriple);
+  if (!resolved) return resolved.takeError();
+  const llvm::Triple &triple = resolved->triple;
+  const llvm::Target *target = resolved->target;
   llvm::TargetOptions targetOptions;
+  // As clang does: floats go in VFP registers on a hard-float triple (the PYNQ board's
+  // armv7a-linux-gnueabihf, Tag_ABI_VFP_args), in core registers otherwise.
+  targetOptions.FloatABIType = triple.isHardFloatABI() ? llvm::FloatABI::Hard : llvm::FloatABI::Soft;
   auto codeGenLevel = llvm::CodeGenOpt::getLevel(options.optLevel);
   LLVMModule result;
   result.machine.reset(target->createTargetMachine(triple.str(), options.cpu, options.features, targetOptions,

@@ -36,6 +36,8 @@ struct CompileOptions {
   bool depfile = false;       // -MD
   std::string depfilePath;    // -MF (one input only)
   std::string targetTriple;   // empty: the host
+  std::string cpu = "generic";  // --mcpu
+  std::string features;         // --mattr, e.g. "+neon,-thumb2"
   int optLevel = 2;           // -O0..-O3
 };
 

@@ -61,6 +61,10 @@ struct LLVMModule {
   std::vector<std::string> kernelHandles;  // with kernelHandlesFromCaller: the slots to define
 };
 
+// Whether `cpu` is a CPU of `triple` (empty: the host's) and `features` a comma-separated list of
+// +FEATURE / -FEATURE of its target (what `vtac compile --mcpu/--mattr` accept).
+llvm::Error checkCpuAndFeatures(const std::string &triple, const std::string &cpu, const std::string &features);
+
 llvm::Expected<LLVMModule> buildLLVMModule(const std::vector<HostFunction> &functions, const std::string &sourceName,
                                            const LLVMEmitOptions &options, llvm::LLVMContext &context);
 
