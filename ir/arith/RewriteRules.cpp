@@ -157,6 +157,10 @@ Compare Simplifier::compare(const Expr &x, const Expr &y) {
   if (difference != Compare::EQ && difference != Compare::Unknown && !fits(NodeKind::Sub, x, y))
     difference = difference == Compare::LT || difference == Compare::GT ? Compare::NE : Compare::Unknown;
   uint8_t result = known & uint8_t(difference) & uint8_t(compareWithRange(x, y));
+  // Against a constant, the bounds of the other side order them with no subtraction to wrap
+  // (n < 5 settles n < 10, where n - 10 may wrap for an n unbounded below).
+  if (auto c = asConstInt(y)) result &= uint8_t(compare(x, *c));
+  if (auto c = asConstInt(x)) result &= uint8_t(mirror(compare(y, *c)));
   if (Compare swapped = compareWithRange(y, x); swapped != Compare::Unknown) result &= uint8_t(mirror(swapped));
   // No possibility left: the context contradicts itself (dead code); decide nothing.
   return result == 0 ? Compare::Unknown : Compare(result);
