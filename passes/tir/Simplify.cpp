@@ -2,6 +2,7 @@
 
 #include <unordered_set>
 
+#include "tir/AndOfOrs.h"
 #include "vtac/ir/Arith.h"
 #include "vtac/ir/Diagnostic.h"
 #include "vtac/ir/Mutator.h"
@@ -14,7 +15,9 @@
 
 namespace vtac::passes {
 
-std::vector<std::string> simplifyOptions() { return {"simplify.apply-constraints-to-boolean-branches"}; }
+std::vector<std::string> simplifyOptions() {
+  return {"simplify.apply-constraints-to-boolean-branches", "simplify.convert-boolean-to-and-of-ors"};
+}
 
 namespace {
 
@@ -53,12 +56,13 @@ private:
 
 struct SimplifyConfig {
   bool applyConstraintsToBooleanBranches = false;
+  bool convertBooleanToAndOfOrs = false;
 };
 
 llvm::Expected<SimplifyConfig> readConfig(const PassContext &context) {
   SimplifyConfig config;
   const std::vector<std::string> names = simplifyOptions();
-  bool *fields[] = {&config.applyConstraintsToBooleanBranches};
+  bool *fields[] = {&config.applyConstraintsToBooleanBranches, &config.convertBooleanToAndOfOrs};
   for (size_t i = 0; i < names.size(); ++i) {
     auto it = context.options.find(names[i]);
     if (it == context.options.end()) continue;
@@ -101,6 +105,10 @@ public:
   ir::Expr visitExpr(const ir::Expr &e) override {
     ir::Expr simplified = analyzer_.simplify(config_.applyConstraintsToBooleanBranches
                                                  ? simplifyBooleanBranches(analyzer_, e) : e);
+    // TVM applies the and-of-ors form to an outermost and/or, after its other rules.
+    const auto *root = simplified.as<ir::BinaryExpr>();
+    if (config_.convertBooleanToAndOfOrs && root && ir::BinaryExpr::isLogical(root->kind()))
+      simplified = simplifyAsAndOfOrs(analyzer_, simplified);
     return ir::structuralEqual(simplified, e) ? e : simplified;
   }
 

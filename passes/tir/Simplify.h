@@ -13,9 +13,10 @@
 // (`vtac opt --pass-option NAME=VALUE`, VALUE 0 or 1):
 //   simplify.apply-constraints-to-boolean-branches  0  (1: each side of an and/or simplified
 //       assuming the other side holds / fails: `n < 5 and n < 10` -> `n < 5`)
-// TVM's other four (transitively_prove_inequalities, convert_boolean_to_and_of_ors,
-// propagate_knowns_to_prove_conditional, propagate_knowns_to_simplify_expressions) are not
-// implemented: naming them is an error.
+//   simplify.convert-boolean-to-and-of-ors  0  (1: an expression whose root is an and/or is
+//       rewritten as an and of ors, simplified across its terms and groups: tir/AndOfOrs.h)
+// TVM's other three (transitively_prove_inequalities, propagate_knowns_to_prove_conditional,
+// propagate_knowns_to_simplify_expressions) are not implemented: naming them is an error.
 #pragma once
 
 #include "vtac/passes/Pass.h"
