@@ -157,6 +157,10 @@ Compare Simplifier::compare(const Expr &x, const Expr &y) {
   if (difference != Compare::EQ && difference != Compare::Unknown && !fits(NodeKind::Sub, x, y))
     difference = difference == Compare::LT || difference == Compare::GT ? Compare::NE : Compare::Unknown;
   uint8_t result = known & uint8_t(difference) & uint8_t(compareWithRange(x, y));
+  // Against a constant, the bounds of the other side order them with no subtraction to wrap
+  // (n < 5 settles n < 10, where n - 10 may wrap for an n unbounded below).
+  if (auto c = asConstInt(y)) result &= uint8_t(compare(x, *c));
+  if (auto c = asConstInt(x)) result &= uint8_t(mirror(compare(y, *c)));
   if (Compare swapped = compareWithRange(y, x); swapped != Compare::Unknown) result &= uint8_t(mirror(swapped));
   // No possibility left: the context contradicts itself (dead code); decide nothing.
   return result == 0 ? Compare::Unknown : Compare(result);
@@ -456,6 +460,19 @@ std::optional<IntervalTest> asIntervalTest(const Expr &e) {
   }
   return t;
 }
+// x != c for a literal c on either side.
+std::optional<std::pair<Expr, int64_t>> asNotEqualTest(const Expr &e) {
+  const auto *bin = e.as<BinaryExpr>();
+  if (!bin || bin->kind() != NodeKind::NE || !isIndexType(bin->a->dtype)) return std::nullopt;
+  auto ca = asConstInt(bin->a), cb = asConstInt(bin->b);
+  if (ca.has_value() == cb.has_value()) return std::nullopt;
+  return std::make_pair(cb ? bin->a : bin->b, cb ? *cb : *ca);
+}
+// An interval test of x that excludes c implies x != c (x == 20 implies x != 30).
+bool impliesNotEqual(const std::optional<IntervalTest> &t, const Expr &ne) {
+  auto n = asNotEqualTest(ne);
+  return t && n && same(t->x, n->first) && (n->second < t->lo || n->second > t->hi);
+}
 }  // namespace
 
 Expr Simplifier::rewriteAnd(const Expr &e) {
@@ -469,6 +486,8 @@ Expr Simplifier::rewriteAnd(const Expr &e) {
   // Contradicting tests of one value: x < c1 && c2 < x with no integer between, x == c1 && x == c2.
   auto ta = asIntervalTest(a), tb = asIntervalTest(b);
   if (ta && tb && same(ta->x, tb->x) && std::max(ta->lo, tb->lo) > std::min(ta->hi, tb->hi)) return no;
+  if (impliesNotEqual(ta, b)) return a;  // x == c1 && x != c2 -> x == c1
+  if (impliesNotEqual(tb, a)) return b;
   // x <= y && y < x
   const auto *ba = a.as<BinaryExpr>(), *bb = b.as<BinaryExpr>();
   if (ba && bb && same(ba->a, bb->b) && same(ba->b, bb->a) &&
@@ -493,6 +512,8 @@ Expr Simplifier::rewriteOr(const Expr &e) {
   if (const auto *n = a.as<Not>(); n && same(n->a, b)) return yes;
   // Tests of one value whose intervals together cover all the value can be.
   auto ta = asIntervalTest(a), tb = asIntervalTest(b);
+  if (impliesNotEqual(ta, b)) return b;  // x == c1 || x != c2 -> x != c2
+  if (impliesNotEqual(tb, a)) return a;
   if (ta && tb && same(ta->x, tb->x)) {
     IntBound range = analyzer_.constIntBound(ta->x);
     const IntervalTest &first = ta->lo <= tb->lo ? *ta : *tb, &second = ta->lo <= tb->lo ? *tb : *ta;

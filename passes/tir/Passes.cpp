@@ -42,7 +42,7 @@ void registerTirPasses(PassRegistry &registry) {
   registry.add({"cse", "common sub-expressions -> cse_var_N lets above the statements using them (CommonSubexprElimTIR)",
                 commonSubexprElim, nullptr});
   registry.add({"simplify", "arithmetic simplification in TVM's canonical forms, decided ifs removed (Simplify)",
-                simplify, nullptr});
+                simplify, nullptr, PassInput::Any, simplifyOptions()});
   registry.add({"storage-rewrite",
                 "liveness-based reuse, in-place reuse and tagged-scope merge of allocations (StorageRewrite)",
                 storageRewrite, nullptr});

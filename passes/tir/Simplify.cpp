@@ -2,7 +2,9 @@
 
 #include <unordered_set>
 
+#include "tir/AndOfOrs.h"
 #include "vtac/ir/Arith.h"
+#include "vtac/ir/Diagnostic.h"
 #include "vtac/ir/Mutator.h"
 #include "vtac/ir/SideEffect.h"
 #include "vtac/ir/StructuralEqual.h"
@@ -12,6 +14,11 @@
 #include "vtac/passes/PassSupport.h"
 
 namespace vtac::passes {
+
+std::vector<std::string> simplifyOptions() {
+  return {"simplify.apply-constraints-to-boolean-branches", "simplify.convert-boolean-to-and-of-ors"};
+}
+
 namespace {
 
 // Variables a buffer definition (data, shape, strides, offset) refers to: a let binding one
@@ -47,16 +54,61 @@ private:
   }
 };
 
+struct SimplifyConfig {
+  bool applyConstraintsToBooleanBranches = false;
+  bool convertBooleanToAndOfOrs = false;
+};
+
+llvm::Expected<SimplifyConfig> readConfig(const PassContext &context) {
+  SimplifyConfig config;
+  const std::vector<std::string> names = simplifyOptions();
+  bool *fields[] = {&config.applyConstraintsToBooleanBranches, &config.convertBooleanToAndOfOrs};
+  for (size_t i = 0; i < names.size(); ++i) {
+    auto it = context.options.find(names[i]);
+    if (it == context.options.end()) continue;
+    if (it->second != "0" && it->second != "1")
+      return ir::diagnosticError(llvm::Twine("option ") + names[i] + " wants 0 or 1, not '" + it->second + "'");
+    *fields[i] = it->second == "1";
+  }
+  return config;
+}
+
+// apply-constraints-to-boolean-branches (TVM's RewriteSimplifier extension): in `a and b` each
+// side only matters where the other holds, in `a or b` where the other fails, so each side is
+// simplified under that constraint, alternating until neither changes (at most twice each, as
+// TVM does). Walks the and/or/not tree; its leaves go to the analyzer whole.
+ir::Expr simplifyBooleanBranches(ir::arith::Analyzer &analyzer, const ir::Expr &e) {
+  if (const auto *n = e.as<ir::Not>()) return ir::notExpr(simplifyBooleanBranches(analyzer, n->a));
+  const auto *op = e.as<ir::BinaryExpr>();
+  if (!op || !ir::BinaryExpr::isLogical(op->kind())) return analyzer.simplify(e);
+  bool isAnd = op->kind() == ir::NodeKind::And;
+  ir::Expr sides[2] = {op->a, op->b};
+  for (int i = 0, unchanged = 0; i < 4 && unchanged < 2; ++i) {
+    ir::Expr &side = sides[i % 2];
+    const ir::Expr &other = sides[1 - i % 2];
+    ir::arith::Analyzer::ConstraintScope scope(analyzer, isAnd ? other : analyzer.rewriteSimplify(ir::notExpr(other)));
+    ir::Expr updated = simplifyBooleanBranches(analyzer, side);
+    unchanged = ir::structuralEqual(updated, side) ? unchanged + 1 : 0;
+    side = updated;
+  }
+  return ir::makeBinary(op->kind(), sides[0], sides[1], op->loc());
+}
+
 class StmtSimplifier : public ir::StmtExprMutator {
 public:
-  explicit StmtSimplifier(std::unordered_set<const ir::Var *> bufferDefinitionVars)
-      : bufferDefinitionVars_(std::move(bufferDefinitionVars)) {}
+  StmtSimplifier(std::unordered_set<const ir::Var *> bufferDefinitionVars, SimplifyConfig config)
+      : bufferDefinitionVars_(std::move(bufferDefinitionVars)), config_(config) {}
 
   using ir::StmtExprMutator::visitStmt;
 
   // Every expression goes to the analyzer whole; an unchanged one keeps its node.
   ir::Expr visitExpr(const ir::Expr &e) override {
-    ir::Expr simplified = analyzer_.simplify(e);
+    ir::Expr simplified = analyzer_.simplify(config_.applyConstraintsToBooleanBranches
+                                                 ? simplifyBooleanBranches(analyzer_, e) : e);
+    // TVM applies the and-of-ors form to an outermost and/or, after its other rules.
+    const auto *root = simplified.as<ir::BinaryExpr>();
+    if (config_.convertBooleanToAndOfOrs && root && ir::BinaryExpr::isLogical(root->kind()))
+      simplified = simplifyAsAndOfOrs(analyzer_, simplified);
     return ir::structuralEqual(simplified, e) ? e : simplified;
   }
 
@@ -97,12 +149,16 @@ public:
   }
 
   ir::Stmt visitIfThenElse(const ir::IfThenElse &op) override {
-    if (auto decided = proveCondition(op.condition)) {
+    // Decided with the lets substituted, or once simplified (a let-bound condition is known
+    // only as itself, under an enclosing `if` on the same variable).
+    std::optional<bool> decided = proveCondition(op.condition);
+    ir::Expr condition = visitExpr(op.condition);
+    if (auto c = ir::asConstInt(condition); !decided && c) decided = *c != 0;
+    if (decided) {
       if (*decided) return visitStmt(op.thenCase);
       if (op.elseCase) return visitStmt(op.elseCase);
       return ir::Stmt(new ir::Evaluate(ir::intImm(0), op.loc()));
     }
-    ir::Expr condition = visitExpr(op.condition);
     ir::Stmt thenCase, elseCase;
     {
       ir::arith::Analyzer::ConstraintScope scope(analyzer_, condition);
@@ -149,15 +205,18 @@ private:
 
   ir::arith::Analyzer analyzer_;
   std::unordered_set<const ir::Var *> bufferDefinitionVars_;
+  SimplifyConfig config_;
   ir::VarMap nonInlined_;
 };
 
 }  // namespace
 
-llvm::Expected<ir::PrimFuncRef> simplify(const ir::PrimFuncRef &func, PassContext &) {
+llvm::Expected<ir::PrimFuncRef> simplify(const ir::PrimFuncRef &func, PassContext &context) {
+  llvm::Expected<SimplifyConfig> config = readConfig(context);
+  if (!config) return config.takeError();
   BufferDefinitionVars collector;
   collector.visitStmt(func->body);
-  return withBody(func, StmtSimplifier(std::move(collector.vars)).visitStmt(func->body));
+  return withBody(func, StmtSimplifier(std::move(collector.vars), *config).visitStmt(func->body));
 }
 
 }  // namespace vtac::passes

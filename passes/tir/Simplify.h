@@ -8,11 +8,23 @@
 // dropped (kept when a buffer definition uses the variable); a store of a buffer's own value at
 // the same index (`A[i] = A[i]`) becomes `T.evaluate(0)`. A loop of extent 1 binds its variable
 // to the loop's start, as TVM's analyzer does. Works on TensorIR and lowered TIR alike.
+//
+// Configuration (TVM's tir.Simplify config, same defaults), as PassContext options
+// (`vtac opt --pass-option NAME=VALUE`, VALUE 0 or 1):
+//   simplify.apply-constraints-to-boolean-branches  0  (1: each side of an and/or simplified
+//       assuming the other side holds / fails: `n < 5 and n < 10` -> `n < 5`)
+//   simplify.convert-boolean-to-and-of-ors  0  (1: an expression whose root is an and/or is
+//       rewritten as an and of ors, simplified across its terms and groups: tir/AndOfOrs.h)
+// TVM's other three (transitively_prove_inequalities, propagate_knowns_to_prove_conditional,
+// propagate_knowns_to_simplify_expressions) are not implemented: naming them is an error.
 #pragma once
 
 #include "vtac/passes/Pass.h"
 
 namespace vtac::passes {
+
+// The PassContext options simplify reads.
+std::vector<std::string> simplifyOptions();
 
 llvm::Expected<ir::PrimFuncRef> simplify(const ir::PrimFuncRef &func, PassContext &context);
 
