@@ -10,8 +10,8 @@
 //
 // The schedule is the tutorial's (samples/conv2d_vta_schedule.py): the output is tiled in batch
 // tiles (TVM's tile_b: images sharing each kernel tile, their inputs and added tensors loaded
-// image by image), oc blocks, rows and columns; the convolution and the epilogue are computed per output tile, the
-// input and weight tiles loaded per ic block into the SRAMs by DMA (or the weights of every ic
+// image by image), oc blocks, rows and columns; the convolution and the epilogue are computed
+// per output tile, the input and weight tiles loaded per ic block into the SRAMs by DMA (or the weights of every ic
 // block once per oc block, for all its spatial tiles: a choice beyond the tutorial's), the GEMM
 // tensorized (reset,
 // then update), the epilogue on the ALU, the result stored by DMA from the batch-tile loop (whole
@@ -178,24 +178,24 @@ public:
     std::vector<Tiling> legal;
     smallest = need(Tiling{});
     for (int64_t batch : divisors(c_.batchTiles))
-    for (int64_t oc : divisors(c_.ocTiles))
-      for (int64_t rows : divisors(c_.height))
-        for (int64_t cols : divisors(c_.width))
-          for (int64_t ic : divisors(c_.icTiles))
-            for (ThreadAxis threads : {ThreadAxis::OcBlocks, ThreadAxis::Rows, ThreadAxis::None})
-              for (bool hoist : {true, false}) {
-                Tiling t{oc, rows, cols, ic, batch, threads, hoist, 0};
-                if (threads == ThreadAxis::OcBlocks && (c_.ocTiles / oc) % 2) continue;
-                if (threads == ThreadAxis::Rows && (c_.height / rows) % 2) continue;
-                // hoisting gains nothing over a single spatial tile
-                if (hoist && rows == c_.height && cols == c_.width) continue;
-                if (!fitsSrams(need(t), config_) || !overlapsData(t) || !hazardFree(t) || !loadsIn2D(t)) continue;
-                t.dramBytes = dramBytes(t);
-                Tiling unhoisted = t;
-                unhoisted.hoistKernel = false;
-                t.shapeBytes = dramBytes(unhoisted);
-                legal.push_back(t);
-              }
+      for (int64_t oc : divisors(c_.ocTiles))
+        for (int64_t rows : divisors(c_.height))
+          for (int64_t cols : divisors(c_.width))
+            for (int64_t ic : divisors(c_.icTiles))
+              for (ThreadAxis threads : {ThreadAxis::OcBlocks, ThreadAxis::Rows, ThreadAxis::None})
+                for (bool hoist : {true, false}) {
+                  Tiling t{oc, rows, cols, ic, batch, threads, hoist, 0};
+                  if (threads == ThreadAxis::OcBlocks && (c_.ocTiles / oc) % 2) continue;
+                  if (threads == ThreadAxis::Rows && (c_.height / rows) % 2) continue;
+                  // hoisting gains nothing over a single spatial tile
+                  if (hoist && rows == c_.height && cols == c_.width) continue;
+                  if (!fitsSrams(need(t), config_) || !overlapsData(t) || !hazardFree(t) || !loadsIn2D(t)) continue;
+                  t.dramBytes = dramBytes(t);
+                  Tiling unhoisted = t;
+                  unhoisted.hoistKernel = false;
+                  t.shapeBytes = dramBytes(unhoisted);
+                  legal.push_back(t);
+                }
     rankTilings(legal, better, [](const Tiling &t) { return t.threads != ThreadAxis::None; });
     return legal;
   }
@@ -308,7 +308,7 @@ std::string describe(const PackedConv &c, const Tiling &t, uint64_t floor) {
   return "conv2d-packed: " + std::to_string(c.kh) + "x" + std::to_string(c.kw) + " stride " +
          (c.strideH == c.strideW ? std::to_string(c.strideH)
                                  : std::to_string(c.strideH) + "x" + std::to_string(c.strideW)) +
-"; tiles " + batch + "oc " + std::to_string(t.oc) + " x rows " + std::to_string(t.rows) +
+         "; tiles " + batch + "oc " + std::to_string(t.oc) + " x rows " + std::to_string(t.rows) +
          " x cols " + std::to_string(t.cols) + " x ic " + std::to_string(t.ic) + threads +
          (t.hoistKernel ? ", kernel loaded per oc block" : "") +
          "; estimated DRAM bytes " + std::to_string(t.dramBytes) + " (floor " + std::to_string(floor) + ")";

@@ -62,7 +62,7 @@ std::optional<PackedDense> recognise(const ir::PrimFunc &func, std::string &why)
 
 struct Tiling {
   int64_t batch = 1, oc = 1, ic = 1;  // in tiles of BATCH / BLOCK_OUT / BLOCK_IN
-  bool threads = false;    // 2 virtual threads on oc blocks
+  bool threads = false;               // 2 virtual threads on oc blocks
   uint64_t dramBytes = 0;
 };
 
@@ -139,9 +139,8 @@ void writeSchedule(const std::string &func, const PackedDense &d, const Tiling &
   }
   int64_t outer = 2 + t.threads;  // loops around an output tile
   // the init's loops: the tile's, then bo, co, bi, ci
-  scheduleStages(sch, func, d.stages, {gemm, oc[0], ko[0], storeLoop({{b[1], t.batch}, {oc[1], t.oc}}, false, loops[2]), gl[4], outer,
-                                       outer + 2},
-                 madeLoads);
+  std::string store = storeLoop({{b[1], t.batch}, {oc[1], t.oc}}, false, loops[2]);
+  scheduleStages(sch, func, d.stages, {gemm, oc[0], ko[0], store, gl[4], outer, outer + 2}, madeLoads);
 }
 
 }  // namespace
@@ -158,10 +157,12 @@ RuleResult densePacked(const std::string &name, const ir::PrimFunc &func, const 
   for (const Tiling &t : tilings) {
     // the batch tile only where there is a choice, so batch-1 remarks (and databases) stay as they were
     std::string batch = dense->batchTiles > 1 ? "batch " + std::to_string(t.batch) + " x " : "";
-    std::string remark = "dense-packed: tiles " + batch + "oc " + std::to_string(t.oc) + " x ic " + std::to_string(t.ic) +
+    std::string remark = "dense-packed: tiles " + batch + "oc " + std::to_string(t.oc) + " x ic " +
+                         std::to_string(t.ic) +
                          (t.threads ? ", 2 virtual threads on oc blocks" : "") + "; estimated DRAM bytes " +
                          std::to_string(t.dramBytes) + " (floor " + std::to_string(chooser.floorBytes()) + ")";
-    choices.push_back(scheduleChoice(std::move(remark), name, func, dense, t, writeSchedule, {t.oc, t.ic, t.threads, t.batch}));
+    choices.push_back(
+        scheduleChoice(std::move(remark), name, func, dense, t, writeSchedule, {t.oc, t.ic, t.threads, t.batch}));
   }
   std::string workload = "dense-packed images " + std::to_string(dense->batchTiles) + " ic " +
                          std::to_string(dense->icTiles) + " oc " + std::to_string(dense->ocTiles) + " added " +

@@ -219,7 +219,8 @@ void scheduleStages(TraceWriter &sch, const std::string &func, const PackedStage
   sch.annotate(sch.getLoop(data, perImage ? at.dataOuter : at.outer + 1), "pragma_dma_copy");
   sch.annotate(sch.getLoop(kernel, hoisted ? at.kernelOuter : at.outer + 1), "pragma_dma_copy");
   // (per image: under the load's own batch loop)
-  for (const std::string &load : loads) sch.annotate(sch.getLoop(load, at.outer + (perImage ? 1 : 0)), "pragma_dma_copy");
+  for (const std::string &load : loads)
+    sch.annotate(sch.getLoop(load, at.outer + (perImage ? 1 : 0)), "pragma_dma_copy");
   sch.annotate(at.store, "pragma_dma_copy");
   for (const std::string &e : epilogue) sch.annotate(sch.getLoop(e, at.outer), "pragma_alu");
   sch.tensorize(sch.getLoop(init, at.resetLoop), "vta_gemm_reset");
