@@ -5,10 +5,10 @@
 
 #include <llvm/ADT/StringExtras.h>
 #include <llvm/Support/Endian.h>
-#include <llvm/Support/MemoryBuffer.h>
 
 #include "vtac/backend/Diagnostic.h"
 #include "vtac/support/AtomicFile.h"
+#include "vtac/support/BoundedRead.h"
 
 namespace vtac::backend {
 
@@ -176,27 +176,47 @@ std::string npyDescr(DataType dtype) {
   return std::string{order, kind} + std::to_string(dtype.bytes());
 }
 
-llvm::Expected<Tensor> parseNpy(llvm::StringRef bytes, llvm::StringRef name) {
+namespace {
+
+// Where a .npy file's parts lie, as its preamble and header say.
+struct NpyLayout {
+  size_t headerStart = 0;
+  size_t headerLength = 0;
+  size_t dataStart() const { return headerStart + headerLength; }
+};
+
+// The preamble: the magic string, the version and the header's length (10 or 12 bytes).
+llvm::Expected<NpyLayout> parsePreamble(llvm::StringRef bytes, llvm::StringRef name) {
   if (!bytes.starts_with(kMagic)) return npyError(name, "not a .npy file (bad magic string)");
   if (bytes.size() < 10) return npyError(name, "truncated .npy preamble");
   unsigned major = uint8_t(bytes[6]), minor = uint8_t(bytes[7]);
-  size_t headerLength, headerStart;
+  NpyLayout layout;
   if (major == 1) {
-    headerLength = llvm::support::endian::read16le(bytes.data() + 8);
-    headerStart = 10;
+    layout.headerLength = llvm::support::endian::read16le(bytes.data() + 8);
+    layout.headerStart = 10;
   } else if (major == 2 || major == 3) {
     if (bytes.size() < 12) return npyError(name, "truncated .npy preamble");
-    headerLength = llvm::support::endian::read32le(bytes.data() + 8);
-    headerStart = 12;
+    layout.headerLength = llvm::support::endian::read32le(bytes.data() + 8);
+    layout.headerStart = 12;
   } else {
     return npyError(name, "unsupported .npy format version " + llvm::Twine(major) + "." +
                               llvm::Twine(minor));
   }
-  if (headerStart + headerLength > bytes.size())
-    return npyError(name, "truncated header: it claims " + llvm::Twine(headerLength) +
-                              " bytes, the file has " +
-                              llvm::Twine(bytes.size() - headerStart));
-  auto fields = HeaderParser(bytes.substr(headerStart, headerLength)).parse();
+  return layout;
+}
+
+struct NpyArray {
+  DataType dtype;
+  std::vector<int64_t> shape;
+  int64_t dataBytes;
+};
+
+// The element type and shape the header (after `layout`'s preamble, all in `bytes`) declares.
+llvm::Expected<NpyArray> parseHeader(llvm::StringRef bytes, const NpyLayout &layout, llvm::StringRef name) {
+  if (layout.dataStart() > bytes.size())
+    return npyError(name, "truncated header: it claims " + llvm::Twine(layout.headerLength) +
+                              " bytes, the file has " + llvm::Twine(bytes.size() - layout.headerStart));
+  auto fields = HeaderParser(bytes.substr(layout.headerStart, layout.headerLength)).parse();
   if (!fields) return npyError(name, llvm::toString(fields.takeError()));
   if (*fields->fortranOrder)
     return npyError(name, "Fortran-order arrays are not supported (save with C order)");
@@ -208,25 +228,62 @@ llvm::Expected<Tensor> parseNpy(llvm::StringRef bytes, llvm::StringRef name) {
   // claims, so the data the file really holds is checked first.
   auto needed = checkedByteSize(*fields->shape, dtype->bytes());
   if (!needed) return npyError(name, errorMessage(needed.takeError()));
-  llvm::StringRef data = bytes.drop_front(headerStart + headerLength);
-  if (data.size() != uint64_t(*needed))
-    return npyError(name, "data size mismatch: shape " + formatShape(*fields->shape) + " of " +
-                              dtype->str() + " needs " + llvm::Twine(*needed) +
-                              " bytes, the file has " + llvm::Twine(data.size()));
-  Tensor tensor(*dtype, *fields->shape, llvm::arrayRefFromStringRef(data));
-  if (dtype->isBool())
+  return NpyArray{*dtype, std::move(*fields->shape), *needed};
+}
+
+llvm::Error dataSizeMismatch(const NpyArray &array, const llvm::Twine &fileHas, llvm::StringRef name) {
+  return npyError(name, "data size mismatch: shape " + formatShape(array.shape) + " of " + array.dtype.str() +
+                            " needs " + llvm::Twine(array.dataBytes) + " bytes, the file has " + fileHas);
+}
+
+}  // namespace
+
+llvm::Expected<Tensor> parseNpy(llvm::StringRef bytes, llvm::StringRef name) {
+  llvm::Expected<NpyLayout> layout = parsePreamble(bytes, name);
+  if (!layout) return layout.takeError();
+  llvm::Expected<NpyArray> array = parseHeader(bytes, *layout, name);
+  if (!array) return array.takeError();
+  llvm::StringRef data = bytes.drop_front(layout->dataStart());
+  if (data.size() != uint64_t(array->dataBytes)) return dataSizeMismatch(*array, llvm::Twine(data.size()), name);
+  Tensor tensor(array->dtype, array->shape, llvm::arrayRefFromStringRef(data));
+  if (array->dtype.isBool())
     for (int64_t i = 0; i < tensor.numElements(); ++i)
       if (tensor.data()[i] > 1)
         return npyError(name, "bool element " + llvm::Twine(i) + " is neither 0 nor 1");
   return tensor;
 }
 
+// Reads the preamble, then as much header as it claims (a header of more than kMaxHeaderBytes,
+// a million dimensions, is refused), then as much data as the header's shape needs and one byte
+// more: an endless input (/dev/zero, a pipe) costs no more than the tensor it would hold.
 llvm::Expected<Tensor> readNpy(llvm::StringRef path) {
-  auto buffer = llvm::MemoryBuffer::getFile(path, /*IsText=*/false, /*RequiresNullTerminator=*/false);
-  if (!buffer)
-    return llvm::createStringError(buffer.getError(), "cannot read '%s': %s", path.str().c_str(),
-                                   buffer.getError().message().c_str());
-  return parseNpy((*buffer)->getBuffer(), path);
+  constexpr size_t kMaxHeaderBytes = size_t(16) << 20;
+  auto cannotRead = [&](llvm::Error error) {
+    return llvm::createStringError(llvm::inconvertibleErrorCode(), "cannot read '%s': %s", path.str().c_str(),
+                                   llvm::toString(std::move(error)).c_str());
+  };
+  llvm::Expected<support::InputFile> input = support::InputFile::open(path);
+  if (!input) return cannotRead(input.takeError());
+  std::string bytes;
+  auto readAtMost = [&](size_t count) -> llvm::Error {
+    llvm::Expected<size_t> read = input->appendAtMost(count, bytes);
+    return read ? llvm::Error::success() : cannotRead(read.takeError());
+  };
+  if (llvm::Error error = readAtMost(12)) return error;
+  llvm::Expected<NpyLayout> layout = parsePreamble(bytes, path);
+  if (!layout) return layout.takeError();
+  if (layout->headerLength > kMaxHeaderBytes)
+    return npyError(path, "a header of " + llvm::Twine(layout->headerLength) + " bytes (more than " +
+                              llvm::Twine(kMaxHeaderBytes >> 20) + " MiB)");
+  if (layout->dataStart() > bytes.size())
+    if (llvm::Error error = readAtMost(layout->dataStart() - bytes.size())) return error;
+  llvm::Expected<NpyArray> array = parseHeader(bytes, *layout, path);
+  if (!array) return array.takeError();
+  size_t dataEnd = layout->dataStart() + size_t(array->dataBytes);
+  if (bytes.size() <= dataEnd)
+    if (llvm::Error error = readAtMost(dataEnd + 1 - bytes.size())) return error;
+  if (bytes.size() > dataEnd) return dataSizeMismatch(*array, "more", path);
+  return parseNpy(bytes, path);
 }
 
 std::string encodeNpy(const Tensor &tensor) {

@@ -1,10 +1,7 @@
 #include "vtac/frontend/SourceFile.h"
 
-#include <cerrno>
-#include <cstring>
-#include <filesystem>
-#include <fstream>
-#include <iostream>
+#include "vtac/support/BoundedRead.h"
+
 #include <iterator>
 #include <sstream>
 
@@ -87,39 +84,14 @@ ir::SourceLoc SourceFile::firstInvalidUtf8() const {
   return {};
 }
 
-// Reads at most kMaxSourceBytes plus one chunk, so that an endless input (/dev/zero) is
-// refused instead of filling memory.
-static bool readBounded(std::istream &in, std::string &contents, std::string &error) {
-  contents.clear();
-  char chunk[1 << 16];
-  while (in.read(chunk, sizeof chunk) || in.gcount() > 0) {
-    contents.append(chunk, size_t(in.gcount()));
-    if (contents.size() > kMaxSourceBytes) {
-      error = "file too large (more than " + std::to_string(kMaxSourceBytes >> 20) + " MiB of program text)";
-      return false;
-    }
-  }
-  if (in.bad()) {
-    error = std::strerror(errno);
-    return false;
-  }
-  return true;
-}
-
 bool readSourceFile(const std::string &path, std::string &contents, std::string &error) {
-  if (path == "-")
-    return readBounded(std::cin, contents, error);
-  std::error_code ignored;
-  if (std::filesystem::is_directory(path, ignored)) {
-    error = std::strerror(EISDIR);
+  llvm::Expected<std::string> read = support::readWholeFile(path, kMaxSourceBytes, "program text");
+  if (!read) {
+    error = llvm::toString(read.takeError());
     return false;
   }
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    error = std::strerror(errno);
-    return false;
-  }
-  return readBounded(in, contents, error);
+  contents = std::move(*read);
+  return true;
 }
 
 } // namespace vtac::frontend

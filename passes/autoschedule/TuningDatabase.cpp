@@ -42,12 +42,13 @@ llvm::Expected<TuningDatabase> TuningDatabase::read(const std::string &path, boo
   TuningDatabase database;
   if (missingIsEmpty && !llvm::sys::fs::exists(path)) return database;
   if (!llvm::sys::fs::is_regular_file(path))
-    return ir::diagnosticError(path + ": error: cannot read the tuning database: " +
+    return ir::diagnosticError("--tuning-db " + path + ": cannot read the tuning database: " +
                                (llvm::sys::fs::exists(path) ? "not a regular file" : "no such file"));
   llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> buffer = llvm::MemoryBuffer::getFile(path);
-  if (!buffer) return ir::diagnosticError(path + ": cannot read the tuning database: " + buffer.getError().message());
+  if (!buffer) return ir::diagnosticError("--tuning-db " + path + ": cannot read the tuning database: " +
+                                                 buffer.getError().message());
   if ((*buffer)->getBufferSize() > kMaxDatabaseBytes)
-    return ir::diagnosticError(path + ": a tuning database of more than 64 MiB");
+    return ir::diagnosticError("--tuning-db " + path + ": a tuning database of more than 64 MiB");
   std::string contents = (*buffer)->getBuffer().str();
   uint32_t file = ir::registerSourceFile(path, contents);
   llvm::SmallVector<llvm::StringRef> lines;

@@ -2,11 +2,13 @@
 #include "vta/config.h"
 
 #include <algorithm>
+#include <cerrno>
 #include <cstdlib>
+#include <fstream>
 #include <vector>
 
+#include "llvm/Support/FileSystem.h"
 #include "llvm/Support/JSON.h"
-#include "llvm/Support/MemoryBuffer.h"
 #include "vta/isa.h"
 
 namespace vta {
@@ -193,13 +195,30 @@ llvm::Expected<Config> Config::fromJSON(llvm::StringRef text) {
   return config;
 }
 
+// A configuration is a few hundred bytes of JSON: reading stops after kMaxConfigBytes, so that an
+// endless file (/dev/zero, a pipe) is refused instead of read until memory runs out. (The
+// runtime sits below vtac's support library and reads the file itself.)
+static llvm::Expected<std::string> readConfigFile(llvm::StringRef path) {
+  constexpr size_t kMaxConfigBytes = size_t(1) << 20;
+  auto systemError = [](int code) { return llvm::errorCodeToError(std::error_code(code, std::generic_category())); };
+  if (llvm::sys::fs::is_directory(path)) return systemError(EISDIR);
+  std::ifstream in(path.str(), std::ios::binary);
+  if (!in) return systemError(errno);
+  std::string text(kMaxConfigBytes + 1, '\0');
+  in.read(text.data(), std::streamsize(text.size()));
+  if (in.bad()) return systemError(errno);
+  text.resize(size_t(in.gcount()));
+  if (text.size() > kMaxConfigBytes)
+    return llvm::createStringError(llvm::inconvertibleErrorCode(), "more than 1 MiB, which no configuration needs");
+  return text;
+}
+
 llvm::Expected<Config> Config::fromPathOrJSON(llvm::StringRef pathOrJSON) {
   llvm::StringRef trimmed = pathOrJSON.ltrim();
   if (trimmed.starts_with("{")) return fromJSON(trimmed);
-  auto buffer = llvm::MemoryBuffer::getFile(pathOrJSON);
-  if (!buffer)
-    return configError("cannot read '" + pathOrJSON + "': " + buffer.getError().message());
-  auto config = fromJSON((*buffer)->getBuffer());
+  auto text = readConfigFile(pathOrJSON);
+  if (!text) return configError("cannot read '" + pathOrJSON + "': " + llvm::toString(text.takeError()));
+  auto config = fromJSON(*text);
   if (!config)
     return configError(pathOrJSON + ": " + llvm::toString(config.takeError()));
   return config;
