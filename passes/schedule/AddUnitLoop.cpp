@@ -1,6 +1,7 @@
 // add_unit_loop(block_or_loop): wraps the block (its BlockRealize) or the loop in a new loop
 // `u` of extent 1 and returns it. The root block cannot be wrapped: a function's body is its root
 // block, as in TVM.
+#include "LoopUtils.h"
 #include "Primitive.h"
 #include "vtac/ir/Diagnostic.h"
 
@@ -23,6 +24,7 @@ llvm::Expected<std::vector<RV>> applyAddUnitLoop(Schedule &sch, StepArgs &args) 
   if (!path) return path.takeError();
   if (path->size() == 1)
     return diagnosticError(args.at("block_or_loop"), "add_unit_loop: cannot add a loop above the root block");
+  if (llvm::Error error = checkNestDepth(path->size() + 1, "add_unit_loop", args.at("block_or_loop"))) return error;
   VarRef unit = makeVar("u");
   sch.replace(func, *path, make<For>(unit, intImm(0), intImm(1), ForKind::Serial, path->back()));
   return std::vector<RV>{LoopRV{func, unit}};

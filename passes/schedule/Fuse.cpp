@@ -79,14 +79,19 @@ llvm::Expected<std::vector<RV>> applyFuse(Schedule &sch, StepArgs &args) {
     loops.push_back(loop);
   }
 
+  // TVM joins the loops' names; fusing fused loops again doubles the name each round, so a
+  // name longer than kMaxJoinedNameLength (no schedule of TVM's tests comes near) is plain
+  // "fused": names stay short however often a trace fuses and splits.
+  constexpr size_t kMaxJoinedNameLength = 64;
   std::string name = loops[0]->loopVar->name;
   for (size_t i = 1; i < loops.size(); ++i) name += "_" + loops[i]->loopVar->name;
+  if (name.size() > kMaxJoinedNameLength) name.clear();
   // The widest of the loops' types (TVM's fused variable has their largest bit width).
   DataType dtype = loops[0]->loopVar->dtype;
   for (const For *loop : loops)
     if (loop->loopVar->dtype.bits() > dtype.bits()) dtype = loop->loopVar->dtype;
   if (llvm::Error error = checkFusedExtent(loops, dtype, list)) return error;
-  VarRef fused = makeVar(name + "_fused", dtype);
+  VarRef fused = makeVar(name.empty() ? "fused" : name + "_fused", dtype);
   VarMap replacements;
   Expr below = intImm(1, dtype);
   arith::Analyzer analyzer;  // TVM simplifies the fused extent with its analyzer

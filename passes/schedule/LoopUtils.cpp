@@ -16,6 +16,13 @@ namespace vtac::passes::schedule {
 
 using namespace ir;
 
+llvm::Error checkNestDepth(size_t depth, const char *primitive, ir::SourceLoc at) {
+  if (depth <= kMaxNestDepth) return llvm::Error::success();
+  return ir::diagnosticError(at, std::string(primitive) + ": the loops would nest " + std::to_string(depth) +
+                                     " statements deep, more than the " + std::to_string(kMaxNestDepth) +
+                                     " a schedule may");
+}
+
 llvm::Error checkPlainLoop(const For &loop, const char *primitive, SourceLoc at) {
   if (!loop.annotations.empty() || loop.threadBinding)
     return diagnosticError(at, std::string(primitive) + ": the loop '" + loop.loopVar->name +

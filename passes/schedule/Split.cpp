@@ -81,6 +81,7 @@ llvm::Expected<std::vector<RV>> applySplit(Schedule &sch, StepArgs &args) {
   const TraceValue &list = args.value("factors");
   if (list.kind != TraceValue::Kind::List || list.items.size() < 2)
     return diagnosticError(args.at("factors"), "split: factors must be a list of at least two factors");
+  if (llvm::Error error = checkNestDepth(path->size() + list.items.size() - 1, "split", args.at("loop"))) return error;
   DataType dtype = loop.loopVar->dtype;
   std::vector<std::optional<int64_t>> factors;
   std::optional<size_t> inferred;

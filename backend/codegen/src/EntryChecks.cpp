@@ -190,6 +190,14 @@ llvm::Expected<ir::Stmt> bindParameters(const HostFunction &function, ir::Stmt b
   // tensor that has it: record what the earlier tensors bind before wrapping.
   std::vector<std::unordered_set<const ir::Var *>> boundBefore;
   for (const HostParam *param : tensors) {
+    // Each dimension is a check and a branch, and LLVM's optimisers take time quadratic in their
+    // number (rank 1000: 7 s); NumPy's arrays have at most 64.
+    constexpr size_t kMaxParameterRank = 64;
+    const ir::Buffer &buffer = *param->buffer;
+    if (buffer.rank() > kMaxParameterRank)
+      return ir::diagnosticError(buffer.loc(), "buffer '" + buffer.name + "' has " + std::to_string(buffer.rank()) +
+                                                   " dimensions, more than the " + std::to_string(kMaxParameterRank) +
+                                                   " a compiled function's parameter may have");
     boundBefore.push_back(boundSizes);
     for (const ir::Expr &extent : param->buffer->shape)
       if (auto *var = extent.as<ir::Var>()) boundSizes.insert(var);
