@@ -4,6 +4,7 @@
 
 #include "interp/Compiler.h"
 #include "vtac/backend/Diagnostic.h"
+#include "vtac/passes/Vta.h"
 
 namespace vtac::backend {
 
@@ -45,7 +46,9 @@ CompiledFunction::compile(ir::PrimFuncRef function, llvm::StringRef name, const 
     compiler.bindForever(var, {sizeSlot, VarKind::Int, var->dtype});
     compiled->sizeSlots_.push_back({var, sizeSlot});
   }
-  compiled->body_ = compiler.compileStmt(function->body);
+  // The micro-kernels capture what the code generators' do (and TVM's runtime takes).
+  compiled->closedBody_ = passes::closeUopKernels(function->body);
+  compiled->body_ = compiler.compileStmt(compiled->closedBody_);
   if (llvm::Error error = compiler.takeError()) return error;
   compiled->numSlots_ = compiler.numSlots();
   compiled->usesDeviceMemory_ = compiler.usesDeviceMemory();

@@ -10,10 +10,11 @@
 
 namespace vtac::passes::schedule {
 
-// How deep (statements from the function's root) split and add_unit_loop may nest a loop: no real
-// schedule comes near, and each step's cost grows with the depth, so a trace that adds loops
-// without end stops with a located error instead of running for minutes.
-constexpr size_t kMaxNestDepth = 256;
+// How deep (statements from the function's root) split and add_unit_loop may nest a loop: as
+// deep as the frontend reads back (its statement nesting limit). Each step's cost grows with
+// the depth, so a trace that adds loops without end stops at a located error after seconds
+// instead of running for minutes.
+constexpr size_t kMaxNestDepth = 1000;
 
 // The error of a step that would nest `depth` statements deep, more than kMaxNestDepth; success otherwise.
 llvm::Error checkNestDepth(size_t depth, const char *primitive, ir::SourceLoc at);

@@ -1,5 +1,6 @@
 // The VTA lowering passes and the vta-lower pipeline, registered by name.
 #include "vtac/passes/PassRegistry.h"
+#include "vtac/passes/Vta.h"
 
 #include "vta/AnnotateAluCoprocScope.h"
 #include "vta/CoprocSync.h"
@@ -59,6 +60,10 @@ void registerVtaPasses(PassRegistry &registry) {
   registry.add({"lower-vta-intrinsics",
                 "tir.vta.* intrinsics -> VTA runtime calls (host LowerIntrin)", lowerVtaIntrinsics,
                 nullptr, PassInput::LoweredTir});
+  registry.add({"uop-kernel-closures",
+                "micro-kernels capture what TVM's runtime takes: outer lets recomputed inside, loop "
+                "variables packed into one int key (vtac; run by every backend)",
+                uopKernelClosures, nullptr, PassInput::LoweredTir});
   registry.add({"vta-lower", "flat TIR -> VTA program: TVM's VTA build_config passes in order",
                 nullptr, buildVtaLower});
 }

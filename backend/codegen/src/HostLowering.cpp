@@ -6,6 +6,7 @@
 #include "vtac/ir/Mutator.h"
 #include "vtac/ir/UndefinedVars.h"
 #include "vtac/ir/Visitor.h"
+#include "vtac/passes/Vta.h"
 
 namespace vtac::codegen {
 
@@ -140,7 +141,7 @@ llvm::Expected<HostFunction> lowerForHost(const ir::PrimFunc &func, const std::s
   if (vta) function.commandHandle = ir::makeVar("cmd", DataType::handle());
 
   VtaCallLowering lowering(function);
-  ir::Stmt body = lowering.visitStmt(func.body);
+  ir::Stmt body = lowering.visitStmt(passes::closeUopKernels(func.body));
   if (llvm::Error error = lowering.takeError()) return error;
   auto outlined = outlineParallelLoops(body, function.tasks);
   if (!outlined) return outlined.takeError();

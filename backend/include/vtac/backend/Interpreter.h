@@ -72,6 +72,7 @@ private:
 
   std::vector<int> paramSlots_;  // slot of each parameter (storage or scalar)
   std::vector<SizeSlot> sizeSlots_;
+  ir::Stmt closedBody_;  // the function's body after closeUopKernels, which body_ was compiled from
   std::unique_ptr<interp::StmtExec> body_;
   int numSlots_ = 0;
   bool usesDeviceMemory_ = false;

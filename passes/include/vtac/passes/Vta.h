@@ -24,4 +24,10 @@ void setVtaTarget(PassContext &context, const ::vta::Config &config);
 // tile alignment.
 std::string gemmTensorIntrinsics(const ::vta::Config &config);
 
+// The micro-kernels of `body` rewritten to capture what TVM's runtime takes: no closure or one
+// int below 99 (uop-kernel-closures, passes/vta/UopKernelClosures.cpp). The interpreter and the
+// code generators run it on every function they execute.
+ir::Stmt closeUopKernels(const ir::Stmt &body);
+llvm::Expected<ir::PrimFuncRef> uopKernelClosures(const ir::PrimFuncRef &func, PassContext &context);
+
 }  // namespace vtac::passes
