@@ -216,6 +216,9 @@ bool Preparer::addAutoSchedule(const ir::IRModule &module, const passes::schedul
       return false;
     }
     skip = scheduledFunctions(*applied);
+    // A schedule the reader paused in is read to its end only as it is applied: the steps that
+    // follow go after the trace it applied, which gives the same program.
+    if (schedule->pause) schedule = std::move(*applied);
   }
   std::optional<passes::autoschedule::TuningDatabase> database;
   if (!recipe_.tuningDb.empty()) {

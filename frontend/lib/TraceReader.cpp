@@ -3,6 +3,7 @@
 #include "vtac/frontend/TraceReader.h"
 
 #include "vtac/frontend/Frontend.h"
+#include "vtac/ir/Diagnostic.h"
 
 #include "Literals.h"
 #include "ScheduleDefinition.h"
@@ -11,6 +12,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <map>
+#include <memory>
 #include <set>
 
 namespace vtac::frontend {
@@ -27,6 +29,9 @@ constexpr int64_t kMaxStatements = 100000;
 constexpr int kMaxCallDepth = 100;
 
 using Kind = ir::TraceValue::Kind;
+
+// A name that stands for a list of a step's results (`loops`, `loops[1:]`), not for one of them.
+bool isResultList(const ir::TraceValue &value) { return value.kind == Kind::Name && !value.element && !value.starred; }
 
 struct Scope;
 
@@ -62,8 +67,8 @@ enum class Flow { Next, Break, Continue, Return, Error };
 
 class TraceBuilder {
 public:
-  TraceBuilder(const SourceFile &file, DiagnosticEngine &diagnostics)
-      : file_(file), diagnostics_(diagnostics) {}
+  TraceBuilder(const SourceFile &file, DiagnosticEngine &diagnostics, const ir::ResultCounts &counts)
+      : file_(file), diagnostics_(diagnostics), counts_(counts) {}
 
   std::optional<ir::Trace> build(Grammar::FuncdefContext *def);
 
@@ -71,7 +76,8 @@ private:
   ir::SourceLoc loc(antlr4::ParserRuleContext *context) const { return locationOf(file_, context); }
   ir::SourceLoc loc(antlr4::tree::TerminalNode *node) const { return locationOf(file_, node->getSymbol()); }
   bool fail(ir::SourceLoc at, std::string message) {
-    diagnostics_.error(at, std::move(message));
+    // Once paused, the reader only unwinds: what it would say past the pause is not known yet.
+    if (!trace_.pause) diagnostics_.error(at, std::move(message));
     return false;
   }
   Flow failFlow(ir::SourceLoc at, std::string message) {
@@ -114,6 +120,10 @@ private:
   std::optional<Value> evaluateArithmetic(Grammar::ExprContext *lhs, Grammar::ExprContext *rhs, size_t op,
                                           ir::SourceLoc at);
   std::optional<Value> evaluateComparison(Grammar::CompareExprContext *compare);
+  // The results a list of a step's results holds (sliced, when `results` is), one name each
+  // (`loops[0]`, `loops[1]`, ...), for what needs their count; when the applier has not told it
+  // yet, nullopt: the reader pauses here (ir::TracePause).
+  std::optional<ir::TraceValue> resultsAsList(const ir::TraceValue &results, ir::SourceLoc at);
   // Python's truth of a value known now; nullopt (diagnosed) for a result of a step.
   std::optional<bool> truth(const Value &value, ir::SourceLoc at);
   std::optional<int64_t> integer(Grammar::ExprContext *expr, const char *what);
@@ -137,6 +147,7 @@ private:
 
   const SourceFile &file_;
   DiagnosticEngine &diagnostics_;
+  const ir::ResultCounts &counts_;
   ir::Trace trace_;
   Scope *scope_ = nullptr;
   std::optional<Value> returned_;
@@ -158,7 +169,7 @@ std::optional<ir::Trace> TraceBuilder::build(Grammar::FuncdefContext *def) {
   global.names["sch"] = Value::schedule();
   scope_ = &global;
   Flow flow = runSuite(def->suite());
-  if (flow == Flow::Error) return std::nullopt;
+  if (flow == Flow::Error && !trace_.pause) return std::nullopt;
   return std::move(trace_);
 }
 
@@ -276,13 +287,13 @@ Flow TraceBuilder::runFor(Grammar::For_stmtContext *forStmt) {
     sequence = Value::of(ir::TraceValue::ofList(std::move(items), loc(over)));
   }
   if (!sequence) return Flow::Error;
-  if (sequence->is != Value::Is::Data || sequence->data.kind != Kind::List) {
-    if (sequence->is == Value::Is::Data && sequence->data.kind == Kind::Name)
-      return failFlow(loc(over), "a `for` cannot loop over " + ir::describeTraceName(sequence->data.text) +
-                                     ": how many results a step gives is known only when the schedule is applied; "
-                                     "unpack them (`*outer, i = ...`) or index them");
-    return failFlow(loc(over), "a `for` loops over range(...) or a list");
+  if (sequence->is == Value::Is::Data && isResultList(sequence->data)) {
+    std::optional<ir::TraceValue> results = resultsAsList(sequence->data, loc(over));
+    if (!results) return Flow::Error;
+    sequence->data = std::move(*results);
   }
+  if (sequence->is != Value::Is::Data || sequence->data.kind != Kind::List)
+    return failFlow(loc(over), "a `for` loops over range(...), a list or the results of a step");
   for (const ir::TraceValue &item : sequence->data.items) {
     if (!bindLoopTargets(forStmt->targetlist(), Value::of(item))) return Flow::Error;
     Flow flow = runSuite(forStmt->suite());
@@ -419,10 +430,17 @@ bool TraceBuilder::bindTargets(const std::vector<Grammar::ExprContext *> &target
   return true;
 }
 
-std::optional<std::vector<Value>> TraceBuilder::unpack(const Value &value, size_t count, std::optional<size_t> starred,
+std::optional<std::vector<Value>> TraceBuilder::unpack(const Value &given, size_t count, std::optional<size_t> starred,
                                                        ir::SourceLoc at) {
+  Value value = given;
+  if (value.is == Value::Is::Data && isResultList(value.data) && value.data.slice) {
+    // A slice's length depends on the list's: its items, once the applier has told how many.
+    std::optional<ir::TraceValue> results = resultsAsList(value.data, at);
+    if (!results) return std::nullopt;
+    value.data = std::move(*results);
+  }
   const ir::TraceValue &data = value.data;
-  if (value.is == Value::Is::Data && data.kind == Kind::Name && !data.element && !data.slice && !data.starred) {
+  if (value.is == Value::Is::Data && isResultList(data)) {
     // The results of a step (a helper returned them): each name takes its element when the
     // trace is applied, which also checks how many there are.
     size_t named = count - (starred ? 1 : 0);
@@ -650,6 +668,27 @@ std::optional<Value> TraceBuilder::evaluateComparison(Grammar::CompareExprContex
   return Value::of(ir::TraceValue::ofBool(result, at));
 }
 
+std::optional<ir::TraceValue> TraceBuilder::resultsAsList(const ir::TraceValue &results, ir::SourceLoc at) {
+  auto count = counts_.find(results.text);
+  if (count == counts_.end()) {
+    trace_.pause = ir::TracePause{results.text, at, nullptr};
+    return std::nullopt;
+  }
+  std::vector<size_t> indices;
+  if (results.slice) {
+    indices = ir::sliceIndices(*results.slice, count->second);
+  } else {
+    for (int64_t i = 0; i < count->second; ++i) indices.push_back(size_t(i));
+  }
+  ir::TraceValue list = ir::TraceValue::ofList({}, at);
+  for (size_t index : indices) {
+    ir::TraceValue item = ir::TraceValue::ofName(results.text, at);
+    item.element = int64_t(index);
+    list.items.push_back(std::move(item));
+  }
+  return list;
+}
+
 std::optional<bool> TraceBuilder::truth(const Value &value, ir::SourceLoc at) {
   if (value.is != Value::Is::Data) return true;
   const ir::TraceValue &v = value.data;
@@ -687,9 +726,15 @@ std::optional<Value> TraceBuilder::evaluateSubscript(Grammar::SubscriptExprConte
     return std::nullopt;
   }
   Grammar::SubscriptContext *position = subscripts[0];
-  bool isResults = base->kind == Kind::Name && !base->element && !base->slice && !base->starred;
+  if (isResultList(*base) && base->slice) {
+    // A slice of a slice, an item of a slice: the items the first slice takes, once the applier
+    // has told how many results there are.
+    base = resultsAsList(*base, loc(subscript->expr()));
+    if (!base) return std::nullopt;
+  }
+  bool isResults = isResultList(*base);
   if (base->kind != Kind::List && !isResults) {
-    fail(loc(subscript->expr()), base->kind == Kind::Name ? "the results of a step are indexed or sliced once"
+    fail(loc(subscript->expr()), base->kind == Kind::Name ? "one result of a step is not indexed"
                                                           : "only a list or the results of a step can be indexed");
     return std::nullopt;
   }
@@ -824,10 +869,9 @@ std::optional<Value> TraceBuilder::callBuiltin(const std::string &name, Grammar:
     }
     std::optional<ir::TraceValue> list = evaluateData(arguments[0]);
     if (!list) return std::nullopt;
-    if (list->kind == Kind::Name) {
-      fail(loc(arguments[0]), "len() of " + ir::describeTraceName(list->text) +
-                                  ": how many results a step gives is known only when the schedule is applied");
-      return std::nullopt;
+    if (isResultList(*list)) {
+      list = resultsAsList(*list, loc(arguments[0]));
+      if (!list) return std::nullopt;
     }
     if (list->kind != Kind::List && list->kind != Kind::String) {
       fail(loc(arguments[0]), "len() takes a list");
@@ -1156,8 +1200,40 @@ Grammar::FuncdefContext *scheduleDefinition(Grammar::StmtContext *stmt) {
   return def;
 }
 
+namespace {
+
+llvm::Expected<ir::Trace> readAgain(std::shared_ptr<const SourceFile> file, const ir::ResultCounts &counts);
+
+// A trace that paused reads on from `file`, which its readOn keeps.
+void keepReading(ir::Trace &trace, std::shared_ptr<const SourceFile> file) {
+  trace.pause->readOn = [file](const ir::ResultCounts &known) { return readAgain(file, known); };
+}
+
+// The file's schedule def parsed and run again, knowing `counts`.
+llvm::Expected<ir::Trace> readAgain(std::shared_ptr<const SourceFile> file, const ir::ResultCounts &counts) {
+  DiagnosticEngine diagnostics;
+  SyntaxStream syntax(*file, diagnostics);
+  for (SyntaxPiece piece = syntax.next(); piece.kind != SyntaxPiece::Kind::End; piece = syntax.next()) {
+    auto *def = piece.insideClass ? nullptr : scheduleDefinition(piece.stmt);
+    if (!def) continue;
+    std::optional<ir::Trace> trace = TraceBuilder(*file, diagnostics, counts).build(def);
+    if (!trace) break;
+    if (trace->pause) keepReading(*trace, file);
+    return std::move(*trace);
+  }
+  // Read once already, the def fails only past where the first reading paused.
+  if (diagnostics.diagnostics().empty()) return ir::diagnosticError("the schedule def is no longer in " + file->name());
+  const Diagnostic &first = diagnostics.diagnostics().front();
+  return ir::diagnosticError(first.location, first.message);
+}
+
+} // namespace
+
 std::optional<ir::Trace> buildTrace(const SourceFile &file, DiagnosticEngine &diagnostics, Grammar::FuncdefContext *def) {
-  return TraceBuilder(file, diagnostics).build(def);
+  std::optional<ir::Trace> trace = TraceBuilder(file, diagnostics, {}).build(def);
+  // Only a trace that pauses keeps (a copy of) the file.
+  if (trace && trace->pause) keepReading(*trace, std::make_shared<const SourceFile>(file));
+  return trace;
 }
 
 std::optional<ir::Trace> readTrace(const SourceFile &file, DiagnosticEngine &diagnostics) {

@@ -372,47 +372,69 @@ llvm::Error bindResults(const ir::TraceStep &step, const PrimitiveSpec &spec, si
   return llvm::Error::success();
 }
 
+// Applies one step as the schedule wrote it and records it as TVM's trace shows it.
+llvm::Error applyStep(Schedule &sch, const ir::TraceStep &written, ResultNames &names) {
+  const PrimitiveSpec *spec = findPrimitive(written.primitive);
+  if (!spec) return ir::diagnosticError(written.loc, "unknown schedule primitive 'sch." + written.primitive + "'");
+  llvm::Expected<ir::TraceStep> step = withResultListsExpanded(written, names, sch);
+  if (!step) return step.takeError();
+  llvm::Expected<std::map<std::string, TraceValue>> values = bindArguments(*spec, *step);
+  if (!values) return values.takeError();
+  StepArgs args(sch, *step, std::move(*values), names.single);
+  llvm::Expected<std::vector<RV>> results = spec->apply(sch, args);
+  if (!results) return results.takeError();
+  // The arguments as the trace prints them, before the results rebind any name.
+  ir::TraceStep recorded;
+  recorded.primitive = step->primitive;
+  recorded.resultsAreList = spec->results == PrimitiveSpec::Results::List;
+  for (const ParamSpec &param : spec->params) {
+    TraceValue value = canonical(args.value(param.name), names.single, sch);
+    if (param.variadic) {
+      for (TraceValue &item : value.items) recorded.arguments.push_back({"", std::move(item)});
+      continue;
+    }
+    if (param.omitWhenEmpty && value.kind == TraceValue::Kind::List && value.items.empty()) continue;
+    recorded.arguments.push_back({param.positional ? "" : param.name, std::move(value)});
+  }
+
+  std::vector<std::string> outputs;
+  for (RV &rv : *results) outputs.push_back(sch.bindNew(std::move(rv)).traceName);
+  if (llvm::Error error = bindResults(*step, *spec, sch.bindings().size() - outputs.size(), outputs.size(), names))
+    return error;
+
+  recorded.results = outputs;
+  sch.recordStep(std::move(recorded));
+  for (ir::TraceStep &following : sch.takeFollowingSteps()) {
+    for (ir::TraceArgument &argument : following.arguments) argument.value = canonical(argument.value, names.single, sch);
+    sch.recordStep(std::move(following));
+  }
+  return llvm::Error::success();
+}
+
 }  // namespace
 
 llvm::Expected<ir::Trace> applyTrace(ir::IRModule &module, const ir::Trace &trace, const TensorIntrinTable &intrinsics,
                                      uint64_t seed) {
   Schedule sch(module, &intrinsics, seed);
   ResultNames names;
-  for (const ir::TraceStep &written : trace.steps) {
-    const PrimitiveSpec *spec = findPrimitive(written.primitive);
-    if (!spec) return ir::diagnosticError(written.loc, "unknown schedule primitive 'sch." + written.primitive + "'");
-    llvm::Expected<ir::TraceStep> step = withResultListsExpanded(written, names, sch);
-    if (!step) return step.takeError();
-    llvm::Expected<std::map<std::string, TraceValue>> values = bindArguments(*spec, *step);
-    if (!values) return values.takeError();
-    StepArgs args(sch, *step, std::move(*values), names.single);
-    llvm::Expected<std::vector<RV>> results = spec->apply(sch, args);
-    if (!results) return results.takeError();
-    // The arguments as the trace prints them, before the results rebind any name.
-    ir::TraceStep recorded;
-    recorded.primitive = step->primitive;
-    recorded.resultsAreList = spec->results == PrimitiveSpec::Results::List;
-    for (const ParamSpec &param : spec->params) {
-      TraceValue value = canonical(args.value(param.name), names.single, sch);
-      if (param.variadic) {
-        for (TraceValue &item : value.items) recorded.arguments.push_back({"", std::move(item)});
-        continue;
-      }
-      if (param.omitWhenEmpty && value.kind == TraceValue::Kind::List && value.items.empty()) continue;
-      recorded.arguments.push_back({param.positional ? "" : param.name, std::move(value)});
-    }
-
-    std::vector<std::string> outputs;
-    for (RV &rv : *results) outputs.push_back(sch.bindNew(std::move(rv)).traceName);
-    if (llvm::Error error = bindResults(*step, *spec, sch.bindings().size() - outputs.size(), outputs.size(), names))
-      return error;
-
-    recorded.results = outputs;
-    sch.recordStep(std::move(recorded));
-    for (ir::TraceStep &following : sch.takeFollowingSteps()) {
-      for (ir::TraceArgument &argument : following.arguments) argument.value = canonical(argument.value, names.single, sch);
-      sch.recordStep(std::move(following));
-    }
+  ir::ResultCounts counts;
+  const ir::Trace *read = &trace;
+  std::optional<ir::Trace> readOn;
+  for (size_t next = 0;;) {
+    for (; next < read->steps.size(); ++next)
+      if (llvm::Error error = applyStep(sch, read->steps[next], names)) return error;
+    if (!read->pause) break;
+    // The reader stopped where it needs the count of a list of results the steps so far bound:
+    // it reads the schedule again, knowing it, and gives the same steps and then more.
+    const ir::TracePause &pause = *read->pause;
+    auto list = names.lists.find(pause.list);
+    if (list == names.lists.end())
+      return ir::diagnosticError(pause.loc, ir::describeTraceName(pause.list) + " is one result of a step, not a list");
+    counts[pause.list] = int64_t(list->second.size());
+    llvm::Expected<ir::Trace> more = pause.readOn(counts);
+    if (!more) return more.takeError();
+    readOn = std::move(*more);
+    read = &*readOn;
   }
   module = sch.module();
   return sch.trace();

@@ -123,8 +123,8 @@ TEST_CASE("what a schedule cannot hold is an error at the offending token", "[tr
              Catch::Matchers::Contains("schedule.py:3:5: error: a file holds one schedule def; the first is at line 1"));
   CHECK_THAT(readError("def s(sch):\n    a.b = sch.get_block(\"B\")\n"),
              Catch::Matchers::Contains("schedule.py:2:5: error: a step's results are bound to plain names"));
-  CHECK_THAT(readError("def s(sch):\n    x = sch.get_loops(\"B\")[1:][0]\n"),
-             Catch::Matchers::Contains("schedule.py:2:9: error: the results of a step are indexed or sliced once"));
+  CHECK_THAT(readError("def s(sch):\n    x = sch.get_loops(\"B\")[0][1]\n"),
+             Catch::Matchers::Contains("schedule.py:2:9: error: one result of a step is not indexed"));
   CHECK_THAT(readError("def s(sch):\n    sch.vectorize(sch.get_loops(\"B\")[\"i\"])\n"),
              Catch::Matchers::Contains("schedule.py:2:38: error: an index is an integer"));
   CHECK_THAT(readError("def s(sch):\n    (l, a.b) = sch.get_loops(\"B\")\n"),
@@ -133,4 +133,25 @@ TEST_CASE("what a schedule cannot hold is an error at the offending token", "[tr
              Catch::Matchers::Contains("schedule.py:2:20: error: a dictionary key in a schedule is a string"));
   CHECK_THAT(readError("def s(sch):\n    sch.get_block(x)\n"),
              Catch::Matchers::Contains("schedule.py:2:19: error: undefined name 'x'"));
+}
+
+TEST_CASE("the reader pauses where it needs how many results a step gave, and reads on when told", "[trace]") {
+  frontend::SourceFile file("schedule.py", "def s(sch):\n"
+                                           "    loops = sch.get_loops(\"B\")\n"
+                                           "    for l in loops[1:]:\n"
+                                           "        sch.parallel(l)\n");
+  frontend::DiagnosticEngine diagnostics;
+  std::optional<ir::Trace> trace = frontend::readTrace(file, diagnostics);
+  REQUIRE(trace);
+  CHECK_FALSE(diagnostics.hasErrors());
+  CHECK(trace->steps.size() == 1);
+  REQUIRE(trace->pause);
+  CHECK(trace->pause->list == "loops");
+  CHECK(trace->pause->loc == file.at(3, 14));
+  llvm::Expected<ir::Trace> more = trace->pause->readOn({{"loops", 3}});
+  REQUIRE(bool(more));
+  CHECK_FALSE(more->pause);
+  REQUIRE(more->steps.size() == 3);
+  CHECK(more->steps[2].arguments[0].value.text == "loops");
+  CHECK(more->steps[2].arguments[0].value.element == 2);
 }

@@ -7,7 +7,9 @@
 // constants, helper defs, integer arithmetic, indexing, slicing and star-unpacking), and each
 // `sch.<primitive>(args)` call it makes becomes a step, nested calls a step of their own just
 // before (as the MLC course writes `sch.compute_inline(sch.get_block("B"))`). A name bound to a
-// step's list of results stays a name, indexed or sliced when the trace is applied. Such a def
+// step's list of results stays a name, indexed or sliced when the trace is applied; where the
+// Python needs how many results it holds (a `for` over it, len()), the reader pauses and the
+// trace says so (ir::TracePause), for the applier to tell and read on. Such a def
 // may sit anywhere at the top level of a module file (the module reader skips it) or in a file
 // of its own given with `--schedule`; a file holds at most one. Errors go to the
 // DiagnosticEngine, located at the offending token.

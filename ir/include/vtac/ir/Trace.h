@@ -10,11 +10,14 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
 #include <string>
 #include <vector>
+
+#include <llvm/Support/Error.h>
 
 #include "vtac/ir/SourceLoc.h"
 
@@ -83,10 +86,27 @@ struct TraceStep {
   std::optional<size_t> starredResult;
 };
 
+struct Trace;
+
+// How many results each list of results (`loops = sch.get_loops(b)`, by its name in the trace)
+// holds, as applying the steps that bound them told.
+using ResultCounts = std::map<std::string, int64_t>;
+
+// Where the reader stopped before the end of a schedule: the Python there needs how many results
+// the list `list` holds (a `for` over it, len() of it, unpacking a slice of it), which only
+// applying the steps read so far tells. `readOn` runs the schedule again from its start, told
+// those counts; it reads the same steps up to here and goes on, maybe to stop again further on.
+struct TracePause {
+  std::string list;
+  SourceLoc loc;
+  std::function<llvm::Expected<Trace>(const ResultCounts &counts)> readOn;
+};
+
 struct Trace {
   std::string name = "apply_trace";  // the def's name
   std::vector<TraceStep> steps;
   SourceLoc loc;
+  std::optional<TracePause> pause;  // unset: the steps are the whole schedule
 };
 
 // TVM's text of a trace: `# from tvm import tir`, the def line, one step per line with two

@@ -7,7 +7,8 @@
 // the returned trace is what TVM's `print(sch.trace)` shows for the same schedule: RVs renamed
 // b0, l1, ..., every argument spelled out as a keyword (variadic loops positional), implicit
 // `get_block`s (a block given by name) made explicit. Re-applying that trace to the original
-// module gives the same result (the round trip).
+// module gives the same result (the round trip). A trace the reader paused in (ir::TracePause)
+// is read on, told the count it needs, once the steps before the pause are applied.
 #pragma once
 
 #include <llvm/Support/Error.h>
