@@ -12,8 +12,8 @@
 //   one int32 `kernel_key`, bound just outside the scope to their mixed-radix number
 //   (`a * extent_b + b`) and unpacked at the kernel's start, when they are loops from 0 whose
 //   extents multiply to at most 99.
-// What remains outside the contract is left as it is (vtac's runtime takes any closure; TVM's
-// aborts).
+// What remains outside the contract is left as it is: vtac's runtime refuses it with an error,
+// as TVM's aborts.
 // The interpreter and the code generators run this on every function they execute, so the
 // runtime sees the same closures from both.
 #include "vtac/passes/Vta.h"

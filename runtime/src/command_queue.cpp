@@ -1,5 +1,6 @@
 #include "command_queue.h"
 
+#include <cstring>
 #include <mutex>
 #include <spdlog/fmt/fmt.h>
 
@@ -207,6 +208,20 @@ int CommandQueue::pushUopKernel(bool isGemm, void** uopHandle, int (*finit)(void
   const char* api = isGemm ? "VTAPushGEMMOp" : "VTAPushALUOp";
   if (!uopHandle || !finit || nbytes < 0 || (nbytes > 0 && !signature)) {
     fail(fmt::format("{}: invalid arguments (handle slot, finit closure or signature)", api));
+    return -1;
+  }
+  // TVM's runtime (UopKernelMap::Get) keys a kernel by no closure or one int below 99 and aborts
+  // on anything else; refusing the same here keeps what runs on vtac's runtime running on TVM's.
+  int key = 0;
+  if (nbytes != 0 && nbytes != int(sizeof key)) {
+    fail(fmt::format("{}: a micro-kernel closure of {} bytes; TVM's runtime takes at most one int "
+                     "(the virtual thread's loop variable)", api, nbytes));
+    return -1;
+  }
+  if (nbytes != 0) std::memcpy(&key, signature, sizeof key);
+  if (key < 0 || key >= 99) {
+    fail(fmt::format("{}: a micro-kernel closure of value {}; TVM's runtime takes 0 to 98 (its "
+                     "kernel map holds 100 keys)", api, key));
     return -1;
   }
   if (recording_) {

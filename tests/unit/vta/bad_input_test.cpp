@@ -455,9 +455,16 @@ TEST_CASE("the simulator reports device memory freed twice", "[vta][bad-input]")
 
 namespace {
 
-int oversizedKernel(void* signature) {
-  const uint32_t uops = *static_cast<uint32_t*>(signature);
-  for (uint32_t i = 0; i < uops; ++i) VTAUopPush(0, 0, i % 2048, 0, 0, 0, 0, 0);
+// The closure cannot carry the count: TVM's runtime takes only keys below 99.
+uint32_t oversizedKernelUops = 0;
+
+int oversizedKernel(void*) {
+  for (uint32_t i = 0; i < oversizedKernelUops; ++i) VTAUopPush(0, 0, i % 2048, 0, 0, 0, 0, 0);
+  return 0;
+}
+
+int oneUopKernel(void*) {
+  VTAUopPush(0, 0, 0, 0, 0, 0, 0, 0);
   return 0;
 }
 
@@ -473,19 +480,39 @@ int threeLoopKernel(void*) {
 TEST_CASE("the runtime rejects a micro-kernel larger than the micro-op SRAM", "[vta][bad-input]") {
   test::ConfigGuard guard(R"({"TARGET": "sim"})");
   static void* handle = nullptr;
-  uint32_t uops = guard.config().uopDepth + 1;
-  CHECK(VTAPushGEMMOp(&handle, oversizedKernel, &uops, sizeof uops) == -1);
+  oversizedKernelUops = guard.config().uopDepth + 1;
+  CHECK(VTAPushGEMMOp(&handle, oversizedKernel, nullptr, 0) == -1);
   CHECK(contains(VTARuntimeLastError(), "micro-kernel of 8193 micro-ops does not fit the micro-op SRAM of 8192"));
   // The program with the failed command is discarded, not run.
   VTASynchronize(VTATLSCommandHandle(), 1000);
   CHECK(contains(VTARuntimeLastError(), "not run"));
   // A kernel that fits exactly is accepted.
   VTARuntimeClearError();
-  uops = guard.config().uopDepth;
-  CHECK(VTAPushGEMMOp(&handle, oversizedKernel, &uops, sizeof uops) == 0);
+  oversizedKernelUops = guard.config().uopDepth;
+  CHECK(VTAPushGEMMOp(&handle, oversizedKernel, nullptr, 0) == 0);
   VTASynchronize(VTATLSCommandHandle(), 1000);
   CHECK(VTARuntimeErrorCount() == 0);
   CHECK(test::simStat("uop_load_nbytes") == 4 * guard.config().uopDepth);
+}
+
+TEST_CASE("the runtime takes the micro-kernel closures TVM's runtime takes", "[vta][bad-input]") {
+  // TVM's UopKernelMap::Get: no closure or one int, whose value + 1 is below 100.
+  test::ConfigGuard guard(R"({"TARGET": "sim"})");
+  static void* handle = nullptr;
+  int64_t wide = 1;
+  CHECK(VTAPushGEMMOp(&handle, oneUopKernel, &wide, sizeof wide) == -1);
+  CHECK(contains(VTARuntimeLastError(), "VTAPushGEMMOp: a micro-kernel closure of 8 bytes; TVM's runtime takes at most one int"));
+  for (int key : {-1, 99, 784}) {
+    CHECK(VTAPushALUOp(&handle, oneUopKernel, &key, sizeof key) == -1);
+    CHECK(contains(VTARuntimeLastError(), "VTAPushALUOp: a micro-kernel closure of value " + std::to_string(key) +
+                                              "; TVM's runtime takes 0 to 98"));
+  }
+  VTASynchronize(VTATLSCommandHandle(), 1000);
+  VTARuntimeClearError();
+  for (int key : {0, 98}) CHECK(VTAPushGEMMOp(&handle, oneUopKernel, &key, sizeof key) == 0);
+  CHECK(VTAPushGEMMOp(&handle, oneUopKernel, nullptr, 0) == 0);
+  VTASynchronize(VTATLSCommandHandle(), 1000);
+  CHECK(VTARuntimeErrorCount() == 0);
 }
 
 TEST_CASE("the runtime checks each transfer against its buffer and memory type", "[vta][bad-input]") {

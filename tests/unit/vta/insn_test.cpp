@@ -158,18 +158,18 @@ struct GemmKernelShape {
   uint32_t o, m, n;
 };
 
-int gemmResetClosure(void* signature) {
-  GemmKernelShape s;
-  std::memcpy(&s, signature, sizeof s);
+KernelParams<GemmKernelShape> gemmShapes;
+
+int gemmResetClosure(void* closure) {
+  const GemmKernelShape& s = gemmShapes.of(closure);
   VTAUopLoopBegin(s.o, s.m, 0, 0);
   for (uint32_t j = 0; j < s.m; ++j) VTAUopPush(0, 1, j, 0, 0, 0, 0, 0);
   VTAUopLoopEnd();
   return 0;
 }
 
-int gemmClosure(void* signature) {
-  GemmKernelShape s;
-  std::memcpy(&s, signature, sizeof s);
+int gemmClosure(void* closure) {
+  const GemmKernelShape& s = gemmShapes.of(closure);
   // Outer loop over the o rows of tiles; micro-ops over (k, j) with j innermost, so that no
   // two neighbouring micro-ops write the same accumulator tile.
   VTAUopLoopBegin(s.o, s.m, s.n, 0);
@@ -215,8 +215,8 @@ TEST_CASE("GEMM with shift and clip", "[vta][insn]") {
     VTACommandHandle cmd = VTATLSCommandHandle();
     static void* resetHandle = nullptr;
     static void* gemmHandle = nullptr;
-    GemmKernelShape signature = shape;
-    REQUIRE(VTAPushGEMMOp(&resetHandle, gemmResetClosure, &signature, sizeof signature) == 0);
+    int key = gemmShapes.keyOf(shape);
+    REQUIRE(VTAPushGEMMOp(&resetHandle, gemmResetClosure, &key, sizeof key) == 0);
     VTADepPush(cmd, kComputeQueue, kLoadQueue);
     VTADepPop(cmd, kComputeQueue, kLoadQueue);
     VTALoadBuffer2D(cmd, xBuffer.handle(), 0, shape.n, shape.o, shape.n, 0, 0, 0, 0, 0, kMemInp);
@@ -229,7 +229,7 @@ TEST_CASE("GEMM with shift and clip", "[vta][insn]") {
       VTADepPush(cmd, kLoadQueue, kComputeQueue);
       VTADepPop(cmd, kLoadQueue, kComputeQueue);
     }
-    REQUIRE(VTAPushGEMMOp(&gemmHandle, gemmClosure, &signature, sizeof signature) == 0);
+    REQUIRE(VTAPushGEMMOp(&gemmHandle, gemmClosure, &key, sizeof key) == 0);
     const uint32_t tiles = shape.o * shape.m;
     REQUIRE(pushAlu({tiles, 0, 0, kAluShr, 1, 8}) == 0);
     REQUIRE(pushAlu({tiles, 0, 0, kAluMax, 1, 0}) == 0);

@@ -19,10 +19,11 @@ struct AddKernel {
   int32_t imm;
 };
 
-int addKernelClosure(void* signature) {
+KernelParams<AddKernel> addKernels;
+
+int addKernelClosure(void* closure) {
   ++recordings;
-  AddKernel k;
-  std::memcpy(&k, signature, sizeof k);
+  const AddKernel& k = addKernels.of(closure);
   VTAUopLoopBegin(k.tiles / 5, 5, 5, 0);
   for (uint32_t u = 0; u < 5; ++u) VTAUopPush(1, 0, k.dst + u, k.dst + u, 0, kAluAdd, 1, k.imm);
   VTAUopLoopEnd();
@@ -32,8 +33,8 @@ int addKernelClosure(void* signature) {
 void* addKernelHandle = nullptr;
 
 int pushAdd(const AddKernel& kernel) {
-  AddKernel signature = kernel;
-  return VTAPushALUOp(&addKernelHandle, addKernelClosure, &signature, sizeof signature);
+  int key = addKernels.keyOf(kernel);
+  return VTAPushALUOp(&addKernelHandle, addKernelClosure, &key, sizeof key);
 }
 
 }  // namespace

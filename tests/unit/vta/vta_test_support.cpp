@@ -25,9 +25,10 @@ ConfigGuard::~ConfigGuard() {
 }
 
 namespace {
-int aluKernelClosure(void* signature) {
-  AluKernel kernel;
-  std::memcpy(&kernel, signature, sizeof kernel);
+KernelParams<AluKernel> aluKernels;
+
+int aluKernelClosure(void* closure) {
+  const AluKernel& kernel = aluKernels.of(closure);
   VTAUopLoopBegin(kernel.tiles, 1, 1, 0);
   VTAUopPush(1, 0, kernel.dst, kernel.src, 0, kernel.opcode, kernel.useImm, kernel.imm);
   VTAUopLoopEnd();
@@ -37,8 +38,8 @@ int aluKernelClosure(void* signature) {
 
 int pushAlu(const AluKernel& kernel) {
   static void* handle = nullptr;
-  AluKernel signature = kernel;
-  return VTAPushALUOp(&handle, aluKernelClosure, &signature, sizeof signature);
+  int key = aluKernels.keyOf(kernel);
+  return VTAPushALUOp(&handle, aluKernelClosure, &key, sizeof key);
 }
 
 std::string requestedGemmKernel() {

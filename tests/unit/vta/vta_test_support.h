@@ -57,8 +57,26 @@ struct AluKernel {
   uint32_t tiles, dst, src, opcode, useImm;
   int32_t imm;
 };
-// Queues the ALU kernel; its signature is the AluKernel's bytes (more than TVM accepts).
+// Queues the ALU kernel.
 int pushAlu(const AluKernel& kernel);
+
+// TVM's runtime (and vtac's) keys a micro-kernel by one int below 99, its closure: a test
+// kernel's parameters live in this table, and the closure is their index. Equal parameters get
+// the same key, so the runtime's cache of recorded kernels works as with any closure.
+template <typename Params>
+class KernelParams {
+public:
+  int keyOf(const Params& params) {
+    for (size_t i = 0; i < table_.size(); ++i)
+      if (std::memcmp(&table_[i], &params, sizeof params) == 0) return int(i);
+    table_.push_back(params);
+    return int(table_.size() - 1);
+  }
+  const Params& of(void* closure) const { return table_.at(size_t(*static_cast<const int*>(closure))); }
+
+private:
+  std::vector<Params> table_;
+};
 
 // ALU opcodes of hw_spec.h.
 enum : uint32_t { kAluMin = 0, kAluMax = 1, kAluAdd = 2, kAluShr = 3, kAluMul = 4 };
