@@ -5,7 +5,7 @@
 
 #include <CLI/CLI.hpp>
 
-#include "vtac/driver/Prepare.h"
+#include "vtac/prepare/Prepare.h"
 #include "vtac/support/AtomicFile.h"
 
 namespace vtac::driver {
@@ -19,7 +19,7 @@ struct IntrinsicsOptions {
 
 int runIntrinsics(const IntrinsicsOptions &options, std::ostream &out, std::ostream &errors) {
   std::string text;
-  if (!builtinIntrinsicsText(options.vtaConfig, text, errors)) return support::kExitInputError;
+  if (!prepare::builtinIntrinsicsText(options.vtaConfig, text, errors)) return support::kExitInputError;
   if (llvm::Error error = support::writeOutput(options.output, text, out)) {
     errors << "error: " << llvm::toString(std::move(error)) << "\n";
     return support::kExitInputError;

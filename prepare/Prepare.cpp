@@ -1,11 +1,11 @@
-#include "vtac/driver/Prepare.h"
+#include "vtac/prepare/Prepare.h"
 
 #include <algorithm>
 #include <set>
 
 #include <llvm/Support/raw_os_ostream.h>
 
-#include "vtac/frontend/Commands.h"
+#include "vtac/frontend/ModuleFile.h"
 #include "vtac/frontend/TraceReader.h"
 #include "vtac/ir/DisplayText.h"
 #include "vtac/ir/Diagnostic.h"
@@ -17,7 +17,7 @@
 #include "vtac/support/Command.h"
 #include "vta/config.h"
 
-namespace vtac::driver {
+namespace vtac::prepare {
 
 namespace {
 
@@ -241,4 +241,4 @@ bool Preparer::addAutoSchedule(const ir::IRModule &module, const passes::schedul
   return true;
 }
 
-}  // namespace vtac::driver
+}  // namespace vtac::prepare

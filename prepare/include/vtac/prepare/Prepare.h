@@ -22,7 +22,7 @@
 #include "vtac/passes/PassManager.h"
 #include "vtac/passes/schedule/Schedule.h"
 
-namespace vtac::driver {
+namespace vtac::prepare {
 
 struct Recipe {
   std::string schedule;    // a file with a schedule def; empty: the module file's own, if any
@@ -74,4 +74,4 @@ int prepareModule(const std::string &command, const Recipe &recipe, frontend::Pa
 // as TVMScript text; false after writing the error.
 bool builtinIntrinsicsText(const std::string &vtaConfig, std::string &text, std::ostream &errors);
 
-}  // namespace vtac::driver
+}  // namespace vtac::prepare
