@@ -1,5 +1,7 @@
 #include "vtac/driver/CompileCommand.h"
 
+#include "Preparing.h"
+
 #include <atomic>
 #include <map>
 #include <mutex>
@@ -188,7 +190,7 @@ private:
 
   // The schedule and the --passes pipeline (one preparer per input: inputs compile in parallel).
   bool prepareInput(frontend::ParsedModule &parsed, std::ostream &errors) const {
-    return prepare::prepareModule("vtac compile", options_.recipe, parsed, errors) == support::kExitSuccess;
+    return prepareModule("vtac compile", options_.recipe, parsed, errors) == support::kExitSuccess;
   }
 
   llvm::Expected<std::string> emit(const Job &job, const std::vector<codegen::HostFunction> &functions) const {
@@ -217,8 +219,8 @@ private:
 
 int compileCommand(const CompileOptions &options, std::ostream &errors) {
   // The pipeline and the VTA configuration are checked once, before any input is read.
-  int status = support::kExitSuccess;
-  if (!prepare::Preparer::create("vtac compile", options.recipe, {}, errors, status)) return status;
+  if (llvm::Expected<prepare::Preparer> checked = prepare::Preparer::create(options.recipe); !checked)
+    return reportRecipeError("vtac compile", checked.takeError(), errors);
   std::optional<support::OutputDirectory> directory;
   if (support::namesDirectory(options.output)) {
     auto checked = support::OutputDirectory::check(options.output);

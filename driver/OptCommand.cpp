@@ -7,6 +7,7 @@
 #include <llvm/Support/raw_os_ostream.h>
 
 #include "Equivalence.h"
+#include "Preparing.h"
 #include "vtac/driver/ScheduleOptions.h"
 #include "vtac/frontend/ModuleFile.h"
 #include "vtac/ir/Diagnostic.h"
@@ -94,10 +95,8 @@ int runOpt(const OptOptions &options, std::ostream &out, std::ostream &errors) {
   instrumentation.timePasses = options.timePasses;
   instrumentation.dumpStream = &dumps;
   const prepare::Recipe &recipe = options.recipe;
-  int status = support::kExitSuccess;
-  std::optional<prepare::Preparer> preparer =
-      prepare::Preparer::create("vtac opt", recipe, std::move(instrumentation), errors, status);
-  if (!preparer) return status;
+  llvm::Expected<prepare::Preparer> preparer = prepare::Preparer::create(recipe, std::move(instrumentation));
+  if (!preparer) return reportRecipeError("vtac opt", preparer.takeError(), errors);
 
   bool ok = true;
   std::string text;

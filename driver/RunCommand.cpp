@@ -1,5 +1,7 @@
 #include "vtac/driver/RunCommand.h"
 
+#include "Preparing.h"
+
 #include <algorithm>
 #include <chrono>
 #include <cstdlib>
@@ -241,7 +243,7 @@ int runCommand(const RunOptions &options, std::ostream &out, std::ostream &error
   Clock::time_point parseStart = Clock::now();
   std::optional<frontend::ParsedModule> parsed = frontend::loadModule(options.file, errors);
   if (!parsed) return 1;
-  if (int status = prepare::prepareModule("vtac run", options.recipe, *parsed, errors)) return status;
+  if (int status = prepareModule("vtac run", options.recipe, *parsed, errors)) return status;
   if (isGraphEntry(parsed->module, options.entry)) return runGraph(*parsed, options, out, errors);
   if (!options.paramsFile.empty())
     return fail(diagnosticError("--params applies to a Relax entry; '" + options.file + "' runs a prim_func"));

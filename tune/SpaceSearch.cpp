@@ -12,7 +12,6 @@
 #include "vtac/backend/TensorCompare.h"
 #include "vtac/ir/Diagnostic.h"
 #include "vtac/prepare/Prepare.h"
-#include "vtac/support/Command.h"
 #include "vtac/support/ProgressLine.h"
 
 namespace vtac::tune {
@@ -81,9 +80,10 @@ public:
     recipe.passes = "vta-lower";
     recipe.function = name;
     recipe.vtaConfig = options_.vtaConfig;
-    int status = support::kExitSuccess;
-    preparer_ = prepare::Preparer::create("vtac tune", recipe, {}, errors_, status);
-    if (!preparer_) return std::nullopt;
+    // (The command has checked the VTA configuration, the one part of this recipe that may fail.)
+    llvm::Expected<prepare::Preparer> preparer = prepare::Preparer::create(recipe);
+    if (!preparer) return fail(preparer.takeError());
+    preparer_.emplace(std::move(*preparer));
     ir::PrimFuncRef unscheduled = ir::cast<ir::PrimFunc>(parsed_.module.lookup(name));
     // The JIT's CPU code: the interpreter would take minutes on a ResNet layer, and the JIT is
     // checked against it (fuzz/engines.py).
