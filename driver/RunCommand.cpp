@@ -88,7 +88,7 @@ PrimFuncCompiler engineCompiler(const RunOptions &options, const ExternRegistry 
   return jit::jitCompiler(options.limits.maxSteps || options.limits.timeoutSeconds > 0 || options.progress);
 }
 
-// A Relax entry runs as a graph (backend/graph); the prim_func-only flags do not apply to it.
+// A Relax entry runs as a graph (GraphRunCommand.h); the prim_func-only flags do not apply to it.
 int runGraph(const frontend::ParsedModule &parsed, const RunOptions &options, std::ostream &out,
              std::ostream &errors) {
   const char *unsupported = !options.referenceFile.empty() ? "--reference"

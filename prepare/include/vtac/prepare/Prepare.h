@@ -1,5 +1,6 @@
 // Preparing a program: the one path from a parsed module file to the program a command works
-// on, shared by `vtac opt`, `vtac run` and `vtac compile` so that the three never disagree.
+// on, shared by `vtac opt`, `vtac run`, `vtac compile` and `vtac tune`'s trials so that they
+// never disagree.
 // In this order:
 //  1. tensor intrinsics: the built-in VTA ones (`vta_gemm`, `vta_gemm_reset`, derived from the
 //     active VTA configuration), then the module file's `tir.TensorIntrin.register(...)` lines and
