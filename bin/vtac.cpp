@@ -3,25 +3,22 @@
 // subcommand is one more register*Command function.
 //
 // Exit status: 0 on success, 1 on an error in the input, 2 on a usage error.
-#include "vtac/backend/Diagnostic.h"
-#include "vtac/backend/RunCommand.h"
-#include "vtac/codegen/CompileCommandLine.h"
+#include "vtac/driver/CheckCommand.h"
+#include "vtac/driver/CompileCommand.h"
 #include "vtac/driver/DiffCommand.h"
 #include "vtac/driver/IntrinsicsCommand.h"
 #include "vtac/driver/OptCommand.h"
-#include "vtac/frontend/Commands.h"
-#include "vtac/graph/GraphRunCommand.h"
+#include "vtac/driver/PrintCommand.h"
+#include "vtac/driver/RunCommand.h"
+#include "vtac/driver/TuneCommand.h"
 #include "vtac/ir/DisplayText.h"
 #include "vtac/support/Command.h"
 #include "vtac/support/CommandThread.h"
-#include "vtac/support/OutputDirectory.h"
-#include "vtac/tune/TuneCommand.h"
 
 #include <CLI/CLI.hpp>
 #include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
 
-#include <functional>
 #include <llvm/ADT/StringRef.h>
 #include <iostream>
 
@@ -31,55 +28,6 @@ using vtac::support::kExitUsageError;
 
 // The subcommand CLI11 selected sets this to the work it will do; it returns the exit status.
 using Action = vtac::support::CommandAction;
-
-void registerPrintCommand(CLI::App &app, Action &action) {
-  auto *command = app.add_subcommand(
-      "print", "Parse TVMScript files and print them in canonical TVMScript form.\n"
-               "The output parses back to the same program and prints identically.");
-  auto inputs = std::make_shared<std::vector<std::string>>();
-  auto output = std::make_shared<std::string>();
-  command->add_option("FILE", *inputs, "Input .tvm files ('-' reads standard input)")->required();
-  command->add_option("-o,--output", *output,
-                      "Write to this file instead of standard output; with several inputs, to a "
-                      "directory (DIR/, made if missing) that gets DIR/NAME.tvm for each NAME.tvm. "
-                      "Files are replaced atomically, and only when every input is free of errors");
-  auto params = std::make_shared<std::string>();
-  command->add_option("--params", *params,
-                      "FILE.npz: first bind the parameters of the Relax function main by name "
-                      "(relax.transform.BindParams)");
-  command->callback([&action, inputs, output, params] {
-    // Modules printed one after another are no module `vtac check` takes; standard output
-    // keeps them so (as `cat` would), a file does not.
-    if (inputs->size() > 1 && !output->empty() && *output != "-" && !vtac::support::namesDirectory(*output))
-      throw CLI::ValidationError("-o", "with several inputs, -o must name a directory (end it with '/'); "
-                                       "without -o the modules go one after another to standard output");
-    vtac::frontend::ModuleRewrite bindParams;
-    if (!params->empty())
-      bindParams = [params](vtac::frontend::ParsedModule &parsed, std::ostream &errors) {
-        auto bound = vtac::graph::bindParamsFromFile(parsed.module, "main", *params, errors);
-        if (!bound) {
-          errors << vtac::backend::renderError(bound.takeError());
-          return false;
-        }
-        parsed.module = std::move(*bound);
-        return true;
-      };
-    action = [inputs, output, bindParams] {
-      return vtac::frontend::runPrint(*inputs, *output, std::cout, std::cerr, bindParams) ? 0 : 1;
-    };
-  });
-}
-
-void registerCheckCommand(CLI::App &app, Action &action) {
-  auto *command = app.add_subcommand(
-      "check", "Parse and verify TVMScript files; print nothing when they are correct,\n"
-               "otherwise one 'file:line:col: error: message' diagnostic per problem.");
-  auto inputs = std::make_shared<std::vector<std::string>>();
-  command->add_option("FILE", *inputs, "Input .tvm files ('-' reads standard input)")->required();
-  command->callback([&action, inputs] {
-    action = [inputs] { return vtac::frontend::runCheck(*inputs, std::cerr) ? 0 : 1; };
-  });
-}
 
 // The first word that is not an option, when it names no subcommand ("vtac frob"), else null:
 // CLI11 would only say that a subcommand is required.
@@ -145,16 +93,16 @@ int main(int argc, char **argv) {
       ->check(CLI::IsMember({"trace", "debug", "info", "warn", "error", "critical", "off"}));
 
   Action action;
-  registerPrintCommand(app, action);
-  registerCheckCommand(app, action);
-  vtac::backend::registerRunCommand(app, action);
+  vtac::driver::registerPrintCommand(app, action);
+  vtac::driver::registerCheckCommand(app, action);
+  vtac::driver::registerRunCommand(app, action);
   vtac::driver::registerOptCommand(app, action);
   vtac::driver::registerDiffCommand(app, action);
   vtac::driver::registerIntrinsicsCommand(app, action);
-  vtac::codegen::registerCompileCommand(app, action);
-  vtac::tune::registerTuneCommand(app, action);
+  vtac::driver::registerCompileCommand(app, action);
+  vtac::driver::registerTuneCommand(app, action);
 
-  vtac::codegen::spellDependencyFlags(argc, argv);
+  vtac::driver::spellDependencyFlags(argc, argv);
   try {
     app.parse(cliArguments(argc, argv));
   } catch (const CLI::ParseError &e) {

@@ -5,7 +5,7 @@
 
 #include <CLI/CLI.hpp>
 
-#include "vtac/frontend/Commands.h"
+#include "vtac/frontend/ModuleFile.h"
 #include "vtac/ir/Printer.h"
 #include "vtac/ir/Relax.h"
 #include "vtac/ir/StructuralEqual.h"

@@ -5,7 +5,7 @@
 
 #include <CLI/CLI.hpp>
 
-#include "vtac/driver/Prepare.h"
+#include "vtac/prepare/Prepare.h"
 #include "vtac/support/AtomicFile.h"
 
 namespace vtac::driver {
@@ -18,12 +18,13 @@ struct IntrinsicsOptions {
 };
 
 int runIntrinsics(const IntrinsicsOptions &options, std::ostream &out, std::ostream &errors) {
-  std::string text;
-  if (!builtinIntrinsicsText(options.vtaConfig, text, errors)) return support::kExitInputError;
-  if (llvm::Error error = support::writeOutput(options.output, text, out)) {
+  auto fail = [&](llvm::Error error) {
     errors << "error: " << llvm::toString(std::move(error)) << "\n";
     return support::kExitInputError;
-  }
+  };
+  llvm::Expected<std::string> text = prepare::builtinIntrinsicsText(options.vtaConfig);
+  if (!text) return fail(text.takeError());
+  if (llvm::Error error = support::writeOutput(options.output, *text, out)) return fail(std::move(error));
   return support::kExitSuccess;
 }
 

@@ -7,9 +7,9 @@
 #include <llvm/Support/raw_os_ostream.h>
 
 #include "Equivalence.h"
-#include "vtac/driver/Prepare.h"
+#include "Preparing.h"
 #include "vtac/driver/ScheduleOptions.h"
-#include "vtac/frontend/Commands.h"
+#include "vtac/frontend/ModuleFile.h"
 #include "vtac/ir/Diagnostic.h"
 #include "vtac/passes/PassManager.h"
 #include "vtac/support/AtomicFile.h"
@@ -94,11 +94,9 @@ int runOpt(const OptOptions &options, std::ostream &out, std::ostream &errors) {
   instrumentation.verifyEach = options.verifyEach;
   instrumentation.timePasses = options.timePasses;
   instrumentation.dumpStream = &dumps;
-  Recipe recipe{options.schedule, options.intrinsics, options.passes, options.function, options.vtaConfig,
-                options.passOptions, options.seed, options.autoSchedule, options.tuningDb};
-  int status = support::kExitSuccess;
-  std::optional<Preparer> preparer = Preparer::create("vtac opt", recipe, std::move(instrumentation), errors, status);
-  if (!preparer) return status;
+  const prepare::Recipe &recipe = options.recipe;
+  llvm::Expected<prepare::Preparer> preparer = prepare::Preparer::create(recipe, std::move(instrumentation));
+  if (!preparer) return reportRecipeError("vtac opt", preparer.takeError(), errors);
 
   bool ok = true;
   std::string text;
@@ -109,8 +107,8 @@ int runOpt(const OptOptions &options, std::ostream &out, std::ostream &errors) {
       continue;
     }
     // Without passes there must be a schedule to apply, from --schedule or the input itself.
-    if (options.passes.empty() && options.schedule.empty() && !parsed->schedule && !options.printTrace &&
-        !options.autoSchedule) {
+    if (recipe.passes.empty() && recipe.schedule.empty() && !parsed->schedule && !options.printTrace &&
+        !recipe.autoSchedule) {
       errors << "vtac opt: error: --passes is required (or a schedule: --schedule FILE, --auto-schedule, or a schedule def in "
              << input << ")\n";
       return support::kExitUsageError;
@@ -124,7 +122,8 @@ int runOpt(const OptOptions &options, std::ostream &out, std::ostream &errors) {
       continue;
     }
     if (options.checkEquivalence)
-      if (llvm::Error error = checkEquivalence(original, parsed->module, options.seed, options.sizes, errors, options.function)) {
+      if (llvm::Error error = checkEquivalence(original, parsed->module, recipe.scheduleSeed, options.sizes, errors,
+                                               recipe.function)) {
         errors << ir::renderError(std::move(error));
         ok = false;
         continue;
@@ -154,17 +153,17 @@ void registerOptCommand(CLI::App &app, support::CommandAction &action) {
   auto options = std::make_shared<OptOptions>();
   auto sizes = std::make_shared<std::vector<std::string>>();
   command->add_option("FILE", options->inputs, "Input .tvm files ('-' reads standard input)");
-  command->add_option("--passes", options->passes,
+  command->add_option("--passes", options->recipe.passes,
                       "Comma-separated pipeline, e.g. --passes=lower-init-block,simplify or "
                       "--passes=tir-lower (see --list-passes)");
   command->add_option("-o,--output", options->output,
                       "Write to this file instead of standard output (atomically, and only when "
                       "every input went through)");
-  addScheduleOptions(*command, options->schedule, options->intrinsics, options->autoSchedule, options->tuningDb);
+  addScheduleOptions(*command, options->recipe);
   command->add_flag("--print-trace", options->printTrace,
                     "Print the applied schedule as TVM's trace text (re-appliable) to standard error");
-  command->add_option("--func", options->function, "Transform only the prim_func called NAME");
-  command->add_option("--vta-config", options->vtaConfig,
+  command->add_option("--func", options->recipe.function, "Transform only the prim_func called NAME");
+  command->add_option("--vta-config", options->recipe.vtaConfig,
                       "vta_config.json (path or JSON text) the VTA passes lower for; default: TVM's");
   command->add_flag("--list-passes", options->listPasses, "List every pass and pipeline, and exit");
   command->add_flag("--print-after-all", options->printAfterAll, "Print the function after every pass");
@@ -180,7 +179,7 @@ void registerOptCommand(CLI::App &app, support::CommandAction &action) {
   command->add_flag("--check-equivalence", options->checkEquivalence,
                     "Run each function before and after the pipeline with the interpreter on the "
                     "same seeded random inputs; fail unless every parameter agrees bit for bit");
-  command->add_option("--seed", options->seed, "Seed of the inputs of --check-equivalence and of the schedule's sample_* steps without a decision");
+  command->add_option("--seed", options->recipe.scheduleSeed, "Seed of the inputs of --check-equivalence and of the schedule's sample_* steps without a decision");
   command->add_option("--size", *sizes,
                       "VAR=VALUE: a symbolic size for --check-equivalence (repeatable)");
   auto passOptions = std::make_shared<std::vector<std::string>>();
@@ -191,7 +190,7 @@ void registerOptCommand(CLI::App &app, support::CommandAction &action) {
       size_t equals = assignment.find('=');
       if (equals == std::string::npos || equals == 0)
         throw CLI::ValidationError("--pass-option", "expected NAME=VALUE, got '" + assignment + "'");
-      options->passOptions.emplace_back(assignment.substr(0, equals), assignment.substr(equals + 1));
+      options->recipe.passOptions.emplace_back(assignment.substr(0, equals), assignment.substr(equals + 1));
     }
     for (const std::string &assignment : *sizes) {
       size_t equals = assignment.find('=');

@@ -4,20 +4,19 @@
 
 namespace vtac::driver {
 
-void addScheduleOptions(CLI::App &command, std::string &schedule, std::string &intrinsics, bool &autoSchedule,
-                        std::string &tuningDb) {
-  command.add_option("--schedule", schedule,
+void addScheduleOptions(CLI::App &command, prepare::Recipe &recipe) {
+  command.add_option("--schedule", recipe.schedule,
                      "Apply the schedule def (TVM's trace text, a `def` taking `sch`) of FILE before the "
                      "passes; without it, the input's own schedule def, if any");
-  command.add_option("--intrinsics", intrinsics,
+  command.add_option("--intrinsics", recipe.intrinsics,
                      "Read tensor intrinsics (desc/impl prim_funcs and tir.TensorIntrin.register lines) from "
                      "FILE for tensorize; vta_gemm and vta_gemm_reset are built in (vtac intrinsics)");
-  command.add_flag("--auto-schedule", autoSchedule,
+  command.add_flag("--auto-schedule", recipe.autoSchedule,
                    "Schedule for VTA every prim_func the schedule leaves (all without --schedule) by the "
                    "built-in rules (packed conv2d), tiles chosen for the VTA config; a remark names the "
                    "rule and tiles of each function, or why it stays on the CPU. --print-trace shows the "
                    "schedule, which --schedule replays");
-  command.add_option("--tuning-db", tuningDb,
+  command.add_option("--tuning-db", recipe.tuningDb,
                      "With --auto-schedule: a function whose workload FILE holds (`vtac tune --tuning-db FILE` "
                      "writes it) gets the recorded schedule instead of the rule's own")
       ->needs("--auto-schedule");

@@ -21,9 +21,10 @@ LEVELS = [
     ["support"],
     ["ir"],
     ["frontend", "passes"],
+    ["prepare"],
     ["backend"],
-    ["driver"],
     ["tune"],
+    ["driver"],
     ["bin"],
 ]
 # Tests, benchmarks and fuzz targets may include anything; they are still checked for cycles.

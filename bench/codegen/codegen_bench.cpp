@@ -14,7 +14,7 @@
 
 #include "vtac/codegen/CEmitter.h"
 #include "vtac/codegen/LLVMEmitter.h"
-#include "vtac/frontend/Commands.h"
+#include "vtac/frontend/ModuleFile.h"
 
 namespace {
 

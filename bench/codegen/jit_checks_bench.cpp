@@ -16,7 +16,7 @@
 
 #include "vtac/backend/FunctionSignature.h"
 #include "vtac/backend/RandomFill.h"
-#include "vtac/frontend/Commands.h"
+#include "vtac/frontend/ModuleFile.h"
 #include "vtac/jit/JitFunction.h"
 
 namespace {

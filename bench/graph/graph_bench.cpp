@@ -16,7 +16,6 @@
 #include "vtac/frontend/Frontend.h"
 #include "vtac/func_registry.h"
 #include "vtac/graph/GraphExecutor.h"
-#include "vtac/graph/GraphRunCommand.h"
 
 using namespace vtac;
 

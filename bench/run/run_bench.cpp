@@ -18,7 +18,7 @@
 #include "vtac/backend/Interpreter.h"
 #include "vtac/backend/RandomFill.h"
 #include "vtac/backend/VtaExterns.h"
-#include "vtac/frontend/Commands.h"
+#include "vtac/frontend/ModuleFile.h"
 
 using namespace vtac::backend;
 using Clock = std::chrono::steady_clock;

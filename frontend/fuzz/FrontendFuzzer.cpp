@@ -1,7 +1,7 @@
 // libFuzzer target for the frontend: any bytes go through parse, verify and
 // print; the frontend must answer with diagnostics, never crash or hang.
 // How to build and run it: frontend/README.md.
-#include "vtac/frontend/Commands.h"
+#include "vtac/frontend/ModuleFile.h"
 #include "vtac/ir/Verifier.h"
 
 #include <cstddef>

@@ -348,4 +348,14 @@ llvm::Error JitFunction::run(llvm::MutableArrayRef<backend::Tensor> arguments, c
   return llvm::Error::success();
 }
 
+backend::PrimFuncCompiler jitCompiler(bool countSteps) {
+  return [countSteps](ir::PrimFuncRef function,
+                      llvm::StringRef name) -> llvm::Expected<std::unique_ptr<backend::PrimFuncEngine>> {
+    int level = codegen::usesVta(function->body) ? 0 : 2;
+    auto compiled = JitFunction::compile(function, name.str(), level, true, countSteps);
+    if (!compiled) return compiled.takeError();
+    return std::unique_ptr<backend::PrimFuncEngine>(std::move(*compiled));
+  };
+}
+
 }  // namespace vtac::jit

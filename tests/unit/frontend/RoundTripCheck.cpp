@@ -1,7 +1,7 @@
 // Round-trip check of one TVMScript file, registered as one CTest test per
 // sample: x1 = print(parse(x)) and x2 = print(parse(x1)) must be byte-identical,
 // and parse(x1) must be structurally equal to parse(x).
-#include "vtac/frontend/Commands.h"
+#include "vtac/frontend/ModuleFile.h"
 #include "vtac/ir/StructuralEqual.h"
 
 #include <iostream>

@@ -25,6 +25,7 @@
 #include <utility>
 #include <vector>
 
+#include "vtac/prepare/Prepare.h"
 #include "vtac/support/Command.h"
 
 namespace CLI {
@@ -36,21 +37,15 @@ namespace vtac::driver {
 struct OptOptions {
   std::vector<std::string> inputs;
   std::string output;
-  std::string passes;      // empty: no passes (a schedule alone)
-  std::string schedule;    // --schedule FILE (else the module file's own schedule def)
-  bool autoSchedule = false;  // --auto-schedule
-  std::string tuningDb;       // --tuning-db
-  std::string intrinsics;  // --intrinsics FILE: tensor intrinsics for tensorize
+  // --passes (empty: a schedule alone), the schedule options, --func, --vta-config,
+  // --pass-option; its scheduleSeed (--seed) seeds --check-equivalence's inputs too.
+  prepare::Recipe recipe;
   bool printTrace = false; // the applied trace, in TVM's text, to standard error
-  std::string function;  // only this prim_func
-  std::string vtaConfig;  // vta_config.json path or text; empty: TVM's default
   bool listPasses = false;
   bool printAfterAll = false, printChanged = false, verifyEach = false, timePasses = false;
   std::set<std::string> printAfter, printBefore;
   bool checkEquivalence = false;
-  uint64_t seed = 0;
   std::vector<std::pair<std::string, int64_t>> sizes;
-  std::vector<std::pair<std::string, std::string>> passOptions;
 };
 
 int runOpt(const OptOptions &options, std::ostream &out, std::ostream &errors);

@@ -2,7 +2,7 @@
 // that prepares a program (`vtac opt`, `vtac run`, `vtac compile`).
 #pragma once
 
-#include <string>
+#include "vtac/prepare/Prepare.h"
 
 namespace CLI {
 class App;
@@ -10,9 +10,8 @@ class App;
 
 namespace vtac::driver {
 
-// Adds --schedule FILE, --intrinsics FILE and --auto-schedule to `command` (Recipe::schedule,
-// Recipe::intrinsics, Recipe::autoSchedule).
-void addScheduleOptions(CLI::App &command, std::string &schedule, std::string &intrinsics, bool &autoSchedule,
-                        std::string &tuningDb);
+// Adds --schedule FILE, --intrinsics FILE, --auto-schedule and --tuning-db FILE to `command`,
+// setting `recipe`'s fields of the same names.
+void addScheduleOptions(CLI::App &command, prepare::Recipe &recipe);
 
 }  // namespace vtac::driver

@@ -24,11 +24,13 @@
 #include <llvm/Support/Error.h>
 #include <llvm/Target/TargetMachine.h>
 
-#include "vtac/codegen/CompileCommand.h"
 #include "vtac/codegen/HostLowering.h"
 #include "vtac/codegen/RuntimeChecks.h"
 
 namespace vtac::codegen {
+
+// What `vtac compile --emit` writes: the C and header emitters' text, or what LLVM makes.
+enum class EmitKind { C, Header, LLVMIR, Bitcode, Assembly, Object };
 
 struct LLVMEmitOptions {
   EmitKind kind = EmitKind::Object;  // LLVMIR, Bitcode, Assembly or Object

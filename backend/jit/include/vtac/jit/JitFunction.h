@@ -61,4 +61,13 @@ private:
   bool countsSteps_ = false;
 };
 
+// The JIT as an engine (`vtac run --engine=jit`): each prim_func compiled with run-time checks,
+// and with the loop-iteration count when `countSteps` (--max-steps, --timeout, --progress). Not
+// for a terminal's progress line alone: the count costs tight loops their vectorisation
+// (bench/RESULTS.md). A prim_func that drives VTA is compiled at -O0: its host code only issues
+// runtime calls, and -O2 made its compile 5x dearer for a faster run of a few ms (seed 001's
+// conv2d: 0.12 s vs 0.025 s to compile, 7 vs 9.5 ms to run; bench/RESULTS.md); CPU code stays
+// at -O2.
+backend::PrimFuncCompiler jitCompiler(bool countSteps = false);
+
 }  // namespace vtac::jit

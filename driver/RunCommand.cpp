@@ -1,4 +1,6 @@
-#include "vtac/backend/RunCommand.h"
+#include "vtac/driver/RunCommand.h"
+
+#include "Preparing.h"
 
 #include <algorithm>
 #include <chrono>
@@ -19,20 +21,20 @@
 #include "vtac/backend/LibraryExterns.h"
 #include "vtac/backend/Npy.h"
 #include "vtac/backend/PrimFuncEngine.h"
-#include "vtac/backend/RandomFill.h"
 #include "vtac/backend/SimulatedRun.h"
 #include "vtac/backend/StepLimiter.h"
 #include "vtac/backend/TensorCompare.h"
 #include "vtac/backend/VtaExterns.h"
 #include "vtac/backend/VtaTimeline.h"
-#include "vtac/driver/Prepare.h"
-#include "vtac/frontend/Commands.h"
+#include "vtac/driver/GraphRunCommand.h"
+#include "vtac/frontend/ModuleFile.h"
 #include "vtac/graph/FunctionLibrary.h"
-#include "vtac/graph/GraphRunCommand.h"
 #include "vtac/ir/LoopSteps.h"
 #include "vtac/jit/JitFunction.h"
 
-namespace vtac::backend {
+namespace vtac::driver {
+
+using namespace backend;
 
 namespace {
 
@@ -80,28 +82,13 @@ llvm::Expected<std::unique_ptr<PrimFuncEngine>> compileEntry(const ir::IRModule 
   return compiler(selected->second, selected->first);
 }
 
-// The JIT as an engine: each prim_func compiled by LLVM ORC with run-time checks, and counting
-// loop iterations under --max-steps, --timeout or --progress. Not for a terminal's progress line
-// alone: the count costs tight loops their vectorisation (bench/RESULTS.md). A
-// prim_func that drives VTA is compiled at -O0: its host code only issues runtime calls, and
-// -O2 made its compile 5x dearer for a faster run of a few ms (seed 001's conv2d: 0.12 s vs
-// 0.025 s to compile, 7 vs 9.5 ms to run; bench/RESULTS.md); CPU code stays at -O2.
-PrimFuncCompiler jitCompiler(bool countSteps = false) {
-  return [countSteps](ir::PrimFuncRef function, llvm::StringRef name) -> llvm::Expected<std::unique_ptr<PrimFuncEngine>> {
-    int level = codegen::usesVta(function->body) ? 0 : 2;
-    auto compiled = jit::JitFunction::compile(function, name.str(), level, true, countSteps);
-    if (!compiled) return compiled.takeError();
-    return std::unique_ptr<PrimFuncEngine>(std::move(*compiled));
-  };
-}
-
 // The compiler of `--engine` for a run of `options`.
 PrimFuncCompiler engineCompiler(const RunOptions &options, const ExternRegistry &registry) {
   if (options.engine == "interp") return interpreterCompiler(registry);
-  return jitCompiler(options.limits.maxSteps || options.limits.timeoutSeconds > 0 || options.progress);
+  return jit::jitCompiler(options.limits.maxSteps || options.limits.timeoutSeconds > 0 || options.progress);
 }
 
-// A Relax entry runs as a graph (backend/graph); the prim_func-only flags do not apply to it.
+// A Relax entry runs as a graph (GraphRunCommand.h); the prim_func-only flags do not apply to it.
 int runGraph(const frontend::ParsedModule &parsed, const RunOptions &options, std::ostream &out,
              std::ostream &errors) {
   const char *unsupported = !options.referenceFile.empty() ? "--reference"
@@ -114,71 +101,23 @@ int runGraph(const frontend::ParsedModule &parsed, const RunOptions &options, st
     errors << renderError(diagnosticError(std::string(unsupported) + " is not supported for a Relax entry"));
     return 1;
   }
-  graph::GraphRunOptions graphOptions;
+  GraphRunOptions graphOptions;
   graphOptions.file = options.file;
   graphOptions.entry = options.entry;
-  graphOptions.inputs = options.inputs;
+  graphOptions.arguments = options.arguments;
   graphOptions.outputs = options.outputs;
-  graphOptions.sizes = options.sizes;
   graphOptions.paramsFile = options.paramsFile;
   graphOptions.libraries = options.libraries;
-  graphOptions.randomInputs = options.randomInputs;
-  graphOptions.seed = options.seed;
   graphOptions.stats = options.stats;
   graphOptions.statsJsonPath = options.statsJsonPath;
   graphOptions.timing = options.timing;
   if (options.engine == "jit") {
     // Each prim_func in its own ORC session: two compile at once (the machine we measure on
     // has two cores).
-    graphOptions.compiler = jitCompiler();
+    graphOptions.compiler = jit::jitCompiler();
     graphOptions.compileThreads = std::min(2u, std::max(1u, std::thread::hardware_concurrency()));
   }
-  return graph::runGraphCommand(parsed.module, graphOptions, out, errors);
-}
-
-std::string parameterList(const FunctionSignature &function) {
-  std::vector<std::string> names;
-  for (const ParamInfo &param : function.params()) names.push_back(param.name);
-  return joinNames(names);
-}
-
-// The arguments of `function`: .npy inputs, then zero or random data for the rest.
-llvm::Expected<std::vector<Tensor>> prepareArguments(const FunctionSignature &function, const RunOptions &options) {
-  size_t count = function.params().size();
-  std::vector<std::optional<Tensor>> given(count);
-  std::vector<const Tensor *> givenPointers(count, nullptr);
-  llvm::StringMap<int64_t> namedSizes;
-  for (const auto &[name, value] : options.sizes) namedSizes[name] = value;
-  for (const auto &[name, path] : options.inputs) {
-    int index = function.paramIndex(name);
-    if (index < 0)
-      return diagnosticError("--input " + name + "=" + path + ": '" + function.name() + "' has no parameter '" + name +
-                             "' (parameters: " + parameterList(function) + ")");
-    if (given[index]) return diagnosticError("--input: parameter '" + name + "' is given twice");
-    auto tensor = readNpy(path);
-    if (!tensor) return tensor.takeError();
-    given[index] = std::move(*tensor);
-    // Each file on its own first, so that a mismatch names the file.
-    std::vector<const Tensor *> alone(count, nullptr);
-    alone[index] = &*given[index];
-    auto sizes = function.bindSizes(alone, namedSizes);
-    if (!sizes) return diagnosticError(path + ": " + errorMessage(sizes.takeError()));
-    givenPointers[index] = &*given[index];
-  }
-  auto sizes = function.bindSizes(givenPointers, namedSizes);
-  if (!sizes) return sizes.takeError();
-  std::vector<Tensor> arguments;
-  for (size_t i = 0; i < count; ++i) {
-    if (given[i]) {
-      arguments.push_back(std::move(*given[i]));
-      continue;
-    }
-    auto tensor = function.allocateArgument(i, *sizes);
-    if (!tensor) return tensor.takeError();
-    if (options.randomInputs) fillRandom(*tensor, options.seed, function.params()[i].name);
-    arguments.push_back(std::move(*tensor));
-  }
-  return arguments;
+  return runGraphCommand(parsed.module, graphOptions, out, errors);
 }
 
 // Every output path is checked before anything runs, so a bad one costs no work and leaves
@@ -280,61 +219,15 @@ bool compareWithReference(const FunctionSignature &function, llvm::ArrayRef<Tens
 // --vta-config, else a set VTA_CONFIG: either must be usable, since a run on the default
 // configuration instead of the one asked for would be a silently wrong answer.
 llvm::Error selectVtaConfig(const RunOptions &options) {
-  if (!options.vtaConfig.empty())
-    return backend::selectVtaConfig(options.vtaConfig, "--vta-config " + options.vtaConfig);
+  const std::string &vtaConfig = options.recipe.vtaConfig;
+  if (!vtaConfig.empty()) return backend::selectVtaConfig(vtaConfig, "--vta-config " + vtaConfig);
   const char *environment = std::getenv("VTA_CONFIG");
   if (environment && *environment)
     return backend::selectVtaConfig(environment, "VTA_CONFIG");
   return llvm::Error::success();
 }
 
-// The schedule and the pipeline the program goes through before it runs; the exit status.
-int prepareProgram(frontend::ParsedModule &parsed, const RunOptions &options, std::ostream &errors) {
-  driver::Recipe recipe;
-  recipe.schedule = options.schedule;
-  recipe.intrinsics = options.intrinsics;
-  recipe.autoSchedule = options.autoSchedule;
-  recipe.tuningDb = options.tuningDb;
-  recipe.passes = options.passes;
-  recipe.vtaConfig = options.vtaConfig;
-  return driver::prepareModule("vtac run", recipe, parsed, errors);
-}
-
 }  // namespace
-
-llvm::Error selectVtaConfig(const std::string &pathOrJSON, const std::string &origin) {
-  if (VTARuntimeSetConfig(pathOrJSON.c_str()) != 0) {
-    std::string message = VTARuntimeLastError();
-    VTARuntimeClearError();
-    return diagnosticError(origin + ": " + message);
-  }
-  if (VTASimSetConfig(pathOrJSON.c_str()) != 0) {
-    std::string message = VTASimLastError();
-    VTASimClearError();
-    return diagnosticError(origin + ": " + message);
-  }
-  return llvm::Error::success();
-}
-
-llvm::Expected<SimulatedRun> runOnRandomArguments(ir::PrimFuncRef function, const std::string &name, uint64_t seed,
-                                                 bool interpret) {
-  ExternRegistry registry;
-  registerVtaExterns(registry);
-  PrimFuncCompiler compiler = interpret ? interpreterCompiler(registry) : jitCompiler();
-  auto engine = compiler(function, name);
-  if (!engine) return engine.takeError();
-  RunOptions options;
-  options.randomInputs = true;
-  options.seed = seed;
-  auto arguments = prepareArguments((*engine)->signature(), options);
-  if (!arguments) return arguments.takeError();
-  VTARuntimeClearError();
-  VTASimClearError();
-  VTASimClearStats();
-  if (llvm::Error error = (*engine)->run(*arguments, {})) return error;
-  if (llvm::Error error = finishVtaRun(function->loc())) return error;
-  return SimulatedRun{std::move(*arguments), VTASimStatsJSON()};
-}
 
 int runCommand(const RunOptions &options, std::ostream &out, std::ostream &errors) {
   auto fail = [&](llvm::Error error) {
@@ -350,8 +243,8 @@ int runCommand(const RunOptions &options, std::ostream &out, std::ostream &error
   Clock::time_point parseStart = Clock::now();
   std::optional<frontend::ParsedModule> parsed = frontend::loadModule(options.file, errors);
   if (!parsed) return 1;
-  if (int status = prepareProgram(*parsed, options, errors)) return status;
-  if (graph::isGraphEntry(parsed->module, options.entry)) return runGraph(*parsed, options, out, errors);
+  if (int status = prepareModule("vtac run", options.recipe, *parsed, errors)) return status;
+  if (isGraphEntry(parsed->module, options.entry)) return runGraph(*parsed, options, out, errors);
   if (!options.paramsFile.empty())
     return fail(diagnosticError("--params applies to a Relax entry; '" + options.file + "' runs a prim_func"));
   std::vector<SharedLibrary> libraries;
@@ -379,10 +272,10 @@ int runCommand(const RunOptions &options, std::ostream &out, std::ostream &error
   double compileSeconds = secondsSince(compileStart);
   const FunctionSignature &function = engine->signature();
   if (llvm::Error error = checkOutputs(function, options)) return fail(std::move(error));
-  auto arguments = prepareArguments(function, options);
+  auto arguments = prepareArguments(function, options.arguments);
   if (!arguments) return fail(arguments.takeError());
   // A run that reads nothing the user gave, or shows nothing, is legal but rarely meant.
-  if (!function.params().empty() && options.inputs.empty() && !options.randomInputs)
+  if (!function.params().empty() && options.arguments.inputs.empty() && !options.arguments.randomInputs)
     errors << "vtac run: note: no --input or --random-inputs: every parameter of '" << function.name().str()
            << "' starts as zeros\n";
   std::vector<Tensor> referenceArguments;
@@ -408,7 +301,7 @@ int runCommand(const RunOptions &options, std::ostream &out, std::ostream &error
     std::optional<frontend::ParsedModule> referenceModule = frontend::loadModule(options.referenceFile, errors);
     if (!referenceModule) return 1;
     PrimFuncCompiler referenceCompiler =
-        options.referenceEngine == "jit" ? jitCompiler() : interpreterCompiler(registry);
+        options.referenceEngine == "jit" ? jit::jitCompiler() : interpreterCompiler(registry);
     auto reference = compileEntry(referenceModule->module, options.referenceEntry, options.referenceFile,
                                   referenceCompiler, registry, libraries);
     if (!reference) return fail(reference.takeError());
@@ -454,4 +347,4 @@ int runCommand(const RunOptions &options, std::ostream &out, std::ostream &error
   return matches ? 0 : 1;
 }
 
-}  // namespace vtac::backend
+}  // namespace vtac::driver

@@ -1,5 +1,6 @@
 // Preparing a program: the one path from a parsed module file to the program a command works
-// on, shared by `vtac opt`, `vtac run` and `vtac compile` so that the three never disagree.
+// on, shared by `vtac opt`, `vtac run`, `vtac compile` and `vtac tune`'s trials so that they
+// never disagree.
 // In this order:
 //  1. tensor intrinsics: the built-in VTA ones (`vta_gemm`, `vta_gemm_reset`, derived from the
 //     active VTA configuration), then the module file's `tir.TensorIntrin.register(...)` lines and
@@ -18,11 +19,13 @@
 #include <utility>
 #include <vector>
 
+#include <llvm/Support/Error.h>
+
 #include "vtac/frontend/Frontend.h"
 #include "vtac/passes/PassManager.h"
 #include "vtac/passes/schedule/Schedule.h"
 
-namespace vtac::driver {
+namespace vtac::prepare {
 
 struct Recipe {
   std::string schedule;    // a file with a schedule def; empty: the module file's own, if any
@@ -36,13 +39,28 @@ struct Recipe {
   std::string tuningDb;       // with autoSchedule: a tuning database's schedules first (vtac tune)
 };
 
+// Why a recipe cannot be prepared, found before any input is read: a malformed pipeline or an
+// unknown --pass-option (a usage error, exit status 2) or an unusable VTA configuration (an
+// input error, exit status 1). The message names the flag at fault; the command that prints it
+// puts its own name first.
+class RecipeError : public llvm::ErrorInfo<RecipeError> {
+public:
+  static char ID;
+  RecipeError(std::string message, int exitStatus) : message_(std::move(message)), exitStatus_(exitStatus) {}
+  void log(llvm::raw_ostream &os) const override { os << message_; }
+  std::error_code convertToErrorCode() const override { return llvm::inconvertibleErrorCode(); }
+  int exitStatus() const { return exitStatus_; }
+
+private:
+  std::string message_;
+  int exitStatus_;
+};
+
 class Preparer {
 public:
-  // Checks what does not depend on the input: the pipeline (an error is a usage error, exit
-  // status 2) and the VTA configuration (exit status 1). On failure writes the error (after
-  // "<command>: "), sets `status` and returns nullopt.
-  static std::optional<Preparer> create(const std::string &command, const Recipe &recipe,
-                                        passes::Instrumentation instrumentation, std::ostream &errors, int &status);
+  // Checks what does not depend on the input: the pipeline, the --pass-option names and the VTA
+  // configuration; a RecipeError when one is unusable.
+  static llvm::Expected<Preparer> create(const Recipe &recipe, passes::Instrumentation instrumentation = {});
 
   // Applies the recipe to `parsed`; remarks (warnings) and the error go to `errors`. `trace`,
   // when not null, receives the applied schedule in TVM's trace text ("" without one).
@@ -65,13 +83,8 @@ private:
   std::optional<passes::schedule::TensorIntrinTable> builtinIntrinsics_;  // parsed on first use
 };
 
-// Creates a Preparer for `recipe` and prepares `parsed` with it, for commands that prepare one
-// module without instrumentation (`vtac run`, each input of `vtac compile`); the exit status.
-int prepareModule(const std::string &command, const Recipe &recipe, frontend::ParsedModule &parsed,
-                  std::ostream &errors);
-
 // The built-in tensor intrinsics for the VTA configuration `vtaConfig` (as Recipe::vtaConfig),
-// as TVMScript text; false after writing the error.
-bool builtinIntrinsicsText(const std::string &vtaConfig, std::string &text, std::ostream &errors);
+// as TVMScript text; a RecipeError when the configuration is unusable.
+llvm::Expected<std::string> builtinIntrinsicsText(const std::string &vtaConfig);
 
-}  // namespace vtac::driver
+}  // namespace vtac::prepare

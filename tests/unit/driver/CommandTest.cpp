@@ -1,6 +1,7 @@
 // The print and check commands as the driver runs them: exit statuses, the
 // output file written atomically and only on success.
-#include "vtac/frontend/Commands.h"
+#include "vtac/driver/CheckCommand.h"
+#include "vtac/driver/PrintCommand.h"
 
 #include <catch2/catch.hpp>
 
@@ -9,7 +10,7 @@
 #include <sstream>
 #include <unistd.h>
 
-using namespace vtac::frontend;
+using namespace vtac::driver;
 namespace fs = std::filesystem;
 
 namespace {

@@ -28,20 +28,18 @@
 #include <llvm/Support/Error.h>
 
 #include "vtac/backend/PrimFuncEngine.h"
+#include "vtac/backend/RunArguments.h"
 #include "vtac/ir/Function.h"
 
-namespace vtac::graph {
+namespace vtac::driver {
 
 struct GraphRunOptions {
   std::string file;   // for messages
   std::string entry;  // empty: "main"
-  std::vector<std::pair<std::string, std::string>> inputs;   // parameter name, .npy path
+  backend::ArgumentSources arguments;  // --input, --size (symbolic sizes), --random-inputs, --seed
   std::vector<std::pair<std::string, std::string>> outputs;  // result name ("" = the only one), path
-  std::vector<std::pair<std::string, int64_t>> sizes;        // symbolic size name, value
   std::string paramsFile;
   std::vector<std::string> libraries;
-  bool randomInputs = false;
-  uint64_t seed = 0;
   bool stats = false;
   std::string statsJsonPath;
   bool timing = false;
@@ -55,13 +53,8 @@ struct GraphRunOptions {
 // graph instead of a prim_func.
 bool isGraphEntry(const ir::IRModule &module, const std::string &entry);
 
-// The module with `entry`'s parameters bound to the arrays of `npzPath` that share their names;
-// each other array is a warning on `warnings` and is never inflated.
-llvm::Expected<ir::IRModule> bindParamsFromFile(const ir::IRModule &module, const std::string &entry,
-                                                const std::string &npzPath, std::ostream &warnings);
-
 // Runs the command on a parsed module; returns the exit status.
 int runGraphCommand(const ir::IRModule &module, const GraphRunOptions &options, std::ostream &out,
                     std::ostream &errors);
 
-}  // namespace vtac::graph
+}  // namespace vtac::driver

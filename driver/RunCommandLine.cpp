@@ -7,11 +7,11 @@
 
 #include <CLI/CLI.hpp>
 
-#include "vtac/backend/RunCommand.h"
+#include "vtac/driver/RunCommand.h"
 #include "vtac/driver/ScheduleOptions.h"
 #include "vtac/support/ProgressLine.h"
 
-namespace vtac::backend {
+namespace vtac::driver {
 
 namespace {
 
@@ -74,15 +74,15 @@ void registerRunCommand(CLI::App &app, support::CommandAction &action) {
   auto outputs = std::make_shared<std::vector<std::string>>();
   auto sizes = std::make_shared<std::vector<std::string>>();
   command->add_option("FILE", options->file, "Input .tvm file")->required();
-  driver::addScheduleOptions(*command, options->schedule, options->intrinsics, options->autoSchedule, options->tuningDb);
-  command->add_option("--passes", options->passes,
+  addScheduleOptions(*command, options->recipe);
+  command->add_option("--passes", options->recipe.passes,
                       "Run this pipeline (see vtac opt --list-passes) after the schedule, e.g. --passes=vta-lower");
   command->add_option("--entry", options->entry, "The prim_func to run (default: main, or the only one)");
   command->add_option("--input", *inputs, "NAME=PATH.npy: data of parameter NAME")
       ->check(CLI::Validator(checkAssignment, "NAME=PATH"));
-  command->add_flag("--random-inputs", options->randomInputs,
+  command->add_flag("--random-inputs", options->arguments.randomInputs,
                     "Fill every parameter without --input with seeded random data (SplitMix64 per parameter, documented in backend/include/vtac/backend/RandomFill.h)");
-  command->add_option("--seed", options->seed, "Seed of --random-inputs (default 0)");
+  command->add_option("--seed", options->arguments.seed, "Seed of --random-inputs (default 0)");
   command->add_option("--size", *sizes, "VAR=VALUE: value of a symbolic size no input determines")
       ->check(CLI::Validator(checkSize, "VAR=VALUE"));
   command->add_option("--output", *outputs,
@@ -125,7 +125,7 @@ void registerRunCommand(CLI::App &app, support::CommandAction &action) {
                       "Stop the run with an error after this many seconds (both engines and the VTA simulator: the clock "
                       "is read every few thousand loop iterations, which the JIT's code then counts)")
       ->check(CLI::Validator(checkSeconds, "SECONDS"));
-  command->add_option("--vta-config", options->vtaConfig, "vta_config.json of the simulated VTA");
+  command->add_option("--vta-config", options->recipe.vtaConfig, "vta_config.json of the simulated VTA");
   command->add_option("--engine", options->engine,
                       "jit: the code vtac compile emits, run by LLVM's ORC JIT (default); interp: the reference "
                       "interpreter (the JIT draws no progress line unless --progress, --max-steps or --timeout make its "
@@ -137,14 +137,14 @@ void registerRunCommand(CLI::App &app, support::CommandAction &action) {
                     std::string(support::kProgressFlagHelp) + "; in the JIT, its code then counts loop iterations");
   command->add_flag("--timing", options->timing, "Print the times of parsing, compiling (the JIT; preparing, for the interpreter) and running (host code and simulation)");
   command->callback([&action, options, inputs, outputs, sizes] {
-    for (const std::string &text : *inputs) options->inputs.push_back(splitAssignment(text));
+    for (const std::string &text : *inputs) options->arguments.inputs.push_back(splitAssignment(text));
     for (const std::string &text : *outputs) options->outputs.push_back(splitAssignment(text));
     for (const std::string &text : *sizes) {
       auto [name, value] = splitAssignment(text);
-      options->sizes.emplace_back(name, std::stoll(value));
+      options->arguments.sizes.emplace_back(name, std::stoll(value));
     }
     action = [options] { return runCommand(*options, std::cout, std::cerr); };
   });
 }
 
-}  // namespace vtac::backend
+}  // namespace vtac::driver

@@ -1,11 +1,11 @@
-#include "vtac/driver/Prepare.h"
+#include "vtac/prepare/Prepare.h"
 
 #include <algorithm>
 #include <set>
 
 #include <llvm/Support/raw_os_ostream.h>
 
-#include "vtac/frontend/Commands.h"
+#include "vtac/frontend/ModuleFile.h"
 #include "vtac/frontend/TraceReader.h"
 #include "vtac/ir/DisplayText.h"
 #include "vtac/ir/Diagnostic.h"
@@ -17,21 +17,20 @@
 #include "vtac/support/Command.h"
 #include "vta/config.h"
 
-namespace vtac::driver {
+namespace vtac::prepare {
 
 namespace {
 
 constexpr const char *kBuiltinIntrinsicsName = "<vta-intrinsics>";
 
-// --vta-config (a path or JSON text), else VTA_CONFIG, else TVM's default; an unusable one is
-// reported after `prefix` ("vtac run: ", or nothing).
-std::optional<vta::Config> resolveVtaConfig(const std::string &vtaConfig, const std::string &prefix, std::ostream &errors) {
+// --vta-config (a path or JSON text), else VTA_CONFIG, else TVM's default.
+llvm::Expected<vta::Config> resolveVtaConfig(const std::string &vtaConfig) {
   llvm::Expected<vta::Config> config =
       vtaConfig.empty() ? vta::Config::fromEnvironment() : vta::Config::fromPathOrJSON(vtaConfig);
-  if (config) return *config;
-  errors << prefix << "error: " << (vtaConfig.empty() ? "VTA_CONFIG" : "--vta-config " + vtaConfig) << ": "
-         << llvm::toString(config.takeError()) << "\n";
-  return std::nullopt;
+  if (config) return config;
+  return llvm::make_error<RecipeError>((vtaConfig.empty() ? "VTA_CONFIG" : "--vta-config " + vtaConfig) + ": " +
+                                           llvm::toString(config.takeError()),
+                                       support::kExitInputError);
 }
 
 std::optional<frontend::ParsedModule> parseText(const std::string &name, std::string text, std::ostream &errors) {
@@ -87,46 +86,29 @@ bool collectIntrinsics(frontend::ParsedModule &parsed, passes::schedule::TensorI
 
 }  // namespace
 
-bool builtinIntrinsicsText(const std::string &vtaConfig, std::string &text, std::ostream &errors) {
-  std::optional<vta::Config> config = resolveVtaConfig(vtaConfig, "", errors);
-  if (!config) return false;
-  text = passes::gemmTensorIntrinsics(*config);
-  return true;
+char RecipeError::ID = 0;
+
+llvm::Expected<std::string> builtinIntrinsicsText(const std::string &vtaConfig) {
+  llvm::Expected<vta::Config> config = resolveVtaConfig(vtaConfig);
+  if (!config) return config.takeError();
+  return passes::gemmTensorIntrinsics(*config);
 }
 
-int prepareModule(const std::string &command, const Recipe &recipe, frontend::ParsedModule &parsed,
-                  std::ostream &errors) {
-  int status = support::kExitSuccess;
-  std::optional<Preparer> preparer = Preparer::create(command, recipe, {}, errors, status);
-  if (!preparer) return status;
-  return preparer->prepare(parsed, errors) ? support::kExitSuccess : support::kExitInputError;
-}
-
-std::optional<Preparer> Preparer::create(const std::string &command, const Recipe &recipe,
-                                         passes::Instrumentation instrumentation, std::ostream &errors, int &status) {
+llvm::Expected<Preparer> Preparer::create(const Recipe &recipe, passes::Instrumentation instrumentation) {
   auto pipeline = recipe.passes.empty()
                       ? llvm::Expected<std::vector<passes::PipelineStep>>(std::vector<passes::PipelineStep>{})
                       : passes::parsePipeline(recipe.passes, passes::PassRegistry::builtin());
-  if (!pipeline) {
-    errors << command << ": error: " << llvm::toString(pipeline.takeError()) << "\n";
-    status = support::kExitUsageError;
-    return std::nullopt;
-  }
+  if (!pipeline) return llvm::make_error<RecipeError>(llvm::toString(pipeline.takeError()), support::kExitUsageError);
   const std::vector<std::string> known = passes::PassRegistry::builtin().optionNames();
   for (const auto &[name, value] : recipe.passOptions)
     if (std::find(known.begin(), known.end(), name) == known.end()) {
       std::string list;
       for (const std::string &option : known) list += (list.empty() ? "" : ", ") + option;
-      errors << command << ": error: --pass-option: no pass reads an option '" << name << "' (options: " << list
-             << ")\n";
-      status = support::kExitUsageError;
-      return std::nullopt;
+      return llvm::make_error<RecipeError>(
+          "--pass-option: no pass reads an option '" + name + "' (options: " + list + ")", support::kExitUsageError);
     }
-  std::optional<vta::Config> config = resolveVtaConfig(recipe.vtaConfig, command + ": ", errors);
-  if (!config) {
-    status = support::kExitInputError;
-    return std::nullopt;
-  }
+  llvm::Expected<vta::Config> config = resolveVtaConfig(recipe.vtaConfig);
+  if (!config) return config.takeError();
   Preparer preparer(recipe, passes::PassManager(std::move(*pipeline), std::move(instrumentation)));
   passes::setVtaTarget(preparer.context_, *config);
   for (const auto &[name, value] : recipe.passOptions) preparer.context_.options[name] = value;
@@ -244,4 +226,4 @@ bool Preparer::addAutoSchedule(const ir::IRModule &module, const passes::schedul
   return true;
 }
 
-}  // namespace vtac::driver
+}  // namespace vtac::prepare

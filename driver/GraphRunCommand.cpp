@@ -1,4 +1,4 @@
-#include "vtac/graph/GraphRunCommand.h"
+#include "vtac/driver/GraphRunCommand.h"
 
 #include <algorithm>
 #include <chrono>
@@ -14,10 +14,13 @@
 #include "vtac/backend/Npy.h"
 #include "vtac/backend/RandomFill.h"
 #include "vtac/backend/VtaExterns.h"
+#include "vtac/graph/BindParams.h"
 #include "vtac/graph/FunctionLibrary.h"
 #include "vtac/graph/GraphExecutor.h"
 
-namespace vtac::graph {
+namespace vtac::driver {
+
+using namespace graph;
 
 namespace relax = ir::relax;
 
@@ -29,7 +32,7 @@ std::string entryName(const std::string &entry) { return entry.empty() ? "main" 
 llvm::Expected<NamedTensors> prepareInputs(const GraphExecutor &executor, const GraphRunOptions &options) {
   NamedTensors inputs;
   relax::ShapeBindings sizes;
-  for (const auto &[name, value] : options.sizes) {
+  for (const auto &[name, value] : options.arguments.sizes) {
     bool known = false;
     for (const GraphParam &param : executor.params())
       for (const ir::Expr &dim : param.sinfo.shape ? *param.sinfo.shape : std::vector<ir::Expr>{})
@@ -41,7 +44,7 @@ llvm::Expected<NamedTensors> prepareInputs(const GraphExecutor &executor, const 
       return backend::diagnosticError("--size " + name + "=" + std::to_string(value) +
                                       ": no parameter of the graph has a symbolic size '" + name + "'");
   }
-  for (const auto &[name, path] : options.inputs) {
+  for (const auto &[name, path] : options.arguments.inputs) {
     auto param = std::find_if(executor.params().begin(), executor.params().end(),
                               [&name = name](const GraphParam &p) { return p.name == name; });
     if (param == executor.params().end())
@@ -76,7 +79,7 @@ llvm::Expected<NamedTensors> prepareInputs(const GraphExecutor &executor, const 
       return backend::diagnosticError(param.sinfo.loc, "no data for parameter '" + param.name +
                                                            "' and its annotation does not fix its shape");
     backend::Tensor tensor(param.sinfo.dtype, shape);
-    if (options.randomInputs) backend::fillRandom(tensor, options.seed, param.name);
+    if (options.arguments.randomInputs) backend::fillRandom(tensor, options.arguments.seed, param.name);
     inputs.emplace_back(param.name, std::move(tensor));
   }
   return inputs;
@@ -238,37 +241,6 @@ bool isGraphEntry(const ir::IRModule &module, const std::string &entry) {
   return ir::asRelaxFunction(module.lookup(entryName(entry))) != nullptr;
 }
 
-llvm::Expected<ir::IRModule> bindParamsFromFile(const ir::IRModule &module, const std::string &entry,
-                                                const std::string &npzPath, std::ostream &warnings) {
-  const ir::RelaxFunction *func = ir::asRelaxFunction(module.lookup(entryName(entry)));
-  if (!func) return backend::diagnosticError("--params: the module has no Relax function '" + entryName(entry) + "'");
-  auto isParameter = [&](llvm::StringRef name) {
-    return std::any_of(func->params.begin(), func->params.end(),
-                       [&](const relax::VarPtr &p) { return p->name == name; });
-  };
-  llvm::Expected<NpzContents> arrays = readNpzMembers(npzPath, isParameter);
-  if (!arrays) return arrays.takeError();
-  // Like BindParams, arrays that name no parameter are not used; a misspelt name should show.
-  for (const std::string &name : arrays->unread)
-    warnings << ir::formatDiagnostic({}, ir::Severity::Warning,
-                                     npzPath + ": array '" + name + "' names no parameter of '" +
-                                         entryName(entry) + "'; not used");
-  std::vector<std::pair<std::string, std::shared_ptr<const relax::TensorData>>> params;
-  for (auto &[name, tensor] : arrays->arrays) {
-    auto data = std::make_shared<relax::TensorData>();
-    data->dtype = tensor.dtype();
-    data->shape = tensor.shape().vec();
-    data->bytes = std::move(tensor).takeBytes();
-    params.emplace_back(name, std::move(data));
-  }
-  relax::RelaxDiagnostic diagnostic;
-  ir::RelaxFunctionRef bound = relax::bindParams(*func, params, diagnostic);
-  if (!bound) return backend::diagnosticError(diagnostic.loc, npzPath + ": " + diagnostic.message);
-  ir::IRModule result = module;
-  result.add(entryName(entry), bound);
-  return result;
-}
-
 int runGraphCommand(const ir::IRModule &parsed, const GraphRunOptions &options, std::ostream &out,
                     std::ostream &errors) {
   auto fail = [&](llvm::Error error) {
@@ -283,7 +255,8 @@ int runGraphCommand(const ir::IRModule &parsed, const GraphRunOptions &options, 
   }
   ir::IRModule module = parsed;
   if (!options.paramsFile.empty()) {
-    llvm::Expected<ir::IRModule> bound = bindParamsFromFile(parsed, options.entry, options.paramsFile, errors);
+    llvm::Expected<ir::IRModule> bound =
+        graph::bindParamsFromFile(parsed, entryName(options.entry), options.paramsFile, errors);
     if (!bound) return fail(bound.takeError());
     module = std::move(*bound);
   }
@@ -332,4 +305,4 @@ int runGraphCommand(const ir::IRModule &parsed, const GraphRunOptions &options, 
   return 0;
 }
 
-}  // namespace vtac::graph
+}  // namespace vtac::driver

@@ -26,7 +26,7 @@
 // interpreter.
 //
 // When the entry is a Relax function (@R.function), the graph executor runs it instead
-// (vtac/graph/GraphRunCommand.h): --params FILE.npz binds parameters by name,
+// (GraphRunCommand.h): --params FILE.npz binds parameters by name,
 // --load-library PATH.so adds runtime functions, --output NAME=PATH names a returned variable
 // (or --output PATH for the only result) and --stats adds the graph's tensor memory.
 #pragma once
@@ -37,24 +37,23 @@
 #include <utility>
 #include <vector>
 
+#include "vtac/backend/RunArguments.h"
 #include "vtac/backend/RunLimits.h"
 #include "vtac/backend/TensorCompare.h"
+#include "vtac/prepare/Prepare.h"
 #include "vtac/support/Command.h"
 
 namespace CLI {
 class App;
 }
 
-namespace vtac::backend {
+namespace vtac::driver {
 
 struct RunOptions {
   std::string file;
   std::string entry;  // empty: "main", else the module's only prim_func
-  std::vector<std::pair<std::string, std::string>> inputs;   // parameter name, .npy path
+  backend::ArgumentSources arguments;  // --input, --size, --random-inputs, --seed
   std::vector<std::pair<std::string, std::string>> outputs;  // parameter name, .npy path
-  std::vector<std::pair<std::string, int64_t>> sizes;        // size variable name, value
-  bool randomInputs = false;
-  uint64_t seed = 0;
   bool stats = false;
   std::string statsJsonPath;
   std::string referenceFile;
@@ -62,23 +61,20 @@ struct RunOptions {
   // The engine of the --reference run: the interpreter by default, the semantics vtac checks
   // against; the JIT for references too large to interpret in reasonable time.
   std::string referenceEngine = "interp";
-  FloatTolerance tolerance;  // of the float comparison with the reference
+  backend::FloatTolerance tolerance;  // of the float comparison with the reference
   std::string traceVtaPath;  // --trace-vta: the executed VTA instructions, decoded, one a line
   std::string timelinePath;  // --timeline: the timing model's schedule of them, as JSON
-  RunLimits limits;          // of the program's run (--max-steps, --timeout); progress: see runCommand
-  std::string vtaConfig;
+  backend::RunLimits limits;  // of the program's run (--max-steps, --timeout); progress: see runCommand
   std::string engine = "jit";  // "jit" or "interp"
   bool timing = false;  // phase times (parse, host interpretation, simulation) to `errors`
   bool progress = false;  // --progress: the progress line even when stderr is no terminal
-  // Relax entries only (see vtac/graph/GraphRunCommand.h): parameters bound from an .npz,
+  // Relax entries only (see GraphRunCommand.h): parameters bound from an .npz,
   // libraries registering runtime functions.
   std::string paramsFile;
   std::vector<std::string> libraries;
   // The program is scheduled and goes through the pipeline before it runs (the --reference
-  // program does not): driver::Preparer.
-  std::string schedule, intrinsics, passes;
-  bool autoSchedule = false;  // --auto-schedule
-  std::string tuningDb;       // --tuning-db
+  // program does not): prepare::Preparer. Its vtaConfig is the simulated VTA's too.
+  prepare::Recipe recipe;
 };
 
 // Runs the command; returns the exit status (0: success, 1: error or mismatch). When the
@@ -90,4 +86,4 @@ int runCommand(const RunOptions &options, std::ostream &out, std::ostream &error
 // (returning false for exit status 1).
 void registerRunCommand(CLI::App &app, support::CommandAction &action);
 
-}  // namespace vtac::backend
+}  // namespace vtac::driver

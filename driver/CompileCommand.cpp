@@ -1,4 +1,6 @@
-#include "vtac/codegen/CompileCommand.h"
+#include "vtac/driver/CompileCommand.h"
+
+#include "Preparing.h"
 
 #include <atomic>
 #include <map>
@@ -16,15 +18,16 @@
 #include "vtac/codegen/HeaderEmitter.h"
 #include "vtac/codegen/LLVMEmitter.h"
 #include "vtac/codegen/RelaxHostLowering.h"
-#include "vtac/driver/Prepare.h"
-#include "vtac/frontend/Commands.h"
+#include "vtac/frontend/ModuleFile.h"
 #include "vtac/ir/Diagnostic.h"
 #include "vtac/support/AtomicFile.h"
 #include "vtac/support/Command.h"
 #include "vtac/support/OutputDirectory.h"
 #include "vtac/support/ProgressLine.h"
 
-namespace vtac::codegen {
+namespace vtac::driver {
+
+using codegen::EmitKind;
 
 namespace {
 
@@ -78,23 +81,13 @@ std::string makePath(const std::string &path) {
   return out;
 }
 
-driver::Recipe recipe(const CompileOptions &options) {
-  driver::Recipe recipe;
-  recipe.schedule = options.schedule;
-  recipe.intrinsics = options.intrinsics;
-  recipe.autoSchedule = options.autoSchedule;
-  recipe.tuningDb = options.tuningDb;
-  recipe.passes = options.passes;
-  recipe.vtaConfig = options.vtaConfig;
-  return recipe;
-}
-
 // A make rule: the output depends on the input and on the files that change what it compiles to.
 std::string depfileText(const CompileOptions &options, const std::string &input, const std::string &output) {
   std::vector<std::string> prerequisites = {input};
-  for (const std::string &path : {options.schedule, options.intrinsics})
+  const prepare::Recipe &recipe = options.recipe;
+  for (const std::string &path : {recipe.schedule, recipe.intrinsics})
     if (!path.empty()) prerequisites.push_back(path);
-  if (!options.vtaConfig.empty() && options.vtaConfig.front() != '{') prerequisites.push_back(options.vtaConfig);
+  if (!recipe.vtaConfig.empty() && recipe.vtaConfig.front() != '{') prerequisites.push_back(recipe.vtaConfig);
   std::string text = makePath(output) + ":";
   for (const std::string &path : prerequisites) text += " " + makePath(path);
   text += "\n";
@@ -153,8 +146,8 @@ private:
     std::optional<frontend::ParsedModule> parsed = frontend::loadModule(job.input, errors);
     if (!parsed) return false;
     for (const auto &entry : parsed->module.functions()) job.functions.push_back(entry.name->name);
-    if (!prepare(*parsed, errors)) return false;
-    std::vector<HostFunction> functions;
+    if (!prepareInput(*parsed, errors)) return false;
+    std::vector<codegen::HostFunction> functions;
     // Symbols first (a graph calls prim_funcs by them); prim_funcs, then graphs, so that every
     // function a graph calls is defined before it.
     std::map<std::string, std::string> symbols, symbolOwners;
@@ -174,8 +167,8 @@ private:
         auto *func = entry.function.as<ir::PrimFunc>();
         const ir::RelaxFunction *graph = ir::asRelaxFunction(entry.function);
         if (graphs ? !graph : !func) continue;
-        auto lowered = graph ? lowerRelaxForHost(*graph, name, symbols[name], symbols, functions)
-                             : lowerForHost(*func, name, symbols[name]);
+        auto lowered = graph ? codegen::lowerRelaxForHost(*graph, name, symbols[name], symbols, functions)
+                             : codegen::lowerForHost(*func, name, symbols[name]);
         if (!lowered) {
           errors << ir::renderError(lowered.takeError());
           return false;
@@ -196,24 +189,24 @@ private:
   }
 
   // The schedule and the --passes pipeline (one preparer per input: inputs compile in parallel).
-  bool prepare(frontend::ParsedModule &parsed, std::ostream &errors) const {
-    return driver::prepareModule("vtac compile", recipe(options_), parsed, errors) == support::kExitSuccess;
+  bool prepareInput(frontend::ParsedModule &parsed, std::ostream &errors) const {
+    return prepareModule("vtac compile", options_.recipe, parsed, errors) == support::kExitSuccess;
   }
 
-  llvm::Expected<std::string> emit(const Job &job, const std::vector<HostFunction> &functions) const {
+  llvm::Expected<std::string> emit(const Job &job, const std::vector<codegen::HostFunction> &functions) const {
     std::string source = llvm::sys::path::filename(job.input).str();
     switch (kind_) {
-    case EmitKind::C: return emitC(functions, source);
+    case EmitKind::C: return codegen::emitC(functions, source);
     case EmitKind::Header:
-      return emitHeader(functions, source, "VTAC_" + llvm::StringRef(identifier(stem(job.output))).upper() + "_H_");
+      return codegen::emitHeader(functions, source, "VTAC_" + llvm::StringRef(identifier(stem(job.output))).upper() + "_H_");
     default: {
-      LLVMEmitOptions llvmOptions;
+      codegen::LLVMEmitOptions llvmOptions;
       llvmOptions.kind = kind_;
       llvmOptions.targetTriple = options_.targetTriple;
       llvmOptions.cpu = options_.cpu;
       llvmOptions.features = options_.features;
       llvmOptions.optLevel = options_.optLevel;
-      return emitLLVM(functions, source, llvmOptions);
+      return codegen::emitLLVM(functions, source, llvmOptions);
     }
     }
   }
@@ -226,8 +219,8 @@ private:
 
 int compileCommand(const CompileOptions &options, std::ostream &errors) {
   // The pipeline and the VTA configuration are checked once, before any input is read.
-  int status = support::kExitSuccess;
-  if (!driver::Preparer::create("vtac compile", recipe(options), {}, errors, status)) return status;
+  if (llvm::Expected<prepare::Preparer> checked = prepare::Preparer::create(options.recipe); !checked)
+    return reportRecipeError("vtac compile", checked.takeError(), errors);
   std::optional<support::OutputDirectory> directory;
   if (support::namesDirectory(options.output)) {
     auto checked = support::OutputDirectory::check(options.output);
@@ -321,4 +314,4 @@ int compileCommand(const CompileOptions &options, std::ostream &errors) {
   return support::kExitSuccess;
 }
 
-}  // namespace vtac::codegen
+}  // namespace vtac::driver

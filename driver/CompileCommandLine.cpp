@@ -1,18 +1,20 @@
-#include "vtac/codegen/CompileCommandLine.h"
-
+// The `compile` subcommand's flags (CLI11); the command itself is compileCommand
+// (CompileCommand.cpp).
 #include <iostream>
 #include <memory>
 #include <set>
 #include <string_view>
 
+#include <CLI/CLI.hpp>
+
 #include "vtac/codegen/CNames.h"
-#include "vtac/codegen/CompileCommand.h"
 #include "vtac/codegen/LLVMEmitter.h"
+#include "vtac/driver/CompileCommand.h"
 #include "vtac/driver/ScheduleOptions.h"
 #include "vtac/support/OutputDirectory.h"
 #include "vtac/support/ProgressLine.h"
 
-namespace vtac::codegen {
+namespace vtac::driver {
 
 namespace {
 
@@ -27,7 +29,7 @@ void checkSymbols(const std::vector<std::string> &symbols, size_t inputs) {
     if (equals == std::string::npos && inputs > 1)
       throw CLI::ValidationError("--symbol", "'" + entry + "' without FUNC= would name every input's main alike");
     if (equals == 0) throw CLI::ValidationError("--symbol", "'" + entry + "' names no function before '='");
-    if (!isCFunctionName(name))
+    if (!codegen::isCFunctionName(name))
       throw CLI::ValidationError("--symbol", "'" + name + "' cannot name a C function (letters, digits and '_', "
                                              "not starting with a digit; no C keyword, not main)");
     if (!functions.insert(function).second)
@@ -55,11 +57,11 @@ void registerCompileCommand(CLI::App &app, support::CommandAction &action) {
                       "c | header | llvm (.ll) | bc | asm (.s) | obj (default: from the output's "
                       "extension, else obj)")
       ->check(CLI::IsMember({"c", "header", "llvm", "bc", "asm", "obj"}));
-  command->add_option("--passes", options->passes,
+  command->add_option("--passes", options->recipe.passes,
                       "Pass pipeline to run first, as vtac opt --passes (e.g. tir-lower; see vtac opt "
                       "--list-passes)");
-  driver::addScheduleOptions(*command, options->schedule, options->intrinsics, options->autoSchedule, options->tuningDb);
-  command->add_option("--vta-config", options->vtaConfig,
+  addScheduleOptions(*command, options->recipe);
+  command->add_option("--vta-config", options->recipe.vtaConfig,
                       "vta_config.json (path or JSON text) the VTA passes lower for (default: VTA_CONFIG, else "
                       "TVM's default)");
   command->add_option("--symbol", options->symbols,
@@ -87,7 +89,7 @@ void registerCompileCommand(CLI::App &app, support::CommandAction &action) {
     checkSymbols(options->symbols, options->inputs.size());
     // (Without them the target is checked when compiling: an unsupported one is no usage error.)
     if (cpu->count() + features->count() > 0) {
-      if (llvm::Error error = checkCpuAndFeatures(options->targetTriple, options->cpu, options->features))
+      if (llvm::Error error = codegen::checkCpuAndFeatures(options->targetTriple, options->cpu, options->features))
         throw CLI::ValidationError(llvm::toString(std::move(error)));
     }
     action = [options] { return compileCommand(*options, std::cerr); };
@@ -105,4 +107,4 @@ void spellDependencyFlags(int argc, char **argv) {
   }
 }
 
-}  // namespace vtac::codegen
+}  // namespace vtac::driver

@@ -16,7 +16,7 @@
 // the cycles plus the DRAM bus's cycles for the trial's traffic. OUT.py is a schedule def of the best trials, which `--schedule OUT.py` replays; with
 // --tuning-db DB each is also recorded in DB (passes/autoschedule/TuningDatabase.h), which
 // `--auto-schedule --tuning-db DB` applies; --log LOG gets every trial's cost. Deterministic for
-// a seed, whatever -j (tune/TrialPlanner.h, tune/ForkedJobs.h). --space lists each space (index: remark); --choices measures given indices instead of
+// a seed, whatever -j (tune/SpaceSearch.h, TrialPlanner.h, ForkedJobs.h). --space lists each space (index: remark); --choices measures given indices instead of
 // a search (to compare a known tiling, such as TVM's tuned one).
 #pragma once
 
@@ -26,27 +26,24 @@
 #include <vector>
 
 #include "vtac/support/Command.h"
+#include "vtac/tune/SpaceSearch.h"
 
 namespace CLI {
 class App;
 }
 
-namespace vtac::tune {
+namespace vtac::driver {
 
 struct TuneOptions {
   std::string file;
   std::string entry;  // empty: every prim_func a rule recognises
   std::string output;
-  std::string vtaConfig;
   std::string tuningDb;  // --tuning-db: the database each best schedule is added to
   std::string log;       // --log: every trial's cost
   std::string objective = "cycles";
-  int64_t trials = 64;
   size_t jobs = 1;  // -j: trials measured at once
-  uint64_t seed = 0;
-  std::vector<size_t> choices;  // --choices: these indices of each space instead of a draw
-  bool printSpace = false;      // --space
-  bool progress = false;        // --progress: a progress line even when stderr is no terminal
+  bool printSpace = false;  // --space
+  tune::SearchOptions search;  // --vta-config, --trials, --seed, --choices, --progress
 };
 
 // Runs the command; the exit status (0 success, 1 an error in the input or a failed trial).
@@ -54,4 +51,4 @@ int tuneCommand(const TuneOptions &options, std::ostream &out, std::ostream &err
 
 void registerTuneCommand(CLI::App &app, support::CommandAction &action);
 
-}  // namespace vtac::tune
+}  // namespace vtac::driver

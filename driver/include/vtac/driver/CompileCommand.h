@@ -17,19 +17,22 @@
 #include <utility>
 #include <vector>
 
-namespace vtac::codegen {
+#include "vtac/prepare/Prepare.h"
+#include "vtac/support/Command.h"
 
-enum class EmitKind { C, Header, LLVMIR, Bitcode, Assembly, Object };
+namespace CLI {
+class App;
+}
+
+namespace vtac::driver {
 
 struct CompileOptions {
   std::vector<std::string> inputs;
   std::string output;  // a file (one input) or a directory (a trailing '/' or an existing one)
   std::string emit;    // "c", "header", "llvm", "bc", "asm", "obj"; empty: from the output's extension
-  std::string passes;  // a pass pipeline (vtac opt --passes) run before code generation
-  std::string schedule, intrinsics;  // applied before the passes (driver::Preparer)
-  bool autoSchedule = false;         // --auto-schedule
-  std::string tuningDb;              // --tuning-db
-  std::string vtaConfig;             // the VTA configuration the passes lower for
+  // The schedule, --passes and the VTA configuration they lower for, applied before code
+  // generation (prepare::Preparer); a trace's sample_* steps are seeded with 0.
+  prepare::Recipe recipe;
   std::vector<std::string> symbols;
   int jobs = 1;
   bool progress = false;  // --progress: the progress line even when stderr is no terminal
@@ -45,4 +48,11 @@ struct CompileOptions {
 // malformed --passes pipeline.
 int compileCommand(const CompileOptions &options, std::ostream &errors);
 
-}  // namespace vtac::codegen
+void registerCompileCommand(CLI::App &app, support::CommandAction &action);
+
+// Rewrites gcc's dependency flags after a `compile` argument, `-MD` and `-MF`, to the `--MD`
+// and `--MF` that CLI11 parses (it reads `-MD` as the two short flags -M and -D). Call before
+// parsing.
+void spellDependencyFlags(int argc, char **argv);
+
+}  // namespace vtac::driver

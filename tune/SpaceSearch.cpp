@@ -1,29 +1,18 @@
-#include "vtac/tune/TuneCommand.h"
+#include "vtac/tune/SpaceSearch.h"
 
 #include <algorithm>
-#include <cstdlib>
-#include <iostream>
-#include <memory>
-#include <optional>
 #include <sstream>
 
-#include <CLI/CLI.hpp>
 #include <llvm/ADT/STLExtras.h>
 #include <llvm/ADT/ScopeExit.h>
 #include <llvm/Support/FormatVariadic.h>
 #include <llvm/Support/JSON.h>
 
-#include "vta/config.h"
 #include "vtac/backend/SimulatedRun.h"
 #include "vtac/backend/TensorCompare.h"
-#include "vtac/driver/Prepare.h"
-#include "vtac/frontend/Commands.h"
 #include "vtac/ir/Diagnostic.h"
-#include "vtac/passes/autoschedule/AutoSchedule.h"
-#include "vtac/support/AtomicFile.h"
+#include "vtac/prepare/Prepare.h"
 #include "vtac/support/ProgressLine.h"
-#include "vtac/tune/ForkedJobs.h"
-#include "vtac/tune/TrialPlanner.h"
 
 namespace vtac::tune {
 
@@ -74,26 +63,27 @@ struct TrialOutcome {
   }
 };
 
-// Measures the trials of one function's space and returns the best choice's index.
-class SpaceSearch {
+}  // namespace
+
+class SpaceSearch::Searcher {
 public:
-  SpaceSearch(const TuneOptions &options, Objective objective, JobSlots &slots, const frontend::ParsedModule &parsed,
+  Searcher(const SearchOptions &options, Objective objective, JobSlots &slots, const frontend::ParsedModule &parsed,
               std::ostream &out, std::ostream &errors)
       : options_(options), objective_(objective), slots_(slots), parsed_(parsed), out_(out), errors_(errors),
         progress_(errors, support::ProgressLine::styleForStderr(options.progress)) {}
 
-  // The best trial's choice and cost, or nullopt after the error.
   std::optional<std::pair<size_t, Cost>> search(const passes::autoschedule::FunctionSpace &space) {
     const std::string &name = space.function;
     auto endWorkers = llvm::make_scope_exit([&] { workers_.reset(); });  // they measure this space
     // Each trial lowers this function alone.
-    driver::Recipe recipe;
+    prepare::Recipe recipe;
     recipe.passes = "vta-lower";
     recipe.function = name;
     recipe.vtaConfig = options_.vtaConfig;
-    int status = support::kExitSuccess;
-    preparer_ = driver::Preparer::create("vtac tune", recipe, {}, errors_, status);
-    if (!preparer_) return std::nullopt;
+    // (The command has checked the VTA configuration, the one part of this recipe that may fail.)
+    llvm::Expected<prepare::Preparer> preparer = prepare::Preparer::create(recipe);
+    if (!preparer) return fail(preparer.takeError());
+    preparer_.emplace(std::move(*preparer));
     ir::PrimFuncRef unscheduled = ir::cast<ir::PrimFunc>(parsed_.module.lookup(name));
     // The JIT's CPU code: the interpreter would take minutes on a ResNet layer, and the JIT is
     // checked against it (fuzz/engines.py).
@@ -161,8 +151,6 @@ public:
     return std::pair(trials[best], *costs[best]);
   }
 
-  // One JSON line per trial (--log): the function, the choice's index and remark, and its cost
-  // or the first line of vta-lower's refusal.
   const std::string &logText() const { return log_; }
 
 private:
@@ -247,160 +235,28 @@ private:
     return outcome;
   }
 
-  const TuneOptions &options_;
+  const SearchOptions &options_;
   Objective objective_;
   JobSlots &slots_;
   const frontend::ParsedModule &parsed_;
-  std::optional<driver::Preparer> preparer_;  // of the function being searched
+  std::optional<prepare::Preparer> preparer_;  // of the function being searched
   std::unique_ptr<WorkerPool> workers_;       // with -j: forked while searching that function
   std::ostream &out_, &errors_;
   support::ProgressLine progress_;
   std::string log_;
 };
 
-}  // namespace
 
-int tuneCommand(const TuneOptions &options, std::ostream &out, std::ostream &errors) {
-  auto fail = [&](llvm::Error error) {
-    errors << ir::renderError(std::move(error));
-    return support::kExitInputError;
-  };
-  if (!options.printSpace)
-    for (const std::string &path : {options.output, options.tuningDb, options.log})
-      if (!path.empty())
-        if (llvm::Error error = support::checkOutputDirectory(path)) return fail(std::move(error));
-  if (!options.tuningDb.empty())  // a malformed database is an error before the search, not after
-    if (llvm::Expected<passes::autoschedule::TuningDatabase> read =
-            passes::autoschedule::TuningDatabase::read(options.tuningDb, /*missingIsEmpty=*/true);
-        !read)
-      return fail(read.takeError());
-  if (!options.vtaConfig.empty())
-    if (llvm::Error error = backend::selectVtaConfig(options.vtaConfig, "--vta-config " + options.vtaConfig))
-      return fail(std::move(error));
-  llvm::Expected<vta::Config> config =
-      options.vtaConfig.empty() ? vta::Config::fromEnvironment() : vta::Config::fromPathOrJSON(options.vtaConfig);
-  if (!config) return fail(ir::diagnosticError("vta config: " + llvm::toString(config.takeError())));
-  std::optional<frontend::ParsedModule> parsed = frontend::loadModule(options.file, errors);
-  if (!parsed) return support::kExitInputError;
+SpaceSearch::SpaceSearch(const SearchOptions &options, Objective objective, JobSlots &slots,
+                         const frontend::ParsedModule &parsed, std::ostream &out, std::ostream &errors)
+    : searcher_(std::make_unique<Searcher>(options, objective, slots, parsed, out, errors)) {}
 
-  llvm::Expected<std::vector<passes::autoschedule::FunctionSpace>> spaces =
-      passes::autoschedule::scheduleSpaces(parsed->module, *config);
-  if (!spaces) return fail(spaces.takeError());
-  if (!options.entry.empty())
-    llvm::erase_if(*spaces, [&](const auto &space) { return space.function != options.entry; });
-  if (spaces->empty()) {
-    // Located at the first function, each function's reason a note (as --auto-schedule says it).
-    ir::SourceLoc at = parsed->module.loc;
-    for (const ir::IRModule::Entry &entry : parsed->module.functions())
-      if (!at.isKnown()) at = entry.function->loc();
-    errors << ir::formatDiagnostic(at, ir::Severity::Error,
-                                   options.entry.empty()
-                                       ? "tune: no prim_func a VTA auto-schedule rule recognises"
-                                       : "tune: '" + options.entry + "' is no prim_func a VTA auto-schedule rule recognises");
-    llvm::Expected<passes::autoschedule::AutoSchedule> remarks =
-        passes::autoschedule::autoSchedule(parsed->module, {}, *config);
-    if (!remarks) return fail(remarks.takeError());
-    for (const passes::autoschedule::Remark &remark : remarks->remarks)
-      if (remark.message.find("stays on the CPU") != std::string::npos)
-        errors << ir::formatDiagnostic(remark.loc, ir::Severity::Note, remark.message);
-    return support::kExitInputError;
-  }
+SpaceSearch::~SpaceSearch() = default;
 
-  if (options.printSpace) {
-    for (const passes::autoschedule::FunctionSpace &space : *spaces)
-      for (size_t i = 0; i < space.choices.size(); ++i) out << space.function << " " << i << ": " << space.choices[i].remark << "\n";
-    return support::kExitSuccess;
-  }
-  Objective objective{options.objective == "cycles" ? 0 : config->timing.memBusBytes};
-  JobSlots slots = JobSlots::fromMakeflags(options.jobs, std::getenv("MAKEFLAGS"), errors);
-  SpaceSearch searcher(options, objective, slots, *parsed, out, errors);
-  ir::Trace best;
-  best.name = "schedule";
-  std::vector<passes::autoschedule::TuningRecord> records;
-  for (const passes::autoschedule::FunctionSpace &space : *spaces) {
-    std::optional<std::pair<size_t, Cost>> found = searcher.search(space);
-    if (!found) return support::kExitInputError;
-    const passes::autoschedule::ScheduleChoice &chosen = space.choices[found->first];
-    chosen.write(best);
-    records.push_back({space.workload, passes::autoschedule::vtaModelName(*config), chosen.remark,
-                       found->second.cycles, found->second.dramBytes});
-  }
-  // Tunes that run at once (make -j) add to one database: it is read again, the records added
-  // and written back under a lock, so none is lost.
-  std::optional<support::DirectoryLock> locked;
-  passes::autoschedule::TuningDatabase database;
-  if (!options.tuningDb.empty()) {
-    llvm::Expected<support::DirectoryLock> lock = support::DirectoryLock::acquire(options.tuningDb);
-    if (!lock) return fail(lock.takeError());
-    locked.emplace(std::move(*lock));
-    llvm::Expected<passes::autoschedule::TuningDatabase> read =
-        passes::autoschedule::TuningDatabase::read(options.tuningDb, /*missingIsEmpty=*/true);
-    if (!read) return fail(read.takeError());
-    database = std::move(*read);
-    for (passes::autoschedule::TuningRecord &record : records) database.put(std::move(record));
-  }
-  support::OutputSet files;
-  if (llvm::Error error = files.stage(options.output, "# vtac tune " + options.file + " --trials " +
-                                                          std::to_string(options.trials) + " --seed " +
-                                                          std::to_string(options.seed) + "\n" + ir::printTrace(best)))
-    return fail(std::move(error));
-  if (!options.tuningDb.empty())
-    if (llvm::Error error = files.stage(options.tuningDb, database.text())) return fail(std::move(error));
-  if (!options.log.empty())
-    if (llvm::Error error = files.stage(options.log, searcher.logText())) return fail(std::move(error));
-  if (llvm::Error error = files.commit()) return fail(std::move(error));
-  return support::kExitSuccess;
+std::optional<std::pair<size_t, Cost>> SpaceSearch::search(const passes::autoschedule::FunctionSpace &space) {
+  return searcher_->search(space);
 }
 
-void registerTuneCommand(CLI::App &app, support::CommandAction &action) {
-  auto *command = app.add_subcommand(
-      "tune", "Search the automatic VTA schedules of each prim_func on the simulator's timing model\n"
-              "and write the best as a schedule file (--schedule replays it). Each trial is\n"
-              "checked against the unscheduled program; the best has the least --objective.");
-  auto options = std::make_shared<TuneOptions>();
-  command->add_option("FILE", options->file, "Input .tvm file")->required();
-  auto *output = command->add_option("-o,--output", options->output, "The schedule file to write (a def taking sch)");
-  auto *space = command->add_flag("--space", options->printSpace,
-                                  "Print each function's schedules (index: what the rule says of it) and stop");
-  output->excludes(space);
-  command->add_option("--choices", options->choices,
-                      "I,J,...: measure these schedules of the space (--space numbers them) instead of a draw")
-      ->delimiter(',');
-  command->add_option("--entry", options->entry, "Tune only this prim_func (default: every one a rule recognises)");
-  command->add_option("--trials", options->trials,
-                      "Schedules measured per function: the rule's own, a quarter drawn by --seed, then the "
-                      "neighbours of the best (default 64)")
-      ->check(CLI::Validator(
-          [](const std::string &text) {
-            return text.find_first_not_of("0123456789") == std::string::npos && text.find_first_not_of('0') != std::string::npos
-                       ? ""
-                       : "expected a positive integer, got '" + text + "'";
-          },
-          "N"));
-  command->add_option("-j,--jobs", options->jobs,
-                      "N: measure up to N trials at once, each in a process of its own (default 1); under make "
-                      "-j, only as many as make's jobserver grants (mark the recipe '+')")
-      ->check(CLI::Range(1, 1024));
-  command->add_option("--seed", options->seed, "Seed of the search and of the random inputs (default 0)");
-  command->add_option("--objective", options->objective,
-                      "What the best trial has the least of: cycles (default: the fewest modelled cycles; "
-                      "among trials within 0.2% of them, the fewest DRAM bytes) or cycles+dram (the cycles plus "
-                      "the cycles the DRAM bus is busy with the trial's loads and stores, at the VTA config's "
-                      "mem_bus_bytes a cycle: trades a few percent of cycles for bytes)")
-      ->check(CLI::IsMember({"cycles", "cycles+dram"}));
-  command->add_option("--log", options->log,
-                      "FILE: write every trial as a JSON line (function, choice, remark, cycles and dram_bytes, or "
-                      "refused)");
-  command->add_option("--tuning-db", options->tuningDb,
-                      "DB: add each tuned function's schedule to this tuning database (made if absent), which "
-                      "--auto-schedule --tuning-db DB applies");
-  command->add_option("--vta-config", options->vtaConfig,
-                      "vta_config.json path or JSON text (default: VTA_CONFIG, else TVM's default)");
-  command->add_flag("--progress", options->progress, support::kProgressFlagHelp);
-  command->callback([&action, options, output] {
-    if (!options->printSpace && !output->count()) throw CLI::RequiredError("--output");
-    action = [options] { return tuneCommand(*options, std::cout, std::cerr); };
-  });
-}
+const std::string &SpaceSearch::logText() const { return searcher_->logText(); }
 
 }  // namespace vtac::tune

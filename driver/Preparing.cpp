@@ -1,0 +1,28 @@
+#include "Preparing.h"
+
+#include "vtac/support/Command.h"
+
+namespace vtac::driver {
+
+int reportRecipeError(const std::string &command, llvm::Error error, std::ostream &errors) {
+  int status = support::kExitInputError;
+  std::string message;
+  llvm::handleAllErrors(
+      std::move(error),
+      [&](const prepare::RecipeError &refused) {
+        status = refused.exitStatus();
+        message = refused.message();
+      },
+      [&](const llvm::ErrorInfoBase &other) { message = other.message(); });
+  errors << command << ": error: " << message << "\n";
+  return status;
+}
+
+int prepareModule(const std::string &command, const prepare::Recipe &recipe, frontend::ParsedModule &parsed,
+                  std::ostream &errors) {
+  llvm::Expected<prepare::Preparer> preparer = prepare::Preparer::create(recipe);
+  if (!preparer) return reportRecipeError(command, preparer.takeError(), errors);
+  return preparer->prepare(parsed, errors) ? support::kExitSuccess : support::kExitInputError;
+}
+
+}  // namespace vtac::driver

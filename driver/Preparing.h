@@ -1,0 +1,24 @@
+// What the commands share in using prepare/: a refused recipe printed as
+// `<command>: error: <message>` with its exit status, and one module prepared.
+#pragma once
+
+#include <ostream>
+#include <string>
+
+#include <llvm/Support/Error.h>
+
+#include "vtac/frontend/Frontend.h"
+#include "vtac/prepare/Prepare.h"
+
+namespace vtac::driver {
+
+// Writes `error` after "<command>: error: " and returns the exit status it calls for (a
+// prepare::RecipeError's own, else 1).
+int reportRecipeError(const std::string &command, llvm::Error error, std::ostream &errors);
+
+// Prepares `parsed` with a Preparer of its own, for commands that prepare one module without
+// instrumentation (`vtac run`, each input of `vtac compile`); the exit status.
+int prepareModule(const std::string &command, const prepare::Recipe &recipe, frontend::ParsedModule &parsed,
+                  std::ostream &errors);
+
+}  // namespace vtac::driver
