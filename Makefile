@@ -37,13 +37,13 @@ test: build
 check-all: test
 	$(MAKE) test-sanitize-full
 
-# The frontend unit tests and the lit suite under the default compiler's AddressSanitizer +
+# The frontend and driver unit tests and the lit suite under the default compiler's AddressSanitizer +
 # UBSan (only what they need is built): `-DVTAC_SANITIZE` with GCC. No longer in CI, whose
 # test-sanitize-full runs these tests and all the others under clang.
 test-sanitize: deps
 	cmake -S . -B $(ASAN_BUILD) -G Ninja -DCMAKE_BUILD_TYPE=Debug -DVTAC_SANITIZE=address,undefined $(CMAKE_ARGS)
-	cmake --build $(ASAN_BUILD) -j $(JOBS) --target vtac_frontend_tests
-	cd $(ASAN_BUILD) && ctest --output-on-failure -L frontend
+	cmake --build $(ASAN_BUILD) -j $(JOBS) --target vtac_frontend_tests vtac_driver_tests
+	cd $(ASAN_BUILD) && ctest --output-on-failure -L "frontend|driver"
 
 # CI's sanitizer phase: the whole suite but the tests labelled slow or interp, under clang's
 # AddressSanitizer + UBSan, built at -O1 with line tables only. The C programs of e2e/compile
