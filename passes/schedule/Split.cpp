@@ -140,7 +140,7 @@ llvm::Expected<std::vector<RV>> applySplit(Schedule &sch, StepArgs &args) {
     value = value ? addExpr(mulExpr(value, extents[i]), newVars.back()) : Expr(newVars.back());
   }
   Stmt body = substitute(loop.body, VarMap{{loop.loopVar.get(), value}});
-  Expr inBounds = makeBinary(NodeKind::LT, value, loop.extent);
+  Expr inBounds = makeBinary(NodeKind::LT, value, loop.extent, args.at("factors"));
   if (!*disablePredication && !analyzer.canProve(inBounds, arith::Analyzer::ProofStrength::SymbolicBound))
     body = PredicateAppender(inBounds).visitStmt(body);
   for (size_t i = factors.size(); i-- > 0;)

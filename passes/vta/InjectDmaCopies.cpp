@@ -1,6 +1,9 @@
 #include "vta/InjectDmaCopies.h"
 
 #include <algorithm>
+#include <set>
+
+#include <llvm/ADT/StringExtras.h>
 
 #include "vta/VtaTarget.h"
 #include "vtac/ir/Arith.h"
@@ -103,8 +106,8 @@ std::optional<std::vector<ClipBound>> detectClipBound(const Expr &cond,
 
 class DmaInjector : public vta::PragmaLowerer {
 public:
-  explicit DmaInjector(PassContext &context, ir::IterVarRef axis)
-      : PragmaLowerer("dma_copy"), config_(context.vta), axis_(std::move(axis)) {}
+  DmaInjector(PassContext &context, const ir::PrimFuncRef &function)
+      : PragmaLowerer("dma_copy"), config_(context.vta), axis_(vta::coprocAxis(function->body)), function_(function) {}
 
   // The ranges of the loops and virtual threads around a copy, for what its pattern must prove.
   ir::Stmt visitFor(const ir::For &op) override {
@@ -120,6 +123,28 @@ public:
 private:
   llvm::Error fail(const ir::Node &at, const llvm::Twine &message) {
     return ir::diagnosticError(at.loc(), "dma_copy: " + message);
+  }
+
+  // The guard split added for a factor that does not divide its loop (`l_0 * f + l_1 < extent`,
+  // located at the split's factors) that shares a loop variable with `condition`: the copy's guard
+  // is that one carried through compute_at. Null when the function has none.
+  const ir::BinaryExpr *splitGuardOf(const Expr &condition) {
+    std::set<const ir::Var *> vars;
+    ir::preOrderVisit(condition, [&](const ir::Node &n) {
+      if (auto *var = n.as<ir::Var>()) vars.insert(var);
+    });
+    const ir::BinaryExpr *found = nullptr;
+    ir::preOrderVisit(function_->body, [&](const ir::Node &n) {
+      auto *branch = n.as<ir::IfThenElse>();
+      auto *less = branch ? branch->condition.as<ir::BinaryExpr>() : nullptr;
+      if (found || !less || less->kind() != ir::NodeKind::LT || !less->loc().isKnown() ||
+          less->loc().file == function_->loc().file || !ir::asConstInt(less->b))
+        return;
+      ir::preOrderVisit(less->a, [&](const ir::Node &m) {
+        if (auto *var = m.as<ir::Var>(); var && vars.count(var)) found = less;
+      });
+    });
+    return found;
   }
 
   // Whether e >= 1 wherever the loops around take it: the analyzer's bounds, else (they treat
@@ -173,10 +198,21 @@ private:
     const auto *store = body.as<ir::BufferStore>();
     if (const auto *guard = body.as<ir::IfThenElse>(); guard && !guard->elseCase) {
       const auto *guarded = guard->thenCase.as<ir::BufferStore>();
-      return fail(*guard, "the copy into '" + (guarded ? guarded->buffer->name : std::string("?")) +
-                              "' is guarded by `" + ir::printExpr(guard->condition) +
-                              "`: a tile that does not divide its loop's extent; split that loop by a factor "
-                              "that divides it");
+      std::string copy = "the copy into '" + (guarded ? guarded->buffer->name : std::string("?")) +
+                         "' is guarded by `" + ir::printExpr(guard->condition) + "`";
+      if (const ir::BinaryExpr *split = splitGuardOf(guard->condition)) {
+        int64_t extent = *ir::asConstInt(split->b);
+        std::vector<std::string> divisors;
+        for (int64_t d = 1; d <= extent && divisors.size() < 8; ++d)
+          if (extent % d == 0) divisors.push_back(std::to_string(d));
+        return ir::diagnosticError(split->loc(), "dma_copy: " + copy + ": this split's factors do not divide the extent " +
+                                                     std::to_string(extent) + " (its guard `" +
+                                                     ir::printExpr(ir::Expr(split)) + "`), and VTA's DMA copies no "
+                                                     "guarded tile; split by a factor that divides " +
+                                                     std::to_string(extent) + " (" + llvm::join(divisors, ", ") + ")");
+      }
+      return fail(*guard, copy + ": a tile that does not divide its loop's extent; split that loop by a factor that "
+                                 "divides it");
     }
     if (!store)
       return fail(loops.empty() ? static_cast<const ir::Node &>(attr) : *loops.back(),
@@ -451,13 +487,14 @@ private:
 
   const ::vta::Config &config_;
   ir::IterVarRef axis_;
+  ir::PrimFuncRef function_;
   ir::arith::Analyzer analyzer_;  // the ranges of the loops and virtual threads seen so far
 };
 
 }  // namespace
 
 llvm::Expected<ir::PrimFuncRef> injectDmaCopies(const ir::PrimFuncRef &func, PassContext &context) {
-  DmaInjector injector(context, vta::coprocAxis(func->body));
+  DmaInjector injector(context, func);
   return mutateBody(func, injector, func->loc());
 }
 
