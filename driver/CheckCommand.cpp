@@ -2,9 +2,11 @@
 
 #include <iostream>
 #include <memory>
+#include <sstream>
 
 #include <CLI/CLI.hpp>
 
+#include "vtac/driver/VerifyDiagnostics.h"
 #include "vtac/frontend/ModuleFile.h"
 
 namespace vtac::driver {
@@ -22,8 +24,17 @@ void registerCheckCommand(CLI::App &app, support::CommandAction &action) {
                "otherwise one 'file:line:col: error: message' diagnostic per problem.");
   auto inputs = std::make_shared<std::vector<std::string>>();
   command->add_option("FILE", *inputs, "Input .tvm files ('-' reads standard input)")->required();
-  command->callback([&action, inputs] {
-    action = [inputs] { return runCheck(*inputs, std::cerr) ? 0 : 1; };
+  auto verify = std::make_shared<bool>(false);
+  command->add_flag("--verify-diagnostics", *verify,
+                    "Check the diagnostics against `# expected-error {{text}}` comments (@+N/@-N for "
+                    "another line) in the files; succeed when each expected one, and nothing else, is printed");
+  command->callback([&action, inputs, verify] {
+    action = [inputs, verify] {
+      if (!*verify) return runCheck(*inputs, std::cerr) ? 0 : 1;
+      std::ostringstream printed;
+      runCheck(*inputs, printed);
+      return verifyDiagnostics(printed.str(), *inputs, std::cerr) ? 0 : 1;
+    };
   });
 }
 

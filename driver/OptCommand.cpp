@@ -2,6 +2,7 @@
 
 #include <iostream>
 #include <memory>
+#include <sstream>
 
 #include <CLI/CLI.hpp>
 #include <llvm/Support/raw_os_ostream.h>
@@ -9,6 +10,7 @@
 #include "Equivalence.h"
 #include "Preparing.h"
 #include "vtac/driver/ScheduleOptions.h"
+#include "vtac/driver/VerifyDiagnostics.h"
 #include "vtac/frontend/ModuleFile.h"
 #include "vtac/ir/Diagnostic.h"
 #include "vtac/passes/PassManager.h"
@@ -179,6 +181,10 @@ void registerOptCommand(CLI::App &app, support::CommandAction &action) {
   command->add_flag("--check-equivalence", options->checkEquivalence,
                     "Run each function before and after the pipeline with the interpreter on the "
                     "same seeded random inputs; fail unless every parameter agrees bit for bit");
+  command->add_flag("--verify-diagnostics", options->verifyDiagnostics,
+                    "Check the diagnostics against `# expected-error {{text}}` comments (also -warning, "
+                    "-note, -remark; @+N/@-N for another line) in the files they point into; succeed when "
+                    "each expected one, and nothing else, is printed");
   command->add_option("--seed", options->recipe.scheduleSeed, "Seed of the inputs of --check-equivalence and of the schedule's sample_* steps without a decision");
   command->add_option("--size", *sizes,
                       "VAR=VALUE: a symbolic size for --check-equivalence (repeatable)");
@@ -202,7 +208,15 @@ void registerOptCommand(CLI::App &app, support::CommandAction &action) {
     }
     if (!options->listPasses && options->inputs.empty())
       throw CLI::RequiredError("FILE");
-    action = [options] { return runOpt(*options, std::cout, std::cerr); };
+    action = [options] {
+      if (!options->verifyDiagnostics) return runOpt(*options, std::cout, std::cerr);
+      std::ostringstream printed;
+      runOpt(*options, std::cout, printed);
+      std::vector<std::string> files = options->inputs;
+      for (const std::string &file : {options->recipe.schedule, options->recipe.intrinsics})
+        if (!file.empty()) files.push_back(file);
+      return verifyDiagnostics(printed.str(), files, std::cerr) ? support::kExitSuccess : support::kExitInputError;
+    };
   });
 }
 

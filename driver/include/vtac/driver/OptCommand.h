@@ -45,6 +45,7 @@ struct OptOptions {
   bool printAfterAll = false, printChanged = false, verifyEach = false, timePasses = false;
   std::set<std::string> printAfter, printBefore;
   bool checkEquivalence = false;
+  bool verifyDiagnostics = false;  // check the diagnostics against expected-* comments (VerifyDiagnostics.h)
   std::vector<std::pair<std::string, int64_t>> sizes;
 };
 
