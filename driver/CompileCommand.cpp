@@ -188,9 +188,12 @@ private:
     return true;
   }
 
-  // The schedule and the --passes pipeline (one preparer per input: inputs compile in parallel).
+  // The schedule, the --passes pipeline and host-lower (one preparer per input: inputs compile
+  // in parallel).
   bool prepareInput(frontend::ParsedModule &parsed, std::ostream &errors) const {
-    return prepareModule("vtac compile", options_.recipe, parsed, errors) == support::kExitSuccess;
+    prepare::Recipe recipe = options_.recipe;
+    recipe.passes = recipe.passes.empty() ? "host-lower" : recipe.passes + ",host-lower";
+    return prepareModule("vtac compile", recipe, parsed, errors) == support::kExitSuccess;
   }
 
   llvm::Expected<std::string> emit(const Job &job, const std::vector<codegen::HostFunction> &functions) const {

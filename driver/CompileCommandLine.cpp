@@ -58,8 +58,9 @@ void registerCompileCommand(CLI::App &app, support::CommandAction &action) {
                       "extension, else obj)")
       ->check(CLI::IsMember({"c", "header", "llvm", "bc", "asm", "obj"}));
   command->add_option("--passes", options->recipe.passes,
-                      "Pass pipeline to run first, as vtac opt --passes (e.g. tir-lower; see vtac opt "
-                      "--list-passes)");
+                      "Pass pipeline to run first, as vtac opt --passes (e.g. vta-lower; see vtac opt "
+                      "--list-passes); host-lower always follows it (vtac opt --passes=PIPELINE,host-lower "
+                      "--print-after-all shows every step)");
   addScheduleOptions(*command, options->recipe);
   command->add_option("--vta-config", options->recipe.vtaConfig,
                       "vta_config.json (path or JSON text) the VTA passes lower for (default: VTA_CONFIG, else "

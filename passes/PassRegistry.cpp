@@ -9,6 +9,7 @@ const PassRegistry &PassRegistry::builtin() {
     PassRegistry r;
     registerTirPasses(r);
     registerVtaPasses(r);
+    registerHostPasses(r);
     return r;
   }();
   return registry;

@@ -63,7 +63,7 @@ void registerVtaPasses(PassRegistry &registry) {
   registry.add({"uop-kernel-closures",
                 "micro-kernels capture what TVM's runtime takes: outer lets recomputed inside, loop "
                 "variables packed into one int key (vtac; run by every backend)",
-                uopKernelClosures, nullptr, PassInput::LoweredTir});
+                uopKernelClosures, nullptr});
   registry.add({"vta-lower", "flat TIR -> VTA program: TVM's VTA build_config passes in order",
                 nullptr, buildVtaLower});
 }

@@ -2,6 +2,8 @@
 
 #include <map>
 
+#include "vtac/ir/Visitor.h"
+
 namespace vtac::passes {
 
 namespace {
@@ -94,6 +96,26 @@ std::string gemmTensorIntrinsics(const ::vta::Config &config) {
       text.replace(at, field.size(), value);
   }
   return text;
+}
+
+namespace {
+
+bool isVtaCall(const ir::Call &call) {
+  if (llvm::StringRef(call.op).starts_with("tir.vta.")) return true;
+  if (call.op != "tir.call_extern" || call.args.empty()) return false;
+  auto *name = call.args[0].as<ir::StringImm>();
+  return name && llvm::StringRef(name->value).starts_with("VTA");
+}
+
+}  // namespace
+
+bool usesVta(const ir::Stmt &body) {
+  bool found = false;
+  ir::preOrderVisit(body, [&](const ir::Node &node) {
+    if (auto *c = node.as<ir::Call>()) found |= isVtaCall(*c);
+    if (auto *attr = node.as<ir::AttrStmt>()) found |= llvm::StringRef(attr->key).starts_with("coproc_");
+  });
+  return found;
 }
 
 }  // namespace vtac::passes

@@ -6,6 +6,7 @@
 #include "vtac/ir/Mutator.h"
 #include "vtac/ir/UndefinedVars.h"
 #include "vtac/ir/Visitor.h"
+#include "vtac/passes/PassSupport.h"
 #include "vtac/passes/Vta.h"
 
 namespace vtac::codegen {
@@ -21,13 +22,6 @@ ir::Expr call(DataType dtype, const char *op, std::vector<ir::Expr> args) {
 ir::Expr externCall(DataType dtype, const char *name, std::vector<ir::Expr> args, ir::SourceLoc loc) {
   args.insert(args.begin(), ir::make<ir::StringImm>(name));
   return ir::make<ir::Call>(dtype, "tir.call_extern", std::move(args), loc);
-}
-
-bool isVtaCall(const ir::Call &call) {
-  if (llvm::StringRef(call.op).starts_with("tir.vta.")) return true;
-  if (call.op != "tir.call_extern" || call.args.empty()) return false;
-  auto *name = call.args[0].as<ir::StringImm>();
-  return name && llvm::StringRef(name->value).starts_with("VTA");
 }
 
 // The VTA intrinsics and micro-kernel scopes of a body, rewritten as runtime calls.
@@ -110,26 +104,7 @@ private:
   llvm::Error error_ = llvm::Error::success();
 };
 
-// T.func_attr({"tir.noalias": True}) (also T.bool(True), 1).
-bool promisesNoAlias(const ir::PrimFunc &func) {
-  const ir::AttrValue *value = func.attrs.find("tir.noalias");
-  if (!value) return false;
-  if (value->isBool()) return value->asBool();
-  if (value->isInt()) return value->asInt() != 0;
-  auto *constant = value->isExpr() ? value->asExpr().as<ir::IntImm>() : nullptr;
-  return constant && constant->value != 0;
-}
-
 }  // namespace
-
-bool usesVta(const ir::Stmt &body) {
-  bool found = false;
-  ir::preOrderVisit(body, [&](const ir::Node &node) {
-    if (auto *c = node.as<ir::Call>()) found |= isVtaCall(*c);
-    if (auto *attr = node.as<ir::AttrStmt>()) found |= llvm::StringRef(attr->key).starts_with("coproc_");
-  });
-  return found;
-}
 
 llvm::Expected<HostFunction> lowerForHost(const ir::PrimFunc &func, const std::string &name,
                                           const std::string &symbol) {
@@ -137,11 +112,11 @@ llvm::Expected<HostFunction> lowerForHost(const ir::PrimFunc &func, const std::s
   function.name = name;
   function.symbol = symbol;
   function.loc = func.loc();
-  bool vta = usesVta(func.body);
+  bool vta = passes::usesVta(func.body);
   if (vta) function.commandHandle = ir::makeVar("cmd", DataType::handle());
 
   VtaCallLowering lowering(function);
-  ir::Stmt body = lowering.visitStmt(passes::closeUopKernels(func.body));
+  ir::Stmt body = lowering.visitStmt(func.body);
   if (llvm::Error error = lowering.takeError()) return error;
   auto outlined = outlineParallelLoops(body, function.tasks);
   if (!outlined) return outlined.takeError();
@@ -150,7 +125,7 @@ llvm::Expected<HostFunction> lowerForHost(const ir::PrimFunc &func, const std::s
     body = ir::make<ir::LetStmt>(function.commandHandle,
                                  externCall(DataType::handle(), "VTATLSCommandHandle", {}, func.loc()), body);
 
-  bool noAlias = !vta && promisesNoAlias(func);
+  bool noAlias = !vta && passes::promisesNoAlias(func);
   for (const ir::VarRef &param : func.params) {
     HostParam host;
     host.buffer = func.bufferOf(param);

@@ -27,6 +27,7 @@
 #include "vtac/ir/Diagnostic.h"
 #include "vtac/ir/Visitor.h"
 #include "vtac/passes/PassManager.h"
+#include "vtac/passes/Vta.h"
 
 namespace vtac::jit {
 
@@ -190,21 +191,18 @@ llvm::Expected<std::unique_ptr<JitFunction>> JitFunction::compile(ir::PrimFuncRe
   auto signature = backend::FunctionSignature::of(func, name);
   if (!signature) return signature.takeError();
   result->signature_ = std::move(*signature);
-  // TensorIR is flattened first, as `vtac compile --passes=tir-lower` would.
-  ir::PrimFuncRef flat = func;
+  // The emitters take host-lower's output, as in `vtac compile`; TensorIR is flattened first, as
+  // `vtac compile --passes=tir-lower` would.
   bool hasBlocks = false;
   ir::preOrderVisit(func->body, [&](const ir::Node &node) { hasBlocks |= node.isa<ir::BlockRealize>(); });
-  if (hasBlocks) {
-    auto pipeline = passes::parsePipeline("tir-lower", passes::PassRegistry::builtin());
-    if (!pipeline) return pipeline.takeError();
-    passes::PassContext context;
-    passes::Instrumentation instrumentation;
-    instrumentation.namePassInErrors = false;
-    auto lowered = passes::PassManager(std::move(*pipeline), instrumentation).run(flat, name, context);
-    if (!lowered) return lowered.takeError();
-    flat = *lowered;
-  }
-  auto host = codegen::lowerForHost(*flat, name, name);
+  auto pipeline = passes::parsePipeline(hasBlocks ? "tir-lower,host-lower" : "host-lower", passes::PassRegistry::builtin());
+  if (!pipeline) return pipeline.takeError();
+  passes::PassContext passContext;
+  passes::Instrumentation instrumentation;
+  instrumentation.namePassInErrors = false;
+  auto flat = passes::PassManager(std::move(*pipeline), instrumentation).run(func, name, passContext);
+  if (!flat) return flat.takeError();
+  auto host = codegen::lowerForHost(**flat, name, name);
   if (!host) return host.takeError();
   result->host_ = std::move(*host);
 
@@ -253,7 +251,7 @@ llvm::Expected<std::unique_ptr<JitFunction>> JitFunction::compile(ir::PrimFuncRe
   for (const std::string &handle : built->kernelHandles)
     hostSymbols[mangle(handle)] = {llvm::orc::ExecutorAddr::fromPtr(backend::newKernelCacheSlot()),
                                    llvm::JITSymbolFlags::Exported};
-  if (llvm::Error error = checkExternsResolve(*built->module, *flat, hostNames))
+  if (llvm::Error error = checkExternsResolve(*built->module, **flat, hostNames))
     return error;
   if (llvm::Error error = dylib.define(llvm::orc::absoluteSymbols(std::move(hostSymbols))))
     return ir::diagnosticError("JIT: " + llvm::toString(std::move(error)));
@@ -351,7 +349,7 @@ llvm::Error JitFunction::run(llvm::MutableArrayRef<backend::Tensor> arguments, c
 backend::PrimFuncCompiler jitCompiler(bool countSteps) {
   return [countSteps](ir::PrimFuncRef function,
                       llvm::StringRef name) -> llvm::Expected<std::unique_ptr<backend::PrimFuncEngine>> {
-    int level = codegen::usesVta(function->body) ? 0 : 2;
+    int level = passes::usesVta(function->body) ? 0 : 2;
     auto compiled = JitFunction::compile(function, name.str(), level, true, countSteps);
     if (!compiled) return compiled.takeError();
     return std::unique_ptr<backend::PrimFuncEngine>(std::move(*compiled));

@@ -9,6 +9,7 @@
 #include "vtac/frontend/Frontend.h"
 #include "vtac/ir/Diagnostic.h"
 #include "vtac/ir/Visitor.h"
+#include "vtac/passes/Vta.h"
 
 namespace vtac::codegen {
 namespace {
@@ -67,8 +68,11 @@ TEST_CASE("host lowering: intrinsics become runtime calls on one command handle"
   CHECK(lowered->params[0].onVta);
 }
 
-TEST_CASE("host lowering: a micro-kernel captures the loop variable it reads, and computes a let of it inside", "[codegen]") {
-  auto lowered = lowerForHost(*parse(kVtaProgram), "main", "layer");
+TEST_CASE("host lowering after host-lower: a micro-kernel captures the loop variable it reads, and computes a let of it inside", "[codegen]") {
+  ir::PrimFuncRef func = parse(kVtaProgram);
+  ir::PrimFunc *closed = ir::copyNode(*func);
+  closed->body = passes::closeUopKernels(func->body);  // host-lower's uop-kernel-closures
+  auto lowered = lowerForHost(*closed, "main", "layer");
   REQUIRE(bool(lowered));
   REQUIRE(lowered->kernels.size() == 1);
   const MicroKernel &kernel = lowered->kernels[0];

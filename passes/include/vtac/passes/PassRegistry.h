@@ -34,5 +34,6 @@ private:
 // Registration functions, one per folder of passes (each defined in that folder's Passes.cpp).
 void registerTirPasses(PassRegistry &registry);
 void registerVtaPasses(PassRegistry &registry);
+void registerHostPasses(PassRegistry &registry);
 
 }  // namespace vtac::passes

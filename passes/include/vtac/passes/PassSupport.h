@@ -60,13 +60,19 @@ llvm::Expected<ir::PrimFuncRef> mutateBody(const ir::PrimFuncRef &func, Mutator 
   return withBody(func, std::move(body));
 }
 
-// TVM's IsFromLegacyTESchedule: the TensorIR-only passes leave TE-lowered functions alone.
-inline bool isFromLegacyTeSchedule(const ir::PrimFunc &func) {
-  const ir::AttrValue *flag = func.attrs.find("from_legacy_te_schedule");
+// A function attribute set to true: True, T.bool(True) or a non-zero integer.
+inline bool attrIsTrue(const ir::PrimFunc &func, llvm::StringRef key) {
+  const ir::AttrValue *flag = func.attrs.find(key);
   if (!flag) return false;
   if (flag->isBool()) return flag->asBool();
   if (flag->isInt()) return flag->asInt() != 0;
   return flag->isExpr() && !ir::isZero(flag->asExpr());
 }
+
+// TVM's IsFromLegacyTESchedule: the TensorIR-only passes leave TE-lowered functions alone.
+inline bool isFromLegacyTeSchedule(const ir::PrimFunc &func) { return attrIsTrue(func, "from_legacy_te_schedule"); }
+
+// `tir.noalias`: no two buffer parameters over distinct data variables overlap.
+inline bool promisesNoAlias(const ir::PrimFunc &func) { return attrIsTrue(func, "tir.noalias"); }
 
 }  // namespace vtac::passes

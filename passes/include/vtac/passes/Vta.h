@@ -24,6 +24,10 @@ void setVtaTarget(PassContext &context, const ::vta::Config &config);
 // tile alignment.
 std::string gemmTensorIntrinsics(const ::vta::Config &config);
 
+// True when `body` drives VTA (a VTA runtime call, a `tir.vta.*` intrinsic or a `coproc_*`
+// attribute): the function's buffer parameters are then VTABufferAlloc buffers.
+bool usesVta(const ir::Stmt &body);
+
 // The micro-kernels of `body` rewritten to capture what TVM's runtime takes: no closure or one
 // int below 99 (uop-kernel-closures, passes/vta/UopKernelClosures.cpp). The interpreter and the
 // code generators run it on every function they execute.

@@ -1,7 +1,8 @@
 // Lowering of a prim_func for the host: what every code emitter (C, LLVM) consumes.
 //
-// `lowerForHost` takes a lowered prim_func (flat loops, VTA runtime calls, `coproc_*`
-// intrinsics, `coproc_uop_scope` micro-kernels; no blocks) and produces a HostFunction:
+// `lowerForHost` takes what the `host-lower` pipeline gives (passes/host/Pipeline.cpp: flat
+// loops, VTA runtime calls, `coproc_*` intrinsics, closed `coproc_uop_scope` micro-kernels; no
+// blocks) and produces a HostFunction:
 //  - the entry ABI: each buffer parameter becomes a `DLTensor *`; the body starts with checks
 //    of every tensor (not null, ndim, dtype, shape, compact strides; byte_offset 0 for VTA
 //    buffers, whose data is a VTABufferAlloc handle) as AssertStmts, binds symbolic shape
@@ -134,10 +135,6 @@ struct HostFunction {
     return found == loweredIntrinsics.end() ? callee : found->second.second;
   }
 };
-
-// True when `body` drives VTA (a VTA runtime call, a `tir.vta.*` intrinsic or a `coproc_*`
-// attribute): the function's buffer parameters are then VTABufferAlloc buffers.
-bool usesVta(const ir::Stmt &body);
 
 llvm::Expected<HostFunction> lowerForHost(const ir::PrimFunc &func, const std::string &name,
                                           const std::string &symbol);

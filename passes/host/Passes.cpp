@@ -1,0 +1,22 @@
+// The host passes (vtac's own: TVM leaves these to LLVM or to its codegen) and host-lower. They
+// take any input (a block is left alone) so that code generation reports TensorIR it is given.
+#include "vtac/passes/PassRegistry.h"
+
+#include "host/HoistReductionInit.h"
+#include "host/Pipeline.h"
+#include "host/VectorizeOuterLoops.h"
+
+namespace vtac::passes {
+
+void registerHostPasses(PassRegistry &registry) {
+  registry.add({"hoist-reduction-init",
+                "a reduction's `if k == 0` initialisation -> in front of its loop (vtac)", hoistReductionInit,
+                nullptr});
+  registry.add({"vectorize-outer-loops",
+                "a loop of independent iterations around a reduction -> vector lanes, same results (vtac)",
+                vectorizeOuterLoops, nullptr});
+  registry.add({"host-lower", "lowered TIR -> what the emitters take: the host passes in order (run by vtac compile and the JIT)", nullptr,
+                buildHostLower});
+}
+
+}  // namespace vtac::passes

@@ -1,0 +1,14 @@
+#include "host/Pipeline.h"
+
+namespace vtac::passes {
+
+// What a function goes through on its way to the emitters, after the --passes pipeline (vtac
+// compile, the JIT): the last IR-to-IR steps before code generation, shown by
+// `vtac opt --passes=...,host-lower --print-after-all` like any other.
+void buildHostLower(PipelineBuilder &pipeline) {
+  pipeline.add("hoist-reduction-init")    // `if k == 0: init` out of the reduction loops
+      .add("vectorize-outer-loops")       // independent loops around a reduction -> vector lanes
+      .add("uop-kernel-closures");        // micro-kernels capture what TVM's runtime takes
+}
+
+}  // namespace vtac::passes
