@@ -23,6 +23,8 @@ config.substitutions.append(("%python", sys.executable))
 config.substitutions.append(("%samples", os.path.join(config.vtac_src_root, "samples")))
 config.substitutions.append(("FileCheck", config.filecheck))
 # split-file keeps a case's inputs in its one test file (LLVM's llvm-19-tools, beside FileCheck).
-config.substitutions.append(("split-file", os.path.join(os.path.dirname(config.filecheck), "split-file")))
+# A pattern, not the bare word: lit substitutes regular expressions into the expanded line, and a
+# checkout whose path holds "split-file" (a worktree named after it) must keep its paths.
+config.substitutions.append((r"(?<![\w/.-])split-file(?![\w/.-])", os.path.join(os.path.dirname(config.filecheck), "split-file")))
 config.substitutions.append(("not ", config.llvm_not + " "))
 config.environment["LC_ALL"] = "C"
