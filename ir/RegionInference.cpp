@@ -254,12 +254,43 @@ private:
     return out;
   }
 
-  // The buffer an access really touches: matched buffers stand for their source region.
-  bool redirectMatched(const BufferRef &buffer, std::vector<AccessEntry> &list) {
+  // Records an access of `buffer`, or of the source of the view `buffer` is: the view's
+  // dimensions are the source region's last ones, offset by their starts (as TVM's region
+  // detector maps them); a view that does not line up so stands for its whole source region.
+  void recordAccess(const BufferRef &buffer, std::vector<Interval> dims, std::vector<AccessEntry> &list) {
+    if (allocated_.count(buffer.get())) return;
     auto it = matched_.find(buffer.get());
-    if (it == matched_.end()) return false;
-    recordRegion(it->second->source, lets_, list);
-    return true;
+    if (it == matched_.end()) return record(buffer, std::move(dims), list);
+    const BufferRegion &source = it->second->source;
+    if (auto mapped = intoSource(*buffer, source, dims)) return recordAccess(source.buffer, std::move(*mapped), list);
+    recordRegion(source, lets_, list);
+  }
+
+  std::optional<std::vector<Interval>> intoSource(const Buffer &view, const BufferRegion &source,
+                                                  const std::vector<Interval> &dims) {
+    if (source.region.size() != source.buffer->rank() || dims.size() > source.region.size()) return std::nullopt;
+    size_t leading = source.region.size() - dims.size();
+    std::vector<Interval> out;
+    for (size_t d = 0; d < source.region.size(); ++d) {
+      const Range &r = source.region[d];
+      if (d < leading) {
+        out.push_back(intervalOfRange(r, lets_));
+        continue;
+      }
+      const Interval &v = dims[d - leading];
+      LinearForm sameExtent = difference(linear(view.shape[d - leading]), linear(substitute(r.extent, lets_)));
+      if (v.whole || !sameExtent.isConstant() || sameExtent.constant != 0) return std::nullopt;
+      Interval start = intervalOf(r.min);
+      if (start.whole) return std::nullopt;
+      Interval i;
+      i.lo = start.lo;
+      i.lo.add(v.lo, 1);
+      i.hi = start.hi;
+      i.hi.add(v.hi, 1);
+      i.minExpr = detail::fromLinearForm(i.lo, r.min->dtype);
+      out.push_back(std::move(i));
+    }
+    return out;
   }
 
   void record(const BufferRef &buffer, std::vector<Interval> dims, std::vector<AccessEntry> &list) {
@@ -273,46 +304,40 @@ private:
   }
 
   void recordWhole(const BufferRef &buffer, std::vector<AccessEntry> &list) {
-    if (allocated_.count(buffer.get()) || redirectMatched(buffer, list)) return;
-    record(buffer, std::vector<Interval>(buffer->rank(), wholeDimension()), list);
+    recordAccess(buffer, std::vector<Interval>(buffer->rank(), wholeDimension()), list);
   }
 
   void recordPointAccess(const BufferRef &buffer, const std::vector<Expr> &indices, std::vector<AccessEntry> &list) {
-    if (allocated_.count(buffer.get()) || redirectMatched(buffer, list)) return;
     if (indices.size() != buffer->rank()) return recordWhole(buffer, list);
     std::vector<Interval> dims;
     dims.reserve(indices.size());
     for (const Expr &index : indices) dims.push_back(intervalOf(index));
-    record(buffer, std::move(dims), list);
+    recordAccess(buffer, std::move(dims), list);
   }
 
   void recordRegion(const BufferRegion &region, const VarMap &bindings, std::vector<AccessEntry> &list) {
     if (allocated_.count(region.buffer.get())) return;
     if (region.region.size() != region.buffer->rank()) return recordWhole(region.buffer, list);
     std::vector<Interval> dims;
-    for (const Range &r : region.region) {
-      Expr min = substitute(r.min, bindings);
-      if (isOne(r.extent)) {
-        dims.push_back(intervalOf(min));
-        continue;
-      }
-      LinearForm lo = linear(min), hi = lo;
-      hi.add(linear(substitute(r.extent, bindings)), 1);
-      hi.constant -= 1;
-      auto rlo = relax(lo, false), rhi = relax(hi, true);
-      if (!rlo || !rhi) {
-        dims.push_back(wholeDimension());
-        continue;
-      }
-      Interval i;
-      LinearForm shift = difference(*rlo, lo);
-      bool relaxed = !shift.isConstant() || shift.constant != 0;
-      i.lo = *rlo;
-      i.hi = *rhi;
-      i.minExpr = relaxed ? detail::fromLinearForm(*rlo, min->dtype) : min;
-      dims.push_back(std::move(i));
-    }
-    record(region.buffer, std::move(dims), list);
+    for (const Range &r : region.region) dims.push_back(intervalOfRange(r, bindings));
+    recordAccess(region.buffer, std::move(dims), list);
+  }
+
+  Interval intervalOfRange(const Range &r, const VarMap &bindings) {
+    Expr min = substitute(r.min, bindings);
+    if (isOne(r.extent)) return intervalOf(min);
+    LinearForm lo = linear(min), hi = lo;
+    hi.add(linear(substitute(r.extent, bindings)), 1);
+    hi.constant -= 1;
+    auto rlo = relax(lo, false), rhi = relax(hi, true);
+    if (!rlo || !rhi) return wholeDimension();
+    Interval i;
+    LinearForm shift = difference(*rlo, lo);
+    bool relaxed = !shift.isConstant() || shift.constant != 0;
+    i.lo = *rlo;
+    i.hi = *rhi;
+    i.minExpr = relaxed ? detail::fromLinearForm(*rlo, min->dtype) : min;
+    return i;
   }
 
   BufferRegion toRegion(const AccessEntry &entry) const {

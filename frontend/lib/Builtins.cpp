@@ -444,7 +444,8 @@ const std::unordered_map<std::string, Handler> &builtinTable() {
                              "T.match_buffer", "T.alloc_buffer", "T.allocate", "T.allocate_const", "T.decl_buffer",
                              "T.buffer_decl", "T.var", "T.axis.remap",
                              "T.axis.spatial", "T.axis.reduce", "T.axis.S", "T.axis.R",
-                             "T.LetStmt", "T.Assert", "range", "T.env_thread", "T.launch_thread"})
+                             "T.LetStmt", "T.Assert", "range", "T.env_thread", "T.launch_thread",
+                             "T.meta_var"})
       t[name] = statementOnly;
     return t;
   }();

@@ -135,7 +135,7 @@ static bool isBindingBuiltin(const std::string &path) {
   static const char *const names[] = {"T.match_buffer", "T.alloc_buffer", "T.allocate",
                                       "T.allocate_const", "T.decl_buffer", "T.buffer_decl", "T.Buffer",
                                       "T.var",          "T.handle",       "T.LetStmt",
-                                      "T.env_thread",   "T.launch_thread"};
+                                      "T.env_thread",   "T.launch_thread", "T.meta_var"};
   for (const char *name : names)
     if (path == name)
       return true;
@@ -352,6 +352,14 @@ FunctionBuilder::bindBuiltinResult(const std::string &name, ir::SourceLoc where,
     Value type = callBuiltin(path, args, at);
     if (type.kind == Value::Kind::PointerType)
       define(name, Value::ofExpr(ir::make<ir::Var>(name, type.pointer, where), where), where);
+    return std::nullopt;
+  }
+  if (path == "T.meta_var") {
+    // `x = T.meta_var(e)`: x stands for e where it is used (a parser-time macro), no let.
+    if (args.positional.size() != 1 || !args.keywords.empty())
+      error(at, "T.meta_var takes one value");
+    else
+      define(name, args.positional[0], where);
     return std::nullopt;
   }
   if (path == "T.env_thread") {

@@ -47,7 +47,7 @@ void registerTirPasses(PassRegistry &registry) {
                 "liveness-based reuse, in-place reuse and tagged-scope merge of allocations (StorageRewrite)",
                 storageRewrite, nullptr});
   registry.add({"remove-no-op", "statements that do nothing removed, side effects kept (RemoveNoOp)", removeNoOp,
-                nullptr});
+                nullptr, PassInput::Any, removeNoOpOptions()});
   registry.add({"unroll-loop", "T.unroll loops (and auto-unrolled small ones) -> copies of the body (UnrollLoop)",
                 unrollLoop, nullptr, PassInput::Any, unrollLoopOptions()});
   registry.add({"tir-lower", "TensorIR -> flat TIR: TVM's phase-1 passes in order", nullptr,

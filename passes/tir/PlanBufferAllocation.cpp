@@ -190,7 +190,12 @@ public:
     if (op.init) fail(op, "block '" + op.name + "' still has T.init(); run lower-init-block first");
     auto it = allocationsAt_.find(&op);
     std::vector<ir::BufferRef> allocations = it == allocationsAt_.end() ? std::vector<ir::BufferRef>{} : it->second;
+    // The block's views exist for the blocks inside it, whose regions may name them.
+    std::vector<const ir::Var *> views;
+    for (const ir::MatchBufferRegion &match : op.matchBuffers)
+      if (live_.emplace(match.buffer->data.get(), match.buffer).second) views.push_back(match.buffer->data.get());
     ir::Stmt visited = StmtExprMutator::visitBlock(op);
+    for (const ir::Var *view : views) live_.erase(view);
     for (const ir::BufferRef &buffer : allocations) live_.erase(buffer->data.get());
     const auto &block = *visited.as<ir::Block>();
     std::vector<ir::BufferRegion> reads = liveRegions(block.reads), writes = liveRegions(block.writes);

@@ -1,13 +1,24 @@
 #include "tir/RemoveNoOp.h"
 
+#include <algorithm>
+#include <optional>
+#include <unordered_set>
+
 #include "vtac/ir/Arith.h"
+#include "vtac/ir/Diagnostic.h"
 #include "vtac/ir/Mutator.h"
 #include "vtac/ir/SideEffect.h"
+#include "vtac/ir/Substitute.h"
 #include "vtac/ir/Visitor.h"
 #include "vtac/ir/arith/Analyzer.h"
 #include "vtac/passes/PassSupport.h"
 
 namespace vtac::passes {
+
+std::vector<std::string> removeNoOpOptions() {
+  return {"remove-no-op.use-dataflow-analysis", "remove-no-op.max-simplification-steps"};
+}
+
 namespace {
 
 bool isNoOp(const ir::Stmt &s) {
@@ -33,8 +44,51 @@ bool uses(const ir::Stmt &s, const ir::Node *target) {
   return found;
 }
 
+// Loops and else-less `if`s around one store: what the dataflow rules reason about.
+struct StoreNest {
+  std::vector<const ir::For *> loops;
+  std::vector<ir::Expr> conditions;
+  const ir::BufferStore *store = nullptr;
+  bool plain() const { return loops.empty() && conditions.empty(); }
+};
+
+std::optional<StoreNest> storeNest(const ir::Stmt &stmt) {
+  StoreNest nest;
+  for (const ir::Node *node = stmt.get();;) {
+    const auto *branch = node->as<ir::IfThenElse>();
+    if (const auto *loop = node->as<ir::For>()) {
+      nest.loops.push_back(loop);
+      node = loop->body.get();
+    } else if (branch && !branch->elseCase) {
+      nest.conditions.push_back(branch->condition);
+      node = branch->thenCase.get();
+    } else if ((nest.store = node->as<ir::BufferStore>())) {
+      return nest;
+    } else {
+      return std::nullopt;
+    }
+  }
+}
+
+// Whether `stmt` may read (`writes` false) or write the memory behind `data`: an access of a
+// buffer over it, the pointer itself, or an opaque call.
+bool mayTouch(const ir::Stmt &stmt, const ir::Var *data, bool writes) {
+  bool found = false;
+  ir::preOrderVisit(stmt, [&](const ir::Node &n) {
+    const auto *load = n.as<ir::BufferLoad>();
+    const auto *store = n.as<ir::BufferStore>();
+    const auto *call = n.as<ir::Call>();
+    found |= &n == data || (!writes && load && load->buffer->data.get() == data) ||
+             (writes && store && store->buffer->data.get() == data) ||
+             (call && ir::sideEffect(ir::Expr(call)) == ir::SideEffect::Opaque);
+  });
+  return found;
+}
+
 class NoOpRemover : public ir::StmtExprMutator {
 public:
+  explicit NoOpRemover(bool dataflow) : dataflow_(dataflow) {}
+
   ir::Stmt visitSeqStmt(const ir::SeqStmt &op) override {
     std::vector<ir::Stmt> kept;
     bool changed = false;
@@ -47,6 +101,7 @@ public:
       }
       kept.push_back(visited);
     }
+    if (dataflow_) changed |= removeDeadStores(kept);
     if (!changed) return ir::Stmt(&op);
     if (kept.empty()) return nothing(op.loc());
     return ir::seq(std::move(kept), op.loc());
@@ -126,6 +181,94 @@ public:
   }
 
 private:
+  // use-dataflow-analysis: within a sequence, a store nest whose every element a later one
+  // overwrites before anything may read the buffer, and a plain store of the value an earlier
+  // nest left there with no write in between, are removed. Returns whether one was.
+  bool removeDeadStores(std::vector<ir::Stmt> &stmts) {
+    bool removed = false;
+    auto remove = [&](size_t k, const StoreNest &nest) {
+      std::vector<ir::Expr> parts{nest.store->value};
+      parts.insert(parts.end(), nest.store->indices.begin(), nest.store->indices.end());
+      ir::Stmt rest = keepSideEffects(parts, stmts[k]->loc());
+      if (!nest.plain() && !isNoOp(rest)) return;  // side effects once per iteration
+      stmts[k] = rest;
+      removed = true;
+    };
+    for (size_t i = 0; i < stmts.size(); ++i) {
+      auto first = storeNest(stmts[i]);
+      if (!first) continue;
+      const ir::Var *data = first->store->buffer->data.get();
+      for (size_t j = i + 1; j < stmts.size(); ++j) {
+        if (mayTouch(stmts[j], data, false)) break;
+        auto later = storeNest(stmts[j]);
+        if (later && writesAllOf(*later, *first)) {
+          remove(i, *first);
+          break;
+        }
+      }
+    }
+    for (size_t j = 0; j < stmts.size(); ++j) {
+      auto later = storeNest(stmts[j]);
+      if (!later || !later->plain()) continue;
+      const ir::Var *data = later->store->buffer->data.get();
+      for (size_t i = j; i-- > 0;) {
+        auto earlier = storeNest(stmts[i]);
+        if (earlier && leavesValue(*earlier, *later->store)) {
+          remove(j, *later);
+          break;
+        }
+        if (mayTouch(stmts[i], data, true)) break;
+      }
+    }
+    stmts.erase(std::remove_if(stmts.begin(), stmts.end(), isNoOp), stmts.end());
+    return removed;
+  }
+
+  // Binds `nest`'s loop variables to the indices `store` writes: loop variables standing alone
+  // as `nest`'s indices take `indices`' values; the other indices must be provably equal.
+  std::optional<ir::VarMap> bindLoops(const StoreNest &nest, const std::vector<ir::Expr> &indices) {
+    const auto &own = nest.store->indices;
+    if (own.size() != indices.size()) return std::nullopt;
+    std::unordered_set<const ir::Var *> loopVars;
+    for (const ir::For *loop : nest.loops) loopVars.insert(loop->loopVar.get());
+    ir::VarMap at;
+    for (size_t d = 0; d < own.size(); ++d) {
+      const auto *v = own[d].as<ir::Var>();
+      if (v && loopVars.count(v) && !at.count(v)) at[v] = indices[d];
+    }
+    if (at.size() != nest.loops.size()) return std::nullopt;
+    for (size_t d = 0; d < own.size(); ++d)
+      if (!analyzer_.canProveEqual(ir::substitute(own[d], at), indices[d])) return std::nullopt;
+    for (const ir::For *loop : nest.loops) {
+      ir::Expr value = at[loop->loopVar.get()], min = ir::substitute(loop->min, at);
+      ir::Expr end = ir::addExpr(min, ir::substitute(loop->extent, at));
+      if (!analyzer_.canProve(ir::makeBinary(ir::NodeKind::GE, value, min)) ||
+          !analyzer_.canProve(ir::makeBinary(ir::NodeKind::LT, value, end)))
+        return std::nullopt;
+    }
+    for (const ir::Expr &condition : nest.conditions)
+      if (!analyzer_.canProve(ir::substitute(condition, at))) return std::nullopt;
+    return at;
+  }
+
+  // Whether `later` writes every element `first` writes (through the same buffer view).
+  bool writesAllOf(const StoreNest &later, const StoreNest &first) {
+    if (!sameView(*later.store->buffer, *first.store->buffer)) return false;
+    ir::Expr holds = ir::boolImm(true);
+    for (const ir::Expr &condition : first.conditions) holds = ir::makeBinary(ir::NodeKind::And, holds, condition);
+    ir::arith::Analyzer::ConstraintScope scope(analyzer_, holds);
+    return bindLoops(later, first.store->indices).has_value();
+  }
+
+  // Whether `earlier` (a nest computing its values from its loop variables only) left the value
+  // `store` writes at the element it writes.
+  bool leavesValue(const StoreNest &earlier, const ir::BufferStore &store) {
+    if (!sameView(*earlier.store->buffer, *store.buffer) || ir::sideEffect(earlier.store->value) != ir::SideEffect::Pure)
+      return false;
+    auto at = bindLoops(earlier, store.indices);
+    return at && analyzer_.canProveEqual(ir::substitute(earlier.store->value, *at), store.value);
+  }
+
   bool equalAll(const std::vector<ir::Expr> &a, const std::vector<ir::Expr> &b) {
     if (a.size() != b.size()) return false;
     for (size_t i = 0; i < a.size(); ++i)
@@ -133,10 +276,13 @@ private:
     return true;
   }
   bool storesOwnValue(const ir::BufferStore &store, const ir::BufferLoad &load) {
-    const ir::Buffer &s = *store.buffer, &l = *load.buffer;
+    return sameView(*store.buffer, *load.buffer) && equalAll(store.indices, load.indices);
+  }
+  // Whether an index means the same element in both buffers.
+  bool sameView(const ir::Buffer &s, const ir::Buffer &l) {
     ir::Expr zero = ir::intImm(0);
     return s.data == l.data && analyzer_.canProveEqual(s.elemOffset ? s.elemOffset : zero, l.elemOffset ? l.elemOffset : zero) &&
-           equalAll(s.shape, l.shape) && equalAll(s.strides, l.strides) && equalAll(store.indices, load.indices);
+           equalAll(s.shape, l.shape) && equalAll(s.strides, l.strides);
   }
   static bool usesBuffer(const ir::Stmt &s, const ir::Buffer *buffer) {
     bool found = false;
@@ -149,12 +295,21 @@ private:
   }
 
   ir::arith::Analyzer analyzer_;
+  bool dataflow_;
 };
 
 }  // namespace
 
-llvm::Expected<ir::PrimFuncRef> removeNoOp(const ir::PrimFuncRef &func, PassContext &) {
-  return withBody(func, NoOpRemover().visitStmt(func->body));
+llvm::Expected<ir::PrimFuncRef> removeNoOp(const ir::PrimFuncRef &func, PassContext &context) {
+  bool dataflow = false;
+  for (const std::string &name : removeNoOpOptions()) {
+    auto it = context.options.find(name);
+    int64_t value = 0;
+    if (it != context.options.end() && llvm::StringRef(it->second).getAsInteger(10, value))
+      return ir::diagnosticError(llvm::Twine("option ") + name + " wants an integer, not '" + it->second + "'");
+    if (name == "remove-no-op.use-dataflow-analysis") dataflow = value != 0;
+  }
+  return withBody(func, NoOpRemover(dataflow).visitStmt(func->body));
 }
 
 }  // namespace vtac::passes

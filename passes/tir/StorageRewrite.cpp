@@ -579,10 +579,11 @@ private:
     if (entry == allocMap_.end()) return buffer;
     auto [it, inserted] = bufferRemap_.try_emplace(buffer.get());
     if (inserted) {
-      const ir::VarRef &data = entry->second->allocVar;
-      it->second = ir::BufferRef(new ir::Buffer(data->name, data, buffer->dtype, buffer->shape, buffer->strides,
-                                                buffer->elemOffset, buffer->dataAlignment, buffer->offsetFactor,
-                                                buffer->loc()));
+      // Everything else (strides, axis separators, ...) stays as the buffer declares it.
+      ir::Buffer *copy = ir::copyNode(*buffer);
+      copy->data = entry->second->allocVar;
+      copy->name = copy->data->name;
+      it->second = ir::BufferRef(copy);
     }
     return it->second;
   }

@@ -49,10 +49,34 @@ llvm::Expected<UnrollConfig> readConfig(const PassContext &context) {
   return config;
 }
 
-// Gives the variables a copied body defines (loop and let variables) fresh objects, so each
-// unrolled copy defines its own (TVM runs ConvertSSA for this).
+// Gives the variables and buffers a copied body defines (loop and let variables, allocations,
+// decl_buffers) fresh objects, so each unrolled copy defines its own (TVM runs ConvertSSA for
+// this).
 class FreshDefinitions : public ir::StmtExprMutator {
 public:
+  ir::Stmt visitAllocate(const ir::Allocate &op) override {
+    ir::VarRef fresh = rename(op.bufferVar);
+    freshData_[op.bufferVar.get()] = fresh;
+    ir::Stmt visited = ir::StmtExprMutator::visitAllocate(op);
+    ir::Allocate *copy = ir::copyNode(*visited.as<ir::Allocate>());
+    copy->bufferVar = fresh;
+    return ir::Stmt(copy);
+  }
+  ir::Stmt visitDeclBuffer(const ir::DeclBuffer &op) override {
+    ir::Buffer *fresh = ir::copyNode(*op.buffer);
+    if (auto it = freshData_.find(fresh->data.get()); it != freshData_.end()) fresh->data = it->second;
+    buffers_[op.buffer.get()] = ir::BufferRef(fresh);
+    ir::Stmt visited = ir::StmtExprMutator::visitDeclBuffer(op);
+    ir::DeclBuffer *copy = ir::copyNode(*visited.as<ir::DeclBuffer>());
+    copy->buffer = buffers_[op.buffer.get()];
+    return ir::Stmt(copy);
+  }
+  ir::Expr visitBufferLoad(const ir::BufferLoad &op) override {
+    return withFreshBuffer(op, ir::StmtExprMutator::visitBufferLoad(op));
+  }
+  ir::Stmt visitBufferStore(const ir::BufferStore &op) override {
+    return withFreshBuffer(op, ir::StmtExprMutator::visitBufferStore(op));
+  }
   ir::Stmt visitFor(const ir::For &op) override {
     ir::VarRef fresh = rename(op.loopVar);
     ir::Stmt visited = ir::StmtExprMutator::visitFor(op);
@@ -71,12 +95,22 @@ public:
   }
 
 private:
+  // The visited load or store, over this copy's buffer when the copy declares its own.
+  template <class Access, class Visited> Visited withFreshBuffer(const Access &op, Visited visited) {
+    auto it = buffers_.find(op.buffer.get());
+    if (it == buffers_.end()) return visited;
+    Access *copy = ir::copyNode(*visited.template as<Access>());
+    copy->buffer = it->second;
+    return Visited(copy);
+  }
   ir::VarRef rename(const ir::VarRef &var) {
     ir::VarRef fresh(new ir::Var(*var));
     renamed_[var.get()] = fresh;
     return fresh;
   }
   ir::VarMap renamed_;
+  std::unordered_map<const ir::Var *, ir::VarRef> freshData_;
+  std::unordered_map<const ir::Buffer *, ir::BufferRef> buffers_;
 };
 
 class LoopUnroller : public FirstErrorMutator {

@@ -11,8 +11,12 @@
 // access (read and write, or as tvm_access_ptr's mask says); `knownBuffers` are the buffers
 // whose data pointers are recognised besides those the block accesses itself. Buffers the
 // block allocates are left out, and when the block has an init statement the buffers it
-// writes are left out of its reads (TVM's rule for reductions). Results are in order of first
-// access.
+// writes are left out of its reads (TVM's rule for reductions). An access of a match_buffer
+// view (the block's own, or an inner block region naming an outer block's) is an access of its
+// source: the view's dimensions are the source region's last ones, offset by their starts, so
+// `AA[j, k]` of `AA = T.match_buffer(A[i, 0:64, 0:64], (64, 64))` reads `A[i, j, k]`; a view
+// whose shape does not line up with its region that way stands for the whole region. Results
+// are in order of first access.
 #pragma once
 
 #include <vector>
