@@ -148,12 +148,13 @@ llvm::Expected<LoopRV> StepArgs::loop(const char *param) {
   return ir::diagnosticError(at(param), notALoop(v.text, *rv));
 }
 
-llvm::Expected<RV> StepArgs::computeLocation(const char *param) {
+llvm::Expected<ComputeLocation> StepArgs::computeLocation(const char *param) {
   const TraceValue &v = value(param);
   if (v.kind != TraceValue::Kind::Name) return typeError(param, "a loop");
   llvm::Expected<RV> rv = resolve(v);
   if (!rv) return rv.takeError();
-  if (std::holds_alternative<LoopRV>(*rv) || std::holds_alternative<LocationMarkRV>(*rv)) return rv;
+  if (const auto *loop = std::get_if<LoopRV>(&*rv)) return *loop;
+  if (const auto *mark = std::get_if<LocationMarkRV>(&*rv)) return *mark;
   return ir::diagnosticError(at(param), ir::describeTraceName(v.text) + " is not a loop");
 }
 

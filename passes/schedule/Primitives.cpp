@@ -1,5 +1,6 @@
 // The primitives and their signatures (names, order and defaults of TVM's tir.Schedule methods,
-// which are also what the trace prints).
+// which are also what the trace prints), and the decoding of a step's arguments into the call of
+// a typed primitive (Primitives.h).
 #include "Primitive.h"
 
 namespace vtac::passes::schedule {
@@ -12,6 +13,35 @@ using Results = PrimitiveSpec::Results;
 ParamSpec required(const char *name) { return {name, std::nullopt}; }
 ParamSpec optional(const char *name, TraceValue value) { return {name, std::move(value)}; }
 ParamSpec variadic(const char *name) { return {name, std::nullopt, true}; }
+
+llvm::Expected<std::vector<RV>> noResults(llvm::Error error) {
+  if (error) return error;
+  return std::vector<RV>{};
+}
+
+// compute_inline, reverse_compute_inline.
+template <llvm::Error (*primitive)(Schedule &, const Located<BlockRV> &)>
+llvm::Expected<std::vector<RV>> decodeBlockStep(Schedule &sch, StepArgs &args) {
+  llvm::Expected<BlockRV> block = args.block("block");
+  if (!block) return block.takeError();
+  return noResults(primitive(sch, {*block, args.at("block")}));
+}
+
+// compute_at, reverse_compute_at.
+template <llvm::Error (*primitive)(Schedule &, const Located<BlockRV> &, const Located<ComputeLocation> &, bool,
+                                   const Located<int64_t> &)>
+llvm::Expected<std::vector<RV>> decodeComputeAtStep(Schedule &sch, StepArgs &args) {
+  llvm::Expected<BlockRV> block = args.block("block");
+  if (!block) return block.takeError();
+  llvm::Expected<ComputeLocation> loop = args.computeLocation("loop");
+  if (!loop) return loop.takeError();
+  llvm::Expected<bool> preserveUnitLoops = args.boolean("preserve_unit_loops");
+  if (!preserveUnitLoops) return preserveUnitLoops.takeError();
+  llvm::Expected<int64_t> index = args.integer("index");
+  if (!index) return index.takeError();
+  return noResults(primitive(sch, {*block, args.at("block")}, {*loop, args.at("loop")}, *preserveUnitLoops,
+                             {*index, args.at("index")}));
+}
 
 const std::vector<PrimitiveSpec> &allPrimitives() {
   static const std::vector<PrimitiveSpec> primitives = {
@@ -37,8 +67,8 @@ const std::vector<PrimitiveSpec> &allPrimitives() {
       {"set_scope", {required("block"), required("buffer_index"), required("storage_scope")}, Results::None, applySetScope},
       {"unsafe_set_dtype", {required("block"), required("buffer_index"), required("dtype")}, Results::None,
        applyUnsafeSetDType},
-      {"compute_inline", {required("block")}, Results::None, applyComputeInline},
-      {"reverse_compute_inline", {required("block")}, Results::None, applyReverseComputeInline},
+      {"compute_inline", {required("block")}, Results::None, decodeBlockStep<computeInline>},
+      {"reverse_compute_inline", {required("block")}, Results::None, decodeBlockStep<reverseComputeInline>},
       {"cache_read",
        {required("block"), required("read_buffer_index"), required("storage_scope"),
         {"consumer_blocks", TraceValue::ofList({}), false, true}},
@@ -50,11 +80,11 @@ const std::vector<PrimitiveSpec> &allPrimitives() {
       {"compute_at",
        {required("block"), required("loop"), optional("preserve_unit_loops", TraceValue::ofBool(false)),
         optional("index", TraceValue::ofInt(-1))},
-       Results::None, applyComputeAt},
+       Results::None, decodeComputeAtStep<computeAt>},
       {"reverse_compute_at",
        {required("block"), required("loop"), optional("preserve_unit_loops", TraceValue::ofBool(false)),
         optional("index", TraceValue::ofInt(-1))},
-       Results::None, applyReverseComputeAt},
+       Results::None, decodeComputeAtStep<reverseComputeAt>},
       {"decompose_reduction", {required("block"), required("loop")}, Results::One, applyDecomposeReduction},
       {"blockize", {required("target"), optional("preserve_unit_iters", TraceValue::ofBool(true))}, Results::One,
        applyBlockize},
