@@ -173,8 +173,8 @@ llvm::Expected<RV> StepArgs::blockOrLoop(const char *param) {
   return rv;
 }
 
-llvm::Expected<std::vector<LoopRV>> StepArgs::loops(const char *param) {
-  std::vector<LoopRV> result;
+llvm::Expected<std::vector<Located<LoopRV>>> StepArgs::loops(const char *param) {
+  std::vector<Located<LoopRV>> result;
   for (const TraceValue &item : value(param).items) {
     if (item.kind != TraceValue::Kind::Name)
       return ir::diagnosticError(item.loc, "sch." + step_.primitive + " takes loops, not " + kindName(item.kind));
@@ -182,7 +182,7 @@ llvm::Expected<std::vector<LoopRV>> StepArgs::loops(const char *param) {
     if (!rv) return rv.takeError();
     const auto *loop = std::get_if<LoopRV>(&*rv);
     if (!loop) return ir::diagnosticError(item.loc, notALoop(item.text, *rv));
-    result.push_back(*loop);
+    result.push_back({*loop, item.loc});
   }
   return result;
 }

@@ -52,8 +52,8 @@ public:
   llvm::Expected<RV> blockOrLoop(const char *param);
   // A loop or a location mark of sample_compute_location (compute_at's `loop`).
   llvm::Expected<ComputeLocation> computeLocation(const char *param);
-  // The variadic loop list (reorder, fuse).
-  llvm::Expected<std::vector<LoopRV>> loops(const char *param);
+  // The variadic loop list (reorder, fuse), each loop where it was written.
+  llvm::Expected<std::vector<Located<LoopRV>>> loops(const char *param);
   // A list of blocks (or block names) that are still in the function (cache_read's consumer_blocks,
   // blockize's target).
   llvm::Expected<std::vector<BlockRV>> blockList(const char *param);
@@ -79,30 +79,13 @@ private:
 };
 
 // The primitives not yet typed (one file each).
-llvm::Expected<std::vector<RV>> applyGetBlock(Schedule &sch, StepArgs &args);
-llvm::Expected<std::vector<RV>> applyGetLoops(Schedule &sch, StepArgs &args);
 llvm::Expected<std::vector<RV>> applyGetChildBlocks(Schedule &sch, StepArgs &args);
-llvm::Expected<std::vector<RV>> applyGetProducers(Schedule &sch, StepArgs &args);
-llvm::Expected<std::vector<RV>> applyGetConsumers(Schedule &sch, StepArgs &args);
-// What get_producers (producers true) and get_consumers return.
-llvm::Expected<std::vector<RV>> applyDependentBlocks(Schedule &sch, StepArgs &args, bool producers);
-llvm::Expected<std::vector<RV>> applySplit(Schedule &sch, StepArgs &args);
-llvm::Expected<std::vector<RV>> applyFuse(Schedule &sch, StepArgs &args);
-llvm::Expected<std::vector<RV>> applyMerge(Schedule &sch, StepArgs &args);
-llvm::Expected<std::vector<RV>> applyReorder(Schedule &sch, StepArgs &args);
 llvm::Expected<std::vector<RV>> applyAddUnitLoop(Schedule &sch, StepArgs &args);
-llvm::Expected<std::vector<RV>> applyParallel(Schedule &sch, StepArgs &args);
-llvm::Expected<std::vector<RV>> applyVectorize(Schedule &sch, StepArgs &args);
-llvm::Expected<std::vector<RV>> applyUnroll(Schedule &sch, StepArgs &args);
-llvm::Expected<std::vector<RV>> applyBind(Schedule &sch, StepArgs &args);
 llvm::Expected<std::vector<RV>> applyAnnotate(Schedule &sch, StepArgs &args);
 llvm::Expected<std::vector<RV>> applyUnannotate(Schedule &sch, StepArgs &args);
-llvm::Expected<std::vector<RV>> applySetScope(Schedule &sch, StepArgs &args);
-llvm::Expected<std::vector<RV>> applyUnsafeSetDType(Schedule &sch, StepArgs &args);
 llvm::Expected<std::vector<RV>> applyStorageAlign(Schedule &sch, StepArgs &args);
 llvm::Expected<std::vector<RV>> applyCacheRead(Schedule &sch, StepArgs &args);
 llvm::Expected<std::vector<RV>> applyCacheWrite(Schedule &sch, StepArgs &args);
-llvm::Expected<std::vector<RV>> applyDecomposeReduction(Schedule &sch, StepArgs &args);
 llvm::Expected<std::vector<RV>> applyRFactor(Schedule &sch, StepArgs &args);
 llvm::Expected<std::vector<RV>> applyTransformLayout(Schedule &sch, StepArgs &args);
 llvm::Expected<std::vector<RV>> applySetAxisSeparator(Schedule &sch, StepArgs &args);

@@ -10,7 +10,10 @@
 // arguments (Primitive.h).
 #pragma once
 
+#include <optional>
+#include <string>
 #include <variant>
+#include <vector>
 
 #include <llvm/Support/Error.h>
 
@@ -24,6 +27,49 @@ struct Located {
   T value;
   ir::SourceLoc at;
 };
+
+// get_block(name, func_name): the block called `name` in the function.
+llvm::Expected<BlockRV> getBlock(Schedule &sch, const Located<std::string> &name, const Located<std::string> &funcName);
+// get_loops(block): the loops around the block, outermost first, up to the enclosing block.
+llvm::Expected<std::vector<LoopRV>> getLoops(Schedule &sch, const Located<BlockRV> &block);
+// get_producers, get_consumers(block): the blocks of its scope it depends on / that depend on it
+// (TVM's RAW and WAW dependencies), in program order.
+llvm::Expected<std::vector<BlockRV>> getProducers(Schedule &sch, const Located<BlockRV> &block);
+llvm::Expected<std::vector<BlockRV>> getConsumers(Schedule &sch, const Located<BlockRV> &block);
+
+// split(loop, factors, preserve_unit_iters, disable_predication): the loop becomes a nest of
+// loops `<name>_0`, `<name>_1`, ... with the factors as extents, which it returns outermost first
+// (see Split.cpp). One factor may be None (nullopt), inferred from the others.
+using SplitFactor = std::optional<int64_t>;
+llvm::Expected<std::vector<LoopRV>> split(Schedule &sch, const Located<LoopRV> &loop,
+                                          const Located<std::vector<Located<SplitFactor>>> &factors,
+                                          bool preserveUnitIters, bool disablePredication);
+// fuse(*loops, preserve_unit_iters): consecutive loops, each the only child of the one before,
+// become one loop, which it returns (see Fuse.cpp). `stepAt` locates the error of an empty list.
+llvm::Expected<LoopRV> fuse(Schedule &sch, const std::vector<Located<LoopRV>> &loops, bool preserveUnitIters,
+                            ir::SourceLoc stepAt);
+// merge(*loops): loop nests of equal extents in one scope become one nest; returns its innermost
+// loop (see Merge.cpp). `stepAt` locates the error of fewer than two loops.
+llvm::Expected<LoopRV> merge(Schedule &sch, const std::vector<Located<LoopRV>> &loops, ir::SourceLoc stepAt);
+// reorder(*ordered_loops): permutes loops of one chain (see Reorder.cpp); errors about the chain
+// as a whole are located at `stepAt`.
+llvm::Error reorder(Schedule &sch, const std::vector<Located<LoopRV>> &orderedLoops, ir::SourceLoc stepAt);
+// parallel, vectorize, unroll, bind(loop, thread_axis): the loop's kind (see ForKind.h, Bind.cpp).
+llvm::Error parallel(Schedule &sch, const Located<LoopRV> &loop);
+llvm::Error vectorize(Schedule &sch, const Located<LoopRV> &loop);
+llvm::Error unroll(Schedule &sch, const Located<LoopRV> &loop);
+llvm::Error bind(Schedule &sch, const Located<LoopRV> &loop, const Located<std::string> &threadAxis);
+
+// set_scope(block, buffer_index, storage_scope), unsafe_set_dtype(block, buffer_index, dtype):
+// the buffer the block writes at buffer_index, allocated by a block, moves to another storage
+// scope / changes its element type (see SetScope.cpp, UnsafeSetDType.cpp).
+llvm::Error setScope(Schedule &sch, const Located<BlockRV> &block, const Located<int64_t> &bufferIndex,
+                     const Located<std::string> &storageScope);
+llvm::Error unsafeSetDType(Schedule &sch, const Located<BlockRV> &block, const Located<int64_t> &bufferIndex,
+                           const Located<std::string> &dtype);
+// decompose_reduction(block, loop): the block's init becomes a block of its own before the loop,
+// which it returns (see DecomposeReduction.cpp).
+llvm::Expected<BlockRV> decomposeReduction(Schedule &sch, const Located<BlockRV> &block, const Located<LoopRV> &loop);
 
 // Where compute_at puts a block: a loop, or a location mark of sample_compute_location.
 using ComputeLocation = std::variant<LoopRV, LocationMarkRV>;
