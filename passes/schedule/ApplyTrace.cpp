@@ -148,12 +148,13 @@ llvm::Expected<LoopRV> StepArgs::loop(const char *param) {
   return ir::diagnosticError(at(param), notALoop(v.text, *rv));
 }
 
-llvm::Expected<RV> StepArgs::computeLocation(const char *param) {
+llvm::Expected<ComputeLocation> StepArgs::computeLocation(const char *param) {
   const TraceValue &v = value(param);
   if (v.kind != TraceValue::Kind::Name) return typeError(param, "a loop");
   llvm::Expected<RV> rv = resolve(v);
   if (!rv) return rv.takeError();
-  if (std::holds_alternative<LoopRV>(*rv) || std::holds_alternative<LocationMarkRV>(*rv)) return rv;
+  if (const auto *loop = std::get_if<LoopRV>(&*rv)) return *loop;
+  if (const auto *mark = std::get_if<LocationMarkRV>(&*rv)) return *mark;
   return ir::diagnosticError(at(param), ir::describeTraceName(v.text) + " is not a loop");
 }
 
@@ -172,8 +173,8 @@ llvm::Expected<RV> StepArgs::blockOrLoop(const char *param) {
   return rv;
 }
 
-llvm::Expected<std::vector<LoopRV>> StepArgs::loops(const char *param) {
-  std::vector<LoopRV> result;
+llvm::Expected<std::vector<Located<LoopRV>>> StepArgs::loops(const char *param) {
+  std::vector<Located<LoopRV>> result;
   for (const TraceValue &item : value(param).items) {
     if (item.kind != TraceValue::Kind::Name)
       return ir::diagnosticError(item.loc, "sch." + step_.primitive + " takes loops, not " + kindName(item.kind));
@@ -181,7 +182,7 @@ llvm::Expected<std::vector<LoopRV>> StepArgs::loops(const char *param) {
     if (!rv) return rv.takeError();
     const auto *loop = std::get_if<LoopRV>(&*rv);
     if (!loop) return ir::diagnosticError(item.loc, notALoop(item.text, *rv));
-    result.push_back(*loop);
+    result.push_back({*loop, item.loc});
   }
   return result;
 }

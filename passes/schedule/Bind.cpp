@@ -7,16 +7,15 @@
 
 namespace vtac::passes::schedule {
 
-llvm::Expected<std::vector<RV>> applyBind(Schedule &sch, StepArgs &args) {
-  llvm::Expected<std::string> thread = args.string("thread_axis");
-  if (!thread) return thread.takeError();
+llvm::Error bind(Schedule &sch, const Located<LoopRV> &loop, const Located<std::string> &threadAxis) {
+  const std::string &thread = threadAxis.value;
   static const char *const kAxes[] = {"blockIdx.x",  "blockIdx.y",  "blockIdx.z", "threadIdx.x",
                                       "threadIdx.y", "threadIdx.z", "vthread",    "vthread.x",
                                       "vthread.y",   "vthread.z",   "cthread"};
-  if (std::find(std::begin(kAxes), std::end(kAxes), *thread) == std::end(kAxes))
-    return ir::diagnosticError(args.at("thread_axis"), "unknown thread axis '" + *thread +
-                                                           "' (blockIdx.*, threadIdx.*, vthread[.*] or cthread)");
-  return setLoopKind(sch, args, ir::ForKind::ThreadBinding, *thread);
+  if (std::find(std::begin(kAxes), std::end(kAxes), thread) == std::end(kAxes))
+    return ir::diagnosticError(threadAxis.at, "unknown thread axis '" + thread +
+                                                  "' (blockIdx.*, threadIdx.*, vthread[.*] or cthread)");
+  return setLoopKind(sch, loop, ir::ForKind::ThreadBinding, thread);
 }
 
 }  // namespace vtac::passes::schedule

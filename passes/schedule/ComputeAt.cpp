@@ -1,5 +1,5 @@
-// compute_at(block, loop, preserve_unit_loops=False, index=-1) and the shared implementation of
-// reverse_compute_at (ComputeAt.h).
+// compute_at(block, loop, preserve_unit_loops=False, index=-1) and what reverse_compute_at
+// shares with it (ComputeAt.h); the semantics are in Primitives.h.
 #include "ComputeAt.h"
 
 #include "AffineInverse.h"
@@ -194,9 +194,17 @@ Interval withinDomain(const Interval &bound, const Range &dom) {
   return Interval{intImm(lo, bound.min->dtype), hi - lo};
 }
 
-}  // namespace
+// What a compute_at or reverse_compute_at at a loop asks, and where its arguments were written.
+struct ComputeAtRequest {
+  BlockRV block;
+  LoopRV loop;
+  bool preserveUnitLoops = false;
+  int64_t index = -1;
+  ir::SourceLoc blockAt, loopAt, indexAt;
+};
 
-llvm::Error computeAt(Schedule &sch, const ComputeAtRequest &request, bool isComputeAt) {
+// TVM's ComputeAtOrReverseComputeAtImpl (see Primitives.h); an illegal request changes nothing.
+llvm::Error moveBlockUnderLoop(Schedule &sch, const ComputeAtRequest &request, bool isComputeAt) {
   const char *primitive = isComputeAt ? "compute_at" : "reverse_compute_at";
   const BlockRV &blockRV = request.block;
   const LoopRV &loopRV = request.loop;
@@ -359,25 +367,23 @@ llvm::Error computeAt(Schedule &sch, const ComputeAtRequest &request, bool isCom
   return llvm::Error::success();
 }
 
-llvm::Expected<std::vector<RV>> computeAtImpl(Schedule &sch, StepArgs &args, bool isComputeAt) {
-  llvm::Expected<BlockRV> block = args.block("block");
-  if (!block) return block.takeError();
-  llvm::Expected<RV> location = args.computeLocation("loop");
-  if (!location) return location.takeError();
-  if (const auto *mark = std::get_if<LocationMarkRV>(&*location)) {
-    if (mark->kind == LocationMarkRV::Kind::Root) return std::vector<RV>{};
-    return isComputeAt ? applyComputeInline(sch, args) : applyReverseComputeInline(sch, args);
+}  // namespace
+
+llvm::Error computeAtOrReverseComputeAt(Schedule &sch, const Located<BlockRV> &block,
+                                        const Located<ComputeLocation> &loop, bool preserveUnitLoops,
+                                        const Located<int64_t> &index, bool isComputeAt) {
+  if (const auto *mark = std::get_if<LocationMarkRV>(&loop.value)) {
+    if (mark->kind == LocationMarkRV::Kind::Root) return llvm::Error::success();
+    return isComputeAt ? computeInline(sch, block) : reverseComputeInline(sch, block);
   }
-  llvm::Expected<bool> preserveUnitLoops = args.boolean("preserve_unit_loops");
-  if (!preserveUnitLoops) return preserveUnitLoops.takeError();
-  llvm::Expected<int64_t> index = args.integer("index");
-  if (!index) return index.takeError();
-  ComputeAtRequest request{*block, std::get<LoopRV>(*location), *preserveUnitLoops, *index,
-                           args.at("block"), args.at("loop"), args.at("index")};
-  if (llvm::Error error = computeAt(sch, request, isComputeAt)) return error;
-  return std::vector<RV>{};
+  ComputeAtRequest request{block.value, std::get<LoopRV>(loop.value), preserveUnitLoops, index.value,
+                           block.at,    loop.at,                       index.at};
+  return moveBlockUnderLoop(sch, request, isComputeAt);
 }
 
-llvm::Expected<std::vector<RV>> applyComputeAt(Schedule &sch, StepArgs &args) { return computeAtImpl(sch, args, true); }
+llvm::Error computeAt(Schedule &sch, const Located<BlockRV> &block, const Located<ComputeLocation> &loop,
+                      bool preserveUnitLoops, const Located<int64_t> &index) {
+  return computeAtOrReverseComputeAt(sch, block, loop, preserveUnitLoops, index, /*isComputeAt=*/true);
+}
 
 }  // namespace vtac::passes::schedule

@@ -4,13 +4,13 @@
 // output block (B must be allocated by the scope block), a complete block, a body
 // `B[v0, v1, ...] = expr` indexed by distinct data-parallel iterators, and no opaque access to B.
 // The blocks that read B get their regions re-inferred.
-#include "ComputeInline.h"
-
 #include "BlockAnalysis.h"
 #include "BlockTree.h"
 #include "RegionRelax.h"
 #include "BufferUtils.h"
 #include "StagePipeline.h"
+
+#include "vtac/passes/schedule/Primitives.h"
 
 #include "vtac/ir/Diagnostic.h"
 #include "vtac/ir/Mutator.h"
@@ -51,7 +51,9 @@ private:
 
 }  // namespace
 
-llvm::Error computeInline(Schedule &sch, const BlockRV &rv, SourceLoc at) {
+llvm::Error computeInline(Schedule &sch, const Located<BlockRV> &inlined) {
+  const BlockRV &rv = inlined.value;
+  SourceLoc at = inlined.at;
   llvm::Expected<StmtPath> path = sch.findBlock(rv, at);
   if (!path) return path.takeError();
   const Block &block = *path->back().as<BlockRealize>()->block;
@@ -83,13 +85,6 @@ llvm::Error computeInline(Schedule &sch, const BlockRV &rv, SourceLoc at) {
   body = reinferRegions(body, inliner.touched, functionBuffers(*cast<PrimFunc>(sch.module().lookup(rv.func))));
   sch.setBody(rv.func, body);
   return llvm::Error::success();
-}
-
-llvm::Expected<std::vector<RV>> applyComputeInline(Schedule &sch, StepArgs &args) {
-  llvm::Expected<BlockRV> rv = args.block("block");
-  if (!rv) return rv.takeError();
-  if (llvm::Error error = computeInline(sch, *rv, args.at("block"))) return error;
-  return std::vector<RV>{};
 }
 
 }  // namespace vtac::passes::schedule

@@ -4,13 +4,13 @@
 // it writes. `loop` must enclose the block and every loop its reduction iterators use.
 // Returns the init block.
 #include "LoopUtils.h"
-#include "Primitive.h"
 
 #include "vtac/ir/Arith.h"
 #include "vtac/ir/Diagnostic.h"
 #include "vtac/ir/Mutator.h"
 #include "vtac/ir/Substitute.h"
 #include "vtac/ir/Visitor.h"
+#include "vtac/passes/schedule/Primitives.h"
 
 #include <set>
 
@@ -39,21 +39,20 @@ Expr keptConjuncts(const Expr &predicate, const std::set<const Var *> &discarded
 
 }  // namespace
 
-llvm::Expected<std::vector<RV>> applyDecomposeReduction(Schedule &sch, StepArgs &args) {
-  llvm::Expected<BlockRV> blockRV = args.block("block");
-  if (!blockRV) return blockRV.takeError();
-  llvm::Expected<LoopRV> loopRV = args.loop("loop");
-  if (!loopRV) return loopRV.takeError();
-  llvm::Expected<StmtPath> blockPath = sch.findBlock(*blockRV, args.at("block"));
+llvm::Expected<BlockRV> decomposeReduction(Schedule &sch, const Located<BlockRV> &reduction,
+                                           const Located<LoopRV> &initLoop) {
+  const BlockRV &blockRV = reduction.value;
+  const LoopRV &loopRV = initLoop.value;
+  llvm::Expected<StmtPath> blockPath = sch.findBlock(blockRV, reduction.at);
   if (!blockPath) return blockPath.takeError();
   const BlockRealize &realize = *blockPath->back().as<BlockRealize>();
   const Block &block = *realize.block;
   auto fail = [&](SourceLoc at, const std::string &why) { return diagnosticError(at, "decompose_reduction: " + why); };
-  if (!block.init) return fail(args.at("block"), "the block '" + block.name + "' has no T.init (not a reduction block)");
+  if (!block.init) return fail(reduction.at, "the block '" + block.name + "' has no T.init (not a reduction block)");
   std::vector<const For *> loops = loopsInScope(*blockPath);
-  auto target = std::find_if(loops.begin(), loops.end(), [&](const For *loop) { return loop->loopVar == loopRV->loopVar; });
+  auto target = std::find_if(loops.begin(), loops.end(), [&](const For *loop) { return loop->loopVar == loopRV.loopVar; });
   if (target == loops.end())
-    return fail(args.at("loop"), "the loop '" + loopRV->loopVar->name + "' does not enclose the block '" + block.name + "'");
+    return fail(initLoop.at, "the loop '" + loopRV.loopVar->name + "' does not enclose the block '" + block.name + "'");
   std::set<const Var *> reductionLoops;
   for (size_t i = 0; i < block.iterVars.size(); ++i)
     if (block.iterVars[i]->iterType != IterType::DataPar)
@@ -61,8 +60,8 @@ llvm::Expected<std::vector<RV>> applyDecomposeReduction(Schedule &sch, StepArgs 
         if (usesAny(realize.iterValues[i], {loop->loopVar.get()})) reductionLoops.insert(loop->loopVar.get());
   for (auto it = loops.begin(); it != target; ++it)
     if (reductionLoops.count((*it)->loopVar.get()))
-      return fail(args.at("loop"), "the reduction loop '" + (*it)->loopVar->name + "' is outside the loop '" +
-                                       loopRV->loopVar->name + "'");
+      return fail(initLoop.at, "the reduction loop '" + (*it)->loopVar->name + "' is outside the loop '" +
+                                       loopRV.loopVar->name + "'");
 
   // The init block: the data-parallel iterators, renamed, over the original bindings.
   VarMap iterMap;
@@ -118,13 +117,13 @@ llvm::Expected<std::vector<RV>> applyDecomposeReduction(Schedule &sch, StepArgs 
   update->reads = std::move(reads);
   BlockRealize *newRealize = copyNode(realize);
   newRealize->block = BlockRef(update);
-  sch.replace(blockRV->func, *blockPath, Stmt(newRealize));
-  sch.renameBlock(blockRV->func, block.name, update->name);
+  sch.replace(blockRV.func, *blockPath, Stmt(newRealize));
+  sch.renameBlock(blockRV.func, block.name, update->name);
 
-  llvm::Expected<StmtPath> loopPath = sch.findLoop(*loopRV, args.at("loop"));
+  llvm::Expected<StmtPath> loopPath = sch.findLoop(loopRV, initLoop.at);
   if (!loopPath) return loopPath.takeError();
-  sch.replace(blockRV->func, *loopPath, seq({init, loopPath->back()}));
-  return std::vector<RV>{BlockRV{blockRV->func, initBlock->name}};
+  sch.replace(blockRV.func, *loopPath, seq({init, loopPath->back()}));
+  return BlockRV{blockRV.func, initBlock->name};
 }
 
 }  // namespace vtac::passes::schedule

@@ -25,10 +25,8 @@ const char *describe(ForKind kind) {
 
 }  // namespace
 
-llvm::Expected<std::vector<RV>> setLoopKind(Schedule &sch, StepArgs &args, ForKind kind, const std::string &thread) {
-  llvm::Expected<LoopRV> rv = args.loop("loop");
-  if (!rv) return rv.takeError();
-  llvm::Expected<StmtPath> path = sch.findLoop(*rv, args.at("loop"));
+llvm::Error setLoopKind(Schedule &sch, const Located<LoopRV> &rv, ForKind kind, const std::string &thread) {
+  llvm::Expected<StmtPath> path = sch.findLoop(rv.value, rv.at);
   if (!path) return path.takeError();
   const For &loop = *path->back().as<For>();
   if (kind != ForKind::Unrolled) {
@@ -39,7 +37,7 @@ llvm::Expected<std::vector<RV>> setLoopKind(Schedule &sch, StepArgs &args, ForKi
       const BlockRealize &realize = *blockPath.back().as<BlockRealize>();
       std::string why = whyNotCompleteOrReduction(blockPath, &path->back());
       if (!why.empty())
-        return diagnosticError(args.at("loop"), "the loop '" + loop.loopVar->name + "' cannot be " + describe(kind) +
+        return diagnosticError(rv.at, "the loop '" + loop.loopVar->name + "' cannot be " + describe(kind) +
                                                     ": the block '" + realize.block->name +
                                                     "' under it is neither complete nor a reduction: " + why);
     }
@@ -57,18 +55,18 @@ llvm::Expected<std::vector<RV>> setLoopKind(Schedule &sch, StepArgs &args, ForKi
       }
     });
     if (!problem.empty())
-      return diagnosticError(args.at("loop"), "the loop '" + loop.loopVar->name + "' cannot be " + describe(kind) +
+      return diagnosticError(rv.at, "the loop '" + loop.loopVar->name + "' cannot be " + describe(kind) +
                                                   ": " + problem);
   }
   if (kind == ForKind::Vectorized && !asConstInt(loop.extent))
-    return diagnosticError(args.at("loop"), "the loop '" + loop.loopVar->name + "' cannot be vectorized: its extent is not constant");
+    return diagnosticError(rv.at, "the loop '" + loop.loopVar->name + "' cannot be vectorized: its extent is not constant");
   For *copy = copyNode(loop);
   copy->forKind = kind;
   copy->threadBinding = kind == ForKind::ThreadBinding
                             ? make<IterVar>(loop.loopVar, Range{loop.min, loop.extent}, IterType::ThreadIndex, thread)
                             : IterVarRef();
-  sch.replace(rv->func, *path, Stmt(copy));
-  return std::vector<RV>{};
+  sch.replace(rv.value.func, *path, Stmt(copy));
+  return llvm::Error::success();
 }
 
 }  // namespace vtac::passes::schedule

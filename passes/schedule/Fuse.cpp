@@ -6,7 +6,7 @@
 // The loops must start at 0, carry no annotation or thread binding, and have extents that do not
 // use the variables of the loops fused with them.
 #include "LoopUtils.h"
-#include "Primitive.h"
+#include "vtac/passes/schedule/Primitives.h"
 
 #include "vtac/ir/Arith.h"
 #include "vtac/ir/Diagnostic.h"
@@ -31,15 +31,16 @@ bool usesAnyVar(const Expr &expr, const std::vector<const For *> &loops) {
 // The fused loop runs over the product of the extents, which its type must hold: a product
 // that wrapped would drop iterations. An error at the first loop where the constant extents'
 // product overflows (symbolic extents are not checked).
-llvm::Error checkFusedExtent(const std::vector<const For *> &loops, DataType dtype, const TraceValue &list) {
+llvm::Error checkFusedExtent(const std::vector<const For *> &loops, DataType dtype,
+                             const std::vector<Located<LoopRV>> &rvs) {
   int64_t product = 1;
   for (size_t i = 0; i < loops.size(); ++i) {
     std::optional<int64_t> extent = asConstInt(loops[i]->extent);
     if (!extent) continue;
     std::optional<int64_t> next = exactIntArith(NodeKind::Mul, product, *extent);
     if (!next || !fitsIntType(*next, dtype))
-      return diagnosticError(list.items[i].loc, "fuse: the product of the extents up to '" + loops[i]->loopVar->name +
-                                                    "' overflows the fused loop's type (" + dtype.str() + ")");
+      return diagnosticError(rvs[i].at, "fuse: the product of the extents up to '" + loops[i]->loopVar->name +
+                                            "' overflows the fused loop's type (" + dtype.str() + ")");
     product = *next;
   }
   return llvm::Error::success();
@@ -47,19 +48,15 @@ llvm::Error checkFusedExtent(const std::vector<const For *> &loops, DataType dty
 
 }  // namespace
 
-llvm::Expected<std::vector<RV>> applyFuse(Schedule &sch, StepArgs &args) {
-  llvm::Expected<std::vector<LoopRV>> rvs = args.loops("loops");
-  if (!rvs) return rvs.takeError();
-  llvm::Expected<bool> preserveUnitIters = args.boolean("preserve_unit_iters");
-  if (!preserveUnitIters) return preserveUnitIters.takeError();
-  if (rvs->empty()) return diagnosticError(args.stepLoc(), "fuse: no loops given");
-  const TraceValue &list = args.value("loops");
+llvm::Expected<LoopRV> fuse(Schedule &sch, const std::vector<Located<LoopRV>> &rvs, bool preserveUnitIters,
+                            ir::SourceLoc stepAt) {
+  if (rvs.empty()) return diagnosticError(stepAt, "fuse: no loops given");
 
   std::vector<const For *> loops;
   StmtPath outerPath;
-  for (size_t i = 0; i < rvs->size(); ++i) {
-    SourceLoc at = list.items[i].loc;
-    llvm::Expected<StmtPath> path = sch.findLoop((*rvs)[i], at);
+  for (size_t i = 0; i < rvs.size(); ++i) {
+    SourceLoc at = rvs[i].at;
+    llvm::Expected<StmtPath> path = sch.findLoop(rvs[i].value, at);
     if (!path) return path.takeError();
     const For *loop = path->back().as<For>();
     if (i == 0) {
@@ -90,7 +87,7 @@ llvm::Expected<std::vector<RV>> applyFuse(Schedule &sch, StepArgs &args) {
   DataType dtype = loops[0]->loopVar->dtype;
   for (const For *loop : loops)
     if (loop->loopVar->dtype.bits() > dtype.bits()) dtype = loop->loopVar->dtype;
-  if (llvm::Error error = checkFusedExtent(loops, dtype, list)) return error;
+  if (llvm::Error error = checkFusedExtent(loops, dtype, rvs)) return error;
   VarRef fused = makeVar(name.empty() ? "fused" : name + "_fused", dtype);
   VarMap replacements;
   Expr below = intImm(1, dtype);
@@ -106,9 +103,9 @@ llvm::Expected<std::vector<RV>> applyFuse(Schedule &sch, StepArgs &args) {
   body = make<For>(fused, intImm(0, dtype), below, ForKind::Serial, body);
   std::vector<const For *> outer = loopsInScope(outerPath);
   outer.pop_back();
-  body = simplifyBindings(body, outer, *preserveUnitIters);
-  sch.replace((*rvs)[0].func, outerPath, body);
-  return std::vector<RV>{LoopRV{(*rvs)[0].func, fused}};
+  body = simplifyBindings(body, outer, preserveUnitIters);
+  sch.replace(rvs[0].value.func, outerPath, body);
+  return LoopRV{rvs[0].value.func, fused};
 }
 
 }  // namespace vtac::passes::schedule

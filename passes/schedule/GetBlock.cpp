@@ -1,27 +1,14 @@
-// get_block(name, func_name=None): the block called `name` in the function (default: "main",
-// or the module's only prim_func). The name must be unique in the function.
-#include "Primitive.h"
+// get_block(name, func_name): the block called `name` in the function (the step's default:
+// "main", or the module's only prim_func). The name must be unique in the function.
+#include "vtac/passes/schedule/Primitives.h"
 
 namespace vtac::passes::schedule {
 
-llvm::Expected<std::vector<RV>> applyGetBlock(Schedule &sch, StepArgs &args) {
-  llvm::Expected<std::string> name = args.string("name");
-  if (!name) return name.takeError();
-  std::string func;
-  if (args.value("func_name").kind == ir::TraceValue::Kind::None) {
-    llvm::Expected<std::string> fallback = sch.defaultFunction(args.stepLoc());
-    if (!fallback) return fallback.takeError();
-    func = *fallback;
-    args.setValue("func_name", ir::TraceValue::ofString(func));
-  } else {
-    llvm::Expected<std::string> given = args.string("func_name");
-    if (!given) return given.takeError();
-    func = *given;
-    if (llvm::Expected<ir::PrimFuncRef> f = sch.function(func, args.at("func_name")); !f) return f.takeError();
-  }
-  BlockRV rv{func, *name};
-  if (llvm::Expected<StmtPath> path = sch.findBlock(rv, args.at("name")); !path) return path.takeError();
-  return std::vector<RV>{rv};
+llvm::Expected<BlockRV> getBlock(Schedule &sch, const Located<std::string> &name, const Located<std::string> &funcName) {
+  if (llvm::Expected<ir::PrimFuncRef> f = sch.function(funcName.value, funcName.at); !f) return f.takeError();
+  BlockRV rv{funcName.value, name.value};
+  if (llvm::Expected<StmtPath> path = sch.findBlock(rv, name.at); !path) return path.takeError();
+  return rv;
 }
 
 }  // namespace vtac::passes::schedule

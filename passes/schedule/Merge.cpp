@@ -9,7 +9,7 @@
 // innermost new loop.
 #include "BlockTree.h"
 #include "LoopUtils.h"
-#include "Primitive.h"
+#include "vtac/passes/schedule/Primitives.h"
 
 #include "vtac/ir/Arith.h"
 #include "vtac/ir/Diagnostic.h"
@@ -32,31 +32,28 @@ size_t commonPrefixLength(const std::vector<StmtPath> &paths) {
 
 }  // namespace
 
-llvm::Expected<std::vector<RV>> applyMerge(Schedule &sch, StepArgs &args) {
-  llvm::Expected<std::vector<LoopRV>> rvs = args.loops("loops");
-  if (!rvs) return rvs.takeError();
+llvm::Expected<LoopRV> merge(Schedule &sch, const std::vector<Located<LoopRV>> &rvs, ir::SourceLoc stepAt) {
   auto fail = [](SourceLoc at, const std::string &why) { return diagnosticError(at, "merge: " + why); };
-  if (rvs->size() < 2) return fail(args.stepLoc(), "give at least two loops");
-  const TraceValue &list = args.value("loops");
-  const std::string &func = (*rvs)[0].func;
+  if (rvs.size() < 2) return fail(stepAt, "give at least two loops");
+  const std::string &func = rvs[0].value.func;
 
   std::vector<StmtPath> paths;
-  for (size_t i = 0; i < rvs->size(); ++i) {
-    llvm::Expected<StmtPath> path = sch.findLoop((*rvs)[i], list.items[i].loc);
+  for (size_t i = 0; i < rvs.size(); ++i) {
+    llvm::Expected<StmtPath> path = sch.findLoop(rvs[i].value, rvs[i].at);
     if (!path) return path.takeError();
-    if ((*rvs)[i].func != func) return fail(list.items[i].loc, "the loops are in different functions");
+    if (rvs[i].value.func != func) return fail(rvs[i].at, "the loops are in different functions");
     paths.push_back(std::move(*path));
   }
   size_t common = commonPrefixLength(paths);
   // nests[i]: the loops from the common ancestor down to the given loop, outermost first.
   for (size_t i = 1; i < paths.size(); ++i)
     if (scopeOf(paths[i]).back().get() != scopeOf(paths[0]).back().get())
-      return fail(list.items[i].loc, "the loops are not under the same block scope");
+      return fail(rvs[i].at, "the loops are not under the same block scope");
   std::vector<std::vector<const For *>> nests;
   for (size_t i = 0; i < paths.size(); ++i) {
-    SourceLoc at = list.items[i].loc;
+    SourceLoc at = rvs[i].at;
     const StmtPath &path = paths[i];
-    if (path.size() <= common) return fail(at, "the loop '" + (*rvs)[i].loopVar->name + "' encloses another given loop");
+    if (path.size() <= common) return fail(at, "the loop '" + rvs[i].value.loopVar->name + "' encloses another given loop");
     std::vector<const For *> nest;
     for (size_t k = common; k < path.size(); ++k)
       if (const auto *loop = path[k].as<For>()) {
@@ -67,7 +64,7 @@ llvm::Expected<std::vector<RV>> applyMerge(Schedule &sch, StepArgs &args) {
         nest.push_back(loop);
       }
     if (nest.empty() || path[common].get() != nest.front())
-      return fail(at, "the loop '" + (*rvs)[i].loopVar->name + "' is not in a loop nest of its own below the common scope");
+      return fail(at, "the loop '" + rvs[i].value.loopVar->name + "' is not in a loop nest of its own below the common scope");
     if (i > 0 && nest.size() != nests[0].size())
       return fail(at, "the loops are at different nesting depths (" + std::to_string(nests[0].size()) + " and " +
                           std::to_string(nest.size()) + " loops below their common scope)");
@@ -79,7 +76,7 @@ llvm::Expected<std::vector<RV>> applyMerge(Schedule &sch, StepArgs &args) {
     nests.push_back(std::move(nest));
   }
   const auto *parent = paths[0][common - 1].as<SeqStmt>();
-  if (!parent) return fail(list.items[0].loc, "the loop nests are not statements of one sequence");
+  if (!parent) return fail(rvs[0].at, "the loop nests are not statements of one sequence");
 
   std::vector<VarRef> merged;
   for (const For *loop : nests[0]) merged.push_back(makeVar(loop->loopVar->name + "_m", loop->loopVar->dtype));
@@ -103,7 +100,7 @@ llvm::Expected<std::vector<RV>> applyMerge(Schedule &sch, StepArgs &args) {
       statements.push_back(stmt);
   }
   sch.replace(func, StmtPath(paths[0].begin(), paths[0].begin() + common), seq(std::move(statements)));
-  return std::vector<RV>{LoopRV{func, merged.back()}};
+  return LoopRV{func, merged.back()};
 }
 
 }  // namespace vtac::passes::schedule

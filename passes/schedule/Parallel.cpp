@@ -3,8 +3,8 @@
 
 namespace vtac::passes::schedule {
 
-llvm::Expected<std::vector<RV>> applyParallel(Schedule &sch, StepArgs &args) {
-  return setLoopKind(sch, args, ir::ForKind::Parallel);
+llvm::Error parallel(Schedule &sch, const Located<LoopRV> &loop) {
+  return setLoopKind(sch, loop, ir::ForKind::Parallel);
 }
 
 }  // namespace vtac::passes::schedule

@@ -1,13 +1,15 @@
-// What every primitive sees: its step's arguments, bound to its signature and checked, and the
-// schedule. Each primitive lives in its own file (Split.cpp, Fuse.cpp, ...) and is listed with
-// its signature in Primitives.cpp; ApplyTrace.cpp binds a step's arguments, calls the primitive
-// and records the step in TVM's spelling.
+// A step's arguments, bound to its primitive's signature: what decodes them into the typed
+// arguments of the primitive's function (Primitives.h). Each primitive lives in its own file
+// (Split.cpp, Fuse.cpp, ...) and is listed with its signature and its decoding in Primitives.cpp;
+// ApplyTrace.cpp binds a step's arguments, calls the decoding and records the step in TVM's
+// spelling. Primitives not yet typed still take the StepArgs themselves (the apply* below).
 #pragma once
 
 #include <map>
 #include <optional>
 #include <vector>
 
+#include "vtac/passes/schedule/Primitives.h"
 #include "vtac/passes/schedule/Schedule.h"
 
 namespace vtac::passes::schedule {
@@ -49,9 +51,9 @@ public:
   llvm::Expected<LoopRV> loop(const char *param);
   llvm::Expected<RV> blockOrLoop(const char *param);
   // A loop or a location mark of sample_compute_location (compute_at's `loop`).
-  llvm::Expected<RV> computeLocation(const char *param);
-  // The variadic loop list (reorder, fuse).
-  llvm::Expected<std::vector<LoopRV>> loops(const char *param);
+  llvm::Expected<ComputeLocation> computeLocation(const char *param);
+  // The variadic loop list (reorder, fuse), each loop where it was written.
+  llvm::Expected<std::vector<Located<LoopRV>>> loops(const char *param);
   // A list of blocks (or block names) that are still in the function (cache_read's consumer_blocks,
   // blockize's target).
   llvm::Expected<std::vector<BlockRV>> blockList(const char *param);
@@ -76,35 +78,14 @@ private:
   std::map<std::string, size_t> &names_;  // trace names -> index in sch.bindings()
 };
 
-// Primitive implementations (one file each).
-llvm::Expected<std::vector<RV>> applyGetBlock(Schedule &sch, StepArgs &args);
-llvm::Expected<std::vector<RV>> applyGetLoops(Schedule &sch, StepArgs &args);
+// The primitives not yet typed (one file each).
 llvm::Expected<std::vector<RV>> applyGetChildBlocks(Schedule &sch, StepArgs &args);
-llvm::Expected<std::vector<RV>> applyGetProducers(Schedule &sch, StepArgs &args);
-llvm::Expected<std::vector<RV>> applyGetConsumers(Schedule &sch, StepArgs &args);
-// What get_producers (producers true) and get_consumers return.
-llvm::Expected<std::vector<RV>> applyDependentBlocks(Schedule &sch, StepArgs &args, bool producers);
-llvm::Expected<std::vector<RV>> applySplit(Schedule &sch, StepArgs &args);
-llvm::Expected<std::vector<RV>> applyFuse(Schedule &sch, StepArgs &args);
-llvm::Expected<std::vector<RV>> applyMerge(Schedule &sch, StepArgs &args);
-llvm::Expected<std::vector<RV>> applyReorder(Schedule &sch, StepArgs &args);
 llvm::Expected<std::vector<RV>> applyAddUnitLoop(Schedule &sch, StepArgs &args);
-llvm::Expected<std::vector<RV>> applyParallel(Schedule &sch, StepArgs &args);
-llvm::Expected<std::vector<RV>> applyVectorize(Schedule &sch, StepArgs &args);
-llvm::Expected<std::vector<RV>> applyUnroll(Schedule &sch, StepArgs &args);
-llvm::Expected<std::vector<RV>> applyBind(Schedule &sch, StepArgs &args);
 llvm::Expected<std::vector<RV>> applyAnnotate(Schedule &sch, StepArgs &args);
 llvm::Expected<std::vector<RV>> applyUnannotate(Schedule &sch, StepArgs &args);
-llvm::Expected<std::vector<RV>> applySetScope(Schedule &sch, StepArgs &args);
-llvm::Expected<std::vector<RV>> applyUnsafeSetDType(Schedule &sch, StepArgs &args);
 llvm::Expected<std::vector<RV>> applyStorageAlign(Schedule &sch, StepArgs &args);
-llvm::Expected<std::vector<RV>> applyComputeInline(Schedule &sch, StepArgs &args);
-llvm::Expected<std::vector<RV>> applyReverseComputeInline(Schedule &sch, StepArgs &args);
 llvm::Expected<std::vector<RV>> applyCacheRead(Schedule &sch, StepArgs &args);
 llvm::Expected<std::vector<RV>> applyCacheWrite(Schedule &sch, StepArgs &args);
-llvm::Expected<std::vector<RV>> applyComputeAt(Schedule &sch, StepArgs &args);
-llvm::Expected<std::vector<RV>> applyReverseComputeAt(Schedule &sch, StepArgs &args);
-llvm::Expected<std::vector<RV>> applyDecomposeReduction(Schedule &sch, StepArgs &args);
 llvm::Expected<std::vector<RV>> applyRFactor(Schedule &sch, StepArgs &args);
 llvm::Expected<std::vector<RV>> applyTransformLayout(Schedule &sch, StepArgs &args);
 llvm::Expected<std::vector<RV>> applySetAxisSeparator(Schedule &sch, StepArgs &args);

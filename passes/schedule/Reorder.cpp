@@ -4,13 +4,12 @@
 // that are not given stay where they are. A loop whose extent uses the variable of a loop moved
 // inside it is an error, as is a block under them with a scan or opaque iterator or with a
 // binding or predicate that is not affine in the loops (TVM's CheckPartialAffineBinding).
-#include "Primitive.h"
-
 #include "BlockTree.h"
 #include "LoopUtils.h"
 
 #include "vtac/ir/Diagnostic.h"
 #include "vtac/ir/Visitor.h"
+#include "vtac/passes/schedule/Primitives.h"
 
 #include <set>
 
@@ -18,20 +17,17 @@ namespace vtac::passes::schedule {
 
 using namespace ir;
 
-llvm::Expected<std::vector<RV>> applyReorder(Schedule &sch, StepArgs &args) {
-  llvm::Expected<std::vector<LoopRV>> rvs = args.loops("ordered_loops");
-  if (!rvs) return rvs.takeError();
-  const TraceValue &list = args.value("ordered_loops");
-  if (rvs->empty()) return std::vector<RV>{};
+llvm::Error reorder(Schedule &sch, const std::vector<Located<LoopRV>> &rvs, ir::SourceLoc stepAt) {
+  if (rvs.empty()) return llvm::Error::success();
 
   // The deepest given loop's path holds the whole chain.
   std::vector<StmtPath> paths;
   std::set<const Var *> seen;
-  for (size_t i = 0; i < rvs->size(); ++i) {
-    llvm::Expected<StmtPath> path = sch.findLoop((*rvs)[i], list.items[i].loc);
+  for (size_t i = 0; i < rvs.size(); ++i) {
+    llvm::Expected<StmtPath> path = sch.findLoop(rvs[i].value, rvs[i].at);
     if (!path) return path.takeError();
-    if (!seen.insert((*rvs)[i].loopVar.get()).second)
-      return diagnosticError(list.items[i].loc, "reorder: the loop '" + (*rvs)[i].loopVar->name + "' is given twice");
+    if (!seen.insert(rvs[i].value.loopVar.get()).second)
+      return diagnosticError(rvs[i].at, "reorder: the loop '" + rvs[i].value.loopVar->name + "' is given twice");
     paths.push_back(std::move(*path));
   }
   size_t deepest = 0;
@@ -42,9 +38,9 @@ llvm::Expected<std::vector<RV>> applyReorder(Schedule &sch, StepArgs &args) {
   for (size_t i = 0; i < paths.size(); ++i) {
     const StmtNode *loop = paths[i].back().get();
     if (paths[i].size() > chainPath.size() || chainPath[paths[i].size() - 1].get() != loop)
-      return diagnosticError(list.items[i].loc, "reorder: the loop '" + (*rvs)[i].loopVar->name +
+      return diagnosticError(rvs[i].at, "reorder: the loop '" + rvs[i].value.loopVar->name +
                                                     "' is not on the same chain of loops as '" +
-                                                    (*rvs)[deepest].loopVar->name + "'");
+                                                    rvs[deepest].value.loopVar->name + "'");
     top = std::min(top, paths[i].size() - 1);
   }
   // Between the outermost and the innermost: only loops, each the single child of the previous.
@@ -52,14 +48,14 @@ llvm::Expected<std::vector<RV>> applyReorder(Schedule &sch, StepArgs &args) {
   for (size_t i = top; i < chainPath.size(); ++i) {
     const StmtNode *node = chainPath[i].get();
     if (node->isa<Block>() || node->isa<BlockRealize>())
-      return diagnosticError(args.stepLoc(), "reorder: the block '" +
+      return diagnosticError(stepAt, "reorder: the block '" +
                                                  (node->isa<Block>() ? node->as<Block>()->name
                                                                      : node->as<BlockRealize>()->block->name) +
                                                  "' lies between the loops");
     const For *loop = node->as<For>();
     if (!loop) continue;  // a statement sequence: the next loop is not an only child
     if (!chain.empty() && chain.back()->body.get() != loop)
-      return diagnosticError(args.stepLoc(), "reorder: the loop '" + loop->loopVar->name +
+      return diagnosticError(stepAt, "reorder: the loop '" + loop->loopVar->name +
                                                  "' is not the only child of '" + chain.back()->loopVar->name + "'");
     chain.push_back(loop);
   }
@@ -74,14 +70,14 @@ llvm::Expected<std::vector<RV>> applyReorder(Schedule &sch, StepArgs &args) {
     const BlockRealize &realize = *blockPath.back().as<BlockRealize>();
     for (const IterVarRef &iv : realize.block->iterVars)
       if (iv->iterType != IterType::DataPar && iv->iterType != IterType::CommReduce)
-        return diagnosticError(args.stepLoc(), "reorder: the block '" + realize.block->name +
+        return diagnosticError(stepAt, "reorder: the block '" + realize.block->name +
                                                    "' under the loops has an iterator that is neither spatial nor a reduction");
     std::vector<const For *> loops = loopsInScope(blockPath), inRange;
     for (const For *loop : loops)
       if (!outside.count(loop)) inRange.push_back(loop);
     if (realize.block->iterVars.empty() || isAffineBinding(realize, loops)) continue;
     if (std::string why = whyNotAffineBinding(realize, inRange); !why.empty())
-      return diagnosticError(args.stepLoc(), "reorder: the bindings or predicate of the block '" + realize.block->name +
+      return diagnosticError(stepAt, "reorder: the bindings or predicate of the block '" + realize.block->name +
                                                  "' under the loops are not affine in the loops from '" +
                                                  chain.front()->loopVar->name + "' down: " + why);
   }
@@ -99,7 +95,7 @@ llvm::Expected<std::vector<RV>> applyReorder(Schedule &sch, StepArgs &args) {
       bool uses = false;
       preOrderVisit(placed[i]->extent, [&](const Node &node) { uses |= &node == placed[j]->loopVar.get(); });
       if (uses)
-        return diagnosticError(args.stepLoc(), "reorder: the extent of '" + placed[i]->loopVar->name +
+        return diagnosticError(stepAt, "reorder: the extent of '" + placed[i]->loopVar->name +
                                                    "' uses '" + placed[j]->loopVar->name + "', which would be inside it");
     }
     For *copy = copyNode(*placed[i]);
@@ -107,8 +103,8 @@ llvm::Expected<std::vector<RV>> applyReorder(Schedule &sch, StepArgs &args) {
     body = Stmt(copy);
   }
   StmtPath topPath(chainPath.begin(), chainPath.begin() + top + 1);
-  sch.replace((*rvs)[0].func, topPath, body);
-  return std::vector<RV>{};
+  sch.replace(rvs[0].value.func, topPath, body);
+  return llvm::Error::success();
 }
 
 }  // namespace vtac::passes::schedule

@@ -26,8 +26,9 @@
 #include "BlockTree.h"
 #include "RegionRelax.h"
 #include "BufferUtils.h"
-#include "Primitive.h"
 #include "StagePipeline.h"
+
+#include "vtac/passes/schedule/Primitives.h"
 
 #include "vtac/ir/Arith.h"
 #include "vtac/ir/arith/Analyzer.h"
@@ -374,14 +375,13 @@ std::vector<StmtPath> writersInScope(const StmtPath &scopePath, const Buffer *bu
 
 }  // namespace
 
-llvm::Expected<std::vector<RV>> applyReverseComputeInline(Schedule &sch, StepArgs &args) {
-  llvm::Expected<BlockRV> rv = args.block("block");
-  if (!rv) return rv.takeError();
-  SourceLoc at = args.at("block");
+llvm::Error reverseComputeInline(Schedule &sch, const Located<BlockRV> &block) {
+  const BlockRV &rv = block.value;
+  SourceLoc at = block.at;
   auto fail = [&](const std::string &why) {
-    return diagnosticError(at, "reverse_compute_inline: the block '" + rv->name + "' " + why);
+    return diagnosticError(at, "reverse_compute_inline: the block '" + rv.name + "' " + why);
   };
-  llvm::Expected<StmtPath> path = sch.findBlock(*rv, at);
+  llvm::Expected<StmtPath> path = sch.findBlock(rv, at);
   if (!path) return path.takeError();
   const BlockRealize &realize = *path->back().as<BlockRealize>();
   const Block &consumer = *realize.block;
@@ -410,7 +410,7 @@ llvm::Expected<std::vector<RV>> applyReverseComputeInline(Schedule &sch, StepArg
   const BlockRealize &producerRealize = *producerPaths.front().back().as<BlockRealize>();
   const Block &producer = *producerRealize.block;
   // Not in TVM: the producer's other consumers would lose the buffer they read.
-  llvm::Expected<std::vector<BlockRV>> readers = dependentBlocks(sch, BlockRV{rv->func, producer.name}, at, /*producers=*/false);
+  llvm::Expected<std::vector<BlockRV>> readers = dependentBlocks(sch, BlockRV{rv.func, producer.name}, at, /*producers=*/false);
   if (!readers) return readers.takeError();
   if (readers->size() != 1)
     return fail("is not the only consumer of '" + intermediate->name + "' (its producer '" + producer.name + "' has " +
@@ -435,7 +435,7 @@ llvm::Expected<std::vector<RV>> applyReverseComputeInline(Schedule &sch, StepArg
   if (std::string uncovered = firstUncoveredIterator(consumer, producer, *toProducer); !uncovered.empty())
     return fail("has the producer '" + producer.name + "', which does not cover its iterator '" + uncovered + "'");
   if (std::string why = whyNotRemovableLeaf(*path); !why.empty()) return diagnosticError(at, "reverse_compute_inline: " + why);
-  llvm::Expected<PrimFuncRef> func = sch.function(rv->func, at);
+  llvm::Expected<PrimFuncRef> func = sch.function(rv.func, at);
   if (!func) return func.takeError();
   if (std::string why = whyBufferIsAccessedOpaquely(**func, intermediate); !why.empty())
     return fail("has the producer '" + producer.name + "', which " + why);
@@ -458,11 +458,11 @@ llvm::Expected<std::vector<RV>> applyReverseComputeInline(Schedule &sch, StepArg
 
   std::string producerName = producer.name;
   Ref<Buffer> keptIntermediate(intermediate);
-  if (llvm::Error error = removeLeafBlock(sch, rv->func, *path, at)) return error;
-  const PrimFunc &current = *cast<PrimFunc>(sch.module().lookup(rv->func));
+  if (llvm::Error error = removeLeafBlock(sch, rv.func, *path, at)) return error;
+  const PrimFunc &current = *cast<PrimFunc>(sch.module().lookup(rv.func));
   Stmt body = ProducerRewriter(producerName, inlined, inlinedInit, predicate, keptIntermediate.get()).visitStmt(current.body);
-  sch.setBody(rv->func, reinferRegions(body, {producerName}, functionBuffers(current)));
-  return std::vector<RV>{};
+  sch.setBody(rv.func, reinferRegions(body, {producerName}, functionBuffers(current)));
+  return llvm::Error::success();
 }
 
 }  // namespace vtac::passes::schedule

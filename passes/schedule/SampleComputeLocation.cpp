@@ -11,14 +11,13 @@
 // from the schedule's seeded random source. The recorded step holds the decision taken.
 #include "BlockAnalysis.h"
 #include "BlockTree.h"
-#include "ComputeAt.h"
-#include "ComputeInline.h"
 #include "LoopUtils.h"
 #include "Primitive.h"
 
 #include "vtac/ir/Arith.h"
 #include "vtac/ir/Diagnostic.h"
 #include "vtac/ir/Visitor.h"
+#include "vtac/passes/schedule/Primitives.h"
 
 namespace vtac::passes::schedule {
 
@@ -56,13 +55,13 @@ LoopUse loopUse(const For &loop) {
 // primitive check-only (the error, the reason, is dropped).
 bool canComputeAt(const Schedule &sch, const BlockRV &block, const For &loop, SourceLoc at) {
   Schedule scratch(sch.module());
-  ComputeAtRequest request{block, LoopRV{block.func, loop.loopVar}, /*preserveUnitLoops=*/true, -1, at, at, at};
-  return !llvm::errorToBool(computeAt(scratch, request, /*isComputeAt=*/true));
+  return !llvm::errorToBool(computeAt(scratch, {block, at}, {LoopRV{block.func, loop.loopVar}, at},
+                                      /*preserveUnitLoops=*/true, {-1, at}));
 }
 
 bool canComputeInline(const Schedule &sch, const BlockRV &block, SourceLoc at) {
   Schedule scratch(sch.module());
-  return !llvm::errorToBool(computeInline(scratch, block, at));
+  return !llvm::errorToBool(computeInline(scratch, {block, at}));
 }
 
 // The loops and blocks above the block at `path` (TVM's sref tree), outermost first.

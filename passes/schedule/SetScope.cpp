@@ -4,45 +4,40 @@
 // match_buffers of its regions. The scope must be one TVM knows (global, shared, local, ... with
 // an optional tag, e.g. local.acc_buffer).
 #include "BufferUtils.h"
-#include "Primitive.h"
 
 #include "vtac/ir/Diagnostic.h"
 #include "vtac/ir/Visitor.h"
+#include "vtac/passes/schedule/Primitives.h"
 
 namespace vtac::passes::schedule {
 
 using namespace ir;
 
-llvm::Expected<std::vector<RV>> applySetScope(Schedule &sch, StepArgs &args) {
-  llvm::Expected<BlockRV> rv = args.block("block");
-  if (!rv) return rv.takeError();
-  llvm::Expected<std::string> scope = args.string("storage_scope");
-  if (!scope) return scope.takeError();
-  if (scope->empty()) return diagnosticError(args.at("storage_scope"), "set_scope: the storage scope is empty");
-  if (std::string why = whyNotStorageScope("set_scope", *scope); !why.empty())
-    return diagnosticError(args.at("storage_scope"), why);
-  llvm::Expected<StmtPath> path = sch.findBlock(*rv, args.at("block"));
+llvm::Error setScope(Schedule &sch, const Located<BlockRV> &block, const Located<int64_t> &bufferIndex,
+                     const Located<std::string> &storageScope) {
+  const std::string &scope = storageScope.value;
+  if (scope.empty()) return diagnosticError(storageScope.at, "set_scope: the storage scope is empty");
+  if (std::string why = whyNotStorageScope("set_scope", scope); !why.empty()) return diagnosticError(storageScope.at, why);
+  llvm::Expected<StmtPath> path = sch.findBlock(block.value, block.at);
   if (!path) return path.takeError();
-  llvm::Expected<int64_t> index = args.bufferIndex("buffer_index", *path->back().as<BlockRealize>()->block, true);
-  if (!index) return index.takeError();
-  llvm::Expected<BufferRef> buffer = accessedBuffer(*path->back().as<BlockRealize>()->block, *index, true,
-                                                    args.at("buffer_index"));
+  llvm::Expected<BufferRef> buffer =
+      accessedBuffer(*path->back().as<BlockRealize>()->block, bufferIndex.value, true, bufferIndex.at);
   if (!buffer) return buffer.takeError();
-  llvm::Expected<PrimFuncRef> func = sch.function(rv->func, args.stepLoc());
+  llvm::Expected<PrimFuncRef> func = sch.function(block.value.func, block.at);
   if (!func) return func.takeError();
   if (!allocatedByBlock((*func)->body, buffer->get()))
-    return diagnosticError(args.at("buffer_index"), "set_scope: the buffer '" + (*buffer)->name +
-                                                        "' is not allocated by a block (a parameter cannot change scope)");
-  if ((*buffer)->scope() == *scope) return std::vector<RV>{};
+    return diagnosticError(bufferIndex.at, "set_scope: the buffer '" + (*buffer)->name +
+                                               "' is not allocated by a block (a parameter cannot change scope)");
+  if ((*buffer)->scope() == scope) return llvm::Error::success();
   // The buffers that match a region of it move with it, as in TVM.
-  std::map<const Buffer *, BufferRef> rescoped{{buffer->get(), withScope(*buffer, *scope)}};
+  std::map<const Buffer *, BufferRef> rescoped{{buffer->get(), withScope(*buffer, scope)}};
   preOrderVisit((*func)->body, [&](const Node &node) {
     if (const auto *block = node.as<Block>())
       for (const MatchBufferRegion &match : block->matchBuffers)
-        if (match.source.buffer == *buffer) rescoped[match.buffer.get()] = withScope(match.buffer, *scope);
+        if (match.source.buffer == *buffer) rescoped[match.buffer.get()] = withScope(match.buffer, scope);
   });
-  sch.setBody(rv->func, replaceBuffers((*func)->body, rescoped));
-  return std::vector<RV>{};
+  sch.setBody(block.value.func, replaceBuffers((*func)->body, rescoped));
+  return llvm::Error::success();
 }
 
 }  // namespace vtac::passes::schedule

@@ -7,7 +7,6 @@
 // bindings are then simplified as TVM's IterMapSimplify does. The loop must start at 0 and carry
 // neither annotations nor a thread binding.
 #include "LoopUtils.h"
-#include "Primitive.h"
 
 #include "vtac/ir/Arith.h"
 #include "vtac/ir/Diagnostic.h"
@@ -15,6 +14,7 @@
 #include "vtac/ir/Printer.h"
 #include "vtac/ir/Substitute.h"
 #include "vtac/ir/arith/Analyzer.h"
+#include "vtac/passes/schedule/Primitives.h"
 
 namespace vtac::passes::schedule {
 
@@ -65,71 +65,51 @@ llvm::Expected<Expr> inferredExtent(const For &loop, int64_t known, SourceLoc at
 
 }  // namespace
 
-llvm::Expected<std::vector<RV>> applySplit(Schedule &sch, StepArgs &args) {
-  llvm::Expected<LoopRV> rv = args.loop("loop");
-  if (!rv) return rv.takeError();
-  llvm::Expected<bool> preserveUnitIters = args.boolean("preserve_unit_iters");
-  if (!preserveUnitIters) return preserveUnitIters.takeError();
-  llvm::Expected<bool> disablePredication = args.boolean("disable_predication");
-  if (!disablePredication) return disablePredication.takeError();
-  llvm::Expected<StmtPath> path = sch.findLoop(*rv, args.at("loop"));
+llvm::Expected<std::vector<LoopRV>> split(Schedule &sch, const Located<LoopRV> &loopRV,
+                                          const Located<std::vector<Located<SplitFactor>>> &factorList,
+                                          bool preserveUnitIters, bool disablePredication) {
+  const std::string &funcName = loopRV.value.func;
+  llvm::Expected<StmtPath> path = sch.findLoop(loopRV.value, loopRV.at);
   if (!path) return path.takeError();
   const For &loop = *path->back().as<For>();
-  if (llvm::Error error = checkPlainLoop(loop, "split", args.at("loop"))) return error;
+  if (llvm::Error error = checkPlainLoop(loop, "split", loopRV.at)) return error;
 
-  // Factors: literals, sampled values, at most one None.
-  const TraceValue &list = args.value("factors");
-  if (list.kind != TraceValue::Kind::List || list.items.size() < 2)
-    return diagnosticError(args.at("factors"), "split: factors must be a list of at least two factors");
-  if (llvm::Error error = checkNestDepth(path->size() + list.items.size() - 1, "split", args.at("loop"))) return error;
+  // Factors: positive integers, at most one None.
+  const std::vector<Located<SplitFactor>> &given = factorList.value;
+  if (given.size() < 2)
+    return diagnosticError(factorList.at, "split: factors must be a list of at least two factors");
+  if (llvm::Error error = checkNestDepth(path->size() + given.size() - 1, "split", loopRV.at)) return error;
   DataType dtype = loop.loopVar->dtype;
-  std::vector<std::optional<int64_t>> factors;
   std::optional<size_t> inferred;
   int64_t known = 1;
-  for (size_t i = 0; i < list.items.size(); ++i) {
-    const TraceValue &item = list.items[i];
-    std::optional<RV> sampled;
-    if (item.kind == TraceValue::Kind::Name) {
-      llvm::Expected<RV> rv = args.resolve(item);
-      if (!rv) return rv.takeError();
-      sampled = *rv;
-    }
-    if (item.kind == TraceValue::Kind::None || (sampled && std::holds_alternative<NoneRV>(*sampled))) {
-      if (inferred) return diagnosticError(item.loc, "split: at most one factor can be None");
+  for (size_t i = 0; i < given.size(); ++i) {
+    const Located<SplitFactor> &factor = given[i];
+    if (!factor.value) {
+      if (inferred) return diagnosticError(factor.at, "split: at most one factor can be None");
       inferred = i;
-      factors.push_back(std::nullopt);
       continue;
     }
-    int64_t factor;
-    if (item.kind == TraceValue::Kind::Int) {
-      factor = item.intValue;
-    } else if (sampled) {
-      if (!std::holds_alternative<int64_t>(*sampled))
-        return diagnosticError(item.loc, "split: the factor " + describeTraceName(item.text) + " is not a sampled value");
-      factor = std::get<int64_t>(*sampled);
-    } else {
-      return diagnosticError(item.loc, "split: a factor is an integer, a sampled value or None");
-    }
-    if (factor <= 0) return diagnosticError(item.loc, "split: factor " + std::to_string(factor) + " is not positive");
-    llvm::Expected<int64_t> product = productInLoopType(known, factor, loop, item.loc, "factor " + std::to_string(factor));
+    if (*factor.value <= 0)
+      return diagnosticError(factor.at, "split: factor " + std::to_string(*factor.value) + " is not positive");
+    llvm::Expected<int64_t> product =
+        productInLoopType(known, *factor.value, loop, factor.at, "factor " + std::to_string(*factor.value));
     if (!product) return product.takeError();
     known = *product;
-    factors.push_back(factor);
   }
   std::vector<Expr> extents;
-  for (const auto &factor : factors) extents.push_back(factor ? intImm(*factor, dtype) : Expr());
+  for (const Located<SplitFactor> &factor : given) extents.push_back(factor.value ? intImm(*factor.value, dtype) : Expr());
   arith::Analyzer analyzer;
-  llvm::Expected<PrimFuncRef> func = sch.function(rv->func, args.at("loop"));
+  llvm::Expected<PrimFuncRef> func = sch.function(funcName, loopRV.at);
   if (!func) return func.takeError();
   arith::boundShapeVariables(analyzer, **func);
   if (inferred) {
-    llvm::Expected<Expr> extent = inferredExtent(loop, known, list.items[*inferred].loc);
+    llvm::Expected<Expr> extent = inferredExtent(loop, known, given[*inferred].at);
     if (!extent) return extent.takeError();
     extents[*inferred] = analyzer.simplify(*extent);
   } else if (!analyzer.canProve(makeBinary(NodeKind::GE, intImm(known, dtype), loop.extent))) {
-    return diagnosticError(args.at("factors"), "split: the product of the factors (" + std::to_string(known) +
-                                                   ") is less than the extent of '" + loop.loopVar->name + "' (" +
-                                                   printExpr(loop.extent) + ")");
+    return diagnosticError(factorList.at, "split: the product of the factors (" + std::to_string(known) +
+                                              ") is less than the extent of '" + loop.loopVar->name + "' (" +
+                                              printExpr(loop.extent) + ")");
   }
 
   std::vector<VarRef> newVars;
@@ -140,18 +120,18 @@ llvm::Expected<std::vector<RV>> applySplit(Schedule &sch, StepArgs &args) {
     value = value ? addExpr(mulExpr(value, extents[i]), newVars.back()) : Expr(newVars.back());
   }
   Stmt body = substitute(loop.body, VarMap{{loop.loopVar.get(), value}});
-  Expr inBounds = makeBinary(NodeKind::LT, value, loop.extent, args.at("factors"));
-  if (!*disablePredication && !analyzer.canProve(inBounds, arith::Analyzer::ProofStrength::SymbolicBound))
+  Expr inBounds = makeBinary(NodeKind::LT, value, loop.extent, factorList.at);
+  if (!disablePredication && !analyzer.canProve(inBounds, arith::Analyzer::ProofStrength::SymbolicBound))
     body = PredicateAppender(inBounds).visitStmt(body);
-  for (size_t i = factors.size(); i-- > 0;)
+  for (size_t i = extents.size(); i-- > 0;)
     body = make<For>(newVars[i], intImm(0, dtype), extents[i], ForKind::Serial, body);
   std::vector<const For *> outer = loopsInScope(*path);
   outer.pop_back();
-  body = simplifyBindings(body, outer, *preserveUnitIters);
-  sch.replace(rv->func, *path, body);
+  body = simplifyBindings(body, outer, preserveUnitIters);
+  sch.replace(funcName, *path, body);
 
-  std::vector<RV> results;
-  for (const VarRef &var : newVars) results.push_back(LoopRV{rv->func, var});
+  std::vector<LoopRV> results;
+  for (const VarRef &var : newVars) results.push_back(LoopRV{funcName, var});
   return results;
 }
 

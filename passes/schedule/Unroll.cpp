@@ -3,8 +3,8 @@
 
 namespace vtac::passes::schedule {
 
-llvm::Expected<std::vector<RV>> applyUnroll(Schedule &sch, StepArgs &args) {
-  return setLoopKind(sch, args, ir::ForKind::Unrolled);
+llvm::Error unroll(Schedule &sch, const Located<LoopRV> &loop) {
+  return setLoopKind(sch, loop, ir::ForKind::Unrolled);
 }
 
 }  // namespace vtac::passes::schedule

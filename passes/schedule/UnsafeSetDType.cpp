@@ -8,11 +8,11 @@
 // how a consumer's inline `T.Cast("int32", b[...])` of a widened buffer becomes a plain int32
 // read, which VTA's ALU can take (an int8 accumulator buffer cannot be allocated).
 #include "BufferUtils.h"
-#include "Primitive.h"
 
 #include "vtac/ir/Arith.h"
 #include "vtac/ir/Diagnostic.h"
 #include "vtac/ir/Mutator.h"
+#include "vtac/passes/schedule/Primitives.h"
 
 namespace vtac::passes::schedule {
 
@@ -63,36 +63,32 @@ private:
 
 }  // namespace
 
-llvm::Expected<std::vector<RV>> applyUnsafeSetDType(Schedule &sch, StepArgs &args) {
-  llvm::Expected<BlockRV> rv = args.block("block");
-  if (!rv) return rv.takeError();
-  llvm::Expected<std::string> text = args.string("dtype");
-  if (!text) return text.takeError();
-  std::optional<DataType> dtype = DataType::parse(*text);
+llvm::Error unsafeSetDType(Schedule &sch, const Located<BlockRV> &writer, const Located<int64_t> &bufferIndex,
+                           const Located<std::string> &dtypeName) {
+  const BlockRV &rv = writer.value;
+  std::optional<DataType> dtype = DataType::parse(dtypeName.value);
   if (!dtype || dtype->isVoid() || dtype->isHandle())
-    return diagnosticError(args.at("dtype"), "unsafe_set_dtype: '" + *text + "' is not a data type");
-  llvm::Expected<StmtPath> path = sch.findBlock(*rv, args.at("block"));
+    return diagnosticError(dtypeName.at, "unsafe_set_dtype: '" + dtypeName.value + "' is not a data type");
+  llvm::Expected<StmtPath> path = sch.findBlock(rv, writer.at);
   if (!path) return path.takeError();
   const Block &block = *path->back().as<BlockRealize>()->block;
-  llvm::Expected<int64_t> index = args.bufferIndex("buffer_index", block, true);
-  if (!index) return index.takeError();
-  llvm::Expected<BufferRef> buffer = accessedBuffer(block, *index, true, args.at("buffer_index"));
+  llvm::Expected<BufferRef> buffer = accessedBuffer(block, bufferIndex.value, true, bufferIndex.at);
   if (!buffer) return buffer.takeError();
-  llvm::Expected<PrimFuncRef> func = sch.function(rv->func, args.stepLoc());
+  llvm::Expected<PrimFuncRef> func = sch.function(rv.func, writer.at);
   if (!func) return func.takeError();
   if (!allocatedByBlock((*func)->body, buffer->get()))
-    return diagnosticError(args.at("buffer_index"), "unsafe_set_dtype: the buffer '" + (*buffer)->name +
-                                                        "' is not allocated by a block (a parameter's type is the "
-                                                        "caller's)");
-  if ((*buffer)->dtype == *dtype) return std::vector<RV>{};
+    return diagnosticError(bufferIndex.at, "unsafe_set_dtype: the buffer '" + (*buffer)->name +
+                                               "' is not allocated by a block (a parameter's type is the "
+                                               "caller's)");
+  if ((*buffer)->dtype == *dtype) return llvm::Error::success();
   auto *copy = copyNode(**buffer);
   copy->dtype = *dtype;
   copy->data = make<Var>((*buffer)->data->name, PointerType{*dtype, (*buffer)->scope()});
   BufferRef retyped(copy);
   Stmt body = DTypeSetter(buffer->get(), retyped).visitStmt((*func)->body);
   // regions, allocations and match_buffers name the retyped buffer too
-  sch.setBody(rv->func, replaceBuffers(body, {{buffer->get(), retyped}}));
-  return std::vector<RV>{};
+  sch.setBody(rv.func, replaceBuffers(body, {{buffer->get(), retyped}}));
+  return llvm::Error::success();
 }
 
 }  // namespace vtac::passes::schedule

@@ -3,8 +3,8 @@
 
 namespace vtac::passes::schedule {
 
-llvm::Expected<std::vector<RV>> applyVectorize(Schedule &sch, StepArgs &args) {
-  return setLoopKind(sch, args, ir::ForKind::Vectorized);
+llvm::Error vectorize(Schedule &sch, const Located<LoopRV> &loop) {
+  return setLoopKind(sch, loop, ir::ForKind::Vectorized);
 }
 
 }  // namespace vtac::passes::schedule
