@@ -13,6 +13,7 @@
 #include <llvm/ADT/StringExtras.h>
 #include <llvm/Support/FileSystem.h>
 #include <llvm/Support/Path.h>
+#include <llvm/Support/raw_os_ostream.h>
 
 #include "vtac/codegen/CEmitter.h"
 #include "vtac/codegen/HeaderEmitter.h"
@@ -193,7 +194,12 @@ private:
   bool prepareInput(frontend::ParsedModule &parsed, std::ostream &errors) const {
     prepare::Recipe recipe = options_.recipe;
     recipe.passes = recipe.passes.empty() ? "host-lower" : recipe.passes + ",host-lower";
-    return prepareModule("vtac compile", recipe, parsed, errors) == support::kExitSuccess;
+    llvm::raw_os_ostream dumps(errors);  // the job's own stream: inputs compile in parallel
+    dumps.SetUnbuffered();
+    passes::Instrumentation instrumentation;
+    instrumentation.printAfterAll = options_.printAfterAll;
+    instrumentation.dumpStream = &dumps;
+    return prepareModule("vtac compile", recipe, parsed, errors, std::move(instrumentation)) == support::kExitSuccess;
   }
 
   llvm::Expected<std::string> emit(const Job &job, const std::vector<codegen::HostFunction> &functions) const {

@@ -57,6 +57,9 @@ void registerCompileCommand(CLI::App &app, support::CommandAction &action) {
                       "c | header | llvm (.ll) | bc | asm (.s) | obj (default: from the output's "
                       "extension, else obj)")
       ->check(CLI::IsMember({"c", "header", "llvm", "bc", "asm", "obj"}));
+  command->add_flag("--print-after-all", options->printAfterAll,
+                    "Print each function after every pass of --passes and of host-lower, the last steps "
+                    "before code generation, to standard error (as vtac opt --print-after-all)");
   command->add_option("--passes", options->recipe.passes,
                       "Pass pipeline to run first, as vtac opt --passes (e.g. vta-lower; see vtac opt "
                       "--list-passes); host-lower always follows it (vtac opt --passes=PIPELINE,host-lower "

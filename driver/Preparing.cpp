@@ -19,8 +19,8 @@ int reportRecipeError(const std::string &command, llvm::Error error, std::ostrea
 }
 
 int prepareModule(const std::string &command, const prepare::Recipe &recipe, frontend::ParsedModule &parsed,
-                  std::ostream &errors) {
-  llvm::Expected<prepare::Preparer> preparer = prepare::Preparer::create(recipe);
+                  std::ostream &errors, passes::Instrumentation instrumentation) {
+  llvm::Expected<prepare::Preparer> preparer = prepare::Preparer::create(recipe, std::move(instrumentation));
   if (!preparer) return reportRecipeError(command, preparer.takeError(), errors);
   return preparer->prepare(parsed, errors) ? support::kExitSuccess : support::kExitInputError;
 }

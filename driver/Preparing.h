@@ -16,9 +16,9 @@ namespace vtac::driver {
 // prepare::RecipeError's own, else 1).
 int reportRecipeError(const std::string &command, llvm::Error error, std::ostream &errors);
 
-// Prepares `parsed` with a Preparer of its own, for commands that prepare one module without
-// instrumentation (`vtac run`, each input of `vtac compile`); the exit status.
+// Prepares `parsed` with a Preparer of its own, for commands that prepare one module (`vtac
+// run`, each input of `vtac compile`); the exit status.
 int prepareModule(const std::string &command, const prepare::Recipe &recipe, frontend::ParsedModule &parsed,
-                  std::ostream &errors);
+                  std::ostream &errors, passes::Instrumentation instrumentation = {});
 
 }  // namespace vtac::driver

@@ -42,6 +42,7 @@ struct CompileOptions {
   std::string cpu = "generic";  // --mcpu
   std::string features;         // --mattr, e.g. "+neon,-thumb2"
   int optLevel = 2;           // -O0..-O3
+  bool printAfterAll = false;  // each function after every pass of --passes and host-lower
 };
 
 // Returns the driver's exit status: 0, 1 after writing diagnostics to `errors`, 2 for a
