@@ -70,8 +70,9 @@ TEST_CASE("host lowering: intrinsics become runtime calls on one command handle"
 
 TEST_CASE("host lowering after host-lower: a micro-kernel captures the loop variable it reads, and computes a let of it inside", "[codegen]") {
   ir::PrimFuncRef func = parse(kVtaProgram);
-  ir::PrimFunc *closed = ir::copyNode(*func);
-  closed->body = passes::closeUopKernels(func->body);  // host-lower's uop-kernel-closures
+  ir::PrimFunc *copy = ir::copyNode(*func);
+  copy->body = passes::closeUopKernels(func->body);  // host-lower's uop-kernel-closures
+  ir::PrimFuncRef closed(copy);
   auto lowered = lowerForHost(*closed, "main", "layer");
   REQUIRE(bool(lowered));
   REQUIRE(lowered->kernels.size() == 1);
