@@ -31,9 +31,8 @@ public:
     if (!containsLoop_) valid_ = false;
     for (const auto &[data, bases] : accesses_) {
       if (!stored_.count(data)) continue;
-      for (const Access &access : bases)
-        if (!access.base || usesInnerVar(*access.base) || !ir::structuralEqual(*access.base, *bases[0].base))
-          valid_ = false;
+      for (const std::optional<ir::Expr> &base : bases)
+        if (!base || usesInnerVar(*base) || !ir::structuralEqual(*base, *bases[0])) valid_ = false;
     }
   }
 
@@ -93,10 +92,6 @@ public:
   }
 
 private:
-  struct Access {
-    std::optional<ir::Expr> base;  // the index as var + base; none: another form
-  };
-
   bool usesLaneVar(const ir::Expr &e) const { return ir::usesVar(e, var_.get()); }
   void requireInvariant(const ir::Expr &e) { valid_ &= !usesLaneVar(e); }
   bool usesInnerVar(const ir::Expr &e) const {
@@ -113,7 +108,7 @@ private:
     std::optional<ir::Expr> base = unitStrideBase(indices[0], var_);
     // A load that depends on j other than contiguously would be a gather.
     if (!base && usesLaneVar(indices[0])) valid_ = false;
-    accesses_[buffer.data.get()].push_back({base});
+    accesses_[buffer.data.get()].push_back(base);
   }
 
   ir::VarRef var_;
@@ -122,7 +117,8 @@ private:
   int storedBytes_ = 0;
   std::set<const ir::Var *> inner_;    // variables defined inside the body
   std::set<const ir::Var *> stored_;   // data variables of the stores
-  std::map<const ir::Var *, std::vector<Access>> accesses_;  // by data variable
+  // By data variable: each access's index as var + base, none for another form.
+  std::map<const ir::Var *, std::vector<std::optional<ir::Expr>>> accesses_;
 };
 
 // The arithmetic the emitters widen lane by lane as they do scalars.
