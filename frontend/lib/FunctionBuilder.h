@@ -16,6 +16,7 @@
 // may appear in it), Reducers.cpp (T.comm_reducer).
 #pragma once
 
+#include "ParseTreeCasts.h"
 #include "TVMScriptParser.h"
 #include "Value.h"
 #include "vtac/frontend/Diagnostics.h"
@@ -23,7 +24,6 @@
 #include "vtac/ir/Function.h"
 
 #include <functional>
-#include <typeinfo>
 #include <optional>
 #include <string>
 #include <unordered_map>
@@ -53,13 +53,6 @@ struct CallArgs {
 /// so an `end` of that shape gives back exactly `extent` (round trips stay
 /// stable); anything else is ir::rangeFromBeginEnd (extent simplified).
 ir::Range rangeBetween(ir::Expr begin, ir::Expr end);
-
-/// `context` as the labelled-alternative class T when it is exactly that
-/// class, else null: dynamic_cast without its cost (a type_info address
-/// comparison; the generated classes live in one binary and have no subclasses).
-template <class T, class Context> T *exactly(Context *context) {
-  return context && &typeid(*context) == &typeid(T) ? static_cast<T *>(context) : nullptr;
-}
 
 /// Whether `path` names a builtin known to the frontend (for "unknown function").
 bool isKnownBuiltin(const std::string &path);

@@ -1,6 +1,7 @@
 #include "IntrinsicRegistration.h"
 
 #include "Literals.h"
+#include "ParseTreeCasts.h"
 #include "SyntaxParser.h"
 
 namespace vtac::frontend {
@@ -8,8 +9,6 @@ namespace vtac::frontend {
 using Grammar = grammar::TVMScriptParser;
 
 namespace {
-
-template <class T, class Context> T *exactly(Context *context) { return dynamic_cast<T *>(context); }
 
 // The text of a plain name or string literal argument; empty otherwise.
 std::string argumentText(Grammar::ArgumentContext *argument, bool wantString) {

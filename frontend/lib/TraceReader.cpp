@@ -6,6 +6,7 @@
 #include "vtac/ir/Diagnostic.h"
 
 #include "Literals.h"
+#include "ParseTreeCasts.h"
 #include "ScheduleDefinition.h"
 #include "SyntaxParser.h"
 
@@ -20,8 +21,6 @@ namespace vtac::frontend {
 using Grammar = grammar::TVMScriptParser;
 
 namespace {
-
-template <class T, class Context> T *exactly(Context *context) { return dynamic_cast<T *>(context); }
 
 // A schedule runs at most this many statements, so that one cannot loop forever.
 constexpr int64_t kMaxStatements = 100000;

@@ -17,8 +17,6 @@
 namespace vtac::ir::arith {
 namespace {
 
-constexpr int64_t kPosInf = IntBound::kPosInf;
-
 enum class DivMode : uint8_t { Trunc, Floor };
 
 Expr modExpr(DivMode mode, const Expr &a, int64_t c) {
@@ -38,14 +36,14 @@ std::optional<int64_t> scaledDivisor(int64_t lower, int64_t factor, DataType t) 
 struct SplitTerm {
   Expr index;
   int64_t lower = 1;
-  int64_t upper = kPosInf;  // upper % lower == 0 unless infinite
+  int64_t upper = IntBound::kPosInf;  // upper % lower == 0 unless infinite
   int64_t scale = 1;
   DivMode mode = DivMode::Trunc;
 
   bool sameIndex(const SplitTerm &other) const {
     return index == other.index || structuralEqual(index, other.index);
   }
-  bool compatibleWith(DivMode m) const { return mode == m || (lower == 1 && upper == kPosInf); }
+  bool compatibleWith(DivMode m) const { return mode == m || (lower == 1 && upper == IntBound::kPosInf); }
   bool sameSplit(const SplitTerm &other) const {
     return lower == other.lower && upper == other.upper && compatibleWith(other.mode);
   }
@@ -54,7 +52,7 @@ struct SplitTerm {
     DataType t = index->dtype;
     if (scale == 0) return intImm(0, t);
     Expr result = index;
-    if (upper != kPosInf) result = modExpr(mode, result, upper);
+    if (upper != IntBound::kPosInf) result = modExpr(mode, result, upper);
     if (lower != 1) result = divExpr(mode, result, lower);
     int64_t s = scale * extraScale;
     return s == 1 ? result : mulExpr(result, intImm(s, t));
@@ -225,14 +223,14 @@ struct CanonicalOps {
     }
     std::optional<int64_t> lower = c % lhs.scale == 0 ? scaledDivisor(lhs.lower, c / lhs.scale, lhs.index->dtype) : std::nullopt;
     if (lower) {
-      if (lhs.upper == kPosInf || lhs.upper % *lower == 0) {
+      if (lhs.upper == IntBound::kPosInf || lhs.upper % *lower == 0) {
         lhs.scale = 1;
         lhs.lower = *lower;
         return lhs;
       }
       if (lhs.upper <= *lower) return reindex(SplitTerm{intImm(0, lhs.index->dtype)});
       lhs.index = modExpr(mode, lhs.index, lhs.upper);
-      lhs.upper = kPosInf;
+      lhs.upper = IntBound::kPosInf;
       lhs.scale = 1;
       lhs.lower = *lower;
       return lhs;
@@ -252,8 +250,8 @@ struct CanonicalOps {
     std::optional<int64_t> upper = c % lhs.scale == 0 ? scaledDivisor(lhs.lower, c / lhs.scale, lhs.index->dtype) : std::nullopt;
     if (upper) {
       int64_t newUpper = *upper;
-      if (lhs.upper == kPosInf || lhs.upper % newUpper == 0) {
-        if (newUpper < lhs.upper && lhs.upper != kPosInf) {
+      if (lhs.upper == IntBound::kPosInf || lhs.upper % newUpper == 0) {
+        if (newUpper < lhs.upper && lhs.upper != IntBound::kPosInf) {
           // A smaller modulus on the index may simplify further: redo it on the index.
           SplitTerm updated = reindex(SplitTerm{self.visitExpr(modExpr(mode, lhs.index, newUpper))});
           SplitTerm result = lhs.lower != 1 ? divConst(updated, lhs.lower, mode) : updated;

@@ -11,14 +11,11 @@
 namespace vtac::ir::arith {
 namespace {
 
-constexpr int64_t kPosInf = IntBound::kPosInf;
-constexpr int64_t kNegInf = IntBound::kNegInf;
-
-bool isInf(int64_t v) { return v == kPosInf || v == kNegInf; }
+bool isInf(int64_t v) { return v == IntBound::kPosInf || v == IntBound::kNegInf; }
 
 int64_t saturate(__int128 v) {
-  if (v >= __int128(kPosInf)) return kPosInf;
-  if (v <= __int128(kNegInf)) return kNegInf;
+  if (v >= __int128(IntBound::kPosInf)) return IntBound::kPosInf;
+  if (v <= __int128(IntBound::kNegInf)) return IntBound::kNegInf;
   return int64_t(v);
 }
 
@@ -29,20 +26,20 @@ int64_t addBound(int64_t a, int64_t b) {
 }
 
 int64_t negBound(int64_t a) {
-  if (a == kPosInf) return kNegInf;
-  if (a == kNegInf) return kPosInf;
+  if (a == IntBound::kPosInf) return IntBound::kNegInf;
+  if (a == IntBound::kNegInf) return IntBound::kPosInf;
   return -a;
 }
 
 int64_t mulBound(int64_t a, int64_t b) {
   if (a == 0 || b == 0) return 0;
-  if (isInf(a) || isInf(b)) return (a < 0) != (b < 0) ? kNegInf : kPosInf;
+  if (isInf(a) || isInf(b)) return (a < 0) != (b < 0) ? IntBound::kNegInf : IntBound::kPosInf;
   return saturate(__int128(a) * b);
 }
 
 // a / b rounded down (floor) or toward zero; b is finite and non-zero.
 int64_t divBound(int64_t a, int64_t b, bool floor) {
-  if (isInf(a)) return (a < 0) != (b < 0) ? kNegInf : kPosInf;
+  if (isInf(a)) return (a < 0) != (b < 0) ? IntBound::kNegInf : IntBound::kPosInf;
   if (b == -1) return negBound(a);
   return floor ? floorDivInt(a, b) : a / b;
 }
@@ -57,8 +54,8 @@ IntBound unite(IntBound a, IntBound b) { return {std::min(a.min, b.min), std::ma
 IntBound typeBound(DataType t) {
   if (t.isBool()) return {0, 1};
   if (t.isInt() && t.bits() < 64) return {-(int64_t(1) << (t.bits() - 1)), (int64_t(1) << (t.bits() - 1)) - 1};
-  if (t.isUInt()) return {0, t.bits() < 64 ? (int64_t(1) << t.bits()) - 1 : kPosInf};
-  return {kNegInf, kPosInf};
+  if (t.isUInt()) return {0, t.bits() < 64 ? (int64_t(1) << t.bits()) - 1 : IntBound::kPosInf};
+  return {IntBound::kNegInf, IntBound::kPosInf};
 }
 
 }  // namespace
@@ -143,7 +140,7 @@ public:
 
 private:
   static IntBound division(IntBound a, IntBound b, bool floor) {
-    if (b.min <= 0 && b.max >= 0) return {kNegInf, kPosInf};
+    if (b.min <= 0 && b.max >= 0) return {IntBound::kNegInf, IntBound::kPosInf};
     if (isInf(b.min) || isInf(b.max)) {
       // |b| is at least min(|b.min|, |b.max|) and unbounded above: the quotient lies between
       // a / that and 0 (or -1 when flooring a negative dividend).
@@ -155,8 +152,8 @@ private:
                  divBound(a.max, b.max, floor)});
   }
   static IntBound modulo(IntBound a, IntBound b, bool floor) {
-    if (b.min <= 0) return {kNegInf, kPosInf};
-    int64_t largest = b.max == kPosInf ? kPosInf : b.max - 1;
+    if (b.min <= 0) return {IntBound::kNegInf, IntBound::kPosInf};
+    int64_t largest = b.max == IntBound::kPosInf ? IntBound::kPosInf : b.max - 1;
     if (a.min >= 0) return {0, std::min(a.max, largest)};
     if (floor) return {0, largest};
     if (a.max <= 0) return {std::max(a.min, negBound(largest)), 0};

@@ -19,11 +19,7 @@ ir::Expr call(DataType dtype, const char *op, std::vector<ir::Expr> args) {
   return ir::make<ir::Call>(dtype, op, std::move(args));
 }
 
-ir::Expr toInt64(const ir::Expr &e) {
-  if (e->dtype == DataType::int64()) return e;
-  if (auto *imm = e.as<ir::IntImm>()) return ir::intImm(imm->value, DataType::int64());
-  return ir::make<ir::Cast>(DataType::int64(), e);
-}
+ir::Expr int64Of(const ir::Expr &e) { return ir::castExpr(DataType::int64(), e); }
 
 // a * b, folded when both are constants, wrapping as the compiled multiplication does (a shape
 // too large to allocate is refused before the stride check runs).
@@ -131,11 +127,11 @@ llvm::Expected<ir::Stmt> bindTensor(const HostFunction &function, const HostPara
         return ir::diagnosticError(buffer.loc(), "buffer '" + buffer.name + "': dimension " + std::to_string(i) +
                                                      " depends on '" + unbound->name +
                                                      "', which no earlier dimension or parameter gives");
-      assertThat(eq(dim(hostop::kTensorShape, i), toInt64(extent)),
+      assertThat(eq(dim(hostop::kTensorShape, i), int64Of(extent)),
                  what + ": dimension " + std::to_string(i) + " must be " + ir::printExpr(extent));
       continue;
     }
-    assertThat(eq(dim(hostop::kTensorShape, i), toInt64(extent)),
+    assertThat(eq(dim(hostop::kTensorShape, i), int64Of(extent)),
                what + ": dimension " + std::to_string(i) + " must be " +
                    (var ? "the same size as '" + var->name + "'" : std::to_string(extent.as<ir::IntImm>()->value)));
   }
@@ -157,7 +153,7 @@ llvm::Expected<ir::Stmt> bindTensor(const HostFunction &function, const HostPara
   for (size_t i = buffer.rank(); i-- > 0;) {
     ir::Expr same = eq(dim(hostop::kTensorStride, i), stride);
     compact = compact ? ir::binary(ir::NodeKind::And, same, compact) : same;
-    stride = multiply(stride, toInt64(buffer.shape[i]));
+    stride = multiply(stride, int64Of(buffer.shape[i]));
   }
   if (compact)
     body = ir::seq({ir::make<ir::IfThenElse>(
@@ -175,7 +171,7 @@ llvm::Expected<ir::Stmt> bindTensor(const HostFunction &function, const HostPara
 
 ir::Expr tensorBytes(const ir::Buffer &buffer) {
   ir::Expr bytes = ir::intImm(buffer.dtype.bytes(), DataType::int64());
-  for (const ir::Expr &extent : buffer.shape) bytes = multiply(bytes, toInt64(extent));
+  for (const ir::Expr &extent : buffer.shape) bytes = multiply(bytes, int64Of(extent));
   return bytes;
 }
 

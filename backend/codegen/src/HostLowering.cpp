@@ -15,10 +15,6 @@ namespace {
 
 using ir::DataType;
 
-ir::Expr call(DataType dtype, const char *op, std::vector<ir::Expr> args) {
-  return ir::make<ir::Call>(dtype, op, std::move(args));
-}
-
 ir::Expr externCall(DataType dtype, const char *name, std::vector<ir::Expr> args, ir::SourceLoc loc) {
   args.insert(args.begin(), ir::make<ir::StringImm>(name));
   return ir::make<ir::Call>(dtype, "tir.call_extern", std::move(args), loc);
@@ -72,7 +68,8 @@ public:
     }
     function_.kernels.push_back(std::move(kernel));
     return ir::make<ir::Evaluate>(
-        call(DataType::int32(), hostop::kPushMicroKernel, {ir::intImm(int64_t(function_.kernels.size() - 1))}), op.loc());
+        ir::make<ir::Call>(DataType::int32(), hostop::kPushMicroKernel,
+                           std::vector<ir::Expr>{ir::intImm(int64_t(function_.kernels.size() - 1))}), op.loc());
   }
 
   ir::Stmt visitBlockRealize(const ir::BlockRealize &op) override {

@@ -17,7 +17,7 @@ using namespace vtac::passes::schedule::testing;
 
 namespace {
 
-const char *kElementwise = R"(@T.prim_func
+const char *kElementwise2D = R"(@T.prim_func
 def main(A: T.Buffer((128, 64), "float32"), C: T.Buffer((128, 64), "float32")):
     for i, j in T.grid(128, 64):
         with T.block("C"):
@@ -27,7 +27,7 @@ def main(A: T.Buffer((128, 64), "float32"), C: T.Buffer((128, 64), "float32")):
 
 // The printed trace of `traceText` applied with `seed`.
 std::string traceWithSeed(const std::string &traceText, uint64_t seed) {
-  ir::IRModule module = parseModuleText(kElementwise);
+  ir::IRModule module = parseModuleText(kElementwise2D);
   llvm::Expected<ir::Trace> applied = applyTrace(module, readTraceText(traceText), {}, seed);
   REQUIRE(bool(applied));
   return ir::printTrace(*applied);
@@ -73,7 +73,7 @@ TEST_CASE("sample_perfect_tile over 64 seeds: every decision is a perfect tile w
 }
 
 TEST_CASE("a schedule that fails at a later step leaves the module as it was", "[schedule][errors]") {
-  ir::IRModule module = parseModuleText(kElementwise);
+  ir::IRModule module = parseModuleText(kElementwise2D);
   ir::IRModule original = module;
   llvm::Expected<ir::Trace> applied = applyTrace(
       module, readTraceText("def s(sch):\n    i, j = sch.get_loops(\"C\")\n    sch.split(i, factors=[None, 16])\n"
@@ -84,7 +84,7 @@ TEST_CASE("a schedule that fails at a later step leaves the module as it was", "
 }
 
 TEST_CASE("Schedule's lookups return located errors as values", "[schedule][errors]") {
-  Schedule sch(parseModuleText(kElementwise));
+  Schedule sch(parseModuleText(kElementwise2D));
   ir::SourceLoc at{0, 3, 5};
   llvm::Expected<StmtPath> missing = sch.findBlock(BlockRV{"main", "D"}, at);
   REQUIRE(!missing);
