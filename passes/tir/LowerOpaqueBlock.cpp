@@ -15,8 +15,13 @@ bool isPragmaKey(const std::string &key) { return key.compare(0, 7, "pragma_") =
 // What a buffer needs allocated: its shape, or with strides the extents the strides imply.
 std::vector<ir::Expr> allocationShape(const ir::Buffer &buffer) {
   std::vector<ir::Expr> shape = buffer.shape;
-  for (size_t i = 1; i < buffer.strides.size() && i < shape.size(); ++i)
-    shape[i] = ir::simplify(ir::makeBinary(ir::NodeKind::Div, buffer.strides[i - 1], buffer.strides[i]));
+  for (size_t i = 1; i < buffer.strides.size() && i < shape.size(); ++i) {
+    // A constant inner stride divides the outer one term by term (72 * n / 72 is n).
+    auto inner = ir::asConstInt(buffer.strides[i]);
+    std::optional<ir::Expr> quotient = inner && *inner != 0 ? ir::divideExactly(buffer.strides[i - 1], *inner) : std::nullopt;
+    shape[i] = quotient ? ir::simplify(*quotient)
+                        : ir::simplify(ir::makeBinary(ir::NodeKind::Div, buffer.strides[i - 1], buffer.strides[i]));
+  }
   return shape;
 }
 
