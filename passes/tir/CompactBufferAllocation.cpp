@@ -2,6 +2,7 @@
 
 #include <unordered_map>
 
+#include "tir/BufferLayout.h"
 #include "vtac/ir/Arith.h"
 #include "vtac/ir/Mutator.h"
 #include "vtac/ir/RegionInference.h"
@@ -28,6 +29,8 @@ struct Compaction {
 
 class BufferCompactor : public FirstErrorMutator {
 public:
+  explicit BufferCompactor(StorageAlignments alignments) : alignments_(std::move(alignments)) {}
+
   ir::Stmt visitFor(const ir::For &op) override {
     loops_.push_back({op.loopVar, op.min, op.extent, op.threadBinding ? op.threadBinding->threadTag : ""});
     ir::Stmt result = StmtExprMutator::visitFor(op);
@@ -82,7 +85,8 @@ public:
     ir::BufferRef buffer = compaction->buffer;
     compactions_[buffer->data.get()] = std::move(*compaction);
     ir::Stmt body = ir::make<ir::DeclBuffer>(buffer, visitStmt(decl->body), decl->loc());
-    return ir::make<ir::Allocate>(op.bufferVar, op.dtype, buffer->shape, op.condition, body, op.annotations, op.loc());
+    return ir::make<ir::Allocate>(op.bufferVar, op.dtype, allocationShape(*buffer), op.condition, body, op.annotations,
+                                  op.loc());
   }
 
   ir::Expr visitBufferLoad(const ir::BufferLoad &op) override {
@@ -192,7 +196,8 @@ private:
   }
 
   // The window of `buffer` that the accesses in `scope` (a block's body with its match_buffers,
-  // or an allocation's) touch, or nullopt to keep it as it is.
+  // or an allocation's) touch, with the strides its storage alignments ask for; or nullopt to
+  // keep the buffer as it is.
   std::optional<Compaction> compact(const ir::Stmt &scope, const std::vector<ir::MatchBufferRegion> &matchBuffers,
                                     const ir::BufferRef &buffer) const {
     // Accesses seen from inside the allocation, with the loops it is shared across re-entered. An
@@ -214,20 +219,23 @@ private:
     for (const auto *list : {&regions.reads, &regions.writes})
       for (const ir::BufferRegion &region : *list)
         if (region.buffer == buffer) window = window ? unite(*window, region.region) : region.region;
-    if (!window || window->size() != buffer->rank()) return std::nullopt;
+    if (window && window->size() != buffer->rank()) window.reset();
+    auto aligned = alignments_.find(buffer->data.get());
+    if (!window && aligned == alignments_.end()) return std::nullopt;
     Compaction compaction;
     std::vector<ir::Expr> shape;
     bool smaller = false;
     for (size_t d = 0; d < buffer->rank(); ++d) {
-      ir::Range range = fitInside((*window)[d], buffer->shape[d]);
+      ir::Range range = fitInside(window ? (*window)[d] : ir::Range{}, buffer->shape[d]);
       smaller |= !ir::isZero(range.min) || !ir::structuralEqual(range.extent, buffer->shape[d]);
       compaction.start.push_back(range.min);
       shape.push_back(range.extent);
     }
-    if (!smaller) return std::nullopt;
+    std::vector<ir::Expr> strides = aligned == alignments_.end() ? std::vector<ir::Expr>{} : alignedStrides(aligned->second, shape);
+    if (!smaller && strides.empty()) return std::nullopt;
     ir::Buffer *copy = ir::copyNode(*buffer);
     copy->shape = std::move(shape);
-    copy->strides.clear();
+    copy->strides = std::move(strides);
     compaction.buffer = ir::BufferRef(copy);
     return compaction;
   }
@@ -278,13 +286,14 @@ private:
 
   std::vector<EnclosingLoop> loops_;
   std::unordered_map<const ir::Var *, Compaction> compactions_;
+  StorageAlignments alignments_;
 };
 
 }  // namespace
 
 llvm::Expected<ir::PrimFuncRef> compactBufferAllocation(const ir::PrimFuncRef &func, PassContext &) {
   if (isFromLegacyTeSchedule(*func)) return func;
-  BufferCompactor compactor;
+  BufferCompactor compactor(collectStorageAlignments(func->body));
   return mutateBody(func, compactor);
 }
 
