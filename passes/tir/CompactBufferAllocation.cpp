@@ -13,6 +13,9 @@
 #include "vtac/passes/PassSupport.h"
 
 namespace vtac::passes {
+
+std::vector<std::string> compactBufferAllocationOptions() { return {"compact-buffer-allocation.is-strict"}; }
+
 namespace {
 
 struct EnclosingLoop {
@@ -29,7 +32,7 @@ struct Compaction {
 
 class BufferCompactor : public FirstErrorMutator {
 public:
-  explicit BufferCompactor(StorageAlignments alignments) : alignments_(std::move(alignments)) {}
+  BufferCompactor(StorageAlignments alignments, bool strict) : alignments_(std::move(alignments)), strict_(strict) {}
 
   ir::Stmt visitFor(const ir::For &op) override {
     loops_.push_back({op.loopVar, op.min, op.extent, op.threadBinding ? op.threadBinding->threadTag : ""});
@@ -262,8 +265,9 @@ private:
     return result;
   }
 
-  // The window if it provably lies in [0, extent) with a size independent of the loops
-  // outside (a loop-dependent size is replaced by its constant upper bound); else the whole.
+  // The window if it provably lies in [0, extent) (or, not strict, wherever it lies) with a size
+  // independent of the loops outside (a loop-dependent size is replaced by its constant upper
+  // bound); else the whole.
   ir::Range fitInside(const ir::Range &window, const ir::Expr &dimExtent) const {
     ir::Range whole{ir::intImm(0, dimExtent->dtype), dimExtent};
     if (!window.defined()) return whole;
@@ -280,20 +284,30 @@ private:
     bool inside = start && provenAtMost(zero, start->first) &&
                   (ir::structuralEqual(ir::simplify(window.min + size), dimExtent) ||
                    (end && provenAtMost(end->second, dimExtent)));
-    if (!inside) return whole;
+    if (!inside && strict_) return whole;
     return {window.min, size};
   }
 
   std::vector<EnclosingLoop> loops_;
   std::unordered_map<const ir::Var *, Compaction> compactions_;
   StorageAlignments alignments_;
+  bool strict_;
 };
 
 }  // namespace
 
-llvm::Expected<ir::PrimFuncRef> compactBufferAllocation(const ir::PrimFuncRef &func, PassContext &) {
+llvm::Expected<ir::PrimFuncRef> compactBufferAllocation(const ir::PrimFuncRef &func, PassContext &context) {
   if (isFromLegacyTeSchedule(*func)) return func;
-  BufferCompactor compactor(collectStorageAlignments(func->body));
+  bool strict = true;
+  auto option = context.options.find("compact-buffer-allocation.is-strict");
+  if (option != context.options.end()) {
+    int64_t value = 0;
+    if (llvm::StringRef(option->second).getAsInteger(10, value))
+      return ir::diagnosticError("option compact-buffer-allocation.is-strict wants an integer, not '" + option->second +
+                                 "'");
+    strict = value != 0;
+  }
+  BufferCompactor compactor(collectStorageAlignments(func->body), strict);
   return mutateBody(func, compactor);
 }
 
