@@ -281,11 +281,14 @@ private:
     ir::Expr zero = ir::intImm(0, dimExtent->dtype);
     auto start = bounds(window.min);
     auto end = bounds(ir::simplify(window.min + size));
-    bool inside = start && provenAtMost(zero, start->first) &&
-                  (ir::structuralEqual(ir::simplify(window.min + size), dimExtent) ||
-                   (end && provenAtMost(end->second, dimExtent)));
-    if (!inside && strict_) return whole;
-    return {window.min, size};
+    bool endsInside = ir::structuralEqual(ir::simplify(window.min + size), dimExtent) ||
+                      (end && provenAtMost(end->second, dimExtent));
+    if (!strict_ || (start && provenAtMost(zero, start->first) && endsInside)) return {window.min, size};
+    // A window that may start below 0 (a padded tile's) starts at max(0, start) instead: the
+    // accesses below 0 cannot happen in a valid program, and the rest still fit (TVM's clamp).
+    if (start && endsInside && provenAtMost(size, dimExtent))
+      return {ir::simplify(ir::makeBinary(ir::NodeKind::Max, zero, window.min)), size};
+    return whole;
   }
 
   std::vector<EnclosingLoop> loops_;
