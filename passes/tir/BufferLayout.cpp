@@ -9,10 +9,10 @@ std::vector<ir::Expr> allocationShape(const ir::Buffer &buffer) {
   std::vector<ir::Expr> shape = buffer.shape;
   for (size_t i = 1; i < buffer.strides.size() && i < shape.size(); ++i) {
     // A constant inner stride divides the outer one term by term (72 * n / 72 is n).
-    auto inner = ir::asConstInt(buffer.strides[i]);
-    std::optional<ir::Expr> quotient = inner && *inner != 0 ? ir::divideExactly(buffer.strides[i - 1], *inner) : std::nullopt;
-    shape[i] = quotient ? ir::simplify(*quotient)
-                        : ir::simplify(ir::makeBinary(ir::NodeKind::Div, buffer.strides[i - 1], buffer.strides[i]));
+    const ir::Expr &outer = buffer.strides[i - 1], &inner = buffer.strides[i];
+    auto constant = ir::asConstInt(inner);
+    std::optional<ir::Expr> quotient = constant && *constant != 0 ? ir::divideExactly(outer, *constant) : std::nullopt;
+    shape[i] = ir::simplify(quotient ? *quotient : ir::makeBinary(ir::NodeKind::Div, outer, inner));
   }
   return shape;
 }
@@ -50,7 +50,8 @@ StorageAlignments collectStorageAlignments(const ir::Stmt &body) {
   StorageAlignments result;
   ir::preOrderVisit(body, [&](const ir::Node &node) {
     if (const auto *block = node.as<ir::Block>()) collect(block->annotations, &block->writes, nullptr, result);
-    if (const auto *alloc = node.as<ir::Allocate>()) collect(alloc->annotations, nullptr, alloc->bufferVar.get(), result);
+    if (const auto *alloc = node.as<ir::Allocate>())
+      collect(alloc->annotations, nullptr, alloc->bufferVar.get(), result);
   });
   return result;
 }

@@ -10,6 +10,7 @@
 #include "vtac/ir/StructuralEqual.h"
 #include "vtac/ir/Substitute.h"
 #include "vtac/ir/Visitor.h"
+#include "vtac/passes/PassOptions.h"
 #include "vtac/passes/PassSupport.h"
 
 namespace vtac::passes {
@@ -234,7 +235,8 @@ private:
       compaction.start.push_back(range.min);
       shape.push_back(range.extent);
     }
-    std::vector<ir::Expr> strides = aligned == alignments_.end() ? std::vector<ir::Expr>{} : alignedStrides(aligned->second, shape);
+    std::vector<ir::Expr> strides;
+    if (aligned != alignments_.end()) strides = alignedStrides(aligned->second, shape);
     if (!smaller && strides.empty()) return std::nullopt;
     ir::Buffer *copy = ir::copyNode(*buffer);
     copy->shape = std::move(shape);
@@ -301,16 +303,9 @@ private:
 
 llvm::Expected<ir::PrimFuncRef> compactBufferAllocation(const ir::PrimFuncRef &func, PassContext &context) {
   if (isFromLegacyTeSchedule(*func)) return func;
-  bool strict = true;
-  auto option = context.options.find("compact-buffer-allocation.is-strict");
-  if (option != context.options.end()) {
-    int64_t value = 0;
-    if (llvm::StringRef(option->second).getAsInteger(10, value))
-      return ir::diagnosticError("option compact-buffer-allocation.is-strict wants an integer, not '" + option->second +
-                                 "'");
-    strict = value != 0;
-  }
-  BufferCompactor compactor(collectStorageAlignments(func->body), strict);
+  llvm::Expected<int64_t> strict = integerOption(context, "compact-buffer-allocation.is-strict", 1);
+  if (!strict) return strict.takeError();
+  BufferCompactor compactor(collectStorageAlignments(func->body), *strict != 0);
   return mutateBody(func, compactor);
 }
 
