@@ -21,7 +21,7 @@ ir::Range rangeBetween(Expr begin, Expr end) {
 std::optional<DataType> FunctionBuilder::toDataType(const Value &value) {
   std::string spelling;
   if (value.kind == Value::Kind::String)
-    spelling = value.text;
+    spelling = value.text.empty() ? "void" : value.text;  // TVM's "" is the void type
   else if (value.kind == Value::Kind::Path && value.text.rfind("T.", 0) == 0)
     spelling = value.text.substr(2);  // T.int32 used as a dtype
   else if (value.kind == Value::Kind::None)

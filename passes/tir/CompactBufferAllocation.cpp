@@ -2,6 +2,7 @@
 
 #include <unordered_map>
 
+#include "tir/BufferLayout.h"
 #include "vtac/ir/Arith.h"
 #include "vtac/ir/Mutator.h"
 #include "vtac/ir/RegionInference.h"
@@ -9,9 +10,13 @@
 #include "vtac/ir/StructuralEqual.h"
 #include "vtac/ir/Substitute.h"
 #include "vtac/ir/Visitor.h"
+#include "vtac/passes/PassOptions.h"
 #include "vtac/passes/PassSupport.h"
 
 namespace vtac::passes {
+
+std::vector<std::string> compactBufferAllocationOptions() { return {"compact-buffer-allocation.is-strict"}; }
+
 namespace {
 
 struct EnclosingLoop {
@@ -28,6 +33,8 @@ struct Compaction {
 
 class BufferCompactor : public FirstErrorMutator {
 public:
+  BufferCompactor(StorageAlignments alignments, bool strict) : alignments_(std::move(alignments)), strict_(strict) {}
+
   ir::Stmt visitFor(const ir::For &op) override {
     loops_.push_back({op.loopVar, op.min, op.extent, op.threadBinding ? op.threadBinding->threadTag : ""});
     ir::Stmt result = StmtExprMutator::visitFor(op);
@@ -82,7 +89,8 @@ public:
     ir::BufferRef buffer = compaction->buffer;
     compactions_[buffer->data.get()] = std::move(*compaction);
     ir::Stmt body = ir::make<ir::DeclBuffer>(buffer, visitStmt(decl->body), decl->loc());
-    return ir::make<ir::Allocate>(op.bufferVar, op.dtype, buffer->shape, op.condition, body, op.annotations, op.loc());
+    return ir::make<ir::Allocate>(op.bufferVar, op.dtype, allocationShape(*buffer), op.condition, body, op.annotations,
+                                  op.loc());
   }
 
   ir::Expr visitBufferLoad(const ir::BufferLoad &op) override {
@@ -192,7 +200,8 @@ private:
   }
 
   // The window of `buffer` that the accesses in `scope` (a block's body with its match_buffers,
-  // or an allocation's) touch, or nullopt to keep it as it is.
+  // or an allocation's) touch, with the strides its storage alignments ask for; or nullopt to
+  // keep the buffer as it is.
   std::optional<Compaction> compact(const ir::Stmt &scope, const std::vector<ir::MatchBufferRegion> &matchBuffers,
                                     const ir::BufferRef &buffer) const {
     // Accesses seen from inside the allocation, with the loops it is shared across re-entered. An
@@ -214,20 +223,24 @@ private:
     for (const auto *list : {&regions.reads, &regions.writes})
       for (const ir::BufferRegion &region : *list)
         if (region.buffer == buffer) window = window ? unite(*window, region.region) : region.region;
-    if (!window || window->size() != buffer->rank()) return std::nullopt;
+    if (window && window->size() != buffer->rank()) window.reset();
+    auto aligned = alignments_.find(buffer->data.get());
+    if (!window && aligned == alignments_.end()) return std::nullopt;
     Compaction compaction;
     std::vector<ir::Expr> shape;
     bool smaller = false;
     for (size_t d = 0; d < buffer->rank(); ++d) {
-      ir::Range range = fitInside((*window)[d], buffer->shape[d]);
+      ir::Range range = fitInside(window ? (*window)[d] : ir::Range{}, buffer->shape[d]);
       smaller |= !ir::isZero(range.min) || !ir::structuralEqual(range.extent, buffer->shape[d]);
       compaction.start.push_back(range.min);
       shape.push_back(range.extent);
     }
-    if (!smaller) return std::nullopt;
+    std::vector<ir::Expr> strides;
+    if (aligned != alignments_.end()) strides = alignedStrides(aligned->second, shape);
+    if (!smaller && strides.empty()) return std::nullopt;
     ir::Buffer *copy = ir::copyNode(*buffer);
     copy->shape = std::move(shape);
-    copy->strides.clear();
+    copy->strides = std::move(strides);
     compaction.buffer = ir::BufferRef(copy);
     return compaction;
   }
@@ -254,8 +267,9 @@ private:
     return result;
   }
 
-  // The window if it provably lies in [0, extent) with a size independent of the loops
-  // outside (a loop-dependent size is replaced by its constant upper bound); else the whole.
+  // The window if it provably lies in [0, extent) (or, not strict, wherever it lies) with a size
+  // independent of the loops outside (a loop-dependent size is replaced by its constant upper
+  // bound); else the whole.
   ir::Range fitInside(const ir::Range &window, const ir::Expr &dimExtent) const {
     ir::Range whole{ir::intImm(0, dimExtent->dtype), dimExtent};
     if (!window.defined()) return whole;
@@ -269,22 +283,29 @@ private:
     ir::Expr zero = ir::intImm(0, dimExtent->dtype);
     auto start = bounds(window.min);
     auto end = bounds(ir::simplify(window.min + size));
-    bool inside = start && provenAtMost(zero, start->first) &&
-                  (ir::structuralEqual(ir::simplify(window.min + size), dimExtent) ||
-                   (end && provenAtMost(end->second, dimExtent)));
-    if (!inside) return whole;
-    return {window.min, size};
+    bool endsInside = ir::structuralEqual(ir::simplify(window.min + size), dimExtent) ||
+                      (end && provenAtMost(end->second, dimExtent));
+    if (!strict_ || (start && provenAtMost(zero, start->first) && endsInside)) return {window.min, size};
+    // A window that may start below 0 (a padded tile's) starts at max(0, start) instead: the
+    // accesses below 0 cannot happen in a valid program, and the rest still fit (TVM's clamp).
+    if (start && endsInside && provenAtMost(size, dimExtent))
+      return {ir::simplify(ir::makeBinary(ir::NodeKind::Max, zero, window.min)), size};
+    return whole;
   }
 
   std::vector<EnclosingLoop> loops_;
   std::unordered_map<const ir::Var *, Compaction> compactions_;
+  StorageAlignments alignments_;
+  bool strict_;
 };
 
 }  // namespace
 
-llvm::Expected<ir::PrimFuncRef> compactBufferAllocation(const ir::PrimFuncRef &func, PassContext &) {
+llvm::Expected<ir::PrimFuncRef> compactBufferAllocation(const ir::PrimFuncRef &func, PassContext &context) {
   if (isFromLegacyTeSchedule(*func)) return func;
-  BufferCompactor compactor;
+  llvm::Expected<int64_t> strict = integerOption(context, "compact-buffer-allocation.is-strict", 1);
+  if (!strict) return strict.takeError();
+  BufferCompactor compactor(collectStorageAlignments(func->body), *strict != 0);
   return mutateBody(func, compactor);
 }
 

@@ -10,9 +10,16 @@
 // constants (TVM's TestPaddingPattern, TestMemAccessInBranch). A dimension keeps its full extent when the accesses of a dimension cannot be
 // bounded by a constant-size window inside the buffer (their bounds differ by a non-constant,
 // an index is not linear in an inner loop, or the window may leave [0, extent)) — TVM would
-// clamp with T.max/T.min there. Only blocks' alloc_buffers are compacted (not Allocate /
-// DeclBuffer), and storage_align annotations are not applied. Expects opaque blocks (run
+// clamp with T.max/T.min there. Blocks' alloc_buffers are compacted, and an Allocate whose
+// only view is its DeclBuffer (lower-opaque-block's form). A buffer with storage alignments
+// (buffer_dim_align, from storage_align) gets the strides they ask for on its compacted shape,
+// as TVM's does (its allocation then has the extents the strides imply). Expects opaque blocks (run
 // convert-blocks-to-opaque first); TE-lowered functions are left alone.
+//
+// Configuration (TVM's is_strict argument), as a PassContext option:
+//   compact-buffer-allocation.is-strict  1  (0: a window that may leave [0, extent), as a
+//       padded tile's does, is kept as it is instead of the whole dimension; every access still
+//       lies in it, so the compacted buffer holds what the accesses touch)
 #pragma once
 
 #include "vtac/passes/Pass.h"
@@ -20,5 +27,8 @@
 namespace vtac::passes {
 
 llvm::Expected<ir::PrimFuncRef> compactBufferAllocation(const ir::PrimFuncRef &func, PassContext &context);
+
+// The option above, by name.
+std::vector<std::string> compactBufferAllocationOptions();
 
 }  // namespace vtac::passes

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "tir/BufferLayout.h"
 #include "vtac/ir/Arith.h"
 #include "vtac/ir/Mutator.h"
 #include "vtac/ir/Substitute.h"
@@ -12,16 +13,10 @@ namespace {
 
 bool isPragmaKey(const std::string &key) { return key.compare(0, 7, "pragma_") == 0; }
 
-// What a buffer needs allocated: its shape, or with strides the extents the strides imply.
-std::vector<ir::Expr> allocationShape(const ir::Buffer &buffer) {
-  std::vector<ir::Expr> shape = buffer.shape;
-  for (size_t i = 1; i < buffer.strides.size() && i < shape.size(); ++i)
-    shape[i] = ir::simplify(ir::makeBinary(ir::NodeKind::Div, buffer.strides[i - 1], buffer.strides[i]));
-  return shape;
-}
-
 class OpaqueBlockLowerer : public FirstErrorMutator {
 public:
+  explicit OpaqueBlockLowerer(StorageAlignments alignments) : alignments_(std::move(alignments)) {}
+
   ir::Stmt visitBlockRealize(const ir::BlockRealize &op) override {
     const ir::Block &block = *op.block;
     if (!op.iterValues.empty()) fail(op, "block '" + block.name + "' is not opaque; run convert-blocks-to-opaque first");
@@ -34,8 +29,13 @@ public:
       // At the alloc_buffer's own line when the frontend recorded one.
       ir::SourceLoc at = buffer->loc().isKnown() ? buffer->loc() : block.loc();
       body = ir::make<ir::DeclBuffer>(buffer, body, at);
+      // The block's storage alignments would go with it; the allocation keeps them (as TVM's).
+      ir::AttrMap annotations;
+      auto aligned = alignments_.find(buffer->data.get());
+      if (aligned != alignments_.end())
+        annotations.set("buffer_dim_align", allocationAlignAnnotation(aligned->second));
       body = ir::make<ir::Allocate>(buffer->data, buffer->dtype, allocationShape(*buffer), nullptr, body,
-                                    ir::AttrMap{}, at);
+                                    annotations, at);
     }
     auto pragmas = pragmaAttrs(block.annotations, block);
     for (auto it = pragmas.rbegin(); it != pragmas.rend(); ++it)
@@ -95,13 +95,14 @@ private:
   }
 
   ir::VarMap unitLoopStarts_;
+  StorageAlignments alignments_;
 };
 
 }  // namespace
 
 llvm::Expected<ir::PrimFuncRef> lowerOpaqueBlock(const ir::PrimFuncRef &func, PassContext &) {
   if (isFromLegacyTeSchedule(*func)) return func;
-  OpaqueBlockLowerer lowerer;
+  OpaqueBlockLowerer lowerer(collectStorageAlignments(func->body));
   return mutateBody(func, lowerer);
 }
 

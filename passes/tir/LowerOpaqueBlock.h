@@ -2,7 +2,8 @@
 // can no longer be scheduled. A block becomes its body; each buffer it allocates becomes
 // `T.allocate` + `T.decl_buffer` around it (in declaration order, outermost first); a
 // predicate (T.where) becomes an `if`; block annotations are dropped except `pragma_*`, which
-// become `T.attr(0, key, value)`. Loops: annotations whose key starts with `pragma_` become
+// become `T.attr(0, key, value)`, and a buffer's storage alignments (buffer_dim_align), which
+// go to its Allocate. Loops: annotations whose key starts with `pragma_` become
 // `T.attr(loop_var, key, value)` around the loop, sorted by key (other annotations stay on
 // the loop); a thread binding becomes `T.attr(T.iter_var(v, T.Range(min, min + extent),
 // "ThreadIndex", tag), key, extent)` with key `virtual_thread` for vthread, vthread.x/y/z

@@ -30,7 +30,7 @@ void registerTirPasses(PassRegistry &registry) {
                 convertBlocksToOpaque, nullptr});
   registry.add({"compact-buffer-allocation",
                 "allocated buffers shrink to the region their accesses touch (CompactBufferAllocation)",
-                compactBufferAllocation, nullptr});
+                compactBufferAllocation, nullptr, PassInput::Any, compactBufferAllocationOptions()});
   registry.add({"lower-match-buffer",
                 "block match_buffer views -> accesses of their source, parts bound (LowerMatchBuffer)",
                 lowerMatchBuffer, nullptr});

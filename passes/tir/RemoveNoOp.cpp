@@ -11,6 +11,7 @@
 #include "vtac/ir/Substitute.h"
 #include "vtac/ir/Visitor.h"
 #include "vtac/ir/arith/Analyzer.h"
+#include "vtac/passes/PassOptions.h"
 #include "vtac/passes/PassSupport.h"
 
 namespace vtac::passes {
@@ -303,11 +304,9 @@ private:
 llvm::Expected<ir::PrimFuncRef> removeNoOp(const ir::PrimFuncRef &func, PassContext &context) {
   bool dataflow = false;
   for (const std::string &name : removeNoOpOptions()) {
-    auto it = context.options.find(name);
-    int64_t value = 0;
-    if (it != context.options.end() && llvm::StringRef(it->second).getAsInteger(10, value))
-      return ir::diagnosticError(llvm::Twine("option ") + name + " wants an integer, not '" + it->second + "'");
-    if (name == "remove-no-op.use-dataflow-analysis") dataflow = value != 0;
+    llvm::Expected<int64_t> value = integerOption(context, name, 0);
+    if (!value) return value.takeError();
+    if (name == "remove-no-op.use-dataflow-analysis") dataflow = *value != 0;
   }
   return withBody(func, NoOpRemover(dataflow).visitStmt(func->body));
 }

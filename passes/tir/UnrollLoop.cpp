@@ -9,6 +9,7 @@
 #include "vtac/ir/Substitute.h"
 #include "vtac/ir/Visitor.h"
 #include "vtac/ir/arith/Analyzer.h"
+#include "vtac/passes/PassOptions.h"
 #include "vtac/passes/PassSupport.h"
 
 namespace vtac::passes {
@@ -39,10 +40,9 @@ llvm::Expected<UnrollConfig> readConfig(const PassContext &context) {
   for (Field f : {Field{names[0].c_str(), &config.autoMaxStep}, Field{names[1].c_str(), &config.autoMaxDepth},
                   Field{names[2].c_str(), &config.autoMaxExtent}, Field{names[3].c_str(), &explicitUnroll},
                   Field{names[4].c_str(), &localAccess}}) {
-    auto it = context.options.find(f.name);
-    if (it == context.options.end()) continue;
-    if (llvm::StringRef(it->second).getAsInteger(10, *f.value))
-      return ir::diagnosticError(llvm::Twine("option ") + f.name + " wants an integer, not '" + it->second + "'");
+    llvm::Expected<int64_t> value = integerOption(context, f.name, *f.value);
+    if (!value) return value.takeError();
+    *f.value = *value;
   }
   config.explicitUnroll = explicitUnroll != 0;
   config.unrollLocalAccess = localAccess != 0;
