@@ -89,8 +89,8 @@ std::string quoted(llvm::StringRef text) {
   return out;
 }
 
-// Floats as TVM prints them: integral values with one decimal ("2.0"), others with 17
-// significant digits, infinities and NaN as strings.
+}  // namespace
+
 void appendFloat(std::string &out, double value) {
   char buf[512];
   if (std::isinf(value) || std::isnan(value)) {
@@ -101,6 +101,8 @@ void appendFloat(std::string &out, double value) {
   else std::snprintf(buf, sizeof buf, "%.17g", value);
   out += buf;
 }
+
+namespace {
 
 const char *sugarToken(NodeKind kind) {
   switch (kind) {

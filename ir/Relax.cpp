@@ -181,7 +181,7 @@ StructInfo substitute(const StructInfo &sinfo, const ShapeBindings &bindings) {
   return result;
 }
 
-std::optional<RelaxDiagnostic> firstNonTensor(const RelaxFunction &func, llvm::StringRef what) {
+std::optional<RelaxDiagnostic> firstUnsupported(const RelaxFunction &func, llvm::StringRef what) {
   auto refuse = [&](const Var &var) -> std::optional<RelaxDiagnostic> {
     if (var.sinfo.isTensor()) return std::nullopt;
     return RelaxDiagnostic{var.sinfo.loc.isKnown() ? var.sinfo.loc : var.loc,
@@ -191,8 +191,16 @@ std::optional<RelaxDiagnostic> firstNonTensor(const RelaxFunction &func, llvm::S
   for (const VarPtr &param : func.params)
     if (auto diagnostic = refuse(*param)) return diagnostic;
   for (const BindingBlock &block : func.blocks)
-    for (const Binding &binding : block.bindings)
+    for (const Binding &binding : block.bindings) {
       if (auto diagnostic = refuse(*binding.var)) return diagnostic;
+      if (binding.index || binding.matchCast)
+        return RelaxDiagnostic{binding.loc, what.str() + " does not support " +
+                                                (binding.index ? "tuple indexing" : "R.match_cast") +
+                                                " yet: '" + binding.var->name + "'"};
+    }
+  if (func.resultIsTuple && func.results.empty())
+    return RelaxDiagnostic{func.retSinfo.loc.isKnown() ? func.retSinfo.loc : func.loc(),
+                           what.str() + " does not support returning an empty tuple yet"};
   // Each returned value is a parameter or a binding, checked above; the annotation may still
   // ask for something else (R.Object).
   const StructInfo &ret = func.retSinfo;

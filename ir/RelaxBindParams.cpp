@@ -85,6 +85,9 @@ bindParams(const RelaxFunction &func,
         binding.call->outSinfo = substitute(binding.call->outSinfo, shapes);
       } else {
         binding.alias = mapArg(binding.alias);
+        if (binding.tuple)
+          for (Arg &field : *binding.tuple) field = mapArg(field);
+        if (binding.matchCast) binding.matchCast = substitute(*binding.matchCast, shapes);
       }
       binding.var = cloneVar(binding.var);
     }

@@ -134,9 +134,8 @@ public:
 private:
   std::string returnValue() {
     if (!func_.resultIsTuple) return use(func_.results.front());
-    std::string text = "(";
-    for (size_t i = 0; i < func_.results.size(); ++i) text += (i ? ", " : "") + use(func_.results[i]);
-    return text + (func_.results.size() == 1 ? ",)" : ")");
+    if (func_.results.empty()) return "R.tuple()";
+    return "(" + uses(func_.results) + (func_.results.size() == 1 ? ",)" : ")");
   }
 
   void declareSymbolic(const VarRef &sym, const std::string &pad) {
@@ -163,11 +162,39 @@ private:
   }
 
   std::string use(const Arg &arg) {
+    if (arg.constant && arg.constant->scalar) return printScalarConstant(*arg.constant);
     if (arg.constant)
       return "metadata[\"relax.expr.Constant\"][" +
              std::to_string(state_.constantIndex(arg.constant.get())) + "]";
     auto it = names_.find(arg.var.get());
     return it != names_.end() ? it->second : arg.var->name;
+  }
+
+  // `R.const(2, "int32")`, `R.const(0.5, "float32")`, `R.const(True, "bool")`.
+  static std::string printScalarConstant(const Constant &constant) {
+    std::string value;
+    if (const auto *f = constant.scalar.as<FloatImm>()) appendFloat(value, f->value);
+    else if (constant.scalar->dtype.isBool()) value = static_cast<const IntImm &>(*constant.scalar).value ? "True" : "False";
+    else value = std::to_string(static_cast<const IntImm &>(*constant.scalar).value);
+    return "R.const(" + value + ", \"" + constant.scalar->dtype.str() + "\")";
+  }
+
+  std::string uses(const std::vector<Arg> &args) {
+    std::string text;
+    for (size_t i = 0; i < args.size(); ++i) text += (i ? ", " : "") + use(args[i]);
+    return text;
+  }
+
+  // The right-hand side of a binding that is not a call.
+  std::string value(const Binding &binding, const std::string &pad) {
+    if (binding.tuple)
+      return binding.tuple->empty() ? "R.tuple()" : "(" + uses(*binding.tuple) + (binding.tuple->size() == 1 ? ",)" : ")");
+    if (binding.index) return use(binding.alias) + "[" + std::to_string(*binding.index) + "]";
+    if (binding.matchCast) {
+      declareUsedSymbolic(*binding.matchCast, pad);
+      return "R.match_cast(" + use(binding.alias) + ", " + printStructInfo(*binding.matchCast) + ")";
+    }
+    return use(binding.alias);
   }
 
   std::string printCall(const Call &call, const std::string &pad) {
@@ -181,8 +208,7 @@ private:
     } else {
       text = "R.call_dps_packed(\"" + call.callee + "\"";
     }
-    text += ", (";
-    for (size_t i = 0; i < call.args.size(); ++i) text += (i ? ", " : "") + use(call.args[i]);
+    text += ", (" + uses(call.args);
     if (call.args.size() == 1) text += ",";
     declareUsedSymbolic(call.outSinfo, pad);
     return text + "), out_sinfo=" + printStructInfo(call.outSinfo) + ")";
@@ -198,7 +224,7 @@ private:
       if (binding.call) {
         rhs = printCall(*binding.call, pad);
       } else {
-        rhs = use(binding.alias);
+        rhs = value(binding, pad);
         declareUsedSymbolic(binding.var->sinfo, pad);
         annotation = ": " + printStructInfo(binding.var->sinfo);
       }

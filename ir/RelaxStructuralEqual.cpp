@@ -131,8 +131,21 @@ private:
   bool binding(const Binding &a, const Binding &b) {
     bindingA_ = &a;
     bindingB_ = &b;
-    if (bool(a.call) != bool(b.call)) return fail(a.loc, b.loc, "a call against an alias");
-    bool same = a.call ? call(*a.call, *b.call, a.loc, b.loc) : arg(a.alias, b.alias, "aliased value");
+    if (bool(a.call) != bool(b.call) || bool(a.tuple) != bool(b.tuple) || a.index != b.index ||
+        bool(a.matchCast) != bool(b.matchCast))
+      return fail(a.loc, b.loc, "the bound values are of different kinds");
+    bool same;
+    if (a.call) {
+      same = call(*a.call, *b.call, a.loc, b.loc);
+    } else if (a.tuple) {
+      same = a.tuple->size() == b.tuple->size() || fail(a.loc, b.loc, "tuple sizes differ");
+      for (size_t i = 0; same && i < a.tuple->size(); ++i)
+        same = arg((*a.tuple)[i], (*b.tuple)[i], "tuple field " + std::to_string(i));
+    } else {
+      same = arg(a.alias, b.alias, a.index ? "indexed tuple" : a.matchCast ? "cast value" : "aliased value");
+      if (same && a.matchCast && !structInfo(*a.matchCast, *b.matchCast))
+        same = fail(a.matchCast->loc, b.matchCast->loc, "R.match_cast struct info differs");
+    }
     if (!same || !define(*a.var, *b.var, "bound variable")) return false;
     bindingA_ = bindingB_ = nullptr;
     return true;

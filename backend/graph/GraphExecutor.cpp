@@ -91,7 +91,7 @@ struct GraphExecutor::Impl {
 };
 
 llvm::Error GraphExecutor::Impl::prepare() {
-  if (std::optional<relax::RelaxDiagnostic> refusal = relax::firstNonTensor(*func, "the graph executor"))
+  if (std::optional<relax::RelaxDiagnostic> refusal = relax::firstUnsupported(*func, "the graph executor"))
     return backend::diagnosticError(refusal->loc, refusal->message);
   std::unordered_map<const relax::Var *, int> varSlots;
   std::unordered_map<const relax::Constant *, int> constantSlotOf;

@@ -478,8 +478,59 @@ std::optional<relax::Arg> RelaxFunctionBuilder::argument(Grammar::ExprContext *e
       return arg;
     }
   }
-  error(arg.loc, "expected a variable or a metadata constant");
+  if (auto *callExpr = dynamic_cast<Grammar::CallExprContext *>(expr);
+      callExpr && dottedName(callExpr->expr()) == std::optional<std::string>("R.const")) {
+    arg.constant = inlineConstant(callExpr);
+    if (!arg.constant) return std::nullopt;
+    return arg;
+  }
+  error(arg.loc, "expected a variable, R.const(...) or a metadata constant");
   return std::nullopt;
+}
+
+// `R.const(2)`, `R.const(0.5, "float16")`, `R.const(True, dtype="bool")`: a scalar. Without a
+// dtype an int is int32, a float float32 and True/False bool, as TVM's relax.const.
+std::shared_ptr<const relax::Constant> RelaxFunctionBuilder::inlineConstant(Grammar::CallExprContext *call) {
+  ir::SourceLoc at = loc(call);
+  Arguments args = argumentsOf(call);
+  Grammar::ExprContext *value = args.get(0, "value");
+  Grammar::ExprContext *dtypeExpr = args.get(1, "dtype");
+  if (!value || args.positional.size() + args.keywords.size() > 2) {
+    error(at, "expected R.const(value) or R.const(value, dtype)");
+    return nullptr;
+  }
+  std::optional<ir::AttrValue> literal = attrLiteral(value);
+  if (!literal) return nullptr;
+  if (!literal->isInt() && !literal->isFloat() && !literal->isBool()) {
+    error(loc(value), "R.const supports scalars only yet (an integer, a float, True or False)");
+    return nullptr;
+  }
+  ir::DataType dtype = literal->isBool() ? ir::DataType::boolTy()
+                       : literal->isInt() ? ir::DataType::int32() : ir::DataType::float32();
+  if (dtypeExpr) {
+    std::optional<std::string> text = stringOf(dtypeExpr);
+    std::optional<ir::DataType> parsed = text ? ir::DataType::parse(*text) : std::nullopt;
+    if (!parsed || parsed->isVoid() || parsed->lanes() != 1) {
+      error(loc(dtypeExpr), "expected a scalar dtype string such as \"float32\"");
+      return nullptr;
+    }
+    dtype = *parsed;
+  }
+  ir::Expr element = literal->isFloat()
+                         ? ir::floatImm(literal->asFloat(), ir::DataType::floatTy(64))
+                         : ir::intImm(literal->isBool() ? int64_t(literal->asBool()) : literal->asInt(), ir::DataType::int64());
+  llvm::Expected<ir::ConstantDataRef> data = ir::ConstantData::fromLiterals(dtype, {element});
+  if (!data) {
+    // The message speaks of T.allocate_const, whose literal rules R.const shares.
+    error(loc(value), "R.const of " + dtype.str() + ": " + llvm::toString(data.takeError()));
+    return nullptr;
+  }
+  auto constant = std::make_shared<relax::Constant>();
+  constant->sinfo = relax::TensorStructInfo::known({}, dtype, at);
+  constant->data = std::make_shared<const relax::TensorData>(relax::TensorData{dtype, {}, (*data)->bytes()});
+  constant->scalar = (*data)->element(0);
+  constant->loc = at;
+  return constant;
 }
 
 std::optional<relax::Call> RelaxFunctionBuilder::call(Grammar::CallExprContext *expr) {
@@ -577,26 +628,17 @@ void RelaxFunctionBuilder::bind(const std::string &name, ir::SourceLoc at,
   relax::Binding binding;
   binding.loc = at;
   value = stripParens(value);
-  relax::StructInfo inferred;
-  if (auto *callExpr = dynamic_cast<Grammar::CallExprContext *>(value)) {
-    binding.call = call(callExpr);
-    if (!binding.call) return;
-    inferred = binding.call->outSinfo;
-  } else {
-    std::optional<relax::Arg> alias = argument(value);
-    if (!alias) return;
-    binding.alias = *alias;
-    inferred = alias->sinfo();
-  }
+  std::optional<relax::StructInfo> inferred = bindingValue(value, binding);
+  if (!inferred) return;
   if (annotation) {
     // Reported, then bound as annotated so later uses do not echo the error.
-    if (std::optional<std::string> conflict = relax::structInfoConflict(*annotation, inferred))
+    if (std::optional<std::string> conflict = relax::structInfoConflict(*annotation, *inferred))
       error(annotation->loc, "the annotation of '" + name + "' does not match its value: " + *conflict);
   }
   auto var = std::make_shared<relax::Var>();
   var->name = name;
   var->loc = at;
-  var->sinfo = annotation ? *annotation : inferred;
+  var->sinfo = annotation ? *annotation : *inferred;
   var->dataflow = inDataflow_;
   binding.var = var;
   if (inDataflow_) {
@@ -607,6 +649,89 @@ void RelaxFunctionBuilder::bind(const std::string &name, ir::SourceLoc at,
     hiddenDataflowNames_.erase(name);
     bindingBlockOutsideDataflow().bindings.push_back(std::move(binding));
   }
+}
+
+// The value of a binding, into `binding`; returns its struct info, or nullopt after an error.
+std::optional<relax::StructInfo> RelaxFunctionBuilder::bindingValue(Grammar::ExprContext *value,
+                                                                     relax::Binding &binding) {
+  auto *callExpr = dynamic_cast<Grammar::CallExprContext *>(value);
+  std::optional<std::string> op = callExpr ? dottedName(callExpr->expr()) : std::nullopt;
+  std::optional<std::vector<Grammar::ExprContext *>> items = tupleItems(value);
+  if (op == std::optional<std::string>("R.tuple")) {
+    Arguments args = argumentsOf(callExpr);
+    if (!args.keywords.empty()) {
+      error(loc(args.keywords[0].second), "R.tuple takes its fields as positional arguments");
+      return std::nullopt;
+    }
+    items = args.positional;
+  }
+  if (items) {
+    relax::StructInfo sinfo = relax::StructInfo::of(relax::StructInfo::Kind::Tuple, loc(value));
+    binding.tuple.emplace();
+    for (Grammar::ExprContext *item : *items) {
+      std::optional<relax::Arg> field = argument(item);
+      if (!field) return std::nullopt;
+      sinfo.fields.push_back(field->sinfo());
+      binding.tuple->push_back(*field);
+    }
+    return sinfo;
+  }
+  if (auto *subscript = dynamic_cast<Grammar::SubscriptExprContext *>(value);
+      subscript && nameOf(subscript->expr())) {
+    std::vector<Grammar::SubscriptContext *> indices = subscript->subscriptlist()->subscript();
+    std::optional<int64_t> index = indices.size() == 1 && indices[0]->expr() && !indices[0]->slice_tail()
+                                       ? intOf(indices[0]->expr())
+                                       : std::nullopt;
+    if (!index) {
+      error(loc(subscript->subscriptlist()), "expected a constant index of a tuple field, e.g. t[0]");
+      return std::nullopt;
+    }
+    std::optional<relax::Arg> tuple = argument(subscript->expr());
+    if (!tuple) return std::nullopt;
+    relax::StructInfo sinfo = tuple->sinfo();
+    if (sinfo.kind != relax::StructInfo::Kind::Tuple) {
+      error(tuple->loc, "'" + tuple->var->name + "' is " + relax::printStructInfo(sinfo) + ", not a tuple");
+      return std::nullopt;
+    }
+    if (*index < 0 || size_t(*index) >= sinfo.fields.size()) {
+      error(loc(indices[0]), "index " + std::to_string(*index) + " is out of range for a tuple of " +
+                                 std::to_string(sinfo.fields.size()) + " fields");
+      return std::nullopt;
+    }
+    binding.alias = *tuple;
+    binding.index = *index;
+    return sinfo.fields[size_t(*index)];
+  }
+  if (op == std::optional<std::string>("R.match_cast")) {
+    Arguments args = argumentsOf(callExpr);
+    if (args.positional.size() != 2 || !args.keywords.empty()) {
+      error(loc(callExpr), "expected R.match_cast(value, struct_info)");
+      return std::nullopt;
+    }
+    std::optional<relax::Arg> source = argument(args.positional[0]);
+    std::optional<relax::StructInfo> cast = structInfo(args.positional[1], /*inSignature=*/true);
+    if (!source || !cast) return std::nullopt;
+    // R.match_cast checks at run time what is not known before; a value of the same kind that
+    // can never match is an error now.
+    relax::StructInfo actual = source->sinfo();
+    if (actual.kind == cast->kind)
+      if (std::optional<std::string> conflict = relax::structInfoConflict(*cast, actual)) {
+        error(cast->loc, "R.match_cast can never succeed: " + *conflict);
+        return std::nullopt;
+      }
+    binding.alias = *source;
+    binding.matchCast = *cast;
+    return *cast;
+  }
+  if (callExpr && op != std::optional<std::string>("R.const")) {
+    binding.call = call(callExpr);
+    if (!binding.call) return std::nullopt;
+    return relax::StructInfo(binding.call->outSinfo);
+  }
+  std::optional<relax::Arg> alias = argument(value);
+  if (!alias) return std::nullopt;
+  binding.alias = *alias;
+  return alias->sinfo();
 }
 
 bool RelaxFunctionBuilder::declareSymbolicVars(Grammar::Expr_stmtContext *stmt) {
@@ -770,12 +895,19 @@ void RelaxFunctionBuilder::returnStatement(Grammar::TestlistContext *values, ir:
   std::vector<Grammar::ExprContext *> items = values->expr();
   resultIsTuple_ = items.size() > 1 || !values->COMMA().empty();
   if (!resultIsTuple_) {
+    auto *callExpr = dynamic_cast<Grammar::CallExprContext *>(stripParens(items[0]));
     if (std::optional<std::vector<Grammar::ExprContext *>> tuple = tupleItems(items[0])) {
       items = *tuple;
       resultIsTuple_ = true;
+    } else if (callExpr && dottedName(callExpr->expr()) == std::optional<std::string>("R.tuple") &&
+               argumentsOf(callExpr).keywords.empty()) {
+      // `return R.tuple()`: TVM's unit value.
+      items = argumentsOf(callExpr).positional;
+      resultIsTuple_ = true;
+      returned_ = items.empty();
     }
   }
-  if (items.empty()) {
+  if (items.empty() && !returned_) {
     error(at, "a Relax function must return a value");
     return;
   }
@@ -915,7 +1047,7 @@ ir::RelaxFunctionRef RelaxFunctionBuilder::build(Grammar::FuncdefContext *def) {
     error(at, "Relax function '" + def->NAME()->getText() + "' has no return statement");
   if (diagnostics_.errorCount() != errorsAtStart_) return nullptr;
 
-  relax::StructInfo retSinfo = results_.front().sinfo();
+  relax::StructInfo retSinfo = resultIsTuple_ ? relax::StructInfo() : results_.front().sinfo();
   if (resultIsTuple_) {
     retSinfo = relax::StructInfo::of(relax::StructInfo::Kind::Tuple, loc(def->NAME()));
     for (const relax::Arg &result : results_) retSinfo.fields.push_back(result.sinfo());

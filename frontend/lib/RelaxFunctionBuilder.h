@@ -2,7 +2,9 @@
 // the way TVM's Relax parser reads it: parameters annotated `R.Tensor(shape, dtype)` whose
 // string dimensions ("m") define the function's symbolic sizes, `m = T.int64()` declarations,
 // `cls = Module`, `with R.dataflow():` blocks of bindings to `R.call_tir` /
-// `R.call_dps_packed` calls or to other variables, `R.output(...)`, and `return`.
+// `R.call_dps_packed` calls, other variables, tuples (`(a, b)`, `R.tuple(a, b)`), tuple
+// fields (`t[0]`), `R.match_cast(x, sinfo)` or scalars (`R.const(2, "int32")`, also inline
+// as an argument), `R.output(...)`, and `return`.
 //
 // Scoping follows Relax: a variable bound inside a dataflow block is visible outside it only
 // when the block's `R.output` lists it; `R.output` is only allowed as the last statement of a
@@ -73,6 +75,8 @@ private:
   // Values.
   std::optional<ir::relax::Call> call(Grammar::CallExprContext *call);
   std::optional<ir::relax::Arg> argument(Grammar::ExprContext *expr);
+  std::shared_ptr<const ir::relax::Constant> inlineConstant(Grammar::CallExprContext *call);
+  std::optional<ir::relax::StructInfo> bindingValue(Grammar::ExprContext *value, ir::relax::Binding &binding);
   ir::relax::VarPtr lookupVar(const std::string &name, ir::SourceLoc at);
 
   ir::relax::BindingBlock &bindingBlockOutsideDataflow();

@@ -91,7 +91,7 @@ public:
       : func_(func), function_(function), symbols_(symbols), primFuncs_(primFuncs) {}
 
   llvm::Expected<ir::Stmt> run() {
-    if (std::optional<relax::RelaxDiagnostic> refusal = relax::firstNonTensor(func_, "vtac compile"))
+    if (std::optional<relax::RelaxDiagnostic> refusal = relax::firstUnsupported(func_, "vtac compile"))
       return ir::diagnosticError(refusal->loc, refusal->message);
     placeTensors();
     // Only a graph that runs VTA code takes VTA buffers (it has the command handle CPU views need).

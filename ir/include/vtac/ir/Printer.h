@@ -33,6 +33,9 @@ std::ostream &operator<<(std::ostream &os, const IRModule &module);
 // print under their own names; statements end with a newline.
 std::string printExpr(const Expr &expr);
 std::string printStmt(const Stmt &stmt);
+// Floats as TVM prints them: integral values with one decimal ("2.0"), others with 17
+// significant digits, infinities and NaN as strings.
+void appendFloat(std::string &out, double value);
 // `{"key": value, ...}` as T.func_attr and R.func_attr write a dictionary of attributes.
 std::string printAttrMap(const AttrMap &attrs);
 // A statement's first line (a loop's header, a store) as a diagnostic quotes it: variables and

@@ -91,11 +91,14 @@ struct Var {
 };
 using VarPtr = std::shared_ptr<Var>;
 
-// A constant argument: `metadata["relax.expr.Constant"][i]`. `data` is null when the text only
-// named the slot (the metadata section was omitted).
+// A constant argument: `metadata["relax.expr.Constant"][i]`, or a scalar written inline,
+// `R.const(2, "int32")` (`scalar`, its value as an IntImm/FloatImm of the dtype: printed so,
+// never as metadata). `data` is null when the text only named a metadata slot (the metadata
+// section was omitted).
 struct Constant {
   TensorStructInfo sinfo;
   std::shared_ptr<const TensorData> data;
+  Expr scalar;
   SourceLoc loc;
 };
 using ConstantPtr = std::shared_ptr<const Constant>;
@@ -122,11 +125,19 @@ struct Call {
   TensorStructInfo outSinfo;
 };
 
+// What a variable is bound to: a call; else `alias` itself (`lv = x`), unless one of `tuple`
+// (`(a, b)`, `R.tuple(a, b)`), `index` (`alias[index]`, a field of a tuple) or `matchCast`
+// (`R.match_cast(alias, sinfo)`, which may define symbolic sizes) is set.
 struct Binding {
   VarPtr var;
-  std::optional<Call> call;  // absent: an alias of `alias`
+  std::optional<Call> call;
   Arg alias;
+  std::optional<std::vector<Arg>> tuple;
+  std::optional<int64_t> index;
+  std::optional<StructInfo> matchCast;
   SourceLoc loc;
+
+  bool isAlias() const { return !call && !tuple && !index && !matchCast; }
 };
 
 struct BindingBlock {
@@ -204,14 +215,16 @@ std::string printDim(const Expr &dim);
 TensorStructInfo substitute(const TensorStructInfo &sinfo, const ShapeBindings &bindings);
 StructInfo substitute(const StructInfo &sinfo, const ShapeBindings &bindings);
 
-// The first parameter, binding or result of `func` that is not a tensor, as the error
-// "the graph executor runs tensors only: 'x' is R.Tuple(...)" located at its definition;
-// nullopt when everything is a tensor. `vtac run` and `vtac compile` refuse such graphs.
+// What `vtac run` and `vtac compile` cannot execute yet, as a located error: the first
+// parameter, binding or result that is not a tensor ("the graph executor supports tensors
+// only: 'x' is R.Tuple(...)", at its definition), or the first binding that is neither a call
+// nor an alias of a tensor (tuple indexing, R.match_cast: "... does not support R.match_cast
+// yet", at the binding); nullopt when the graph runs.
 struct RelaxDiagnostic {
   SourceLoc loc;
   std::string message;
 };
-std::optional<RelaxDiagnostic> firstNonTensor(const RelaxFunction &func, llvm::StringRef what);
+std::optional<RelaxDiagnostic> firstUnsupported(const RelaxFunction &func, llvm::StringRef what);
 
 // ---- Printing (TVMScript, as TVM prints Relax) ----------------------------------------------
 
