@@ -29,20 +29,6 @@ bool mentions(const ir::Expr &e, const std::unordered_set<const ir::Var *> &vars
 // Element types whose values the analyzer reasons about exactly.
 bool trackedType(const ir::DataType &t) { return (t.isIntOrUInt() || t.isBool()) && t.isScalar(); }
 
-// Each load structurally equal to `load` replaced by `replacement`.
-class ReplaceLoad : public ir::StmtExprMutator {
-public:
-  ReplaceLoad(const ir::Expr &load, ir::Expr replacement) : load_(load), replacement_(std::move(replacement)) {}
-  using ir::StmtExprMutator::visitExpr;
-  ir::Expr visitBufferLoad(const ir::BufferLoad &op) override {
-    if (ir::structuralEqual(ir::Expr(&op), load_)) return replacement_;
-    return ir::StmtExprMutator::visitBufferLoad(op);
-  }
-
-private:
-  ir::Expr load_, replacement_;
-};
-
 // What a loop body may do to memory, read from the statement before it is simplified
 // (simplifying only removes stores).
 struct Effects {
@@ -57,7 +43,7 @@ Effects effectsOf(const ir::Stmt &body) {
     if (const auto *store = n.as<ir::BufferStore>()) effects.stores[store->buffer->data.get()].push_back(store);
     else if (const auto *call = n.as<ir::Call>()) {
       if (call->op != "tir.assume" && ir::sideEffect(ir::Expr(call)) == ir::SideEffect::Opaque) effects.writesAnything = true;
-    } else if (n.isa<ir::Block>() || n.isa<ir::BlockRealize>() || n.isa<ir::While>()) effects.writesAnything = true;
+    } else if (n.isa<ir::While>()) effects.writesAnything = true;
     else if (const auto *loop = n.as<ir::For>()) effects.bound.insert(loop->loopVar.get());
     else if (const auto *let = n.as<ir::LetStmt>()) effects.bound.insert(let->var.get());
     else if (const auto *let = n.as<ir::Let>()) effects.bound.insert(let->var.get());
@@ -194,7 +180,7 @@ void KnownBufferValues::assume(const ir::Expr &condition, bool scalars) {
       continue;
     Known known{load.buffer, {}, load.indices, {}, ir::VarRef(new ir::Var("value", load.dtype)), nullptr};
     for (const ir::Expr &index : load.indices) known.indices.emplace_back(new ir::Var("j", index->dtype));
-    known.fact = ReplaceLoad(loads[0], known.value).visitExpr(term);
+    known.fact = ir::replaceSubexpression(term, loads[0], known.value);
     add(std::make_shared<Known>(std::move(known)));
   }
 }
@@ -202,6 +188,8 @@ void KnownBufferValues::assume(const ir::Expr &condition, bool scalars) {
 void KnownBufferValues::store(const ir::BufferStore &store) {
   const ir::Buffer &buffer = *store.buffer;
   if (aliases_.count(buffer.data.get())) return forgetBuffers();
+  bool pureIndices = std::all_of(store.indices.begin(), store.indices.end(),
+                                 [](const ir::Expr &i) { return ir::sideEffect(i) == ir::SideEffect::Pure; });
   // The written locations: one index per dimension, or a stride-1 ramp [base, base + lanes) in
   // the last; anything else forgets the buffer.
   std::vector<ir::Expr> indices = store.indices;
@@ -218,7 +206,8 @@ void KnownBufferValues::store(const ir::BufferStore &store) {
       kept.push_back(known);
       continue;
     }
-    if ((!scalar && !contiguous) || !sameBufferLayout(*known->buffer, buffer)) continue;
+    // An index that reads memory names no fixed element: the buffer's facts go.
+    if ((!scalar && !contiguous) || !pureIndices || !sameBufferLayout(*known->buffer, buffer)) continue;
     ir::Expr differs;
     for (size_t d = 0; d < indices.size(); ++d) {
       ir::Expr location = known->at[d] ? known->at[d] : ir::Expr(known->indices[d]);
@@ -241,7 +230,7 @@ void KnownBufferValues::store(const ir::BufferStore &store) {
   }
   state_ = std::move(kept);
 
-  if (!trackedType(buffer.dtype) || (!scalar && !contiguous)) return;
+  if (!trackedType(buffer.dtype) || (!scalar && !contiguous) || !pureIndices) return;
   if (ir::sideEffect(value) != ir::SideEffect::Pure) return;
   Known known{store.buffer, {}, indices, {}, ir::VarRef(new ir::Var("value", buffer.dtype)), nullptr};
   for (const ir::Expr &index : indices) known.indices.emplace_back(new ir::Var("j", index->dtype.withLanes(1)));
@@ -291,7 +280,7 @@ void KnownBufferValues::enterLoop(const ir::VarRef &var, const ir::Expr &min, co
       return sameBufferLayout(*s->buffer, *first.buffer) && structurallyEqualExprs(s->indices, first.indices);
     });
     bool plain = std::all_of(first.indices.begin(), first.indices.end(), [&](const ir::Expr &i) {
-      return i->dtype.isScalar() && !mentions(i, frame.effects.bound);
+      return i->dtype.isScalar() && ir::sideEffect(i) == ir::SideEffect::Pure && !mentions(i, frame.effects.bound);
     });
     bool injective = std::any_of(first.indices.begin(), first.indices.end(), [&](const ir::Expr &i) {
       return !mentions(analyzer_.simplify(ir::subExpr(i, var)), {var.get()});

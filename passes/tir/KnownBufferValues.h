@@ -4,13 +4,14 @@
 // A fact comes from a store of a load-free value (`A[0] = 0`, `A[i] = i`, a stride-1 ramp),
 // a `T.assume` conjunct with at most one load, or an `if` condition inside its branch; it is
 // made invalid by a store that may hit its location, by any call that may write memory, and
-// dropped by statements it does not model (While, blocks). At an `if` the branches' facts are
+// dropped around a while loop. At an `if` the branches' facts are
 // kept under the condition (when it reads no memory) or only when both branches keep them. A
 // loop's body starts from the facts its iterations cannot have changed: buffers it does not
 // write, and for a buffer written only at one index `idx(i)` that is injective in the loop
 // variable (`B[i]`), the value at that index; after the loop, a fact the body leaves at
 // `idx(i)` holds for every i of the range. Anything it cannot prove it forgets: forgetting is
-// always sound, a wrong fact is a wrong program. Buffers are told apart by their data variable
+// always sound, a wrong fact is a wrong program. simplify uses it only in functions without
+// threads, parallel loops or blocks (Simplify.cpp, knownsApply). Buffers are told apart by their data variable
 // (distinct function parameters are taken not to alias, as TVM does); a store through a
 // let-bound pointer forgets everything.
 #pragma once

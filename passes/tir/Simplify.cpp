@@ -144,11 +144,13 @@ ir::Expr simplifyBooleanBranches(ir::arith::Analyzer &analyzer, std::vector<ir::
   return ir::makeBinary(op->kind(), sides[0], sides[1], op->loc());
 }
 
-// No statement runs concurrently with another (no threads, no parallel loops): the buffer facts
-// of the propagate-knowns options follow one order of execution.
-bool runsSequentially(const ir::Stmt &body) {
+// Whether the buffer facts of the propagate-knowns options can follow `body`: its statements run
+// in one order, none concurrently (threads, parallel loops) or only sometimes (a block's init
+// runs on a reduction's first step only).
+bool knownsApply(const ir::Stmt &body) {
   bool sequential = true;
   ir::preOrderVisit(body, [&](const ir::Node &n) {
+    if (n.isa<ir::Block>()) sequential = false;
     if (const auto *attr = n.as<ir::AttrStmt>(); attr && (attr->key == "thread_extent" || attr->key == "virtual_thread"))
       sequential = false;
     if (const auto *loop = n.as<ir::For>(); loop && (loop->forKind == ir::ForKind::Parallel || loop->forKind == ir::ForKind::ThreadBinding))
@@ -173,7 +175,7 @@ public:
   // follow it forgets them all.
   ir::Stmt visitStmt(const ir::Stmt &s) override {
     if (!tracksKnowns_) return ir::StmtExprMutator::visitStmt(s);
-    bool unmodeled = s.isa<ir::While>() || s.isa<ir::Block>() || s.isa<ir::BlockRealize>();
+    bool unmodeled = s.isa<ir::While>();
     const auto *attr = s.as<ir::AttrStmt>();
     const auto *assertion = s.as<ir::AssertStmt>();
     if (unmodeled || (attr && writesMemory(attr->value)) ||
@@ -334,7 +336,7 @@ llvm::Expected<ir::PrimFuncRef> simplify(const ir::PrimFuncRef &func, PassContex
   if (!config) return config.takeError();
   BufferDefinitionVars collector;
   collector.visitStmt(func->body);
-  return withBody(func, StmtSimplifier(std::move(collector.vars), *config, runsSequentially(func->body)).visitStmt(func->body));
+  return withBody(func, StmtSimplifier(std::move(collector.vars), *config, knownsApply(func->body)).visitStmt(func->body));
 }
 
 }  // namespace vtac::passes

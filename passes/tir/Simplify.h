@@ -24,7 +24,7 @@
 //   simplify.propagate-knowns-to-simplify-expressions  0  (1: a load whose value is known as an
 //       expression replaced by it everywhere: `A[0] = 5; A[0] = A[0] + 7` -> `A[0] = 12`)
 // The two propagate-knowns options do nothing in a function with threads or parallel loops,
-// whose statements need not run in the order the analysis follows.
+// whose statements need not run in the order the analysis follows, or with blocks (TensorIR).
 #pragma once
 
 #include "vtac/passes/Pass.h"
