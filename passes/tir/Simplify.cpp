@@ -1,5 +1,6 @@
 #include "tir/Simplify.h"
 
+#include <algorithm>
 #include <unordered_set>
 
 #include "tir/AndOfOrs.h"
@@ -294,7 +295,10 @@ private:
   // A branch of an `if`, visited where `condition` holds.
   ir::Stmt visitBranch(const ir::Expr &condition, const ir::Stmt &branch) {
     ir::arith::Analyzer::ConstraintScope scope(analyzer_, condition);
+    // A conjunct that reads memory may stop holding in the branch.
     std::vector<ir::Expr> terms = ir::arith::conjuncts(condition, ir::arith::LikelyConjunct::LookThrough);
+    terms.erase(std::remove_if(terms.begin(), terms.end(), [](const ir::Expr &t) { return ir::sideEffect(t) != ir::SideEffect::Pure; }),
+                terms.end());
     comparisons_.insert(comparisons_.end(), terms.begin(), terms.end());
     if (tracksKnowns_) knowns_.assume(condition, false);
     ir::Stmt visited = visitStmt(branch);
