@@ -2,6 +2,7 @@
 #include "vtac/ir/Substitute.h"
 
 #include "vtac/ir/Mutator.h"
+#include "vtac/ir/StructuralEqual.h"
 
 namespace vtac::ir {
 namespace {
@@ -18,7 +19,25 @@ private:
   const VarMap &replacements_;
 };
 
+class SubexpressionReplacer : public StmtExprMutator {
+public:
+  SubexpressionReplacer(const Expr &target, const Expr &replacement) : target_(target), replacement_(replacement) {}
+  using StmtExprMutator::visitExpr;
+  Expr visitExpr(const Expr &e) override {
+    if (e->kind() == target_->kind() && structuralEqual(e, target_)) return replacement_;
+    return StmtExprMutator::visitExpr(e);
+  }
+
+private:
+  const Expr &target_;
+  const Expr &replacement_;
+};
+
 }  // namespace
+
+Expr replaceSubexpression(const Expr &expr, const Expr &target, const Expr &replacement) {
+  return SubexpressionReplacer(target, replacement).visitExpr(expr);
+}
 
 Expr substitute(const Expr &expr, const VarMap &replacements) {
   if (replacements.empty()) return expr;

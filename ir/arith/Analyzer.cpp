@@ -6,6 +6,7 @@
 #include "AnalyzerState.h"
 #include "Simplifier.h"
 #include "vtac/ir/Arith.h"
+#include "vtac/ir/SideEffect.h"
 
 namespace vtac::ir::arith {
 
@@ -168,6 +169,9 @@ Analyzer::ConstraintScope::ConstraintScope(Analyzer &analyzer, const Expr &condi
   state.scopeMarks.emplace_back(state.knownTrue.size(), state.savedBounds.size());
   // T.likely is a hint: its condition holds in the scope all the same.
   for (const Expr &c : conjuncts(condition, LikelyConjunct::LookThrough)) {
+    // A conjunct that reads memory may stop holding within the scope (`if A[0] == n:
+    // A[0] = A[0] + 1`), so only pure ones become facts, as in TVM's EnterConstraint.
+    if (sideEffect(c) != SideEffect::Pure) continue;
     Expr simplified = analyzer.rewriteSimplify(c);
     if (simplified.isa<IntImm>()) continue;
     if (auto narrowed = boundFromConjunct(simplified)) {

@@ -128,6 +128,15 @@ public:
         return {divBound(a.min, d, true), divBound(a.max, d, true)};
       }
     }
+    if (op.op == "tir.shift_left" && op.args.size() == 2 && op.dtype.isIntOrUInt()) {
+      // a * 2^s for a >= 0 and s in [0, bits) (the engines stop on other amounts), where the
+      // largest product stays in the type; otherwise it wraps.
+      IntBound a = visitExpr(op.args[0]), shift = visitExpr(op.args[1]);
+      if (a.min >= 0 && !isInf(a.max) && shift.min >= 0 && shift.max < op.dtype.bits() && shift.max < 62) {
+        int64_t largest = saturate(__int128(a.max) << shift.max);
+        if (largest <= typeBound(op.dtype).max) return {mulBound(a.min, int64_t(1) << shift.min), largest};
+      }
+    }
     return typeBound(op.dtype);
   }
   IntBound visitLet(const Let &op) override {

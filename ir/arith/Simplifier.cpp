@@ -5,7 +5,9 @@
 #include "Simplifier.h"
 
 #include "vtac/ir/Arith.h"
+#include "vtac/ir/SideEffect.h"
 #include "vtac/ir/StructuralEqual.h"
+#include "vtac/ir/Substitute.h"
 #include "vtac/ir/Visitor.h"
 
 namespace vtac::ir::arith {
@@ -108,14 +110,21 @@ Expr Simplifier::visitCall(const Call &op) {
   if (op.op == "tir.if_then_else" && op.args.size() == 3) {
     Expr condition = visitExpr(op.args[0]);
     if (auto c = asConstInt(condition)) return visitExpr(op.args[*c ? 1 : 2]);
+    // A branch that repeats the condition knows its value (TVM's nested if elimination): no
+    // store runs within an expression, so only a call with side effects can change it.
+    Expr thenArg = op.args[1], elseArg = op.args[2];
+    if (sideEffect(op.args[0]) != SideEffect::Opaque) {
+      thenArg = replaceSubexpression(thenArg, op.args[0], intImm(1, op.args[0]->dtype));
+      elseArg = replaceSubexpression(elseArg, op.args[0], intImm(0, op.args[0]->dtype));
+    }
     Expr thenValue, elseValue;
     {
       Analyzer::ConstraintScope scope(analyzer_, condition);
-      thenValue = visitExpr(op.args[1]);
+      thenValue = visitExpr(thenArg);
     }
     {
       Analyzer::ConstraintScope scope(analyzer_, notExpr(condition));
-      elseValue = visitExpr(op.args[2]);
+      elseValue = visitExpr(elseArg);
     }
     std::vector<Expr> args{condition, thenValue, elseValue};
     if (sameExprs(args, op.args)) return Expr(&op);

@@ -15,8 +15,16 @@
 //       assuming the other side holds / fails: `n < 5 and n < 10` -> `n < 5`)
 //   simplify.convert-boolean-to-and-of-ors  0  (1: an expression whose root is an and/or is
 //       rewritten as an and of ors, simplified across its terms and groups: tir/AndOfOrs.h)
-// TVM's other three (transitively_prove_inequalities, propagate_knowns_to_prove_conditional,
-// propagate_knowns_to_simplify_expressions) are not implemented: naming them is an error.
+//   simplify.transitively-prove-inequalities  0  (1: an integer comparison decided by one in
+//       force, an enclosing if's or the other side's of an and/or, that differs from it by a
+//       constant: `n < m + 5` gives `n < m + 10`; like TVM it takes those sums not to wrap)
+//   simplify.propagate-knowns-to-prove-conditional  0  (1: an if decided also by what is known
+//       of the buffer elements its condition reads, from earlier stores, T.assume and enclosing
+//       conditions: tir/KnownBufferValues.h)
+//   simplify.propagate-knowns-to-simplify-expressions  0  (1: a load whose value is known as an
+//       expression replaced by it everywhere: `A[0] = 5; A[0] = A[0] + 7` -> `A[0] = 12`)
+// The two propagate-knowns options do nothing in a function with threads or parallel loops,
+// whose statements need not run in the order the analysis follows, or with blocks (TensorIR).
 #pragma once
 
 #include "vtac/passes/Pass.h"

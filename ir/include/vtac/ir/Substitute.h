@@ -13,4 +13,7 @@ using VarMap = std::unordered_map<const Var *, Expr>;
 Expr substitute(const Expr &expr, const VarMap &replacements);
 Stmt substitute(const Stmt &stmt, const VarMap &replacements);
 
+// Every subexpression of `expr` structurally equal to `target` replaced by `replacement`.
+Expr replaceSubexpression(const Expr &expr, const Expr &target, const Expr &replacement);
+
 }  // namespace vtac::ir
