@@ -5,12 +5,9 @@ namespace vtac::passes::schedule {
 
 using namespace ir;
 
-llvm::Expected<std::vector<RV>> editAnnotations(Schedule &sch, StepArgs &args, const char *param,
-                                                const AnnotationEdit &edit) {
-  llvm::Expected<RV> target = args.blockOrLoop(param);
-  if (!target) return target.takeError();
-  if (const auto *block = std::get_if<BlockRV>(&*target)) {
-    llvm::Expected<StmtPath> path = sch.findBlock(*block, args.at(param));
+llvm::Error editAnnotations(Schedule &sch, const Located<BlockOrLoop> &target, const AnnotationEdit &edit) {
+  if (const auto *block = std::get_if<BlockRV>(&target.value)) {
+    llvm::Expected<StmtPath> path = sch.findBlock(*block, target.at);
     if (!path) return path.takeError();
     const auto &realize = *path->back().as<BlockRealize>();
     Block *copy = copyNode(*realize.block);
@@ -19,16 +16,16 @@ llvm::Expected<std::vector<RV>> editAnnotations(Schedule &sch, StepArgs &args, c
     BlockRealize *newRealize = copyNode(realize);
     newRealize->block = edited;
     sch.replace(block->func, *path, Stmt(newRealize));
-    return std::vector<RV>{};
+    return llvm::Error::success();
   }
-  const auto &loop = std::get<LoopRV>(*target);
-  llvm::Expected<StmtPath> path = sch.findLoop(loop, args.at(param));
+  const auto &loop = std::get<LoopRV>(target.value);
+  llvm::Expected<StmtPath> path = sch.findLoop(loop, target.at);
   if (!path) return path.takeError();
   For *copy = copyNode(*path->back().as<For>());
   Stmt edited(copy);
   if (llvm::Error error = edit(copy->annotations, "the loop '" + copy->loopVar->name + "'")) return error;
   sch.replace(loop.func, *path, edited);
-  return std::vector<RV>{};
+  return llvm::Error::success();
 }
 
 }  // namespace vtac::passes::schedule

@@ -9,8 +9,6 @@
 // over the inner iterators; a T.init moves to the outer block as a nest of the inner loops its
 // data-parallel iterators use, around a block `<name>_init`. Returns the outer block. The target
 // may also be a list of blocks (blockizeBlocks below).
-#include "Blockize.h"
-
 #include "BlockTree.h"
 #include "RegionRelax.h"
 #include "LoopUtils.h"
@@ -24,6 +22,7 @@
 #include "vtac/ir/Mutator.h"
 #include "vtac/ir/Visitor.h"
 #include "vtac/ir/arith/Analyzer.h"
+#include "vtac/passes/schedule/Primitives.h"
 
 namespace vtac::passes::schedule {
 
@@ -236,8 +235,7 @@ std::vector<BufferRegion> unitedRegions(const std::vector<std::pair<BufferRegion
   return result;
 }
 
-}  // namespace
-
+// blockize(loop), as the comment at the top of the file says.
 llvm::Expected<BlockRV> blockizeLoop(Schedule &sch, const LoopRV &rv, bool preserveUnitIters, SourceLoc at) {
   llvm::Expected<StmtPath> path = sch.findLoop(rv, at);
   if (!path) return path.takeError();
@@ -310,8 +308,6 @@ llvm::Expected<BlockRV> blockizeLoop(Schedule &sch, const LoopRV &rv, bool prese
   sch.replace(rv.func, *path, make<BlockRealize>(division.outerBindings, nullptr, outer));
   return BlockRV{rv.func, name};
 }
-
-namespace {
 
 // blockize([b0, b1, ...]): the statements holding the blocks, consecutive in the body of their
 // lowest common loop or block, become the body of one new block `outer_<b0>_<b1>_..._`. Each
@@ -423,21 +419,10 @@ llvm::Expected<BlockRV> blockizeBlocks(Schedule &sch, const std::vector<BlockRV>
 
 }  // namespace
 
-llvm::Expected<std::vector<RV>> applyBlockize(Schedule &sch, StepArgs &args) {
-  llvm::Expected<bool> preserveUnitIters = args.boolean("preserve_unit_iters");
-  if (!preserveUnitIters) return preserveUnitIters.takeError();
-  llvm::Expected<BlockRV> outer = [&]() -> llvm::Expected<BlockRV> {
-    if (args.value("target").kind == TraceValue::Kind::List) {
-      llvm::Expected<std::vector<BlockRV>> blocks = args.blockList("target");
-      if (!blocks) return blocks.takeError();
-      return blockizeBlocks(sch, *blocks, *preserveUnitIters, args.at("target"));
-    }
-    llvm::Expected<LoopRV> rv = args.loop("target");
-    if (!rv) return rv.takeError();
-    return blockizeLoop(sch, *rv, *preserveUnitIters, args.at("target"));
-  }();
-  if (!outer) return outer.takeError();
-  return std::vector<RV>{*outer};
+llvm::Expected<BlockRV> blockize(Schedule &sch, const Located<BlockizeTarget> &target, bool preserveUnitIters) {
+  if (const auto *blocks = std::get_if<std::vector<BlockRV>>(&target.value))
+    return blockizeBlocks(sch, *blocks, preserveUnitIters, target.at);
+  return blockizeLoop(sch, std::get<LoopRV>(target.value), preserveUnitIters, target.at);
 }
 
 }  // namespace vtac::passes::schedule

@@ -4,7 +4,6 @@
 #include <algorithm>
 
 #include "BlockTree.h"
-#include "Primitive.h"
 
 #include "vtac/ir/Diagnostic.h"
 #include "vtac/ir/Mutator.h"
@@ -114,29 +113,6 @@ bool allocatedByBlock(const Stmt &root, const Buffer *buffer) {
 bool accessesBuffer(const Block &block, const Buffer *buffer, bool writes) {
   const auto &regions = writes ? block.writes : block.reads;
   return std::any_of(regions.begin(), regions.end(), [&](const BufferRegion &region) { return region.buffer.get() == buffer; });
-}
-
-llvm::Expected<BufferRef> bufferArgument(const Block &block, StepArgs &args, const char *param,
-                                         const std::string &primitive) {
-  const TraceValue &which = args.value(param);
-  if (which.kind == TraceValue::Kind::List && which.items.size() == 2 &&
-      which.items[0].kind == TraceValue::Kind::String && which.items[1].kind == TraceValue::Kind::Int &&
-      (which.items[0].text == "read" || which.items[0].text == "write"))
-    return accessedBuffer(block, which.items[1].intValue, which.items[0].text == "write", args.at(param));
-  if (which.kind != TraceValue::Kind::String)
-    return diagnosticError(args.at(param), primitive + ": the buffer is (\"read\", index), (\"write\", index) or a buffer name");
-  for (bool writes : {true, false}) {
-    const std::vector<BufferRegion> &regions = writes ? block.writes : block.reads;
-    for (size_t i = 0; i < regions.size(); ++i) {
-      if (regions[i].buffer->name != which.text) continue;
-      TraceValue tuple = TraceValue::ofList({TraceValue::ofString(writes ? "write" : "read"), TraceValue::ofInt(int64_t(i))}, which.loc);
-      tuple.isTuple = true;
-      BufferRef buffer = regions[i].buffer;
-      args.setValue(param, tuple);
-      return buffer;
-    }
-  }
-  return diagnosticError(args.at(param), primitive + ": the block '" + block.name + "' does not access a buffer '" + which.text + "'");
 }
 
 std::string whyNotStorageScope(const std::string &primitive, const std::string &scope) {

@@ -7,8 +7,6 @@
 
 namespace vtac::passes::schedule {
 
-class StepArgs;
-
 // `buffer` with a fresh data variable in storage scope `scope` (name kept unless given).
 ir::BufferRef withScope(const ir::BufferRef &buffer, const std::string &scope, std::string name = "");
 
@@ -24,12 +22,6 @@ std::vector<StmtPath> blocksAccessing(const ir::Stmt &root, const ir::Buffer *bu
 
 // [0, extent) in every dimension of the buffer.
 std::vector<ir::Range> wholeRegion(const ir::Buffer &buffer);
-
-// The buffer argument `param` of a step on `block`: ("read" | "write", index) or the name of a
-// buffer the block writes or reads, which the trace then records as that tuple, as TVM's Python
-// API does; errors start with `primitive`.
-llvm::Expected<ir::BufferRef> bufferArgument(const ir::Block &block, StepArgs &args, const char *param,
-                                             const std::string &primitive);
 
 // Whether some block under `root` allocates `buffer` (T.alloc_buffer; not a parameter or a
 // match_buffer).

@@ -16,49 +16,38 @@ namespace vtac::passes::schedule {
 
 using namespace ir;
 
-llvm::Expected<std::vector<RV>> applyCacheRead(Schedule &sch, StepArgs &args) {
-  // Consumers first: TVM's Python API looks up the blocks given by name in that order.
-  llvm::Expected<std::set<std::string>> given = consumerBlocksArgument(args);
-  if (!given) return given.takeError();
-  llvm::Expected<BlockRV> rv = args.block("block");
-  if (!rv) return rv.takeError();
-  llvm::Expected<std::string> storageScope = storageScopeArgument(args, "cache_read");
-  if (!storageScope) return storageScope.takeError();
-  llvm::Expected<StmtPath> path = sch.findBlock(*rv, args.at("block"));
-  if (!path) return path.takeError();
-  llvm::Expected<int64_t> index = args.bufferIndex("read_buffer_index", *path->back().as<BlockRealize>()->block, false);
-  if (!index) return index.takeError();
-  llvm::Expected<BufferRef> buffer = accessedBuffer(*path->back().as<BlockRealize>()->block, *index, false,
-                                                    args.at("read_buffer_index"));
-  if (!buffer) return buffer.takeError();
-
-  CacheStage stage;
-  stage.func = rv->func;
-  stage.scopePath = scopeOf(*path);
-  stage.original = *buffer;
+llvm::Expected<BlockRV> cacheRead(Schedule &sch, const Located<BlockRV> &block, const Located<int64_t> &readBufferIndex,
+                                  const Located<std::string> &storageScope,
+                                  const Located<std::vector<BlockRV>> &consumerBlocks, ir::SourceLoc stepAt) {
+  const BlockRV &rv = block.value;
+  std::set<std::string> given = blockNames(consumerBlocks.value);
+  llvm::Expected<CacheTarget> target = cacheTarget(sch, block, readBufferIndex, /*isWrite=*/false, storageScope, "cache_read");
+  if (!target) return target.takeError();
+  CacheStage &stage = target->stage;
+  const BufferRef buffer = stage.original;
   const Block &scope = *stage.scopePath.back().as<Block>();
-  std::vector<StmtPath> writers = blocksAccessing(scope.body, buffer->get(), true);
+  std::vector<StmtPath> writers = blocksAccessing(scope.body, buffer.get(), true);
   if (writers.size() > 1)
-    return diagnosticError(args.at("read_buffer_index"), "cache_read: more than one block writes '" + (*buffer)->name + "'");
-  std::set<std::string> consumers = given->empty() ? blocksTouching(scope.body, buffer->get(), false) : *given;
+    return diagnosticError(readBufferIndex.at, "cache_read: more than one block writes '" + buffer->name + "'");
+  std::set<std::string> consumers = given.empty() ? blocksTouching(scope.body, buffer.get(), false) : given;
   CacheLocation location{stage.scopePath, 0};
   if (writers.empty()) {
     // An input of the scope: the region the scope block reads, as TVM takes it.
     auto read = std::find_if(scope.reads.begin(), scope.reads.end(),
-                             [&](const BufferRegion &region) { return region.buffer == *buffer; });
-    stage.region = read != scope.reads.end() ? read->region : wholeRegion(**buffer);
-    stage.cache = makeCacheBuffer(*buffer, *storageScope, stage.region);
+                             [&](const BufferRegion &region) { return region.buffer == buffer; });
+    stage.region = read != scope.reads.end() ? read->region : wholeRegion(*buffer);
+    stage.cache = makeCacheBuffer(buffer, storageScope.value, stage.region);
   } else {
     std::string writer = writers[0].back().as<BlockRealize>()->block->name;
     consumers.erase(writer);
-    llvm::Expected<StmtPath> writerPath = sch.findBlock(BlockRV{rv->func, writer}, args.at("block"));
+    llvm::Expected<StmtPath> writerPath = sch.findBlock(BlockRV{rv.func, writer}, block.at);
     if (!writerPath) return writerPath.takeError();
     location = cacheLocation(stage.scopePath, writer, consumers);
-    placeCacheStage(stage, *writerPath, location, *storageScope);
+    placeCacheStage(stage, *writerPath, location, storageScope.value);
   }
-  std::string name = sch.freshBlockName(rv->func, (*buffer)->name + "_" + *storageScope);
-  installCacheStage(sch, stage, consumers, location, makeCacheStage(stage, name, args.stepLoc()));
-  return std::vector<RV>{BlockRV{rv->func, name}};
+  std::string name = sch.freshBlockName(rv.func, buffer->name + "_" + storageScope.value);
+  installCacheStage(sch, stage, consumers, location, makeCacheStage(stage, name, stepAt));
+  return BlockRV{rv.func, name};
 }
 
 }  // namespace vtac::passes::schedule

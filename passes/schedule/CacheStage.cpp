@@ -306,20 +306,27 @@ std::set<std::string> blocksTouching(const Stmt &root, const Buffer *buffer, boo
   return names;
 }
 
-llvm::Expected<std::string> storageScopeArgument(StepArgs &args, const std::string &primitive) {
-  llvm::Expected<std::string> scope = args.string("storage_scope");
-  if (!scope) return scope.takeError();
-  if (std::string why = whyNotStorageScope(primitive, *scope); !why.empty())
-    return diagnosticError(args.at("storage_scope"), why);
-  return scope;
+llvm::Expected<CacheTarget> cacheTarget(Schedule &sch, const Located<BlockRV> &block, const Located<int64_t> &index,
+                                        bool isWrite, const Located<std::string> &storageScope,
+                                        const std::string &primitive) {
+  if (std::string why = whyNotStorageScope(primitive, storageScope.value); !why.empty())
+    return diagnosticError(storageScope.at, why);
+  llvm::Expected<StmtPath> path = sch.findBlock(block.value, block.at);
+  if (!path) return path.takeError();
+  llvm::Expected<BufferRef> buffer =
+      accessedBuffer(*path->back().as<BlockRealize>()->block, index.value, isWrite, index.at);
+  if (!buffer) return buffer.takeError();
+  CacheTarget target{*path, {}};
+  target.stage.func = block.value.func;
+  target.stage.scopePath = scopeOf(*path);
+  target.stage.original = *buffer;
+  target.stage.isRead = !isWrite;
+  return target;
 }
 
-llvm::Expected<std::set<std::string>> consumerBlocksArgument(StepArgs &args) {
+std::set<std::string> blockNames(const std::vector<BlockRV> &blocks) {
   std::set<std::string> names;
-  if (args.value("consumer_blocks").kind == TraceValue::Kind::None) return names;
-  llvm::Expected<std::vector<BlockRV>> blocks = args.blockList("consumer_blocks");
-  if (!blocks) return blocks.takeError();
-  for (const BlockRV &block : *blocks) names.insert(block.name);
+  for (const BlockRV &block : blocks) names.insert(block.name);
   return names;
 }
 

@@ -4,7 +4,7 @@
 
 #include <set>
 
-#include "Primitive.h"
+#include "vtac/passes/schedule/Primitives.h"
 
 namespace vtac::passes::schedule {
 
@@ -60,11 +60,19 @@ ir::Stmt makeCacheStage(const CacheStage &stage, const std::string &blockName, i
 void installCacheStage(Schedule &sch, const CacheStage &stage, const std::set<std::string> &blocks,
                        const CacheLocation &location, const ir::Stmt &stageStmt);
 
-// The storage_scope argument of `primitive`, which must be a scope TVM knows.
-llvm::Expected<std::string> storageScopeArgument(StepArgs &args, const std::string &primitive);
+// What cache_read and cache_write start from, once `primitive` has checked that TVM knows the
+// storage scope: the block's path and a stage of the buffer it reads (isWrite: writes) at
+// `index`, in the block's scope.
+struct CacheTarget {
+  StmtPath blockPath;
+  CacheStage stage;
+};
+llvm::Expected<CacheTarget> cacheTarget(Schedule &sch, const Located<BlockRV> &block, const Located<int64_t> &index,
+                                        bool isWrite, const Located<std::string> &storageScope,
+                                        const std::string &primitive);
 
-// The names of the blocks given as consumer_blocks (a list of block RVs, or None).
-llvm::Expected<std::set<std::string>> consumerBlocksArgument(StepArgs &args);
+// The names of the consumer blocks given.
+std::set<std::string> blockNames(const std::vector<BlockRV> &blocks);
 
 // Names of the blocks under root that read (or write) `buffer`.
 std::set<std::string> blocksTouching(const ir::Stmt &root, const ir::Buffer *buffer, bool writers);

@@ -2,7 +2,7 @@
 // arguments of the primitive's function (Primitives.h). Each primitive lives in its own file
 // (Split.cpp, Fuse.cpp, ...) and is listed with its signature and its decoding in Primitives.cpp;
 // ApplyTrace.cpp binds a step's arguments, calls the decoding and records the step in TVM's
-// spelling. Primitives not yet typed still take the StepArgs themselves (the apply* below).
+// spelling. Only the decoding (Primitives.cpp) sees a StepArgs.
 #pragma once
 
 #include <map>
@@ -77,22 +77,5 @@ private:
   std::map<std::string, ir::TraceValue> values_;
   std::map<std::string, size_t> &names_;  // trace names -> index in sch.bindings()
 };
-
-// The primitives not yet typed (one file each).
-llvm::Expected<std::vector<RV>> applyGetChildBlocks(Schedule &sch, StepArgs &args);
-llvm::Expected<std::vector<RV>> applyAddUnitLoop(Schedule &sch, StepArgs &args);
-llvm::Expected<std::vector<RV>> applyAnnotate(Schedule &sch, StepArgs &args);
-llvm::Expected<std::vector<RV>> applyUnannotate(Schedule &sch, StepArgs &args);
-llvm::Expected<std::vector<RV>> applyStorageAlign(Schedule &sch, StepArgs &args);
-llvm::Expected<std::vector<RV>> applyCacheRead(Schedule &sch, StepArgs &args);
-llvm::Expected<std::vector<RV>> applyCacheWrite(Schedule &sch, StepArgs &args);
-llvm::Expected<std::vector<RV>> applyRFactor(Schedule &sch, StepArgs &args);
-llvm::Expected<std::vector<RV>> applyTransformLayout(Schedule &sch, StepArgs &args);
-llvm::Expected<std::vector<RV>> applySetAxisSeparator(Schedule &sch, StepArgs &args);
-llvm::Expected<std::vector<RV>> applyBlockize(Schedule &sch, StepArgs &args);
-llvm::Expected<std::vector<RV>> applyTensorize(Schedule &sch, StepArgs &args);
-llvm::Expected<std::vector<RV>> applySampleCategorical(Schedule &sch, StepArgs &args);
-llvm::Expected<std::vector<RV>> applySamplePerfectTile(Schedule &sch, StepArgs &args);
-llvm::Expected<std::vector<RV>> applySampleComputeLocation(Schedule &sch, StepArgs &args);
 
 }  // namespace vtac::passes::schedule

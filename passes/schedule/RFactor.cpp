@@ -20,7 +20,6 @@
 #include "BlockTree.h"
 #include "BufferUtils.h"
 #include "LoopUtils.h"
-#include "Primitive.h"
 #include "StagePipeline.h"
 
 #include <limits>
@@ -33,6 +32,7 @@
 #include "vtac/ir/Substitute.h"
 #include "vtac/ir/UndefinedVars.h"
 #include "vtac/ir/Visitor.h"
+#include "vtac/passes/schedule/Primitives.h"
 
 namespace vtac::passes::schedule {
 
@@ -56,14 +56,10 @@ BufferRegion elementRegion(const Expr &element) {
 
 }  // namespace
 
-llvm::Expected<std::vector<RV>> applyRFactor(Schedule &sch, StepArgs &args) {
-  llvm::Expected<LoopRV> loopRV = args.loop("loop");
-  if (!loopRV) return loopRV.takeError();
-  llvm::Expected<int64_t> factorAxisArg = args.integer("factor_axis");
-  if (!factorAxisArg) return factorAxisArg.takeError();
-  llvm::Expected<StmtPath> loopPath = sch.findLoop(*loopRV, args.at("loop"));
+llvm::Expected<BlockRV> rfactor(Schedule &sch, const Located<LoopRV> &loop, const Located<int64_t> &factorAxisArg) {
+  llvm::Expected<StmtPath> loopPath = sch.findLoop(loop.value, loop.at);
   if (!loopPath) return loopPath.takeError();
-  SourceLoc at = args.at("loop");
+  SourceLoc at = loop.at;
   auto fail = [](SourceLoc where, const std::string &why) { return diagnosticError(where, "rfactor: " + why); };
   const For &rfLoop = *loopPath->back().as<For>();
   const std::string &loopName = rfLoop.loopVar->name;
@@ -142,11 +138,11 @@ llvm::Expected<std::vector<RV>> applyRFactor(Schedule &sch, StepArgs &args) {
   for (const BufferStore *update : reduction->updates) buffers.push_back(update->buffer);
   const Buffer &buffer = *buffers[0];
   int64_t ndim = int64_t(buffer.rank());
-  int64_t factorAxis = *factorAxisArg;
+  int64_t factorAxis = factorAxisArg.value;
   if (factorAxis < -(ndim + 1) || factorAxis > ndim)
-    return fail(args.at("factor_axis"), "factor_axis " + std::to_string(factorAxis) + " is out of range [" +
-                                            std::to_string(-(ndim + 1)) + ", " + std::to_string(ndim) + "] for '" +
-                                            buffer.name + "' of " + std::to_string(ndim) + " dimension(s)");
+    return fail(factorAxisArg.at, "factor_axis " + std::to_string(factorAxis) + " is out of range [" +
+                                        std::to_string(-(ndim + 1)) + ", " + std::to_string(ndim) + "] for '" +
+                                        buffer.name + "' of " + std::to_string(ndim) + " dimension(s)");
   if (factorAxis < 0) factorAxis += ndim + 1;
 
   // The rfactor buffers and block.
@@ -206,7 +202,7 @@ llvm::Expected<std::vector<RV>> applyRFactor(Schedule &sch, StepArgs &args) {
     region.insert(region.begin() + factorAxis, Range{rfIter->var, intImm(1, rfIter->var->dtype)});
     rfWrites.push_back(substitutedRegion(rfBuffers[reduced - buffers.begin()], region, rfVarMap));
   }
-  std::string rfName = sch.freshBlockName(loopRV->func, block.name + "_rf");
+  std::string rfName = sch.freshBlockName(loop.value.func, block.name + "_rf");
   auto rfBlock = make<Block>(rfName, rfIters, rfReads, rfWrites, rfBody,
                              rfInit, std::vector<BufferRef>{}, std::vector<MatchBufferRegion>{}, block.annotations);
   Stmt rfNest = make<BlockRealize>(rfBindings, realize.predicate, rfBlock);
@@ -262,15 +258,15 @@ llvm::Expected<std::vector<RV>> applyRFactor(Schedule &sch, StepArgs &args) {
     return stmt;
   };
   StmtPath outermostPath(blockPath.begin(), blockPath.begin() + outermostIndex + 1);
-  sch.replace(loopRV->func, outermostPath, seq({rfNest, rebuild(blockPath[outermostIndex])}));
+  sch.replace(loop.value.func, outermostPath, seq({rfNest, rebuild(blockPath[outermostIndex])}));
 
   // The scope block is a new node now; it allocates the rfactor buffers.
   const std::string &scopeName = scopePath.back().as<Block>()->name;
-  Stmt scope = blockNamed(cast<PrimFunc>(sch.module().lookup(loopRV->func))->body, scopeName);
+  Stmt scope = blockNamed(cast<PrimFunc>(sch.module().lookup(loop.value.func))->body, scopeName);
   Block *scopeCopy = copyNode(*scope.as<Block>());
   scopeCopy->allocBuffers.insert(scopeCopy->allocBuffers.end(), rfBuffers.begin(), rfBuffers.end());
-  sch.replace(loopRV->func, {scope}, Stmt(scopeCopy));
-  return std::vector<RV>{BlockRV{loopRV->func, rfName}};
+  sch.replace(loop.value.func, {scope}, Stmt(scopeCopy));
+  return BlockRV{loop.value.func, rfName};
 }
 
 }  // namespace vtac::passes::schedule

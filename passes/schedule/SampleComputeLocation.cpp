@@ -12,7 +12,6 @@
 #include "BlockAnalysis.h"
 #include "BlockTree.h"
 #include "LoopUtils.h"
-#include "Primitive.h"
 
 #include "vtac/ir/Arith.h"
 #include "vtac/ir/Diagnostic.h"
@@ -27,7 +26,7 @@ namespace {
 
 struct Candidate {
   int64_t decision;
-  RV location;
+  ComputeLocation location;
 };
 
 // TVM's GetLoopIterType: how the blocks directly under the loop use its variable in their
@@ -125,27 +124,23 @@ llvm::Expected<std::vector<Candidate>> computeLocations(const Schedule &sch, con
 
 }  // namespace
 
-llvm::Expected<std::vector<RV>> applySampleComputeLocation(Schedule &sch, StepArgs &args) {
-  llvm::Expected<BlockRV> block = args.block("block");
-  if (!block) return block.takeError();
-  llvm::Expected<std::vector<Candidate>> candidates = computeLocations(sch, *block, args.at("block"));
+llvm::Expected<ComputeLocation> sampleComputeLocation(Schedule &sch, const Located<BlockRV> &block,
+                                                      Located<std::optional<int64_t>> &decision) {
+  llvm::Expected<std::vector<Candidate>> candidates = computeLocations(sch, block.value, block.at);
   if (!candidates) return candidates.takeError();
 
   const Candidate *chosen = nullptr;
-  const TraceValue &decision = args.value("decision");
-  if (decision.kind == TraceValue::Kind::None) {
+  if (!decision.value) {
     std::uniform_int_distribution<size_t> pick(0, candidates->size() - 1);
     chosen = &(*candidates)[pick(sch.random())];
   } else {
-    llvm::Expected<int64_t> given = args.integer("decision");
-    if (!given) return given.takeError();
     for (const Candidate &candidate : *candidates)
-      if (candidate.decision <= *given) chosen = &candidate;
+      if (candidate.decision <= *decision.value) chosen = &candidate;
     if (!chosen)
       chosen = &*std::find_if(candidates->begin(), candidates->end(), [](const Candidate &c) { return c.decision == -1; });
   }
-  args.setValue("decision", TraceValue::ofInt(chosen->decision, decision.loc));
-  return std::vector<RV>{chosen->location};
+  decision.value = chosen->decision;
+  return chosen->location;
 }
 
 }  // namespace vtac::passes::schedule

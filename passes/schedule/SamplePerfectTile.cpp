@@ -5,10 +5,9 @@
 // from the schedule's seeded random source. The recorded step holds the decision. A loop without
 // a constant extent is tiled trivially as TVM does, whatever the decision: [-1, 1, ..., 1], the
 // first factor None (for split to infer).
-#include "Primitive.h"
-
 #include "vtac/ir/Arith.h"
 #include "vtac/ir/Diagnostic.h"
+#include "vtac/passes/schedule/Primitives.h"
 
 namespace vtac::passes::schedule {
 
@@ -34,46 +33,40 @@ void perfectTilings(int64_t extent, int64_t n, std::vector<int64_t> &prefix, std
 
 }  // namespace
 
-llvm::Expected<std::vector<RV>> applySamplePerfectTile(Schedule &sch, StepArgs &args) {
-  llvm::Expected<LoopRV> rv = args.loop("loop");
-  if (!rv) return rv.takeError();
-  llvm::Expected<int64_t> n = args.integer("n");
-  if (!n) return n.takeError();
-  llvm::Expected<int64_t> maxInnermost = args.integer("max_innermost_factor");
-  if (!maxInnermost) return maxInnermost.takeError();
-  if (*n < 1 || *n > 8) return diagnosticError(args.at("n"), "sample_perfect_tile: n must be between 1 and 8");
-  llvm::Expected<StmtPath> path = sch.findLoop(*rv, args.at("loop"));
+llvm::Expected<std::vector<SplitFactor>> samplePerfectTile(Schedule &sch, const Located<LoopRV> &loop,
+                                                           const Located<int64_t> &n, int64_t maxInnermost,
+                                                           Located<std::optional<std::vector<int64_t>>> &decision) {
+  if (n.value < 1 || n.value > 8) return diagnosticError(n.at, "sample_perfect_tile: n must be between 1 and 8");
+  llvm::Expected<StmtPath> path = sch.findLoop(loop.value, loop.at);
   if (!path) return path.takeError();
   std::optional<int64_t> extent = asConstInt(path->back().as<For>()->extent);
   if (extent && *extent < 1)
-    return diagnosticError(args.at("loop"), "sample_perfect_tile: the loop '" + rv->loopVar->name +
-                                                "' has extent " + std::to_string(*extent));
+    return diagnosticError(loop.at, "sample_perfect_tile: the loop '" + loop.value.loopVar->name + "' has extent " +
+                                        std::to_string(*extent));
 
   std::vector<int64_t> factors;
-  const TraceValue &decision = args.value("decision");
   if (!extent) {
-    factors.assign(size_t(*n), 1);
+    factors.assign(size_t(n.value), 1);
     factors[0] = -1;
-  } else if (decision.kind == TraceValue::Kind::None) {
+  } else if (!decision.value) {
     std::vector<std::vector<int64_t>> tilings, allowed;
     std::vector<int64_t> prefix;
-    perfectTilings(*extent, *n, prefix, tilings);
+    perfectTilings(*extent, n.value, prefix, tilings);
     for (std::vector<int64_t> &tiling : tilings)
-      if (*maxInnermost <= 0 || tiling.back() <= *maxInnermost) allowed.push_back(std::move(tiling));
+      if (maxInnermost <= 0 || tiling.back() <= maxInnermost) allowed.push_back(std::move(tiling));
     std::uniform_int_distribution<size_t> pick(0, allowed.size() - 1);
     factors = allowed[pick(sch.random())];  // never empty: the innermost factor 1 is always allowed
   } else {
     auto bad = [&](const std::string &why) {
-      return diagnosticError(args.at("decision"), "sample_perfect_tile: decision " + why);
+      return diagnosticError(decision.at, "sample_perfect_tile: decision " + why);
     };
-    if (decision.kind != TraceValue::Kind::List || int64_t(decision.items.size()) != *n)
-      return bad("must be a list of " + std::to_string(*n) + " factors");
+    if (int64_t(decision.value->size()) != n.value) return bad("must be a list of " + std::to_string(n.value) + " factors");
     int64_t product = 1;
-    for (const TraceValue &item : decision.items) {
-      if (item.kind != TraceValue::Kind::Int || item.intValue < 1) return bad("must hold positive integers");
-      factors.push_back(item.intValue);
+    for (int64_t factor : *decision.value) {
+      if (factor < 1) return bad("must hold positive integers");
+      factors.push_back(factor);
       // A product past the extent (or past int64) cannot come back down to it.
-      std::optional<int64_t> next = exactIntArith(NodeKind::Mul, product, item.intValue);
+      std::optional<int64_t> next = exactIntArith(NodeKind::Mul, product, factor);
       if (!next || *next > *extent) {
         product = -1;
         break;
@@ -81,16 +74,15 @@ llvm::Expected<std::vector<RV>> applySamplePerfectTile(Schedule &sch, StepArgs &
       product = *next;
     }
     if (product != *extent)
-      return bad("does not multiply to the extent " + std::to_string(*extent) + " of the loop '" + rv->loopVar->name + "'");
-    if (*maxInnermost > 0 && factors.back() > *maxInnermost)
+      return bad("does not multiply to the extent " + std::to_string(*extent) + " of the loop '" +
+                 loop.value.loopVar->name + "'");
+    if (maxInnermost > 0 && factors.back() > maxInnermost)
       return bad("has the innermost factor " + std::to_string(factors.back()) + ", more than max_innermost_factor " +
-                 std::to_string(*maxInnermost));
+                 std::to_string(maxInnermost));
   }
-  std::vector<TraceValue> recorded;
-  for (int64_t factor : factors) recorded.push_back(TraceValue::ofInt(factor));
-  args.setValue("decision", TraceValue::ofList(std::move(recorded), decision.loc));
-  std::vector<RV> results;
-  for (int64_t factor : factors) results.push_back(factor == -1 ? RV(NoneRV{}) : RV(factor));
+  decision.value = factors;
+  std::vector<SplitFactor> results;
+  for (int64_t factor : factors) results.push_back(factor == -1 ? std::nullopt : SplitFactor(factor));
   return results;
 }
 

@@ -29,44 +29,39 @@ bool isAlignAnnotation(const AttrValue &value) {
 
 }  // namespace
 
-llvm::Expected<std::vector<RV>> applyStorageAlign(Schedule &sch, StepArgs &args) {
-  llvm::Expected<BlockRV> rv = args.block("block");
-  if (!rv) return rv.takeError();
-  std::vector<int64_t> values;
-  for (const char *param : {"buffer_index", "axis", "factor", "offset"}) {
-    llvm::Expected<int64_t> value = args.integer(param);
-    if (!value) return value.takeError();
-    values.push_back(*value);
-  }
-  llvm::Expected<StmtPath> path = sch.findBlock(*rv, args.at("block"));
+llvm::Error storageAlign(Schedule &sch, const Located<BlockRV> &rv, const Located<int64_t> &bufferIndex,
+                         const Located<int64_t> &axis, const Located<int64_t> &factor, const Located<int64_t> &offset) {
+  llvm::Expected<StmtPath> path = sch.findBlock(rv.value, rv.at);
   if (!path) return path.takeError();
   const Block &block = *path->back().as<BlockRealize>()->block;
-  llvm::Expected<BufferRef> buffer = accessedBuffer(block, values[0], true, args.at("buffer_index"));
+  llvm::Expected<BufferRef> buffer = accessedBuffer(block, bufferIndex.value, true, bufferIndex.at);
   if (!buffer) return buffer.takeError();
-  if (values[2] <= 0)
-    return diagnosticError(args.at("factor"), "storage_align: the factor must be positive, not " + std::to_string(values[2]));
+  if (factor.value <= 0)
+    return diagnosticError(factor.at, "storage_align: the factor must be positive, not " + std::to_string(factor.value));
   int64_t rank = int64_t((*buffer)->rank());
-  if (values[1] < -rank || values[1] >= rank)
-    return diagnosticError(args.at("axis"), "storage_align: axis " + std::to_string(values[1]) + " is out of range for '" +
-                                                (*buffer)->name + "' of rank " + std::to_string(rank) + " (it must lie in [" +
-                                                std::to_string(-rank) + ", " + std::to_string(rank) + "))");
-  if (values[1] < 0) values[1] += rank;
-  llvm::Expected<PrimFuncRef> func = sch.function(rv->func, args.stepLoc());
+  int64_t alignedAxis = axis.value;
+  if (alignedAxis < -rank || alignedAxis >= rank)
+    return diagnosticError(axis.at, "storage_align: axis " + std::to_string(alignedAxis) + " is out of range for '" +
+                                        (*buffer)->name + "' of rank " + std::to_string(rank) + " (it must lie in [" +
+                                        std::to_string(-rank) + ", " + std::to_string(rank) + "))");
+  if (alignedAxis < 0) alignedAxis += rank;
+  llvm::Expected<PrimFuncRef> func = sch.function(rv.value.func, rv.at);
   if (!func) return func.takeError();
   if (!allocatedByBlock((*func)->body, buffer->get()))
-    return diagnosticError(args.at("buffer_index"), "storage_align: the buffer '" + (*buffer)->name +
-                                                        "' is not allocated by a block (a parameter or a match_buffer)");
+    return diagnosticError(bufferIndex.at, "storage_align: the buffer '" + (*buffer)->name +
+                                               "' is not allocated by a block (a parameter or a match_buffer)");
   const AttrValue *old = block.annotations.find("buffer_dim_align");
   if (old && !isAlignAnnotation(*old))
-    return diagnosticError(args.at("block"), "storage_align: the block '" + block.name +
-                                                 "' has a buffer_dim_align annotation that is not a list of "
-                                                 "[buffer_index, axis, factor, offset] lists");
+    return diagnosticError(rv.at, "storage_align: the block '" + block.name +
+                                      "' has a buffer_dim_align annotation that is not a list of "
+                                      "[buffer_index, axis, factor, offset] lists");
   AttrValue::Array aligns = old ? old->asArray() : AttrValue::Array{};
-  return editAnnotations(sch, args, "block", [&](AttrMap &annotations, const std::string &) {
-    AttrValue::Array entry{AttrValue(values[0]), AttrValue(values[1]), AttrValue(values[2]), AttrValue(values[3])};
+  return editAnnotations(sch, {rv.value, rv.at}, [&](AttrMap &annotations, const std::string &) {
+    AttrValue::Array entry{AttrValue(bufferIndex.value), AttrValue(alignedAxis), AttrValue(factor.value),
+                           AttrValue(offset.value)};
     bool replaced = false;
     for (AttrValue &existing : aligns)
-      if (existing.asArray()[0].asInt() == values[0] && existing.asArray()[1].asInt() == values[1]) {
+      if (existing.asArray()[0].asInt() == bufferIndex.value && existing.asArray()[1].asInt() == alignedAxis) {
         existing = AttrValue(entry);
         replaced = true;
       }

@@ -10,7 +10,6 @@
 // statements are located at the tensorize step, each with a note at its line in the
 // implementation, so a later pass's diagnostic names the step that put the code there. The
 // implementation root block's annotations are added to the block's.
-#include "Blockize.h"
 #include "BufferUtils.h"
 
 #include "vtac/ir/Arith.h"
@@ -21,6 +20,7 @@
 #include "vtac/ir/Substitute.h"
 #include "vtac/ir/Visitor.h"
 #include "vtac/ir/arith/Analyzer.h"
+#include "vtac/passes/schedule/Primitives.h"
 
 namespace vtac::passes::schedule {
 
@@ -303,37 +303,33 @@ bool provablyMultiple(const Expr &offset, int64_t factor) {
 
 }  // namespace
 
-llvm::Expected<std::vector<RV>> applyTensorize(Schedule &sch, StepArgs &args) {
-  llvm::Expected<RV> target = args.blockOrLoop("block_or_loop");
-  if (!target) return target.takeError();
-  llvm::Expected<std::string> name = args.string("tensor_intrin");
-  if (!name) return name.takeError();
-  llvm::Expected<bool> preserveUnitIters = args.boolean("preserve_unit_iters");
-  if (!preserveUnitIters) return preserveUnitIters.takeError();
-  const TensorIntrin *intrin = sch.intrinsic(*name);
+llvm::Error tensorize(Schedule &sch, const Located<BlockOrLoop> &target, const Located<std::string> &tensorIntrin,
+                      bool preserveUnitIters, SourceLoc stepAt) {
+  const std::string &name = tensorIntrin.value;
+  const TensorIntrin *intrin = sch.intrinsic(name);
   if (!intrin)
-    return diagnosticError(args.at("tensor_intrin"), "no tensor intrinsic '" + *name +
-                                                         "' (register one with tir.TensorIntrin.register in the module or --intrinsics)");
+    return diagnosticError(tensorIntrin.at, "no tensor intrinsic '" + name +
+                                                "' (register one with tir.TensorIntrin.register in the module or --intrinsics)");
   BlockRV block;
-  if (const auto *loop = std::get_if<LoopRV>(&*target)) {
-    llvm::Expected<BlockRV> outer = blockizeLoop(sch, *loop, *preserveUnitIters, args.at("block_or_loop"));
+  if (const auto *loop = std::get_if<LoopRV>(&target.value)) {
+    llvm::Expected<BlockRV> outer = blockize(sch, {*loop, target.at}, preserveUnitIters);
     if (!outer) return outer.takeError();
     block = *outer;
   } else {
-    block = std::get<BlockRV>(*target);
+    block = std::get<BlockRV>(target.value);
   }
-  llvm::Expected<StmtPath> path = sch.findBlock(block, args.at("block_or_loop"));
+  llvm::Expected<StmtPath> path = sch.findBlock(block, target.at);
   if (!path) return path.takeError();
   const BlockRealize &realize = *path->back().as<BlockRealize>();
   const Block &outer = *realize.block;
   auto fail = [&](const std::string &why) {
-    return diagnosticError(args.stepLoc(), "tensorize: the block '" + outer.name + "' does not match '" + *name + "': " + why);
+    return diagnosticError(stepAt, "tensorize: the block '" + outer.name + "' does not match '" + name + "': " + why);
   };
   const auto *descRealize = intrin->desc->body.as<BlockRealize>();
   const auto *implRealize = intrin->impl->body.as<BlockRealize>();
   if (!descRealize || !implRealize || intrin->desc->bufferMap.size() != intrin->impl->bufferMap.size())
-    return diagnosticError(args.at("tensor_intrin"), "tensor intrinsic '" + *name +
-                                                         "': desc and impl must each be one root block over the same number of buffers");
+    return diagnosticError(tensorIntrin.at, "tensor intrinsic '" + name +
+                                                "': desc and impl must each be one root block over the same number of buffers");
   if (outer.init) return fail("the block has a T.init (decompose_reduction first)");
   DescMatcher matcher(*descRealize->block, outer);
   if (!matcher.stmt(descRealize->block->body, outer.body)) return fail(matcher.why);
@@ -383,7 +379,7 @@ llvm::Expected<std::vector<RV>> applyTensorize(Schedule &sch, StepArgs &args) {
   }
   Stmt body = MatchOperandTypes().visitStmt(replaceBuffers(substitute(implRealize->block->body, fresh), implBuffers));
   body = AccessPtrOffsets(elemOffsets).visitStmt(body);
-  body = LocateAtStep(args.stepLoc(), "in the implementation of tensor intrinsic '" + *name + "', inserted by the tensorize step above").visitStmt(body);
+  body = LocateAtStep(stepAt, "in the implementation of tensor intrinsic '" + name + "', inserted by the tensorize step above").visitStmt(body);
   Block *copy = copyNode(outer);
   copy->body = body;
   copy->matchBuffers = matches;
@@ -394,7 +390,7 @@ llvm::Expected<std::vector<RV>> applyTensorize(Schedule &sch, StepArgs &args) {
   BlockRealize *newRealize = copyNode(realize);
   newRealize->block = BlockRef(copy);
   sch.replace(block.func, *path, Stmt(newRealize));
-  return std::vector<RV>{};
+  return llvm::Error::success();
 }
 
 }  // namespace vtac::passes::schedule

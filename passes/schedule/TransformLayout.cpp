@@ -17,7 +17,6 @@
 #include "RegionRelax.h"
 #include "BufferUtils.h"
 #include "LayoutPadding.h"
-#include "Primitive.h"
 
 #include <set>
 
@@ -27,6 +26,7 @@
 #include "vtac/ir/StructuralEqual.h"
 #include "vtac/ir/Visitor.h"
 #include "vtac/ir/arith/Analyzer.h"
+#include "vtac/passes/schedule/Primitives.h"
 
 namespace vtac::passes::schedule {
 
@@ -34,11 +34,10 @@ using namespace ir;
 
 namespace {
 
-// The index map with its sampled values resolved: evaluated on points or built on indices.
-class IndexMap {
+// The index map evaluated on points or built on indices.
+class IndexMapEvaluator {
 public:
-  IndexMap(const TraceValue &lambda, std::map<std::string, int64_t> sampled)
-      : lambda_(lambda), sampled_(std::move(sampled)) {}
+  explicit IndexMapEvaluator(const IndexMap &map) : lambda_(map.lambda), sampled_(map.sampled) {}
   size_t numParams() const { return lambda_.items.size() - 1; }
   const std::vector<TraceValue> &results() const { return lambda_.items.back().items; }
 
@@ -106,13 +105,13 @@ private:
                         : NodeKind::FloorMod;
   }
 
-  const TraceValue &lambda_;
+  TraceValue lambda_;
   std::map<std::string, int64_t> sampled_;
 };
 
 class LayoutRewriter : public StmtExprMutator {
 public:
-  LayoutRewriter(const Buffer *old, BufferRef replacement, const IndexMap &map)
+  LayoutRewriter(const Buffer *old, BufferRef replacement, const IndexMapEvaluator &map)
       : old_(old), replacement_(std::move(replacement)), map_(map) {}
 
   Expr visitBufferLoad(const BufferLoad &op) override {
@@ -157,97 +156,9 @@ private:
 
   const Buffer *old_;
   BufferRef replacement_;
-  const IndexMap &map_;
+  const IndexMapEvaluator &map_;
   arith::Analyzer analyzer_;
 };
-
-// The index map without TVM's AXIS_SEPARATOR results, and the separators' positions (the number
-// of results before each), which TVM's Python API hands to a set_axis_separator step.
-std::pair<TraceValue, std::vector<int64_t>> withoutSeparators(const TraceValue &lambda) {
-  TraceValue stripped = lambda;
-  std::vector<TraceValue> &results = stripped.items.back().items;
-  std::vector<TraceValue> kept;
-  std::vector<int64_t> separators;
-  for (TraceValue &result : results) {
-    if (result.kind == TraceValue::Kind::String) separators.push_back(int64_t(kept.size()));
-    else kept.push_back(std::move(result));
-  }
-  results = std::move(kept);
-  return {stripped, separators};
-}
-
-// The set_axis_separator step TVM's Python API records after a transform_layout with separators.
-TraceStep setAxisSeparatorStep(const StepArgs &args, const std::vector<int64_t> &separators) {
-  TraceStep step;
-  step.primitive = "set_axis_separator";
-  std::vector<TraceValue> list;
-  for (int64_t separator : separators) list.push_back(TraceValue::ofInt(separator));
-  step.arguments = {{"block", args.value("block")}, {"buffer", args.value("buffer")}, {"axis_separators", TraceValue::ofList(list)}};
-  return step;
-}
-
-// TVM's IndexMap.from_func for a lambda with a variadic parameter `*indices`: it stands for the
-// parameters `indices_0, indices_1, ...` that the `ndim` dimensions of `shaped` leave beyond the
-// named ones, and `*indices` among the results for the same indices in order. The trace records
-// the lambda so expanded, as TVM prints it.
-llvm::Expected<TraceValue> withVariadicExpanded(const TraceValue &lambda, size_t ndim, const std::string &shaped,
-                                                SourceLoc at) {
-  auto params = llvm::ArrayRef(lambda.items).drop_back();
-  const TraceValue *variadic = nullptr;
-  for (const TraceValue &param : params)
-    if (param.starred) variadic = &param;
-  if (!variadic) return lambda;
-  size_t named = params.size() - 1;
-  if (named > ndim)
-    return diagnosticError(at, "transform_layout: the lambda names " + std::to_string(named) + " indices besides *" +
-                                   variadic->text + " but " + shaped + " has " + std::to_string(ndim) + " dimensions");
-  std::vector<TraceValue> indices;
-  for (size_t i = 0; i < ndim - named; ++i) {
-    TraceValue index = *variadic;
-    index.starred = false;
-    index.text += "_" + std::to_string(i);
-    for (const TraceValue &param : params)
-      if (param.text == index.text)
-        return diagnosticError(param.loc, "transform_layout: the parameter '" + param.text + "' is also an index *" +
-                                              variadic->text + " stands for");
-    indices.push_back(std::move(index));
-  }
-  // Each starred item, a parameter or a result, becomes the indices.
-  auto expand = [&](const std::vector<TraceValue> &items) {
-    std::vector<TraceValue> out;
-    for (const TraceValue &item : items) {
-      if (!item.starred) {
-        out.push_back(item);
-        continue;
-      }
-      for (TraceValue index : indices) {
-        index.loc = item.loc;
-        out.push_back(std::move(index));
-      }
-    }
-    return out;
-  };
-  TraceValue expanded = lambda;
-  expanded.items = expand(params.vec());
-  TraceValue results = lambda.items.back();
-  results.items = expand(results.items);
-  expanded.items.push_back(std::move(results));
-  return expanded;
-}
-
-// The names and sampled values of the RVs the index map uses.
-llvm::Error collectSampled(StepArgs &args, const TraceValue &e, std::map<std::string, int64_t> &sampled) {
-  if (e.kind == TraceValue::Kind::Name) {
-    llvm::Expected<RV> rv = args.resolve(e);
-    if (!rv) return rv.takeError();
-    const auto *value = std::get_if<int64_t>(&*rv);
-    if (!value) return diagnosticError(e.loc, "transform_layout: '" + e.text + "' in the index map is not a sampled integer");
-    sampled[e.text] = *value;
-  }
-  for (const TraceValue &item : e.items)
-    if (llvm::Error error = collectSampled(args, item, sampled)) return error;
-  return llvm::Error::success();
-}
 
 // The map as expressions of its parameters, each over [0, its old extent), and the axes of the
 // new layout, named as TVM's inverse map names its inputs (a passed-through parameter's name, or
@@ -257,7 +168,7 @@ struct SymbolicMap {
   std::vector<Expr> outputs;
   std::vector<VarRef> axes;
 };
-SymbolicMap symbolicMap(const IndexMap &map, const std::vector<int64_t> &shape, DataType dtype) {
+SymbolicMap symbolicMap(const IndexMapEvaluator &map, const std::vector<int64_t> &shape, DataType dtype) {
   SymbolicMap symbolic;
   std::vector<Expr> params;
   for (size_t p = 0; p < shape.size(); ++p) {
@@ -277,7 +188,7 @@ SymbolicMap symbolicMap(const IndexMap &map, const std::vector<int64_t> &shape, 
 // at the new axes from the shared affine inverse, simplified as TVM's NonSurjectiveInverse
 // simplifies them (the padding under the new shape's ranges); an error saying why the map has no
 // inverse.
-llvm::Expected<PaddedLayout> paddedLayout(const IndexMap &map, const std::vector<int64_t> &shape,
+llvm::Expected<PaddedLayout> paddedLayout(const IndexMapEvaluator &map, const std::vector<int64_t> &shape,
                                           const std::vector<Expr> &newShape, DataType dtype) {
   auto [inputs, outputs, axes] = symbolicMap(map, shape, dtype);
   PaddedLayout layout;
@@ -306,7 +217,7 @@ struct Image {
 };
 
 // A result that leaves dtype, the type the map computes in, at some index.
-llvm::Error overflowError(const IndexMap &map, size_t r, DataType dtype, const std::string &bufferDesc) {
+llvm::Error overflowError(const IndexMapEvaluator &map, size_t r, DataType dtype, const std::string &bufferDesc) {
   return diagnosticError(map.results()[r].loc, "transform_layout: result " + std::to_string(r) + " of the index map overflows " +
                                                    dtype.str() + " for some index of " + bufferDesc);
 }
@@ -314,7 +225,7 @@ llvm::Error overflowError(const IndexMap &map, size_t r, DataType dtype, const s
 // Buffers of at most this many elements have every point mapped; the image is then exact.
 constexpr int64_t kMaxEnumerated = int64_t(1) << 24;
 
-llvm::Expected<Image> enumeratedImage(const IndexMap &map, const std::vector<int64_t> &shape, int64_t total,
+llvm::Expected<Image> enumeratedImage(const IndexMapEvaluator &map, const std::vector<int64_t> &shape, int64_t total,
                                       DataType dtype, const std::string &bufferDesc) {
   size_t numResults = map.results().size();
   Image image{std::vector<int64_t>(numResults, INT64_MAX), std::vector<int64_t>(numResults, INT64_MIN)};
@@ -340,7 +251,7 @@ llvm::Expected<Image> enumeratedImage(const IndexMap &map, const std::vector<int
 // A buffer too large to map point by point: each result's bounds over the old ranges (exact for
 // the splits of fused indices an affine map is made of), injective as the map has an affine
 // inverse (TVM's DetectIterMap); without one it is an error.
-llvm::Expected<Image> affineImage(const IndexMap &map, const std::vector<int64_t> &shape, DataType dtype, SourceLoc at,
+llvm::Expected<Image> affineImage(const IndexMapEvaluator &map, const std::vector<int64_t> &shape, DataType dtype, SourceLoc at,
                                   const std::string &bufferDesc) {
   auto [inputs, outputs, axes] = symbolicMap(map, shape, dtype);
   llvm::Expected<AffineMapInverse> inverse = inverseAffineMap(outputs, inputs, std::vector<Expr>(axes.begin(), axes.end()));
@@ -371,7 +282,7 @@ struct NewShape {
   std::vector<Expr> extents;
   int64_t elements = 1;
 };
-llvm::Expected<NewShape> newShapeOf(const IndexMap &map, const Image &image, int64_t oldElements, DataType indexType,
+llvm::Expected<NewShape> newShapeOf(const IndexMapEvaluator &map, const Image &image, int64_t oldElements, DataType indexType,
                                     const std::string &bufferDesc) {
   NewShape shape;
   for (size_t r = 0; r < map.results().size() && oldElements > 0; ++r) {
@@ -396,34 +307,24 @@ llvm::Expected<NewShape> newShapeOf(const IndexMap &map, const Image &image, int
 // buffer's kind (an integer for integer buffers, a float for float ones) takes the buffer's
 // dtype; a lambda over the new indices gives one result of the index dtype, which must be the
 // buffer's.
-using PadValue = std::function<Expr(const std::vector<Expr> &)>;
-llvm::Expected<PadValue> padValueOf(StepArgs &args, const Buffer &buffer, size_t newRank, DataType indexType) {
-  const TraceValue &pad = args.value("pad_value");
-  SourceLoc at = args.at("pad_value");
+using PadValueAt = std::function<Expr(const std::vector<Expr> &)>;
+llvm::Expected<PadValueAt> padValueOf(const Located<PadValue> &pad, const Buffer &buffer, size_t newRank,
+                                      DataType indexType) {
+  SourceLoc at = pad.at;
   DataType dtype = buffer.dtype;
   auto mismatch = [&](const std::string &given) {
     return diagnosticError(at, "transform_layout: pad_value is " + given + " but '" + buffer.name + "' holds " +
                                    dtype.str());
   };
-  if (pad.kind == TraceValue::Kind::Int) {
+  if (const auto *value = std::get_if<int64_t>(&pad.value)) {
     if (!dtype.isIntOrUInt()) return mismatch("an integer");
-    int64_t value = pad.intValue;
-    return PadValue([value, dtype](const std::vector<Expr> &) { return intImm(value, dtype); });
+    return PadValueAt([value = *value, dtype](const std::vector<Expr> &) { return intImm(value, dtype); });
   }
-  if (pad.kind == TraceValue::Kind::Float) {
+  if (const auto *value = std::get_if<double>(&pad.value)) {
     if (!dtype.isFloat()) return mismatch("a float");
-    double value = pad.floatValue;
-    return PadValue([value, dtype](const std::vector<Expr> &) { return floatImm(value, dtype); });
+    return PadValueAt([value = *value, dtype](const std::vector<Expr> &) { return floatImm(value, dtype); });
   }
-  if (pad.kind != TraceValue::Kind::Lambda)
-    return diagnosticError(at, "transform_layout: pad_value is None, a number or a `lambda` over the new indices");
-  llvm::Expected<TraceValue> expanded = withVariadicExpanded(pad, newRank, "the transformed '" + buffer.name + "'", at);
-  if (!expanded) return expanded.takeError();
-  args.setValue("pad_value", std::move(*expanded));
-  const TraceValue &lambda = args.value("pad_value");
-  std::map<std::string, int64_t> sampled;
-  if (llvm::Error error = collectSampled(args, lambda, sampled)) return error;
-  auto map = std::make_shared<IndexMap>(lambda, std::move(sampled));
+  auto map = std::make_shared<IndexMapEvaluator>(std::get<IndexMap>(pad.value));
   if (map->results().size() != 1)
     return diagnosticError(at, "transform_layout: the pad_value lambda has " + std::to_string(map->results().size()) +
                                    " results; it gives one value");
@@ -440,66 +341,38 @@ llvm::Expected<PadValue> padValueOf(StepArgs &args, const Buffer &buffer, size_t
   for (size_t i = 0; i < newRank; ++i) probe.push_back(makeVar("indices_" + std::to_string(i), indexType));
   DataType given = untypedInteger ? DataType::int32() : map->build(result, probe, indexType)->dtype;
   if (given != dtype) return mismatch("a lambda giving " + given.str());
-  return PadValue([map, dtype](const std::vector<Expr> &indices) {
+  return PadValueAt([map, dtype](const std::vector<Expr> &indices) {
     return simplify(map->build(map->results()[0], indices, dtype));
   });
 }
 
-// TVM records a constant pad_value as the index map `lambda indices_0, ...: (value,)` over the
-// new indices, the value a constant of the buffer's dtype, printed as TVM prints it (`0` for
-// int32, `T.int8(0)`, `T.float32(0.5)`).
-void recordPadValueAsTvm(StepArgs &args, size_t newRank, DataType dtype) {
-  TraceValue pad = args.value("pad_value");
-  if (pad.kind != TraceValue::Kind::Int && pad.kind != TraceValue::Kind::Float) return;
-  pad.dtype = dtype.str();
-  TraceValue lambda = TraceValue::none(pad.loc);
-  lambda.kind = TraceValue::Kind::Lambda;
-  for (size_t i = 0; i < newRank; ++i) {
-    TraceValue param = TraceValue::ofString("indices_" + std::to_string(i), pad.loc);
-    param.kind = TraceValue::Kind::Param;
-    lambda.items.push_back(std::move(param));
-  }
-  lambda.items.push_back(TraceValue::ofList({pad}, pad.loc));
-  args.setValue("pad_value", lambda);
-}
-
 }  // namespace
 
-llvm::Expected<std::vector<RV>> applyTransformLayout(Schedule &sch, StepArgs &args) {
-  llvm::Expected<BlockRV> blockRV = args.block("block");
-  if (!blockRV) return blockRV.takeError();
-  llvm::Expected<bool> assumeInjective = args.boolean("assume_injective_transform");
-  if (!assumeInjective) return assumeInjective.takeError();
-  llvm::Expected<StmtPath> blockPath = sch.findBlock(*blockRV, args.at("block"));
+llvm::Error transformLayout(Schedule &sch, const Located<BlockRV> &blockRV, const Located<BufferAccess> &access,
+                            const Located<IndexMap> &indexMap, const Located<PadValue> &padValueArg,
+                            bool assumeInjective, const std::vector<int64_t> &separators) {
+  llvm::Expected<StmtPath> blockPath = sch.findBlock(blockRV.value, blockRV.at);
   if (!blockPath) return blockPath.takeError();
   const Block &block = *blockPath->back().as<BlockRealize>()->block;
   auto fail = [](SourceLoc at, const std::string &why) { return diagnosticError(at, "transform_layout: " + why); };
+  llvm::Expected<BufferRef> accessed = accessedBuffer(block, access.value.index, access.value.isWrite, access.at);
+  if (!accessed) return accessed.takeError();
+  const BufferRef buffer = *accessed;
 
-  llvm::Expected<BufferRef> named = bufferArgument(block, args, "buffer", "transform_layout");
-  if (!named) return named.takeError();
-  const BufferRef buffer = *named;
-
-  if (args.value("index_map").kind != TraceValue::Kind::Lambda) return fail(args.at("index_map"), "the index map is a `lambda`");
-  auto [withoutSeparator, separators] = withoutSeparators(args.value("index_map"));
-  llvm::Expected<TraceValue> expanded = withVariadicExpanded(withoutSeparator, buffer->rank(), "'" + buffer->name + "'", args.at("index_map"));
-  if (!expanded) return expanded.takeError();
-  args.setValue("index_map", std::move(*expanded));
-  const TraceValue &lambda = args.value("index_map");
-  std::map<std::string, int64_t> sampled;
-  if (llvm::Error error = collectSampled(args, lambda, sampled)) return error;
-  IndexMap map(lambda, std::move(sampled));
+  IndexMapEvaluator map(indexMap.value);
   const std::string bufferDesc = "'" + buffer->name + "'";
   if (map.numParams() != buffer->rank())
-    return fail(args.at("index_map"), "the index map takes " + std::to_string(map.numParams()) + " indices but " +
-                                          bufferDesc + " has " + std::to_string(buffer->rank()) + " dimensions");
+    return fail(indexMap.at, "the index map takes " + std::to_string(map.numParams()) + " indices but " + bufferDesc +
+                                 " has " + std::to_string(buffer->rank()) + " dimensions");
   for (const TraceValue &result : map.results()) {
     if (map.dividesByZero(result)) return fail(result.loc, "the index map divides by zero");
-    if (const TraceValue *number = IndexMap::floatIn(result)) return fail(number->loc, "the index map's results are integers");
+    if (const TraceValue *number = IndexMapEvaluator::floatIn(result))
+      return fail(number->loc, "the index map's results are integers");
   }
   DataType indexType = buffer->shape.empty() ? DataType::int32() : buffer->shape[0]->dtype;
-  std::optional<PadValue> padValue;
-  if (args.value("pad_value").kind != TraceValue::Kind::None) {
-    llvm::Expected<PadValue> checked = padValueOf(args, *buffer, map.results().size(), indexType);
+  std::optional<PadValueAt> padValue;
+  if (!std::holds_alternative<std::monostate>(padValueArg.value)) {
+    llvm::Expected<PadValueAt> checked = padValueOf(padValueArg, *buffer, map.results().size(), indexType);
     if (!checked) return checked.takeError();
     padValue = std::move(*checked);
   }
@@ -509,32 +382,32 @@ llvm::Expected<std::vector<RV>> applyTransformLayout(Schedule &sch, StepArgs &ar
   int64_t total = 1;
   for (const Expr &extent : buffer->shape) {
     std::optional<int64_t> value = asConstInt(extent);
-    if (!value) return fail(args.at("buffer"), bufferDesc + " has a symbolic shape (not supported)");
+    if (!value) return fail(access.at, bufferDesc + " has a symbolic shape (not supported)");
     shape.push_back(*value);
     std::optional<int64_t> product = exactIntArith(NodeKind::Mul, total, *value);
-    if (!product) return fail(args.at("buffer"), bufferDesc + " has more than 2^63 elements");
+    if (!product) return fail(access.at, bufferDesc + " has more than 2^63 elements");
     total = *product;
   }
   llvm::Expected<Image> image = total <= kMaxEnumerated ? enumeratedImage(map, shape, total, indexType, bufferDesc)
-                                                        : affineImage(map, shape, indexType, args.at("index_map"), bufferDesc);
+                                                        : affineImage(map, shape, indexType, indexMap.at, bufferDesc);
   if (!image) return image.takeError();
-  size_t numResults = map.results().size();
   llvm::Expected<NewShape> newLayout = newShapeOf(map, *image, total, indexType, bufferDesc);
   if (!newLayout) return newLayout.takeError();
   const std::vector<Expr> &newShape = newLayout->extents;
   int64_t newTotal = newLayout->elements;
-  if (!image->injective) return fail(args.at("index_map"), "the index map is not injective on " + bufferDesc);
+  if (!image->injective) return fail(indexMap.at, "the index map is not injective on " + bufferDesc);
   // Padding is filled with the pad value, unless assume_injective_transform says it is unused.
-  bool fillsPadding = newTotal != total && !*assumeInjective;
+  bool fillsPadding = newTotal != total && !assumeInjective;
   std::optional<PaddedLayout> padded;
   if (fillsPadding) {
     std::string padding = "the index map pads " + bufferDesc + " from " + std::to_string(total) + " to " +
                           std::to_string(newTotal) + " elements";
     if (!padValue)
-      return fail(args.at("index_map"), padding + "; give a pad_value to fill the padding or "
-                                                  "assume_injective_transform=True to leave it unused");
+      return fail(indexMap.at, padding + "; give a pad_value to fill the padding or "
+                                         "assume_injective_transform=True to leave it unused");
     llvm::Expected<PaddedLayout> layout = paddedLayout(map, shape, newShape, indexType);
-    if (!layout) return fail(args.at("index_map"), padding + "; filling it needs the map's inverse, but " + llvm::toString(layout.takeError()));
+    if (!layout)
+      return fail(indexMap.at, padding + "; filling it needs the map's inverse, but " + llvm::toString(layout.takeError()));
     padded = std::move(*layout);
   }
 
@@ -544,7 +417,7 @@ llvm::Expected<std::vector<RV>> applyTransformLayout(Schedule &sch, StepArgs &ar
   copy->strides.clear();
   if (!separators.empty()) copy->axisSeparators = separators;
   BufferRef transformed(copy);
-  const PrimFunc &func = *cast<PrimFunc>(sch.module().lookup(blockRV->func));
+  const PrimFunc &func = *cast<PrimFunc>(sch.module().lookup(blockRV.value.func));
   std::set<std::string> users;
   bool matched = false;
   preOrderVisit(func.body, [&](const Node &node) {
@@ -553,13 +426,13 @@ llvm::Expected<std::vector<RV>> applyTransformLayout(Schedule &sch, StepArgs &ar
     if (const auto *b = node.as<Block>())
       for (const MatchBufferRegion &match : b->matchBuffers) matched |= match.source.buffer == buffer;
   });
-  if (matched) return fail(args.at("buffer"), bufferDesc + " is the source of a match_buffer (not supported)");
+  if (matched) return fail(access.at, bufferDesc + " is the source of a match_buffer (not supported)");
   Stmt body = func.body;
   if (padded) {
     padded->old = buffer.get();
     padded->transformed = transformed;
     padded->padValueAt = *padValue;
-    llvm::Expected<PaddedBody> filled = fillPadding(body, *padded, args.at("pad_value"));
+    llvm::Expected<PaddedBody> filled = fillPadding(body, *padded, padValueArg.at);
     if (!filled) return filled.takeError();
     body = filled->body;
     users.insert(filled->addedBlocks.begin(), filled->addedBlocks.end());
@@ -571,10 +444,8 @@ llvm::Expected<std::vector<RV>> applyTransformLayout(Schedule &sch, StepArgs &ar
     if (bound == buffer) bound = transformed;
   newFunc->body = body;
   newFunc->body = reinferRegions(body, users, functionBuffers(*newFunc));
-  sch.setFunction(blockRV->func, PrimFuncRef(newFunc));
-  recordPadValueAsTvm(args, numResults, buffer->dtype);
-  if (!separators.empty()) sch.recordAfterCurrentStep(setAxisSeparatorStep(args, separators));
-  return std::vector<RV>{};
+  sch.setFunction(blockRV.value.func, PrimFuncRef(newFunc));
+  return llvm::Error::success();
 }
 
 }  // namespace vtac::passes::schedule

@@ -6,11 +6,10 @@
 
 namespace vtac::passes::schedule {
 
-llvm::Expected<std::vector<RV>> applyUnannotate(Schedule &sch, StepArgs &args) {
-  llvm::Expected<std::string> key = args.string("ann_key");
-  if (!key) return key.takeError();
-  return editAnnotations(sch, args, "block_or_loop", [&](ir::AttrMap &annotations, const std::string &target) -> llvm::Error {
-    if (!annotations.erase(*key)) return diagnosticError(args.at("ann_key"), "unannotate: " + target + " has no annotation '" + *key + "'");
+llvm::Error unannotate(Schedule &sch, const Located<BlockOrLoop> &target, const Located<std::string> &key) {
+  return editAnnotations(sch, target, [&](ir::AttrMap &annotations, const std::string &described) -> llvm::Error {
+    if (!annotations.erase(key.value))
+      return ir::diagnosticError(key.at, "unannotate: " + described + " has no annotation '" + key.value + "'");
     return llvm::Error::success();
   });
 }

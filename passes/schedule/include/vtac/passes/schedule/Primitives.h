@@ -6,10 +6,10 @@
 //
 // Errors are located: an argument an error can point at comes `Located`, with where it was
 // written (a direct caller gives the place it schedules, as the auto-scheduler's trace steps
-// carry the scheduled function's location). Primitives not yet here still take their step's
-// arguments (Primitive.h).
+// carry the scheduled function's location).
 #pragma once
 
+#include <map>
 #include <optional>
 #include <string>
 #include <variant>
@@ -17,6 +17,7 @@
 
 #include <llvm/Support/Error.h>
 
+#include "vtac/ir/AttrValue.h"
 #include "vtac/passes/schedule/Schedule.h"
 
 namespace vtac::passes::schedule {
@@ -36,6 +37,12 @@ llvm::Expected<std::vector<LoopRV>> getLoops(Schedule &sch, const Located<BlockR
 // (TVM's RAW and WAW dependencies), in program order.
 llvm::Expected<std::vector<BlockRV>> getProducers(Schedule &sch, const Located<BlockRV> &block);
 llvm::Expected<std::vector<BlockRV>> getConsumers(Schedule &sch, const Located<BlockRV> &block);
+
+// What get_child_blocks, add_unit_loop, annotate and tensorize take: a block or a loop.
+using BlockOrLoop = std::variant<BlockRV, LoopRV>;
+// get_child_blocks(block_or_loop): the blocks directly under a block or a loop (blocks nested in
+// those are not included), in program order.
+llvm::Expected<std::vector<BlockRV>> getChildBlocks(Schedule &sch, const Located<BlockOrLoop> &parent);
 
 // split(loop, factors, preserve_unit_iters, disable_predication): the loop becomes a nest of
 // loops `<name>_0`, `<name>_1`, ... with the factors as extents, which it returns outermost first
@@ -59,6 +66,18 @@ llvm::Error parallel(Schedule &sch, const Located<LoopRV> &loop);
 llvm::Error vectorize(Schedule &sch, const Located<LoopRV> &loop);
 llvm::Error unroll(Schedule &sch, const Located<LoopRV> &loop);
 llvm::Error bind(Schedule &sch, const Located<LoopRV> &loop, const Located<std::string> &threadAxis);
+// add_unit_loop(block_or_loop): a new loop `u` of extent 1 around it, which it returns.
+llvm::Expected<LoopRV> addUnitLoop(Schedule &sch, const Located<BlockOrLoop> &target);
+
+// annotate(block_or_loop, ann_key, ann_val), unannotate(block_or_loop, ann_key): sets / removes
+// an annotation of a block (T.block_attr) or a loop (annotations=); an absent key is an error.
+llvm::Error annotate(Schedule &sch, const Located<BlockOrLoop> &target, const std::string &key,
+                     const ir::AttrValue &value);
+llvm::Error unannotate(Schedule &sch, const Located<BlockOrLoop> &target, const Located<std::string> &key);
+// storage_align(block, buffer_index, axis, factor, offset): the stride of `axis` of the buffer
+// the block writes at buffer_index is to be `factor * k + offset` (see StorageAlign.cpp).
+llvm::Error storageAlign(Schedule &sch, const Located<BlockRV> &block, const Located<int64_t> &bufferIndex,
+                         const Located<int64_t> &axis, const Located<int64_t> &factor, const Located<int64_t> &offset);
 
 // set_scope(block, buffer_index, storage_scope), unsafe_set_dtype(block, buffer_index, dtype):
 // the buffer the block writes at buffer_index, allocated by a block, moves to another storage
@@ -67,6 +86,44 @@ llvm::Error setScope(Schedule &sch, const Located<BlockRV> &block, const Located
                      const Located<std::string> &storageScope);
 llvm::Error unsafeSetDType(Schedule &sch, const Located<BlockRV> &block, const Located<int64_t> &bufferIndex,
                            const Located<std::string> &dtype);
+// cache_read(block, read_buffer_index, storage_scope, consumer_blocks), cache_write(block,
+// write_buffer_index, ...): a copy of the buffer in `storage_scope` and the block that copies it,
+// which they return (see CacheRead.cpp, CacheWrite.cpp); no consumer blocks means all of them.
+// The copy's statements are located at `stepAt`.
+llvm::Expected<BlockRV> cacheRead(Schedule &sch, const Located<BlockRV> &block, const Located<int64_t> &readBufferIndex,
+                                  const Located<std::string> &storageScope,
+                                  const Located<std::vector<BlockRV>> &consumerBlocks, ir::SourceLoc stepAt);
+llvm::Expected<BlockRV> cacheWrite(Schedule &sch, const Located<BlockRV> &block, const Located<int64_t> &writeBufferIndex,
+                                   const Located<std::string> &storageScope,
+                                   const Located<std::vector<BlockRV>> &consumerBlocks, ir::SourceLoc stepAt);
+
+// A buffer a block accesses, as TVM's (buffer_index, buffer_index_type) names it: the index-th
+// buffer the block reads, or writes.
+struct BufferAccess {
+  int64_t index;
+  bool isWrite;
+};
+// An index map `lambda i, j: (...)`, kept as the text spells it (TVM's IndexMap): a Lambda whose
+// items are its parameters and then the list of its results, integer expressions of them and of
+// sampled values, named (see ir::TraceValue). `*indices` is expanded and IndexMap.AXIS_SEPARATOR
+// taken out (transform_layout's axis separators).
+struct IndexMap {
+  ir::TraceValue lambda;
+  std::map<std::string, int64_t> sampled;  // the values of the names it uses
+};
+// transform_layout's pad_value: none, a constant, or an index map over the new indices giving one
+// value.
+using PadValue = std::variant<std::monostate, int64_t, double, IndexMap>;
+// transform_layout(block, buffer, index_map, pad_value, assume_injective_transform): the buffer
+// re-shaped by the index map, the padding it adds filled with pad_value (see TransformLayout.cpp);
+// the axis separators (the number of results before each) go on the transformed buffer.
+llvm::Error transformLayout(Schedule &sch, const Located<BlockRV> &block, const Located<BufferAccess> &buffer,
+                            const Located<IndexMap> &indexMap, const Located<PadValue> &padValue,
+                            bool assumeInjectiveTransform, const std::vector<int64_t> &axisSeparators);
+// set_axis_separator(block, buffer, axis_separators): see SetAxisSeparator.cpp.
+llvm::Error setAxisSeparator(Schedule &sch, const Located<BlockRV> &block, const Located<BufferAccess> &buffer,
+                             const std::vector<Located<int64_t>> &axisSeparators);
+
 // decompose_reduction(block, loop): the block's init becomes a block of its own before the loop,
 // which it returns (see DecomposeReduction.cpp).
 llvm::Expected<BlockRV> decomposeReduction(Schedule &sch, const Located<BlockRV> &block, const Located<LoopRV> &loop);
@@ -92,5 +149,38 @@ llvm::Error reverseComputeAt(Schedule &sch, const Located<BlockRV> &block, const
 llvm::Error computeInline(Schedule &sch, const Located<BlockRV> &block);
 // reverse_compute_inline(block): see ReverseComputeInline.cpp.
 llvm::Error reverseComputeInline(Schedule &sch, const Located<BlockRV> &block);
+
+
+// What blockize takes: a loop, or a list of blocks.
+using BlockizeTarget = std::variant<LoopRV, std::vector<BlockRV>>;
+// blockize(target, preserve_unit_iters): the nest under the loop (or the blocks) becomes the body
+// of a new outer block, which it returns (see Blockize.cpp).
+llvm::Expected<BlockRV> blockize(Schedule &sch, const Located<BlockizeTarget> &target, bool preserveUnitIters);
+// tensorize(block_or_loop, tensor_intrin, preserve_unit_iters): a loop is blockized first; the
+// block's body becomes the registered intrinsic's implementation (see Tensorize.cpp), its
+// statements located at `stepAt`.
+llvm::Error tensorize(Schedule &sch, const Located<BlockOrLoop> &target, const Located<std::string> &tensorIntrin,
+                      bool preserveUnitIters, ir::SourceLoc stepAt);
+// rfactor(loop, factor_axis): factors the reduction block under the loop by it; returns the
+// rfactor block (see RFactor.cpp).
+llvm::Expected<BlockRV> rfactor(Schedule &sch, const Located<LoopRV> &loop, const Located<int64_t> &factorAxis);
+
+// The sample_* primitives draw from the schedule's seeded random source unless given a decision,
+// and set `decision` to the one they took, which the trace records.
+// sample_categorical(candidates, probs, decision): one of the candidates, drawn with the given
+// probabilities (see SampleCategorical.cpp).
+llvm::Expected<int64_t> sampleCategorical(Schedule &sch, const Located<std::vector<int64_t>> &candidates,
+                                          const Located<std::vector<Located<double>>> &probs,
+                                          Located<std::optional<int64_t>> &decision);
+// sample_perfect_tile(loop, n, max_innermost_factor, decision): n factors whose product is the
+// loop's extent, the first None (nullopt) for a loop without a constant extent (see
+// SamplePerfectTile.cpp).
+llvm::Expected<std::vector<SplitFactor>> samplePerfectTile(Schedule &sch, const Located<LoopRV> &loop,
+                                                           const Located<int64_t> &n, int64_t maxInnermostFactor,
+                                                           Located<std::optional<std::vector<int64_t>>> &decision);
+// sample_compute_location(block, decision): a place for compute_at, a loop or a location mark
+// (see SampleComputeLocation.cpp).
+llvm::Expected<ComputeLocation> sampleComputeLocation(Schedule &sch, const Located<BlockRV> &block,
+                                                      Located<std::optional<int64_t>> &decision);
 
 }  // namespace vtac::passes::schedule
