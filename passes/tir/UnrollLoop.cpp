@@ -29,7 +29,7 @@ struct UnrollConfig {
   bool unrollLocalAccess = false;
 };
 
-llvm::Expected<UnrollConfig> readConfig(const PassContext &context) {
+llvm::Expected<UnrollConfig> readUnrollConfig(const PassContext &context) {
   UnrollConfig config;
   struct Field {
     const char *name;
@@ -230,7 +230,7 @@ private:
 }  // namespace
 
 llvm::Expected<ir::PrimFuncRef> unrollLoop(const ir::PrimFuncRef &func, PassContext &context) {
-  auto config = readConfig(context);
+  auto config = readUnrollConfig(context);
   if (!config) return config.takeError();
   LoopUnroller unroller(*config);
   return mutateBody(func, unroller);
