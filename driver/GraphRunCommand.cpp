@@ -1,5 +1,7 @@
 #include "vtac/driver/GraphRunCommand.h"
 
+#include "ExpectedOutputs.h"
+
 #include <algorithm>
 #include <chrono>
 #include <map>
@@ -87,17 +89,22 @@ llvm::Expected<NamedTensors> prepareInputs(const GraphExecutor &executor, const 
 
 llvm::Error checkOutputs(const GraphExecutor &executor, const GraphRunOptions &options) {
   std::vector<std::string> names = executor.resultNames();
+  auto checkName = [&](const char *flag, const std::string &name, const std::string &path) -> llvm::Error {
+    if (name.empty() ? names.size() == 1 : std::find(names.begin(), names.end(), name) != names.end())
+      return llvm::Error::success();
+    std::string list;
+    for (const std::string &n : names) list += (list.empty() ? "" : ", ") + n;
+    return backend::diagnosticError(std::string(flag) + " " + (name.empty() ? path : name + "=" + path) + ": " +
+                                    (name.empty() ? "the graph has several results; name one"
+                                                  : "the graph returns no '" + name + "'") +
+                                    " (results: " + list + ")");
+  };
   for (const auto &[name, path] : options.outputs) {
-    if (name.empty() ? names.size() != 1 : std::find(names.begin(), names.end(), name) == names.end()) {
-      std::string list;
-      for (const std::string &n : names) list += (list.empty() ? "" : ", ") + n;
-      return backend::diagnosticError("--output " + (name.empty() ? path : name + "=" + path) + ": " +
-                                      (name.empty() ? "the graph has several results; name one"
-                                                    : "the graph returns no '" + name + "'") +
-                                      " (results: " + list + ")");
-    }
+    if (llvm::Error error = checkName("--output", name, path)) return error;
     if (llvm::Error error = support::checkOutputDirectory(path)) return error;
   }
+  for (const auto &[name, path] : options.expectations)
+    if (llvm::Error error = checkName("--expect", name, path)) return error;
   if (!options.statsJsonPath.empty())
     if (llvm::Error error = support::checkOutputDirectory(options.statsJsonPath)) return error;
   return llvm::Error::success();
@@ -274,6 +281,8 @@ int runGraphCommand(const ir::IRModule &parsed, const GraphRunOptions &options, 
   if (llvm::Error error = checkOutputs(*executor, options)) return fail(std::move(error));
   llvm::Expected<NamedTensors> inputs = prepareInputs(*executor, options);
   if (!inputs) return fail(inputs.takeError());
+  auto expectedOutputs = readExpectedOutputs(options.expectations);
+  if (!expectedOutputs) return fail(expectedOutputs.takeError());
 
   VTASimClearStats();
   PhaseClock runClock;
@@ -282,15 +291,20 @@ int runGraphCommand(const ir::IRModule &parsed, const GraphRunOptions &options, 
   PhaseClock::Times runTimes = runClock.elapsed();
   Counters total = simulatorCounters();
 
+  // A checked result name ("": the only result) -> (its name, its tensor).
+  auto result = [&](const std::string &name) -> const std::pair<std::string, backend::Tensor> & {
+    if (name.empty()) return results->front();
+    return *std::find_if(results->begin(), results->end(), [&](const auto &r) { return r.first == name; });
+  };
+  bool matches = true;
+  for (const ExpectedOutput &expected : *expectedOutputs) {
+    const auto &[name, tensor] = result(expected.name);
+    matches &= reportComparison(name, expected.tensor, tensor, expected.path, options.tolerance, out);
+  }
   // All outputs or none.
   support::OutputSet files;
-  for (const auto &[name, path] : options.outputs) {
-    const backend::Tensor &tensor =
-        name.empty() ? results->front().second
-                     : std::find_if(results->begin(), results->end(),
-                                    [&name = name](const auto &r) { return r.first == name; })->second;
-    if (llvm::Error error = files.stage(path, backend::encodeNpy(tensor))) return fail(std::move(error));
-  }
+  for (const auto &[name, path] : options.outputs)
+    if (llvm::Error error = files.stage(path, backend::encodeNpy(result(name).second))) return fail(std::move(error));
   if (!options.statsJsonPath.empty())
     if (llvm::Error error = files.stage(options.statsJsonPath, statsJson(executor->stats(), callStatistics.calls(), total) + "\n"))
       return fail(std::move(error));
@@ -302,7 +316,7 @@ int runGraphCommand(const ir::IRModule &parsed, const GraphRunOptions &options, 
                             compileTimes.wall, compileTimes.cpu, executor->compiledFunctions(),
                             std::max(1u, options.compileThreads), runTimes.wall, runTimes.cpu)
                   .str();
-  return 0;
+  return matches ? 0 : 1;
 }
 
 }  // namespace vtac::driver

@@ -1,5 +1,6 @@
 #include "vtac/driver/RunCommand.h"
 
+#include "ExpectedOutputs.h"
 #include "Preparing.h"
 
 #include <algorithm>
@@ -106,6 +107,8 @@ int runGraph(const frontend::ParsedModule &parsed, const RunOptions &options, st
   graphOptions.entry = options.entry;
   graphOptions.arguments = options.arguments;
   graphOptions.outputs = options.outputs;
+  graphOptions.expectations = options.expectations;
+  graphOptions.tolerance = options.tolerance;
   graphOptions.paramsFile = options.paramsFile;
   graphOptions.libraries = options.libraries;
   graphOptions.stats = options.stats;
@@ -123,15 +126,21 @@ int runGraph(const frontend::ParsedModule &parsed, const RunOptions &options, st
 // Every output path is checked before anything runs, so a bad one costs no work and leaves
 // nothing behind.
 llvm::Error checkOutputs(const FunctionSignature &function, const RunOptions &options) {
-  for (const auto &[name, path] : options.outputs) {
+  auto checkName = [&](const char *flag, const std::string &name, const std::string &path) -> llvm::Error {
     if (name.empty())
-      return diagnosticError("--output " + path + ": name the parameter to write (NAME=PATH; parameters: " +
+      return diagnosticError(std::string(flag) + " " + path + ": name the parameter (NAME=PATH; parameters: " +
                              parameterList(function) + ")");
     if (function.paramIndex(name) < 0)
-      return diagnosticError("--output " + name + "=" + path + ": '" + function.name() + "' has no parameter '" +
-                             name + "' (parameters: " + parameterList(function) + ")");
+      return diagnosticError(std::string(flag) + " " + name + "=" + path + ": '" + function.name() +
+                             "' has no parameter '" + name + "' (parameters: " + parameterList(function) + ")");
+    return llvm::Error::success();
+  };
+  for (const auto &[name, path] : options.outputs) {
+    if (llvm::Error error = checkName("--output", name, path)) return error;
     if (llvm::Error error = support::checkOutputDirectory(path)) return error;
   }
+  for (const auto &[name, path] : options.expectations)
+    if (llvm::Error error = checkName("--expect", name, path)) return error;
   for (const std::string &path : {options.statsJsonPath, options.traceVtaPath, options.timelinePath})
     if (!path.empty())
       if (llvm::Error error = support::checkOutputDirectory(path)) return error;
@@ -194,25 +203,8 @@ private:
 bool compareWithReference(const FunctionSignature &function, llvm::ArrayRef<Tensor> results,
                           llvm::ArrayRef<Tensor> expected, FloatTolerance tolerance, std::ostream &out) {
   bool allEqual = true;
-  for (size_t i = 0; i < results.size(); ++i) {
-    const std::string &name = function.params()[i].name;
-    TensorComparison comparison = compareTensors(expected[i], results[i], 10, tolerance);
-    if (!comparison.incompatibility.empty()) {
-      out << name << ": cannot compare with the reference: " << comparison.incompatibility << "\n";
-      allEqual = false;
-      continue;
-    }
-    if (comparison.equal()) {
-      out << name << ": all " << comparison.numElements << " elements match the reference\n";
-      continue;
-    }
-    allEqual = false;
-    out << name << ": " << comparison.numMismatches << " of " << comparison.numElements
-        << " elements differ from the reference\n";
-    for (const Mismatch &mismatch : comparison.firstMismatches)
-      out << "  " << name << formatIndex(mismatch.index) << ": expected " << mismatch.expected << ", got "
-          << mismatch.actual << "\n";
-  }
+  for (size_t i = 0; i < results.size(); ++i)
+    allEqual &= reportComparison(function.params()[i].name, expected[i], results[i], "the reference", tolerance, out);
   return allEqual;
 }
 
@@ -274,6 +266,8 @@ int runCommand(const RunOptions &options, std::ostream &out, std::ostream &error
   if (llvm::Error error = checkOutputs(function, options)) return fail(std::move(error));
   auto arguments = prepareArguments(function, options.arguments);
   if (!arguments) return fail(arguments.takeError());
+  auto expectedOutputs = readExpectedOutputs(options.expectations);
+  if (!expectedOutputs) return fail(expectedOutputs.takeError());
   // A run that reads nothing the user gave, or shows nothing, is legal but rarely meant.
   if (!function.params().empty() && options.arguments.inputs.empty() && !options.arguments.randomInputs)
     errors << "vtac run: note: no --input or --random-inputs: every parameter of '" << function.name().str()
@@ -314,6 +308,9 @@ int runCommand(const RunOptions &options, std::ostream &out, std::ostream &error
       return fail(diagnosticError("reference " + options.referenceFile + ": " + errorMessage(std::move(error))));
     matches = compareWithReference(function, *arguments, referenceArguments, options.tolerance, out);
   }
+  for (const ExpectedOutput &expected : *expectedOutputs)
+    matches &= reportComparison(expected.name, expected.tensor, (*arguments)[function.paramIndex(expected.name)],
+                                expected.path, options.tolerance, out);
 
   // All outputs or none.
   support::OutputSet files;
@@ -328,7 +325,7 @@ int runCommand(const RunOptions &options, std::ostream &out, std::ostream &error
     if (llvm::Error error = files.stage(options.timelinePath, timelineScope.json())) return fail(std::move(error));
   if (llvm::Error error = files.commit()) return fail(std::move(error));
   if (options.stats) printStatsTable(statsJson, function.name().str(), out);
-  if (options.outputs.empty() && options.referenceFile.empty() && !options.stats && options.statsJsonPath.empty() &&
+  if (options.outputs.empty() && options.referenceFile.empty() && options.expectations.empty() && !options.stats && options.statsJsonPath.empty() &&
       options.traceVtaPath.empty() && options.timelinePath.empty() && !options.timing)
     errors << "vtac run: note: '" << function.name().str()
            << "' ran; nothing was written or compared (--output NAME=FILE.npy writes a parameter, "

@@ -72,6 +72,7 @@ void registerRunCommand(CLI::App &app, support::CommandAction &action) {
   auto options = std::make_shared<RunOptions>();
   auto inputs = std::make_shared<std::vector<std::string>>();
   auto outputs = std::make_shared<std::vector<std::string>>();
+  auto expectations = std::make_shared<std::vector<std::string>>();
   auto sizes = std::make_shared<std::vector<std::string>>();
   command->add_option("FILE", options->file, "Input .tvm file")->required();
   addScheduleOptions(*command, options->recipe);
@@ -105,13 +106,18 @@ void registerRunCommand(CLI::App &app, support::CommandAction &action) {
                       "layer of a model)")
       ->check(CLI::IsMember({"interp", "jit"}))
       ->needs(reference);
-  command->add_option("--rtol", options->tolerance.rtol,
-                      "Relative tolerance of float comparisons with --reference (default 1e-5; "
-                      "integers always compare exactly)")
-      ->check(CLI::NonNegativeNumber)->needs(reference);
-  command->add_option("--atol", options->tolerance.atol,
-                      "Absolute tolerance of float comparisons with --reference (default 0)")
-      ->check(CLI::NonNegativeNumber)->needs(reference);
+  auto *expect = command->add_option("--expect", *expectations,
+                                     "NAME=PATH.npy: compare parameter NAME after the call with the file's data (a "
+                                     "numpy model's, an earlier run's --output), as --reference compares (a Relax "
+                                     "entry: result NAME, or PATH.npy alone for its only result)")
+                     ->check(CLI::Validator(checkOutput, "[NAME=]PATH"));
+  auto *rtol = command->add_option("--rtol", options->tolerance.rtol,
+                                   "Relative tolerance of float comparisons with --reference or --expect (default "
+                                   "1e-5; integers always compare exactly)")
+                   ->check(CLI::NonNegativeNumber);
+  auto *atol = command->add_option("--atol", options->tolerance.atol,
+                                   "Absolute tolerance of float comparisons with --reference or --expect (default 0)")
+                   ->check(CLI::NonNegativeNumber);
   command->add_option("--trace-vta", options->traceVtaPath,
                       "Write each VTA instruction the simulator executes, decoded, one a line");
   command->add_option("--timeline", options->timelinePath,
@@ -136,9 +142,14 @@ void registerRunCommand(CLI::App &app, support::CommandAction &action) {
   command->add_flag("--progress", options->progress,
                     std::string(support::kProgressFlagHelp) + "; in the JIT, its code then counts loop iterations");
   command->add_flag("--timing", options->timing, "Print the times of parsing, compiling (the JIT; preparing, for the interpreter) and running (host code and simulation)");
-  command->callback([&action, options, inputs, outputs, sizes] {
+  command->callback([&action, options, inputs, outputs, expectations, sizes, reference, expect, rtol, atol] {
+    for (const CLI::Option *tolerance : {rtol, atol})
+      if (tolerance->count() && !reference->count() && !expect->count())
+        throw CLI::ValidationError(tolerance->get_name(), "applies to the comparisons of --reference and --expect; "
+                                                          "give one of them");
     for (const std::string &text : *inputs) options->arguments.inputs.push_back(splitAssignment(text));
     for (const std::string &text : *outputs) options->outputs.push_back(splitAssignment(text));
+    for (const std::string &text : *expectations) options->expectations.push_back(splitAssignment(text));
     for (const std::string &text : *sizes) {
       auto [name, value] = splitAssignment(text);
       options->arguments.sizes.emplace_back(name, std::stoll(value));

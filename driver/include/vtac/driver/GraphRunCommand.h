@@ -9,6 +9,8 @@
 //   --load-library PATH.so    loads a library that registers runtime functions (repeatable)
 //   --output NAME=PATH.npy    writes result NAME (a returned variable's name);
 //   --output PATH.npy           or the only result
+//   --expect [NAME=]PATH.npy  compares result NAME (or the only one) with the file's data (exit
+//                             status 1 when they differ; tolerances --rtol, --atol)
 //   --stats / --stats-json    graph statistics (calls, peak and total tensor bytes) and the VTA
 //                             simulator's counters: per call (index, callee, what the call added:
 //                             bytes loaded and stored, GEMM/ALU operations, instructions) and in
@@ -29,6 +31,7 @@
 
 #include "vtac/backend/PrimFuncEngine.h"
 #include "vtac/backend/RunArguments.h"
+#include "vtac/backend/TensorCompare.h"
 #include "vtac/ir/Function.h"
 
 namespace vtac::driver {
@@ -38,6 +41,8 @@ struct GraphRunOptions {
   std::string entry;  // empty: "main"
   backend::ArgumentSources arguments;  // --input, --size (symbolic sizes), --random-inputs, --seed
   std::vector<std::pair<std::string, std::string>> outputs;  // result name ("" = the only one), path
+  std::vector<std::pair<std::string, std::string>> expectations;  // --expect: as outputs
+  backend::FloatTolerance tolerance;  // of the --expect comparisons
   std::string paramsFile;
   std::vector<std::string> libraries;
   bool stats = false;

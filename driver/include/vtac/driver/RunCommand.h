@@ -4,7 +4,8 @@
 //
 //   vtac run FILE [--entry NAME] [--input NAME=PATH.npy]... [--random-inputs] [--seed N]
 //            [--size VAR=VALUE]... [--output NAME=PATH.npy]... [--stats] [--stats-json PATH]
-//            [--reference FILE2 [--reference-entry NAME]] [--vta-config PATH] [--timing]
+//            [--reference FILE2 [--reference-entry NAME]] [--expect NAME=PATH.npy]...
+//            [--vta-config PATH] [--timing]
 //            [--engine=jit|interp]
 //
 // Parameters are named by the prim_func's parameter names. A parameter with no --input is
@@ -13,7 +14,8 @@
 // parameter's contents after the call. --reference runs FILE2's function on the same
 // arguments (by position) and compares every parameter afterwards: exact for integers,
 // relative tolerance 1e-5 for floats (--rtol, --atol); a mismatch prints the count and the first differing
-// indices and makes the exit status 1. Every error (bad file, shape, name, an out-of-bounds
+// indices and makes the exit status 1. --expect NAME=PATH.npy compares parameter NAME after the
+// call with the file's data (a numpy model's, an earlier run's --output) in the same way. Every error (bad file, shape, name, an out-of-bounds
 // access, a VTA deadlock...) is printed as a diagnostic, gives exit status 1 and writes no
 // output file.
 //
@@ -22,8 +24,8 @@
 //
 // --engine=jit (the default) runs the prim_func compiled by LLVM's ORC JIT
 // (vtac/jit/JitFunction.h); --engine=interp runs it in the interpreter, the reference semantics,
-// with the same arguments, outputs and statistics. The reference program always runs in the
-// interpreter.
+// with the same arguments, outputs and statistics. The reference program runs in the
+// interpreter, or on the JIT with --reference-engine=jit.
 //
 // When the entry is a Relax function (@R.function), the graph executor runs it instead
 // (GraphRunCommand.h): --params FILE.npz binds parameters by name,
@@ -54,6 +56,7 @@ struct RunOptions {
   std::string entry;  // empty: "main", else the module's only prim_func
   backend::ArgumentSources arguments;  // --input, --size, --random-inputs, --seed
   std::vector<std::pair<std::string, std::string>> outputs;  // parameter name, .npy path
+  std::vector<std::pair<std::string, std::string>> expectations;  // --expect: parameter name, .npy path
   bool stats = false;
   std::string statsJsonPath;
   std::string referenceFile;
@@ -61,7 +64,7 @@ struct RunOptions {
   // The engine of the --reference run: the interpreter by default, the semantics vtac checks
   // against; the JIT for references too large to interpret in reasonable time.
   std::string referenceEngine = "interp";
-  backend::FloatTolerance tolerance;  // of the float comparison with the reference
+  backend::FloatTolerance tolerance;  // of the float comparisons with the reference and --expect
   std::string traceVtaPath;  // --trace-vta: the executed VTA instructions, decoded, one a line
   std::string timelinePath;  // --timeline: the timing model's schedule of them, as JSON
   backend::RunLimits limits;  // of the program's run (--max-steps, --timeout); progress: see runCommand
