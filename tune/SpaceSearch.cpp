@@ -87,8 +87,11 @@ public:
     ir::PrimFuncRef unscheduled = ir::cast<ir::PrimFunc>(parsed_.module.lookup(name));
     // The JIT's CPU code: the interpreter would take minutes on a ResNet layer, and the JIT is
     // checked against it (fuzz/engines.py).
+    llvm::Expected<std::vector<backend::Tensor>> inputs = backend::randomArguments(unscheduled, name, options_.seed);
+    if (!inputs) return fail(inputs.takeError());
+    inputs_ = std::move(*inputs);
     llvm::Expected<backend::SimulatedRun> reference =
-        backend::runOnRandomArguments(unscheduled, name, options_.seed, /*interpret=*/false);
+        backend::runSimulated(unscheduled, name, inputs_, /*interpret=*/false);
     if (!reference) return fail(reference.takeError());
     for (size_t choice : options_.choices)
       if (choice >= space.choices.size())
@@ -218,7 +221,7 @@ private:
       return outcome;
     }
     ir::PrimFuncRef lowered = ir::cast<ir::PrimFunc>(candidate.module.lookup(name));
-    llvm::Expected<backend::SimulatedRun> run = backend::runOnRandomArguments(lowered, name, options_.seed, false);
+    llvm::Expected<backend::SimulatedRun> run = backend::runSimulated(lowered, name, inputs_, /*interpret=*/false);
     if (!run) return failed(run.takeError());
     for (size_t i = 0; i < run->arguments.size(); ++i) {
       backend::TensorComparison comparison = backend::compareTensors(reference.arguments[i], run->arguments[i], 1);
@@ -241,6 +244,7 @@ private:
   const frontend::ParsedModule &parsed_;
   std::optional<prepare::Preparer> preparer_;  // of the function being searched
   std::unique_ptr<WorkerPool> workers_;       // with -j: forked while searching that function
+  std::vector<backend::Tensor> inputs_;       // every trial's arguments, as the reference's start
   std::ostream &out_, &errors_;
   support::ProgressLine progress_;
   std::string log_;

@@ -22,10 +22,13 @@ struct SimulatedRun {
 // configuration of the VTA runtime and simulator; `origin` names it in the error.
 llvm::Error selectVtaConfig(const std::string &pathOrJSON, const std::string &origin);
 
-// Runs `function` on arguments filled by RandomFill.h's generator with `seed`: compiled by the
-// JIT (vtac run's default engine) or, with `interpret`, in the interpreter (the reference
+// The arguments `vtac run --random-inputs --seed S` gives `function` (RandomFill.h's generator).
+llvm::Expected<std::vector<Tensor>> randomArguments(ir::PrimFuncRef function, const std::string &name, uint64_t seed);
+
+// Runs `function` on `arguments` (a copy, so that many runs can start from one set): compiled by
+// the JIT (vtac run's default engine) or, with `interpret`, in the interpreter (the reference
 // semantics, for the unscheduled program). Every error is located at the function.
-llvm::Expected<SimulatedRun> runOnRandomArguments(ir::PrimFuncRef function, const std::string &name, uint64_t seed,
-                                                 bool interpret);
+llvm::Expected<SimulatedRun> runSimulated(ir::PrimFuncRef function, const std::string &name,
+                                          std::vector<Tensor> arguments, bool interpret);
 
 }  // namespace vtac::backend
