@@ -117,7 +117,9 @@ int runOpt(const OptOptions &options, std::ostream &out, std::ostream &errors) {
     }
     ir::IRModule original = parsed->module;
     std::string trace;
-    bool prepared = preparer->prepare(*parsed, errors, &trace);
+    llvm::Error unprepared = preparer->prepare(*parsed, errors, &trace);
+    bool prepared = !unprepared;
+    if (unprepared) errors << ir::renderError(std::move(unprepared));
     if (options.printTrace) errors << trace;
     if (!prepared) {
       ok = false;

@@ -1,5 +1,6 @@
 #include "Preparing.h"
 
+#include "vtac/ir/Diagnostic.h"
 #include "vtac/support/Command.h"
 
 namespace vtac::driver {
@@ -22,7 +23,11 @@ int prepareModule(const std::string &command, const prepare::Recipe &recipe, fro
                   std::ostream &errors, passes::Instrumentation instrumentation) {
   llvm::Expected<prepare::Preparer> preparer = prepare::Preparer::create(recipe, std::move(instrumentation));
   if (!preparer) return reportRecipeError(command, preparer.takeError(), errors);
-  return preparer->prepare(parsed, errors) ? support::kExitSuccess : support::kExitInputError;
+  if (llvm::Error error = preparer->prepare(parsed, errors)) {
+    errors << ir::renderError(std::move(error));
+    return support::kExitInputError;
+  }
+  return support::kExitSuccess;
 }
 
 }  // namespace vtac::driver

@@ -2,15 +2,22 @@
 
 #include <llvm/Support/raw_ostream.h>
 
+#include "vtac/ir/DisplayText.h"
+
 namespace vtac::ir {
 
 char DiagnosticError::ID = 0;
 
 void DiagnosticError::log(llvm::raw_ostream &os) const {
-  std::string text = formatDiagnostic(loc_, Severity::Error, message_);
+  std::string text = formatDiagnostic(loc_, severity_, message_);
   // llvm::toString adds no newline of its own; keep the rendered form free of a trailing one.
   if (!text.empty() && text.back() == '\n') text.pop_back();
+  if (!file_.empty()) os << displayText(file_) << ": ";
   os << text;
+}
+
+llvm::Error fileError(llvm::StringRef file, const llvm::Twine &message) {
+  return llvm::make_error<DiagnosticError>(SourceLoc{}, message.str(), Severity::Error, file.str());
 }
 
 llvm::Error diagnosticError(ir::SourceLoc loc, const llvm::Twine &message) {

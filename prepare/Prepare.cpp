@@ -33,55 +33,47 @@ llvm::Expected<vta::Config> resolveVtaConfig(const std::string &vtaConfig) {
                                        support::kExitInputError);
 }
 
-std::optional<frontend::ParsedModule> parseText(const std::string &name, std::string text, std::ostream &errors) {
+llvm::Expected<frontend::ParsedModule> parseText(const std::string &name, std::string text) {
   frontend::SourceFile file(name, std::move(text));
   frontend::DiagnosticEngine diagnostics;
   std::optional<frontend::ParsedModule> parsed = frontend::parseModule(file, diagnostics);
-  errors << diagnostics.render();
-  if (diagnostics.hasErrors()) return std::nullopt;
-  return parsed;
+  if (diagnostics.hasErrors() || !parsed) return diagnostics.toError();
+  return std::move(*parsed);
 }
 
 // Reads `path` as a module file for its schedule def or its intrinsics.
-std::optional<frontend::ParsedModule> readSideFile(const std::string &path, std::ostream &errors) {
+llvm::Expected<frontend::ParsedModule> readSideFile(const std::string &path) {
   std::string text, reason;
-  if (!frontend::readSourceFile(path, text, reason)) {
-    errors << ir::displayText(path) << ": error: cannot read file: " << reason << "\n";
-    return std::nullopt;
-  }
-  return parseText(path, std::move(text), errors);
+  if (!frontend::readSourceFile(path, text, reason))
+    return ir::fileError(path, "cannot read file: " + reason);
+  return parseText(path, std::move(text));
 }
 
 // Moves the registered intrinsics of `parsed` into `table` (and their prim_funcs out of the
 // module). A name already in the table (a built-in one, or registered twice) is an error.
-bool collectIntrinsics(frontend::ParsedModule &parsed, passes::schedule::TensorIntrinTable &table, std::ostream &errors) {
+llvm::Error collectIntrinsics(frontend::ParsedModule &parsed, passes::schedule::TensorIntrinTable &table) {
   std::set<std::string> used;
   for (const frontend::TensorIntrinRegistration &registration : parsed.intrinsics) {
     auto desc = parsed.module.lookup(registration.desc).as<ir::PrimFunc>();
     auto impl = parsed.module.lookup(registration.impl).as<ir::PrimFunc>();
-    if (!desc || !impl) {
-      errors << ir::formatDiagnostic(registration.loc, ir::Severity::Error,
-                                     "no prim_func '" + (desc ? registration.impl : registration.desc) + "' in this file");
-      return false;
-    }
-    if (table.count(registration.name)) {
-      errors << ir::formatDiagnostic(registration.loc, ir::Severity::Error,
-                                     "tensor intrinsic '" + registration.name +
-                                         "' is already registered (vta_gemm and vta_gemm_reset are built in: "
-                                         "`vtac intrinsics` prints them)");
-      return false;
-    }
+    if (!desc || !impl)
+      return ir::diagnosticError(registration.loc,
+                                 "no prim_func '" + (desc ? registration.impl : registration.desc) + "' in this file");
+    if (table.count(registration.name))
+      return ir::diagnosticError(registration.loc, "tensor intrinsic '" + registration.name +
+                                                       "' is already registered (vta_gemm and vta_gemm_reset are "
+                                                       "built in: `vtac intrinsics` prints them)");
     table[registration.name] = {ir::PrimFuncRef(desc), ir::PrimFuncRef(impl)};
     used.insert(registration.desc);
     used.insert(registration.impl);
   }
-  if (used.empty()) return true;
+  if (used.empty()) return llvm::Error::success();
   ir::IRModule program;
   program.loc = parsed.module.loc;
   for (const ir::IRModule::Entry &entry : parsed.module.functions())
     if (!used.count(entry.name->name)) program.add(entry.name->name, entry.function);
   parsed.module = std::move(program);
-  return true;
+  return llvm::Error::success();
 }
 
 }  // namespace
@@ -115,66 +107,58 @@ llvm::Expected<Preparer> Preparer::create(const Recipe &recipe, passes::Instrume
   return preparer;
 }
 
-bool Preparer::prepare(frontend::ParsedModule &parsed, std::ostream &errors, std::string *trace) {
+llvm::Error Preparer::prepare(frontend::ParsedModule &parsed, std::ostream &remarks, std::string *trace) {
   if (trace) trace->clear();
   passes::schedule::TensorIntrinTable intrinsics;
   std::optional<ir::Trace> schedule = parsed.schedule;
   if (!recipe_.schedule.empty()) {
-    std::optional<frontend::ParsedModule> side = readSideFile(recipe_.schedule, errors);
-    if (!side) return false;
+    llvm::Expected<frontend::ParsedModule> side = readSideFile(recipe_.schedule);
+    if (!side) return side.takeError();
     schedule = side->schedule;
-    if (!schedule) {
-      errors << ir::formatDiagnostic(ir::SourceLoc{}, ir::Severity::Error,
-                                     recipe_.schedule + " holds no schedule def (a top-level `def` taking `sch`)");
-      return false;
-    }
+    if (!schedule)
+      return ir::diagnosticError(recipe_.schedule + " holds no schedule def (a top-level `def` taking `sch`)");
   }
   // The built-in intrinsics are parsed once, and only for a schedule: a plain pipeline never
   // needs them.
   if (schedule || recipe_.autoSchedule) {
     if (!builtinIntrinsics_) {
-      std::optional<frontend::ParsedModule> builtins =
-          parseText(kBuiltinIntrinsicsName, passes::gemmTensorIntrinsics(context_.vta), errors);
+      llvm::Expected<frontend::ParsedModule> builtins =
+          parseText(kBuiltinIntrinsicsName, passes::gemmTensorIntrinsics(context_.vta));
+      if (!builtins) return builtins.takeError();
       passes::schedule::TensorIntrinTable table;
-      if (!builtins || !collectIntrinsics(*builtins, table, errors)) return false;
+      if (llvm::Error error = collectIntrinsics(*builtins, table)) return error;
       builtinIntrinsics_ = std::move(table);
     }
     intrinsics = *builtinIntrinsics_;
   }
-  if (!collectIntrinsics(parsed, intrinsics, errors)) return false;
+  if (llvm::Error error = collectIntrinsics(parsed, intrinsics)) return error;
   if (!recipe_.intrinsics.empty()) {
-    std::optional<frontend::ParsedModule> side = readSideFile(recipe_.intrinsics, errors);
-    if (!side || !collectIntrinsics(*side, intrinsics, errors)) return false;
+    llvm::Expected<frontend::ParsedModule> side = readSideFile(recipe_.intrinsics);
+    if (!side) return side.takeError();
+    if (llvm::Error error = collectIntrinsics(*side, intrinsics)) return error;
   }
-  if (recipe_.autoSchedule && !addAutoSchedule(parsed.module, intrinsics, schedule, errors)) return false;
+  if (recipe_.autoSchedule)
+    if (llvm::Error error = addAutoSchedule(parsed.module, intrinsics, schedule, remarks)) return error;
   if (schedule) {
     ir::IRModule scheduled = parsed.module;
     llvm::Expected<ir::Trace> applied = passes::schedule::applyTrace(scheduled, *schedule, intrinsics, recipe_.scheduleSeed);
     if (!applied) {
-      errors << ir::renderError(applied.takeError());
       if (trace) *trace = ir::printTrace(*schedule);  // --print-trace shows the steps that failed
-      return false;
+      return applied.takeError();
     }
     // Verified as a pipeline's result is (Instrumentation::verifyResult): a step that left a
     // malformed function is an error here, not a program `vtac check` rejects.
-    if (llvm::Error malformed = ir::verify(scheduled)) {
-      errors << ir::renderError(ir::diagnosticError("the function is malformed after the schedule:\n" +
-                                                    llvm::toString(std::move(malformed))));
-      return false;
-    }
+    if (llvm::Error malformed = ir::verify(scheduled))
+      return ir::diagnosticError("the function is malformed after the schedule:\n" + llvm::toString(std::move(malformed)));
     parsed.module = std::move(scheduled);
     if (trace) *trace = ir::printTrace(*applied);
   }
   context_.remark = [&](ir::SourceLoc loc, const std::string &message) {
-    errors << ir::formatDiagnostic(loc, ir::Severity::Warning, message);
+    remarks << ir::formatDiagnostic(loc, ir::Severity::Warning, message);
   };
   llvm::Error error = manager_.run(parsed.module, context_, recipe_.function);
   context_.remark = nullptr;
-  if (error) {
-    errors << ir::renderError(std::move(error));
-    return false;
-  }
-  return true;
+  return error;
 }
 
 // The functions a schedule works on: the func_name of each block it looks up.
@@ -186,17 +170,14 @@ static std::set<std::string> scheduledFunctions(const ir::Trace &applied) {
   return functions;
 }
 
-bool Preparer::addAutoSchedule(const ir::IRModule &module, const passes::schedule::TensorIntrinTable &intrinsics,
-                               std::optional<ir::Trace> &schedule, std::ostream &errors) {
+llvm::Error Preparer::addAutoSchedule(const ir::IRModule &module, const passes::schedule::TensorIntrinTable &intrinsics,
+                                      std::optional<ir::Trace> &schedule, std::ostream &remarks) {
   std::set<std::string> skip;
   if (schedule) {
     ir::IRModule scratch = module;
     llvm::Expected<ir::Trace> applied =
         passes::schedule::applyTrace(scratch, *schedule, intrinsics, recipe_.scheduleSeed);
-    if (!applied) {
-      errors << ir::renderError(applied.takeError());
-      return false;
-    }
+    if (!applied) return applied.takeError();
     skip = scheduledFunctions(*applied);
     // A schedule the reader paused in is read to its end only as it is applied: the steps that
     // follow go after the trace it applied, which gives the same program.
@@ -206,24 +187,18 @@ bool Preparer::addAutoSchedule(const ir::IRModule &module, const passes::schedul
   if (!recipe_.tuningDb.empty()) {
     llvm::Expected<passes::autoschedule::TuningDatabase> read =
         passes::autoschedule::TuningDatabase::read(recipe_.tuningDb, /*missingIsEmpty=*/false);
-    if (!read) {
-      errors << ir::renderError(read.takeError());
-      return false;
-    }
+    if (!read) return read.takeError();
     database = std::move(*read);
   }
   llvm::Expected<passes::autoschedule::AutoSchedule> automatic =
       passes::autoschedule::autoSchedule(module, skip, context_.vta, database ? &*database : nullptr);
-  if (!automatic) {
-    errors << ir::renderError(automatic.takeError());
-    return false;
-  }
+  if (!automatic) return automatic.takeError();
   for (const passes::autoschedule::Remark &remark : automatic->remarks)
-    errors << ir::formatDiagnostic(remark.loc, ir::Severity::Remark, "[auto-schedule] " + remark.message);
-  if (automatic->trace.steps.empty()) return true;
+    remarks << ir::formatDiagnostic(remark.loc, ir::Severity::Remark, "[auto-schedule] " + remark.message);
+  if (automatic->trace.steps.empty()) return llvm::Error::success();
   if (!schedule) schedule = ir::Trace{};
   schedule->steps.insert(schedule->steps.end(), automatic->trace.steps.begin(), automatic->trace.steps.end());
-  return true;
+  return llvm::Error::success();
 }
 
 }  // namespace vtac::prepare

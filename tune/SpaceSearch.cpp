@@ -213,10 +213,11 @@ private:
     frontend::ParsedModule candidate = parsed_;
     candidate.schedule = ir::Trace{};
     choice.write(*candidate.schedule);
-    std::ostringstream diagnostics;
-    bool prepared = preparer_->prepare(candidate, diagnostics);
-    outcome.text = diagnostics.str();
-    if (!prepared) {
+    std::ostringstream remarks;
+    llvm::Error refusal = preparer_->prepare(candidate, remarks);
+    outcome.text = remarks.str();
+    if (refusal) {
+      outcome.text += ir::renderError(std::move(refusal));
       outcome.kind = TrialOutcome::Refused;
       return outcome;
     }

@@ -1,5 +1,7 @@
 #include "vtac/frontend/Diagnostics.h"
 
+#include "vtac/ir/Diagnostic.h"
+
 namespace vtac::frontend {
 
 void DiagnosticEngine::error(ir::SourceLoc location, std::string message) {
@@ -19,6 +21,14 @@ std::string DiagnosticEngine::render() const {
   for (const Diagnostic &diagnostic : diagnostics_)
     text += ir::formatDiagnostic(diagnostic.location, diagnostic.severity, diagnostic.message);
   return text;
+}
+
+llvm::Error DiagnosticEngine::toError() const {
+  llvm::Error all = llvm::Error::success();
+  for (const Diagnostic &diagnostic : diagnostics_)
+    all = llvm::joinErrors(std::move(all), llvm::make_error<ir::DiagnosticError>(
+                                               diagnostic.location, diagnostic.message, diagnostic.severity));
+  return all;
 }
 
 } // namespace vtac::frontend

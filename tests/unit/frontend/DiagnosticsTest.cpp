@@ -2,6 +2,7 @@
 // validation and reading files.
 #include "TestSupport.h"
 #include "vtac/frontend/Diagnostics.h"
+#include "vtac/ir/Diagnostic.h"
 
 #include <catch2/catch.hpp>
 
@@ -28,6 +29,20 @@ TEST_CASE("errors beyond the limit are dropped with one note", "[frontend][diagn
   CHECK(diagnostics.errorCount() == 3);
   CHECK_THAT(text, Catch::Contains("too many errors (limit 3), stopping"));
   CHECK(diagnostics.limitReached());
+}
+
+TEST_CASE("the diagnostics as an error value render as the engine renders them", "[frontend][diagnostics]") {
+  SourceFile file("d.tvm", "x\ny\n");
+  DiagnosticEngine diagnostics(2);
+  llvm::Error none = diagnostics.toError();
+  CHECK_FALSE(static_cast<bool>(none));
+  diagnostics.error(file.at(1, 1), "first");
+  diagnostics.error(file.at(2, 1), "second");  // reaches the limit: a note follows
+  std::string rendered = vtac::ir::renderError(diagnostics.toError());
+  CHECK(rendered == diagnostics.render());
+  CHECK_THAT(rendered, Catch::Contains("note: too many errors (limit 2), stopping"));
+  CHECK(vtac::ir::renderError(vtac::ir::fileError("a b.py", "cannot read file: gone")) ==
+        "a b.py: error: cannot read file: gone\n");
 }
 
 TEST_CASE("a file with twenty-five independent errors reports twenty", "[frontend][diagnostics]") {

@@ -14,6 +14,8 @@
 
 #include "vtac/ir/SourceLoc.h"
 
+#include <llvm/Support/Error.h>
+
 #include <string>
 #include <vector>
 
@@ -42,6 +44,9 @@ public:
 
   /// Every diagnostic, each followed by its source line and a caret.
   std::string render() const;
+  /// The diagnostics as one error value (ir::DiagnosticErrors, rendered as render() renders
+  /// them), for a library that returns errors; success when there are none.
+  llvm::Error toError() const;
 
 private:
   size_t errorLimit_;

@@ -17,11 +17,12 @@ namespace vtac::ir {
 class DiagnosticError : public llvm::ErrorInfo<DiagnosticError> {
 public:
   static char ID;
-  DiagnosticError(SourceLoc loc, std::string message)
-      : loc_(loc), message_(std::move(message)) {}
+  DiagnosticError(SourceLoc loc, std::string message, Severity severity = Severity::Error, std::string file = "")
+      : loc_(loc), message_(std::move(message)), severity_(severity), file_(std::move(file)) {}
 
   const SourceLoc &loc() const { return loc_; }
   const std::string &text() const { return message_; }
+  Severity severity() const { return severity_; }
 
   void log(llvm::raw_ostream &os) const override;
   std::error_code convertToErrorCode() const override { return llvm::inconvertibleErrorCode(); }
@@ -29,10 +30,14 @@ public:
 private:
   SourceLoc loc_;
   std::string message_;
+  Severity severity_;  // a note that goes with errors (a frontend's "too many errors") is one too
+  std::string file_;   // the file an error without a location is about: `file: error: message`
 };
 
 llvm::Error diagnosticError(SourceLoc loc, const llvm::Twine &message);
 llvm::Error diagnosticError(const llvm::Twine &message);
+// An error about a whole file (one that cannot be read), rendered as `file: error: message`.
+llvm::Error fileError(llvm::StringRef file, const llvm::Twine &message);
 
 // The message of an error without location or "error:" prefix (for wrapping it in another).
 std::string errorMessage(llvm::Error error);

@@ -62,9 +62,10 @@ public:
   // configuration; a RecipeError when one is unusable.
   static llvm::Expected<Preparer> create(const Recipe &recipe, passes::Instrumentation instrumentation = {});
 
-  // Applies the recipe to `parsed`; remarks (warnings) and the error go to `errors`. `trace`,
-  // when not null, receives the applied schedule in TVM's trace text ("" without one).
-  bool prepare(frontend::ParsedModule &parsed, std::ostream &errors, std::string *trace = nullptr);
+  // Applies the recipe to `parsed`; the passes' warnings and the auto-scheduler's remarks go to
+  // `remarks` as they come. `trace`, when not null, receives the applied schedule in TVM's trace
+  // text ("" without one; on a failed schedule, its steps).
+  llvm::Error prepare(frontend::ParsedModule &parsed, std::ostream &remarks, std::string *trace = nullptr);
 
   const passes::PassContext &context() const { return context_; }
   const passes::PassTimings &timings() const { return manager_.timings(); }
@@ -72,8 +73,8 @@ public:
 private:
   // Appends to `schedule` (made if absent) the automatic schedules of the functions it does not
   // schedule, and reports the rules' remarks.
-  bool addAutoSchedule(const ir::IRModule &module, const passes::schedule::TensorIntrinTable &intrinsics,
-                       std::optional<ir::Trace> &schedule, std::ostream &errors);
+  llvm::Error addAutoSchedule(const ir::IRModule &module, const passes::schedule::TensorIntrinTable &intrinsics,
+                              std::optional<ir::Trace> &schedule, std::ostream &remarks);
 
   Preparer(Recipe recipe, passes::PassManager manager) : recipe_(std::move(recipe)), manager_(std::move(manager)) {}
 
