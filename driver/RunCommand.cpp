@@ -83,15 +83,17 @@ llvm::Expected<std::unique_ptr<PrimFuncEngine>> compileEntry(const ir::IRModule 
   return compiler(selected->second, selected->first);
 }
 
-// The compiler of `--engine` for a run of `options`.
-PrimFuncCompiler engineCompiler(const RunOptions &options, const ExternRegistry &registry) {
+// The compiler of `--engine` for a run of `options`; the JIT prints its pipeline's steps to
+// `dumps` under --print-after-all.
+PrimFuncCompiler engineCompiler(const RunOptions &options, const ExternRegistry &registry, llvm::raw_ostream &dumps) {
   if (options.engine == "interp") return interpreterCompiler(registry);
-  return jit::jitCompiler(options.limits.maxSteps || options.limits.timeoutSeconds > 0 || options.progress);
+  return jit::jitCompiler(options.limits.maxSteps || options.limits.timeoutSeconds > 0 || options.progress,
+                          options.printAfterAll ? &dumps : nullptr);
 }
 
 // A Relax entry runs as a graph (GraphRunCommand.h); the prim_func-only flags do not apply to it.
 int runGraph(const frontend::ParsedModule &parsed, const RunOptions &options, std::ostream &out,
-             std::ostream &errors) {
+             std::ostream &errors, llvm::raw_ostream &dumps) {
   const char *unsupported = !options.referenceFile.empty() ? "--reference"
                             : !options.traceVtaPath.empty()  ? "--trace-vta"
                             : !options.timelinePath.empty()  ? "--timeline"
@@ -116,9 +118,10 @@ int runGraph(const frontend::ParsedModule &parsed, const RunOptions &options, st
   graphOptions.timing = options.timing;
   if (options.engine == "jit") {
     // Each prim_func in its own ORC session: two compile at once (the machine we measure on
-    // has two cores).
-    graphOptions.compiler = jit::jitCompiler();
-    graphOptions.compileThreads = std::min(2u, std::max(1u, std::thread::hardware_concurrency()));
+    // has two cores), one when their pipelines are printed, so that dumps do not interleave.
+    graphOptions.compiler = jit::jitCompiler(false, options.printAfterAll ? &dumps : nullptr);
+    graphOptions.compileThreads =
+        options.printAfterAll ? 1u : std::min(2u, std::max(1u, std::thread::hardware_concurrency()));
   }
   return runGraphCommand(parsed.module, graphOptions, out, errors);
 }
@@ -235,8 +238,13 @@ int runCommand(const RunOptions &options, std::ostream &out, std::ostream &error
   Clock::time_point parseStart = Clock::now();
   std::optional<frontend::ParsedModule> parsed = frontend::loadModule(options.file, errors);
   if (!parsed) return 1;
-  if (int status = prepareModule("vtac run", options.recipe, *parsed, errors)) return status;
-  if (isGraphEntry(parsed->module, options.entry)) return runGraph(*parsed, options, out, errors);
+  llvm::raw_os_ostream dumps(errors);
+  dumps.SetUnbuffered();
+  passes::Instrumentation instrumentation;
+  instrumentation.printAfterAll = options.printAfterAll;
+  instrumentation.dumpStream = &dumps;
+  if (int status = prepareModule("vtac run", options.recipe, *parsed, errors, std::move(instrumentation))) return status;
+  if (isGraphEntry(parsed->module, options.entry)) return runGraph(*parsed, options, out, errors, dumps);
   if (!options.paramsFile.empty())
     return fail(diagnosticError("--params applies to a Relax entry; '" + options.file + "' runs a prim_func"));
   std::vector<SharedLibrary> libraries;
@@ -257,7 +265,7 @@ int runCommand(const RunOptions &options, std::ostream &out, std::ostream &error
     else
       llvm::consumeError(selected.takeError());  // compileEntry reports it
   }
-  auto compiled = compileEntry(parsed->module, options.entry, options.file, engineCompiler(options, registry),
+  auto compiled = compileEntry(parsed->module, options.entry, options.file, engineCompiler(options, registry, dumps),
                                registry, libraries);
   if (!compiled) return fail(compiled.takeError());
   std::unique_ptr<PrimFuncEngine> engine = std::move(*compiled);

@@ -1,6 +1,7 @@
 // Code-generation time per layer (results in bench/RESULTS.md): for each program, N times in
-// one process, the phases of `vtac compile`: parse + verify, host lowering, C emission, and the
-// LLVM emitter to an x86-64 object at -O0 and -O2 (module built, optimised, assembled). Prints
+// one process, the phases of `vtac compile`: parse + verify, host lowering (the host-lower
+// pipeline, then lowerForHost), C emission, and the LLVM emitter to an x86-64 object at -O0 and
+// -O2 (module built, optimised, assembled). Prints
 // the median CPU time of the thread per phase, so that other jobs on the machine count little.
 //
 //   codegen_bench [repetitions]   (run from the source directory: it reads samples/ and bench/)
@@ -15,6 +16,7 @@
 #include "vtac/codegen/CEmitter.h"
 #include "vtac/codegen/LLVMEmitter.h"
 #include "vtac/frontend/ModuleFile.h"
+#include "vtac/passes/PassManager.h"
 
 namespace {
 
@@ -56,10 +58,15 @@ int main(int argc, char **argv) {
     auto parse = [&] { check(vtac::frontend::loadModule(path, errors).has_value(), "parse"); };
     auto parsed = vtac::frontend::loadModule(path, errors);
     check(parsed.has_value(), "parse");
-    auto *func = parsed->module.lookup("main")->as<vtac::ir::PrimFunc>();
+    vtac::ir::PrimFuncRef func(parsed->module.lookup("main")->as<vtac::ir::PrimFunc>());
     std::vector<vtac::codegen::HostFunction> functions;
     auto lower = [&] {
-      auto lowered = vtac::codegen::lowerForHost(*func, "main", "layer");
+      auto hostLower = vtac::passes::parsePipeline("host-lower", vtac::passes::PassRegistry::builtin());
+      check(bool(hostLower), "host-lower pipeline");
+      vtac::passes::PassContext context;
+      auto flat = vtac::passes::PassManager(std::move(*hostLower)).run(func, "main", context);
+      check(bool(flat), "host-lower");
+      auto lowered = vtac::codegen::lowerForHost(**flat, "main", "layer");
       check(bool(lowered), "host lowering");
       functions = {std::move(*lowered)};
     };

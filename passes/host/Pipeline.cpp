@@ -8,7 +8,9 @@ namespace vtac::passes {
 void buildHostLower(PipelineBuilder &pipeline) {
   pipeline.add("hoist-reduction-init")    // `if k == 0: init` out of the reduction loops
       .add("vectorize-outer-loops")       // independent loops around a reduction -> vector lanes
-      .add("uop-kernel-closures");        // micro-kernels capture what TVM's runtime takes
+      .add("uop-kernel-closures")         // micro-kernels capture what TVM's runtime takes
+      .add("lower-vta-intrinsics")        // tir.vta.* -> VTA runtime calls on the thread's command handle
+      .add("combine-context-call");       // that handle asked for once, at entry (last: the emitters read it there)
 }
 
 }  // namespace vtac::passes

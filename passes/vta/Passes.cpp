@@ -3,6 +3,7 @@
 #include "vtac/passes/Vta.h"
 
 #include "vta/AnnotateAluCoprocScope.h"
+#include "vta/CombineContextCall.h"
 #include "vta/CoprocSync.h"
 #include "vta/CpuAccessRewrite.h"
 #include "vta/FoldUopLoop.h"
@@ -58,8 +59,12 @@ void registerVtaPasses(PassRegistry &registry) {
                 "CPU loads/stores through VTABufferCPUPtr (CPUAccessRewrite)", cpuAccessRewrite,
                 nullptr, PassInput::LoweredTir});
   registry.add({"lower-vta-intrinsics",
-                "tir.vta.* intrinsics -> VTA runtime calls (host LowerIntrin)", lowerVtaIntrinsics,
-                nullptr, PassInput::LoweredTir});
+                "tir.vta.* intrinsics -> VTA runtime calls (host LowerIntrin; run by every backend)",
+                lowerVtaIntrinsics, nullptr});
+  registry.add({"combine-context-call",
+                "one VTATLSCommandHandle() per VTA function, bound at entry and used by every "
+                "runtime call (CombineContextCall; run by every backend)",
+                combineContextCall, nullptr});
   registry.add({"uop-kernel-closures",
                 "micro-kernels capture what TVM's runtime takes: outer lets recomputed inside, loop "
                 "variables packed into one int key (vtac; run by every backend)",

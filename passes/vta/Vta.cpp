@@ -118,4 +118,11 @@ bool usesVta(const ir::Stmt &body) {
   return found;
 }
 
+ir::VarRef boundCommandHandle(const ir::Stmt &body) {
+  auto *let = body.as<ir::LetStmt>();
+  auto *call = let ? let->value.as<ir::Call>() : nullptr;
+  auto *callee = call && call->op == "tir.call_extern" && !call->args.empty() ? call->args[0].as<ir::StringImm>() : nullptr;
+  return callee && callee->value == "VTATLSCommandHandle" ? let->var : ir::VarRef();
+}
+
 }  // namespace vtac::passes

@@ -15,33 +15,13 @@ namespace {
 
 using ir::DataType;
 
-ir::Expr externCall(DataType dtype, const char *name, std::vector<ir::Expr> args, ir::SourceLoc loc) {
-  args.insert(args.begin(), ir::make<ir::StringImm>(name));
-  return ir::make<ir::Call>(dtype, "tir.call_extern", std::move(args), loc);
-}
-
-// The VTA intrinsics and micro-kernel scopes of a body, rewritten as runtime calls.
-class VtaCallLowering : public ir::StmtExprMutator {
+// Each micro-kernel scope of a body, outlined as a MicroKernel of the function; a block left in
+// the body is an error.
+class MicroKernelOutlining : public ir::StmtExprMutator {
 public:
-  VtaCallLowering(HostFunction &function) : cmd_(function.commandHandle), function_(function) {}
+  explicit MicroKernelOutlining(HostFunction &function) : function_(function) {}
 
   llvm::Error takeError() { return std::move(error_); }
-
-  ir::Expr visitCall(const ir::Call &op) override {
-    ir::Expr visited = StmtExprMutator::visitCall(op);
-    const auto &c = *visited.as<ir::Call>();
-    if (c.op == "tir.vta.command_handle") return cmd_;
-    if (c.op == "tir.tvm_thread_context" && c.args.size() == 1) return c.args[0];
-    if (c.op == "tir.vta.coproc_dep_push" || c.op == "tir.vta.coproc_dep_pop") {
-      std::vector<ir::Expr> args{cmd_};
-      args.insert(args.end(), c.args.begin(), c.args.end());
-      return runtimeCall(c, c.op == "tir.vta.coproc_dep_push" ? "VTADepPush" : "VTADepPop", std::move(args));
-    }
-    if (c.op == "tir.vta.coproc_sync")
-      return runtimeCall(c, "VTASynchronize", {cmd_, ir::intImm(int64_t(1) << 31, DataType::uintTy(32))});
-    if (c.op == "tir.vta.uop_push") return runtimeCall(c, "VTAUopPush", c.args);
-    return visited;
-  }
 
   ir::Stmt visitAttrStmt(const ir::AttrStmt &op) override {
     if (op.key != "coproc_uop_scope") return StmtExprMutator::visitAttrStmt(op);
@@ -84,18 +64,10 @@ public:
   }
 
 private:
-  // The call of runtime function `name` that `intrinsic` becomes, recorded as written.
-  ir::Expr runtimeCall(const ir::Call &intrinsic, const char *name, std::vector<ir::Expr> args) {
-    ir::Expr lowered = externCall(DataType::int32(), name, std::move(args), intrinsic.loc());
-    function_.loweredIntrinsics[lowered.get()] = {lowered, intrinsic.op};
-    return lowered;
-  }
-
   void fail(ir::SourceLoc loc, const std::string &message) {
     if (!error_) error_ = ir::diagnosticError(loc, message);
   }
 
-  ir::VarRef cmd_;
   HostFunction &function_;
   bool insideKernel_ = false;
   llvm::Error error_ = llvm::Error::success();
@@ -110,17 +82,19 @@ llvm::Expected<HostFunction> lowerForHost(const ir::PrimFunc &func, const std::s
   function.symbol = symbol;
   function.loc = func.loc();
   bool vta = passes::usesVta(func.body);
-  if (vta) function.commandHandle = ir::makeVar("cmd", DataType::handle());
+  if (vta) {
+    function.commandHandle = passes::boundCommandHandle(func.body);
+    if (!function.commandHandle)
+      return ir::diagnosticError(func.loc(), "function '" + name + "' drives VTA but binds no command handle at entry: "
+                                             "run host-lower (combine-context-call) before code generation");
+  }
 
-  VtaCallLowering lowering(function);
-  ir::Stmt body = lowering.visitStmt(func.body);
-  if (llvm::Error error = lowering.takeError()) return error;
+  MicroKernelOutlining kernels(function);
+  ir::Stmt body = kernels.visitStmt(func.body);
+  if (llvm::Error error = kernels.takeError()) return error;
   auto outlined = outlineParallelLoops(body, function.tasks);
   if (!outlined) return outlined.takeError();
   body = *outlined;
-  if (vta)
-    body = ir::make<ir::LetStmt>(function.commandHandle,
-                                 externCall(DataType::handle(), "VTATLSCommandHandle", {}, func.loc()), body);
 
   bool noAlias = !vta && passes::promisesNoAlias(func);
   for (const ir::VarRef &param : func.params) {
@@ -145,6 +119,11 @@ llvm::Expected<HostFunction> lowerForHost(const ir::PrimFunc &func, const std::s
   body = *bound;
   function.body = body;
   return function;
+}
+
+std::string writtenName(const std::string &callee) {
+  const char *intrinsic = passes::vtaIntrinsicLoweredTo(callee);
+  return intrinsic ? intrinsic : callee;
 }
 
 }  // namespace vtac::codegen

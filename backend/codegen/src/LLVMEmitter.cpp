@@ -384,7 +384,7 @@ private:
   // checks, through a CallFailed site that locates it; else with kStatusRuntimeError.
   void failedCall(const ir::Node &at, llvm::StringRef callee, llvm::Value *failed) {
     if (!checkSites_) return returnIf(failed, b_.getInt32(kStatusRuntimeError));
-    CheckSite site{CheckKind::CallFailed, at.loc(), function_.writtenName(at, callee.str())};
+    CheckSite site{CheckKind::CallFailed, at.loc(), writtenName(callee.str())};
     failWhen(failed, std::move(site), b_.getInt64(0), b_.getInt64(0));
   }
 

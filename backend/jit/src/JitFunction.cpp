@@ -186,7 +186,8 @@ llvm::Error checkExternsResolve(const llvm::Module &module, const ir::PrimFunc &
 }  // namespace
 
 llvm::Expected<std::unique_ptr<JitFunction>> JitFunction::compile(ir::PrimFuncRef func, const std::string &name,
-                                                                   int optLevel, bool runtimeChecks, bool countSteps) {
+                                                                   int optLevel, bool runtimeChecks, bool countSteps,
+                                                                   llvm::raw_ostream *dumps) {
   std::unique_ptr<JitFunction> result(new JitFunction());
   auto signature = backend::FunctionSignature::of(func, name);
   if (!signature) return signature.takeError();
@@ -200,6 +201,10 @@ llvm::Expected<std::unique_ptr<JitFunction>> JitFunction::compile(ir::PrimFuncRe
   passes::PassContext passContext;
   passes::Instrumentation instrumentation;
   instrumentation.namePassInErrors = false;
+  if (dumps) {
+    instrumentation.printAfterAll = true;
+    instrumentation.dumpStream = dumps;
+  }
   auto flat = passes::PassManager(std::move(*pipeline), instrumentation).run(func, name, passContext);
   if (!flat) return flat.takeError();
   auto host = codegen::lowerForHost(**flat, name, name);
@@ -346,11 +351,11 @@ llvm::Error JitFunction::run(llvm::MutableArrayRef<backend::Tensor> arguments, c
   return llvm::Error::success();
 }
 
-backend::PrimFuncCompiler jitCompiler(bool countSteps) {
-  return [countSteps](ir::PrimFuncRef function,
+backend::PrimFuncCompiler jitCompiler(bool countSteps, llvm::raw_ostream *dumps) {
+  return [countSteps, dumps](ir::PrimFuncRef function,
                       llvm::StringRef name) -> llvm::Expected<std::unique_ptr<backend::PrimFuncEngine>> {
     int level = passes::usesVta(function->body) ? 0 : 2;
-    auto compiled = JitFunction::compile(function, name.str(), level, true, countSteps);
+    auto compiled = JitFunction::compile(function, name.str(), level, true, countSteps, dumps);
     if (!compiled) return compiled.takeError();
     return std::unique_ptr<backend::PrimFuncEngine>(std::move(*compiled));
   };

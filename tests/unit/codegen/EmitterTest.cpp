@@ -3,6 +3,7 @@
 // shape and the kinds of output.
 #include <catch2/catch.hpp>
 
+#include "HostLowered.h"
 #include "vtac/codegen/CEmitter.h"
 #include "vtac/codegen/LLVMEmitter.h"
 #include "vtac/frontend/Frontend.h"
@@ -16,7 +17,8 @@ std::vector<HostFunction> lower(const char *text, const char *symbol) {
   frontend::DiagnosticEngine diagnostics;
   auto parsed = frontend::parseModule(file, diagnostics);
   REQUIRE(parsed.has_value());
-  auto lowered = lowerForHost(*parsed->module.functions()[0].function->as<ir::PrimFunc>(), "main", symbol);
+  ir::PrimFuncRef func(parsed->module.functions()[0].function->as<ir::PrimFunc>());
+  auto lowered = lowerForHost(*hostLowered(func), "main", symbol);
   REQUIRE(bool(lowered));
   return {std::move(*lowered)};
 }

@@ -1,10 +1,11 @@
-// lowerForHost's contract with the emitters: one command handle per function, intrinsics as
-// runtime calls, micro-kernels with their closures in order of first use, entry checks before
-// the body, symbolic sizes bound from the first tensor that has them.
+// lowerForHost's contract with the emitters, on host-lower's output: one command handle per
+// function, intrinsics as runtime calls, micro-kernels with their closures in order of first
+// use, entry checks before the body, symbolic sizes bound from the first tensor that has them.
 #include <catch2/catch.hpp>
 
 #include <map>
 
+#include "HostLowered.h"
 #include "vtac/codegen/HostLowering.h"
 #include "vtac/frontend/Frontend.h"
 #include "vtac/ir/Diagnostic.h"
@@ -51,7 +52,8 @@ def main(A: T.Buffer((16,), "int32")):
 )";
 
 TEST_CASE("host lowering: intrinsics become runtime calls on one command handle", "[codegen]") {
-  auto lowered = lowerForHost(*parse(kVtaProgram), "main", "layer");
+  ir::PrimFuncRef func = hostLowered(parse(kVtaProgram));
+  auto lowered = lowerForHost(*func, "main", "layer");
   REQUIRE(bool(lowered));
   std::map<std::string, int> counts = callCounts(lowered->body);
   CHECK(counts["VTATLSCommandHandle"] == 1);
@@ -64,16 +66,13 @@ TEST_CASE("host lowering: intrinsics become runtime calls on one command handle"
   CHECK(counts["tir.vta.coproc_dep_push"] == 0);
   CHECK(counts[hostop::kPushMicroKernel] == 1);
   REQUIRE(lowered->commandHandle);
+  CHECK(lowered->commandHandle.get() == passes::boundCommandHandle(func->body).get());
   CHECK(lowered->params.size() == 1);
   CHECK(lowered->params[0].onVta);
 }
 
-TEST_CASE("host lowering after host-lower: a micro-kernel captures the loop variable it reads, and computes a let of it inside", "[codegen]") {
-  ir::PrimFuncRef func = parse(kVtaProgram);
-  ir::PrimFunc *copy = ir::copyNode(*func);
-  copy->body = passes::closeUopKernels(func->body);  // host-lower's uop-kernel-closures
-  ir::PrimFuncRef closed(copy);
-  auto lowered = lowerForHost(*closed, "main", "layer");
+TEST_CASE("host lowering: a micro-kernel captures the loop variable it reads, and computes a let of it inside", "[codegen]") {
+  auto lowered = lowerForHost(*hostLowered(parse(kVtaProgram)), "main", "layer");
   REQUIRE(bool(lowered));
   REQUIRE(lowered->kernels.size() == 1);
   const MicroKernel &kernel = lowered->kernels[0];
@@ -166,6 +165,17 @@ def main(p: T.handle):
                                   "main", "f");
   REQUIRE_FALSE(bool(handleParam));
   CHECK(ir::renderError(handleParam.takeError()).find("parameter 'p' is neither a buffer nor a scalar") != std::string::npos);
+
+  auto notHostLowered = lowerForHost(*parse(kVtaProgram), "main", "layer");
+  REQUIRE_FALSE(bool(notHostLowered));
+  CHECK(ir::renderError(notHostLowered.takeError()).find("run host-lower (combine-context-call) before code generation") !=
+        std::string::npos);
+}
+
+TEST_CASE("host lowering: a failed runtime call is named as the program wrote it", "[codegen]") {
+  CHECK(writtenName("VTASynchronize") == "tir.vta.coproc_sync");
+  CHECK(writtenName("VTADepPop") == "tir.vta.coproc_dep_pop");
+  CHECK(writtenName("VTALoadBuffer2D") == "VTALoadBuffer2D");
 }
 
 }  // namespace

@@ -71,6 +71,9 @@ struct RunOptions {
   std::string engine = "jit";  // "jit" or "interp"
   bool timing = false;  // phase times (parse, host interpretation, simulation) to `errors`
   bool progress = false;  // --progress: the progress line even when stderr is no terminal
+  // Each function after every pass of --passes and, with the JIT, of its pipeline (tir-lower
+  // when blocks remain, host-lower), to `errors`, as vtac compile --print-after-all shows them.
+  bool printAfterAll = false;
   // Relax entries only (see GraphRunCommand.h): parameters bound from an .npz,
   // libraries registering runtime functions.
   std::string paramsFile;

@@ -28,6 +28,14 @@ std::string gemmTensorIntrinsics(const ::vta::Config &config);
 // attribute): the function's buffer parameters are then VTABufferAlloc buffers.
 bool usesVta(const ir::Stmt &body);
 
+// The intrinsic that lower-vta-intrinsics turns into a call of `runtimeFunction` (coproc_sync
+// for "VTASynchronize"), or null: a failing call is named as the program wrote it.
+const char *vtaIntrinsicLoweredTo(llvm::StringRef runtimeFunction);
+
+// The variable `body` binds `T.call_extern("handle", "VTATLSCommandHandle")` to in its first
+// statement, as combine-context-call leaves a VTA function: its command handle. Null otherwise.
+ir::VarRef boundCommandHandle(const ir::Stmt &body);
+
 // The micro-kernels of `body` rewritten to capture what TVM's runtime takes: no closure or one
 // int below 99 (uop-kernel-closures, passes/vta/UopKernelClosures.cpp). The interpreter and the
 // code generators run it on every function they execute.

@@ -1,18 +1,16 @@
 // Lowering of a prim_func for the host: what every code emitter (C, LLVM) consumes.
 //
 // `lowerForHost` takes what the `host-lower` pipeline gives (passes/host/Pipeline.cpp: flat
-// loops, VTA runtime calls, `coproc_*` intrinsics, closed `coproc_uop_scope` micro-kernels; no
-// blocks) and produces a HostFunction:
+// loops, the VTA intrinsics already runtime calls on one command handle bound at entry by
+// combine-context-call, closed `coproc_uop_scope` micro-kernels; no blocks) and produces a
+// HostFunction:
 //  - the entry ABI: each buffer parameter becomes a `DLTensor *`; the body starts with checks
 //    of every tensor (not null, ndim, dtype, shape, compact strides; byte_offset 0 for VTA
 //    buffers, whose data is a VTABufferAlloc handle) as AssertStmts, binds symbolic shape
 //    variables from the tensors' shapes and binds each buffer's data variable to the tensor's
 //    data (see the `hostop` names below);
-//  - TVM's CombineContextCall: one `VTATLSCommandHandle()` per function, bound to
-//    `commandHandle` at entry, used by every runtime call that takes the command handle;
-//  - the VTA intrinsics as runtime calls: coproc_dep_push/pop -> VTADepPush/VTADepPop(cmd, ..),
-//    coproc_sync -> VTASynchronize(cmd, 1 << 31), uop_push -> VTAUopPush(..), each recorded in
-//    loweredIntrinsics;
+//  - `commandHandle`: the variable combine-context-call bound `VTATLSCommandHandle()` to, which
+//    the emitters use beyond the body (dropping queued commands on failure);
 //  - TVM's CreateStaticInit: each `coproc_uop_scope` body becomes a MicroKernel (its body and
 //    the closure of free scalar variables it reads, in order of first use, as the interpreter
 //    packs them) and its place in the body a `hostop::kPushMicroKernel(index)` call, which an
@@ -22,12 +20,12 @@
 //    thread pool of runtime/parallel (`vtac_parallel_for`), in its place a
 //    `hostop::kParallelFor(index, extent)` call.
 // Errors (a block left in the program, a nested micro-kernel, a handle captured by a kernel,
-// a parameter that is neither a buffer nor a scalar) are located DiagnosticErrors.
+// a parameter that is neither a buffer nor a scalar, a VTA function host-lower has not run on)
+// are located DiagnosticErrors.
 #pragma once
 
 #include <algorithm>
 #include <string>
-#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -120,21 +118,17 @@ struct HostFunction {
   // function, whose data are runtime handles that the device reads behind the code's back.
   std::vector<ir::VarRef> distinctData;
   ir::SourceLoc loc;
-  // The intrinsic each runtime call the lowering made stands for, as the program wrote it
-  // (`tir.vta.coproc_sync` for its VTASynchronize): errors name what the user wrote. The
-  // calls are held, so that their addresses stay theirs.
-  std::unordered_map<const ir::Node *, std::pair<ir::Expr, std::string>> loweredIntrinsics;
 
   bool isDistinctData(const ir::Var &var) const {
     return std::any_of(distinctData.begin(), distinctData.end(), [&](const ir::VarRef &data) { return data.get() == &var; });
   }
-
-  // The name an error gives the call `at` to `callee`: the intrinsic it was lowered from, if any.
-  std::string writtenName(const ir::Node &at, const std::string &callee) const {
-    auto found = loweredIntrinsics.find(&at);
-    return found == loweredIntrinsics.end() ? callee : found->second.second;
-  }
 };
+
+// The name an error gives a failed call of runtime function `callee`: the VTA intrinsic the
+// program wrote, which lower-vta-intrinsics turned into that call (`tir.vta.coproc_sync` for
+// VTASynchronize), as the interpreter, which runs the intrinsic itself, names it (a call the
+// program wrote as VTASynchronize is named so too: host-lower's output no longer tells them apart).
+std::string writtenName(const std::string &callee);
 
 llvm::Expected<HostFunction> lowerForHost(const ir::PrimFunc &func, const std::string &name,
                                           const std::string &symbol);

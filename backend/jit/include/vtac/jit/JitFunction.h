@@ -22,6 +22,7 @@
 #include <llvm/ADT/ArrayRef.h>
 #include <llvm/ExecutionEngine/Orc/LLJIT.h>
 #include <llvm/Support/Error.h>
+#include <llvm/Support/raw_ostream.h>
 
 #include "vtac/backend/PrimFuncEngine.h"
 #include "vtac/backend/Tensor.h"
@@ -33,10 +34,13 @@ namespace vtac::jit {
 class JitFunction : public backend::PrimFuncEngine {
 public:
   // `runtimeChecks` false leaves the checks out (bench/codegen/jit_checks_bench measures them);
-  // `countSteps` compiles the loop-iteration count that run limits need (RuntimeChecks.h).
+  // `countSteps` compiles the loop-iteration count that run limits need (RuntimeChecks.h);
+  // `dumps`, when set, gets the function after every pass of the pipeline run before code
+  // generation (`vtac run --print-after-all`).
   static llvm::Expected<std::unique_ptr<JitFunction>> compile(ir::PrimFuncRef func, const std::string &name,
                                                                int optLevel = 2, bool runtimeChecks = true,
-                                                               bool countSteps = false);
+                                                               bool countSteps = false,
+                                                               llvm::raw_ostream *dumps = nullptr);
 
   const backend::FunctionSignature &signature() const override { return *signature_; }
 
@@ -67,7 +71,7 @@ private:
 // (bench/RESULTS.md). A prim_func that drives VTA is compiled at -O0: its host code only issues
 // runtime calls, and -O2 made its compile 5x dearer for a faster run of a few ms (seed 001's
 // conv2d: 0.12 s vs 0.025 s to compile, 7 vs 9.5 ms to run; bench/RESULTS.md); CPU code stays
-// at -O2.
-backend::PrimFuncCompiler jitCompiler(bool countSteps = false);
+// at -O2. `dumps` as in JitFunction::compile.
+backend::PrimFuncCompiler jitCompiler(bool countSteps = false, llvm::raw_ostream *dumps = nullptr);
 
 }  // namespace vtac::jit
