@@ -1,10 +1,9 @@
 // TVM's operator semantics (type matching, constant folding) and the linear simplifier.
 #include "vtac/ir/Arith.h"
 
-#include <limits>
-
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 #include <llvm/ADT/APFloat.h>
 
@@ -17,6 +16,25 @@ namespace vtac::ir {
 std::optional<int64_t> asConstInt(const Expr &e) {
   if (const auto *imm = e.as<IntImm>()) return imm->value;
   return std::nullopt;
+}
+
+std::optional<ScaledVar> asScaledVar(const Expr &e) {
+  const Expr *term = &e;
+  int64_t offset = 0;
+  while (const auto *sum = term->as<BinaryExpr>()) {
+    std::optional<int64_t> c = asConstInt(sum->b);
+    bool adds = sum->kind() == NodeKind::Add, subtracts = sum->kind() == NodeKind::Sub;
+    if (!c || !(adds || subtracts) || *c == std::numeric_limits<int64_t>::min() ||
+        __builtin_add_overflow(offset, adds ? *c : -*c, &offset))
+      break;
+    term = &sum->a;
+  }
+  if (const auto *var = term->as<Var>()) return ScaledVar{var, 1, offset};
+  const auto *mul = term->as<BinaryExpr>();
+  std::optional<int64_t> scale = mul && mul->kind() == NodeKind::Mul ? asConstInt(mul->b) : std::nullopt;
+  const auto *var = mul ? mul->a.as<Var>() : nullptr;
+  if (!var || !scale || *scale <= 0) return std::nullopt;
+  return ScaledVar{var, *scale, offset};
 }
 
 bool isConstInt(const Expr &e, int64_t value) {

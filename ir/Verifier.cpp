@@ -21,6 +21,9 @@ public:
       defineBufferVars(*entry.second, func);
       checkExtents(entry.second->shape, *entry.second, "buffer '" + entry.second->name + "'");
     }
+    // A size only a compound dimension names (`n` of `(n * 32,)`) is still one of the
+    // function's sizes: the caller gives it (TVM's buffer_map defines it the same way).
+    for (const auto &entry : func.bufferMap) defineCompoundLayoutVars(*entry.second);
     visitStmt(func.body);
     return std::move(diagnostics_);
   }
@@ -336,6 +339,17 @@ private:
 
   void defineBufferVars(const Buffer &b, const Node &at) {
     for (const Var *v : newBufferVars(b)) define(*v, at);
+  }
+
+  void defineCompoundLayoutVars(const Buffer &b) {
+    auto defineFree = [&](const Expr &e) {
+      if (e) preOrderVisit(e, [&](const Node &n) {
+        if (const auto *v = n.as<Var>()) inScope_.insert(v);
+      });
+    };
+    for (const Expr &e : b.shape) defineFree(e);
+    for (const Expr &e : b.strides) defineFree(e);
+    defineFree(b.elemOffset);
   }
 
   // A constant negative extent can never describe memory (symbolic ones are checked when run).

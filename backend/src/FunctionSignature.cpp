@@ -1,9 +1,12 @@
 #include "vtac/backend/FunctionSignature.h"
 
 #include <functional>
+#include <limits>
 #include <optional>
 
 #include "vtac/backend/Diagnostic.h"
+#include "vtac/ir/Arith.h"
+#include "vtac/ir/Visitor.h"
 
 namespace vtac::backend {
 
@@ -50,14 +53,18 @@ std::optional<int64_t> evalSize(const ir::Expr &expr, const SizeBindings &sizes)
   }
 }
 
-// The variables of a buffer's layout that a caller's array determines.
+// The variables of a buffer's layout: a caller's array determines those standing alone as a
+// dimension, stride or offset; one only a compound dimension names (`n` of `n * 32`) is given
+// with --size.
 void forEachLayoutVar(const ir::Buffer &buffer, const std::function<void(const ir::Var *)> &fn) {
-  for (const ir::Expr &dim : buffer.shape)
-    if (auto *var = dim.as<ir::Var>()) fn(var);
-  for (const ir::Expr &stride : buffer.strides)
-    if (auto *var = stride.as<ir::Var>()) fn(var);
-  if (buffer.elemOffset)
-    if (auto *var = buffer.elemOffset.as<ir::Var>()) fn(var);
+  auto visit = [&](const ir::Expr &e) {
+    if (e) ir::preOrderVisit(e, [&](const ir::Node &n) {
+      if (auto *var = n.as<ir::Var>()) fn(var);
+    });
+  };
+  for (const ir::Expr &dim : buffer.shape) visit(dim);
+  for (const ir::Expr &stride : buffer.strides) visit(stride);
+  visit(buffer.elemOffset);
 }
 
 }  // namespace
@@ -159,6 +166,23 @@ llvm::Expected<SizeBindings> FunctionSignature::bindSizes(llvm::ArrayRef<const T
     if (buffer.elemOffset)
       if (llvm::Error error = bindOrCheck(buffer.elemOffset, 0, "the element offset"))
         return error;
+  }
+  // A compound dimension `n * scale + offset` whose variable no input gave alone determines it.
+  for (size_t i = 0; i < params_.size() && i < arguments.size(); ++i) {
+    if (!arguments[i] || !params_[i].isBuffer) continue;
+    const ir::Buffer &buffer = *params_[i].buffer;
+    for (size_t d = 0; d < buffer.shape.size(); ++d) {
+      std::optional<ir::ScaledVar> dim = ir::asScaledVar(buffer.shape[d]);
+      if (!dim || sizes.count(dim->var)) continue;
+      __int128 scaled = __int128(arguments[i]->shape()[d]) - dim->offset;
+      __int128 value = scaled / dim->scale;
+      if (scaled % dim->scale != 0 || value < std::numeric_limits<int64_t>::min() ||
+          value > std::numeric_limits<int64_t>::max() || !ir::fitsIntType(int64_t(value), dim->var->dtype))
+        return diagnosticError("parameter '" + params_[i].name + "' has shape " + describeShape(buffer) +
+                               ", the input has shape " + formatShape(arguments[i]->shape()) +
+                               ", which gives no integer '" + dim->var->name + "'");
+      sizes[dim->var] = int64_t(value);
+    }
   }
   // Compound dimensions, now that every variable an input determines is known.
   for (size_t i = 0; i < params_.size() && i < arguments.size(); ++i) {

@@ -2,6 +2,7 @@
 #include "vtac/ir/arith/Analyzer.h"
 
 #include <algorithm>
+#include <cmath>
 
 #include "AnalyzerState.h"
 #include "Simplifier.h"
@@ -15,6 +16,21 @@ int64_t floorDivInt(int64_t a, int64_t b) {
   return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q;
 }
 int64_t floorModInt(int64_t a, int64_t b) { return a - floorDivInt(a, b) * b; }
+
+std::optional<int64_t> ceilLog2(double x, DataType type) {
+  if (!(x > 0) || !std::isfinite(x) || !type.isFloat() || type.bits() < 32) return std::nullopt;
+  int exponent;
+  double mantissa = std::frexp(x, &exponent);  // x = mantissa * 2^exponent, mantissa in [0.5, 1)
+  if (mantissa == 0.5) return exponent - 1;
+  // log2(x) lies strictly between exponent - 1 and exponent. An integer x <= 2^32 is more than
+  // 2^-33 away from both (log2(1 + t) >= t), where float64's ulp is at most 2^-48.
+  if (type.bits() == 64 && x == std::floor(x) && x <= 4294967296.0) return exponent;
+  double log = std::log2(x);
+  double distance = std::min(log - (exponent - 1), exponent - log);
+  double tolerance = (type.bits() == 64 ? 1e-9 : 1e-3) * std::max(1.0, std::fabs(double(exponent)));
+  if (distance > tolerance) return exponent;
+  return std::nullopt;
+}
 int64_t gcdInt(int64_t a, int64_t b) {
   a = a < 0 ? -a : a;
   b = b < 0 ? -b : b;
@@ -163,6 +179,17 @@ static std::optional<std::pair<VarRef, IntBound>> boundFromConjunct(const Expr &
   return std::nullopt;
 }
 
+// `floormod(x, c) == 0` for a negative c (TVM's canonical form writes floormod(-i, 2) so, as
+// floormod(i, -2)) says x is a multiple of -c: the same fact with the positive divisor.
+static Expr positiveDivisorFact(const Expr &e) {
+  const auto *eq = e.as<BinaryExpr>();
+  const auto *mod = eq && eq->kind() == NodeKind::EQ && isConstInt(eq->b, 0) ? eq->a.as<BinaryExpr>() : nullptr;
+  if (!mod || (mod->kind() != NodeKind::FloorMod && mod->kind() != NodeKind::Mod)) return nullptr;
+  auto c = asConstInt(mod->b);
+  if (!c || *c >= 0 || *c == IntBound::kNegInf) return nullptr;
+  return makeBinary(NodeKind::EQ, makeBinary(mod->kind(), mod->a, intImm(-*c, mod->b->dtype)), eq->b);
+}
+
 Analyzer::ConstraintScope::ConstraintScope(Analyzer &analyzer, const Expr &condition) : analyzer_(analyzer) {
   State &state = *analyzer.state_;
   savedDepth_ = state.scopeMarks.size();
@@ -182,6 +209,7 @@ Analyzer::ConstraintScope::ConstraintScope(Analyzer &analyzer, const Expr &condi
       state.varBounds[var] = {std::max(current.min, bound.min), std::min(current.max, bound.max)};
     }
     state.knownTrue.push_back(simplified);
+    if (Expr divisible = positiveDivisorFact(simplified)) state.knownTrue.push_back(analyzer.rewriteSimplify(divisible));
   }
 }
 
@@ -213,17 +241,17 @@ void boundShapeVariables(Analyzer &analyzer, const PrimFunc &func) {
       symbolic = &dim;
     }
     if (!symbolic) continue;
-    const Var *var = symbolic->as<Var>();
-    int64_t scale = 1;
-    if (const auto *mul = symbolic->as<BinaryExpr>(); mul && mul->kind() == NodeKind::Mul) {
-      std::optional<int64_t> c = asConstInt(mul->b);
-      var = mul->a.as<Var>();
-      scale = c && *c > 0 ? *c : 0;
-    }
-    if (!var || scale == 0 || !var->dtype.isInt() || var->dtype.bits() < 32) continue;
-    int64_t most = IntBound::kPosInf / constantBytes / scale;
-    if (var->dtype.bits() == 32) most = std::min<int64_t>(most, std::numeric_limits<int32_t>::max() / scale);
-    analyzer.updateBound(VarRef(var), {0, most});
+    std::optional<ScaledVar> dim = asScaledVar(*symbolic);
+    if (!dim || !dim->var->dtype.isInt() || dim->var->dtype.bits() < 32) continue;
+    const Var *var = dim->var;
+    int64_t scale = dim->scale, offset = dim->offset;
+    // 0 <= var * scale + offset <= the largest dimension
+    int64_t largest = IntBound::kPosInf / constantBytes;
+    if (var->dtype.bits() == 32) largest = std::min<int64_t>(largest, std::numeric_limits<int32_t>::max());
+    __int128 least = -__int128(floorDivInt(offset, scale));
+    __int128 most = (__int128(largest) - offset) / scale;  // largest - offset >= 0 where it matters
+    if (most < least || least < IntBound::kNegInf || most > IntBound::kPosInf) continue;
+    analyzer.updateBound(VarRef(var), {int64_t(least), int64_t(most)});
   }
 }
 

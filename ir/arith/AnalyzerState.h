@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <unordered_map>
 #include <vector>
 
@@ -34,6 +35,12 @@ inline bool isIndexType(DataType t) { return t.isInt() && t.isScalar() && (t.bit
 // Whether a + - * (kind) on operands in ranges a and b can leave the integer type t: the ends are
 // taken as numbers, an infinite end as the int64 extreme it stands for.
 bool mayLeaveType(NodeKind kind, IntBound a, IntBound b, DataType t);
+
+// ceil(log2(x)) of a constant x as every engine computes it in the float type `type` (their
+// log2 is within a few ulps of the exact value): the exact value where that rounding cannot
+// reach an integer, else none. Exact for powers of two, float64 integers x <= 2^32 and values
+// whose log2 is not within a tolerance of an integer.
+std::optional<int64_t> ceilLog2(double x, DataType type);
 
 int64_t floorDivInt(int64_t a, int64_t b);
 int64_t floorModInt(int64_t a, int64_t b);

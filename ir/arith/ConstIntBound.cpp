@@ -92,7 +92,9 @@ public:
     return typeBound(op.dtype);
   }
   IntBound visitCast(const Cast &op) override {
-    IntBound value = op.value->dtype.isFloat() ? typeBound(op.dtype) : visitExpr(op.value);
+    IntBound value = typeBound(op.dtype);
+    if (!op.value->dtype.isFloat()) value = visitExpr(op.value);
+    else if (auto ceilLog2 = ceilLog2Bound(op.value)) value = *ceilLog2;
     IntBound target = typeBound(op.dtype);
     return value.min >= target.min && value.max <= target.max ? value : target;
   }
@@ -148,6 +150,20 @@ public:
   IntBound visitExprDefault(const ExprNode &op) override { return typeBound(op.dtype); }
 
 private:
+  // ceil(log2(cast(x, "float64"))) (topi's ceil_log2) of an integer x in [1, 2^32]: each x gives
+  // its exact ceil(log2(x)) (ceilLog2), which grows with x.
+  std::optional<IntBound> ceilLog2Bound(const Expr &value) {
+    const DataType f64 = DataType::floatTy(64);
+    const auto *ceil = value.as<Call>();
+    const auto *log = ceil && ceil->op == "tir.ceil" && ceil->args.size() == 1 ? ceil->args[0].as<Call>() : nullptr;
+    const auto *cast = log && log->op == "tir.log2" && log->args.size() == 1 ? log->args[0].as<Cast>() : nullptr;
+    if (!cast || ceil->dtype != f64 || log->dtype != f64 || cast->dtype != f64 || !cast->value->dtype.isIntOrUInt())
+      return std::nullopt;
+    IntBound x = visitExpr(cast->value);
+    if (x.min < 1 || x.max > (int64_t(1) << 32)) return std::nullopt;
+    return IntBound{*arith::ceilLog2(double(x.min), f64), *arith::ceilLog2(double(x.max), f64)};
+  }
+
   static IntBound division(IntBound a, IntBound b, bool floor) {
     if (b.min <= 0 && b.max >= 0) return {IntBound::kNegInf, IntBound::kPosInf};
     if (isInf(b.min) || isInf(b.max)) {

@@ -411,6 +411,10 @@ Expr Simplifier::rewriteEQ(const Expr &e) {
     }
     if (const auto *add = asOp(a, NodeKind::Add))
       if (auto c1 = asConstInt(add->b)) return node(eq, add->a, lit(*cb - *c1, a));  // x + c1 == c2
+    // x * c == 0 -> x == 0 for an odd c: multiplying by it is a bijection modulo 2^bits, so
+    // this holds where the product wraps too (TVM's floormod(-i, 2) == 0 is floormod(i, -2) * -1).
+    if (const auto *mul = asOp(a, NodeKind::Mul); mul && *cb == 0)
+      if (auto c = asConstInt(mul->b); c && (*c & 1)) return recurse(node(eq, mul->a, lit(0, a)));
     // x * y == 0 (recurse), only where the product cannot wrap: -2^31 * 2 is 0 in int32.
     if (const auto *mul = asOp(a, NodeKind::Mul); mul && *cb == 0 && fits(NodeKind::Mul, mul->a, mul->b))
       return recurse(node(NodeKind::Or, node(eq, mul->a, lit(0, a)), node(eq, mul->b, lit(0, a))));

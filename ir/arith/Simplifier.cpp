@@ -4,6 +4,8 @@
 // stop the run), variables bound to values are replaced by them.
 #include "Simplifier.h"
 
+#include <cmath>
+
 #include "vtac/ir/Arith.h"
 #include "vtac/ir/SideEffect.h"
 #include "vtac/ir/StructuralEqual.h"
@@ -147,6 +149,16 @@ Expr Simplifier::visitCall(const Call &op) {
                                             : (*x >> *s);
       return castExpr(op.dtype, intImm(v, DataType::int64()));
     }
+  }
+  if (op.op == "tir.ceil" && args.size() == 1 && op.dtype.isFloat() && op.dtype.isScalar()) {
+    // ceil of a constant (exact), and ceil(log2(constant)) (topi's ceil_log2) where every
+    // engine's rounding of log2 gives the same integer (TVM folds both).
+    if (const auto *f = args[0].as<FloatImm>(); f && std::isfinite(f->value))
+      return make<FloatImm>(op.dtype, std::ceil(f->value), op.loc());
+    const auto *log = args[0].as<Call>();
+    const auto *x = log && log->op == "tir.log2" && log->args.size() == 1 ? log->args[0].as<FloatImm>() : nullptr;
+    if (x && log->dtype == op.dtype)
+      if (auto c = ceilLog2(x->value, op.dtype)) return make<FloatImm>(op.dtype, double(*c), op.loc());
   }
   if (sameExprs(args, op.args)) return Expr(&op);
   return make<Call>(op.dtype, op.op, std::move(args), op.loc());

@@ -159,10 +159,22 @@ public:
     return isNoOp(loop->body) ? keepSideEffects({loop->min, loop->extent}, op.loc()) : visited;
   }
 
+  // Memory nothing reads after a write need not be written, and memory nothing uses need not
+  // be allocated (TVM's tests of RemoveNoOp expect both; its pass does neither).
   ir::Stmt visitAllocate(const ir::Allocate &op) override {
     ir::Stmt visited = ir::StmtExprMutator::visitAllocate(op);
     const auto *alloc = visited.as<ir::Allocate>();
-    return isNoOp(alloc->body) ? keepSideEffects(alloc->extents, op.loc()) : visited;
+    const ir::Var *data = alloc->bufferVar.get();
+    ir::Stmt body = withoutFinalWrites(alloc->body, *alloc);
+    if (isNoOp(body)) return keepSideEffects(alloc->extents, op.loc());
+    if (!usesData(body, data)) {
+      ir::Stmt kept = keepSideEffects(alloc->extents, op.loc());
+      return isNoOp(kept) ? body : ir::seq({kept, body}, op.loc());
+    }
+    if (body == alloc->body) return visited;
+    ir::Allocate *copy = ir::copyNode(*alloc);
+    copy->body = body;
+    return ir::Stmt(copy);
   }
 
   ir::Stmt visitDeclBuffer(const ir::DeclBuffer &op) override {
@@ -291,6 +303,79 @@ private:
       if (const auto *load = n.as<ir::BufferLoad>()) found |= load->buffer.get() == buffer;
       if (const auto *store = n.as<ir::BufferStore>()) found |= store->buffer.get() == buffer;
       if (const auto *decl = n.as<ir::DeclBuffer>()) found |= decl->buffer.get() == buffer;
+    });
+    return found;
+  }
+
+  // `body` without the statements at its end that only write `alloc`'s memory (its scope ends
+  // there, so nothing reads what they write) and cannot stop the run.
+  ir::Stmt withoutFinalWrites(const ir::Stmt &body, const ir::Allocate &alloc) {
+    if (const auto *decl = body.as<ir::DeclBuffer>()) {
+      ir::Stmt inner = withoutFinalWrites(decl->body, alloc);
+      if (inner == decl->body) return body;
+      if (isNoOp(inner) || !usesBuffer(inner, decl->buffer.get())) return inner;
+      return ir::Stmt(new ir::DeclBuffer(decl->buffer, inner, decl->loc()));
+    }
+    if (const auto *seq = body.as<ir::SeqStmt>()) {
+      std::vector<ir::Stmt> kept = seq->stmts;
+      while (!kept.empty() && onlyWrites(kept.back(), alloc)) kept.pop_back();
+      if (kept.size() == seq->stmts.size()) return body;
+      if (kept.empty()) return nothing(body->loc());
+      return kept.size() == 1 ? kept[0] : ir::seq(std::move(kept), body->loc());
+    }
+    return onlyWrites(body, alloc) ? nothing(body->loc()) : body;
+  }
+
+  // Loops and `if`s around stores into `alloc`'s memory (through a view of its shape), at
+  // indices within it, of values that cannot stop the run.
+  bool onlyWrites(const ir::Stmt &stmt, const ir::Allocate &alloc) {
+    if (const auto *seq = stmt.as<ir::SeqStmt>())
+      return std::all_of(seq->stmts.begin(), seq->stmts.end(), [&](const ir::Stmt &s) { return onlyWrites(s, alloc); });
+    if (const auto *loop = stmt.as<ir::For>())
+      return cannotStop(loop->min) && cannotStop(loop->extent) && onlyWrites(loop->body, alloc);
+    if (const auto *branch = stmt.as<ir::IfThenElse>())
+      return cannotStop(branch->condition) && onlyWrites(branch->thenCase, alloc) &&
+             (!branch->elseCase || onlyWrites(branch->elseCase, alloc));
+    const auto *store = stmt.as<ir::BufferStore>();
+    if (!store || store->buffer->data != alloc.bufferVar || !cannotStop(store->value)) return false;
+    const ir::Buffer &buffer = *store->buffer;
+    if (buffer.dtype != alloc.dtype || buffer.elemOffset || !buffer.strides.empty() ||
+        store->indices.size() != buffer.rank() || !equalAll(buffer.shape, alloc.extents))
+      return false;
+    for (size_t d = 0; d < store->indices.size(); ++d) {
+      const ir::Expr &i = store->indices[d];
+      if (!i->dtype.isScalar() || !cannotStop(i) ||
+          !analyzer_.canProve(ir::makeBinary(ir::NodeKind::GE, i, ir::intImm(0, i->dtype))) ||
+          !analyzer_.canProve(ir::makeBinary(ir::NodeKind::LT, i, buffer.shape[d])))
+        return false;
+    }
+    return true;
+  }
+
+  // Whether evaluating `e` cannot stop the run (nor touch memory): no loads, calls, integer
+  // divisions, or float-to-integer casts, the engines' run-time checks.
+  static bool cannotStop(const ir::Expr &e) {
+    bool stops = false;
+    ir::preOrderVisit(e, [&](const ir::Node &n) {
+      const auto *bin = n.as<ir::BinaryExpr>();
+      const auto *cast = n.as<ir::Cast>();
+      bool divides = bin && (bin->kind() == ir::NodeKind::Div || bin->kind() == ir::NodeKind::Mod ||
+                             bin->kind() == ir::NodeKind::FloorDiv || bin->kind() == ir::NodeKind::FloorMod);
+      stops |= n.isa<ir::BufferLoad>() || n.isa<ir::Call>() || (divides && !bin->dtype.isFloat()) ||
+               (cast && cast->value->dtype.isFloat() && !cast->dtype.isFloat());
+    });
+    return !stops;
+  }
+
+  // Whether anything in `s` refers to the memory behind `data`.
+  static bool usesData(const ir::Stmt &s, const ir::Var *data) {
+    bool found = false;
+    ir::preOrderVisit(s, [&](const ir::Node &n) {
+      const auto *load = n.as<ir::BufferLoad>();
+      const auto *store = n.as<ir::BufferStore>();
+      const auto *decl = n.as<ir::DeclBuffer>();
+      found |= &n == data || (load && load->buffer->data.get() == data) || (store && store->buffer->data.get() == data) ||
+               (decl && decl->buffer->data.get() == data);
     });
     return found;
   }

@@ -172,6 +172,10 @@ public:
       : bufferDefinitionVars_(std::move(bufferDefinitionVars)), config_(config),
         tracksKnowns_(sequential && (config.propagateKnownsToProveConditional || config.propagateKnownsToSimplifyExpressions)) {}
 
+  // The parameter buffers' size variables, by the buffers fitting in memory (as TVM's Simplify
+  // marks the buffer_map's dimensions non-negative).
+  void boundShapeVariables(const ir::PrimFunc &func) { ir::arith::boundShapeVariables(analyzer_, func); }
+
   // With the propagate-knowns options, what may write memory where the buffer facts do not
   // follow it forgets them all.
   ir::Stmt visitStmt(const ir::Stmt &s) override {
@@ -340,7 +344,9 @@ llvm::Expected<ir::PrimFuncRef> simplify(const ir::PrimFuncRef &func, PassContex
   if (!config) return config.takeError();
   BufferDefinitionVars collector;
   collector.visitStmt(func->body);
-  return withBody(func, StmtSimplifier(std::move(collector.vars), *config, knownsApply(func->body)).visitStmt(func->body));
+  StmtSimplifier simplifier(std::move(collector.vars), *config, knownsApply(func->body));
+  simplifier.boundShapeVariables(*func);
+  return withBody(func, simplifier.visitStmt(func->body));
 }
 
 }  // namespace vtac::passes

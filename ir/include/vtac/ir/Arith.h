@@ -54,6 +54,15 @@ void matchBinaryTypes(Expr &a, Expr &b);
 
 // Integer literal value, if e is an IntImm (bools included).
 std::optional<int64_t> asConstInt(const Expr &e);
+
+// A buffer dimension `var * scale + offset` with a constant scale > 0, written `n`, `n * 32` or
+// either plus or minus constants (`n * 32 + 1 - 2`).
+struct ScaledVar {
+  const Var *var;
+  int64_t scale;
+  int64_t offset;
+};
+std::optional<ScaledVar> asScaledVar(const Expr &e);
 bool isConstInt(const Expr &e, int64_t value);
 inline bool isZero(const Expr &e) { return isConstInt(e, 0); }
 inline bool isOne(const Expr &e) { return isConstInt(e, 1); }

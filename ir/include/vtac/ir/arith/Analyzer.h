@@ -107,9 +107,11 @@ private:
 };
 
 // Bounds the size variables of `func`'s parameter buffers by the buffer fitting in memory: in a
-// buffer whose other dimensions are constants (not 0), a dimension `n` or `n * c` makes
-// 0 <= n * c * (other dimensions) * element bytes <= INT64_MAX. TVM assumes such index
-// arithmetic never wraps; this lets the simplifier prove it (`(n * 32 + 31) // 32` is n).
+// buffer whose other dimensions are constants (not 0), a dimension `n`, `n * c` or either plus
+// or minus constants (`n * 32 - 1`) makes 0 <= dimension * (other dimensions) * element bytes
+// <= INT64_MAX (TVM's MarkGlobalNonNegValue, which Simplify applies to the buffer_map too). TVM
+// assumes such index arithmetic never wraps; this lets the simplifier prove it
+// (`(n * 32 + 31) // 32` is n).
 void boundShapeVariables(Analyzer &analyzer, const PrimFunc &func);
 
 }  // namespace vtac::ir::arith
