@@ -78,6 +78,7 @@ bool collectIntrinsics(frontend::ParsedModule &parsed, passes::schedule::TensorI
   if (used.empty()) return true;
   ir::IRModule program;
   program.loc = parsed.module.loc;
+  program.attrs = parsed.module.attrs;
   for (const ir::IRModule::Entry &entry : parsed.module.functions())
     if (!used.count(entry.name->name)) program.add(entry.name->name, entry.function);
   parsed.module = std::move(program);
