@@ -93,11 +93,25 @@ int runDiff(const std::string &left, const std::string &right, std::ostream &out
   auto b = frontend::loadModule(right, errors);
   if (!a || !b) return support::kExitUsageError;
   bool equal = true;
+  std::string leftAttrs = ir::printAttrMap(a->module.attrs), rightAttrs = ir::printAttrMap(b->module.attrs);
+  if (leftAttrs != rightAttrs) {
+    out << "module attributes differ: " << leftAttrs << " vs " << rightAttrs << "\n";
+    equal = false;
+  }
   for (const auto &entry : a->module.functions()) {
     const std::string &name = entry.name->name;
     ir::FunctionRef other = b->module.lookup(name);
     if (!other) {
       out << left << ": function '" << name << "' is not in " << right << "\n";
+      equal = false;
+      continue;
+    }
+    if (entry.function->isPrivate != other->isPrivate) {
+      // TVM compares global_symbol, which a private function lacks.
+      out << "function '" << name << "' differs: private on the " << (entry.function->isPrivate ? "left" : "right")
+          << " side only\n";
+      out << ir::formatDiagnostic(entry.function->loc(), ir::Severity::Note, "left side");
+      out << ir::formatDiagnostic(other->loc(), ir::Severity::Note, "right side");
       equal = false;
       continue;
     }

@@ -3,9 +3,9 @@
 // statement of a body), the same naming (x, x_1, ... unique among the names in scope) and the
 // same placement of declarations for variables and buffers nothing defines (at the innermost
 // scope enclosing all their uses). Deliberate differences, so that everything printed parses
-// back with vtac's frontend: attributes are printed as they are (global_symbol included, never
-// `private=True`), an AttrStmt is `T.attr(...)` unless it launches a thread over [0, n) (then
-// T.launch_thread, in TVM's three forms), new stride
+// back with vtac's frontend: attributes are printed as they are (global_symbol included; a
+// private function is `@T.prim_func(private=True)`), an AttrStmt is `T.attr(...)` unless it
+// launches a thread over [0, n) (then T.launch_thread, in TVM's three forms), new stride
 // variables are declared on their own line (`s = T.int32()`), ramps print as `T.Ramp(...)`,
 // loop bounds are printed before the loop's own variables are named, and comparisons nested in
 // comparisons are parenthesized.
@@ -1308,7 +1308,7 @@ DocLines ScriptPrinter::printFunction(const PrimFunc &func, llvm::StringRef name
   if (!func.retType.isVoid()) header += " -> T." + func.retType.str();
   header += ":";
   DocLines out;
-  out.push_back(simpleLine("@T.prim_func"));
+  out.push_back(simpleLine(func.isPrivate ? "@T.prim_func(private=True)" : "@T.prim_func"));
   out.push_back(compoundLine(std::move(header), std::move(frame->stmts)));
   return out;
 }
@@ -1362,7 +1362,8 @@ void printModule(const IRModule &module, llvm::raw_ostream &os, const PrintOptio
     os << "\n";
   }
   os << "@I.ir_module\nclass Module:\n";
-  if (order.empty()) os << "    pass\n";
+  if (!module.attrs.empty()) os << "    I.module_attrs(" << printAttrMap(module.attrs) << ")\n";
+  else if (order.empty()) os << "    pass\n";
   relax::RelaxPrintState relaxState;  // numbers bound constants across the module
   for (size_t i = 0; i < order.size(); ++i) {
     if (i) os << "\n";

@@ -181,6 +181,14 @@ StructInfo substitute(const StructInfo &sinfo, const ShapeBindings &bindings) {
   return result;
 }
 
+StructInfo Arg::sinfo() const {
+  if (var) return var->sinfo;
+  if (constant) return StructInfo(constant->sinfo);
+  StructInfo tuple = StructInfo::of(StructInfo::Kind::Tuple, loc);
+  for (const Arg &field : *fields) tuple.fields.push_back(field.sinfo());
+  return tuple;
+}
+
 std::optional<RelaxDiagnostic> firstUnsupported(const RelaxFunction &func, llvm::StringRef what) {
   auto refuse = [&](const Var &var) -> std::optional<RelaxDiagnostic> {
     if (var.sinfo.isTensor()) return std::nullopt;
@@ -201,8 +209,8 @@ std::optional<RelaxDiagnostic> firstUnsupported(const RelaxFunction &func, llvm:
   if (func.resultIsTuple && func.results.empty())
     return RelaxDiagnostic{func.retSinfo.loc.isKnown() ? func.retSinfo.loc : func.loc(),
                            what.str() + " does not support returning an empty tuple yet"};
-  // Each returned value is a parameter or a binding, checked above; the annotation may still
-  // ask for something else (R.Object).
+  // Each returned value is a parameter, a binding (checked above) or a nested tuple (not a
+  // tensor, so refused here); the annotation may still ask for something else (R.Object).
   const StructInfo &ret = func.retSinfo;
   bool tensors = ret.isTensor() ||
                  (ret.kind == StructInfo::Kind::Tuple &&

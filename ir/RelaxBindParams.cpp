@@ -2,6 +2,8 @@
 // substituted everywhere in the function.
 #include "vtac/ir/Relax.h"
 
+#include <functional>
+
 namespace vtac::ir::relax {
 
 namespace {
@@ -58,8 +60,13 @@ bindParams(const RelaxFunction &func,
     renamed.emplace(var.get(), copy);
     return copy;
   };
-  auto mapArg = [&](const Arg &arg) {
+  std::function<Arg(const Arg &)> mapArg = [&](const Arg &arg) {
     Arg result = arg;
+    if (arg.fields) {
+      auto fields = std::make_shared<std::vector<Arg>>();
+      for (const Arg &field : *arg.fields) fields->push_back(mapArg(field));
+      result.fields = std::move(fields);
+    }
     if (!arg.var) return result;
     if (auto c = constants.find(arg.var.get()); c != constants.end()) {
       result.var = nullptr;
@@ -95,9 +102,11 @@ bindParams(const RelaxFunction &func,
   }
   std::vector<Arg> newResults;
   for (const Arg &result : func.results) newResults.push_back(mapArg(result));
-  return make<RelaxFunction>(std::move(newParams), std::move(newSymbolic), std::move(newBlocks),
-                             std::move(newResults), func.resultIsTuple,
-                             substitute(func.retSinfo, shapes), func.attrs, func.loc());
+  auto *bound = new RelaxFunction(std::move(newParams), std::move(newSymbolic), std::move(newBlocks),
+                                  std::move(newResults), func.resultIsTuple, substitute(func.retSinfo, shapes),
+                                  func.attrs, func.loc());
+  bound->isPrivate = func.isPrivate;
+  return RelaxFunctionRef(bound);
 }
 
 }  // namespace vtac::ir::relax

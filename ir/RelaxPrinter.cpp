@@ -115,7 +115,7 @@ public:
     collectVars(func_.retSinfo, signatureVars);
     for (const VarPtr &param : func_.params) collectVars(param->sinfo, signatureVars);
 
-    os_ << pad << "@R.function\n" << pad << "def " << name << '(';
+    os_ << pad << (func_.isPrivate ? "@R.function(private=True)\n" : "@R.function\n") << pad << "def " << name << '(';
     for (size_t i = 0; i < func_.params.size(); ++i) {
       if (i) os_ << ", ";
       os_ << define(func_.params[i]) << ": " << printStructInfo(func_.params[i]->sinfo, signatureVars);
@@ -133,9 +133,13 @@ public:
 
 private:
   std::string returnValue() {
-    if (!func_.resultIsTuple) return use(func_.results.front());
-    if (func_.results.empty()) return "R.tuple()";
-    return "(" + uses(func_.results) + (func_.results.size() == 1 ? ",)" : ")");
+    return func_.resultIsTuple ? tuple(func_.results) : use(func_.results.front());
+  }
+
+  // `(a, b)`, `(a,)`; the empty tuple is `R.tuple()`.
+  std::string tuple(const std::vector<Arg> &fields) {
+    if (fields.empty()) return "R.tuple()";
+    return "(" + uses(fields) + (fields.size() == 1 ? ",)" : ")");
   }
 
   void declareSymbolic(const VarRef &sym, const std::string &pad) {
@@ -162,6 +166,7 @@ private:
   }
 
   std::string use(const Arg &arg) {
+    if (arg.fields) return tuple(*arg.fields);
     if (arg.constant && arg.constant->scalar) return printScalarConstant(*arg.constant);
     if (arg.constant)
       return "metadata[\"relax.expr.Constant\"][" +
@@ -187,8 +192,7 @@ private:
 
   // The right-hand side of a binding that is not a call.
   std::string value(const Binding &binding, const std::string &pad) {
-    if (binding.tuple)
-      return binding.tuple->empty() ? "R.tuple()" : "(" + uses(*binding.tuple) + (binding.tuple->size() == 1 ? ",)" : ")");
+    if (binding.tuple) return tuple(*binding.tuple);
     if (binding.index) return use(binding.alias) + "[" + std::to_string(*binding.index) + "]";
     if (binding.matchCast) {
       declareUsedSymbolic(*binding.matchCast, pad);

@@ -109,7 +109,11 @@ private:
   // `what` names the argument's role in the message: "argument 2", "returned value".
   bool arg(const Arg &a, const Arg &b, const std::string &what) {
     bool same;
-    if (a.var && b.var) {
+    if (a.fields || b.fields) {
+      same = a.fields && b.fields && a.fields->size() == b.fields->size();
+      for (size_t i = 0; same && i < a.fields->size(); ++i)
+        if (!arg((*a.fields)[i], (*b.fields)[i], what + ", field " + std::to_string(i))) return false;
+    } else if (a.var && b.var) {
       auto it = vars_.find(a.var.get());
       same = it != vars_.end() && it->second == b.var.get();
     } else {

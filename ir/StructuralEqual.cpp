@@ -24,6 +24,7 @@ public:
   bool expr(const Expr &a, const Expr &b);
   bool stmt(const Stmt &a, const Stmt &b);
   bool func(const PrimFunc &a, const PrimFunc &b);
+  bool attrs(const AttrMap &a, const AttrMap &b);
   const std::string &difference() const { return difference_; }
   const StructuralDifference &where() const { return where_; }
 
@@ -47,7 +48,6 @@ private:
   bool region(const BufferRegion &a, const BufferRegion &b);
   bool regions(const std::vector<BufferRegion> &a, const std::vector<BufferRegion> &b);
   bool attrValue(const AttrValue &a, const AttrValue &b, llvm::StringRef key);
-  bool attrs(const AttrMap &a, const AttrMap &b);
   bool node(const NodeRef &a, const NodeRef &b);
   bool reducer(const CommReducer &a, const CommReducer &b);
   bool block(const Block &a, const Block &b);
@@ -764,9 +764,10 @@ bool structuralEqual(const PrimFunc &a, const PrimFunc &b) {
 
 bool structuralEqual(const IRModule &a, const IRModule &b) {
   if (a.size() != b.size()) return false;
+  if (!StructuralComparer(/*mapFreeVars=*/true, /*explain=*/false).attrs(a.attrs, b.attrs)) return false;
   for (const auto &entry : a.functions()) {
     FunctionRef other = b.lookup(entry.name->name);
-    if (!other) return false;
+    if (!other || other->isPrivate != entry.function->isPrivate) return false;
     if (const RelaxFunction *ra = asRelaxFunction(entry.function)) {
       const RelaxFunction *rb = asRelaxFunction(other);
       if (!rb || !relax::structuralEqual(*ra, *rb)) return false;

@@ -70,6 +70,7 @@ llvm::Error collectIntrinsics(frontend::ParsedModule &parsed, passes::schedule::
   if (used.empty()) return llvm::Error::success();
   ir::IRModule program;
   program.loc = parsed.module.loc;
+  program.attrs = parsed.module.attrs;
   for (const ir::IRModule::Entry &entry : parsed.module.functions())
     if (!used.count(entry.name->name)) program.add(entry.name->name, entry.function);
   parsed.module = std::move(program);

@@ -32,6 +32,14 @@ DecoratorKind classify(Grammar::DecoratorContext *decorator) {
   return DecoratorKind::Unknown;
 }
 
+// The built function (null after errors), private when the decorator says so.
+template <class F> ir::FunctionRef markedPrivate(ir::Ref<F> func, bool isPrivate) {
+  if (!func || !isPrivate) return func;
+  F *copy = ir::copyNode(*func);
+  copy->isPrivate = true;
+  return ir::Ref<F>(copy);
+}
+
 class ModuleBuilder {
 public:
   ModuleBuilder(const SourceFile &file, DiagnosticEngine &diagnostics)
@@ -45,7 +53,9 @@ private:
   }
   void addDefinition(Grammar::StmtContext *stmt, bool insideClass);
   void beginClass(Grammar::Class_headerContext *header);
-  void addFunction(Grammar::FuncdefContext *def, DecoratorKind kind);
+  void addFunction(Grammar::FuncdefContext *def, DecoratorKind kind, Grammar::DecoratorContext *decorator);
+  std::optional<bool> privateArgument(Grammar::DecoratorContext *decorator);
+  bool moduleStatement(Grammar::Small_stmtContext *small);
   bool claimName(const std::string &name, ir::SourceLoc at);
   void addSchedule(Grammar::FuncdefContext *def);
 
@@ -53,6 +63,7 @@ private:
   DiagnosticEngine &diagnostics_;
   ParsedModule result_;
   std::vector<std::string> names_;
+  bool sawModuleAttrs_ = false;
 };
 
 bool ModuleBuilder::claimName(const std::string &name, ir::SourceLoc at) {
@@ -64,19 +75,73 @@ bool ModuleBuilder::claimName(const std::string &name, ir::SourceLoc at) {
   return true;
 }
 
-void ModuleBuilder::addFunction(Grammar::FuncdefContext *def, DecoratorKind kind) {
+// `private=True` of `@T.prim_func(...)` / `@R.function(...)`; other arguments (`pure=False`,
+// `check_well_formed=False`) do not change what vtac builds.
+std::optional<bool> ModuleBuilder::privateArgument(Grammar::DecoratorContext *decorator) {
+  auto *call = dynamic_cast<Grammar::CallExprContext *>(decorator->expr());
+  if (!call || !call->arglist()) return false;
+  bool isPrivate = false;
+  for (Grammar::ArgumentContext *argument : call->arglist()->argument()) {
+    auto *keyword = dynamic_cast<Grammar::KeywordArgumentContext *>(argument);
+    if (!keyword || keyword->NAME()->getText() != "private") continue;
+    std::string value = keyword->expr()->getText();
+    if (value != "True" && value != "False") {
+      diagnostics_.error(loc(keyword->expr()), "private must be True or False");
+      return std::nullopt;
+    }
+    isPrivate = value == "True";
+  }
+  return isPrivate;
+}
+
+void ModuleBuilder::addFunction(Grammar::FuncdefContext *def, DecoratorKind kind,
+                                Grammar::DecoratorContext *decorator) {
   std::string name = def->NAME()->getText();
   ir::SourceLoc at = locationOf(file_, def->NAME()->getSymbol());
-  if (!claimName(name, at))
+  std::optional<bool> isPrivate = privateArgument(decorator);
+  if (!isPrivate || !claimName(name, at))
     return;
-  if (kind == DecoratorKind::RelaxFunction) {
-    if (ir::RelaxFunctionRef func = RelaxFunctionBuilder(file_, diagnostics_, result_.className).build(def))
-      result_.module.add(name, func);
-    return;
-  }
-  FunctionBuilder builder(file_, diagnostics_);
-  if (ir::PrimFuncRef func = builder.build(def))
+  ir::FunctionRef func;
+  if (kind == DecoratorKind::RelaxFunction)
+    func = markedPrivate(RelaxFunctionBuilder(file_, diagnostics_, result_.className).build(def), *isPrivate);
+  else
+    func = markedPrivate(FunctionBuilder(file_, diagnostics_).build(def), *isPrivate);
+  if (func)
     result_.module.add(name, func);
+}
+
+// A statement of the module class besides its functions: `I.module_attrs({...})`, the
+// module's attributes (literals). True when `small` is one.
+bool ModuleBuilder::moduleStatement(Grammar::Small_stmtContext *small) {
+  auto *exprStmt = small->expr_stmt();
+  if (!exprStmt || exprStmt->annassign() || exprStmt->augassign() || exprStmt->ASSIGN() ||
+      exprStmt->testlist(0)->expr().size() != 1)
+    return false;
+  auto *call = dynamic_cast<Grammar::CallExprContext *>(exprStmt->testlist(0)->expr(0));
+  if (!call) return false;
+  std::string callee = call->expr()->getText();
+  if (callee == "I.module_global_infos") {
+    diagnostics_.error(loc(call), "I.module_global_infos (virtual devices, device meshes) is not supported yet");
+    return true;
+  }
+  if (callee != "I.module_attrs") return false;
+  auto *args = call->arglist();
+  auto *argument = args && args->argument().size() == 1
+                       ? dynamic_cast<Grammar::PositionalArgumentContext *>(args->argument(0))
+                       : nullptr;
+  auto *atom = argument ? dynamic_cast<Grammar::AtomExprContext *>(argument->expr()) : nullptr;
+  if (!atom || !dynamic_cast<Grammar::DictAtomContext *>(atom->atom())) {
+    diagnostics_.error(loc(call), "I.module_attrs takes one dictionary");
+    return true;
+  }
+  if (sawModuleAttrs_) {
+    diagnostics_.error(loc(call), "the module's attributes are given twice");
+    return true;
+  }
+  sawModuleAttrs_ = true;
+  if (std::optional<ir::AttrValue> attrs = readAttrLiteral(file_, diagnostics_, argument->expr()))
+    result_.module.attrs = attrs->asMap();
+  return true;
 }
 
 void ModuleBuilder::addDefinition(Grammar::StmtContext *stmt, bool insideClass) {
@@ -89,6 +154,8 @@ void ModuleBuilder::addDefinition(Grammar::StmtContext *stmt, bool insideClass) 
     auto *simple = stmt->simple_stmt();
     for (auto *small : simple->small_stmt()) {
       if (!insideClass && readIntrinsicRegistration(file_, diagnostics_, small, result_.intrinsics))
+        continue;
+      if (insideClass && moduleStatement(small))
         continue;
       auto *exprStmt = small->expr_stmt();
       bool harmless = small->PASS() || small->import_stmt() ||
@@ -107,7 +174,9 @@ void ModuleBuilder::addDefinition(Grammar::StmtContext *stmt, bool insideClass) 
     return;
   }
   DecoratorKind kind = DecoratorKind::Unknown;
+  Grammar::DecoratorContext *last = nullptr;
   for (auto *decorator : decorated->decorator()) {
+    last = decorator;
     kind = classify(decorator);
     if (kind == DecoratorKind::Unknown) {
       diagnostics_.error(loc(decorator->expr()),
@@ -120,7 +189,7 @@ void ModuleBuilder::addDefinition(Grammar::StmtContext *stmt, bool insideClass) 
       diagnostics_.error(loc(def), "@I.ir_module decorates a class, not a def");
       return;
     }
-    addFunction(def, kind);
+    addFunction(def, kind, last);
     return;
   }
   // A class written on one line (`class M: pass`): its header was not split off.

@@ -109,6 +109,17 @@ Arguments argumentsOf(Grammar::CallExprContext *call) {
   return args;
 }
 
+// The operator token of Python arithmetic or a comparison (`x * y`, `-x`, `x < y`), which TVM
+// reads as a high-level Relax operator (R.multiply, R.negative, R.less); null otherwise.
+antlr4::Token *operatorToken(Grammar::ExprContext *expr) {
+  if (auto *mul = dynamic_cast<Grammar::MulExprContext *>(expr)) return mul->op;
+  if (auto *add = dynamic_cast<Grammar::AddExprContext *>(expr)) return add->op;
+  if (auto *unary = dynamic_cast<Grammar::UnaryExprContext *>(expr)) return unary->op;
+  if (auto *power = dynamic_cast<Grammar::PowerExprContext *>(expr)) return power->POWER()->getSymbol();
+  if (auto *compare = dynamic_cast<Grammar::CompareExprContext *>(expr)) return compare->comp_op()->getStart();
+  return nullptr;
+}
+
 bool isSymbolicVarConstructor(Grammar::ExprContext *expr) {
   auto *call = dynamic_cast<Grammar::CallExprContext *>(expr);
   if (!call) return false;
@@ -484,8 +495,40 @@ std::optional<relax::Arg> RelaxFunctionBuilder::argument(Grammar::ExprContext *e
     if (!arg.constant) return std::nullopt;
     return arg;
   }
+  if (antlr4::Token *op = operatorToken(expr)) {
+    error(locationOf(file_, op), "operator '" + op->getText() +
+                                     "' on Relax values (a high-level operator) is not supported yet");
+    return std::nullopt;
+  }
   error(arg.loc, "expected a variable, R.const(...) or a metadata constant");
   return std::nullopt;
+}
+
+// A field of a tuple or a returned value: an argument, or a tuple itself (`(a, (b, c))`,
+// `R.tuple()`).
+std::optional<relax::Arg> RelaxFunctionBuilder::tupleField(Grammar::ExprContext *expr) {
+  expr = stripParens(expr);
+  std::optional<std::vector<Grammar::ExprContext *>> items = tupleItems(expr);
+  auto *callExpr = dynamic_cast<Grammar::CallExprContext *>(expr);
+  if (callExpr && dottedName(callExpr->expr()) == std::optional<std::string>("R.tuple")) {
+    Arguments args = argumentsOf(callExpr);
+    if (!args.keywords.empty()) {
+      error(loc(args.keywords[0].second), "R.tuple takes its fields as positional arguments");
+      return std::nullopt;
+    }
+    items = args.positional;
+  }
+  if (!items) return argument(expr);
+  relax::Arg arg;
+  arg.loc = loc(expr);
+  auto fields = std::make_shared<std::vector<relax::Arg>>();
+  for (Grammar::ExprContext *item : *items) {
+    std::optional<relax::Arg> field = tupleField(item);
+    if (!field) return std::nullopt;
+    fields->push_back(*field);
+  }
+  arg.fields = std::move(fields);
+  return arg;
 }
 
 // `R.const(2)`, `R.const(0.5, "float16")`, `R.const(True, dtype="bool")`: a scalar. Without a
@@ -656,25 +699,11 @@ std::optional<relax::StructInfo> RelaxFunctionBuilder::bindingValue(Grammar::Exp
                                                                      relax::Binding &binding) {
   auto *callExpr = dynamic_cast<Grammar::CallExprContext *>(value);
   std::optional<std::string> op = callExpr ? dottedName(callExpr->expr()) : std::nullopt;
-  std::optional<std::vector<Grammar::ExprContext *>> items = tupleItems(value);
-  if (op == std::optional<std::string>("R.tuple")) {
-    Arguments args = argumentsOf(callExpr);
-    if (!args.keywords.empty()) {
-      error(loc(args.keywords[0].second), "R.tuple takes its fields as positional arguments");
-      return std::nullopt;
-    }
-    items = args.positional;
-  }
-  if (items) {
-    relax::StructInfo sinfo = relax::StructInfo::of(relax::StructInfo::Kind::Tuple, loc(value));
-    binding.tuple.emplace();
-    for (Grammar::ExprContext *item : *items) {
-      std::optional<relax::Arg> field = argument(item);
-      if (!field) return std::nullopt;
-      sinfo.fields.push_back(field->sinfo());
-      binding.tuple->push_back(*field);
-    }
-    return sinfo;
+  if (tupleItems(value) || op == std::optional<std::string>("R.tuple")) {
+    std::optional<relax::Arg> tuple = tupleField(value);
+    if (!tuple) return std::nullopt;
+    binding.tuple = *tuple->fields;
+    return tuple->sinfo();
   }
   if (auto *subscript = dynamic_cast<Grammar::SubscriptExprContext *>(value);
       subscript && nameOf(subscript->expr())) {
@@ -836,7 +865,11 @@ void RelaxFunctionBuilder::functionAttributes(Grammar::CallExprContext *call) {
   for (const auto &[key, value] : attrs->asMap()) attrs_.set(key, value);
 }
 
-std::optional<ir::AttrValue> RelaxFunctionBuilder::attrLiteral(Grammar::ExprContext *expr) {
+std::optional<ir::AttrValue> readAttrLiteral(const SourceFile &file, DiagnosticEngine &diagnostics,
+                                             Grammar::ExprContext *expr) {
+  auto attrLiteral = [&](Grammar::ExprContext *inner) { return readAttrLiteral(file, diagnostics, inner); };
+  auto error = [&](ir::SourceLoc at, std::string message) { diagnostics.error(at, std::move(message)); };
+  auto loc = [&](const antlr4::ParserRuleContext *context) { return locationOf(file, context); };
   Grammar::AtomContext *atom = atomOf(expr);
   if (auto *string = dynamic_cast<Grammar::StringAtomContext *>(atom)) {
     std::string text;
@@ -883,6 +916,10 @@ std::optional<ir::AttrValue> RelaxFunctionBuilder::attrLiteral(Grammar::ExprCont
   return std::nullopt;
 }
 
+std::optional<ir::AttrValue> RelaxFunctionBuilder::attrLiteral(Grammar::ExprContext *expr) {
+  return readAttrLiteral(file_, diagnostics_, expr);
+}
+
 void RelaxFunctionBuilder::returnStatement(Grammar::TestlistContext *values, ir::SourceLoc at) {
   if (inDataflow_) {
     error(at, "return inside a dataflow block");
@@ -912,7 +949,7 @@ void RelaxFunctionBuilder::returnStatement(Grammar::TestlistContext *values, ir:
     return;
   }
   for (Grammar::ExprContext *item : items)
-    if (std::optional<relax::Arg> arg = argument(item)) results_.push_back(*arg);
+    if (std::optional<relax::Arg> arg = resultIsTuple_ ? tupleField(item) : argument(item)) results_.push_back(*arg);
   returned_ = true;
 }
 

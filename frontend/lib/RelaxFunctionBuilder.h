@@ -75,6 +75,7 @@ private:
   // Values.
   std::optional<ir::relax::Call> call(Grammar::CallExprContext *call);
   std::optional<ir::relax::Arg> argument(Grammar::ExprContext *expr);
+  std::optional<ir::relax::Arg> tupleField(Grammar::ExprContext *expr);
   std::shared_ptr<const ir::relax::Constant> inlineConstant(Grammar::CallExprContext *call);
   std::optional<ir::relax::StructInfo> bindingValue(Grammar::ExprContext *value, ir::relax::Binding &binding);
   ir::relax::VarPtr lookupVar(const std::string &name, ir::SourceLoc at);
@@ -102,6 +103,11 @@ private:
   bool resultIsTuple_ = false;
   bool quotedNamesDefine_ = false;  // inside a quoted signature dimension: names are new sizes
 };
+
+/// A literal attribute value (string, number, True/False/None, list, tuple or dictionary with
+/// string keys), as `R.func_attr` and `I.module_attrs` take; nullopt after a located error.
+std::optional<ir::AttrValue> readAttrLiteral(const SourceFile &file, DiagnosticEngine &diagnostics,
+                                             grammar::TVMScriptParser::ExprContext *expr);
 
 /// Checks every call of every Relax function in `module` against its callee (see above).
 void checkRelaxCalls(const ir::IRModule &module, DiagnosticEngine &diagnostics);

@@ -19,6 +19,9 @@ namespace vtac::ir {
 class Function : public Node {
 public:
   AttrMap attrs;  // T.func_attr({...})
+  // `@T.prim_func(private=True)`, `@R.function(private=True)`: TVM gives the function no
+  // global_symbol, so it is not visible outside the module.
+  bool isPrivate = false;
   static bool classof(NodeKind k) { return kindInRange(k, kFirstFunctionKind, kLastFunctionKind); }
 
 protected:
@@ -75,6 +78,7 @@ public:
   bool empty() const { return entries_.empty(); }
 
   SourceLoc loc;  // of the class / decorator, when parsed
+  AttrMap attrs;  // I.module_attrs({...})
 
 private:
   std::vector<Entry> entries_;

@@ -103,13 +103,16 @@ struct Constant {
 };
 using ConstantPtr = std::shared_ptr<const Constant>;
 
-// An argument of a call or the value of an alias binding: a variable or a constant.
+// An argument of a call or the value of an alias binding: a variable or a constant; as a
+// field of a tuple or returned value also a tuple itself, `(a, (b, c))` (`fields` set, TVM
+// prints nested tuples inline).
 struct Arg {
   VarPtr var;
   ConstantPtr constant;
+  std::shared_ptr<const std::vector<Arg>> fields;
   SourceLoc loc;  // of the use
 
-  StructInfo sinfo() const { return var ? var->sinfo : StructInfo(constant->sinfo); }
+  StructInfo sinfo() const;
 };
 
 enum class CallKind { CallTIR, CallDPSPacked };
