@@ -8,13 +8,17 @@
 
 #include "vtac/driver/VerifyDiagnostics.h"
 #include "vtac/frontend/ModuleFile.h"
+#include "vtac/ir/Diagnostic.h"
 
 namespace vtac::driver {
 
 bool runCheck(const std::vector<std::string> &inputs, std::ostream &errors) {
   bool ok = true;
   for (const std::string &input : inputs)
-    ok &= frontend::loadModule(input, errors).has_value();
+    if (llvm::Expected<frontend::ParsedModule> parsed = frontend::loadModule(input); !parsed) {
+      errors << ir::renderError(parsed.takeError());
+      ok = false;
+    }
   return ok;
 }
 

@@ -144,8 +144,11 @@ private:
   }
 
   bool compile(Job &job, std::ostream &errors) {
-    std::optional<frontend::ParsedModule> parsed = frontend::loadModule(job.input, errors);
-    if (!parsed) return false;
+    llvm::Expected<frontend::ParsedModule> parsed = frontend::loadModule(job.input);
+    if (!parsed) {
+      errors << ir::renderError(parsed.takeError());
+      return false;
+    }
     for (const auto &entry : parsed->module.functions()) job.functions.push_back(entry.name->name);
     if (!prepareInput(*parsed, errors)) return false;
     std::vector<codegen::HostFunction> functions;

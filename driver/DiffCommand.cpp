@@ -6,6 +6,7 @@
 #include <CLI/CLI.hpp>
 
 #include "vtac/frontend/ModuleFile.h"
+#include "vtac/ir/Diagnostic.h"
 #include "vtac/ir/Printer.h"
 #include "vtac/ir/Relax.h"
 #include "vtac/ir/StructuralEqual.h"
@@ -89,9 +90,13 @@ void describeGraphSide(std::ostream &out, const char *name, const ir::RelaxFunct
 
 int runDiff(const std::string &left, const std::string &right, std::ostream &out,
             std::ostream &errors) {
-  auto a = frontend::loadModule(left, errors);
-  auto b = frontend::loadModule(right, errors);
-  if (!a || !b) return support::kExitUsageError;
+  llvm::Expected<frontend::ParsedModule> a = frontend::loadModule(left);
+  llvm::Expected<frontend::ParsedModule> b = frontend::loadModule(right);
+  if (!a || !b) {
+    if (!a) errors << ir::renderError(a.takeError());
+    if (!b) errors << ir::renderError(b.takeError());
+    return support::kExitUsageError;
+  }
   bool equal = true;
   std::string leftAttrs = ir::printAttrMap(a->module.attrs), rightAttrs = ir::printAttrMap(b->module.attrs);
   if (leftAttrs != rightAttrs) {

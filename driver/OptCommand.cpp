@@ -103,8 +103,9 @@ int runOpt(const OptOptions &options, std::ostream &out, std::ostream &errors) {
   bool ok = true;
   std::string text;
   for (const std::string &input : options.inputs) {
-    std::optional<frontend::ParsedModule> parsed = frontend::loadModule(input, errors);
+    llvm::Expected<frontend::ParsedModule> parsed = frontend::loadModule(input);
     if (!parsed) {
+      errors << ir::renderError(parsed.takeError());
       ok = false;
       continue;
     }

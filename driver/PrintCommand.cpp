@@ -36,7 +36,8 @@ bool runPrint(const std::vector<std::string> &inputs, const std::string &outputP
   bool ok = true;
   std::vector<std::string> texts;
   for (const std::string &input : inputs) {
-    std::optional<frontend::ParsedModule> parsed = frontend::loadModule(input, errors);
+    llvm::Expected<frontend::ParsedModule> parsed = frontend::loadModule(input);
+    if (!parsed) errors << ir::renderError(parsed.takeError());
     if (!parsed || (rewrite && !rewrite(*parsed, errors))) {
       ok = false;
       continue;

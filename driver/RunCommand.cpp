@@ -236,8 +236,8 @@ int runCommand(const RunOptions &options, std::ostream &out, std::ostream &error
   registerVtaExterns(registry, &timing);
 
   Clock::time_point parseStart = Clock::now();
-  std::optional<frontend::ParsedModule> parsed = frontend::loadModule(options.file, errors);
-  if (!parsed) return 1;
+  llvm::Expected<frontend::ParsedModule> parsed = frontend::loadModule(options.file);
+  if (!parsed) return fail(parsed.takeError());
   llvm::raw_os_ostream dumps(errors);
   dumps.SetUnbuffered();
   passes::Instrumentation instrumentation;
@@ -300,8 +300,8 @@ int runCommand(const RunOptions &options, std::ostream &out, std::ostream &error
 
   bool matches = true;
   if (!options.referenceFile.empty()) {
-    std::optional<frontend::ParsedModule> referenceModule = frontend::loadModule(options.referenceFile, errors);
-    if (!referenceModule) return 1;
+    llvm::Expected<frontend::ParsedModule> referenceModule = frontend::loadModule(options.referenceFile);
+    if (!referenceModule) return fail(referenceModule.takeError());
     PrimFuncCompiler referenceCompiler =
         options.referenceEngine == "jit" ? jit::jitCompiler() : interpreterCompiler(registry);
     auto reference = compileEntry(referenceModule->module, options.referenceEntry, options.referenceFile,

@@ -40,8 +40,8 @@ int tuneCommand(const TuneOptions &options, std::ostream &out, std::ostream &err
   llvm::Expected<vta::Config> config =
       vtaConfig.empty() ? vta::Config::fromEnvironment() : vta::Config::fromPathOrJSON(vtaConfig);
   if (!config) return fail(ir::diagnosticError("vta config: " + llvm::toString(config.takeError())));
-  std::optional<frontend::ParsedModule> parsed = frontend::loadModule(options.file, errors);
-  if (!parsed) return support::kExitInputError;
+  llvm::Expected<frontend::ParsedModule> parsed = frontend::loadModule(options.file);
+  if (!parsed) return fail(parsed.takeError());
 
   llvm::Expected<std::vector<passes::autoschedule::FunctionSpace>> spaces =
       passes::autoschedule::scheduleSpaces(parsed->module, *config);

@@ -10,12 +10,12 @@
 #include <cstdlib>
 #include <ctime>
 #include <functional>
-#include <sstream>
 #include <vector>
 
 #include "vtac/codegen/CEmitter.h"
 #include "vtac/codegen/LLVMEmitter.h"
 #include "vtac/frontend/ModuleFile.h"
+#include "vtac/ir/Diagnostic.h"
 #include "vtac/passes/PassManager.h"
 
 namespace {
@@ -45,6 +45,15 @@ void check(bool ok, const char *what) {
   std::exit(1);
 }
 
+vtac::frontend::ParsedModule load(const char *path) {
+  auto parsed = vtac::frontend::loadModule(path);
+  if (!parsed) {
+    std::fprintf(stderr, "codegen_bench: %s", vtac::ir::renderError(parsed.takeError()).c_str());
+    std::exit(1);
+  }
+  return std::move(*parsed);
+}
+
 }  // namespace
 
 int main(int argc, char **argv) {
@@ -54,11 +63,9 @@ int main(int argc, char **argv) {
   std::printf("%-38s %9s %9s %9s %9s %9s %10s\n", "program", "parse ms", "lower ms", "C ms", "obj-O0 ms",
               "obj-O2 ms", "total-O2");
   for (const char *path : programs) {
-    std::ostringstream errors;
-    auto parse = [&] { check(vtac::frontend::loadModule(path, errors).has_value(), "parse"); };
-    auto parsed = vtac::frontend::loadModule(path, errors);
-    check(parsed.has_value(), "parse");
-    vtac::ir::PrimFuncRef func(parsed->module.lookup("main")->as<vtac::ir::PrimFunc>());
+    auto parse = [&] { load(path); };
+    vtac::frontend::ParsedModule parsed = load(path);
+    vtac::ir::PrimFuncRef func(parsed.module.lookup("main")->as<vtac::ir::PrimFunc>());
     std::vector<vtac::codegen::HostFunction> functions;
     auto lower = [&] {
       auto hostLower = vtac::passes::parsePipeline("host-lower", vtac::passes::PassRegistry::builtin());

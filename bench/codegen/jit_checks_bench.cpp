@@ -10,7 +10,6 @@
 #include <cstdlib>
 #include <cstring>
 #include <ctime>
-#include <sstream>
 #include <string>
 #include <vector>
 
@@ -50,10 +49,8 @@ int main(int argc, char **argv) {
   if (programs.empty()) programs = {"bench/codegen/matmul_1024_flat.tvm", "samples/matmul_1024_local_blocking.tvm"};
   std::printf("%-42s %8s %14s %14s %8s\n", "program", "checks", "checked s", "unchecked s", "ratio");
   for (const std::string &path : programs) {
-    std::ostringstream errors;
-    auto parsed = vtac::frontend::loadModule(path, errors);
-    if (!parsed) fail(errors.str());
-    vtac::ir::PrimFuncRef func = vtac::ir::cast<vtac::ir::PrimFunc>(parsed->module.lookup("main"));
+    auto parsed = orFail(vtac::frontend::loadModule(path), path);
+    vtac::ir::PrimFuncRef func = vtac::ir::cast<vtac::ir::PrimFunc>(parsed.module.lookup("main"));
     auto signature = orFail(vtac::backend::FunctionSignature::of(func, "main"), path);
     auto sizes = orFail(signature.bindSizes(std::vector<const vtac::backend::Tensor *>(signature.params().size())), path);
     std::vector<vtac::backend::Tensor> inputs;

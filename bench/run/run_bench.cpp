@@ -55,9 +55,12 @@ std::vector<Tensor> randomArguments(const CompiledFunction &function) {
 
 std::unique_ptr<CompiledFunction> load(const char *path, const ExternRegistry &registry, Sample &parse, Sample &compile) {
   Stopwatch parseWatch;
-  auto parsed = vtac::frontend::loadModule(path, std::cerr);
+  auto parsed = vtac::frontend::loadModule(path);
   parse = parseWatch.elapsed();
-  if (!parsed) std::exit(1);
+  if (!parsed) {
+    std::cerr << vtac::ir::renderError(parsed.takeError());
+    std::exit(1);
+  }
   Stopwatch compileWatch;
   auto compiled = CompiledFunction::compile(vtac::ir::cast<vtac::ir::PrimFunc>(parsed->module.lookup("main")), "main", registry);
   compile = compileWatch.elapsed();

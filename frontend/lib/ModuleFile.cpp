@@ -1,23 +1,22 @@
 #include "vtac/frontend/ModuleFile.h"
 
 #include "vtac/ir/Printer.h"
-#include "vtac/ir/DisplayText.h"
+#include "vtac/ir/Diagnostic.h"
 #include "vtac/ir/Verifier.h"
 #include "vtac/support/Stopwatch.h"
 
 #include <spdlog/spdlog.h>
 
+#include <cassert>
+
 namespace vtac::frontend {
 
 using support::Stopwatch;
 
-std::optional<ParsedModule> loadModule(const std::string &path, std::ostream &errors) {
+llvm::Expected<ParsedModule> loadModule(const std::string &path) {
   std::string name = path == "-" ? "<stdin>" : path;
   std::string text, reason;
-  if (!readSourceFile(path, text, reason)) {
-    errors << ir::displayText(name) << ": error: cannot read file: " << reason << "\n";
-    return std::nullopt;
-  }
+  if (!readSourceFile(path, text, reason)) return ir::fileError(name, "cannot read file: " + reason);
   Stopwatch parseTime;
   SourceFile file(name, std::move(text));
   DiagnosticEngine diagnostics;
@@ -31,10 +30,9 @@ std::optional<ParsedModule> loadModule(const std::string &path, std::ostream &er
           diagnostics.error(problem.loc, problem.message);
     spdlog::debug("{}: verified in {:.1f} ms", name, verifyTime.milliseconds());
   }
-  errors << diagnostics.render();
-  if (diagnostics.hasErrors())
-    return std::nullopt;
-  return parsed;
+  if (diagnostics.hasErrors()) return diagnostics.toError();
+  assert(parsed && "parseModule fails only with a diagnostic");
+  return std::move(*parsed);
 }
 
 std::string printParsedModule(const ParsedModule &parsed) {

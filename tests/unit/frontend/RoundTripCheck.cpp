@@ -2,6 +2,7 @@
 // sample: x1 = print(parse(x)) and x2 = print(parse(x1)) must be byte-identical,
 // and parse(x1) must be structurally equal to parse(x).
 #include "vtac/frontend/ModuleFile.h"
+#include "vtac/ir/Diagnostic.h"
 #include "vtac/ir/StructuralEqual.h"
 
 #include <iostream>
@@ -23,9 +24,9 @@ int main(int argc, char **argv) {
     return 2;
   }
   std::string path = argv[1];
-  std::optional<frontend::ParsedModule> original = frontend::loadModule(path, std::cerr);
+  llvm::Expected<frontend::ParsedModule> original = frontend::loadModule(path);
   if (!original) {
-    std::cerr << path << ": does not parse\n";
+    std::cerr << ir::renderError(original.takeError()) << path << ": does not parse\n";
     return 1;
   }
   std::string printed = frontend::printParsedModule(*original);

@@ -5,14 +5,15 @@
 
 #include "vtac/frontend/Frontend.h"
 
-#include <optional>
-#include <ostream>
+#include <llvm/Support/Error.h>
+
 #include <string>
 
 namespace vtac::frontend {
 
-/// Reads, parses and verifies one input; diagnostics are written to `errors`.
-std::optional<ParsedModule> loadModule(const std::string &path, std::ostream &errors);
+/// Reads, parses and verifies one input; its diagnostics (every error, located, up to the
+/// frontend's limit) come back as the error, rendered by ir::renderError.
+llvm::Expected<ParsedModule> loadModule(const std::string &path);
 
 /// The canonical TVMScript of a parsed module: a bare function prints as one
 /// `@T.prim_func`, anything else as an `@I.ir_module` class.
