@@ -3,6 +3,7 @@
 #include "vtac/passes/PassRegistry.h"
 
 #include "host/DeclareMicroKernels.h"
+#include "host/DeclareParallelTasks.h"
 #include "host/HoistReductionInit.h"
 #include "host/Pipeline.h"
 #include "host/VectorizeOuterLoops.h"
@@ -20,6 +21,10 @@ void registerHostPasses(PassRegistry &registry) {
                 "each coproc_uop_scope checked, its closure written out as the scope's node (the IR half of "
                 "TVM's CreateStaticInit)",
                 declareMicroKernels, nullptr});
+  registry.add({"declare-parallel-tasks",
+                "each outermost parallel loop's closure written out around it, for the thread pool's task "
+                "(the IR half of TVM's parallel-loop outlining)",
+                declareParallelTasks, nullptr});
   registry.add({"host-lower", "lowered TIR -> what the emitters take: the host passes in order (run by vtac compile and the JIT)", nullptr,
                 buildHostLower});
 }

@@ -11,7 +11,8 @@ void buildHostLower(PipelineBuilder &pipeline) {
       .add("uop-kernel-closures")         // micro-kernels capture what TVM's runtime takes
       .add("lower-vta-intrinsics")        // tir.vta.* -> VTA runtime calls on the thread's command handle
       .add("combine-context-call")        // that handle asked for once, at entry (the emitters read it there)
-      .add("declare-micro-kernels");      // each micro-kernel's closure, of the body the emitters outline (so last)
+      .add("declare-micro-kernels")       // each micro-kernel's closure, of the body the emitters outline (so last)
+      .add("declare-parallel-tasks");     // each parallel loop's closure, as declare-micro-kernels
 }
 
 }  // namespace vtac::passes

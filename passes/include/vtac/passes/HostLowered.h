@@ -12,6 +12,12 @@ namespace vtac::passes {
 // when it declares none.
 const ir::Call *declaredMicroKernelClosure(const ir::AttrStmt &scope);
 
+// A parallel loop's task, as declare-parallel-tasks writes it: `attr` is
+// `T.attr(0, "vtac.parallel_task", T.tvm_tuple(...))` around a parallel loop; the result is
+// its tuple, whose arguments are the variables the task captures. Null for any other attribute.
+inline constexpr const char *kParallelTaskAttr = "vtac.parallel_task";
+const ir::Call *declaredParallelTask(const ir::AttrStmt &attr);
+
 // The op of those tuples (TVM's builtin::tvm_tuple).
 inline constexpr const char *kTupleOp = "tir.tvm_tuple";
 

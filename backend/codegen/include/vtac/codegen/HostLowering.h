@@ -17,7 +17,8 @@
 //    `hostop::kPushMicroKernel(index)` call, which an emitter turns into
 //    `VTAPushGEMMOp/VTAPushALUOp(&static_handle, kernel, &closure, size)`;
 //  - tir.noalias: the buffer parameters' data variables listed as distinct (distinctData);
-//  - each outermost `parallel` loop becomes a ParallelTask (ParallelOutlining.h) run by the
+//  - each outermost `parallel` loop, with the closure declare-parallel-tasks wrote around it,
+//    becomes a ParallelTask (ParallelOutlining.h) run by the
 //    thread pool of runtime/parallel (`vtac_parallel_for`), in its place a
 //    `hostop::kParallelFor(index, extent)` call.
 // Errors (a block left in the program, a parameter that is neither a buffer nor a scalar, a
