@@ -54,7 +54,7 @@ private:
 
 const ir::Call *declaredMicroKernelClosure(const ir::AttrStmt &scope) {
   auto *tuple = scope.node.as<ir::Call>();
-  return tuple && tuple->op == kTupleOp ? tuple : nullptr;
+  return scope.key == "coproc_uop_scope" && scope.value.isa<ir::StringImm>() && isClosure(tuple) ? tuple : nullptr;
 }
 
 llvm::Expected<ir::PrimFuncRef> declareMicroKernels(const ir::PrimFuncRef &func, PassContext &) {

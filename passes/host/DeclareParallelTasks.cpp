@@ -81,8 +81,7 @@ private:
 const ir::Call *declaredParallelTask(const ir::AttrStmt &attr) {
   auto *loop = attr.body.as<ir::For>();
   auto *closure = attr.value.as<ir::Call>();
-  bool declares = attr.key == kParallelTaskAttr && loop && loop->forKind == ir::ForKind::Parallel && closure &&
-                  closure->op == kTupleOp;
+  bool declares = attr.key == kParallelTaskAttr && loop && loop->forKind == ir::ForKind::Parallel && isClosure(closure);
   return declares ? closure : nullptr;
 }
 
