@@ -61,6 +61,7 @@ const BuiltinInfo kBuiltins[] = {
     {"tir.call_packed", "call_packed", CallTypeRule::Fixed, kInt32},
     {"tir.tvm_access_ptr", "tvm_access_ptr", CallTypeRule::Fixed, kHandle},
     {"tir.tvm_thread_context", "tvm_thread_context", CallTypeRule::Fixed, kHandle},
+    {"tir.tvm_tuple", "tvm_tuple", CallTypeRule::Fixed, kHandle},
     {"tir.address_of", "address_of", CallTypeRule::Fixed, kHandle},
     {"tir.tvm_storage_sync", "tvm_storage_sync", CallTypeRule::Fixed, kInt32},
     {"tir.tvm_thread_allreduce", "tvm_thread_allreduce", CallTypeRule::Fixed, kHandle},

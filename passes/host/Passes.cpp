@@ -2,6 +2,8 @@
 // take any input (a block is left alone) so that code generation reports TensorIR it is given.
 #include "vtac/passes/PassRegistry.h"
 
+#include "host/DeclareMicroKernels.h"
+#include "host/DeclareParallelTasks.h"
 #include "host/HoistReductionInit.h"
 #include "host/Pipeline.h"
 #include "host/VectorizeOuterLoops.h"
@@ -15,6 +17,14 @@ void registerHostPasses(PassRegistry &registry) {
   registry.add({"vectorize-outer-loops",
                 "a loop of independent iterations around a reduction -> vector lanes, same results (vtac)",
                 vectorizeOuterLoops, nullptr});
+  registry.add({"declare-micro-kernels",
+                "each coproc_uop_scope checked, its closure written out as the scope's node (the IR half of "
+                "TVM's CreateStaticInit)",
+                declareMicroKernels, nullptr});
+  registry.add({"declare-parallel-tasks",
+                "each outermost parallel loop's closure written out around it, for the thread pool's task "
+                "(the IR half of TVM's parallel-loop outlining)",
+                declareParallelTasks, nullptr});
   registry.add({"host-lower", "lowered TIR -> what the emitters take: the host passes in order (run by vtac compile and the JIT)", nullptr,
                 buildHostLower});
 }

@@ -10,7 +10,9 @@ void buildHostLower(PipelineBuilder &pipeline) {
       .add("vectorize-outer-loops")       // independent loops around a reduction -> vector lanes
       .add("uop-kernel-closures")         // micro-kernels capture what TVM's runtime takes
       .add("lower-vta-intrinsics")        // tir.vta.* -> VTA runtime calls on the thread's command handle
-      .add("combine-context-call");       // that handle asked for once, at entry (last: the emitters read it there)
+      .add("combine-context-call")        // that handle asked for once, at entry (the emitters read it there)
+      .add("declare-micro-kernels")       // each micro-kernel's closure, of the body the emitters outline (so last)
+      .add("declare-parallel-tasks");     // each parallel loop's closure, as declare-micro-kernels
 }
 
 }  // namespace vtac::passes

@@ -4,8 +4,8 @@
 #include "vtac/codegen/ParallelOutlining.h"
 #include "vtac/ir/Diagnostic.h"
 #include "vtac/ir/Mutator.h"
-#include "vtac/ir/UndefinedVars.h"
 #include "vtac/ir/Visitor.h"
+#include "vtac/passes/HostLowered.h"
 #include "vtac/passes/PassSupport.h"
 #include "vtac/passes/Vta.h"
 
@@ -15,8 +15,24 @@ namespace {
 
 using ir::DataType;
 
-// Each micro-kernel scope of a body, outlined as a MicroKernel of the function; a block left in
-// the body is an error.
+// A block left in `body`: code generation needs flat TIR.
+llvm::Error checkLowered(const ir::Stmt &body) {
+  const ir::BlockRealize *block = nullptr;
+  ir::preOrderVisit(body, [&](const ir::Node &node) {
+    if (!block) block = node.as<ir::BlockRealize>();
+  });
+  if (!block) return llvm::Error::success();
+  // An implicit root block has no location of its own: point at its first statement.
+  ir::SourceLoc loc = block->block->loc();
+  ir::preOrderVisit(block->block->body, [&](const ir::Node &node) {
+    if (!loc.isKnown()) loc = node.loc();
+  });
+  return ir::diagnosticError(loc, "block '" + block->block->name + "' is not lowered: code generation needs flat TIR "
+                                  "(lower it first: --passes=tir-lower, or --passes=vta-lower for a VTA schedule)");
+}
+
+// Each micro-kernel scope of a body, as declare-micro-kernels left it (its push function
+// checked, its closure the scope's node), moved out as a MicroKernel of the function.
 class MicroKernelOutlining : public ir::StmtExprMutator {
 public:
   explicit MicroKernelOutlining(HostFunction &function) : function_(function) {}
@@ -25,51 +41,23 @@ public:
 
   ir::Stmt visitAttrStmt(const ir::AttrStmt &op) override {
     if (op.key != "coproc_uop_scope") return StmtExprMutator::visitAttrStmt(op);
-    auto *push = op.value.as<ir::StringImm>();
-    if (!push || (push->value != "VTAPushGEMMOp" && push->value != "VTAPushALUOp")) {
-      fail(op.loc(), "coproc_uop_scope needs \"VTAPushGEMMOp\" or \"VTAPushALUOp\" as its value");
+    const ir::Call *closure = passes::declaredMicroKernelClosure(op);
+    if (!closure) {
+      if (!error_)
+        error_ = ir::diagnosticError(op.loc(), "a micro-kernel that declares no closure: run host-lower "
+                                               "(declare-micro-kernels) before code generation");
       return ir::Stmt(&op);
     }
-    if (insideKernel_) {
-      fail(op.loc(), "a coproc_uop_scope inside another micro-kernel");
-      return ir::Stmt(&op);
-    }
-    insideKernel_ = true;
-    ir::Stmt body = visitStmt(op.body);
-    insideKernel_ = false;
-    MicroKernel kernel{push->value, body, {}};
-    for (const ir::VarRef &var : ir::undefinedVars(body)) {
-      if (var->dtype.isHandle() || !var->dtype.isScalar()) {
-        fail(op.loc(), "micro-kernel reads '" + var->name + "' (" + var->dtype.str() +
-                           "): only scalar variables can be captured in its closure");
-        return ir::Stmt(&op);
-      }
-      kernel.closure.push_back(var);
-    }
+    MicroKernel kernel{op.value.as<ir::StringImm>()->value, op.body, {}};
+    for (const ir::Expr &var : closure->args) kernel.closure.push_back(ir::VarRef(var.as<ir::Var>()));
     function_.kernels.push_back(std::move(kernel));
     return ir::make<ir::Evaluate>(
         ir::make<ir::Call>(DataType::int32(), hostop::kPushMicroKernel,
                            std::vector<ir::Expr>{ir::intImm(int64_t(function_.kernels.size() - 1))}), op.loc());
   }
 
-  ir::Stmt visitBlockRealize(const ir::BlockRealize &op) override {
-    // An implicit root block has no location of its own: point at its first statement.
-    ir::SourceLoc loc = op.block->loc();
-    ir::preOrderVisit(op.block->body, [&](const ir::Node &node) {
-      if (!loc.isKnown()) loc = node.loc();
-    });
-    fail(loc, "block '" + op.block->name + "' is not lowered: code generation needs flat TIR (lower it first: "
-              "--passes=tir-lower, or --passes=vta-lower for a VTA schedule)");
-    return ir::Stmt(&op);
-  }
-
 private:
-  void fail(ir::SourceLoc loc, const std::string &message) {
-    if (!error_) error_ = ir::diagnosticError(loc, message);
-  }
-
   HostFunction &function_;
-  bool insideKernel_ = false;
   llvm::Error error_ = llvm::Error::success();
 };
 
@@ -89,6 +77,7 @@ llvm::Expected<HostFunction> lowerForHost(const ir::PrimFunc &func, const std::s
                                              "run host-lower (combine-context-call) before code generation");
   }
 
+  if (llvm::Error error = checkLowered(func.body)) return error;
   MicroKernelOutlining kernels(function);
   ir::Stmt body = kernels.visitStmt(func.body);
   if (llvm::Error error = kernels.takeError()) return error;

@@ -1,4 +1,5 @@
-// A function after host-lower, the pipeline vtac compile and the JIT run before lowerForHost.
+// A function after host-lower, the pipeline vtac compile and the JIT run before lowerForHost (or
+// after another pipeline: part of host-lower, for lowerForHost's errors on what it did not do).
 #pragma once
 
 #include <catch2/catch.hpp>
@@ -8,8 +9,8 @@
 
 namespace vtac::codegen {
 
-inline ir::PrimFuncRef hostLowered(const ir::PrimFuncRef &func) {
-  auto steps = passes::parsePipeline("host-lower", passes::PassRegistry::builtin());
+inline ir::PrimFuncRef hostLowered(const ir::PrimFuncRef &func, const char *pipeline = "host-lower") {
+  auto steps = passes::parsePipeline(pipeline, passes::PassRegistry::builtin());
   REQUIRE(static_cast<bool>(steps));
   passes::PassContext context;
   auto result = passes::PassManager(std::move(*steps)).run(func, "main", context);

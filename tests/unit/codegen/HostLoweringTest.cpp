@@ -170,6 +170,26 @@ def main(p: T.handle):
   REQUIRE_FALSE(bool(notHostLowered));
   CHECK(ir::renderError(notHostLowered.takeError()).find("run host-lower (combine-context-call) before code generation") !=
         std::string::npos);
+
+  // host-lower without its last step: the micro-kernel states no closure, which code generation
+  // does not work out itself.
+  auto noClosure = lowerForHost(*hostLowered(parse(kVtaProgram), "lower-vta-intrinsics,combine-context-call"), "main", "layer");
+  REQUIRE_FALSE(bool(noClosure));
+  std::string noClosureMessage = ir::renderError(noClosure.takeError());
+  CHECK(noClosureMessage.find("host_lowering_test.tvm:7:9: error: a micro-kernel that declares no closure: run host-lower "
+                              "(declare-micro-kernels) before code generation") == 0);
+
+  // The same for a parallel loop: its task's closure is declare-parallel-tasks' to state.
+  auto undeclaredTask = lowerForHost(*parse(R"(@T.prim_func
+def main(A: T.Buffer((4,), "int32")):
+    for i in T.parallel(4):
+        A[i] = i
+)"),
+                                     "main", "f");
+  REQUIRE_FALSE(bool(undeclaredTask));
+  CHECK(ir::renderError(undeclaredTask.takeError()).find("host_lowering_test.tvm:3:5: error: parallel loop 'i' declares no "
+                                                         "closure: run host-lower (declare-parallel-tasks) before code "
+                                                         "generation") == 0);
 }
 
 TEST_CASE("host lowering: a failed runtime call is named as the program wrote it", "[codegen]") {

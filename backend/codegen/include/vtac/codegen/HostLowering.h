@@ -2,7 +2,7 @@
 //
 // `lowerForHost` takes what the `host-lower` pipeline gives (passes/host/Pipeline.cpp: flat
 // loops, the VTA intrinsics already runtime calls on one command handle bound at entry by
-// combine-context-call, closed `coproc_uop_scope` micro-kernels; no blocks) and produces a
+// combine-context-call, `coproc_uop_scope` micro-kernels that declare their closures; no blocks) and produces a
 // HostFunction:
 //  - the entry ABI: each buffer parameter becomes a `DLTensor *`; the body starts with checks
 //    of every tensor (not null, ndim, dtype, shape, compact strides; byte_offset 0 for VTA
@@ -12,16 +12,19 @@
 //  - `commandHandle`: the variable combine-context-call bound `VTATLSCommandHandle()` to, which
 //    the emitters use beyond the body (dropping queued commands on failure);
 //  - TVM's CreateStaticInit: each `coproc_uop_scope` body becomes a MicroKernel (its body and
-//    the closure of free scalar variables it reads, in order of first use, as the interpreter
-//    packs them) and its place in the body a `hostop::kPushMicroKernel(index)` call, which an
-//    emitter turns into `VTAPushGEMMOp/VTAPushALUOp(&static_handle, kernel, &closure, size)`;
+//    the closure declare-micro-kernels wrote as the scope's node: the free scalar variables it
+//    reads, in order of first use, as the interpreter packs them) and its place in the body a
+//    `hostop::kPushMicroKernel(index)` call, which an emitter turns into
+//    `VTAPushGEMMOp/VTAPushALUOp(&static_handle, kernel, &closure, size)`;
 //  - tir.noalias: the buffer parameters' data variables listed as distinct (distinctData);
-//  - each outermost `parallel` loop becomes a ParallelTask (ParallelOutlining.h) run by the
+//  - each outermost `parallel` loop, with the closure declare-parallel-tasks wrote around it,
+//    becomes a ParallelTask (ParallelOutlining.h) run by the
 //    thread pool of runtime/parallel (`vtac_parallel_for`), in its place a
 //    `hostop::kParallelFor(index, extent)` call.
-// Errors (a block left in the program, a nested micro-kernel, a handle captured by a kernel,
-// a parameter that is neither a buffer nor a scalar, a VTA function host-lower has not run on)
-// are located DiagnosticErrors.
+// Errors (a block left in the program, a parameter that is neither a buffer nor a scalar, a
+// function host-lower has not run on: a VTA function without its command handle, a micro-kernel
+// without its closure) are located DiagnosticErrors; host-lower's steps report what they refuse
+// (declare-micro-kernels: a nested micro-kernel, a handle captured by one).
 #pragma once
 
 #include <algorithm>
@@ -80,7 +83,7 @@ inline constexpr const char *kCallChecked = "vtac.call_checked";
 struct MicroKernel {
   std::string pushFunction;
   ir::Stmt body;
-  std::vector<ir::VarRef> closure;  // free scalar variables of body, in order of first use
+  std::vector<ir::VarRef> closure;  // free scalar variables of body, in order of first use (declared)
 };
 
 // The body of an outermost `parallel` loop (ParallelOutlining.h): a static function
