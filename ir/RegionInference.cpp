@@ -69,7 +69,10 @@ class RegionCollector : public StmtExprVisitor {
 public:
   RegionCollector(const Block &block, const std::vector<BufferRef> &knownBuffers, RegionInferenceOptions options)
       : options_(options) {
-    if (options.narrowByConditions) analyzer_.emplace();
+    if (options.narrowByConditions) {
+      analyzer_.emplace();
+      for (const auto &[var, range] : options.outerRanges) analyzer_->bind(var, range);
+    }
     for (const BufferRef &b : knownBuffers) dataVars_.emplace(b->data.get(), b);
     for (const BufferRef &b : block.allocBuffers) allocated_.insert(b.get());
     for (const MatchBufferRegion &m : block.matchBuffers) matched_.emplace(m.buffer.get(), &m);
@@ -90,15 +93,17 @@ public:
   void visitFor(const For &op) override {
     visitExpr(op.min);
     visitExpr(op.extent);
-    LinearForm lo = relaxIfPossible(linear(op.min), false), hi = lo;
-    hi.add(linear(op.extent), 1);
-    hi.constant -= 1;
-    hi = relaxIfPossible(hi, true);
-    loopBounds_[op.loopVar.get()] = {lo, hi};
-    if (analyzer_ && lo.isConstant() && hi.isConstant())
-      analyzer_->bind(op.loopVar, Range{intImm(lo.constant, op.loopVar->dtype), intImm(hi.constant - lo.constant + 1, op.loopVar->dtype)});
-    visitStmt(op.body);
-    loopBounds_.erase(op.loopVar.get());
+    visitLoop(op.loopVar, op.min, op.extent, op.body);
+  }
+
+  // A thread launched inside the block (lowered TIR's form of a thread-bound loop) ranges over
+  // its extent like a loop, in compaction's view, so that either form gives the same window.
+  void visitAttrStmt(const AttrStmt &op) override {
+    const auto *iter = op.node.as<IterVar>();
+    if (!options_.narrowByConditions || !iter || (op.key != "thread_extent" && op.key != "virtual_thread"))
+      return StmtExprVisitor::visitAttrStmt(op);
+    visitExpr(op.value);
+    visitLoop(iter->var, iter->dom.defined() ? iter->dom.min : intImm(0, op.value->dtype), op.value, op.body);
   }
 
   void visitLetStmt(const LetStmt &op) override {
@@ -177,6 +182,18 @@ public:
   }
 
 private:
+  void visitLoop(const VarRef &var, const Expr &min, const Expr &extent, const Stmt &body) {
+    LinearForm lo = relaxIfPossible(linear(min), false), hi = lo;
+    hi.add(linear(extent), 1);
+    hi.constant -= 1;
+    hi = relaxIfPossible(hi, true);
+    loopBounds_[var.get()] = {lo, hi};
+    if (analyzer_ && lo.isConstant() && hi.isConstant())
+      analyzer_->bind(var, Range{intImm(lo.constant, var->dtype), intImm(hi.constant - lo.constant + 1, var->dtype)});
+    visitStmt(body);
+    loopBounds_.erase(var.get());
+  }
+
   // Runs `visit` with the loop bounds narrowed by `condition` holding (or not), when the
   // options ask for it: the analyzer derives the narrowed bounds of constant-bound loops.
   template <class Visit> void underCondition(const Expr &condition, bool holds, Visit visit) {
@@ -185,6 +202,8 @@ private:
     // Simplified first, so that a negated `or` becomes conjuncts the scope narrows by.
     Expr fact = analyzer_->rewriteSimplify(holds ? condition : make<Not>(condition));
     arith::Analyzer::ConstraintScope scope(*analyzer_, fact);
+    size_t savedFacts = facts_.size();
+    for (const Expr &conjunct : arith::conjuncts(fact, arith::LikelyConjunct::LookThrough)) addLinearFacts(conjunct);
     for (auto &[var, bounds] : loopBounds_) {
       if (!bounds.first.isConstant() || !bounds.second.isConstant()) continue;
       arith::IntBound narrowed = analyzer_->constIntBound(VarRef(var));
@@ -195,6 +214,81 @@ private:
     }
     visit();
     loopBounds_ = std::move(saved);
+    facts_.resize(savedFacts);
+  }
+
+  // A comparison of integer expressions linear in the loop variables, as the forms that are >= 0
+  // when it holds (`j * 8 + k < 60` is `59 - j * 8 - k >= 0`); others add nothing.
+  void addLinearFacts(const Expr &comparison) {
+    const auto *cmp = comparison.as<BinaryExpr>();
+    if (!cmp || !BinaryExpr::isComparison(cmp->kind()) || !cmp->a->dtype.isInt() || cmp->a->dtype.lanes() != 1) return;
+    auto a = toLinearForm(cmp->a), b = toLinearForm(cmp->b);
+    if (!a || !b) return;
+    LinearForm aMinusB = withPinnedLoops(difference(*a, *b)), bMinusA = withPinnedLoops(difference(*b, *a));
+    for (const detail::LinearTerm &t : aMinusB.terms) {
+      const auto *v = t.atom.as<Var>();
+      if (t.coeff != 0 && (!v || !loopBounds_.count(v))) return;
+    }
+    switch (cmp->kind()) {
+    case NodeKind::LT: bMinusA.constant -= 1; facts_.push_back(bMinusA); break;
+    case NodeKind::LE: facts_.push_back(bMinusA); break;
+    case NodeKind::GT: aMinusB.constant -= 1; facts_.push_back(aMinusB); break;
+    case NodeKind::GE: facts_.push_back(aMinusB); break;
+    case NodeKind::EQ: facts_.push_back(aMinusB); facts_.push_back(bMinusA); break;
+    default: break;
+    }
+  }
+
+  // The value of a loop variable whose range is one constant (a loop of extent 1), which the
+  // analyzer may already have put in place of the variable in a simplified condition.
+  std::optional<int64_t> pinnedValue(const Var *var) const {
+    auto it = loopBounds_.find(var);
+    if (it == loopBounds_.end() || !it->second.first.isConstant() || !it->second.second.isConstant() ||
+        it->second.first.constant != it->second.second.constant)
+      return std::nullopt;
+    return it->second.first.constant;
+  }
+
+  // `form` with the pinned loop variables replaced by their values.
+  LinearForm withPinnedLoops(const LinearForm &form) const {
+    LinearForm out;
+    out.constant = form.constant;
+    for (const detail::LinearTerm &t : form.terms) {
+      const auto *v = t.atom.as<Var>();
+      auto value = v ? pinnedValue(v) : std::nullopt;
+      if (value) out.constant += t.coeff * *value;
+      else out.addTerm(t.atom, t.coeff);
+    }
+    return out;
+  }
+
+  // Narrows [lo, hi], the bounds of `loopPart` (a sum of loop variables times constants) over the
+  // loops' ranges, by the facts in force whose loop part is a multiple of it: with `f + c >= 0`
+  // and loopPart = s * f, loopPart >= -s * c for s > 0 and <= -s * c for s < 0. Only where every
+  // value involved stays far from the int32 limits, so that no comparison could have wrapped.
+  void narrowByFacts(const LinearForm &loopPart, int64_t &lo, int64_t &hi) const {
+    constexpr int64_t kSafe = int64_t(1) << 30;
+    if (lo < -kSafe || hi > kSafe) return;
+    for (const LinearForm &fact : facts_) {
+      std::optional<int64_t> scale;
+      size_t matched = 0, nonZero = 0;
+      for (const detail::LinearTerm &t : fact.terms) {
+        if (t.coeff == 0) continue;
+        ++nonZero;
+        int64_t c = loopPart.coeffOf(t.atom);
+        if (c == 0 || c % t.coeff != 0 || (scale && *scale != c / t.coeff)) break;
+        scale = c / t.coeff;
+        ++matched;
+      }
+      size_t loopTerms = 0;
+      for (const detail::LinearTerm &t : loopPart.terms) loopTerms += t.coeff != 0;
+      if (!scale || matched != nonZero || matched != loopTerms || fact.constant < -kSafe || fact.constant > kSafe ||
+          *scale < -kSafe || *scale > kSafe)
+        continue;
+      int64_t limit = -*scale * fact.constant;
+      if (*scale > 0) lo = std::max(lo, limit);
+      else hi = std::min(hi, limit);
+    }
   }
 
   bool mentionsLoopVar(const Expr &e) const {
@@ -209,22 +303,74 @@ private:
   // bound; nullopt when a loop variable sits inside a non-linear atom. Loop bounds are stored
   // already relaxed against the loops outside them, so one substitution suffices.
   std::optional<LinearForm> relax(const LinearForm &form, bool upper) const {
-    LinearForm out;
-    out.constant = form.constant;
+    auto both = bounds(form);
+    if (!both) return std::nullopt;
+    return upper ? both->second : both->first;
+  }
+
+  // Inclusive bounds of `form` over the loops' ranges. With narrowByConditions (compaction's
+  // view, TVM's interval sets), the loop variables' part is narrowed by the conditions in force
+  // and an atom floordiv / floormod by a positive constant is bounded through its dividend's
+  // bounds; any other atom holding a loop variable gives nullopt.
+  std::optional<std::pair<LinearForm, LinearForm>> bounds(const LinearForm &original) const {
+    LinearForm form = withPinnedLoops(original);
+    LinearForm lo, hi, loopPart;
+    lo.constant = hi.constant = form.constant;
     for (const detail::LinearTerm &t : form.terms) {
       if (t.coeff == 0) continue;
       const auto *v = t.atom.as<Var>();
       auto it = v ? loopBounds_.find(v) : loopBounds_.end();
       if (it != loopBounds_.end()) {
-        bool useHigh = (t.coeff > 0) == upper;
-        out.add(useHigh ? it->second.second : it->second.first, t.coeff);
-      } else if (!v && mentionsLoopVar(t.atom)) {
-        return std::nullopt;
-      } else {
-        out.addTerm(t.atom, t.coeff);
+        loopPart.addTerm(t.atom, t.coeff);
+        continue;
       }
+      if (v || !mentionsLoopVar(t.atom)) {
+        lo.addTerm(t.atom, t.coeff);
+        hi.addTerm(t.atom, t.coeff);
+        continue;
+      }
+      auto atom = analyzer_ ? divisionBounds(t.atom) : std::nullopt;
+      if (!atom) return std::nullopt;
+      lo.add(t.coeff > 0 ? atom->first : atom->second, t.coeff);
+      hi.add(t.coeff > 0 ? atom->second : atom->first, t.coeff);
     }
-    return out;
+    LinearForm loopLo, loopHi;
+    for (const detail::LinearTerm &t : loopPart.terms) {
+      const auto &range = loopBounds_.at(t.atom.as<Var>());
+      loopLo.add(t.coeff > 0 ? range.first : range.second, t.coeff);
+      loopHi.add(t.coeff > 0 ? range.second : range.first, t.coeff);
+    }
+    if (analyzer_ && !loopPart.terms.empty() && loopLo.isConstant() && loopHi.isConstant())
+      narrowByFacts(loopPart, loopLo.constant, loopHi.constant);
+    lo.add(loopLo, 1);
+    hi.add(loopHi, 1);
+    return std::make_pair(lo, hi);
+  }
+
+  // Bounds of floordiv(x, c) / floormod(x, c) for a constant c > 0 from x's bounds [lo, hi]:
+  // [lo // c, hi // c]; [lo - q * c, hi - q * c] where lo // c and hi // c are the same q, else
+  // [0, c - 1].
+  std::optional<std::pair<LinearForm, LinearForm>> divisionBounds(const Expr &atom) const {
+    const auto *division = atom.as<BinaryExpr>();
+    if (!division || (division->kind() != NodeKind::FloorDiv && division->kind() != NodeKind::FloorMod)) return std::nullopt;
+    auto divisor = asConstInt(division->b);
+    auto dividend = toLinearForm(division->a);
+    if (!divisor || *divisor <= 0 || !dividend) return std::nullopt;
+    auto range = bounds(*dividend);
+    if (!range) return std::nullopt;
+    DataType t = atom->dtype;
+    Expr lo = detail::fromLinearForm(range->first, t), hi = detail::fromLinearForm(range->second, t);
+    Expr c = intImm(*divisor, t);
+    Expr loQuotient = analyzer_->simplify(floorDivExpr(lo, c)), hiQuotient = analyzer_->simplify(floorDivExpr(hi, c));
+    if (division->kind() == NodeKind::FloorDiv) return std::make_pair(linear(loQuotient), linear(hiQuotient));
+    LinearForm sameQuotient = difference(linear(loQuotient), linear(hiQuotient));
+    if (!sameQuotient.isConstant() || sameQuotient.constant != 0) {
+      LinearForm zero, last;
+      last.constant = *divisor - 1;
+      return std::make_pair(zero, last);
+    }
+    return std::make_pair(linear(analyzer_->simplify(lo - loQuotient * c)),
+                          linear(analyzer_->simplify(hi - loQuotient * c)));
   }
 
   LinearForm relaxIfPossible(const LinearForm &form, bool upper) const {
@@ -358,8 +504,9 @@ private:
   }
 
   RegionInferenceOptions options_;
-  std::optional<arith::Analyzer> analyzer_;  // only when narrowing by conditions
+  mutable std::optional<arith::Analyzer> analyzer_;  // only when narrowing by conditions
   std::unordered_map<const Var *, std::pair<LinearForm, LinearForm>> loopBounds_;
+  std::vector<LinearForm> facts_;  // forms >= 0 under the conditions in force (narrowByConditions)
   std::unordered_map<const Var *, BufferRef> dataVars_;
   std::unordered_set<const Buffer *> allocated_;
   std::unordered_map<const Buffer *, const MatchBufferRegion *> matched_;

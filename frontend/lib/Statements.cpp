@@ -707,6 +707,10 @@ Stmt FunctionBuilder::buildIf(Grammar::If_stmtContext *stmt) {
     if (!*levels.back())
       return false;
     Expr condition = toExprOf(eval(conditionExpr), DataType::boolTy(), "a condition");
+    // An integer condition holds where it is not zero, as in Python (TVM keeps `if i:` as is and
+    // its code generators test it against zero).
+    if (condition && condition->dtype.isIntOrUInt() && condition->dtype.lanes() == 1)
+      condition = ir::makeBinary(ir::NodeKind::NE, condition, ir::intImm(0, condition->dtype), condition->loc());
     if (condition && !condition->dtype.isBool()) {
       error(loc(conditionExpr), "condition must be a bool expression, got " + condition->dtype.str());
       condition = nullptr;

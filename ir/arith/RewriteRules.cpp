@@ -167,6 +167,11 @@ Compare Simplifier::compare(const Expr &x, const Expr &y) {
 }
 
 Expr Simplifier::rewriteArith(const BinaryExpr &op, const Expr &a, const Expr &b) {
+  // x - max(x, 0) -> min(x, 0) (TVM's x - max(x, y) -> min(0, x - y) where y is 0: x - x and
+  // x - 0 cannot wrap, so it holds for every x)
+  if (const auto *m = asOp(b, NodeKind::Max); m && op.kind() == NodeKind::Sub && isIndexType(op.dtype))
+    if ((same(m->a, a) && isZero(m->b)) || (isZero(m->a) && same(m->b, a)))
+      return recurse(node(NodeKind::Min, a, lit(0, a)));
   if (a == op.a && b == op.b && !tryConstFold(op.kind(), a, b)) return Expr(&op);
   return makeBinary(op.kind(), a, b, op.loc());
 }

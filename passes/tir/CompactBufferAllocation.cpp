@@ -1,15 +1,18 @@
 #include "tir/CompactBufferAllocation.h"
 
 #include <unordered_map>
+#include <unordered_set>
 
 #include "tir/BufferLayout.h"
 #include "vtac/ir/Arith.h"
 #include "vtac/ir/Mutator.h"
 #include "vtac/ir/RegionInference.h"
+#include "vtac/ir/SideEffect.h"
 #include "vtac/ir/StorageScope.h"
 #include "vtac/ir/StructuralEqual.h"
 #include "vtac/ir/Substitute.h"
 #include "vtac/ir/Visitor.h"
+#include "vtac/ir/arith/Analyzer.h"
 #include "vtac/passes/PassOptions.h"
 #include "vtac/passes/PassSupport.h"
 
@@ -80,15 +83,17 @@ public:
   }
 
   // After lower-opaque-block an alloc_buffer is an Allocate of a DeclBuffer over its data; TVM
-  // compacts that form too, so compacting before or after lowering gives the same program.
+  // compacts that form too, so compacting before or after lowering gives the same program. The
+  // view may also be a T.Buffer over the data that the body accesses without declaring it.
   ir::Stmt visitAllocate(const ir::Allocate &op) override {
     const auto *decl = op.body.as<ir::DeclBuffer>();
-    if (!decl || !soleView(op, *decl)) return StmtExprMutator::visitAllocate(op);
-    std::optional<Compaction> compaction = compact(decl->body, {}, decl->buffer);
+    ir::BufferRef view = soleView(op);
+    if (!view) return StmtExprMutator::visitAllocate(op);
+    std::optional<Compaction> compaction = compact(decl ? decl->body : op.body, {}, view);
     if (!compaction) return StmtExprMutator::visitAllocate(op);
     ir::BufferRef buffer = compaction->buffer;
     compactions_[buffer->data.get()] = std::move(*compaction);
-    ir::Stmt body = ir::make<ir::DeclBuffer>(buffer, visitStmt(decl->body), decl->loc());
+    ir::Stmt body = decl ? ir::make<ir::DeclBuffer>(buffer, visitStmt(decl->body), decl->loc()) : visitStmt(op.body);
     return ir::make<ir::Allocate>(op.bufferVar, op.dtype, allocationShape(*buffer), op.condition, body, op.annotations,
                                   op.loc());
   }
@@ -115,25 +120,28 @@ private:
     return it == compactions_.end() || it->second.buffer->rank() != buffer.rank() ? nullptr : &it->second;
   }
 
-  // The allocation is exactly `decl`'s buffer and no other buffer views its memory (an alias of
-  // another type or shape would be cut off by a smaller allocation).
-  static bool soleView(const ir::Allocate &alloc, const ir::DeclBuffer &decl) {
-    const ir::Buffer &buffer = *decl.buffer;
-    if (buffer.data != alloc.bufferVar || buffer.dtype != alloc.dtype || !buffer.strides.empty() ||
-        alloc.constantData || buffer.rank() != alloc.extents.size())
-      return false;
-    for (size_t d = 0; d < buffer.rank(); ++d)
-      if (!ir::structuralEqual(buffer.shape[d], alloc.extents[d])) return false;
+  // The one buffer over the allocation's memory that its body declares or accesses, when it is
+  // exactly the allocation (an alias of another type or shape would be cut off by a smaller
+  // allocation); else null.
+  static ir::BufferRef soleView(const ir::Allocate &alloc) {
+    ir::BufferRef view;
     bool aliased = false;
-    auto check = [&](const ir::BufferRef &other) {
-      aliased |= other.get() != &buffer && other->data == alloc.bufferVar;
+    auto check = [&](const ir::BufferRef &buffer) {
+      if (buffer->data != alloc.bufferVar) return;
+      aliased |= view && view.get() != buffer.get();
+      view = buffer;
     };
-    ir::preOrderVisit(decl.body, [&](const ir::Node &node) {
+    ir::preOrderVisit(alloc.body, [&](const ir::Node &node) {
       if (const auto *load = node.as<ir::BufferLoad>()) check(load->buffer);
       if (const auto *store = node.as<ir::BufferStore>()) check(store->buffer);
-      if (const auto *inner = node.as<ir::DeclBuffer>()) check(inner->buffer);
+      if (const auto *decl = node.as<ir::DeclBuffer>()) check(decl->buffer);
     });
-    return !aliased;
+    if (!view || aliased || view->dtype != alloc.dtype || !view->strides.empty() || alloc.constantData ||
+        view->rank() != alloc.extents.size())
+      return nullptr;
+    for (size_t d = 0; d < view->rank(); ++d)
+      if (!ir::structuralEqual(view->shape[d], alloc.extents[d])) return nullptr;
+    return view;
   }
 
   static std::vector<ir::Expr> rebase(const Compaction &compaction, const std::vector<ir::Expr> &indices) {
@@ -171,7 +179,7 @@ private:
     std::vector<ir::VarRef> vars;
     for (const EnclosingLoop &loop : loops_) vars.push_back(loop.var);
     auto equation = ir::detectLinearEquation(e, vars);
-    if (!equation) return std::nullopt;
+    if (!equation) return constantBounds(e);
     ir::Expr lo = equation->base, hi = equation->base;
     for (size_t i = 0; i < vars.size(); ++i) {
       int64_t c = equation->coeffs[i];
@@ -185,10 +193,38 @@ private:
     return std::make_pair(ir::simplify(lo), ir::simplify(hi));
   }
 
+  // Constant bounds of an expression not linear in the loops (`bx // 18 * 128`), from the ranges
+  // of the loops with constant bounds; nullopt where they give none.
+  std::optional<std::pair<ir::Expr, ir::Expr>> constantBounds(const ir::Expr &e) const {
+    ir::arith::Analyzer analyzer;
+    for (const EnclosingLoop &loop : loops_)
+      if (ir::asConstInt(loop.min) && ir::asConstInt(loop.extent)) analyzer.bind(loop.var, ir::Range{loop.min, loop.extent});
+    ir::arith::IntBound bound = analyzer.constIntBound(e);
+    if (bound.min == ir::arith::IntBound::kNegInf || bound.max == ir::arith::IntBound::kPosInf) return std::nullopt;
+    return std::make_pair(ir::intImm(bound.min, e->dtype), ir::intImm(bound.max, e->dtype));
+  }
+
   // `a <= b`, proven by their difference folding to a constant.
   static bool provenAtMost(const ir::Expr &a, const ir::Expr &b) {
     auto gap = ir::asConstInt(ir::simplify(b - a));
     return gap && *gap >= 0;
+  }
+
+  // A window start that reads memory (a sparse row's `A_indptr[i] + k`) has one value in the
+  // whole scope when nothing there may write what it reads: no store into those buffers, and
+  // their data not handed to anything (a call may write through it).
+  static bool fixedIn(const ir::Expr &start, const ir::Stmt &scope) {
+    if (ir::sideEffect(start) == ir::SideEffect::Opaque) return false;
+    std::unordered_set<const ir::Var *> read;
+    ir::preOrderVisit(start, [&](const ir::Node &node) {
+      if (const auto *load = node.as<ir::BufferLoad>()) read.insert(load->buffer->data.get());
+    });
+    bool written = false;
+    ir::preOrderVisit(scope, [&](const ir::Node &node) {
+      if (const auto *store = node.as<ir::BufferStore>()) written |= read.count(store->buffer->data.get()) != 0;
+      if (const auto *var = node.as<ir::Var>()) written |= read.count(var) != 0;
+    });
+    return !written;
   }
 
   bool mentionsLoopVar(const ir::Expr &e) const {
@@ -217,8 +253,10 @@ private:
     auto probe = ir::make<ir::Block>("", std::vector<ir::IterVarRef>{}, std::vector<ir::BufferRegion>{},
                                      std::vector<ir::BufferRegion>{}, body, nullptr, std::vector<ir::BufferRef>{},
                                      matchBuffers);
-    ir::BlockAccessRegions regions =
-        ir::inferAccessRegions(*probe, {buffer}, {/*enterOpaqueBlocks=*/true, /*narrowByConditions=*/true});
+    ir::RegionInferenceOptions options{/*enterOpaqueBlocks=*/true, /*narrowByConditions=*/true, {}};
+    for (const EnclosingLoop &loop : loops_)
+      if (!sharedAcross(loop, *buffer)) options.outerRanges.emplace_back(loop.var, ir::Range{loop.min, loop.extent});
+    ir::BlockAccessRegions regions = ir::inferAccessRegions(*probe, {buffer}, options);
     std::optional<std::vector<ir::Range>> window;
     for (const auto *list : {&regions.reads, &regions.writes})
       for (const ir::BufferRegion &region : *list)
@@ -230,7 +268,7 @@ private:
     std::vector<ir::Expr> shape;
     bool smaller = false;
     for (size_t d = 0; d < buffer->rank(); ++d) {
-      ir::Range range = fitInside(window ? (*window)[d] : ir::Range{}, buffer->shape[d]);
+      ir::Range range = fitInside(window ? (*window)[d] : ir::Range{}, buffer->shape[d], scope);
       smaller |= !ir::isZero(range.min) || !ir::structuralEqual(range.extent, buffer->shape[d]);
       compaction.start.push_back(range.min);
       shape.push_back(range.extent);
@@ -270,7 +308,7 @@ private:
   // The window if it provably lies in [0, extent) (or, not strict, wherever it lies) with a size
   // independent of the loops outside (a loop-dependent size is replaced by its constant upper
   // bound); else the whole.
-  ir::Range fitInside(const ir::Range &window, const ir::Expr &dimExtent) const {
+  ir::Range fitInside(const ir::Range &window, const ir::Expr &dimExtent, const ir::Stmt &scope) const {
     ir::Range whole{ir::intImm(0, dimExtent->dtype), dimExtent};
     if (!window.defined()) return whole;
     ir::Expr size = window.extent;
@@ -285,11 +323,15 @@ private:
     auto end = bounds(ir::simplify(window.min + size));
     bool endsInside = ir::structuralEqual(ir::simplify(window.min + size), dimExtent) ||
                       (end && provenAtMost(end->second, dimExtent));
-    if (!strict_ || (start && provenAtMost(zero, start->first) && endsInside)) return {window.min, size};
-    // A window that may start below 0 (a padded tile's) starts at max(0, start) instead: the
-    // accesses below 0 cannot happen in a valid program, and the rest still fit (TVM's clamp).
-    if (start && endsInside && provenAtMost(size, dimExtent))
-      return {ir::simplify(ir::makeBinary(ir::NodeKind::Max, zero, window.min)), size};
+    bool startsInside = start && provenAtMost(zero, start->first);
+    if (!strict_ || (startsInside && endsInside)) return {window.min, size};
+    // A window that may start below 0 (a padded tile's) or end past the dimension but is no
+    // larger than it keeps its size, and starts at max(0, start) where it may start below 0: a
+    // valid program accesses neither below 0 nor past the end, so its accesses still fit (TVM's
+    // clamp). The start must be fixed in the scope: bounded by the loops outside, or reading
+    // only memory that the scope does not write.
+    if ((start || fixedIn(window.min, scope)) && provenAtMost(size, dimExtent))
+      return {startsInside ? window.min : ir::simplify(ir::makeBinary(ir::NodeKind::Max, zero, window.min)), size};
     return whole;
   }
 

@@ -7,19 +7,24 @@
 // i_0, j_0, i_1, j_1 and written at [i_0*64 + i_1*8 + i_2, ...] becomes (8, 8) and is written
 // at [i_2, ...]. Accesses inside nested opaque blocks count as written, and the range of a loop
 // variable shrinks under an `if`, `T.if_then_else` or `T.where` condition bounding it by
-// constants (TVM's TestPaddingPattern, TestMemAccessInBranch). A dimension keeps its full extent when the accesses of a dimension cannot be
-// bounded by a constant-size window inside the buffer (their bounds differ by a non-constant,
-// an index is not linear in an inner loop, or the window may leave [0, extent)) — TVM would
-// clamp with T.max/T.min there. Blocks' alloc_buffers are compacted, and an Allocate whose
-// only view is its DeclBuffer (lower-opaque-block's form). A buffer with storage alignments
+// constants (TVM's TestPaddingPattern, TestMemAccessInBranch), as does a fused index under a
+// condition on a multiple of its loop part (`j * 8 + k < 60`); floordiv/floormod by a constant
+// are bounded through their dividends, and launched threads range like loops. A window that may
+// start below 0 starts at max(0, start), and one that may end past the dimension keeps its size
+// when that is no larger than the dimension (a valid program accesses neither below 0 nor past
+// the end). A dimension keeps its full extent when its accesses cannot be bounded that way
+// (bounds differing by a non-constant, an index with a loop variable in another non-linear
+// term, a start that reads memory the scope writes, or a window larger than the dimension).
+// Blocks' alloc_buffers are compacted, and an Allocate whose only view is its DeclBuffer
+// (lower-opaque-block's form) or one T.Buffer over its data. A buffer with storage alignments
 // (buffer_dim_align, from storage_align) gets the strides they ask for on its compacted shape,
-// as TVM's does (its allocation then has the extents the strides imply). Expects opaque blocks (run
-// convert-blocks-to-opaque first); TE-lowered functions are left alone.
+// as TVM's does (its allocation then has the extents the strides imply). Expects opaque blocks
+// (run convert-blocks-to-opaque first); TE-lowered functions are left alone.
 //
 // Configuration (TVM's is_strict argument), as a PassContext option:
-//   compact-buffer-allocation.is-strict  1  (0: a window that may leave [0, extent), as a
-//       padded tile's does, is kept as it is instead of the whole dimension; every access still
-//       lies in it, so the compacted buffer holds what the accesses touch)
+//   compact-buffer-allocation.is-strict  1  (0: a window larger than the dimension is kept as it
+//       is instead of the whole dimension; every access still lies in it, so the compacted
+//       buffer holds what the accesses touch)
 #pragma once
 
 #include "vtac/passes/Pass.h"

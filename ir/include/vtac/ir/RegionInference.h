@@ -19,6 +19,7 @@
 // are in order of first access.
 #pragma once
 
+#include <utility>
 #include <vector>
 
 #include "vtac/ir/Stmt.h"
@@ -34,9 +35,14 @@ struct BlockAccessRegions {
 // without iteration variables) as written rather than their declared regions, and the ranges
 // of loop variables narrowed by the `if`, `T.if_then_else` and `T.where` conditions guarding
 // an access (constant bounds on one loop variable, through `and`, `not` and a negated `or`).
+// With narrowByConditions the bounds also narrow by linear conditions on several loop variables
+// (`j * 8 + k < 60` bounds the index `j * 8 + k`), and floordiv / floormod by a positive
+// constant are bounded through their dividends (TVM's interval sets); `outerRanges`, the ranges
+// of the loops around the block, let the arithmetic there be simplified without wrapping.
 struct RegionInferenceOptions {
   bool enterOpaqueBlocks = false;
   bool narrowByConditions = false;
+  std::vector<std::pair<VarRef, Range>> outerRanges;
 };
 
 BlockAccessRegions inferAccessRegions(const Block &block, const std::vector<BufferRef> &knownBuffers = {},
