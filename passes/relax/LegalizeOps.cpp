@@ -9,12 +9,12 @@ namespace relax = ir::relax;
 
 namespace {
 
-llvm::Expected<legalize::LegalizedOperator> legalizeCall(const relax::Call &call, ir::SourceLoc at) {
+llvm::Expected<legalize::LegalizedOperator> legalizeCall(const relax::Call &call) {
   switch (relax::lookupOperator(call.callee)->family) {
-  case relax::OperatorFamily::ElementwiseBinary: return legalize::legalizeBinary(call, at);
-  case relax::OperatorFamily::ElementwiseUnary: return legalize::legalizeNn(call, at);
-  case relax::OperatorFamily::Matmul: return legalize::legalizeLinearAlgebra(call, at);
-  case relax::OperatorFamily::PermuteDims: return legalize::legalizeManipulate(call, at);
+  case relax::OperatorFamily::ElementwiseBinary: return legalize::legalizeBinary(call);
+  case relax::OperatorFamily::ElementwiseUnary: return legalize::legalizeNn(call);
+  case relax::OperatorFamily::Matmul: return legalize::legalizeLinearAlgebra(call);
+  case relax::OperatorFamily::PermuteDims: return legalize::legalizeManipulate(call);
   }
   llvm_unreachable("every operator family has a legalization");
 }
@@ -44,7 +44,7 @@ llvm::Error legalizeOps(ir::IRModule &module, PassContext &) {
       for (relax::Binding &binding : block.bindings) {
         if (!binding.call || binding.call->kind != relax::CallKind::Operator) continue;
         relax::Call &call = *binding.call;
-        llvm::Expected<legalize::LegalizedOperator> legalized = legalizeCall(call, binding.loc);
+        llvm::Expected<legalize::LegalizedOperator> legalized = legalizeCall(call);
         if (!legalized) return legalized.takeError();
         call.kind = relax::CallKind::CallTIR;
         call.callee = addPrimFunc(module, legalized->func, legalized->nameHint);

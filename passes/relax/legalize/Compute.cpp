@@ -13,6 +13,8 @@ namespace relax = ir::relax;
 using ir::DataType;
 using ir::Expr;
 
+ir::Expr zeroOf(DataType dtype) { return dtype.isFloat() ? ir::floatImm(0, dtype) : ir::intImm(0, dtype); }
+
 ir::Expr scalarConstant(const relax::Arg &arg) {
   return arg.constant && arg.constant->scalar ? arg.constant->scalar : nullptr;
 }
@@ -84,8 +86,7 @@ llvm::Expected<LegalizedOperator> ComputeBuilder::build(std::string nameHint, co
   Expr computed = value(axes, k);
   ir::Stmt init;
   if (reduceExtent) {
-    Expr zero = out.dtype.isFloat() ? ir::floatImm(0, out.dtype) : ir::intImm(0, out.dtype);
-    init = ir::make<ir::BufferStore>(output, zero, axes);
+    init = ir::make<ir::BufferStore>(output, zeroOf(out.dtype), axes);
     computed = ir::binary(ir::NodeKind::Add, ir::bufferLoad(output, axes), computed);
   }
   ir::Stmt store = ir::make<ir::BufferStore>(output, computed, axes);

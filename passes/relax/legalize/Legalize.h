@@ -68,16 +68,19 @@ private:
   std::unordered_map<const ir::Var *, ir::Expr> sizes_;  // Relax size -> prim_func size
 };
 
+// 0 of `dtype` (T.float32(0), T.int32(0)), as tir.const(0, dtype).
+ir::Expr zeroOf(ir::DataType dtype);
+
 // A scalar constant argument as TVM's _try_convert_to_scalar_const folds it into the compute
 // (T.float32(1)); null for any other argument. (Only R.const scalars: a 0-d metadata constant
 // stays a tensor argument.)
 ir::Expr scalarConstant(const ir::relax::Arg &arg);
 
-// The families. `call` is an operator call whose struct info was inferred when it was read;
-// errors are located at the call (`at`) or an argument.
-llvm::Expected<LegalizedOperator> legalizeBinary(const ir::relax::Call &call, ir::SourceLoc at);
-llvm::Expected<LegalizedOperator> legalizeNn(const ir::relax::Call &call, ir::SourceLoc at);
-llvm::Expected<LegalizedOperator> legalizeLinearAlgebra(const ir::relax::Call &call, ir::SourceLoc at);
-llvm::Expected<LegalizedOperator> legalizeManipulate(const ir::relax::Call &call, ir::SourceLoc at);
+// The families, each given an operator call of its family whose struct info was inferred when
+// it was read; errors are located at an argument or the call (its result's struct info).
+llvm::Expected<LegalizedOperator> legalizeBinary(const ir::relax::Call &call);
+llvm::Expected<LegalizedOperator> legalizeNn(const ir::relax::Call &call);
+llvm::Expected<LegalizedOperator> legalizeLinearAlgebra(const ir::relax::Call &call);
+llvm::Expected<LegalizedOperator> legalizeManipulate(const ir::relax::Call &call);
 
 }  // namespace vtac::passes::legalize

@@ -4,15 +4,12 @@
 // operand's index at axes[i] is the result's iterator i.
 #include "Legalize.h"
 
-#include "vtac/ir/Diagnostic.h"
-
 namespace vtac::passes::legalize {
 
 namespace relax = ir::relax;
 using ir::Expr;
 
-llvm::Expected<LegalizedOperator> legalizeManipulate(const relax::Call &call, ir::SourceLoc at) {
-  if (call.callee != "permute_dims") return ir::diagnosticError(at, "legalize-ops has no rule for R." + call.callee);
+llvm::Expected<LegalizedOperator> legalizeManipulate(const relax::Call &call) {
   ComputeBuilder builder;
   llvm::Expected<ir::BufferRef> data = builder.input(call.args[0]);
   if (!data) return data.takeError();

@@ -2,20 +2,16 @@
 // with iterators i0, i1, ... (TVM's legalize_ops/nn.py, topi/nn/elemwise.py).
 #include "Legalize.h"
 
-#include "vtac/ir/Diagnostic.h"
-
 namespace vtac::passes::legalize {
 
 namespace relax = ir::relax;
 using ir::Expr;
 
-llvm::Expected<LegalizedOperator> legalizeNn(const relax::Call &call, ir::SourceLoc at) {
-  if (call.callee != "nn.relu") return ir::diagnosticError(at, "legalize-ops has no rule for R." + call.callee);
+llvm::Expected<LegalizedOperator> legalizeNn(const relax::Call &call) {
   ComputeBuilder builder;
   llvm::Expected<ir::BufferRef> data = builder.input(call.args[0]);
   if (!data) return data.takeError();
-  ir::DataType dtype = (*data)->dtype;
-  Expr zero = dtype.isFloat() ? ir::floatImm(0, dtype) : ir::intImm(0, dtype);
+  Expr zero = zeroOf((*data)->dtype);
   return builder.compute("relu", "compute", "i", call.outSinfo, [&](const ComputeBuilder::Indices &i) {
     return ir::binary(ir::NodeKind::Max, ir::bufferLoad(*data, i), zero);
   });
