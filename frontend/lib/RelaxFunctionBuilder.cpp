@@ -134,6 +134,25 @@ antlr4::Token *operatorToken(Grammar::ExprContext *expr) {
   return nullptr;
 }
 
+// `x + y`, `x - y`, `x * y`, `x / y` on Relax values: R.add, R.subtract, R.multiply, R.divide,
+// as TVM's parser reads Python arithmetic on Relax expressions; null when `expr` is none of
+// these (other operators stay errors at the operator, in argument()).
+antlr4::Token *arithmeticOperator(Grammar::ExprContext *expr, std::vector<Grammar::ExprContext *> &operands,
+                                  std::string &name) {
+  antlr4::Token *op = nullptr;
+  if (auto *mul = dynamic_cast<Grammar::MulExprContext *>(expr)) op = mul->op, operands = mul->expr();
+  if (auto *add = dynamic_cast<Grammar::AddExprContext *>(expr)) op = add->op, operands = add->expr();
+  if (!op) return nullptr;
+  static const std::vector<std::pair<size_t, const char *>> names = {
+      {Grammar::PLUS, "add"}, {Grammar::MINUS, "subtract"}, {Grammar::STAR, "multiply"}, {Grammar::SLASH, "divide"}};
+  for (const auto &[type, opName] : names)
+    if (op->getType() == type) {
+      name = opName;
+      return op;
+    }
+  return nullptr;
+}
+
 bool isSymbolicVarConstructor(Grammar::ExprContext *expr) {
   auto *call = dynamic_cast<Grammar::CallExprContext *>(expr);
   if (!call) return false;
@@ -736,14 +755,33 @@ std::optional<relax::Call> RelaxFunctionBuilder::operatorCall(Grammar::CallExprC
       call.axes = std::move(values);
     }
   }
+  return withInferredStructInfo(std::move(call), loc(expr), axesLoc);
+}
+
+std::optional<relax::Call> RelaxFunctionBuilder::withInferredStructInfo(relax::Call call, ir::SourceLoc callLoc,
+                                                                        ir::SourceLoc axesLoc) {
   relax::RelaxDiagnostic diagnostic;
-  std::optional<relax::TensorStructInfo> sinfo = relax::inferOperatorStructInfo(call, loc(expr), axesLoc, diagnostic);
+  std::optional<relax::TensorStructInfo> sinfo = relax::inferOperatorStructInfo(call, callLoc, axesLoc, diagnostic);
   if (!sinfo) {
     error(diagnostic.loc, diagnostic.message);
     return std::nullopt;
   }
   call.outSinfo = *sinfo;
   return call;
+}
+
+std::optional<relax::Call> RelaxFunctionBuilder::arithmeticCall(Grammar::ExprContext *expr) {
+  std::vector<Grammar::ExprContext *> operands;
+  relax::Call call;
+  call.kind = relax::CallKind::Operator;
+  antlr4::Token *op = arithmeticOperator(expr, operands, call.callee);
+  call.calleeLoc = locationOf(file_, op);
+  for (Grammar::ExprContext *operand : operands) {
+    std::optional<relax::Arg> arg = argument(stripParens(operand));
+    if (!arg) return std::nullopt;
+    call.args.push_back(*arg);
+  }
+  return withInferredStructInfo(std::move(call), call.calleeLoc, call.calleeLoc);
 }
 
 // ---- Statements ------------------------------------------------------------------------------
@@ -842,6 +880,13 @@ std::optional<relax::StructInfo> RelaxFunctionBuilder::bindingValue(Grammar::Exp
     binding.alias = *source;
     binding.matchCast = *cast;
     return *cast;
+  }
+  std::vector<Grammar::ExprContext *> operands;
+  std::string arithmetic;
+  if (arithmeticOperator(value, operands, arithmetic)) {
+    binding.call = arithmeticCall(value);
+    if (!binding.call) return std::nullopt;
+    return relax::StructInfo(binding.call->outSinfo);
   }
   if (callExpr && op != std::optional<std::string>("R.const")) {
     binding.call = call(callExpr);
