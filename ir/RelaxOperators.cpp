@@ -3,6 +3,7 @@
 #include "vtac/ir/RelaxOperators.h"
 
 #include <algorithm>
+#include <cassert>
 
 namespace vtac::ir::relax {
 
@@ -189,11 +190,7 @@ std::optional<std::vector<int64_t>> normalizedAxes(const std::optional<std::vect
 std::optional<TensorStructInfo> inferOperatorStructInfo(const Call &call, SourceLoc callLoc, SourceLoc axesLoc,
                                                         RelaxDiagnostic &diagnostic) {
   const OperatorInfo *info = lookupOperator(call.callee);
-  if (!info || call.args.size() != info->tensorParams.size()) {
-    diagnostic = {callLoc, "R." + call.callee + " takes " + std::to_string(info ? info->tensorParams.size() : 0) +
-                               " tensors"};
-    return std::nullopt;
-  }
+  assert(info && call.args.size() == info->tensorParams.size() && "the reader gives each tensor parameter one argument");
   std::vector<TensorStructInfo> in;
   for (size_t i = 0; i < call.args.size(); ++i) {
     StructInfo sinfo = call.args[i].sinfo();
