@@ -1,6 +1,7 @@
 #include "Preparing.h"
 
 #include "vtac/ir/Diagnostic.h"
+#include "vtac/ir/RelaxOperators.h"
 #include "vtac/support/Command.h"
 
 namespace vtac::driver {
@@ -19,8 +20,13 @@ int reportRecipeError(const std::string &command, llvm::Error error, std::ostrea
   return status;
 }
 
-int prepareModule(const std::string &command, const prepare::Recipe &recipe, frontend::ParsedModule &parsed,
+int prepareModule(const std::string &command, const prepare::Recipe &given, frontend::ParsedModule &parsed,
                   std::ostream &errors, passes::Instrumentation instrumentation) {
+  // High-level operators run as the prim_funcs legalize-ops makes of them, as relax.build
+  // legalizes first.
+  prepare::Recipe recipe = given;
+  if (ir::relax::hasOperatorCalls(parsed.module))
+    recipe.passes = recipe.passes.empty() ? "legalize-ops" : "legalize-ops," + recipe.passes;
   llvm::Expected<prepare::Preparer> preparer = prepare::Preparer::create(recipe, std::move(instrumentation));
   if (!preparer) return reportRecipeError(command, preparer.takeError(), errors);
   if (llvm::Error error = preparer->prepare(parsed, errors)) {

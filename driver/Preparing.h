@@ -17,7 +17,8 @@ namespace vtac::driver {
 int reportRecipeError(const std::string &command, llvm::Error error, std::ostream &errors);
 
 // Prepares `parsed` with a Preparer of its own, for commands that prepare one module (`vtac
-// run`, each input of `vtac compile`); the exit status.
+// run`, each input of `vtac compile`); the exit status. A module with high-level Relax
+// operators gets legalize-ops at the head of the pipeline.
 int prepareModule(const std::string &command, const prepare::Recipe &recipe, frontend::ParsedModule &parsed,
                   std::ostream &errors, passes::Instrumentation instrumentation = {});
 

@@ -201,6 +201,10 @@ std::optional<RelaxDiagnostic> firstUnsupported(const RelaxFunction &func, llvm:
   for (const BindingBlock &block : func.blocks)
     for (const Binding &binding : block.bindings) {
       if (auto diagnostic = refuse(*binding.var)) return diagnostic;
+      if (binding.call && binding.call->kind == CallKind::Operator)
+        return RelaxDiagnostic{binding.call->calleeLoc,
+                               what.str() + " runs R.call_tir and R.call_dps_packed only: legalize R." +
+                                   binding.call->callee + " first (--passes=legalize-ops)"};
       if (binding.index || binding.matchCast)
         return RelaxDiagnostic{binding.loc, what.str() + " does not support " +
                                                 (binding.index ? "tuple indexing" : "R.match_cast") +

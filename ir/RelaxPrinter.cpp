@@ -8,6 +8,7 @@
 
 #include "vtac/ir/Printer.h"
 #include "vtac/ir/Relax.h"
+#include "vtac/ir/RelaxOperators.h"
 
 namespace vtac::ir::relax {
 
@@ -202,6 +203,7 @@ private:
   }
 
   std::string printCall(const Call &call, const std::string &pad) {
+    if (call.kind == CallKind::Operator) return "R." + call.callee + "(" + uses(call.args) + printOperatorAttributes(call) + ")";
     std::string text;
     if (call.kind == CallKind::CallTIR) {
       if (!moduleAliasPrinted_) {
@@ -225,10 +227,11 @@ private:
     for (const Binding &binding : block.bindings) {
       std::string rhs;
       std::string annotation;
-      if (binding.call) {
+      // TVM leaves out the annotation of a call_tir / call_dps_packed result only.
+      if (binding.call && binding.call->kind != CallKind::Operator) {
         rhs = printCall(*binding.call, pad);
       } else {
-        rhs = value(binding, pad);
+        rhs = binding.call ? printCall(*binding.call, pad) : value(binding, pad);
         declareUsedSymbolic(binding.var->sinfo, pad);
         annotation = ": " + printStructInfo(binding.var->sinfo);
       }

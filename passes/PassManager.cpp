@@ -149,6 +149,10 @@ void PassManager::dump(llvm::StringRef when, llvm::StringRef pass, const ir::Pri
 llvm::Expected<ir::PrimFuncRef> PassManager::runPass(const PassInfo &pass, ir::PrimFuncRef func,
                                                      llvm::StringRef name,
                                                      PassContext &context) {
+  if (pass.isModulePass())
+    return attributeToPass(ir::diagnosticError("a module pass cannot run on the prim_func '" + name +
+                                               "' alone; run it first in --passes"),
+                           pass.name);
   if (llvm::Error error = checkInput(pass, *func))
     return instrumentation_.namePassInErrors ? attributeToPass(std::move(error), pass.name) : std::move(error);
   auto start = std::chrono::steady_clock::now();
@@ -205,20 +209,70 @@ llvm::Expected<ir::PrimFuncRef> PassManager::run(ir::PrimFuncRef func, llvm::Str
   return result;
 }
 
+void PassManager::dump(llvm::StringRef when, llvm::StringRef pass, const ir::IRModule &module) {
+  llvm::raw_ostream &os = *instrumentation_.dumpStream;
+  os << "# *** IR Dump " << when << " " << pass << " on module ***\n";
+  ir::PrintOptions options;
+  options.headerComments = false;
+  ir::printModule(module, os, options);
+  os.flush();
+}
+
+llvm::Error PassManager::runModulePass(const PassInfo &pass, ir::IRModule &module, PassContext &context) {
+  const Instrumentation &inst = instrumentation_;
+  if (inst.printBefore.count(pass.name)) dump("Before", pass.name, module);
+  ir::IRModule before = module;
+  auto start = std::chrono::steady_clock::now();
+  llvm::Error error = pass.moduleTransform(module, context);
+  if (inst.timePasses) timings_.add(pass.name, std::chrono::steady_clock::now() - start);
+  if (error) return inst.namePassInErrors ? attributeToPass(std::move(error), pass.name) : std::move(error);
+  if (inst.verifyEach || inst.verifyResult)
+    for (const ir::IRModule::Entry &entry : module.functions())
+      if (const auto *prim = entry.function->as<ir::PrimFunc>())
+        if (llvm::Error malformed = ir::verify(*prim))
+          return attributeToPass(ir::diagnosticError("'" + entry.name->name + "' is malformed after this pass:\n" +
+                                                     llvm::toString(std::move(malformed))),
+                                 pass.name);
+  bool wanted = inst.printAfter.count(pass.name) || inst.printAfterAll || inst.printChanged;
+  if (wanted && (!inst.printChanged || !ir::structuralEqual(module, before))) dump("After", pass.name, module);
+  return llvm::Error::success();
+}
+
 llvm::Error PassManager::run(ir::IRModule &module, PassContext &context,
                              llvm::StringRef onlyFunction) {
-  bool found = false;
-  // Entries are copied first: replacing a function updates the module in place.
-  std::vector<ir::IRModule::Entry> entries = module.functions();
-  for (const auto &entry : entries) {
-    auto *prim = entry.function->as<ir::PrimFunc>();
-    if (!prim || (!onlyFunction.empty() && entry.name->name != onlyFunction)) continue;
-    found = true;
-    auto result = run(ir::PrimFuncRef(prim), entry.name->name, context);
-    if (!result) return result.takeError();
-    module.add(entry.name->name, *result);
-  }
-  if (!onlyFunction.empty() && !found)
+  // Module passes run on the module where they stand in the pipeline; the function passes
+  // between them run on each prim_func in turn.
+  bool found = false, functionPasses = false;
+  std::vector<PipelineStep> all = std::move(pipeline_);
+  llvm::Error failure = llvm::Error::success();
+  auto first = all.begin();
+  do {  // at least once: an empty pipeline still looks for `onlyFunction`
+    if (first != all.end() && first->pass->isModulePass()) {
+      failure = runModulePass(*first->pass, module, context);
+      ++first;
+      continue;
+    }
+    auto last = std::find_if(first, all.end(), [](const PipelineStep &step) { return step.pass->isModulePass(); });
+    pipeline_.assign(first, last);
+    first = last;
+    functionPasses = true;
+    // Entries are copied first: replacing a function updates the module in place.
+    std::vector<ir::IRModule::Entry> entries = module.functions();
+    for (const auto &entry : entries) {
+      auto *prim = entry.function->as<ir::PrimFunc>();
+      if (!prim || (!onlyFunction.empty() && entry.name->name != onlyFunction)) continue;
+      found = true;
+      auto result = run(ir::PrimFuncRef(prim), entry.name->name, context);
+      if (!result) {
+        failure = result.takeError();
+        break;
+      }
+      module.add(entry.name->name, *result);
+    }
+  } while (first != all.end() && !failure);
+  pipeline_ = std::move(all);
+  if (failure) return failure;
+  if (!onlyFunction.empty() && functionPasses && !found)
     return ir::diagnosticError(module.loc, "the module has no prim_func called '" +
                                                onlyFunction + "'");
   return llvm::Error::success();

@@ -10,6 +10,7 @@ const PassRegistry &PassRegistry::builtin() {
     registerTirPasses(r);
     registerVtaPasses(r);
     registerHostPasses(r);
+    registerRelaxPasses(r);
     return r;
   }();
   return registry;

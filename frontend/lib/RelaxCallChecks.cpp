@@ -99,7 +99,8 @@ void checkRelaxCalls(const ir::IRModule &module, DiagnosticEngine &diagnostics) 
     if (!func) continue;
     for (const relax::BindingBlock &block : func->blocks)
       for (const relax::Binding &binding : block.bindings) {
-        if (!binding.call) continue;
+        // An operator's struct info was inferred when it was read.
+        if (!binding.call || binding.call->kind == relax::CallKind::Operator) continue;
         const relax::Call &call = *binding.call;
         ir::FunctionRef target = module.lookup(call.callee);
         const auto *prim = target ? target->as<ir::PrimFunc>() : nullptr;

@@ -3,6 +3,7 @@
 #include "Literals.h"
 #include "SyntaxParser.h"
 #include "TVMScriptLexer.h"
+#include "vtac/ir/RelaxOperators.h"
 
 #include <charconv>
 
@@ -65,6 +66,19 @@ std::optional<int64_t> ndimOf(Grammar::ExprContext *expr) {
   return intOf(expr);
 }
 
+bool isNone(Grammar::ExprContext *expr) {
+  return expr && dynamic_cast<Grammar::NoneAtomContext *>(atomOf(expr));
+}
+
+// `3`, `-1`.
+std::optional<int64_t> signedIntOf(Grammar::ExprContext *expr) {
+  if (auto *unary = dynamic_cast<Grammar::UnaryExprContext *>(expr)) {
+    std::optional<int64_t> value = unary->op->getType() == Grammar::MINUS ? intOf(unary->expr()) : std::nullopt;
+    return value ? std::optional<int64_t>(-*value) : std::nullopt;
+  }
+  return intOf(expr);
+}
+
 // The items of `(a, b)`, `(a,)`, `[a, b]`; `(a)` is not a tuple.
 std::optional<std::vector<Grammar::ExprContext *>> tupleItems(Grammar::ExprContext *expr) {
   Grammar::AtomContext *atom = atomOf(expr);
@@ -117,6 +131,25 @@ antlr4::Token *operatorToken(Grammar::ExprContext *expr) {
   if (auto *unary = dynamic_cast<Grammar::UnaryExprContext *>(expr)) return unary->op;
   if (auto *power = dynamic_cast<Grammar::PowerExprContext *>(expr)) return power->POWER()->getSymbol();
   if (auto *compare = dynamic_cast<Grammar::CompareExprContext *>(expr)) return compare->comp_op()->getStart();
+  return nullptr;
+}
+
+// `x + y`, `x - y`, `x * y`, `x / y` on Relax values: R.add, R.subtract, R.multiply, R.divide,
+// as TVM's parser reads Python arithmetic on Relax expressions; null when `expr` is none of
+// these (other operators stay errors at the operator, in argument()).
+antlr4::Token *arithmeticOperator(Grammar::ExprContext *expr, std::vector<Grammar::ExprContext *> &operands,
+                                  std::string &name) {
+  antlr4::Token *op = nullptr;
+  if (auto *mul = dynamic_cast<Grammar::MulExprContext *>(expr)) op = mul->op, operands = mul->expr();
+  if (auto *add = dynamic_cast<Grammar::AddExprContext *>(expr)) op = add->op, operands = add->expr();
+  if (!op) return nullptr;
+  static const std::vector<std::pair<size_t, const char *>> names = {
+      {Grammar::PLUS, "add"}, {Grammar::MINUS, "subtract"}, {Grammar::STAR, "multiply"}, {Grammar::SLASH, "divide"}};
+  for (const auto &[type, opName] : names)
+    if (op->getType() == type) {
+      name = opName;
+      return op;
+    }
   return nullptr;
 }
 
@@ -290,7 +323,6 @@ std::optional<relax::StructInfo> RelaxFunctionBuilder::structInfo(Grammar::ExprC
                                                   " positional arguments");
     return std::nullopt;
   }
-  auto isNone = [](Grammar::ExprContext *e) { return e && dynamic_cast<Grammar::NoneAtomContext *>(atomOf(e)); };
   switch (kind->second) {
   case Kind::Tuple: {
     std::vector<Grammar::ExprContext *> fields = args.positional;
@@ -583,8 +615,10 @@ std::optional<relax::Call> RelaxFunctionBuilder::call(Grammar::CallExprContext *
     call.kind = relax::CallKind::CallTIR;
   } else if (op == std::optional<std::string>("R.call_dps_packed")) {
     call.kind = relax::CallKind::CallDPSPacked;
+  } else if (op && llvm::StringRef(*op).starts_with("R.")) {
+    return operatorCall(expr, op->substr(2));
   } else {
-    error(loc(expr), "expected R.call_tir or R.call_dps_packed" +
+    error(loc(expr), "expected R.call_tir, R.call_dps_packed or a high-level operator" +
                          (op ? ", got " + *op : std::string()));
     return std::nullopt;
   }
@@ -653,6 +687,101 @@ std::optional<relax::Call> RelaxFunctionBuilder::call(Grammar::CallExprContext *
   }
   call.outSinfo = *sinfo;
   return call;
+}
+
+// `R.add(x, y)`, `R.matmul(x, w, out_dtype="float32")`, `R.permute_dims(x, axes=[1, 0])`: the
+// tensors (positional or by TVM's parameter names), then the operator's attributes; the
+// result's struct info is inferred here, so a shape or type mismatch is reported at the call.
+std::optional<relax::Call> RelaxFunctionBuilder::operatorCall(Grammar::CallExprContext *expr, const std::string &name) {
+  const relax::OperatorInfo *info = relax::lookupOperator(name);
+  if (!info) {
+    error(loc(expr->expr()), "high-level operator R." + name + " is not supported yet (vtac reads " +
+                                 relax::knownOperatorList() + ")");
+    return std::nullopt;
+  }
+  relax::Call call;
+  call.kind = relax::CallKind::Operator;
+  call.callee = name;
+  call.calleeLoc = loc(expr->expr());
+  std::vector<std::string> params(info->tensorParams.begin(), info->tensorParams.end());
+  if (info->family == relax::OperatorFamily::Matmul) params.push_back("out_dtype");
+  if (info->family == relax::OperatorFamily::PermuteDims) params.push_back("axes");
+  Arguments args = argumentsOf(expr);
+  if (args.positional.size() > params.size()) {
+    error(loc(args.positional[params.size()]), "R." + name + " takes " + std::to_string(params.size()) +
+                                                   " arguments at most");
+    return std::nullopt;
+  }
+  for (const auto &[keyword, value] : args.keywords)
+    if (std::find(params.begin(), params.end(), keyword) == params.end()) {
+      error(loc(value), "unexpected argument '" + keyword + "' to R." + name);
+      return std::nullopt;
+    }
+  for (size_t i = 0; i < info->tensorParams.size(); ++i) {
+    Grammar::ExprContext *tensor = args.get(i, params[i]);
+    if (!tensor) {
+      error(loc(expr), "R." + name + " needs its argument '" + params[i] + "'");
+      return std::nullopt;
+    }
+    std::optional<relax::Arg> arg = argument(tensor);
+    if (!arg) return std::nullopt;
+    call.args.push_back(*arg);
+  }
+  ir::SourceLoc axesLoc = loc(expr);
+  size_t attribute = info->tensorParams.size();
+  if (Grammar::ExprContext *outDtype = info->family == relax::OperatorFamily::Matmul ? args.get(attribute, "out_dtype") : nullptr) {
+    std::optional<std::string> text = stringOf(outDtype);
+    std::optional<ir::DataType> dtype = text && *text != "void" && !text->empty() ? ir::DataType::parse(*text) : std::nullopt;
+    if (!text || (*text != "void" && !text->empty() && (!dtype || dtype->isVoid() || dtype->lanes() != 1))) {
+      error(loc(outDtype), "expected a dtype string for out_dtype, such as \"float32\" or \"void\"");
+      return std::nullopt;
+    }
+    if (dtype) call.outDtype = *dtype;
+  }
+  if (Grammar::ExprContext *axes = info->family == relax::OperatorFamily::PermuteDims ? args.get(attribute, "axes") : nullptr) {
+    axesLoc = loc(axes);
+    if (!isNone(axes)) {
+      std::optional<std::vector<Grammar::ExprContext *>> items = tupleItems(axes);
+      std::vector<int64_t> values;
+      for (Grammar::ExprContext *item : items ? *items : std::vector<Grammar::ExprContext *>{}) {
+        std::optional<int64_t> value = signedIntOf(item);
+        if (!value) break;
+        values.push_back(*value);
+      }
+      if (!items || values.size() != items->size()) {
+        error(axesLoc, "expected the axes as a list of integers, e.g. [1, 0], or None");
+        return std::nullopt;
+      }
+      call.axes = std::move(values);
+    }
+  }
+  return withInferredStructInfo(std::move(call), loc(expr), axesLoc);
+}
+
+std::optional<relax::Call> RelaxFunctionBuilder::withInferredStructInfo(relax::Call call, ir::SourceLoc callLoc,
+                                                                        ir::SourceLoc axesLoc) {
+  relax::RelaxDiagnostic diagnostic;
+  std::optional<relax::TensorStructInfo> sinfo = relax::inferOperatorStructInfo(call, callLoc, axesLoc, diagnostic);
+  if (!sinfo) {
+    error(diagnostic.loc, diagnostic.message);
+    return std::nullopt;
+  }
+  call.outSinfo = *sinfo;
+  return call;
+}
+
+std::optional<relax::Call> RelaxFunctionBuilder::arithmeticCall(Grammar::ExprContext *expr) {
+  std::vector<Grammar::ExprContext *> operands;
+  relax::Call call;
+  call.kind = relax::CallKind::Operator;
+  antlr4::Token *op = arithmeticOperator(expr, operands, call.callee);
+  call.calleeLoc = locationOf(file_, op);
+  for (Grammar::ExprContext *operand : operands) {
+    std::optional<relax::Arg> arg = argument(stripParens(operand));
+    if (!arg) return std::nullopt;
+    call.args.push_back(*arg);
+  }
+  return withInferredStructInfo(std::move(call), call.calleeLoc, call.calleeLoc);
 }
 
 // ---- Statements ------------------------------------------------------------------------------
@@ -751,6 +880,13 @@ std::optional<relax::StructInfo> RelaxFunctionBuilder::bindingValue(Grammar::Exp
     binding.alias = *source;
     binding.matchCast = *cast;
     return *cast;
+  }
+  std::vector<Grammar::ExprContext *> operands;
+  std::string arithmetic;
+  if (arithmeticOperator(value, operands, arithmetic)) {
+    binding.call = arithmeticCall(value);
+    if (!binding.call) return std::nullopt;
+    return relax::StructInfo(binding.call->outSinfo);
   }
   if (callExpr && op != std::optional<std::string>("R.const")) {
     binding.call = call(callExpr);

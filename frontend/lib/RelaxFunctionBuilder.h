@@ -2,9 +2,11 @@
 // the way TVM's Relax parser reads it: parameters annotated `R.Tensor(shape, dtype)` whose
 // string dimensions ("m") define the function's symbolic sizes, `m = T.int64()` declarations,
 // `cls = Module`, `with R.dataflow():` blocks of bindings to `R.call_tir` /
-// `R.call_dps_packed` calls, other variables, tuples (`(a, b)`, `R.tuple(a, b)`), tuple
-// fields (`t[0]`), `R.match_cast(x, sinfo)` or scalars (`R.const(2, "int32")`, also inline
-// as an argument), `R.output(...)`, and `return`.
+// `R.call_dps_packed` calls, high-level operator calls (`R.add(x, y)` or `x + y`, `R.matmul(a, b)`:
+// ir/RelaxOperators.h lists them; their struct info is inferred as they are read, so a shape or
+// type mismatch is an error at the call), other variables, tuples (`(a, b)`, `R.tuple(a, b)`),
+// tuple fields (`t[0]`), `R.match_cast(x, sinfo)` or scalars (`R.const(2, "int32")`, also
+// inline as an argument), `R.output(...)`, and `return`.
 //
 // Scoping follows Relax: a variable bound inside a dataflow block is visible outside it only
 // when the block's `R.output` lists it; `R.output` is only allowed as the last statement of a
@@ -74,6 +76,10 @@ private:
 
   // Values.
   std::optional<ir::relax::Call> call(Grammar::CallExprContext *call);
+  std::optional<ir::relax::Call> operatorCall(Grammar::CallExprContext *call, const std::string &name);
+  std::optional<ir::relax::Call> withInferredStructInfo(ir::relax::Call call, ir::SourceLoc callLoc,
+                                                        ir::SourceLoc axesLoc);
+  std::optional<ir::relax::Call> arithmeticCall(Grammar::ExprContext *expr);
   std::optional<ir::relax::Arg> argument(Grammar::ExprContext *expr);
   std::optional<ir::relax::Arg> tupleField(Grammar::ExprContext *expr);
   std::shared_ptr<const ir::relax::Constant> inlineConstant(Grammar::CallExprContext *call);

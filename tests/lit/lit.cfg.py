@@ -20,6 +20,14 @@ if engine:
 config.substitutions.append(("%vtac", vtac))
 # Generators of large hostile inputs (tests/lit/*/Inputs/*.py) run with lit's own interpreter.
 config.substitutions.append(("%python", sys.executable))
+# numpy computes the reference results of the high-level Relax operators' runs; it lives in the
+# system's Python, which lit's own interpreter need not be. Tests that use it say REQUIRES: numpy.
+import subprocess
+numpy_python = "/usr/bin/python3"
+if os.path.exists(numpy_python) and subprocess.run([numpy_python, "-c", "import numpy"],
+                                                   capture_output=True).returncode == 0:
+    config.available_features.add("numpy")
+    config.substitutions.append(("%numpy-python", numpy_python))
 config.substitutions.append(("%samples", os.path.join(config.vtac_src_root, "samples")))
 config.substitutions.append(("FileCheck", config.filecheck))
 # split-file keeps a case's inputs in its one test file (LLVM's llvm-19-tools, beside FileCheck).

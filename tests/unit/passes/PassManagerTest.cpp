@@ -48,6 +48,18 @@ PassRegistry testRegistry() {
                   return ir::diagnosticError(f->body->loc(), "cannot handle this loop");
                 },
                 nullptr});
+  // A module pass that adds a copy of `main` called `copy`, broken when `broken`.
+  for (bool broken : {false, true}) {
+    PassInfo copy{broken ? "add-broken-copy" : "add-copy", "adds a function", nullptr, nullptr};
+    copy.moduleTransform = [broken](ir::IRModule &module, PassContext &) {
+      auto main = ir::PrimFuncRef(module.lookup("main")->as<ir::PrimFunc>());
+      module.add("copy", broken ? withBody(main, UnboundStore().visitStmt(main->body)) : main);
+      return llvm::Error::success();
+    };
+    registry.add(std::move(copy));
+  }
+  registry.add({"with-module-pass", "a named pipeline holding a module pass", nullptr,
+                [](PipelineBuilder &p) { p.add("identity").add("add-copy"); }});
   registry.add({"both", "identity then break-ir", nullptr,
                 [](PipelineBuilder &p) { p.add("identity").add("break-ir"); }});
   registry.add({"broken-pipeline", "names a missing pass", nullptr,
@@ -97,6 +109,54 @@ TEST_CASE("a pass's error is located and prefixed with the pass name", "[passes]
         "pm_test.tvm:3:5: error: [refuse] cannot handle this loop\n"
         "    for i in range(4):\n"
         "    ^\n");
+}
+
+TEST_CASE("a module pass runs once where it stands; function passes around it run on each prim_func", "[passes]") {
+  PassRegistry registry = testRegistry();
+  frontend::SourceFile file("pm_test.tvm", kProgram);
+  frontend::DiagnosticEngine diagnostics;
+  auto parsed = frontend::parseModule(file, diagnostics);
+  REQUIRE(parsed.has_value());
+  std::string dumps;
+  llvm::raw_string_ostream os(dumps);
+  Instrumentation printed;
+  printed.printAfterAll = true;
+  printed.dumpStream = &os;
+  auto steps = parsePipeline("identity,add-copy,identity", registry);
+  REQUIRE(bool(steps));
+  PassManager manager(std::move(*steps), printed);
+  PassContext context;
+  ir::IRModule module = parsed->module;
+  REQUIRE(!manager.run(module, context));
+  CHECK(module.lookup("copy") != nullptr);
+  std::vector<std::string> headers;
+  llvm::StringRef rest = os.str();
+  while (!rest.empty()) {
+    auto [line, next] = rest.split('\n');
+    if (line.starts_with("# *** IR Dump")) headers.push_back(line.str());
+    rest = next;
+  }
+  CHECK(headers == std::vector<std::string>{"# *** IR Dump After identity on main ***",
+                                            "# *** IR Dump After add-copy on module ***",
+                                            "# *** IR Dump After identity on main ***",
+                                            "# *** IR Dump After identity on copy ***"});
+
+  // A module pass in a named pipeline would run on one prim_func at a time: refused.
+  auto nested = parsePipeline("with-module-pass", registry);
+  PassManager nestedManager(std::move(*nested));
+  ir::IRModule again = parsed->module;
+  llvm::Error refused = nestedManager.run(again, context);
+  REQUIRE(bool(refused));
+  CHECK(errorText(std::move(refused)) ==
+        "error: [add-copy] a module pass cannot run on the prim_func 'main' alone; run it first in --passes\n");
+
+  // The prim_funcs a module pass leaves are verified, as a function pass's result is.
+  auto broken = parsePipeline("add-broken-copy", registry);
+  PassManager brokenManager(std::move(*broken));
+  ir::IRModule third = parsed->module;
+  llvm::Error malformed = brokenManager.run(third, context);
+  REQUIRE(bool(malformed));
+  CHECK(errorText(std::move(malformed)).find("error: [add-broken-copy] 'copy' is malformed after this pass:") == 0);
 }
 
 TEST_CASE("--verify-each names the pass that left a malformed function", "[passes]") {

@@ -144,6 +144,21 @@ TEST_CASE("graph: an unknown packed function is an error at the call", "[relax][
   CHECK(run.error.rfind("unknown.tvm:4:31: error: unknown packed function 'env.gelu'", 0) == 0);
 }
 
+TEST_CASE("graph: a high-level operator not legalized is an error at its name", "[relax][graph]") {
+  // vtac run and compile legalize first; the executor itself never guesses what R.add means
+  // (a prim_func of the module called "add" is not it).
+  relax_test::ParsedFile parsed = relax_test::parseText(
+      "operator.tvm",
+      "@R.function\n"
+      "def main(x: R.Tensor((4,), \"float32\")):\n"
+      "    y = R.add(x, x)\n"
+      "    return y\n");
+  REQUIRE(parsed.diagnostics.empty());
+  Run run = runGraph(parsed.module, {{"x", relax_test::randomTensor({4}, 1)}});
+  CHECK(run.error.rfind("operator.tvm:3:9: error: the graph executor runs R.call_tir and R.call_dps_packed only: "
+                        "legalize R.add first (--passes=legalize-ops)", 0) == 0);
+}
+
 TEST_CASE("graph: a failing registered function reports its message", "[relax][graph]") {
   relax_test::ParsedFile parsed = relax_test::parseText(
       "wrongshape.tvm",

@@ -115,17 +115,23 @@ struct Arg {
   StructInfo sinfo() const;
 };
 
-enum class CallKind { CallTIR, CallDPSPacked };
+enum class CallKind { CallTIR, CallDPSPacked, Operator };
 
 // `R.call_tir(cls.callee, (args,), out_sinfo=...)` — callee a prim_func of the module — or
 // `R.call_dps_packed("callee", (args,), out_sinfo)` — a prim_func of the module or a
-// registered runtime function, resolved when the graph runs.
+// registered runtime function, resolved when the graph runs — or a high-level operator,
+// `R.add(x, y)`, `R.matmul(x, w, out_dtype="void")` (callee "add", "nn.relu", "matmul": TVM's
+// operator name without "relax."; RelaxOperators.h lists them), whose `outSinfo` is inferred
+// from its arguments and which legalize-ops turns into R.call_tir.
 struct Call {
   CallKind kind = CallKind::CallDPSPacked;
   std::string callee;
   SourceLoc calleeLoc;
   std::vector<Arg> args;
   TensorStructInfo outSinfo;
+  // The attributes of an operator besides its tensors, as TVM's attrs nodes hold them.
+  std::optional<std::vector<int64_t>> axes;  // permute_dims; nullopt: reversed (`axes=None`)
+  DataType outDtype;                          // matmul; void: the operands' ("void")
 };
 
 // What a variable is bound to: a call; else `alias` itself (`lv = x`), unless one of `tuple`
@@ -222,7 +228,8 @@ StructInfo substitute(const StructInfo &sinfo, const ShapeBindings &bindings);
 // parameter, binding or result that is not a tensor ("the graph executor supports tensors
 // only: 'x' is R.Tuple(...)", at its definition), or the first binding that is neither a call
 // nor an alias of a tensor (tuple indexing, R.match_cast: "... does not support R.match_cast
-// yet", at the binding); nullopt when the graph runs.
+// yet", at the binding) or a high-level operator (at its name: legalize-ops first); nullopt
+// when the graph runs.
 struct RelaxDiagnostic {
   SourceLoc loc;
   std::string message;

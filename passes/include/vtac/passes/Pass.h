@@ -53,6 +53,9 @@ struct PassContext {
 
 using FunctionTransform =
     std::function<llvm::Expected<ir::PrimFuncRef>(const ir::PrimFuncRef &, PassContext &)>;
+// A pass over the whole module (legalize-ops adds prim_funcs and rewrites Relax functions):
+// it changes the module in place, or returns an error and leaves it unusable.
+using ModuleTransform = std::function<llvm::Error(ir::IRModule &, PassContext &)>;
 
 class PipelineBuilder;
 
@@ -69,7 +72,9 @@ struct PassInfo {
   PassInput input = PassInput::Any;
   // The PassContext options it reads (`--pass-option NAME=VALUE`): any other name is an error.
   std::vector<std::string> options = {};
+  ModuleTransform moduleTransform = nullptr;  // ...or a module pass (no `transform`)
   bool isPipeline() const { return static_cast<bool>(build); }
+  bool isModulePass() const { return static_cast<bool>(moduleTransform); }
 };
 
 }  // namespace vtac::passes

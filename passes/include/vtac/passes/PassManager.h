@@ -94,7 +94,9 @@ public:
   llvm::Expected<ir::PrimFuncRef> run(ir::PrimFuncRef func, llvm::StringRef name,
                                       PassContext &context);
   // Runs it on every prim_func of the module (only `onlyFunction` when not empty; an error
-  // when the module has no such prim_func), replacing each in the module.
+  // when the module has no such prim_func), replacing each in the module; a module pass
+  // (legalize-ops) runs once on the module where it stands in the pipeline and is dumped as
+  //   # *** IR Dump After legalize-ops on module ***
   llvm::Error run(ir::IRModule &module, PassContext &context, llvm::StringRef onlyFunction = "");
 
   const PassTimings &timings() const { return timings_; }
@@ -107,6 +109,8 @@ private:
                                           llvm::StringRef name, PassContext &context);
   void dump(llvm::StringRef when, llvm::StringRef pass, const ir::PrimFunc &func,
             llvm::StringRef name);
+  void dump(llvm::StringRef when, llvm::StringRef pass, const ir::IRModule &module);
+  llvm::Error runModulePass(const PassInfo &pass, ir::IRModule &module, PassContext &context);
   // The verifier on the pipeline's result, unless --verify-each has run it or nothing ran.
   llvm::Error verifyResult(const ir::PrimFunc &func) const;
 

@@ -35,5 +35,6 @@ private:
 void registerTirPasses(PassRegistry &registry);
 void registerVtaPasses(PassRegistry &registry);
 void registerHostPasses(PassRegistry &registry);
+void registerRelaxPasses(PassRegistry &registry);
 
 }  // namespace vtac::passes

@@ -1,0 +1,240 @@
+// The high-level Relax operators vtac knows and their struct info inference, after TVM's
+// src/relax/op/tensor/{binary,linear_algebra,manipulate}.cc and op/nn/nn.cc.
+#include "vtac/ir/RelaxOperators.h"
+
+#include <algorithm>
+#include <cassert>
+
+namespace vtac::ir::relax {
+
+namespace {
+
+const std::vector<OperatorInfo> &operators() {
+  using F = OperatorFamily;
+  static const std::vector<OperatorInfo> table = {
+      {"add", F::ElementwiseBinary, {"x1", "x2"}},      {"subtract", F::ElementwiseBinary, {"x1", "x2"}},
+      {"multiply", F::ElementwiseBinary, {"x1", "x2"}}, {"divide", F::ElementwiseBinary, {"x1", "x2"}},
+      {"maximum", F::ElementwiseBinary, {"x1", "x2"}},  {"minimum", F::ElementwiseBinary, {"x1", "x2"}},
+      {"nn.relu", F::ElementwiseUnary, {"data"}},       {"matmul", F::Matmul, {"x1", "x2"}},
+      {"permute_dims", F::PermuteDims, {"x"}},
+  };
+  return table;
+}
+
+std::string printShape(llvm::ArrayRef<Expr> shape) {
+  std::string text = "(";
+  for (size_t i = 0; i < shape.size(); ++i) text += (i ? ", " : "") + printDim(shape[i]);
+  return text + (shape.size() == 1 ? ",)" : ")");
+}
+
+// TVM's InferBinaryArithOpOutDtype: one element type, or unknown when either is.
+std::optional<DataType> commonDtype(const Call &call, const TensorStructInfo &a, const TensorStructInfo &b,
+                                    SourceLoc at, RelaxDiagnostic &diagnostic) {
+  if (a.dtype.isVoid() || b.dtype.isVoid()) return DataType::voidTy();
+  if (a.dtype == b.dtype) return a.dtype;
+  diagnostic = {at, "R." + call.callee + " needs operands of one element type, got " + a.dtype.str() + " and " +
+                        b.dtype.str()};
+  return std::nullopt;
+}
+
+std::optional<TensorStructInfo> inferBinary(const Call &call, const std::vector<TensorStructInfo> &in, SourceLoc at,
+                                            RelaxDiagnostic &diagnostic) {
+  std::optional<DataType> dtype = commonDtype(call, in[0], in[1], at, diagnostic);
+  if (!dtype) return std::nullopt;
+  TensorStructInfo result;
+  result.dtype = *dtype;
+  if (in[0].rank() >= 0 && in[1].rank() >= 0) result.ndim = std::max(in[0].rank(), in[1].rank());
+  if (!in[0].shape || !in[1].shape) return result;
+  std::string conflict;
+  result.shape = broadcastShapes(*in[0].shape, *in[1].shape, conflict);
+  if (!conflict.empty()) {
+    diagnostic = {at, "R." + call.callee + " cannot broadcast shapes " + printShape(*in[0].shape) + " and " +
+                          printShape(*in[1].shape) + ": " + conflict};
+    return std::nullopt;
+  }
+  return result;
+}
+
+std::optional<TensorStructInfo> inferMatmul(const Call &call, const std::vector<TensorStructInfo> &in, SourceLoc at,
+                                            RelaxDiagnostic &diagnostic) {
+  for (size_t i = 0; i < 2; ++i)
+    if (in[i].rank() == 0) {
+      diagnostic = {call.args[i].loc, "R.matmul needs operands of rank 1 or more; this one has rank 0"};
+      return std::nullopt;
+    }
+  TensorStructInfo result;
+  if (call.outDtype.isVoid()) {
+    std::optional<DataType> dtype = commonDtype(call, in[0], in[1], at, diagnostic);
+    if (!dtype) return std::nullopt;
+    result.dtype = *dtype;
+  } else {
+    result.dtype = call.outDtype;
+  }
+  if (!in[0].shape || !in[1].shape) return result;
+  // numpy: a vector is a matrix of one row (left) or one column (right), dropped again after.
+  std::vector<Expr> a = *in[0].shape, b = *in[1].shape;
+  bool prepended = a.size() == 1, appended = b.size() == 1;
+  if (prepended) a.insert(a.begin(), intImm(1, DataType::int64()));
+  if (appended) b.push_back(intImm(1, DataType::int64()));
+  const Expr &reduceA = a.back(), &reduceB = b[b.size() - 2];
+  if (reduceA.isa<IntImm>() && reduceB.isa<IntImm>() && !sizesProvablyEqual(reduceA, reduceB)) {
+    diagnostic = {at, "R.matmul needs equal reduction lengths, got " + printDim(reduceA) + " (the last dimension of " +
+                          printShape(*in[0].shape) + ") and " + printDim(reduceB) + " (" +
+                          (appended ? "the only" : "the second-to-last") + " dimension of " +
+                          printShape(*in[1].shape) + ")"};
+    return std::nullopt;
+  }
+  std::string conflict;
+  std::optional<std::vector<Expr>> batch = broadcastShapes(llvm::ArrayRef<Expr>(a).drop_back(2),
+                                                           llvm::ArrayRef<Expr>(b).drop_back(2), conflict);
+  if (!conflict.empty()) {
+    diagnostic = {at, "R.matmul cannot broadcast the batch dimensions of " + printShape(*in[0].shape) + " and " +
+                          printShape(*in[1].shape) + ": " + conflict};
+    return std::nullopt;
+  }
+  size_t rank = std::max(a.size(), b.size()) - prepended - appended;
+  if (!batch) {
+    result.ndim = int(rank);
+    return result;
+  }
+  std::vector<Expr> shape = *batch;
+  if (!prepended) shape.push_back(a[a.size() - 2]);
+  if (!appended) shape.push_back(b.back());
+  return TensorStructInfo::known(std::move(shape), result.dtype);
+}
+
+std::optional<TensorStructInfo> inferPermuteDims(const Call &call, const TensorStructInfo &in, SourceLoc axesLoc,
+                                                 RelaxDiagnostic &diagnostic) {
+  if (in.rank() < 0) {
+    if (call.axes) return TensorStructInfo{std::nullopt, int(call.axes->size()), in.dtype, {}};
+    return TensorStructInfo{std::nullopt, -1, in.dtype, {}};
+  }
+  std::optional<std::vector<int64_t>> axes = normalizedAxes(call.axes, in.rank());
+  if (!axes) {
+    std::string written;
+    for (size_t i = 0; i < call.axes->size(); ++i) written += (i ? ", " : "") + std::to_string((*call.axes)[i]);
+    diagnostic = {axesLoc, "R.permute_dims needs a permutation of the " + std::to_string(in.rank()) +
+                               " dimensions of its operand, got axes [" + written + "]"};
+    return std::nullopt;
+  }
+  if (!in.shape) return TensorStructInfo{std::nullopt, in.rank(), in.dtype, {}};
+  std::vector<Expr> shape;
+  for (int64_t axis : *axes) shape.push_back((*in.shape)[size_t(axis)]);
+  return TensorStructInfo::known(std::move(shape), in.dtype);
+}
+
+}  // namespace
+
+bool isConstantSize(const Expr &dim, int64_t value) {
+  const auto *imm = dim.as<IntImm>();
+  return imm && imm->value == value;
+}
+
+bool sizesProvablyEqual(const Expr &a, const Expr &b) {
+  const auto *ia = a.as<IntImm>(), *ib = b.as<IntImm>();
+  if (ia || ib) return ia && ib && ia->value == ib->value;
+  return a == b || printDim(a) == printDim(b);
+}
+
+const OperatorInfo *lookupOperator(llvm::StringRef name) {
+  for (const OperatorInfo &info : operators())
+    if (info.name == name) return &info;
+  return nullptr;
+}
+
+std::string knownOperatorList() {
+  std::string list;
+  for (const OperatorInfo &info : operators()) list += (list.empty() ? "R." : ", R.") + info.name.str();
+  return list;
+}
+
+std::optional<std::vector<Expr>> broadcastShapes(llvm::ArrayRef<Expr> a, llvm::ArrayRef<Expr> b,
+                                                 std::string &conflict) {
+  size_t rank = std::max(a.size(), b.size());
+  std::vector<Expr> result(rank);
+  for (size_t i = 0; i < rank; ++i) {
+    // Aligned at the last dimension: a missing leading dimension is 1.
+    const Expr *da = i + a.size() >= rank ? &a[i + a.size() - rank] : nullptr;
+    const Expr *db = i + b.size() >= rank ? &b[i + b.size() - rank] : nullptr;
+    if (!da || isConstantSize(*da, 1)) result[i] = db ? *db : *da;
+    else if (!db || isConstantSize(*db, 1)) result[i] = *da;
+    else if (sizesProvablyEqual(*da, *db)) result[i] = *da;
+    else {
+      // Only two constants conflict; other sizes may agree when the graph runs.
+      if (da->isa<IntImm>() && db->isa<IntImm>())
+        conflict = printDim(*da) + " and " + printDim(*db) + " at dimension " + std::to_string(i) + " of the result";
+      return std::nullopt;
+    }
+  }
+  return result;
+}
+
+std::optional<std::vector<int64_t>> normalizedAxes(const std::optional<std::vector<int64_t>> &axes, int rank) {
+  std::vector<int64_t> result;
+  if (!axes) {
+    for (int i = rank - 1; i >= 0; --i) result.push_back(i);
+    return result;
+  }
+  if (axes->size() != size_t(rank)) return std::nullopt;
+  std::vector<bool> seen(size_t(rank), false);
+  for (int64_t axis : *axes) {
+    if (axis < -rank || axis >= rank) return std::nullopt;
+    if (axis < 0) axis += rank;
+    if (seen[size_t(axis)]) return std::nullopt;
+    seen[size_t(axis)] = true;
+    result.push_back(axis);
+  }
+  return result;
+}
+
+std::optional<TensorStructInfo> inferOperatorStructInfo(const Call &call, SourceLoc callLoc, SourceLoc axesLoc,
+                                                        RelaxDiagnostic &diagnostic) {
+  const OperatorInfo *info = lookupOperator(call.callee);
+  assert(info && call.args.size() == info->tensorParams.size() && "the reader gives each tensor parameter one argument");
+  std::vector<TensorStructInfo> in;
+  for (size_t i = 0; i < call.args.size(); ++i) {
+    StructInfo sinfo = call.args[i].sinfo();
+    if (!sinfo.isTensor()) {
+      diagnostic = {call.args[i].loc, "R." + call.callee + " takes a tensor as '" + info->tensorParams[i].str() +
+                                          "', got " + printStructInfo(sinfo)};
+      return std::nullopt;
+    }
+    in.push_back(sinfo.tensor);
+  }
+  std::optional<TensorStructInfo> result;
+  switch (info->family) {
+  case OperatorFamily::ElementwiseBinary: result = inferBinary(call, in, callLoc, diagnostic); break;
+  case OperatorFamily::ElementwiseUnary: result = in[0]; break;
+  case OperatorFamily::Matmul: result = inferMatmul(call, in, callLoc, diagnostic); break;
+  case OperatorFamily::PermuteDims: result = inferPermuteDims(call, in[0], axesLoc, diagnostic); break;
+  }
+  if (result) result->loc = callLoc;
+  return result;
+}
+
+bool hasOperatorCalls(const IRModule &module) {
+  for (const IRModule::Entry &entry : module.functions())
+    if (const RelaxFunction *func = asRelaxFunction(entry.function))
+      for (const BindingBlock &block : func->blocks)
+        for (const Binding &binding : block.bindings)
+          if (binding.call && binding.call->kind == CallKind::Operator) return true;
+  return false;
+}
+
+std::string printOperatorAttributes(const Call &call) {
+  const OperatorInfo *info = lookupOperator(call.callee);
+  if (!info) return "";
+  switch (info->family) {
+  case OperatorFamily::Matmul:
+    return ", out_dtype=\"" + (call.outDtype.isVoid() ? std::string("void") : call.outDtype.str()) + "\"";
+  case OperatorFamily::PermuteDims: {
+    if (!call.axes) return ", axes=None";
+    std::string text = ", axes=[";
+    for (size_t i = 0; i < call.axes->size(); ++i) text += (i ? ", " : "") + std::to_string((*call.axes)[i]);
+    return text + "]";
+  }
+  default: return "";
+  }
+}
+
+}  // namespace vtac::ir::relax

@@ -1,0 +1,71 @@
+// The high-level Relax operators vtac reads (`R.add(x, y)`, `R.nn.relu(x)`, `R.matmul(a, b)`,
+// `R.permute_dims(x, axes=[1, 0])`): their names as TVM registers them (without "relax."), the
+// tensors they take in TVM's parameter order, and their struct info inference (TVM's
+// FInferStructInfo): numpy broadcasting for the elementwise binary operators, numpy's matmul
+// (a rank-1 operand gains a unit dimension, batch dimensions broadcast, the reduction lengths
+// must agree), a permutation of the dimensions. legalize-ops (passes/relax/) turns each into
+// R.call_tir of a generated prim_func.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <llvm/ADT/ArrayRef.h>
+#include <llvm/ADT/StringRef.h>
+
+#include "vtac/ir/Relax.h"
+
+namespace vtac::ir::relax {
+
+enum class OperatorFamily {
+  ElementwiseBinary,  // add, subtract, multiply, divide, maximum, minimum
+  ElementwiseUnary,   // nn.relu
+  Matmul,             // matmul(x1, x2, out_dtype="void")
+  PermuteDims,        // permute_dims(x, axes=None)
+};
+
+struct OperatorInfo {
+  llvm::StringLiteral name;  // "add", "nn.relu"
+  OperatorFamily family;
+  // The tensor parameters, by TVM's names (what a keyword argument may call them).
+  std::vector<llvm::StringLiteral> tensorParams;
+};
+
+// The operator TVM registers as "relax.<name>", when vtac knows it; null otherwise.
+const OperatorInfo *lookupOperator(llvm::StringRef name);
+// "R.add, R.subtract, ...": every known operator, for messages.
+std::string knownOperatorList();
+
+// The struct info of an operator call's result (`call.callee`, `call.args`, `call.axes`,
+// `call.outDtype`), or nullopt with `diagnostic` set: an argument that is not a tensor (at the
+// argument), element types that differ, shapes that do not broadcast, reduction lengths that
+// differ (at `callLoc`), axes that are no permutation (at `axesLoc`). Shapes that cannot be
+// proven to agree (two different symbolic sizes) give a result of known rank and unknown
+// shape, as TVM's inference does.
+std::optional<TensorStructInfo> inferOperatorStructInfo(const Call &call, SourceLoc callLoc,
+                                                        SourceLoc axesLoc, RelaxDiagnostic &diagnostic);
+
+// The broadcast of two shapes (numpy's rule, aligned at the last dimension). nullopt with
+// `conflict` set ("3 and 4 at dimension 1 of the result") when two constant sizes differ and
+// neither is 1; nullopt with `conflict` empty when two sizes cannot be proven to agree.
+std::optional<std::vector<Expr>> broadcastShapes(llvm::ArrayRef<Expr> a, llvm::ArrayRef<Expr> b,
+                                                 std::string &conflict);
+
+// Sizes known to be equal: the same constant, or the same symbolic expression.
+bool sizesProvablyEqual(const Expr &a, const Expr &b);
+// Is the size the constant `value`?
+bool isConstantSize(const Expr &dim, int64_t value);
+
+// `permute_dims`' axes made non-negative (reversed dimensions when absent); nullopt when they
+// are no permutation of `rank` dimensions.
+std::optional<std::vector<int64_t>> normalizedAxes(const std::optional<std::vector<int64_t>> &axes, int rank);
+
+// Does a Relax function of the module call a high-level operator?
+bool hasOperatorCalls(const IRModule &module);
+
+// ", axes=[1, 0]", ", out_dtype=\"void\"": the attributes as TVM's printer writes them after
+// the tensors ("" for operators without attributes).
+std::string printOperatorAttributes(const Call &call);
+
+}  // namespace vtac::ir::relax

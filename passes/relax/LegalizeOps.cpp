@@ -1,0 +1,64 @@
+#include "relax/LegalizeOps.h"
+
+#include "legalize/Legalize.h"
+#include "vtac/ir/StructuralEqual.h"
+
+namespace vtac::passes {
+
+namespace relax = ir::relax;
+
+namespace {
+
+llvm::Expected<legalize::LegalizedOperator> legalizeCall(const relax::Call &call) {
+  switch (relax::lookupOperator(call.callee)->family) {
+  case relax::OperatorFamily::ElementwiseBinary: return legalize::legalizeBinary(call);
+  case relax::OperatorFamily::ElementwiseUnary: return legalize::legalizeNn(call);
+  case relax::OperatorFamily::Matmul: return legalize::legalizeLinearAlgebra(call);
+  case relax::OperatorFamily::PermuteDims: return legalize::legalizeManipulate(call);
+  }
+  llvm_unreachable("every operator family has a legalization");
+}
+
+// The module's name for `func`: an equal prim_func's, else a fresh one from the hint (TVM's
+// NameSupply: "add", then "add1", "add2").
+std::string addPrimFunc(ir::IRModule &module, const ir::PrimFuncRef &func, const std::string &hint) {
+  for (const ir::IRModule::Entry &entry : module.functions())
+    if (const auto *prim = entry.function->as<ir::PrimFunc>(); prim && ir::structuralEqual(*prim, *func))
+      return entry.name->name;
+  std::string name = hint;
+  for (unsigned suffix = 1; module.lookup(name); ++suffix) name = hint + std::to_string(suffix);
+  module.add(name, func);
+  return name;
+}
+
+}  // namespace
+
+llvm::Error legalizeOps(ir::IRModule &module, PassContext &) {
+  std::vector<ir::IRModule::Entry> entries = module.functions();
+  for (const ir::IRModule::Entry &entry : entries) {
+    const ir::RelaxFunction *func = ir::asRelaxFunction(entry.function);
+    if (!func) continue;
+    std::vector<relax::BindingBlock> blocks = func->blocks;
+    bool changed = false;
+    for (relax::BindingBlock &block : blocks)
+      for (relax::Binding &binding : block.bindings) {
+        if (!binding.call || binding.call->kind != relax::CallKind::Operator) continue;
+        relax::Call &call = *binding.call;
+        llvm::Expected<legalize::LegalizedOperator> legalized = legalizeCall(call);
+        if (!legalized) return legalized.takeError();
+        call.kind = relax::CallKind::CallTIR;
+        call.callee = addPrimFunc(module, legalized->func, legalized->nameHint);
+        call.args = legalized->args;
+        call.axes.reset();
+        call.outDtype = ir::DataType::voidTy();
+        changed = true;
+      }
+    if (!changed) continue;
+    auto *copy = ir::copyNode(*func);
+    copy->blocks = std::move(blocks);
+    module.add(entry.name->name, ir::FunctionRef(copy));
+  }
+  return llvm::Error::success();
+}
+
+}  // namespace vtac::passes

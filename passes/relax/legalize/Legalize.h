@@ -1,0 +1,86 @@
+// What legalize-ops' operator families share: the prim_func one operator call becomes, and a
+// small stand-in for TVM's te.compute + te.create_prim_func that builds it.
+//
+// TVM legalizes an operator by calling a topi compute on placeholders of its tensor arguments
+// (BlockBuilder.call_te) and turning the result into a prim_func: one loop per output
+// dimension (then per reduction axis) around one block named after the compute (`T_add`,
+// `compute`, `matmul`, `T_transpose`) whose iterators are remapped from the loops, whose
+// reads/writes are inferred, and which holds `out[axes] = value` — or for a sum an init to zero
+// and `out[axes] = out[axes] + value` — inside the implicit root block; the function is private
+// with {"tir.noalias": True}. The Relax function's symbolic sizes become fresh TIR variables
+// of the same names (TVM copies them so the prim_func stands alone).
+//
+// One file per operator family, as TVM's legalize_ops/ has: Binary.cpp (add, subtract,
+// multiply, divide, maximum, minimum), Nn.cpp (nn.relu), LinearAlgebra.cpp (matmul),
+// Manipulate.cpp (permute_dims).
+#pragma once
+
+#include <functional>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include <llvm/Support/Error.h>
+
+#include "vtac/ir/Function.h"
+#include "vtac/ir/Relax.h"
+#include "vtac/ir/RelaxOperators.h"
+
+namespace vtac::passes::legalize {
+
+// One operator call, legalized: the prim_func, TVM's name hint for it ("add", "relu",
+// "matmul", "transpose"), and the arguments of the R.call_tir that replaces the call (scalar
+// constants folded into the prim_func are left out).
+struct LegalizedOperator {
+  ir::PrimFuncRef func;
+  std::string nameHint;
+  std::vector<ir::relax::Arg> args;
+};
+
+class ComputeBuilder {
+public:
+  using Indices = std::vector<ir::Expr>;
+
+  // A placeholder for a tensor argument of the call (an argument of the R.call_tir): named
+  // after the variable, "A", "B", ... for a constant, as TVM's call_te names them. An error at
+  // the argument when its shape or element type is unknown.
+  llvm::Expected<ir::BufferRef> input(const ir::relax::Arg &arg);
+  // The shape of `sinfo` with the Relax function's symbolic sizes replaced by the prim_func's.
+  std::vector<ir::Expr> shapeOf(const ir::relax::TensorStructInfo &sinfo);
+
+  // te.compute(shape, value, name=block); an error at the result's struct info when its shape
+  // or element type is unknown.
+  // te.compute(shape, value, name=block): out[i] = value(i), iterators `axisPrefix`0, 1, ...
+  llvm::Expected<LegalizedOperator> compute(std::string nameHint, const std::string &block, const std::string &axisPrefix,
+                            const ir::relax::TensorStructInfo &out, std::function<ir::Expr(const Indices &)> value);
+  // te.compute(shape, lambda i: te.sum(value(i, k), axis=k)): a reduction over k in [0, extent).
+  llvm::Expected<LegalizedOperator> sum(std::string nameHint, const std::string &block, const std::string &axisPrefix,
+                        const ir::relax::TensorStructInfo &out, ir::Expr extent,
+                        std::function<ir::Expr(const Indices &, const ir::Expr &)> value);
+
+private:
+  llvm::Expected<LegalizedOperator> build(std::string nameHint, const std::string &block, const std::string &axisPrefix,
+                          const ir::relax::TensorStructInfo &out, ir::Expr reduceExtent,
+                          const std::function<ir::Expr(const Indices &, const ir::Expr &)> &value);
+
+  std::vector<ir::relax::Arg> args_;
+  std::vector<ir::BufferRef> inputs_;
+  std::unordered_map<const ir::Var *, ir::Expr> sizes_;  // Relax size -> prim_func size
+};
+
+// 0 of `dtype` (T.float32(0), T.int32(0)), as tir.const(0, dtype).
+ir::Expr zeroOf(ir::DataType dtype);
+
+// A scalar constant argument as TVM's _try_convert_to_scalar_const folds it into the compute
+// (T.float32(1)); null for any other argument. (Only R.const scalars: a 0-d metadata constant
+// stays a tensor argument.)
+ir::Expr scalarConstant(const ir::relax::Arg &arg);
+
+// The families, each given an operator call of its family whose struct info was inferred when
+// it was read; errors are located at an argument or the call (its result's struct info).
+llvm::Expected<LegalizedOperator> legalizeBinary(const ir::relax::Call &call);
+llvm::Expected<LegalizedOperator> legalizeNn(const ir::relax::Call &call);
+llvm::Expected<LegalizedOperator> legalizeLinearAlgebra(const ir::relax::Call &call);
+llvm::Expected<LegalizedOperator> legalizeManipulate(const ir::relax::Call &call);
+
+}  // namespace vtac::passes::legalize
