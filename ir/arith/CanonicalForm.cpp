@@ -103,10 +103,12 @@ struct SumForm {
     Expr result = intImm(0, t);
     for (const SplitTerm &term : terms)
       if (term.scale > 0) result = addExpr(result, term.normalize());
-    if (base > 0) result = addExpr(result, intImm(base, t));
+    // The least value of t has no negation in t: x + INT32_MIN stays an addition.
+    bool subtractBase = base < 0 && base != INT64_MIN && fitsIntType(-base, t);
+    if (base > 0 || (base < 0 && !subtractBase)) result = addExpr(result, intImm(base, t));
     for (const SplitTerm &term : terms)
       if (term.scale < 0) result = subExpr(result, term.normalize(-1));
-    if (base < 0) result = subExpr(result, intImm(-base, t));
+    if (subtractBase) result = subExpr(result, intImm(-base, t));
     return result;
   }
 

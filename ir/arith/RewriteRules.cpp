@@ -410,12 +410,15 @@ Expr Simplifier::rewriteEQ(const Expr &e) {
   NodeKind eq = NodeKind::EQ;
   if (ca) return node(eq, b, a);  // c1 == x -> x == c1
   if (cb) {
+    // Adding a constant is a bijection modulo 2^bits, so these hold where the sums wrap too, with
+    // the new constant wrapped into the type (x + INT32_MIN == 0 is x == INT32_MIN).
+    auto wrapped = [&](NodeKind kind, int64_t x, int64_t y) { return tryConstFold(kind, lit(x, a), lit(y, a)); };
     if (const auto *sub = asOp(a, NodeKind::Sub)) {
-      if (auto c1 = asConstInt(sub->b)) return node(eq, sub->a, lit(*cb + *c1, a));  // x - c1 == c2
-      if (auto c1 = asConstInt(sub->a)) return node(eq, sub->b, lit(*c1 - *cb, a));  // c1 - x == c2
+      if (auto c1 = asConstInt(sub->b)) return node(eq, sub->a, wrapped(NodeKind::Add, *cb, *c1));  // x - c1 == c2
+      if (auto c1 = asConstInt(sub->a)) return node(eq, sub->b, wrapped(NodeKind::Sub, *c1, *cb));  // c1 - x == c2
     }
     if (const auto *add = asOp(a, NodeKind::Add))
-      if (auto c1 = asConstInt(add->b)) return node(eq, add->a, lit(*cb - *c1, a));  // x + c1 == c2
+      if (auto c1 = asConstInt(add->b)) return node(eq, add->a, wrapped(NodeKind::Sub, *cb, *c1));  // x + c1 == c2
     // x * c == 0 -> x == 0 for an odd c: multiplying by it is a bijection modulo 2^bits, so
     // this holds where the product wraps too (TVM's floormod(-i, 2) == 0 is floormod(i, -2) * -1).
     if (const auto *mul = asOp(a, NodeKind::Mul); mul && *cb == 0)
