@@ -6,6 +6,7 @@
 #include "vtac/ir/Arith.h"
 #include "vtac/ir/Mutator.h"
 #include "vtac/ir/StructuralEqual.h"
+#include "vtac/ir/arith/Analyzer.h"
 #include "vtac/passes/PassSupport.h"
 
 namespace vtac::passes {
@@ -14,6 +15,54 @@ namespace {
 // bool is stored as int8 (TVM's convention for boolean tensors).
 ir::DataType storageType(ir::DataType dtype) {
   return dtype.isBool() ? ir::DataType::intTy(8, dtype.lanes()) : dtype;
+}
+
+bool equalAfterSimplify(const ir::Expr &a, const ir::Expr &b) {
+  return ir::structuralEqual(ir::simplify(a), ir::simplify(b));
+}
+
+// x when `indices` take x apart row-major over the buffer's dimensions: `x // (n * n)`,
+// `x % (n * n) // n`, `x % n` on a (32, n, n) buffer. Their flat index telescopes back to x
+// (floormod(floormod(x, n * n), n) is floormod(x, n) since n divides n * n); TVM's
+// FlattenBuffer gets x from its iter-map simplification. The identity is exact where the
+// strides' products do not wrap, which holds whenever the buffer's element count fits the
+// index type: the premise of flattening itself, whose flat index is computed in that type. A
+// zero stride (an empty buffer) makes both the divisions and the flat access stop.
+ir::Expr fusedIndex(const ir::Buffer &buffer, const std::vector<ir::Expr> &indices) {
+  size_t rank = buffer.rank();
+  if (rank < 2 || indices.size() != rank || !buffer.strides.empty() || !buffer.axisSeparators.empty() ||
+      (buffer.elemOffset && !ir::isZero(buffer.elemOffset)))
+    return nullptr;
+  std::vector<ir::Expr> strides = stridesOf(buffer);
+  auto asKind = [](const ir::Expr &e, ir::NodeKind kind) -> const ir::BinaryExpr * {
+    const auto *bin = e.as<ir::BinaryExpr>();
+    return bin && bin->kind() == kind ? bin : nullptr;
+  };
+  // index j (0 < j < rank - 1) is floormod(x, strides[j - 1]) // strides[j]; the first has no
+  // floormod, the last no floordiv (its stride is 1).
+  ir::Expr fused;
+  for (size_t j = 0; j < rank; ++j) {
+    ir::Expr part = indices[j];
+    if (j + 1 < rank) {
+      const ir::BinaryExpr *div = asKind(part, ir::NodeKind::FloorDiv);
+      if (!div || !equalAfterSimplify(div->b, strides[j])) return nullptr;
+      part = div->a;
+    }
+    if (j > 0) {
+      const ir::BinaryExpr *mod = asKind(part, ir::NodeKind::FloorMod);
+      if (!mod || !equalAfterSimplify(mod->b, strides[j - 1])) return nullptr;
+      part = mod->a;
+    }
+    if (!part->dtype.isScalar() || (fused && !ir::structuralEqual(part, fused))) return nullptr;
+    fused = part;
+  }
+  return fused;
+}
+
+// The flat indices of an access, as groupedFlatIndices, or x for a fused x (fusedIndex).
+std::vector<ir::Expr> flatIndices(const ir::Buffer &buffer, const std::vector<ir::Expr> &indices) {
+  if (ir::Expr fused = fusedIndex(buffer, indices)) return {fused};
+  return groupedFlatIndices(buffer, indices);
 }
 
 class BufferFlattener : public FirstErrorMutator {
@@ -59,7 +108,7 @@ public:
     ir::Expr visited = StmtExprMutator::visitBufferLoad(op);
     const auto &load = *visited.as<ir::BufferLoad>();
     if (flattened(load.buffer) == load.buffer) return visited;
-    ir::Expr flat = ir::make<ir::BufferLoad>(flattened(load.buffer), groupedFlatIndices(*load.buffer, load.indices),
+    ir::Expr flat = ir::make<ir::BufferLoad>(flattened(load.buffer), flatIndices(*load.buffer, load.indices),
                                              load.loc());
     return op.dtype.isBool() ? ir::castExpr(op.dtype, flat) : flat;
   }
@@ -70,7 +119,7 @@ public:
     ir::BufferRef buffer = flattened(store.buffer);
     if (buffer == store.buffer) return visited;
     ir::Expr value = store.value->dtype.isBool() ? ir::castExpr(storageType(store.value->dtype), store.value) : store.value;
-    return ir::make<ir::BufferStore>(buffer, value, groupedFlatIndices(*store.buffer, store.indices), store.loc());
+    return ir::make<ir::BufferStore>(buffer, value, flatIndices(*store.buffer, store.indices), store.loc());
   }
 
 private:
@@ -103,13 +152,15 @@ private:
   static std::vector<ir::Expr> flatShape(const ir::Buffer &buffer) {
     std::vector<ir::Expr> shape;
     for (auto [begin, end] : axisGroups(buffer)) {
+      // canonical forms, as TVM's: `n * n * 32` for (32, n, n), the constant last
+      ir::arith::Analyzer analyzer;
       if (!buffer.strides.empty() && begin < end) {
-        shape.push_back(ir::simplify(buffer.strides[begin] * buffer.shape[begin]));
+        shape.push_back(analyzer.canonicalSimplify(buffer.strides[begin] * buffer.shape[begin]));
         continue;
       }
       ir::Expr size = ir::intImm(1, begin < end ? buffer.shape[begin]->dtype : ir::DataType::int32());
       for (size_t k = begin; k < end; ++k) size = size * buffer.shape[k];
-      shape.push_back(ir::simplify(size));
+      shape.push_back(analyzer.canonicalSimplify(size));
     }
     return shape;
   }
@@ -137,8 +188,8 @@ private:
       first.push_back(range.min);
       last.push_back(range.min + range.extent - 1);
     }
-    std::vector<ir::Expr> mins = groupedFlatIndices(*region.buffer, first);
-    std::vector<ir::Expr> maxs = groupedFlatIndices(*region.buffer, last);
+    std::vector<ir::Expr> mins = flatIndices(*region.buffer, first);
+    std::vector<ir::Expr> maxs = flatIndices(*region.buffer, last);
     std::vector<ir::Range> ranges;
     for (size_t i = 0; i < mins.size(); ++i) ranges.push_back({mins[i], ir::simplify(maxs[i] + 1 - mins[i])});
     return {flat, std::move(ranges)};

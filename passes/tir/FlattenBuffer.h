@@ -10,7 +10,10 @@
 // GetFlattenedBuffer: (2, 3, 5, 7, 11, 13) with separators [3] becomes (30, 1001) with
 // separators [1], indexed `A[i0 * 15 + i1 * 5 + i2, i3 * 143 + i4 * 13 + i5]`), and so does
 // its allocation; such a buffer with a non-zero elem_offset is an error, as TVM allows the
-// offset on flat buffers only. Expects TIR without blocks' match_buffer (run
+// offset on flat buffers only. Flat extents are in the analyzer's canonical form (`n * n * 32`
+// for (32, n, n), as TVM's), and indices that take one expression x apart row-major over the
+// shape (`x // (n * n)`, `x % (n * n) // n`, `x % n`) flatten back to x, as TVM's iter-map
+// simplification of the flat index gives. Expects TIR without blocks' match_buffer (run
 // lower-match-buffer first); TE-lowered functions are left alone.
 #pragma once
 
