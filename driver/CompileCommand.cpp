@@ -150,7 +150,9 @@ private:
       return false;
     }
     for (const auto &entry : parsed->module.functions()) job.functions.push_back(entry.name->name);
-    if (!prepareInput(*parsed, errors)) return false;
+    llvm::raw_os_ostream dumps(errors);  // the job's own stream: inputs compile in parallel
+    dumps.SetUnbuffered();
+    if (!prepareInput(*parsed, errors, dumps) || !lowerForEmitters(parsed->module, errors, dumps)) return false;
     std::vector<codegen::HostFunction> functions;
     // Symbols first (a graph calls prim_funcs by them); prim_funcs, then graphs, so that every
     // function a graph calls is defined before it.
@@ -192,17 +194,35 @@ private:
     return true;
   }
 
-  // The schedule, the --passes pipeline and host-lower (one preparer per input: inputs compile
-  // in parallel).
-  bool prepareInput(frontend::ParsedModule &parsed, std::ostream &errors) const {
-    prepare::Recipe recipe = options_.recipe;
-    recipe.passes = recipe.passes.empty() ? "host-lower" : recipe.passes + ",host-lower";
-    llvm::raw_os_ostream dumps(errors);  // the job's own stream: inputs compile in parallel
-    dumps.SetUnbuffered();
+  // --print-after-all to the job's `dumps`.
+  passes::Instrumentation instrumentationFor(llvm::raw_ostream &dumps) const {
     passes::Instrumentation instrumentation;
     instrumentation.printAfterAll = options_.printAfterAll;
     instrumentation.dumpStream = &dumps;
-    return prepareModule("vtac compile", recipe, parsed, errors, std::move(instrumentation)) == support::kExitSuccess;
+    return instrumentation;
+  }
+
+  // The schedule and the --passes pipeline (one preparer per input: inputs compile in parallel).
+  bool prepareInput(frontend::ParsedModule &parsed, std::ostream &errors, llvm::raw_ostream &dumps) const {
+    return prepareModule("vtac compile", options_.recipe, parsed, errors, instrumentationFor(dumps)) ==
+           support::kExitSuccess;
+  }
+
+  // Each prim_func through the pipeline every backend runs last (prepare::codegenPipeline:
+  // tir-lower when blocks remain, as `vtac run` lowers them, then host-lower), in the module.
+  bool lowerForEmitters(ir::IRModule &module, std::ostream &errors, llvm::raw_ostream &dumps) const {
+    std::vector<ir::IRModule::Entry> entries = module.functions();  // replacing one updates the module
+    for (const auto &entry : entries) {
+      auto *func = entry.function.as<ir::PrimFunc>();
+      if (!func) continue;
+      auto lowered = prepare::lowerForCodegen(ir::PrimFuncRef(func), entry.name->name, instrumentationFor(dumps));
+      if (!lowered) {
+        errors << ir::renderError(lowered.takeError());
+        return false;
+      }
+      module.add(entry.name->name, *lowered);
+    }
+    return true;
   }
 
   llvm::Expected<std::string> emit(const Job &job, const std::vector<codegen::HostFunction> &functions) const {

@@ -58,12 +58,13 @@ void registerCompileCommand(CLI::App &app, support::CommandAction &action) {
                       "extension, else obj)")
       ->check(CLI::IsMember({"c", "header", "llvm", "bc", "asm", "obj"}));
   command->add_flag("--print-after-all", options->printAfterAll,
-                    "Print each function after every pass of --passes and of host-lower, the last steps "
-                    "before code generation, to standard error (as vtac opt --print-after-all)");
+                    "Print each function after every pass of --passes and of the last steps before code "
+                    "generation (tir-lower when blocks remain, then host-lower), to standard error (as vtac opt "
+                    "--print-after-all)");
   command->add_option("--passes", options->recipe.passes,
                       "Pass pipeline to run first, as vtac opt --passes (e.g. vta-lower; see vtac opt "
-                      "--list-passes); host-lower always follows it (vtac opt --passes=PIPELINE,host-lower "
-                      "--print-after-all shows every step)");
+                      "--list-passes); then each function goes through tir-lower if blocks remain, and "
+                      "host-lower, as vtac run's JIT takes it (--print-after-all shows every step)");
   addScheduleOptions(*command, options->recipe);
   command->add_option("--vta-config", options->recipe.vtaConfig,
                       "vta_config.json (path or JSON text) the VTA passes lower for (default: VTA_CONFIG, else "

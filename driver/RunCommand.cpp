@@ -83,12 +83,27 @@ llvm::Expected<std::unique_ptr<PrimFuncEngine>> compileEntry(const ir::IRModule 
   return compiler(selected->second, selected->first);
 }
 
-// The compiler of `--engine` for a run of `options`; the JIT prints its pipeline's steps to
+// The JIT's pipeline, after the schedule and --passes: prepare::codegenPipeline (tir-lower when
+// blocks remain, then host-lower), each step dumped to `dumps` when given (--print-after-all).
+// Its errors carry no pass name: they read as the interpreter's for the same program.
+jit::Lowering jitLowering(llvm::raw_ostream *dumps) {
+  return [dumps](ir::PrimFuncRef function, llvm::StringRef name) {
+    passes::Instrumentation instrumentation;
+    instrumentation.namePassInErrors = false;
+    if (dumps) {
+      instrumentation.printAfterAll = true;
+      instrumentation.dumpStream = dumps;
+    }
+    return prepare::lowerForCodegen(function, name, std::move(instrumentation));
+  };
+}
+
+// The compiler of `--engine` for a run of `options`; the JIT's pipeline prints its steps to
 // `dumps` under --print-after-all.
 PrimFuncCompiler engineCompiler(const RunOptions &options, const ExternRegistry &registry, llvm::raw_ostream &dumps) {
   if (options.engine == "interp") return interpreterCompiler(registry);
-  return jit::jitCompiler(options.limits.maxSteps || options.limits.timeoutSeconds > 0 || options.progress,
-                          options.printAfterAll ? &dumps : nullptr);
+  return jit::jitCompiler(jitLowering(options.printAfterAll ? &dumps : nullptr),
+                          options.limits.maxSteps || options.limits.timeoutSeconds > 0 || options.progress);
 }
 
 // A Relax entry runs as a graph (GraphRunCommand.h); the prim_func-only flags do not apply to it.
@@ -119,7 +134,7 @@ int runGraph(const frontend::ParsedModule &parsed, const RunOptions &options, st
   if (options.engine == "jit") {
     // Each prim_func in its own ORC session: two compile at once (the machine we measure on
     // has two cores), one when their pipelines are printed, so that dumps do not interleave.
-    graphOptions.compiler = jit::jitCompiler(false, options.printAfterAll ? &dumps : nullptr);
+    graphOptions.compiler = jit::jitCompiler(jitLowering(options.printAfterAll ? &dumps : nullptr));
     graphOptions.compileThreads =
         options.printAfterAll ? 1u : std::min(2u, std::max(1u, std::thread::hardware_concurrency()));
   }
@@ -303,7 +318,7 @@ int runCommand(const RunOptions &options, std::ostream &out, std::ostream &error
     llvm::Expected<frontend::ParsedModule> referenceModule = frontend::loadModule(options.referenceFile);
     if (!referenceModule) return fail(referenceModule.takeError());
     PrimFuncCompiler referenceCompiler =
-        options.referenceEngine == "jit" ? jit::jitCompiler() : interpreterCompiler(registry);
+        options.referenceEngine == "jit" ? jit::jitCompiler(jitLowering(nullptr)) : interpreterCompiler(registry);
     auto reference = compileEntry(referenceModule->module, options.referenceEntry, options.referenceFile,
                                   referenceCompiler, registry, libraries);
     if (!reference) return fail(reference.takeError());

@@ -80,7 +80,8 @@ void registerRunCommand(CLI::App &app, support::CommandAction &action) {
                       "Run this pipeline (see vtac opt --list-passes) after the schedule, e.g. --passes=vta-lower");
   command->add_flag("--print-after-all", options->printAfterAll,
                     "Print each function after every pass of --passes and, with the JIT, of the pipeline it runs "
-                    "before code generation (tir-lower when blocks remain, host-lower), to standard error");
+                    "before code generation (tir-lower when blocks remain, then host-lower, as vtac compile), "
+                    "to standard error");
   command->add_option("--entry", options->entry, "The prim_func to run (default: main, or the only one)");
   command->add_option("--input", *inputs, "NAME=PATH.npy: data of parameter NAME")
       ->check(CLI::Validator(checkAssignment, "NAME=PATH"));

@@ -10,6 +10,7 @@
 #include "vtac/ir/DisplayText.h"
 #include "vtac/ir/Diagnostic.h"
 #include "vtac/ir/Verifier.h"
+#include "vtac/ir/Visitor.h"
 #include "vtac/passes/PassRegistry.h"
 #include "vtac/passes/Vta.h"
 #include "vtac/passes/autoschedule/AutoSchedule.h"
@@ -200,6 +201,20 @@ llvm::Error Preparer::addAutoSchedule(const ir::IRModule &module, const passes::
   if (!schedule) schedule = ir::Trace{};
   schedule->steps.insert(schedule->steps.end(), automatic->trace.steps.begin(), automatic->trace.steps.end());
   return llvm::Error::success();
+}
+
+std::string codegenPipeline(const ir::PrimFunc &func) {
+  bool hasBlocks = false;
+  ir::preOrderVisit(func.body, [&](const ir::Node &node) { hasBlocks |= node.isa<ir::BlockRealize>(); });
+  return hasBlocks ? "tir-lower,host-lower" : "host-lower";
+}
+
+llvm::Expected<ir::PrimFuncRef> lowerForCodegen(ir::PrimFuncRef func, llvm::StringRef name,
+                                                passes::Instrumentation instrumentation) {
+  auto pipeline = passes::parsePipeline(codegenPipeline(*func), passes::PassRegistry::builtin());
+  if (!pipeline) return pipeline.takeError();
+  passes::PassContext context;
+  return passes::PassManager(std::move(*pipeline), std::move(instrumentation)).run(func, name, context);
 }
 
 }  // namespace vtac::prepare

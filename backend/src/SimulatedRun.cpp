@@ -8,6 +8,7 @@
 #include "vtac/backend/RunArguments.h"
 #include "vtac/backend/VtaExterns.h"
 #include "vtac/jit/JitFunction.h"
+#include "vtac/prepare/Prepare.h"
 
 namespace vtac::backend {
 
@@ -38,7 +39,14 @@ llvm::Expected<SimulatedRun> runSimulated(ir::PrimFuncRef function, const std::s
                                           std::vector<Tensor> arguments, bool interpret) {
   ExternRegistry registry;
   registerVtaExterns(registry);
-  PrimFuncCompiler compiler = interpret ? interpreterCompiler(registry) : jit::jitCompiler();
+  // The JIT takes the function through the pipeline of `vtac run --engine=jit`, its errors as
+  // the interpreter's would read.
+  auto lowering = [](ir::PrimFuncRef func, llvm::StringRef name) {
+    passes::Instrumentation instrumentation;
+    instrumentation.namePassInErrors = false;
+    return prepare::lowerForCodegen(func, name, instrumentation);
+  };
+  PrimFuncCompiler compiler = interpret ? interpreterCompiler(registry) : jit::jitCompiler(lowering);
   auto engine = compiler(function, name);
   if (!engine) return engine.takeError();
   VTARuntimeClearError();

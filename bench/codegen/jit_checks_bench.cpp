@@ -17,6 +17,7 @@
 #include "vtac/backend/RandomFill.h"
 #include "vtac/frontend/ModuleFile.h"
 #include "vtac/jit/JitFunction.h"
+#include "vtac/prepare/Prepare.h"
 
 namespace {
 
@@ -58,8 +59,9 @@ int main(int argc, char **argv) {
       inputs.push_back(orFail(signature.allocateArgument(i, sizes), path));
       vtac::backend::fillRandom(inputs.back(), 0, signature.params()[i].name);
     }
-    auto checked = orFail(vtac::jit::JitFunction::compile(func, "main", 2, true), path);
-    auto unchecked = orFail(vtac::jit::JitFunction::compile(func, "main", 2, false), path);
+    auto lowered = orFail(vtac::prepare::lowerForCodegen(func, "main"), path);
+    auto checked = orFail(vtac::jit::JitFunction::compile(func, lowered, "main", 2, true), path);
+    auto unchecked = orFail(vtac::jit::JitFunction::compile(func, lowered, "main", 2, false), path);
     std::vector<double> checkedTimes, uncheckedTimes;
     std::vector<vtac::backend::Tensor> checkedResult, uncheckedResult;
     for (int r = 0; r < repetitions; ++r) {

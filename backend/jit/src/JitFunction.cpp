@@ -26,7 +26,6 @@
 #include "vtac/codegen/RuntimeApi.h"
 #include "vtac/ir/Diagnostic.h"
 #include "vtac/ir/Visitor.h"
-#include "vtac/passes/PassManager.h"
 #include "vtac/passes/Vta.h"
 
 namespace vtac::jit {
@@ -185,29 +184,14 @@ llvm::Error checkExternsResolve(const llvm::Module &module, const ir::PrimFunc &
 
 }  // namespace
 
-llvm::Expected<std::unique_ptr<JitFunction>> JitFunction::compile(ir::PrimFuncRef func, const std::string &name,
-                                                                   int optLevel, bool runtimeChecks, bool countSteps,
-                                                                   llvm::raw_ostream *dumps) {
+llvm::Expected<std::unique_ptr<JitFunction>> JitFunction::compile(ir::PrimFuncRef func, ir::PrimFuncRef lowered,
+                                                                   const std::string &name, int optLevel,
+                                                                   bool runtimeChecks, bool countSteps) {
   std::unique_ptr<JitFunction> result(new JitFunction());
   auto signature = backend::FunctionSignature::of(func, name);
   if (!signature) return signature.takeError();
   result->signature_ = std::move(*signature);
-  // The emitters take host-lower's output, as in `vtac compile`; TensorIR is flattened first, as
-  // `vtac compile --passes=tir-lower` would.
-  bool hasBlocks = false;
-  ir::preOrderVisit(func->body, [&](const ir::Node &node) { hasBlocks |= node.isa<ir::BlockRealize>(); });
-  auto pipeline = passes::parsePipeline(hasBlocks ? "tir-lower,host-lower" : "host-lower", passes::PassRegistry::builtin());
-  if (!pipeline) return pipeline.takeError();
-  passes::PassContext passContext;
-  passes::Instrumentation instrumentation;
-  instrumentation.namePassInErrors = false;
-  if (dumps) {
-    instrumentation.printAfterAll = true;
-    instrumentation.dumpStream = dumps;
-  }
-  auto flat = passes::PassManager(std::move(*pipeline), instrumentation).run(func, name, passContext);
-  if (!flat) return flat.takeError();
-  auto host = codegen::lowerForHost(**flat, name, name);
+  auto host = codegen::lowerForHost(*lowered, name, name);
   if (!host) return host.takeError();
   result->host_ = std::move(*host);
 
@@ -256,7 +240,7 @@ llvm::Expected<std::unique_ptr<JitFunction>> JitFunction::compile(ir::PrimFuncRe
   for (const std::string &handle : built->kernelHandles)
     hostSymbols[mangle(handle)] = {llvm::orc::ExecutorAddr::fromPtr(backend::newKernelCacheSlot()),
                                    llvm::JITSymbolFlags::Exported};
-  if (llvm::Error error = checkExternsResolve(*built->module, **flat, hostNames))
+  if (llvm::Error error = checkExternsResolve(*built->module, *lowered, hostNames))
     return error;
   if (llvm::Error error = dylib.define(llvm::orc::absoluteSymbols(std::move(hostSymbols))))
     return ir::diagnosticError("JIT: " + llvm::toString(std::move(error)));
@@ -351,11 +335,13 @@ llvm::Error JitFunction::run(llvm::MutableArrayRef<backend::Tensor> arguments, c
   return llvm::Error::success();
 }
 
-backend::PrimFuncCompiler jitCompiler(bool countSteps, llvm::raw_ostream *dumps) {
-  return [countSteps, dumps](ir::PrimFuncRef function,
-                      llvm::StringRef name) -> llvm::Expected<std::unique_ptr<backend::PrimFuncEngine>> {
+backend::PrimFuncCompiler jitCompiler(Lowering lowering, bool countSteps) {
+  return [lowering = std::move(lowering), countSteps](
+             ir::PrimFuncRef function, llvm::StringRef name) -> llvm::Expected<std::unique_ptr<backend::PrimFuncEngine>> {
+    auto lowered = lowering(function, name);
+    if (!lowered) return lowered.takeError();
     int level = passes::usesVta(function->body) ? 0 : 2;
-    auto compiled = JitFunction::compile(function, name.str(), level, true, countSteps, dumps);
+    auto compiled = JitFunction::compile(function, *lowered, name.str(), level, true, countSteps);
     if (!compiled) return compiled.takeError();
     return std::unique_ptr<backend::PrimFuncEngine>(std::move(*compiled));
   };

@@ -11,6 +11,7 @@
 
 #include "vtac/frontend/Frontend.h"
 #include "vtac/jit/JitFunction.h"
+#include "vtac/prepare/Prepare.h"
 
 namespace {
 
@@ -40,7 +41,10 @@ TEST_CASE("JIT: a parallel loop runs on several threads of the pool", "[codegen]
   frontend::DiagnosticEngine diagnostics;
   auto parsed = frontend::parseModule(file, diagnostics);
   REQUIRE(parsed.has_value());
-  auto compiled = JitFunction::compile(ir::cast<ir::PrimFunc>(parsed->module.functions()[0].function), "main");
+  auto func = ir::cast<ir::PrimFunc>(parsed->module.functions()[0].function);
+  auto lowered = prepare::lowerForCodegen(func, "main");
+  if (!lowered) FAIL(llvm::toString(lowered.takeError()));
+  auto compiled = JitFunction::compile(func, *lowered, "main");
   if (!compiled) FAIL(llvm::toString(compiled.takeError()));
   std::vector<backend::Tensor> arguments;
   arguments.emplace_back(ir::DataType::int32(), std::vector<int64_t>{64});

@@ -1,11 +1,13 @@
 // `vtac compile FILE... -o OUT`: each input module's prim_funcs -> one output file per input.
 //
 // Per input: parse and verify (frontend), run the `--passes` pipeline as `vtac opt` does (the
-// pass manager of passes/; a malformed pipeline is a usage error), lower each prim_func for the host (HostLowering.h),
-// emit C, a header, LLVM IR, bitcode, assembly or an object. Outputs are written atomically
-// and only when every input compiled, so an error leaves nothing new on disk; with -MD each
-// output gets a make depfile listing every file read. Inputs compile in parallel (-j N); the
-// output for the same input and flags is the same bytes whatever N.
+// pass manager of passes/; a malformed pipeline is a usage error), take each prim_func through
+// prepare::codegenPipeline (tir-lower when blocks remain, then host-lower: the pipeline vtac
+// run's JIT runs), lower it for the host (HostLowering.h), emit C, a header, LLVM IR, bitcode,
+// assembly or an object. Outputs are written atomically and only when every input compiled,
+// so an error leaves nothing new on disk; with -MD each output gets a make depfile listing every
+// file read. Inputs compile in parallel (-j N); the output for the same input and flags is the
+// same bytes whatever N.
 //
 // Symbols: a function keeps its name, except `main` (which a C program cannot link beside its
 // own main) which takes the input's file stem; `symbols` overrides both ("NAME" renames the
@@ -42,7 +44,7 @@ struct CompileOptions {
   std::string cpu = "generic";  // --mcpu
   std::string features;         // --mattr, e.g. "+neon,-thumb2"
   int optLevel = 2;           // -O0..-O3
-  bool printAfterAll = false;  // each function after every pass of --passes and host-lower
+  bool printAfterAll = false;  // each function after every pass of --passes and of the codegen pipeline
 };
 
 // Returns the driver's exit status: 0, 1 after writing diagnostics to `errors`, 2 for a

@@ -9,7 +9,9 @@
 //  2. the schedule: the def of the --schedule file, else the module file's own schedule def
 //     (ParsedModule::schedule), else none;
 //  3. the pass pipeline (--passes), with a pass context for the VTA configuration (--vta-config,
-//     else VTA_CONFIG, else TVM's default) and the --pass-option values.
+//     else VTA_CONFIG, else TVM's default) and the --pass-option values;
+// and, for the commands that generate code, the pipeline from there to the emitters' input
+// (codegenPipeline, below), which the driver runs on each prim_func it compiles.
 #pragma once
 
 #include <cstdint>
@@ -83,6 +85,17 @@ private:
   passes::PassContext context_;
   std::optional<passes::schedule::TensorIntrinTable> builtinIntrinsics_;  // parsed on first use
 };
+
+// The pipeline that takes a prepared prim_func to what the emitters take, the same in every
+// backend (`vtac compile`, `vtac run --engine=jit` and the graphs it runs, tune's trials):
+// tir-lower when blocks remain (TensorIR is lowered by default, as TVM's build lowers it), then
+// host-lower. A program scheduled for VTA still needs --passes=vta-lower first.
+std::string codegenPipeline(const ir::PrimFunc &func);
+
+// `func` (called `name`) through codegenPipeline(func), with a pass context of its own (no
+// pass reads --pass-option or the VTA configuration) and `instrumentation`'s dumps.
+llvm::Expected<ir::PrimFuncRef> lowerForCodegen(ir::PrimFuncRef func, llvm::StringRef name,
+                                                passes::Instrumentation instrumentation = {});
 
 // The built-in tensor intrinsics for the VTA configuration `vtaConfig` (as Recipe::vtaConfig),
 // as TVMScript text; a RecipeError when the configuration is unusable.

@@ -9,11 +9,13 @@
 // becomes an error carrying VTARuntimeLastError (and the simulator's detail). The code is
 // compiled with the run-time checks of RuntimeChecks.h: a failed check is the interpreter's
 // located error, in the interpreter's words (RunErrors.h); run limits stop it at a loop, as
-// they stop the interpreter, when it was compiled to count steps. A TensorIR
-// function (blocks) is first flattened by the `tir-lower` pipeline; what the emitter does not
-// support (what tir-lower leaves, vectors of bool, vector libm calls) fails to compile with a located error.
+// they stop the interpreter, when it was compiled to count steps. The JIT runs no pass: it
+// takes the function as host-lower left it (prepare::lowerForCodegen, run by its caller, which
+// shows the steps under --print-after-all); what the emitter does not support (vectors of bool,
+// vector libm calls) fails to compile with a located error.
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -22,7 +24,6 @@
 #include <llvm/ADT/ArrayRef.h>
 #include <llvm/ExecutionEngine/Orc/LLJIT.h>
 #include <llvm/Support/Error.h>
-#include <llvm/Support/raw_ostream.h>
 
 #include "vtac/backend/PrimFuncEngine.h"
 #include "vtac/backend/Tensor.h"
@@ -33,14 +34,13 @@ namespace vtac::jit {
 
 class JitFunction : public backend::PrimFuncEngine {
 public:
-  // `runtimeChecks` false leaves the checks out (bench/codegen/jit_checks_bench measures them);
-  // `countSteps` compiles the loop-iteration count that run limits need (RuntimeChecks.h);
-  // `dumps`, when set, gets the function after every pass of the pipeline run before code
-  // generation (`vtac run --print-after-all`).
-  static llvm::Expected<std::unique_ptr<JitFunction>> compile(ir::PrimFuncRef func, const std::string &name,
-                                                               int optLevel = 2, bool runtimeChecks = true,
-                                                               bool countSteps = false,
-                                                               llvm::raw_ostream *dumps = nullptr);
+  // `func` is the prim_func as its caller sees it (its parameters are the signature), `lowered`
+  // what the emitters take: `func` after prepare::codegenPipeline. `runtimeChecks` false leaves
+  // the checks out (bench/codegen/jit_checks_bench measures them); `countSteps` compiles the
+  // loop-iteration count that run limits need (RuntimeChecks.h).
+  static llvm::Expected<std::unique_ptr<JitFunction>> compile(ir::PrimFuncRef func, ir::PrimFuncRef lowered,
+                                                               const std::string &name, int optLevel = 2,
+                                                               bool runtimeChecks = true, bool countSteps = false);
 
   const backend::FunctionSignature &signature() const override { return *signature_; }
 
@@ -65,13 +65,17 @@ private:
   bool countsSteps_ = false;
 };
 
-// The JIT as an engine (`vtac run --engine=jit`): each prim_func compiled with run-time checks,
-// and with the loop-iteration count when `countSteps` (--max-steps, --timeout, --progress). Not
-// for a terminal's progress line alone: the count costs tight loops their vectorisation
-// (bench/RESULTS.md). A prim_func that drives VTA is compiled at -O0: its host code only issues
-// runtime calls, and -O2 made its compile 5x dearer for a faster run of a few ms (seed 001's
-// conv2d: 0.12 s vs 0.025 s to compile, 7 vs 9.5 ms to run; bench/RESULTS.md); CPU code stays
-// at -O2. `dumps` as in JitFunction::compile.
-backend::PrimFuncCompiler jitCompiler(bool countSteps = false, llvm::raw_ostream *dumps = nullptr);
+// What takes a prepared prim_func to host-lower's output for the JIT: the caller's run of
+// prepare::lowerForCodegen, so that the caller's --print-after-all shows its steps.
+using Lowering = std::function<llvm::Expected<ir::PrimFuncRef>(ir::PrimFuncRef function, llvm::StringRef name)>;
+
+// The JIT as an engine (`vtac run --engine=jit`): each prim_func lowered by `lowering`, then
+// compiled with run-time checks, and with the loop-iteration count when `countSteps`
+// (--max-steps, --timeout, --progress). Not for a terminal's progress line alone: the count
+// costs tight loops their vectorisation (bench/RESULTS.md). A prim_func that drives VTA is
+// compiled at -O0: its host code only issues runtime calls, and -O2 made its compile 5x dearer
+// for a faster run of a few ms (seed 001's conv2d: 0.12 s vs 0.025 s to compile, 7 vs 9.5 ms to
+// run; bench/RESULTS.md); CPU code stays at -O2.
+backend::PrimFuncCompiler jitCompiler(Lowering lowering, bool countSteps = false);
 
 }  // namespace vtac::jit
