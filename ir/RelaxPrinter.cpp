@@ -203,7 +203,11 @@ private:
   }
 
   std::string printCall(const Call &call, const std::string &pad) {
-    if (call.kind == CallKind::Operator) return "R." + call.callee + "(" + uses(call.args) + printOperatorAttributes(call) + ")";
+    if (call.kind == CallKind::Operator) {
+      // R.concat takes its tensors as one tuple.
+      bool tupled = lookupOperator(call.callee)->family == OperatorFamily::Concat;
+      return "R." + call.callee + "(" + (tupled ? tuple(call.args) : uses(call.args)) + printOperatorAttributes(call) + ")";
+    }
     std::string text;
     if (call.kind == CallKind::CallTIR) {
       if (!moduleAliasPrinted_) {
