@@ -218,10 +218,9 @@ private:
     } else {
       text = "R.call_dps_packed(\"" + call.callee + "\"";
     }
-    text += ", (" + uses(call.args);
-    if (call.args.size() == 1) text += ",";
+    text += ", " + tuple(call.args);
     declareUsedSymbolic(call.outSinfo, pad);
-    return text + "), out_sinfo=" + printStructInfo(call.outSinfo) + ")";
+    return text + ", out_sinfo=" + printStructInfo(call.outSinfo) + ")";
   }
 
   void printBlock(const BindingBlock &block, const std::string &pad) {

@@ -730,8 +730,13 @@ std::optional<relax::Call> RelaxFunctionBuilder::call(Grammar::CallExprContext *
     call.callee = *name;
   }
 
+  // `(x, w)`, `[x, w]`, `R.tuple(x, w)` (TVM prints no arguments as `R.tuple()`), or one.
   std::vector<Grammar::ExprContext *> items;
+  auto *tupleCall = dynamic_cast<Grammar::CallExprContext *>(stripParens(callArgs));
   if (std::optional<std::vector<Grammar::ExprContext *>> tuple = tupleItems(callArgs)) items = *tuple;
+  else if (tupleCall && dottedName(tupleCall->expr()) == std::optional<std::string>("R.tuple") &&
+           argumentsOf(tupleCall).keywords.empty())
+    items = argumentsOf(tupleCall).positional;
   else items.push_back(callArgs);
   for (Grammar::ExprContext *item : items) {
     std::optional<relax::Arg> arg = argument(item);
