@@ -12,6 +12,8 @@
 //   `T.if_then_else(5 <= ax1, x3[.., ax1 - 5, ..], T.if_then_else(2 <= ax1, x2[..], x1[..]))`.
 #include "Legalize.h"
 
+#include <algorithm>
+
 namespace vtac::passes::legalize {
 
 namespace relax = ir::relax;
@@ -61,7 +63,14 @@ llvm::Expected<LegalizedOperator> legalizeReshape(const relax::Call &call) {
   llvm::Expected<ir::BufferRef> data = builder.input(call.args[0]);
   if (!data) return data.takeError();
   std::vector<Expr> target = builder.shapeOf(call.outSinfo);
-  return builder.compute("reshape", "T_reshape", "ax", call.outSinfo, [&](const ComputeBuilder::Indices &ax) {
+  // topi's reshape of an empty tensor fills with 0 (there is no element to read, nor a size
+  // to divide by).
+  auto empty = [](const std::vector<Expr> &shape) {
+    return std::any_of(shape.begin(), shape.end(), [](const Expr &dim) { return relax::isConstantSize(dim, 0); });
+  };
+  bool noElements = empty(target) || empty((*data)->shape);
+  return builder.compute("reshape", "T_reshape", "ax", call.outSinfo, [&](const ComputeBuilder::Indices &ax) -> Expr {
+    if (noElements) return zeroOf((*data)->dtype);
     // topi's RavelIndex: ((ax0 * n1 + ax1) * n2 + ax2) ...; a product size multiplies factor
     // by factor (`ax0 * b * 2` for a size `b * 2`), as TVM's simplifier reassociates it.
     Expr flat = ax.empty() ? ir::make<ir::IntImm>(ir::DataType::int64(), 0) : ax[0];
