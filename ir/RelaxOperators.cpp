@@ -1,5 +1,6 @@
 // The high-level Relax operators vtac knows and their struct info inference, after TVM's
-// src/relax/op/tensor/{binary,linear_algebra,manipulate}.cc and op/nn/nn.cc.
+// src/relax/op/tensor/{binary,datatype,linear_algebra,manipulate,statistical}.cc and
+// op/nn/nn.cc.
 #include "vtac/ir/RelaxOperators.h"
 
 #include <algorithm>
@@ -16,15 +17,32 @@ const std::vector<OperatorInfo> &operators() {
       {"multiply", F::ElementwiseBinary, {"x1", "x2"}}, {"divide", F::ElementwiseBinary, {"x1", "x2"}},
       {"maximum", F::ElementwiseBinary, {"x1", "x2"}},  {"minimum", F::ElementwiseBinary, {"x1", "x2"}},
       {"nn.relu", F::ElementwiseUnary, {"data"}},       {"matmul", F::Matmul, {"x1", "x2"}},
-      {"permute_dims", F::PermuteDims, {"x"}},
+      {"permute_dims", F::PermuteDims, {"x"}},         {"reshape", F::Reshape, {"x"}},
+      {"astype", F::Astype, {"x"}},                    {"sum", F::Statistical, {"x"}},
+      {"mean", F::Statistical, {"x"}},                  {"max", F::Statistical, {"x"}},
+      {"min", F::Statistical, {"x"}},                   {"concat", F::Concat, {"tensors"}},
   };
   return table;
+}
+
+// "[1, -1]": axes as TVM prints them.
+std::string printAxes(const std::vector<int64_t> &axes) {
+  std::string text = "[";
+  for (size_t i = 0; i < axes.size(); ++i) text += (i ? ", " : "") + std::to_string(axes[i]);
+  return text + "]";
 }
 
 std::string printShape(llvm::ArrayRef<Expr> shape) {
   std::string text = "(";
   for (size_t i = 0; i < shape.size(); ++i) text += (i ? ", " : "") + printDim(shape[i]);
   return text + (shape.size() == 1 ? ",)" : ")");
+}
+
+// "[8, 3]": a shape value as R.shape prints it.
+std::string printShapeList(llvm::ArrayRef<Expr> shape) {
+  std::string text = "[";
+  for (size_t i = 0; i < shape.size(); ++i) text += (i ? ", " : "") + printDim(shape[i]);
+  return text + "]";
 }
 
 // TVM's InferBinaryArithOpOutDtype: one element type, or unknown when either is.
@@ -111,10 +129,8 @@ std::optional<TensorStructInfo> inferPermuteDims(const Call &call, const TensorS
   }
   std::optional<std::vector<int64_t>> axes = normalizedAxes(call.axes, in.rank());
   if (!axes) {
-    std::string written;
-    for (size_t i = 0; i < call.axes->size(); ++i) written += (i ? ", " : "") + std::to_string((*call.axes)[i]);
     diagnostic = {axesLoc, "R.permute_dims needs a permutation of the " + std::to_string(in.rank()) +
-                               " dimensions of its operand, got axes [" + written + "]"};
+                               " dimensions of its operand, got axes " + printAxes(*call.axes)};
     return std::nullopt;
   }
   if (!in.shape) return TensorStructInfo{std::nullopt, in.rank(), in.dtype, {}};
@@ -123,7 +139,150 @@ std::optional<TensorStructInfo> inferPermuteDims(const Call &call, const TensorS
   return TensorStructInfo::known(std::move(shape), in.dtype);
 }
 
+// The number of elements of a shape of constant sizes; nullopt when a size is not constant
+// (or the count overflows).
+std::optional<int64_t> constantElementCount(llvm::ArrayRef<Expr> shape) {
+  int64_t count = 1;
+  for (const Expr &dim : shape) {
+    const auto *imm = dim.as<IntImm>();
+    if (!imm || __builtin_mul_overflow(count, imm->value, &count)) return std::nullopt;
+  }
+  return count;
+}
+
+// TVM's reshape inference: the written shape (`call.outSinfo.shape`) with its one -1 resolved
+// from the operand's element count; a count that differs is an error when both are known.
+std::optional<TensorStructInfo> inferReshape(const Call &call, const TensorStructInfo &in, SourceLoc shapeLoc,
+                                             RelaxDiagnostic &diagnostic) {
+  std::vector<Expr> shape = *call.outSinfo.shape;
+  std::optional<size_t> inferred;
+  std::vector<Expr> others;
+  for (size_t i = 0; i < shape.size(); ++i) {
+    const auto *imm = shape[i].as<IntImm>();
+    if (imm && imm->value == -1 && !inferred) {
+      inferred = i;
+      continue;
+    }
+    if (imm && imm->value < 0) {
+      diagnostic = {shapeLoc, "R.reshape needs sizes of 0 or more and at most one -1, got " + printShape(shape)};
+      return std::nullopt;
+    }
+    others.push_back(shape[i]);
+  }
+  std::optional<int64_t> inCount = in.shape ? constantElementCount(*in.shape) : std::nullopt;
+  std::optional<int64_t> outCount = constantElementCount(others);
+  if (inferred) {
+    if (!inCount || !outCount || *outCount == 0 || *inCount % *outCount != 0) {
+      diagnostic = {shapeLoc, "R.reshape cannot infer the -1 of " + printShape(shape) + " from an operand of " +
+                                  (in.shape ? "shape " + printShape(*in.shape) : printStructInfo(in)) +
+                                  (inCount && outCount ? "" : " (only from constant sizes)")};
+      return std::nullopt;
+    }
+    shape[*inferred] = intImm(*inCount / *outCount, DataType::int64());
+  } else if (inCount && outCount && *inCount != *outCount) {
+    diagnostic = {shapeLoc, "R.reshape keeps the number of elements: the operand " + printShape(*in.shape) + " has " +
+                                std::to_string(*inCount) + ", the shape " + printShape(shape) + " " +
+                                std::to_string(*outCount)};
+    return std::nullopt;
+  }
+  return TensorStructInfo::known(std::move(shape), in.dtype);
+}
+
+// TVM's statistical inference: the reduced dimensions (all when no axes are given) dropped, or
+// kept as 1.
+std::optional<TensorStructInfo> inferStatistical(const Call &call, const TensorStructInfo &in, SourceLoc axesLoc,
+                                                 RelaxDiagnostic &diagnostic) {
+  int rank = in.rank();
+  if (rank < 0) return TensorStructInfo{std::nullopt, -1, in.dtype, {}};
+  std::optional<std::vector<bool>> reduced = reducedDimensions(call.axes, rank);
+  if (!reduced) {
+    diagnostic = {axesLoc, "R." + call.callee + " needs distinct axes within the " + std::to_string(rank) +
+                               " dimensions of its operand, got axis " + printAxes(*call.axes)};
+    return std::nullopt;
+  }
+  int kept = int(std::count(reduced->begin(), reduced->end(), false));
+  if (!in.shape) return TensorStructInfo{std::nullopt, call.keepdims ? rank : kept, in.dtype, {}};
+  std::vector<Expr> shape;
+  for (int d = 0; d < rank; ++d) {
+    if (!(*reduced)[size_t(d)]) shape.push_back((*in.shape)[size_t(d)]);
+    else if (call.keepdims) shape.push_back(intImm(1, DataType::int64()));
+  }
+  return TensorStructInfo::known(std::move(shape), in.dtype);
+}
+
+// TVM's concat inference: one element type and rank, equal sizes but along the axis, where the
+// sizes add up.
+std::optional<TensorStructInfo> inferConcat(const Call &call, const std::vector<TensorStructInfo> &in,
+                                            SourceLoc callLoc, SourceLoc axesLoc, RelaxDiagnostic &diagnostic) {
+  if (in.empty()) {
+    diagnostic = {callLoc, "R.concat needs at least one tensor"};
+    return std::nullopt;
+  }
+  if (!call.axes) {
+    diagnostic = {axesLoc, "R.concat with axis=None (flattened tensors) is not supported yet"};
+    return std::nullopt;
+  }
+  TensorStructInfo result{std::nullopt, -1, in[0].dtype, {}};
+  for (size_t i = 0; i < in.size(); ++i) {
+    if (in[i].dtype.isVoid()) result.dtype = DataType::voidTy();
+    if (!in[i].dtype.isVoid() && !in[0].dtype.isVoid() && in[i].dtype != in[0].dtype) {
+      diagnostic = {call.args[i].loc, "R.concat needs tensors of one element type, got " + in[0].dtype.str() +
+                                          " and " + in[i].dtype.str()};
+      return std::nullopt;
+    }
+    if (in[i].rank() >= 0 && result.ndim >= 0 && in[i].rank() != result.ndim) {
+      diagnostic = {call.args[i].loc, "R.concat needs tensors of one rank, got " + std::to_string(result.ndim) +
+                                          " and " + std::to_string(in[i].rank())};
+      return std::nullopt;
+    }
+    if (in[i].rank() >= 0) result.ndim = in[i].rank();
+  }
+  if (result.ndim < 0) return result;
+  int64_t axis = (*call.axes)[0];
+  if (axis < -result.ndim || axis >= result.ndim) {
+    diagnostic = {axesLoc, "R.concat needs an axis within the " + std::to_string(result.ndim) +
+                               " dimensions of its tensors, got " + std::to_string(axis)};
+    return std::nullopt;
+  }
+  if (axis < 0) axis += result.ndim;
+  for (const TensorStructInfo &tensor : in)
+    if (!tensor.shape) return result;
+  std::vector<Expr> shape = *in[0].shape;
+  // The sizes along the axis added up as TVM's simplifier leaves the sum: the symbolic ones in
+  // order, then the constants' total (`b0 + b1 + 5`).
+  Expr symbolic;
+  int64_t constant = 0;
+  for (const TensorStructInfo &tensor : in) {
+    const Expr &dim = (*tensor.shape)[size_t(axis)];
+    if (const auto *imm = dim.as<IntImm>()) constant += imm->value;
+    else symbolic = symbolic ? binary(NodeKind::Add, symbolic, dim) : dim;
+  }
+  Expr constantSize = intImm(constant, DataType::int64());
+  shape[size_t(axis)] = !symbolic ? constantSize : constant ? binary(NodeKind::Add, symbolic, constantSize) : symbolic;
+  for (size_t i = 1; i < in.size(); ++i)
+    for (size_t d = 0; d < shape.size(); ++d) {
+      const Expr &dim = (*in[i].shape)[d];
+      if (d != size_t(axis) && dimsConflict(shape[d], dim)) {
+        diagnostic = {call.args[i].loc, "R.concat needs tensors of equal sizes but along axis " + std::to_string(axis) +
+                                            ", got " + printShape(*in[0].shape) + " and " + printShape(*in[i].shape)};
+        return std::nullopt;
+      }
+    }
+  return TensorStructInfo::known(std::move(shape), result.dtype);
+}
+
 }  // namespace
+
+std::optional<std::vector<bool>> reducedDimensions(const std::optional<std::vector<int64_t>> &axes, int rank) {
+  std::vector<bool> reduced(size_t(rank), !axes);
+  for (int64_t axis : axes ? *axes : std::vector<int64_t>{}) {
+    if (axis < -rank || axis >= rank) return std::nullopt;
+    if (axis < 0) axis += rank;
+    if (reduced[size_t(axis)]) return std::nullopt;
+    reduced[size_t(axis)] = true;
+  }
+  return reduced;
+}
 
 bool isConstantSize(const Expr &dim, int64_t value) {
   const auto *imm = dim.as<IntImm>();
@@ -190,13 +349,17 @@ std::optional<std::vector<int64_t>> normalizedAxes(const std::optional<std::vect
 std::optional<TensorStructInfo> inferOperatorStructInfo(const Call &call, SourceLoc callLoc, SourceLoc axesLoc,
                                                         RelaxDiagnostic &diagnostic) {
   const OperatorInfo *info = lookupOperator(call.callee);
-  assert(info && call.args.size() == info->tensorParams.size() && "the reader gives each tensor parameter one argument");
+  assert(info && (info->family == OperatorFamily::Concat || call.args.size() == info->tensorParams.size()) &&
+         "the reader gives each tensor parameter one argument");
   std::vector<TensorStructInfo> in;
   for (size_t i = 0; i < call.args.size(); ++i) {
     StructInfo sinfo = call.args[i].sinfo();
     if (!sinfo.isTensor()) {
-      diagnostic = {call.args[i].loc, "R." + call.callee + " takes a tensor as '" + info->tensorParams[i].str() +
-                                          "', got " + printStructInfo(sinfo)};
+      // concat's one parameter is the tuple of its tensors.
+      std::string param = info->tensorParams[std::min(i, info->tensorParams.size() - 1)].str();
+      diagnostic = {call.args[i].loc, "R." + call.callee + " takes a tensor as '" + param +
+                                          (info->family == OperatorFamily::Concat ? "' fields" : "'") + ", got " +
+                                          printStructInfo(sinfo)};
       return std::nullopt;
     }
     in.push_back(sinfo.tensor);
@@ -207,6 +370,10 @@ std::optional<TensorStructInfo> inferOperatorStructInfo(const Call &call, Source
   case OperatorFamily::ElementwiseUnary: result = in[0]; break;
   case OperatorFamily::Matmul: result = inferMatmul(call, in, callLoc, diagnostic); break;
   case OperatorFamily::PermuteDims: result = inferPermuteDims(call, in[0], axesLoc, diagnostic); break;
+  case OperatorFamily::Reshape: result = inferReshape(call, in[0], axesLoc, diagnostic); break;
+  case OperatorFamily::Astype: result = TensorStructInfo{in[0].shape, in[0].ndim, call.outDtype, {}}; break;
+  case OperatorFamily::Statistical: result = inferStatistical(call, in[0], axesLoc, diagnostic); break;
+  case OperatorFamily::Concat: result = inferConcat(call, in, callLoc, axesLoc, diagnostic); break;
   }
   if (result) result->loc = callLoc;
   return result;
@@ -227,12 +394,12 @@ std::string printOperatorAttributes(const Call &call) {
   switch (info->family) {
   case OperatorFamily::Matmul:
     return ", out_dtype=\"" + (call.outDtype.isVoid() ? std::string("void") : call.outDtype.str()) + "\"";
-  case OperatorFamily::PermuteDims: {
-    if (!call.axes) return ", axes=None";
-    std::string text = ", axes=[";
-    for (size_t i = 0; i < call.axes->size(); ++i) text += (i ? ", " : "") + std::to_string((*call.axes)[i]);
-    return text + "]";
-  }
+  case OperatorFamily::Reshape: return ", R.shape(" + printShapeList(*call.outSinfo.shape) + ")";
+  case OperatorFamily::Astype: return ", dtype=\"" + call.outDtype.str() + "\"";
+  case OperatorFamily::PermuteDims: return ", axes=" + (call.axes ? printAxes(*call.axes) : "None");
+  case OperatorFamily::Statistical:
+    return ", axis=" + (call.axes ? printAxes(*call.axes) : "None") + ", keepdims=" + (call.keepdims ? "True" : "False");
+  case OperatorFamily::Concat: return ", axis=" + (call.axes ? std::to_string(call.axes->front()) : "None");
   default: return "";
   }
 }

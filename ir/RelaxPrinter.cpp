@@ -203,7 +203,11 @@ private:
   }
 
   std::string printCall(const Call &call, const std::string &pad) {
-    if (call.kind == CallKind::Operator) return "R." + call.callee + "(" + uses(call.args) + printOperatorAttributes(call) + ")";
+    if (call.kind == CallKind::Operator) {
+      // R.concat takes its tensors as one tuple.
+      bool tupled = lookupOperator(call.callee)->family == OperatorFamily::Concat;
+      return "R." + call.callee + "(" + (tupled ? tuple(call.args) : uses(call.args)) + printOperatorAttributes(call) + ")";
+    }
     std::string text;
     if (call.kind == CallKind::CallTIR) {
       if (!moduleAliasPrinted_) {
@@ -214,10 +218,9 @@ private:
     } else {
       text = "R.call_dps_packed(\"" + call.callee + "\"";
     }
-    text += ", (" + uses(call.args);
-    if (call.args.size() == 1) text += ",";
+    text += ", " + tuple(call.args);
     declareUsedSymbolic(call.outSinfo, pad);
-    return text + "), out_sinfo=" + printStructInfo(call.outSinfo) + ")";
+    return text + ", out_sinfo=" + printStructInfo(call.outSinfo) + ")";
   }
 
   void printBlock(const BindingBlock &block, const std::string &pad) {

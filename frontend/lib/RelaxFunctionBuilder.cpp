@@ -527,6 +527,7 @@ std::optional<relax::Arg> RelaxFunctionBuilder::argument(Grammar::ExprContext *e
     if (!arg.constant) return std::nullopt;
     return arg;
   }
+  if (isNestedValue(expr)) return nestedValue(expr);
   if (antlr4::Token *op = operatorToken(expr)) {
     error(locationOf(file_, op), "operator '" + op->getText() +
                                      "' on Relax values (a high-level operator) is not supported yet");
@@ -534,6 +535,69 @@ std::optional<relax::Arg> RelaxFunctionBuilder::argument(Grammar::ExprContext *e
   }
   error(arg.loc, "expected a variable, R.const(...) or a metadata constant");
   return std::nullopt;
+}
+
+// A value that is no variable or constant where TVM's normalizer wants one: a call
+// (`R.add(x, y)`, `R.call_tir(...)`), Python arithmetic (`x + y`) or a tuple field (`t[0]`).
+bool RelaxFunctionBuilder::isNestedValue(Grammar::ExprContext *expr) {
+  std::vector<Grammar::ExprContext *> operands;
+  std::string name;
+  if (arithmeticOperator(expr, operands, name)) return true;
+  if (auto *subscript = dynamic_cast<Grammar::SubscriptExprContext *>(expr)) return nameOf(subscript->expr()).has_value();
+  auto *callExpr = dynamic_cast<Grammar::CallExprContext *>(expr);
+  std::optional<std::string> op = callExpr ? dottedName(callExpr->expr()) : std::nullopt;
+  // Leaves and tuples stay arguments; R.match_cast is a binding only.
+  return callExpr && op != std::optional<std::string>("R.const") && op != std::optional<std::string>("R.tuple") &&
+         op != std::optional<std::string>("R.match_cast");
+}
+
+// A nested value as TVM's BlockBuilder::NormalizeArgument reads it: bound first to a fresh
+// variable ("lv", "lv1", ... in a dataflow block, "gv", ... outside), which the call or return
+// then uses. `y = R.nn.relu(R.add(x, w))` is `lv = R.add(x, w)` then `y = R.nn.relu(lv)`, and
+// `return R.add(x, w)` is `gv = R.add(x, w)` then `return gv`.
+std::optional<relax::Arg> RelaxFunctionBuilder::nestedValue(Grammar::ExprContext *expr) {
+  relax::Binding binding;
+  binding.loc = loc(expr);
+  std::optional<relax::StructInfo> sinfo = bindingValue(expr, binding);
+  if (!sinfo) return std::nullopt;
+  relax::Arg arg;
+  arg.loc = loc(expr);
+  // The generated name is not in scope: the text cannot name it, and it must not hide a
+  // variable the text binds under the same name.
+  arg.var = emit(std::move(binding), freshName(), loc(expr), *sinfo, /*inScope=*/false);
+  return arg;
+}
+
+// TVM's NameSupply::FreshName for the BlockBuilder's binding names: the prefix itself the first
+// time, then the prefix with a count (no underscore).
+std::string RelaxFunctionBuilder::freshName() {
+  std::string prefix = inDataflow_ ? "lv" : "gv";
+  if (emittedNames_.try_emplace(prefix, 0).second) return prefix;
+  unsigned &count = emittedNames_[prefix];  // a reference survives rehashing
+  std::string name = prefix;
+  while (!emittedNames_.try_emplace(name, 0).second) name = prefix + std::to_string(++count);
+  return name;
+}
+
+relax::VarPtr RelaxFunctionBuilder::emit(relax::Binding binding, const std::string &name, ir::SourceLoc at,
+                                         relax::StructInfo sinfo, bool inScope) {
+  auto var = std::make_shared<relax::Var>();
+  var->name = name;
+  var->loc = at;
+  var->sinfo = std::move(sinfo);
+  var->dataflow = inDataflow_;
+  binding.var = var;
+  if (inDataflow_) {
+    if (inScope) dataflowScope_[name] = var;
+    blocks_.back().bindings.push_back(std::move(binding));
+  } else {
+    if (inScope) {
+      visible_[name] = var;
+      hiddenDataflowNames_.erase(name);
+    }
+    bindingBlockOutsideDataflow().bindings.push_back(std::move(binding));
+  }
+  return var;
 }
 
 // A field of a tuple or a returned value: an argument, or a tuple itself (`(a, (b, c))`,
@@ -666,8 +730,13 @@ std::optional<relax::Call> RelaxFunctionBuilder::call(Grammar::CallExprContext *
     call.callee = *name;
   }
 
+  // `(x, w)`, `[x, w]`, `R.tuple(x, w)` (TVM prints no arguments as `R.tuple()`), or one.
   std::vector<Grammar::ExprContext *> items;
+  auto *tupleCall = dynamic_cast<Grammar::CallExprContext *>(stripParens(callArgs));
   if (std::optional<std::vector<Grammar::ExprContext *>> tuple = tupleItems(callArgs)) items = *tuple;
+  else if (tupleCall && dottedName(tupleCall->expr()) == std::optional<std::string>("R.tuple") &&
+           argumentsOf(tupleCall).keywords.empty())
+    items = argumentsOf(tupleCall).positional;
   else items.push_back(callArgs);
   for (Grammar::ExprContext *item : items) {
     std::optional<relax::Arg> arg = argument(item);
@@ -706,6 +775,10 @@ std::optional<relax::Call> RelaxFunctionBuilder::operatorCall(Grammar::CallExprC
   std::vector<std::string> params(info->tensorParams.begin(), info->tensorParams.end());
   if (info->family == relax::OperatorFamily::Matmul) params.push_back("out_dtype");
   if (info->family == relax::OperatorFamily::PermuteDims) params.push_back("axes");
+  if (info->family == relax::OperatorFamily::Reshape) params.push_back("shape");
+  if (info->family == relax::OperatorFamily::Astype) params.push_back("dtype");
+  if (info->family == relax::OperatorFamily::Statistical) params.insert(params.end(), {"axis", "keepdims"});
+  if (info->family == relax::OperatorFamily::Concat) params.push_back("axis");
   Arguments args = argumentsOf(expr);
   if (args.positional.size() > params.size()) {
     error(loc(args.positional[params.size()]), "R." + name + " takes " + std::to_string(params.size()) +
@@ -723,9 +796,21 @@ std::optional<relax::Call> RelaxFunctionBuilder::operatorCall(Grammar::CallExprC
       error(loc(expr), "R." + name + " needs its argument '" + params[i] + "'");
       return std::nullopt;
     }
-    std::optional<relax::Arg> arg = argument(tensor);
-    if (!arg) return std::nullopt;
-    call.args.push_back(*arg);
+    // R.concat's tensors: a tuple written at the call, one argument per field.
+    std::vector<Grammar::ExprContext *> tensors{tensor};
+    if (info->family == relax::OperatorFamily::Concat) {
+      std::optional<std::vector<Grammar::ExprContext *>> items = tupleItems(stripParens(tensor));
+      if (!items) {
+        error(loc(tensor), "R.concat takes its tensors as a tuple written at the call, such as (x, y)");
+        return std::nullopt;
+      }
+      tensors = *items;
+    }
+    for (Grammar::ExprContext *item : tensors) {
+      std::optional<relax::Arg> arg = argument(item);
+      if (!arg) return std::nullopt;
+      call.args.push_back(*arg);
+    }
   }
   ir::SourceLoc axesLoc = loc(expr);
   size_t attribute = info->tensorParams.size();
@@ -738,10 +823,41 @@ std::optional<relax::Call> RelaxFunctionBuilder::operatorCall(Grammar::CallExprC
     }
     if (dtype) call.outDtype = *dtype;
   }
-  if (Grammar::ExprContext *axes = info->family == relax::OperatorFamily::PermuteDims ? args.get(attribute, "axes") : nullptr) {
+  if (info->family == relax::OperatorFamily::Reshape || info->family == relax::OperatorFamily::Astype) {
+    Grammar::ExprContext *value = args.get(attribute, params[attribute]);
+    if (!value) {
+      error(loc(expr), "R." + name + " needs its argument '" + params[attribute] + "'");
+      return std::nullopt;
+    }
+    axesLoc = loc(value);
+    if (info->family == relax::OperatorFamily::Reshape) {
+      std::optional<std::vector<ir::Expr>> shape = shapeValue(value);
+      if (!shape) return std::nullopt;
+      call.outSinfo.shape = std::move(*shape);
+    } else {
+      std::optional<std::string> text = stringOf(value);
+      std::optional<ir::DataType> dtype = text ? ir::DataType::parse(*text) : std::nullopt;
+      if (!dtype || dtype->isVoid() || dtype->lanes() != 1) {
+        error(axesLoc, "expected a dtype string for R.astype, such as \"float16\"");
+        return std::nullopt;
+      }
+      call.outDtype = *dtype;
+    }
+  }
+  // permute_dims' axes, the reduced axes (a list, one integer, or None), concat's axis (one
+  // integer, 0 when absent, or None).
+  using F = relax::OperatorFamily;
+  if (info->family == F::Concat) call.axes = std::vector<int64_t>{0};
+  bool single = info->family == F::Concat, list = info->family != F::Concat;
+  const char *axesName = info->family == F::PermuteDims ? "axes" : "axis";
+  if (Grammar::ExprContext *axes = info->family == F::PermuteDims || info->family == F::Statistical || single
+                                       ? args.get(attribute, axesName)
+                                       : nullptr) {
     axesLoc = loc(axes);
+    call.axes.reset();
     if (!isNone(axes)) {
-      std::optional<std::vector<Grammar::ExprContext *>> items = tupleItems(axes);
+      std::optional<std::vector<Grammar::ExprContext *>> items = list ? tupleItems(axes) : std::nullopt;
+      if (!items && info->family != F::PermuteDims) items = std::vector<Grammar::ExprContext *>{axes};
       std::vector<int64_t> values;
       for (Grammar::ExprContext *item : items ? *items : std::vector<Grammar::ExprContext *>{}) {
         std::optional<int64_t> value = signedIntOf(item);
@@ -749,13 +865,50 @@ std::optional<relax::Call> RelaxFunctionBuilder::operatorCall(Grammar::CallExprC
         values.push_back(*value);
       }
       if (!items || values.size() != items->size()) {
-        error(axesLoc, "expected the axes as a list of integers, e.g. [1, 0], or None");
+        error(axesLoc, single ? "expected the axis as an integer or None"
+                              : std::string("expected the ") + axesName + " as a list of integers, e.g. [1, 0], or None");
         return std::nullopt;
       }
       call.axes = std::move(values);
     }
   }
+  if (Grammar::ExprContext *keepdims = info->family == F::Statistical ? args.get(attribute + 1, "keepdims") : nullptr) {
+    std::optional<ir::AttrValue> flag = attrLiteral(keepdims);
+    if (!flag) return std::nullopt;
+    if (!flag->isBool()) {
+      error(loc(keepdims), "expected True or False for keepdims");
+      return std::nullopt;
+    }
+    call.keepdims = flag->asBool();
+  }
   return withInferredStructInfo(std::move(call), loc(expr), axesLoc);
+}
+
+// A shape written at the call: `(8, 3)`, `[a // 2, b * 2]` or `R.shape([8, 3])`, sizes -1
+// included (R.reshape infers it). A variable holding a shape value is not read yet.
+std::optional<std::vector<ir::Expr>> RelaxFunctionBuilder::shapeValue(Grammar::ExprContext *expr) {
+  Grammar::ExprContext *list = stripParens(expr);
+  if (auto *callExpr = dynamic_cast<Grammar::CallExprContext *>(list);
+      callExpr && dottedName(callExpr->expr()) == std::optional<std::string>("R.shape")) {
+    Arguments args = argumentsOf(callExpr);
+    list = args.positional.size() == 1 && args.keywords.empty() ? args.positional[0] : nullptr;
+  }
+  std::optional<std::vector<Grammar::ExprContext *>> items = list ? tupleItems(list) : std::nullopt;
+  if (!items) {
+    error(loc(expr), "expected a shape written at the call: a tuple of sizes such as (8, 3), or R.shape([8, 3])");
+    return std::nullopt;
+  }
+  std::vector<ir::Expr> shape;
+  for (Grammar::ExprContext *item : *items) {
+    if (std::optional<int64_t> value = signedIntOf(item)) {
+      shape.push_back(ir::intImm(*value, ir::DataType::int64()));
+      continue;
+    }
+    ir::Expr size = dim(item, false);
+    if (!size) return std::nullopt;
+    shape.push_back(size);
+  }
+  return shape;
 }
 
 std::optional<relax::Call> RelaxFunctionBuilder::withInferredStructInfo(relax::Call call, ir::SourceLoc callLoc,
@@ -807,20 +960,10 @@ void RelaxFunctionBuilder::bind(const std::string &name, ir::SourceLoc at,
     if (std::optional<std::string> conflict = relax::structInfoConflict(*annotation, *inferred))
       error(annotation->loc, "the annotation of '" + name + "' does not match its value: " + *conflict);
   }
-  auto var = std::make_shared<relax::Var>();
-  var->name = name;
-  var->loc = at;
-  var->sinfo = annotation ? *annotation : *inferred;
-  var->dataflow = inDataflow_;
-  binding.var = var;
-  if (inDataflow_) {
-    dataflowScope_[name] = var;
-    blocks_.back().bindings.push_back(std::move(binding));
-  } else {
-    visible_[name] = var;
-    hiddenDataflowNames_.erase(name);
-    bindingBlockOutsideDataflow().bindings.push_back(std::move(binding));
-  }
+  // TVM's parser emits every binding under a fresh name and renames it after; the names used
+  // up decide those of the bindings nested values get.
+  freshName();
+  emit(std::move(binding), name, at, annotation ? *annotation : *inferred, /*inScope=*/true);
 }
 
 // The value of a binding, into `binding`; returns its struct info, or nullopt after an error.

@@ -6,7 +6,9 @@
 // ir/RelaxOperators.h lists them; their struct info is inferred as they are read, so a shape or
 // type mismatch is an error at the call), other variables, tuples (`(a, b)`, `R.tuple(a, b)`),
 // tuple fields (`t[0]`), `R.match_cast(x, sinfo)` or scalars (`R.const(2, "int32")`, also
-// inline as an argument), `R.output(...)`, and `return`.
+// inline as an argument), `R.output(...)`, and `return`. A call, arithmetic or tuple field used
+// as an argument or returned value is bound to a fresh variable first ("lv", "gv"), as TVM's
+// normalizer does.
 //
 // Scoping follows Relax: a variable bound inside a dataflow block is visible outside it only
 // when the block's `R.output` lists it; `R.output` is only allowed as the last statement of a
@@ -80,8 +82,14 @@ private:
   std::optional<ir::relax::Call> withInferredStructInfo(ir::relax::Call call, ir::SourceLoc callLoc,
                                                         ir::SourceLoc axesLoc);
   std::optional<ir::relax::Call> arithmeticCall(Grammar::ExprContext *expr);
+  std::optional<std::vector<ir::Expr>> shapeValue(Grammar::ExprContext *expr);
   std::optional<ir::relax::Arg> argument(Grammar::ExprContext *expr);
   std::optional<ir::relax::Arg> tupleField(Grammar::ExprContext *expr);
+  bool isNestedValue(Grammar::ExprContext *expr);
+  std::optional<ir::relax::Arg> nestedValue(Grammar::ExprContext *expr);
+  std::string freshName();
+  ir::relax::VarPtr emit(ir::relax::Binding binding, const std::string &name, ir::SourceLoc at,
+                         ir::relax::StructInfo sinfo, bool inScope);
   std::shared_ptr<const ir::relax::Constant> inlineConstant(Grammar::CallExprContext *call);
   std::optional<ir::relax::StructInfo> bindingValue(Grammar::ExprContext *value, ir::relax::Binding &binding);
   ir::relax::VarPtr lookupVar(const std::string &name, ir::SourceLoc at);
@@ -102,6 +110,7 @@ private:
   std::unordered_set<std::string> moduleAliases_;        // `cls = Module`
   std::vector<std::shared_ptr<ir::relax::Constant>> constants_;  // by metadata index
   std::vector<ir::relax::BindingBlock> blocks_;
+  std::unordered_map<std::string, unsigned> emittedNames_;  // freshName's NameSupply
   ir::AttrMap attrs_;  // R.func_attr
   bool inDataflow_ = false;
   bool returned_ = false;

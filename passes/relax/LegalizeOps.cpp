@@ -14,7 +14,11 @@ llvm::Expected<legalize::LegalizedOperator> legalizeCall(const relax::Call &call
   case relax::OperatorFamily::ElementwiseBinary: return legalize::legalizeBinary(call);
   case relax::OperatorFamily::ElementwiseUnary: return legalize::legalizeNn(call);
   case relax::OperatorFamily::Matmul: return legalize::legalizeLinearAlgebra(call);
-  case relax::OperatorFamily::PermuteDims: return legalize::legalizeManipulate(call);
+  case relax::OperatorFamily::PermuteDims:
+  case relax::OperatorFamily::Reshape:
+  case relax::OperatorFamily::Concat: return legalize::legalizeManipulate(call);
+  case relax::OperatorFamily::Astype: return legalize::legalizeDatatype(call);
+  case relax::OperatorFamily::Statistical: return legalize::legalizeStatistical(call);
   }
   llvm_unreachable("every operator family has a legalization");
 }
@@ -50,6 +54,7 @@ llvm::Error legalizeOps(ir::IRModule &module, PassContext &) {
         call.callee = addPrimFunc(module, legalized->func, legalized->nameHint);
         call.args = legalized->args;
         call.axes.reset();
+        call.keepdims = false;
         call.outDtype = ir::DataType::voidTy();
         changed = true;
       }

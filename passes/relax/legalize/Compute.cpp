@@ -1,6 +1,10 @@
 // ComputeBuilder: te.compute + te.create_prim_func for legalize-ops (see Legalize.h).
 #include "Legalize.h"
 
+#include <algorithm>
+
+#include <llvm/ADT/StringExtras.h>
+
 #include "vtac/ir/Diagnostic.h"
 #include "vtac/ir/RegionInference.h"
 #include "vtac/ir/Stmt.h"
@@ -48,63 +52,108 @@ llvm::Expected<LegalizedOperator> ComputeBuilder::compute(std::string nameHint, 
                                                           const std::string &axisPrefix, const relax::TensorStructInfo &out,
                                                           std::function<Expr(const Indices &)> value) {
   return build(std::move(nameHint), block, axisPrefix, out, nullptr,
-               [&](const Indices &indices, const Expr &) { return value(indices); });
+               [&](const Indices &indices, const Indices &) { return value(indices); });
 }
 
 llvm::Expected<LegalizedOperator> ComputeBuilder::sum(std::string nameHint, const std::string &block,
                                                       const std::string &axisPrefix, const relax::TensorStructInfo &out,
                                                       Expr extent, std::function<Expr(const Indices &, const Expr &)> value) {
-  return build(std::move(nameHint), block, axisPrefix, out, std::move(extent), value);
+  Reduction reduction{{{std::move(extent), "k"}}, zeroOf(out.dtype), ir::NodeKind::Add};
+  return build(std::move(nameHint), block, axisPrefix, out, &reduction,
+               [&](const Indices &indices, const Indices &k) { return value(indices, k.front()); });
+}
+
+llvm::Expected<LegalizedOperator> ComputeBuilder::reduce(std::string nameHint, const std::string &block,
+                                                         const std::string &axisPrefix, const relax::TensorStructInfo &out,
+                                                         const Reduction &reduction,
+                                                         std::function<Expr(const Indices &, const Indices &)> value) {
+  return build(std::move(nameHint), block, axisPrefix, out, &reduction, value);
+}
+
+// The result's shape and element type, or an error at its struct info.
+static llvm::Error requireKnown(const relax::TensorStructInfo &out) {
+  if (out.shape && !out.dtype.isVoid()) return llvm::Error::success();
+  return ir::diagnosticError(out.loc, "legalize-ops needs the shape and element type of the result; it is " +
+                                          relax::printStructInfo(out));
+}
+
+llvm::Expected<ir::BufferRef> ComputeBuilder::reduceStage(const std::string &block, const std::string &axisPrefix,
+                                                          const relax::TensorStructInfo &out, const Reduction &reduction,
+                                                          std::function<Expr(const Indices &, const Indices &)> value) {
+  if (llvm::Error error = requireKnown(out)) return error;
+  ir::BufferRef buffer = ir::makeBuffer(block, out.dtype, shapeOf(out));
+  intermediates_.push_back(buffer);
+  stages_.push_back(stage(buffer, axisPrefix, &reduction, value));
+  return buffer;
+}
+
+ir::Stmt ComputeBuilder::stage(const ir::BufferRef &output, const std::string &axisPrefix, const Reduction *reduction,
+                               const std::function<Expr(const Indices &, const Indices &)> &value) {
+  // Loops i0, i1, ... over the output, then the reduction's, bound to the block's iterators.
+  std::vector<Expr> extents = output->shape;
+  size_t spatial = extents.size();
+  if (reduction)
+    for (const auto &axis : reduction->axes) extents.push_back(axis.first);
+  std::vector<ir::VarRef> loops;
+  std::vector<ir::IterVarRef> iterators;
+  Indices axes, ks;
+  for (size_t i = 0; i < extents.size(); ++i) {
+    bool reducing = i >= spatial;
+    DataType dtype = extents[i]->dtype;
+    loops.push_back(ir::makeVar("i" + std::to_string(i), dtype));
+    ir::VarRef axis = ir::makeVar(reducing ? reduction->axes[i - spatial].second : axisPrefix + std::to_string(i), dtype);
+    iterators.push_back(ir::make<ir::IterVar>(axis, ir::rangeFromExtent(extents[i]),
+                                              reducing ? ir::IterType::CommReduce : ir::IterType::DataPar));
+    (reducing ? ks : axes).push_back(axis);
+  }
+  Expr computed = value(axes, ks);
+  ir::Stmt init;
+  if (reduction) {
+    init = ir::make<ir::BufferStore>(output, reduction->init, axes);
+    computed = ir::binary(reduction->combine, ir::bufferLoad(output, axes), computed);
+  }
+  ir::Stmt store = ir::make<ir::BufferStore>(output, computed, axes);
+  auto unannotated = ir::make<ir::Block>(output->name, iterators, std::vector<ir::BufferRegion>{},
+                                         std::vector<ir::BufferRegion>{}, store, init);
+  ir::BlockAccessRegions regions = ir::inferAccessRegions(*unannotated);
+  auto annotated = ir::make<ir::Block>(output->name, iterators, regions.reads, regions.writes, store, init);
+  ir::Stmt body = ir::make<ir::BlockRealize>(std::vector<Expr>(loops.begin(), loops.end()), nullptr, annotated);
+  for (size_t i = extents.size(); i-- > 0;)
+    body = ir::make<ir::For>(loops[i], ir::make<ir::IntImm>(extents[i]->dtype, 0), extents[i], ir::ForKind::Serial, body);
+  return body;
 }
 
 llvm::Expected<LegalizedOperator> ComputeBuilder::build(std::string nameHint, const std::string &block,
                                                         const std::string &axisPrefix, const relax::TensorStructInfo &out,
-                                                        Expr reduceExtent,
-                                                        const std::function<Expr(const Indices &, const Expr &)> &value) {
-  if (!out.shape || out.dtype.isVoid())
-    return ir::diagnosticError(out.loc, "legalize-ops needs the shape and element type of the result; it is " +
-                                            relax::printStructInfo(out));
-  std::vector<Expr> shape = shapeOf(out);
-  ir::BufferRef output = ir::makeBuffer(block, out.dtype, shape);
-
-  // Loops i0, i1, ... (then the reduction's) bound to the block's iterators.
-  std::vector<Expr> extents = shape;
-  if (reduceExtent) extents.push_back(reduceExtent);
-  std::vector<ir::VarRef> loops;
-  std::vector<ir::IterVarRef> iterators;
-  Indices axes;
-  for (size_t i = 0; i < extents.size(); ++i) {
-    bool reduction = reduceExtent && i + 1 == extents.size();
-    DataType dtype = extents[i]->dtype;
-    loops.push_back(ir::makeVar("i" + std::to_string(i), dtype));
-    ir::VarRef axis = ir::makeVar(reduction ? "k" : axisPrefix + std::to_string(i), dtype);
-    iterators.push_back(ir::make<ir::IterVar>(axis, ir::rangeFromExtent(extents[i]),
-                                              reduction ? ir::IterType::CommReduce : ir::IterType::DataPar));
-    if (!reduction) axes.push_back(axis);
-  }
-  Expr k = reduceExtent ? Expr(iterators.back()->var) : Expr();
-  Expr computed = value(axes, k);
-  ir::Stmt init;
-  if (reduceExtent) {
-    init = ir::make<ir::BufferStore>(output, zeroOf(out.dtype), axes);
-    computed = ir::binary(ir::NodeKind::Add, ir::bufferLoad(output, axes), computed);
-  }
-  ir::Stmt store = ir::make<ir::BufferStore>(output, computed, axes);
-  auto unannotated = ir::make<ir::Block>(block, iterators, std::vector<ir::BufferRegion>{},
-                                         std::vector<ir::BufferRegion>{}, store, init);
-  ir::BlockAccessRegions regions = ir::inferAccessRegions(*unannotated);
-  auto annotated = ir::make<ir::Block>(block, iterators, regions.reads, regions.writes, store, init);
-  ir::Stmt body = ir::make<ir::BlockRealize>(std::vector<Expr>(loops.begin(), loops.end()), nullptr, annotated);
-  for (size_t i = extents.size(); i-- > 0;)
-    body = ir::make<ir::For>(loops[i], ir::make<ir::IntImm>(extents[i]->dtype, 0), extents[i], ir::ForKind::Serial, body);
+                                                        const Reduction *reduction,
+                                                        const std::function<Expr(const Indices &, const Indices &)> &value) {
+  if (llvm::Error error = requireKnown(out)) return error;
+  ir::BufferRef output = ir::makeBuffer(block, out.dtype, shapeOf(out));
+  stages_.push_back(stage(output, axisPrefix, reduction, value));
   auto root = ir::make<ir::Block>("root", std::vector<ir::IterVarRef>{}, std::vector<ir::BufferRegion>{},
-                                  std::vector<ir::BufferRegion>{}, body);
-  body = ir::make<ir::BlockRealize>(std::vector<Expr>{}, nullptr, root);
+                                  std::vector<ir::BufferRegion>{}, ir::seq(stages_), nullptr, intermediates_);
+  ir::Stmt body = ir::make<ir::BlockRealize>(std::vector<Expr>{}, nullptr, root);
 
-  std::vector<ir::VarRef> params;
-  std::vector<std::pair<ir::VarRef, ir::BufferRef>> bufferMap;
   std::vector<ir::BufferRef> buffers = inputs_;
   buffers.push_back(output);
+  // A size the prim_func can learn only from a dimension that is that size alone (TVM passes
+  // the others as tir_vars, which vtac's R.call_tir does not take): refused, not guessed.
+  std::vector<std::string> hidden;
+  for (const auto &[relaxSize, size] : sizes_) {
+    bool given = std::any_of(buffers.begin(), buffers.end(), [&, &size = size](const ir::BufferRef &buffer) {
+      return std::any_of(buffer->shape.begin(), buffer->shape.end(), [&](const Expr &dim) { return dim == size; });
+    });
+    if (!given) hidden.push_back("'" + relaxSize->name + "'");
+  }
+  if (!hidden.empty()) {
+    std::sort(hidden.begin(), hidden.end());
+    return ir::diagnosticError(out.loc, "legalize-ops cannot pass the size" + std::string(hidden.size() > 1 ? "s " : " ") +
+                                            llvm::join(hidden, ", ") + " to the prim_func: no argument or result has " +
+                                            (hidden.size() > 1 ? "them" : "it") +
+                                            " as a dimension of its own (R.call_tir's tir_vars are not supported)");
+  }
+  std::vector<ir::VarRef> params;
+  std::vector<std::pair<ir::VarRef, ir::BufferRef>> bufferMap;
   for (const ir::BufferRef &buffer : buffers) {
     ir::VarRef handle = ir::make<ir::Var>(buffer->name, DataType::handle());
     params.push_back(handle);

@@ -5,14 +5,16 @@
 // (BlockBuilder.call_te) and turning the result into a prim_func: one loop per output
 // dimension (then per reduction axis) around one block named after the compute (`T_add`,
 // `compute`, `matmul`, `T_transpose`) whose iterators are remapped from the loops, whose
-// reads/writes are inferred, and which holds `out[axes] = value` — or for a sum an init to zero
-// and `out[axes] = out[axes] + value` — inside the implicit root block; the function is private
-// with {"tir.noalias": True}. The Relax function's symbolic sizes become fresh TIR variables
+// reads/writes are inferred, and which holds `out[axes] = value` — or for a reduction an init
+// (0 for a sum) and `out[axes] = out[axes] + value` (T.max, T.min) — inside the implicit root
+// block, after the blocks of intermediate stages (a mean's sum, allocated in the root block);
+// the function is private with {"tir.noalias": True}. The Relax function's symbolic sizes become fresh TIR variables
 // of the same names (TVM copies them so the prim_func stands alone).
 //
 // One file per operator family, as TVM's legalize_ops/ has: Binary.cpp (add, subtract,
 // multiply, divide, maximum, minimum), Nn.cpp (nn.relu), LinearAlgebra.cpp (matmul),
-// Manipulate.cpp (permute_dims).
+// Manipulate.cpp (permute_dims, reshape, concat), Datatype.cpp (astype), Statistical.cpp (sum,
+// mean, max, min).
 #pragma once
 
 #include <functional>
@@ -41,6 +43,14 @@ class ComputeBuilder {
 public:
   using Indices = std::vector<ir::Expr>;
 
+  // A reduction: its axes (extent, iterator name), the value it starts from, and how it
+  // combines (Add for te.sum, Max, Min).
+  struct Reduction {
+    std::vector<std::pair<ir::Expr, std::string>> axes;
+    ir::Expr init;
+    ir::NodeKind combine = ir::NodeKind::Add;
+  };
+
   // A placeholder for a tensor argument of the call (an argument of the R.call_tir): named
   // after the variable, "A", "B", ... for a constant, as TVM's call_te names them. An error at
   // the argument when its shape or element type is unknown.
@@ -48,23 +58,36 @@ public:
   // The shape of `sinfo` with the Relax function's symbolic sizes replaced by the prim_func's.
   std::vector<ir::Expr> shapeOf(const ir::relax::TensorStructInfo &sinfo);
 
-  // te.compute(shape, value, name=block); an error at the result's struct info when its shape
-  // or element type is unknown.
-  // te.compute(shape, value, name=block): out[i] = value(i), iterators `axisPrefix`0, 1, ...
+  // te.compute(shape, value, name=block): out[i] = value(i), iterators `axisPrefix`0, 1, ...;
+  // an error at the result's struct info when its shape or element type is unknown.
   llvm::Expected<LegalizedOperator> compute(std::string nameHint, const std::string &block, const std::string &axisPrefix,
                             const ir::relax::TensorStructInfo &out, std::function<ir::Expr(const Indices &)> value);
   // te.compute(shape, lambda i: te.sum(value(i, k), axis=k)): a reduction over k in [0, extent).
   llvm::Expected<LegalizedOperator> sum(std::string nameHint, const std::string &block, const std::string &axisPrefix,
                         const ir::relax::TensorStructInfo &out, ir::Expr extent,
                         std::function<ir::Expr(const Indices &, const ir::Expr &)> value);
+  // te.compute(shape, lambda i: reducer(value(i, ks), axis=ks)) over several axes.
+  llvm::Expected<LegalizedOperator> reduce(std::string nameHint, const std::string &block, const std::string &axisPrefix,
+                           const ir::relax::TensorStructInfo &out, const Reduction &reduction,
+                           std::function<ir::Expr(const Indices &, const Indices &)> value);
+  // A reduction whose result a later stage reads (TVM's intermediate te tensor): allocated in
+  // the prim_func's root block and named after the block; the result's shape is `out`'s.
+  llvm::Expected<ir::BufferRef> reduceStage(const std::string &block, const std::string &axisPrefix,
+                                            const ir::relax::TensorStructInfo &out, const Reduction &reduction,
+                                            std::function<ir::Expr(const Indices &, const Indices &)> value);
 
 private:
+  // One block over the output's loops (then the reduction's) storing into `output`.
+  ir::Stmt stage(const ir::BufferRef &output, const std::string &axisPrefix, const Reduction *reduction,
+                 const std::function<ir::Expr(const Indices &, const Indices &)> &value);
   llvm::Expected<LegalizedOperator> build(std::string nameHint, const std::string &block, const std::string &axisPrefix,
-                          const ir::relax::TensorStructInfo &out, ir::Expr reduceExtent,
-                          const std::function<ir::Expr(const Indices &, const ir::Expr &)> &value);
+                          const ir::relax::TensorStructInfo &out, const Reduction *reduction,
+                          const std::function<ir::Expr(const Indices &, const Indices &)> &value);
 
   std::vector<ir::relax::Arg> args_;
   std::vector<ir::BufferRef> inputs_;
+  std::vector<ir::BufferRef> intermediates_;
+  std::vector<ir::Stmt> stages_;
   std::unordered_map<const ir::Var *, ir::Expr> sizes_;  // Relax size -> prim_func size
 };
 
@@ -82,5 +105,7 @@ llvm::Expected<LegalizedOperator> legalizeBinary(const ir::relax::Call &call);
 llvm::Expected<LegalizedOperator> legalizeNn(const ir::relax::Call &call);
 llvm::Expected<LegalizedOperator> legalizeLinearAlgebra(const ir::relax::Call &call);
 llvm::Expected<LegalizedOperator> legalizeManipulate(const ir::relax::Call &call);
+llvm::Expected<LegalizedOperator> legalizeDatatype(const ir::relax::Call &call);
+llvm::Expected<LegalizedOperator> legalizeStatistical(const ir::relax::Call &call);
 
 }  // namespace vtac::passes::legalize

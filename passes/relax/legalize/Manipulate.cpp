@@ -1,15 +1,128 @@
-// legalize-ops for R.permute_dims: topi.transpose, `T_transpose[ax] = x[ax permuted back]` in
-// block `T_transpose` with iterators ax0, ax1, ... (TVM's legalize_ops/manipulate.py,
-// topi/transform.h): dimension i of the result is dimension axes[i] of the operand, so the
-// operand's index at axes[i] is the result's iterator i.
+// legalize-ops for the manipulation operators (TVM's legalize_ops/manipulate.py,
+// topi/transform.h):
+// - R.permute_dims: topi.transpose, `T_transpose[ax] = x[ax permuted back]` in block
+//   `T_transpose` with iterators ax0, ax1, ...: dimension i of the result is dimension axes[i]
+//   of the operand, so the operand's index at axes[i] is the result's iterator i.
+// - R.reshape: topi.reshape, block `T_reshape`: the result's iterators flattened in its shape
+//   (`ax0 * 3 + ax1`), then unravelled in the operand's, in the form TVM's simplifier leaves
+//   it: `flat % 24 // 12` for a dimension of size 2 and stride 12 (`flat // 12 % 2`), `flat % 4`
+//   for the last, 0 for a size 1.
+// - R.concat: topi.concatenate, block `T_concat`: along the axis, the last tensor where the
+//   iterator is at least its offset (the sizes before it added up), else the one before, ...:
+//   `T.if_then_else(5 <= ax1, x3[.., ax1 - 5, ..], T.if_then_else(2 <= ax1, x2[..], x1[..]))`.
 #include "Legalize.h"
+
+#include <algorithm>
 
 namespace vtac::passes::legalize {
 
 namespace relax = ir::relax;
 using ir::Expr;
 
+namespace {
+
+// topi's UnravelIndex of `flat` in `shape`, simplified as TVM's index simplification leaves it
+// (see above): a run of constant sizes divides by their product, `flat // s % n` becomes
+// `flat % (s * n) // s`; a symbolic size divides as written.
+std::vector<Expr> unravel(Expr flat, const std::vector<Expr> &shape) {
+  ir::DataType dtype = flat->dtype;
+  auto constant = [&](int64_t value) { return ir::make<ir::IntImm>(dtype, value); };
+  std::vector<Expr> indices(shape.size());
+  Expr base = flat;    // the index so far is base // stride
+  int64_t stride = 1;  // constant part of the divisor not yet applied
+  for (size_t i = shape.size(); i-- > 0;) {
+    const auto *size = shape[i].as<ir::IntImm>();
+    if (size && size->value == 1) {
+      indices[i] = constant(0);
+      continue;
+    }
+    if (size) {
+      Expr wrapped = ir::binary(ir::NodeKind::FloorMod, base, constant(stride * size->value));
+      indices[i] = stride == 1 ? wrapped : ir::binary(ir::NodeKind::FloorDiv, wrapped, constant(stride));
+      stride *= size->value;
+      continue;
+    }
+    Expr divided = stride == 1 ? base : ir::binary(ir::NodeKind::FloorDiv, base, constant(stride));
+    indices[i] = ir::binary(ir::NodeKind::FloorMod, divided, shape[i]);
+    base = ir::binary(ir::NodeKind::FloorDiv, divided, shape[i]);
+    stride = 1;
+  }
+  return indices;
+}
+
+Expr multiplyFactors(Expr value, const Expr &size) {
+  if (size->kind() == ir::NodeKind::Mul) {
+    const auto &product = static_cast<const ir::BinaryExpr &>(*size);
+    return multiplyFactors(multiplyFactors(std::move(value), product.a), product.b);
+  }
+  return ir::binary(ir::NodeKind::Mul, std::move(value), size);
+}
+
+llvm::Expected<LegalizedOperator> legalizeReshape(const relax::Call &call) {
+  ComputeBuilder builder;
+  llvm::Expected<ir::BufferRef> data = builder.input(call.args[0]);
+  if (!data) return data.takeError();
+  std::vector<Expr> target = builder.shapeOf(call.outSinfo);
+  // topi's reshape of an empty tensor fills with 0 (there is no element to read, nor a size
+  // to divide by).
+  auto empty = [](const std::vector<Expr> &shape) {
+    return std::any_of(shape.begin(), shape.end(), [](const Expr &dim) { return relax::isConstantSize(dim, 0); });
+  };
+  bool noElements = empty(target) || empty((*data)->shape);
+  return builder.compute("reshape", "T_reshape", "ax", call.outSinfo, [&](const ComputeBuilder::Indices &ax) -> Expr {
+    if (noElements) return zeroOf((*data)->dtype);
+    // topi's RavelIndex: ((ax0 * n1 + ax1) * n2 + ax2) ...; a product size multiplies factor
+    // by factor (`ax0 * b * 2` for a size `b * 2`), as TVM's simplifier reassociates it.
+    Expr flat = ax.empty() ? ir::make<ir::IntImm>(ir::DataType::int64(), 0) : ax[0];
+    for (size_t i = 1; i < ax.size(); ++i)
+      flat = ir::binary(ir::NodeKind::Add, multiplyFactors(flat, target[i]), ax[i]);
+    return ir::bufferLoad(*data, unravel(flat, (*data)->shape));
+  });
+}
+
+llvm::Expected<LegalizedOperator> legalizeConcat(const relax::Call &call) {
+  ComputeBuilder builder;
+  std::vector<ir::BufferRef> tensors;
+  for (const relax::Arg &arg : call.args) {
+    llvm::Expected<ir::BufferRef> tensor = builder.input(arg);
+    if (!tensor) return tensor.takeError();
+    tensors.push_back(*tensor);
+  }
+  // The reader checked the axis against the tensors' rank.
+  int64_t rank = int64_t(tensors.front()->rank()), axis = call.axes->front();
+  size_t along = size_t(axis < 0 ? axis + rank : axis);
+  std::vector<Expr> offsets{nullptr};  // of each tensor along the axis; none for the first
+  for (size_t i = 1; i < tensors.size(); ++i) {
+    const Expr &size = tensors[i - 1]->shape[along];
+    const Expr &before = offsets.back();
+    const auto *sum = before ? before.as<ir::IntImm>() : nullptr, *add = size.as<ir::IntImm>();
+    offsets.push_back(!before ? size
+                      : sum && add ? ir::make<ir::IntImm>(size->dtype, sum->value + add->value)
+                                   : ir::binary(ir::NodeKind::Add, before, size));
+  }
+  return builder.compute("concatenate", "T_concat", "ax", call.outSinfo, [&](const ComputeBuilder::Indices &ax) {
+    auto load = [&](size_t i) {
+      std::vector<Expr> indices = ax;
+      if (offsets[i]) indices[along] = ir::binary(ir::NodeKind::Sub, ax[along], offsets[i]);
+      return ir::bufferLoad(tensors[i], indices);
+    };
+    Expr value = load(0);
+    for (size_t i = 1; i < tensors.size(); ++i) {
+      Expr reached = ir::binary(ir::NodeKind::LE, offsets[i], ax[along]);
+      value = ir::make<ir::Call>(value->dtype, "tir.if_then_else", std::vector<Expr>{reached, load(i), value});
+    }
+    return value;
+  });
+}
+
+}  // namespace
+
 llvm::Expected<LegalizedOperator> legalizeManipulate(const relax::Call &call) {
+  switch (relax::lookupOperator(call.callee)->family) {
+  case relax::OperatorFamily::Reshape: return legalizeReshape(call);
+  case relax::OperatorFamily::Concat: return legalizeConcat(call);
+  default: break;
+  }
   ComputeBuilder builder;
   llvm::Expected<ir::BufferRef> data = builder.input(call.args[0]);
   if (!data) return data.takeError();

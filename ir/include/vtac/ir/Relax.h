@@ -129,9 +129,13 @@ struct Call {
   SourceLoc calleeLoc;
   std::vector<Arg> args;
   TensorStructInfo outSinfo;
-  // The attributes of an operator besides its tensors, as TVM's attrs nodes hold them.
-  std::optional<std::vector<int64_t>> axes;  // permute_dims; nullopt: reversed (`axes=None`)
-  DataType outDtype;                          // matmul; void: the operands' ("void")
+  // The attributes of an operator besides its tensors, as TVM's attrs nodes hold them;
+  // R.reshape's shape is the result's (`outSinfo`), R.concat's tensors are `args`.
+  // `axes`: permute_dims' permutation (nullopt: reversed, `axes=None`); the reduced axes of
+  // sum/mean/max/min (nullopt: all); concat's one axis (nullopt: `axis=None`, flattened).
+  std::optional<std::vector<int64_t>> axes;
+  bool keepdims = false;  // sum/mean/max/min
+  DataType outDtype;      // matmul (void: the operands', "void"); astype's dtype
 };
 
 // What a variable is bound to: a call; else `alias` itself (`lv = x`), unless one of `tuple`

@@ -1,10 +1,13 @@
 // The high-level Relax operators vtac reads (`R.add(x, y)`, `R.nn.relu(x)`, `R.matmul(a, b)`,
-// `R.permute_dims(x, axes=[1, 0])`): their names as TVM registers them (without "relax."), the
-// tensors they take in TVM's parameter order, and their struct info inference (TVM's
-// FInferStructInfo): numpy broadcasting for the elementwise binary operators, numpy's matmul
-// (a rank-1 operand gains a unit dimension, batch dimensions broadcast, the reduction lengths
-// must agree), a permutation of the dimensions. legalize-ops (passes/relax/) turns each into
-// R.call_tir of a generated prim_func.
+// `R.permute_dims(x, axes=[1, 0])`, `R.reshape(x, R.shape([2, 3]))`, `R.astype(x, "float16")`,
+// `R.sum(x, axis=[1], keepdims=False)`, `R.concat((x, y), axis=0)`): their names as TVM
+// registers them (without "relax."), the tensors they take in TVM's parameter order, and their
+// struct info inference (TVM's FInferStructInfo): numpy broadcasting for the elementwise binary
+// operators, numpy's matmul (a rank-1 operand gains a unit dimension, batch dimensions
+// broadcast, the reduction lengths must agree), a permutation of the dimensions, a new shape of
+// as many elements, a new element type, dimensions reduced (or kept as 1), tensors joined
+// along one axis. legalize-ops (passes/relax/) turns each into R.call_tir of a generated
+// prim_func.
 #pragma once
 
 #include <optional>
@@ -23,6 +26,10 @@ enum class OperatorFamily {
   ElementwiseUnary,   // nn.relu
   Matmul,             // matmul(x1, x2, out_dtype="void")
   PermuteDims,        // permute_dims(x, axes=None)
+  Reshape,            // reshape(x, shape)
+  Astype,             // astype(x, dtype)
+  Statistical,        // sum, mean, max, min (x, axis=None, keepdims=False)
+  Concat,             // concat(tensors, axis=0)
 };
 
 struct OperatorInfo {
@@ -40,7 +47,9 @@ std::string knownOperatorList();
 // The struct info of an operator call's result (`call.callee`, `call.args`, `call.axes`,
 // `call.outDtype`), or nullopt with `diagnostic` set: an argument that is not a tensor (at the
 // argument), element types that differ, shapes that do not broadcast, reduction lengths that
-// differ (at `callLoc`), axes that are no permutation (at `axesLoc`). Shapes that cannot be
+// differ (at `callLoc`), axes that are no permutation, out of range or repeated, a reshape that
+// changes the number of elements (at `axesLoc`, the attribute argument: axes, axis or shape),
+// tensors to concatenate whose other dimensions differ (at the tensor). Shapes that cannot be
 // proven to agree (two different symbolic sizes) give a result of known rank and unknown
 // shape, as TVM's inference does.
 std::optional<TensorStructInfo> inferOperatorStructInfo(const Call &call, SourceLoc callLoc,
@@ -60,6 +69,10 @@ bool isConstantSize(const Expr &dim, int64_t value);
 // `permute_dims`' axes made non-negative (reversed dimensions when absent); nullopt when they
 // are no permutation of `rank` dimensions.
 std::optional<std::vector<int64_t>> normalizedAxes(const std::optional<std::vector<int64_t>> &axes, int rank);
+
+// The dimensions sum/mean/max/min reduce (all when `axes` is absent; negative axes count from
+// the end); nullopt when an axis is out of range or repeated.
+std::optional<std::vector<bool>> reducedDimensions(const std::optional<std::vector<int64_t>> &axes, int rank);
 
 // Does a Relax function of the module call a high-level operator?
 bool hasOperatorCalls(const IRModule &module);
