@@ -1,5 +1,6 @@
 #include "vtac/codegen/EntryChecks.h"
 
+#include <algorithm>
 #include <unordered_set>
 
 #include <dlpack/dlpack.h>
@@ -146,6 +147,17 @@ llvm::Expected<ir::Stmt> bindTensor(const HostFunction &function, const HostPara
                    (bytes.isa<ir::IntImm>() ? std::to_string(bytes.as<ir::IntImm>()->value) : ir::printExpr(bytes)) + ")");
   }
   if (param.bindsData) steps.push_back({{}, {}, buffer.data, call(DataType::handle(), hostop::kTensorData, {tensor})});
+  // The data bound above already points at the tensor's first element (data + byte_offset), so
+  // a symbolic element offset (`offset_factor=16` gives `C_elem_offset`) is 0 from there, as
+  // the interpreter takes it. TVM binds it to byte_offset / element bytes from the unshifted
+  // data: the same address.
+  auto *offset = buffer.elemOffset.as<ir::Var>();
+  bool offsetIsParameter = offset && std::any_of(function.params.begin(), function.params.end(),
+                                                 [&](const HostParam &p) { return !p.buffer && p.var.get() == offset; });
+  if (param.bindsData && offset && !offsetIsParameter && boundSizes.insert(offset).second)
+    steps.push_back({{}, {}, ir::VarRef(offset), ir::intImm(0, offset->dtype)});
+  else if (param.bindsData && offset)  // given by a parameter or an earlier tensor: 0, as vtac run checks
+    assertThat(eq(int64Of(buffer.elemOffset), i64(0)), what + ": element offset '" + offset->name + "' must be 0");
 
   // Strides: absent, or those of the compact row-major layout.
   ir::Expr compact;
