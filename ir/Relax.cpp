@@ -167,6 +167,85 @@ TensorStructInfo substitute(const TensorStructInfo &sinfo, const ShapeBindings &
   return result;
 }
 
+namespace {
+
+bool sameDim(const Expr &a, const Expr &b) {
+  if (a->kind() != b->kind()) return false;
+  if (const auto *ia = a.as<IntImm>()) return ia->value == b.as<IntImm>()->value;
+  if (a.isa<ir::Var>()) return a == b;
+  const auto *ba = a.as<BinaryExpr>(), *bb = b.as<BinaryExpr>();
+  return ba && sameDim(ba->a, bb->a) && sameDim(ba->b, bb->b);
+}
+
+bool sameDims(const std::optional<std::vector<Expr>> &a, const std::optional<std::vector<Expr>> &b) {
+  if (!a || !b || a->size() != b->size()) return false;
+  for (size_t i = 0; i < a->size(); ++i)
+    if (!sameDim((*a)[i], (*b)[i])) return false;
+  return true;
+}
+
+}  // namespace
+
+std::string callKindName(CallKind kind) {
+  switch (kind) {
+  case CallKind::CallTIR: return "R.call_tir";
+  case CallKind::CallDPSPacked: return "R.call_dps_packed";
+  case CallKind::Operator: return "a high-level operator";
+  case CallKind::CallTIRInplace: return "R.call_tir_inplace";
+  case CallKind::CallPacked: return "R.call_packed";
+  case CallKind::CallPurePacked: return "R.call_pure_packed";
+  case CallKind::Function: return "calling a local function";
+  }
+  return "?";
+}
+
+StructInfo structInfoUnion(const StructInfo &a, const StructInfo &b) {
+  using Kind = StructInfo::Kind;
+  if (a.kind != b.kind) return StructInfo::of(Kind::Object, a.loc);
+  StructInfo result = a;
+  switch (a.kind) {
+  case Kind::Tensor: {
+    TensorStructInfo &tensor = result.tensor;
+    if (a.tensor.dtype != b.tensor.dtype) tensor.dtype = DataType();
+    if (a.tensor.rank() != b.tensor.rank()) tensor.ndim = -1;
+    if (!sameDims(a.tensor.shape, b.tensor.shape)) tensor.shape.reset();
+    break;
+  }
+  case Kind::Tuple:
+    if (a.fields.size() != b.fields.size()) return StructInfo::of(Kind::Object, a.loc);
+    for (size_t i = 0; i < a.fields.size(); ++i) result.fields[i] = structInfoUnion(a.fields[i], b.fields[i]);
+    break;
+  case Kind::Shape:
+    if (a.ndim != b.ndim) result.ndim = -1;
+    if (!sameDims(a.values, b.values)) result.values.reset();
+    break;
+  case Kind::Prim:
+    if (a.dtype != b.dtype) return StructInfo::of(Kind::Object, a.loc);
+    if (!a.value || !b.value || !sameDim(a.value, b.value)) result.value = Expr();
+    break;
+  case Kind::Callable:
+    // Functions are not compared (see structInfoConflict): the opaque callable of both.
+    result = StructInfo::of(Kind::Callable, a.loc);
+    result.opaque = true;
+    result.pure = a.pure && b.pure;
+    break;
+  case Kind::Object: break;
+  }
+  return result;
+}
+
+void forEachBinding(const std::vector<BindingBlock> &blocks, const std::function<void(const Binding &)> &visit) {
+  for (const BindingBlock &block : blocks)
+    for (const Binding &binding : block.bindings) {
+      visit(binding);
+      if (binding.ifElse) {
+        forEachBinding(binding.ifElse->thenBranch.blocks, visit);
+        forEachBinding(binding.ifElse->elseBranch.blocks, visit);
+      }
+      if (const RelaxFunction *inner = asRelaxFunction(binding.function)) forEachBinding(inner->blocks, visit);
+    }
+}
+
 StructInfo substitute(const StructInfo &sinfo, const ShapeBindings &bindings) {
   StructInfo result = sinfo;
   result.tensor = substitute(sinfo.tensor, bindings);
@@ -209,6 +288,15 @@ std::optional<RelaxDiagnostic> firstUnsupported(const RelaxFunction &func, llvm:
         return RelaxDiagnostic{binding.loc, what.str() + " does not support " +
                                                 (binding.index ? "tuple indexing" : "R.match_cast") +
                                                 " yet: '" + binding.var->name + "'"};
+      if (binding.ifElse || binding.function)
+        return RelaxDiagnostic{binding.loc, std::string(binding.ifElse ? "if/else" : "a local function") +
+                                                " is not supported by " + what.str() + " yet: '" +
+                                                binding.var->name + "'"};
+      if (const std::optional<Call> &call = binding.call; call && (call->kind == CallKind::CallPacked ||
+                                                                   call->kind == CallKind::CallPurePacked ||
+                                                                   call->kind == CallKind::CallTIRInplace ||
+                                                                   call->kind == CallKind::Function))
+        return RelaxDiagnostic{call->calleeLoc, callKindName(call->kind) + " is not supported by " + what.str() + " yet"};
     }
   if (func.resultIsTuple && func.results.empty())
     return RelaxDiagnostic{func.retSinfo.loc.isKnown() ? func.retSinfo.loc : func.loc(),

@@ -203,24 +203,76 @@ private:
   }
 
   std::string printCall(const Call &call, const std::string &pad) {
+    if (call.kind == CallKind::Function) {
+      Arg callee;
+      callee.var = call.calleeVar;
+      return use(callee) + "(" + uses(call.args) + ")";
+    }
+    if (call.kind == CallKind::CallPacked || call.kind == CallKind::CallPurePacked) {
+      // TVM prints sinfo_args as a tuple.
+      std::string text = callKindName(call.kind) + "(\"" + call.callee + "\"";
+      for (const Arg &arg : call.args) text += ", " + use(arg);
+      for (const StructInfo &sinfo : call.sinfoArgs) declareUsedSymbolic(sinfo, pad);
+      text += ", sinfo_args=(";
+      for (const StructInfo &sinfo : call.sinfoArgs) text += printStructInfo(sinfo) + ",";
+      return text + "))";
+    }
     if (call.kind == CallKind::Operator) {
       // R.concat takes its tensors as one tuple.
       bool tupled = lookupOperator(call.callee)->family == OperatorFamily::Concat;
       return "R." + call.callee + "(" + (tupled ? tuple(call.args) : uses(call.args)) + printOperatorAttributes(call) + ")";
     }
     std::string text;
-    if (call.kind == CallKind::CallTIR) {
+    if (call.kind == CallKind::CallTIR || call.kind == CallKind::CallTIRInplace) {
       if (!moduleAliasPrinted_) {
         preamble_ += pad + "cls = Module\n";
         moduleAliasPrinted_ = true;
       }
-      text = "R.call_tir(cls." + call.callee;
+      text = callKindName(call.kind) + "(cls." + call.callee;
     } else {
       text = "R.call_dps_packed(\"" + call.callee + "\"";
     }
     text += ", " + tuple(call.args);
     declareUsedSymbolic(call.outSinfo, pad);
-    return text + ", out_sinfo=" + printStructInfo(call.outSinfo) + ")";
+    text += ", out_sinfo=" + printStructInfo(call.outSinfo);
+    if (call.kind == CallKind::CallTIRInplace) {
+      text += ", inplace_indices=[";
+      for (size_t i = 0; i < call.inplaceIndices.size(); ++i) text += (i ? ", " : "") + std::to_string(call.inplaceIndices[i]);
+      text += "]";
+    }
+    return text + ")";
+  }
+
+  // `if cond:` and both branches, each ending in `name: sinfo = value` (TVM's PrintIfExpr).
+  void printIf(const Binding &binding, const std::string &pad) {
+    declareUsedSymbolic(binding.var->sinfo, pad);
+    std::string condition = use(binding.ifElse->condition);
+    std::string name = define(binding.var);
+    std::string annotation = printStructInfo(binding.var->sinfo);
+    body_ += pad + "if " + condition + ":\n";
+    printBranch(binding.ifElse->thenBranch, pad + "    ", name, annotation);
+    body_ += pad + "else:\n";
+    printBranch(binding.ifElse->elseBranch, pad + "    ", name, annotation);
+  }
+
+  void printBranch(const IfBranch &branch, const std::string &pad, const std::string &name,
+                   const std::string &annotation) {
+    for (const BindingBlock &block : branch.blocks) printBlock(block, pad);
+    body_ += pad + name + ": " + annotation + " = " + use(branch.result) + "\n";
+  }
+
+  // A local function, printed where it is bound under its variable's name; its names are
+  // unique with the enclosing function's, as TVM's printer makes them.
+  void printLocalFunction(const Binding &binding, const std::string &pad) {
+    std::string name = define(binding.var);
+    std::string text;
+    llvm::raw_string_ostream os(text);
+    FunctionPrinter inner(*asRelaxFunction(binding.function), state_, os);
+    inner.names_ = names_;
+    inner.takenNames_ = takenNames_;
+    inner.print(name, unsigned(pad.size()));
+    takenNames_ = inner.takenNames_;
+    body_ += os.str();
   }
 
   void printBlock(const BindingBlock &block, const std::string &pad) {
@@ -228,10 +280,18 @@ private:
     if (block.dataflow) body_ += pad + "with R.dataflow():\n";
     std::vector<std::string> outputs;
     for (const Binding &binding : block.bindings) {
+      if (binding.ifElse) {
+        printIf(binding, inner);
+        continue;
+      }
+      if (binding.function) {
+        printLocalFunction(binding, inner);
+        continue;
+      }
       std::string rhs;
       std::string annotation;
       // TVM leaves out the annotation of a call_tir / call_dps_packed result only.
-      if (binding.call && binding.call->kind != CallKind::Operator) {
+      if (binding.call && (binding.call->kind == CallKind::CallTIR || binding.call->kind == CallKind::CallDPSPacked)) {
         rhs = printCall(*binding.call, pad);
       } else {
         rhs = binding.call ? printCall(*binding.call, pad) : value(binding, pad);
@@ -381,11 +441,14 @@ bool relaxFunctionUsesTir(const RelaxFunction &func) {
   std::vector<VarRef> vars;
   for (const relax::VarPtr &param : func.params) relax::collectVars(param->sinfo, vars);
   relax::collectVars(func.retSinfo, vars);
-  for (const relax::BindingBlock &block : func.blocks)
-    for (const relax::Binding &binding : block.bindings) {
-      relax::collectVars(binding.var->sinfo, vars);
-      if (binding.call) relax::collectVars(binding.call->outSinfo, vars);
+  relax::forEachBinding(func.blocks, [&](const relax::Binding &binding) {
+    relax::collectVars(binding.var->sinfo, vars);
+    if (binding.call) relax::collectVars(binding.call->outSinfo, vars);
+    if (const RelaxFunction *inner = asRelaxFunction(binding.function)) {
+      for (const relax::VarPtr &param : inner->params) relax::collectVars(param->sinfo, vars);
+      relax::collectVars(inner->retSinfo, vars);
     }
+  });
   return !vars.empty();
 }
 

@@ -27,16 +27,7 @@ public:
     if (printAttrMap(a.attrs) != printAttrMap(b.attrs)) return fail(a.loc(), b.loc(), "function attributes differ");
     for (size_t i = 0; i < a.params.size(); ++i)
       if (!define(*a.params[i], *b.params[i], "parameter")) return false;
-    size_t blocks = std::min(a.blocks.size(), b.blocks.size());
-    for (size_t i = 0; i < blocks; ++i)
-      if (!block(a.blocks[i], b.blocks[i])) return false;
-    if (a.blocks.size() != b.blocks.size()) {
-      const RelaxFunction &longer = a.blocks.size() > b.blocks.size() ? a : b;
-      const BindingBlock &extra = longer.blocks[blocks];
-      SourceLoc at = extra.bindings.empty() ? extra.loc : extra.bindings.front().loc;
-      return &longer == &a ? fail(at, b.loc(), "binding block on the left side only")
-                           : fail(a.loc(), at, "binding block on the right side only");
-    }
+    if (!blocks(a.blocks, b.blocks, a.loc(), b.loc())) return false;
     if (a.results.size() != b.results.size() || a.resultIsTuple != b.resultIsTuple)
       return fail(resultLoc(a), resultLoc(b), "returned values differ");
     for (size_t i = 0; i < a.results.size(); ++i)
@@ -124,8 +115,18 @@ private:
 
   bool call(const Call &a, const Call &b, SourceLoc atA, SourceLoc atB) {
     if (a.kind != b.kind) return fail(atA, atB, "call kinds differ");
-    if (a.callee != b.callee)
+    if (a.kind == CallKind::Function) {
+      // A local function is matched as a variable, whatever its name.
+      auto it = vars_.find(a.calleeVar.get());
+      if (it == vars_.end() || it->second != b.calleeVar.get())
+        return fail(a.calleeLoc, b.calleeLoc, "callees differ (" + a.callee + " vs " + b.callee + ")");
+    } else if (a.callee != b.callee) {
       return fail(a.calleeLoc, b.calleeLoc, "callees differ (" + a.callee + " vs " + b.callee + ")");
+    }
+    if (a.inplaceIndices != b.inplaceIndices) return fail(atA, atB, "inplace_indices differ");
+    if (a.sinfoArgs.size() != b.sinfoArgs.size()) return fail(atA, atB, "sinfo_args differ");
+    for (size_t i = 0; i < a.sinfoArgs.size(); ++i)
+      if (!structInfo(a.sinfoArgs[i], b.sinfoArgs[i])) return fail(a.sinfoArgs[i].loc, b.sinfoArgs[i].loc, "sinfo_args differ");
     if (a.args.size() != b.args.size()) return fail(atA, atB, "argument counts differ");
     if (a.axes != b.axes || a.keepdims != b.keepdims || a.outDtype != b.outDtype)
       return fail(atA, atB, "operator attributes differ");
@@ -138,10 +139,22 @@ private:
     bindingA_ = &a;
     bindingB_ = &b;
     if (bool(a.call) != bool(b.call) || bool(a.tuple) != bool(b.tuple) || a.index != b.index ||
-        bool(a.matchCast) != bool(b.matchCast))
+        bool(a.matchCast) != bool(b.matchCast) || bool(a.ifElse) != bool(b.ifElse) ||
+        bool(a.function) != bool(b.function))
       return fail(a.loc, b.loc, "the bound values are of different kinds");
     bool same;
-    if (a.call) {
+    if (a.ifElse) {
+      same = arg(a.ifElse->condition, b.ifElse->condition, "if condition") &&
+             branch(a.ifElse->thenBranch, b.ifElse->thenBranch, "if branch") &&
+             branch(a.ifElse->elseBranch, b.ifElse->elseBranch, "else branch");
+      bindingA_ = &a;
+      bindingB_ = &b;
+    } else if (a.function) {
+      const RelaxFunction *fa = asRelaxFunction(a.function), *fb = asRelaxFunction(b.function);
+      same = function(*fa, *fb);
+      bindingA_ = &a;
+      bindingB_ = &b;
+    } else if (a.call) {
       same = call(*a.call, *b.call, a.loc, b.loc);
     } else if (a.tuple) {
       same = a.tuple->size() == b.tuple->size() || fail(a.loc, b.loc, "tuple sizes differ");
@@ -155,6 +168,22 @@ private:
     if (!same || !define(*a.var, *b.var, "bound variable")) return false;
     bindingA_ = bindingB_ = nullptr;
     return true;
+  }
+
+  bool branch(const IfBranch &a, const IfBranch &b, const std::string &what) {
+    if (!blocks(a.blocks, b.blocks, a.loc, b.loc)) return false;
+    return arg(a.result, b.result, "value of the " + what);
+  }
+
+  bool blocks(const std::vector<BindingBlock> &a, const std::vector<BindingBlock> &b, SourceLoc atA, SourceLoc atB) {
+    size_t common = std::min(a.size(), b.size());
+    for (size_t i = 0; i < common; ++i)
+      if (!block(a[i], b[i])) return false;
+    if (a.size() == b.size()) return true;
+    const BindingBlock &extra = (a.size() > b.size() ? a : b)[common];
+    SourceLoc at = extra.bindings.empty() ? extra.loc : extra.bindings.front().loc;
+    return a.size() > b.size() ? fail(at, atB, "binding block on the left side only")
+                               : fail(atA, at, "binding block on the right side only");
   }
 
   bool block(const BindingBlock &a, const BindingBlock &b) {

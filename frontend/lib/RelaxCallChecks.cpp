@@ -1,4 +1,4 @@
-// checkRelaxCalls: each R.call_tir / R.call_dps_packed whose callee is a prim_func of the
+// checkRelaxCalls: each R.call_tir / R.call_tir_inplace / R.call_dps_packed whose callee is a prim_func of the
 // module is checked against the callee's buffers: one buffer per argument plus one for the
 // output, element types equal, ranks equal, and dimensions consistent. The callee's symbolic
 // sizes are unified afresh for every call (linear0 is called with n = 128 and with n = 10),
@@ -27,11 +27,15 @@ public:
       }
       buffers.push_back(buffer);
     }
-    if (buffers.size() != call_.args.size() + 1) {
+    // R.call_tir_inplace writes its output into the argument at its index (-1: a fresh tensor,
+    // passed after the arguments as R.call_tir's is).
+    int64_t inplace = call_.inplaceIndices.empty() ? -1 : call_.inplaceIndices.front();
+    size_t outputs = inplace < 0 ? 1 : 0;
+    if (buffers.size() != call_.args.size() + outputs) {
       diagnostics_.error(call_.calleeLoc,
                          "'" + call_.callee + "' takes " + std::to_string(buffers.size()) +
                              " buffers but the call passes " + std::to_string(call_.args.size()) +
-                             " arguments and 1 output");
+                             " arguments and " + std::to_string(outputs) + " output" + (outputs == 1 ? "" : "s"));
       return;
     }
     for (size_t i = 0; i < call_.args.size(); ++i) {
@@ -44,7 +48,8 @@ public:
       }
       if (!matchBuffer(*buffers[i], sinfo.tensor, call_.args[i].loc, what)) return;
     }
-    matchBuffer(*buffers.back(), call_.outSinfo, call_.outSinfo.loc, "the output");
+    matchBuffer(*buffers[inplace < 0 ? buffers.size() - 1 : size_t(inplace)], call_.outSinfo, call_.outSinfo.loc,
+                "the output");
   }
 
 private:
@@ -97,19 +102,21 @@ void checkRelaxCalls(const ir::IRModule &module, DiagnosticEngine &diagnostics) 
   for (const ir::IRModule::Entry &entry : module.functions()) {
     const ir::RelaxFunction *func = ir::asRelaxFunction(entry.function);
     if (!func) continue;
-    for (const relax::BindingBlock &block : func->blocks)
-      for (const relax::Binding &binding : block.bindings) {
-        // An operator's struct info was inferred when it was read.
-        if (!binding.call || binding.call->kind == relax::CallKind::Operator) continue;
-        const relax::Call &call = *binding.call;
-        ir::FunctionRef target = module.lookup(call.callee);
-        const auto *prim = target ? target->as<ir::PrimFunc>() : nullptr;
-        if (prim) {
-          CallChecker(*prim, call, diagnostics).check();
-        } else if (call.kind == relax::CallKind::CallTIR) {
-          diagnostics.error(call.calleeLoc, "'" + call.callee + "' is not a prim_func of the module");
-        }
+    relax::forEachBinding(func->blocks, [&](const relax::Binding &binding) {
+      // An operator's struct info was inferred when it was read; packed calls name runtime
+      // functions, local calls local functions.
+      if (!binding.call) return;
+      const relax::Call &call = *binding.call;
+      bool tir = call.kind == relax::CallKind::CallTIR || call.kind == relax::CallKind::CallTIRInplace;
+      if (!tir && call.kind != relax::CallKind::CallDPSPacked) return;
+      ir::FunctionRef target = module.lookup(call.callee);
+      const auto *prim = target ? target->as<ir::PrimFunc>() : nullptr;
+      if (prim) {
+        CallChecker(*prim, call, diagnostics).check();
+      } else if (tir) {
+        diagnostics.error(call.calleeLoc, "'" + call.callee + "' is not a prim_func of the module");
       }
+    });
   }
 }
 

@@ -153,6 +153,32 @@ antlr4::Token *arithmeticOperator(Grammar::ExprContext *expr, std::vector<Gramma
   return nullptr;
 }
 
+// The struct info of a local function's result as its caller sees it: sizes the callee names
+// are its own, so a shape that uses one is known by its rank only.
+relax::StructInfo withoutSymbolicSizes(relax::StructInfo sinfo) {
+  auto symbolic = [](const std::optional<std::vector<ir::Expr>> &dims) {
+    return dims && std::any_of(dims->begin(), dims->end(), [](const ir::Expr &dim) { return !dim.isa<ir::IntImm>(); });
+  };
+  if (symbolic(sinfo.tensor.shape)) sinfo.tensor.shape.reset();
+  if (symbolic(sinfo.values)) sinfo.values.reset();
+  if (sinfo.value && !sinfo.value.isa<ir::IntImm>()) sinfo.value = ir::Expr();
+  for (relax::StructInfo &field : sinfo.fields) field = withoutSymbolicSizes(field);
+  return sinfo;
+}
+
+// The struct info of a call's value.
+relax::StructInfo callResult(const relax::Call &call) {
+  if (!call.sinfoArgs.empty()) return call.sinfoArgs.front();
+  if (call.kind == relax::CallKind::Function) {
+    const relax::StructInfo &signature = call.calleeVar->sinfo;
+    if (!signature.result) return relax::StructInfo::of(relax::StructInfo::Kind::Object, call.calleeLoc);
+    relax::StructInfo result = withoutSymbolicSizes(*signature.result);
+    result.loc = call.calleeLoc;
+    return result;
+  }
+  return relax::StructInfo(call.outSinfo);
+}
+
 bool isSymbolicVarConstructor(Grammar::ExprContext *expr) {
   auto *call = dynamic_cast<Grammar::CallExprContext *>(expr);
   if (!call) return false;
@@ -476,10 +502,16 @@ RelaxFunctionBuilder::tensorStructInfo(Grammar::ExprContext *expr, bool inSignat
 
 // ---- Values ----------------------------------------------------------------------------------
 
-relax::VarPtr RelaxFunctionBuilder::lookupVar(const std::string &name, ir::SourceLoc at) {
+relax::VarPtr RelaxFunctionBuilder::findVar(const std::string &name) const {
   if (inDataflow_)
     if (auto it = dataflowScope_.find(name); it != dataflowScope_.end()) return it->second;
   if (auto it = visible_.find(name); it != visible_.end()) return it->second;
+  if (auto it = captured_.find(name); it != captured_.end()) return it->second;
+  return nullptr;
+}
+
+relax::VarPtr RelaxFunctionBuilder::lookupVar(const std::string &name, ir::SourceLoc at) {
+  if (relax::VarPtr var = findVar(name)) return var;
   if (hiddenDataflowNames_.count(name))
     error(at, "'" + name + "' is bound inside a dataflow block and not exposed by its R.output");
   else
@@ -674,9 +706,16 @@ std::shared_ptr<const relax::Constant> RelaxFunctionBuilder::inlineConstant(Gram
 
 std::optional<relax::Call> RelaxFunctionBuilder::call(Grammar::CallExprContext *expr) {
   std::optional<std::string> op = dottedName(expr->expr());
+  if (std::optional<std::string> name = nameOf(expr->expr()))
+    if (relax::VarPtr callee = findVar(*name); callee && callee->sinfo.kind == relax::StructInfo::Kind::Callable)
+      return localFunctionCall(expr, callee);
+  if (op == std::optional<std::string>("R.call_packed")) return packedCall(expr, relax::CallKind::CallPacked);
+  if (op == std::optional<std::string>("R.call_pure_packed")) return packedCall(expr, relax::CallKind::CallPurePacked);
   relax::Call call;
   if (op == std::optional<std::string>("R.call_tir")) {
     call.kind = relax::CallKind::CallTIR;
+  } else if (op == std::optional<std::string>("R.call_tir_inplace")) {
+    call.kind = relax::CallKind::CallTIRInplace;
   } else if (op == std::optional<std::string>("R.call_dps_packed")) {
     call.kind = relax::CallKind::CallDPSPacked;
   } else if (op && llvm::StringRef(*op).starts_with("R.")) {
@@ -687,28 +726,34 @@ std::optional<relax::Call> RelaxFunctionBuilder::call(Grammar::CallExprContext *
     return std::nullopt;
   }
   Arguments args = argumentsOf(expr);
-  const char *opName = call.kind == relax::CallKind::CallTIR ? "R.call_tir" : "R.call_dps_packed";
+  bool inplace = call.kind == relax::CallKind::CallTIRInplace;
+  bool tir = call.kind != relax::CallKind::CallDPSPacked;
+  std::string opName = relax::callKindName(call.kind);
   for (const auto &[keyword, value] : args.keywords)
-    if (keyword != "args" && keyword != "out_sinfo" &&
-        !(call.kind == relax::CallKind::CallTIR ? keyword == "gvar" : keyword == "func")) {
+    if (keyword != "args" && keyword != "out_sinfo" && !(tir ? keyword == "gvar" : keyword == "func") &&
+        !(inplace && keyword == "inplace_indices")) {
       error(loc(value), std::string("unexpected argument '") + keyword + "' to " + opName);
       return std::nullopt;
     }
-  if (args.positional.size() > 3) {
-    error(loc(args.positional[3]), std::string(opName) + " takes (callee, args, out_sinfo)");
+  // TVM's order: R.call_tir_inplace(gvar, args, inplace_indices, out_sinfo).
+  size_t outSinfoIndex = inplace ? 3 : 2;
+  if (args.positional.size() > outSinfoIndex + 1) {
+    error(loc(args.positional[outSinfoIndex + 1]),
+          opName + (inplace ? " takes (callee, args, inplace_indices, out_sinfo)" : " takes (callee, args, out_sinfo)"));
     return std::nullopt;
   }
-  Grammar::ExprContext *callee =
-      args.get(0, call.kind == relax::CallKind::CallTIR ? "gvar" : "func");
+  Grammar::ExprContext *callee = args.get(0, tir ? "gvar" : "func");
   Grammar::ExprContext *callArgs = args.get(1, "args");
-  Grammar::ExprContext *outSinfo = args.get(2, "out_sinfo");
-  if (!callee || !callArgs || !outSinfo) {
-    error(loc(expr), std::string(opName) + " needs a callee, a tuple of arguments and out_sinfo");
+  Grammar::ExprContext *outSinfo = args.get(outSinfoIndex, "out_sinfo");
+  Grammar::ExprContext *indices = inplace ? args.get(2, "inplace_indices") : nullptr;
+  if (!callee || !callArgs || !outSinfo || (inplace && !indices)) {
+    error(loc(expr), opName + " needs a callee, a tuple of arguments" + (inplace ? ", inplace_indices" : "") +
+                         " and out_sinfo");
     return std::nullopt;
   }
 
   call.calleeLoc = loc(callee);
-  if (call.kind == relax::CallKind::CallTIR) {
+  if (tir) {
     auto *attribute = dynamic_cast<Grammar::AttributeExprContext *>(callee);
     std::optional<std::string> base = attribute ? nameOf(attribute->expr()) : std::nullopt;
     // `cls.func` after `cls = Module`, or the class's own name, `Module.func` (TVM's parser
@@ -744,6 +789,22 @@ std::optional<relax::Call> RelaxFunctionBuilder::call(Grammar::CallExprContext *
     call.args.push_back(*arg);
   }
 
+  if (indices) {
+    // One output, written into argument i (or, for -1, a fresh tensor).
+    std::optional<std::vector<Grammar::ExprContext *>> items = tupleItems(indices);
+    std::optional<int64_t> index = items && items->size() == 1 ? signedIntOf((*items)[0]) : std::nullopt;
+    if (!index) {
+      error(loc(indices), items && items->size() > 1 ? "calls with several outputs are not supported; give one index"
+                                                     : "expected inplace_indices as a list of one integer, e.g. [0]");
+      return std::nullopt;
+    }
+    if (*index < -1 || *index >= int64_t(call.args.size())) {
+      error(loc(indices), "inplace index " + std::to_string(*index) + " is not an argument of the call (it has " +
+                              std::to_string(call.args.size()) + ")");
+      return std::nullopt;
+    }
+    call.inplaceIndices.push_back(*index);
+  }
   if (tupleItems(outSinfo)) {
     error(loc(outSinfo), "calls with several outputs are not supported; give one R.Tensor");
     return std::nullopt;
@@ -755,6 +816,101 @@ std::optional<relax::Call> RelaxFunctionBuilder::call(Grammar::CallExprContext *
     return std::nullopt;
   }
   call.outSinfo = *sinfo;
+  return call;
+}
+
+// `R.call_packed("name", x, y, sinfo_args=R.Tensor(...))`, `R.call_pure_packed(...)`: a runtime
+// function called directly with any values, the struct info of its result given.
+std::optional<relax::Call> RelaxFunctionBuilder::packedCall(Grammar::CallExprContext *expr, relax::CallKind kind) {
+  relax::Call call;
+  call.kind = kind;
+  std::string opName = relax::callKindName(kind);
+  Arguments args = argumentsOf(expr);
+  std::optional<std::string> name = args.positional.empty() ? std::nullopt : stringOf(args.positional[0]);
+  if (!name || name->empty()) {
+    error(args.positional.empty() ? loc(expr) : loc(args.positional[0]),
+          opName + " needs the name of the function to call, a string, as its first argument");
+    return std::nullopt;
+  }
+  call.callee = *name;
+  call.calleeLoc = loc(args.positional[0]);
+  for (size_t i = 1; i < args.positional.size(); ++i) {
+    std::optional<relax::Arg> arg = argument(args.positional[i]);
+    if (!arg) return std::nullopt;
+    call.args.push_back(*arg);
+  }
+  Grammar::ExprContext *sinfoArgs = nullptr;
+  for (const auto &[keyword, value] : args.keywords) {
+    if (keyword != "sinfo_args") {
+      error(loc(value), "unexpected argument '" + keyword + "' to " + opName);
+      return std::nullopt;
+    }
+    sinfoArgs = value;
+  }
+  if (!sinfoArgs) {
+    error(loc(expr), opName + " needs sinfo_args, the struct info of its result");
+    return std::nullopt;
+  }
+  std::vector<Grammar::ExprContext *> items{sinfoArgs};
+  if (std::optional<std::vector<Grammar::ExprContext *>> tuple = tupleItems(sinfoArgs)) items = *tuple;
+  if (items.size() != 1) {
+    error(loc(sinfoArgs), "sinfo_args takes one struct info, the result's");
+    return std::nullopt;
+  }
+  std::optional<relax::StructInfo> sinfo = sinfoArgument(items[0]);
+  if (!sinfo) return std::nullopt;
+  call.sinfoArgs.push_back(std::move(*sinfo));
+  return call;
+}
+
+// A struct info argument: an annotation, or `x.struct_info` (the variable's, which TVM's
+// Python evaluates).
+std::optional<relax::StructInfo> RelaxFunctionBuilder::sinfoArgument(Grammar::ExprContext *expr) {
+  expr = stripParens(expr);
+  if (auto *attribute = dynamic_cast<Grammar::AttributeExprContext *>(expr);
+      attribute && attribute->NAME()->getText() == "struct_info")
+    if (std::optional<std::string> name = nameOf(attribute->expr())) {
+      relax::VarPtr var = lookupVar(*name, loc(attribute->expr()));
+      if (!var) return std::nullopt;
+      relax::StructInfo sinfo = var->sinfo;
+      sinfo.loc = loc(expr);
+      return sinfo;
+    }
+  return structInfo(expr, false);
+}
+
+
+// `inner(x, y)`: a call of a local function (or a parameter of R.Callable struct info).
+std::optional<relax::Call> RelaxFunctionBuilder::localFunctionCall(Grammar::CallExprContext *expr, relax::VarPtr callee) {
+  relax::Call call;
+  call.kind = relax::CallKind::Function;
+  call.callee = callee->name;
+  call.calleeLoc = loc(expr->expr());
+  call.calleeVar = callee;
+  Arguments args = argumentsOf(expr);
+  if (!args.keywords.empty()) {
+    error(loc(args.keywords[0].second), "a Relax function takes positional arguments only");
+    return std::nullopt;
+  }
+  for (Grammar::ExprContext *item : args.positional) {
+    std::optional<relax::Arg> arg = argument(item);
+    if (!arg) return std::nullopt;
+    call.args.push_back(*arg);
+  }
+  const relax::StructInfo &signature = callee->sinfo;
+  if (!signature.opaque && signature.fields.size() != call.args.size()) {
+    error(loc(expr), "'" + callee->name + "' takes " + std::to_string(signature.fields.size()) +
+                         " arguments, the call passes " + std::to_string(call.args.size()));
+    return std::nullopt;
+  }
+  for (size_t i = 0; !signature.opaque && i < call.args.size(); ++i) {
+    // Sizes are the callee's own, so only kinds, element types and ranks are compared.
+    relax::StructInfo expected = withoutSymbolicSizes(signature.fields[i]);
+    if (std::optional<std::string> conflict = relax::structInfoConflict(expected, withoutSymbolicSizes(call.args[i].sinfo()))) {
+      error(call.args[i].loc, "argument " + std::to_string(i) + " of '" + callee->name + "': " + *conflict);
+      return std::nullopt;
+    }
+  }
   return call;
 }
 
@@ -1034,7 +1190,7 @@ std::optional<relax::StructInfo> RelaxFunctionBuilder::bindingValue(Grammar::Exp
   if (callExpr && op != std::optional<std::string>("R.const")) {
     binding.call = call(callExpr);
     if (!binding.call) return std::nullopt;
-    return relax::StructInfo(binding.call->outSinfo);
+    return callResult(*binding.call);
   }
   std::optional<relax::Arg> alias = argument(value);
   if (!alias) return std::nullopt;
@@ -1204,6 +1360,10 @@ void RelaxFunctionBuilder::returnStatement(Grammar::TestlistContext *values, ir:
     error(at, "return inside a dataflow block");
     return;
   }
+  if (branchDepth_) {
+    error(at, "return inside an if branch; bind the value in both branches and return it after the if");
+    return;
+  }
   if (!values) {
     error(at, "a Relax function must return a value");
     return;
@@ -1301,6 +1461,147 @@ void RelaxFunctionBuilder::dataflowBlock(Grammar::With_stmtContext *stmt) {
   dataflowScope_.clear();
 }
 
+// `if cond: ... else: ...` as TVM's parser reads it: each branch's bindings, its last binding
+// naming the variable the If binds (the same in both); the branches' variables are not
+// visible after the if. The value of that last binding is what the branch yields.
+void RelaxFunctionBuilder::ifStatement(Grammar::If_stmtContext *stmt) {
+  ir::SourceLoc at = loc(stmt);
+  if (returned_) {
+    error(at, "statement after return");
+    return;
+  }
+  if (inDataflow_) {
+    error(at, "an if is not allowed inside a dataflow block");
+    return;
+  }
+  if (!stmt->elif_clause().empty()) {
+    error(loc(stmt->elif_clause(0)), "elif is not supported in a Relax function; nest an if in the else branch");
+    return;
+  }
+  if (!stmt->else_clause()) {
+    error(at, "an if in a Relax function needs an else branch (both branches bind its value)");
+    return;
+  }
+  std::optional<relax::Arg> condition = argument(stmt->expr());
+  if (!condition) return;
+  relax::StructInfo conditionSinfo = condition->sinfo();
+  bool boolTensor = conditionSinfo.isTensor() && conditionSinfo.tensor.rank() <= 0 &&
+                    (conditionSinfo.tensor.dtype.isVoid() || conditionSinfo.tensor.dtype.isBool());
+  bool boolPrim = conditionSinfo.kind == relax::StructInfo::Kind::Prim && conditionSinfo.dtype.isBool();
+  if (!boolTensor && !boolPrim) {
+    error(condition->loc, "the condition of an if must be a bool scalar (R.Tensor((), \"bool\") or R.Prim(\"bool\")), not " +
+                              relax::printStructInfo(conditionSinfo));
+    return;
+  }
+  std::optional<std::string> thenName, elseName;
+  std::optional<relax::IfBranch> thenBranch = ifBranch(stmt->suite(), at, thenName);
+  if (!thenBranch) return;
+  std::optional<relax::IfBranch> elseBranch = ifBranch(stmt->else_clause()->suite(), loc(stmt->else_clause()), elseName);
+  if (!elseBranch) return;
+  if (*thenName != *elseName) {
+    error(elseBranch->loc, "the last bindings of both branches must bind the same variable: the if branch binds '" +
+                               *thenName + "', the else branch '" + *elseName + "'");
+    return;
+  }
+  relax::Binding binding;
+  binding.loc = at;
+  relax::StructInfo sinfo = relax::structInfoUnion(thenBranch->result.sinfo(), elseBranch->result.sinfo());
+  sinfo.loc = thenBranch->loc;
+  auto ifElse = std::make_shared<relax::IfElse>();
+  ifElse->condition = *condition;
+  ifElse->thenBranch = std::move(*thenBranch);
+  ifElse->elseBranch = std::move(*elseBranch);
+  binding.ifElse = std::move(ifElse);
+  freshName();  // as bind(): TVM's parser names every binding freshly first
+  emit(std::move(binding), *thenName, at, std::move(sinfo), /*inScope=*/true);
+}
+
+// One branch of an if, read into blocks of its own; `name` is what its last binding binds.
+std::optional<relax::IfBranch> RelaxFunctionBuilder::ifBranch(Grammar::SuiteContext *body, ir::SourceLoc at,
+                                                               std::optional<std::string> &name) {
+  size_t errors = diagnostics_.errorCount();
+  std::vector<relax::BindingBlock> outerBlocks = std::move(blocks_);
+  auto outerVisible = visible_;
+  auto outerHidden = hiddenDataflowNames_;
+  blocks_.clear();
+  ++branchDepth_;
+  suite(body);
+  --branchDepth_;
+  relax::IfBranch branch;
+  branch.blocks = std::move(blocks_);
+  blocks_ = std::move(outerBlocks);
+  visible_ = std::move(outerVisible);
+  hiddenDataflowNames_ = std::move(outerHidden);
+  if (diagnostics_.errorCount() != errors) return std::nullopt;
+  if (branch.blocks.empty() || branch.blocks.back().dataflow) {
+    error(at, "an if branch must end with a binding of the if's variable, e.g. `y = ...`, outside dataflow blocks");
+    return std::nullopt;
+  }
+  relax::Binding last = std::move(branch.blocks.back().bindings.back());
+  branch.blocks.back().bindings.pop_back();
+  if (branch.blocks.back().bindings.empty()) branch.blocks.pop_back();
+  name = last.var->name;
+  branch.loc = last.loc;
+  if (last.ifElse || last.function || last.matchCast) {
+    error(last.loc, std::string("an if branch cannot end with ") +
+                        (last.ifElse ? "an if" : last.function ? "a local function" : "R.match_cast") +
+                        "; bind it, then the if's variable to it");
+    return std::nullopt;
+  }
+  if (last.isAlias()) {
+    branch.result = last.alias;
+  } else if (last.tuple) {
+    branch.result.loc = last.loc;
+    branch.result.fields = std::make_shared<const std::vector<relax::Arg>>(std::move(*last.tuple));
+  } else {
+    // A call (or tuple field) is bound to a fresh variable, which the branch yields, as TVM's
+    // normalizer does with a SeqExpr's body.
+    last.var->name = freshName();
+    branch.result.var = last.var;
+    branch.result.loc = last.loc;
+    if (branch.blocks.empty() || branch.blocks.back().dataflow) {
+      branch.blocks.emplace_back();
+      branch.blocks.back().dataflow = false;
+    }
+    branch.blocks.back().bindings.push_back(std::move(last));
+  }
+  return branch;
+}
+
+// `@R.function def inner(...)` inside a function: a local function, bound to a variable of its
+// name (R.Callable struct info); it may use the enclosing function's variables.
+void RelaxFunctionBuilder::localFunction(Grammar::DecoratedContext *decorated) {
+  ir::SourceLoc at = loc(decorated);
+  Grammar::FuncdefContext *def = decorated->funcdef();
+  std::vector<Grammar::DecoratorContext *> decorators = decorated->decorator();
+  auto *decoratorCall = dynamic_cast<Grammar::CallExprContext *>(decorators[0]->expr());
+  std::optional<std::string> decorator = dottedName(decoratorCall ? decoratorCall->expr() : decorators[0]->expr());
+  if (!def || decorators.size() != 1 || decorator != std::optional<std::string>("R.function")) {
+    error(at, "only a @R.function def may be defined inside a Relax function");
+    return;
+  }
+  if (returned_) {
+    error(at, "statement after return");
+    return;
+  }
+  RelaxFunctionBuilder inner(file_, diagnostics_, moduleName_);
+  inner.captured_ = captured_;
+  for (const auto &[name, var] : visible_) inner.captured_[name] = var;
+  if (inDataflow_)
+    for (const auto &[name, var] : dataflowScope_) inner.captured_[name] = var;
+  inner.moduleAliases_ = moduleAliases_;
+  ir::RelaxFunctionRef function = inner.build(def);
+  if (!function) return;
+  relax::StructInfo sinfo = relax::StructInfo::of(relax::StructInfo::Kind::Callable, loc(def->NAME()));
+  for (const relax::VarPtr &param : function->params) sinfo.fields.push_back(param->sinfo);
+  sinfo.result = std::make_shared<const relax::StructInfo>(function->retSinfo);
+  relax::Binding binding;
+  binding.loc = loc(def->NAME());
+  binding.function = function;
+  freshName();
+  emit(std::move(binding), def->NAME()->getText(), loc(def->NAME()), std::move(sinfo), /*inScope=*/true);
+}
+
 void RelaxFunctionBuilder::suite(Grammar::SuiteContext *suite) {
   if (Grammar::Simple_stmtContext *simple = suite->simple_stmt()) {
     std::vector<Grammar::Small_stmtContext *> smalls = simple->small_stmt();
@@ -1322,6 +1623,14 @@ void RelaxFunctionBuilder::statements(const std::vector<Grammar::StmtContext *> 
     Grammar::Compound_stmtContext *compound = stmts[s]->compound_stmt();
     if (Grammar::With_stmtContext *with = compound->with_stmt()) {
       dataflowBlock(with);
+      continue;
+    }
+    if (Grammar::If_stmtContext *ifStmt = compound->if_stmt()) {
+      ifStatement(ifStmt);
+      continue;
+    }
+    if (Grammar::DecoratedContext *decorated = compound->decorated()) {
+      localFunction(decorated);
       continue;
     }
     error(loc(compound), "unsupported statement in a Relax function");

@@ -2,7 +2,10 @@
 // the way TVM's Relax parser reads it: parameters annotated `R.Tensor(shape, dtype)` whose
 // string dimensions ("m") define the function's symbolic sizes, `m = T.int64()` declarations,
 // `cls = Module`, `with R.dataflow():` blocks of bindings to `R.call_tir` /
-// `R.call_dps_packed` calls, high-level operator calls (`R.add(x, y)` or `x + y`, `R.matmul(a, b)`:
+// `R.call_dps_packed` / `R.call_tir_inplace` / `R.call_packed` / `R.call_pure_packed` calls,
+// `if`/`else` (the If binds the variable both branches' last bindings name), local functions
+// (`@R.function def inner(...)`, bound to a variable of its name, called as `inner(x)`),
+// high-level operator calls (`R.add(x, y)` or `x + y`, `R.matmul(a, b)`:
 // ir/RelaxOperators.h lists them; their struct info is inferred as they are read, so a shape or
 // type mismatch is an error at the call), other variables, tuples (`(a, b)`, `R.tuple(a, b)`),
 // tuple fields (`t[0]`), `R.match_cast(x, sinfo)` or scalars (`R.const(2, "int32")`, also
@@ -67,6 +70,10 @@ private:
   void smallStatement(Grammar::Small_stmtContext *stmt, bool lastInBlock);
   void assignment(Grammar::Expr_stmtContext *stmt);
   void dataflowBlock(Grammar::With_stmtContext *stmt);
+  void ifStatement(Grammar::If_stmtContext *stmt);
+  std::optional<ir::relax::IfBranch> ifBranch(Grammar::SuiteContext *suite, ir::SourceLoc at,
+                                              std::optional<std::string> &name);
+  void localFunction(Grammar::DecoratedContext *decorated);
   void output(Grammar::CallExprContext *call, bool lastInBlock);
   void functionAttributes(Grammar::CallExprContext *call);
   std::optional<ir::AttrValue> attrLiteral(Grammar::ExprContext *expr);
@@ -78,6 +85,9 @@ private:
 
   // Values.
   std::optional<ir::relax::Call> call(Grammar::CallExprContext *call);
+  std::optional<ir::relax::Call> packedCall(Grammar::CallExprContext *call, ir::relax::CallKind kind);
+  std::optional<ir::relax::Call> localFunctionCall(Grammar::CallExprContext *call, ir::relax::VarPtr callee);
+  std::optional<ir::relax::StructInfo> sinfoArgument(Grammar::ExprContext *expr);
   std::optional<ir::relax::Call> operatorCall(Grammar::CallExprContext *call, const std::string &name);
   std::optional<ir::relax::Call> withInferredStructInfo(ir::relax::Call call, ir::SourceLoc callLoc,
                                                         ir::SourceLoc axesLoc);
@@ -93,6 +103,7 @@ private:
   std::shared_ptr<const ir::relax::Constant> inlineConstant(Grammar::CallExprContext *call);
   std::optional<ir::relax::StructInfo> bindingValue(Grammar::ExprContext *value, ir::relax::Binding &binding);
   ir::relax::VarPtr lookupVar(const std::string &name, ir::SourceLoc at);
+  ir::relax::VarPtr findVar(const std::string &name) const;  // no error when missing
 
   ir::relax::BindingBlock &bindingBlockOutsideDataflow();
 
@@ -117,6 +128,9 @@ private:
   std::vector<ir::relax::Arg> results_;
   bool resultIsTuple_ = false;
   bool quotedNamesDefine_ = false;  // inside a quoted signature dimension: names are new sizes
+  unsigned branchDepth_ = 0;        // inside an if branch
+  // A local function's view of the enclosing function's variables (it may use them).
+  std::unordered_map<std::string, ir::relax::VarPtr> captured_;
 };
 
 /// A literal attribute value (string, number, True/False/None, list, tuple or dictionary with

@@ -14,6 +14,7 @@
 // function; only the function itself is an IR node, stored in an IRModule beside PrimFuncs.
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -115,14 +116,18 @@ struct Arg {
   StructInfo sinfo() const;
 };
 
-enum class CallKind { CallTIR, CallDPSPacked, Operator };
+enum class CallKind { CallTIR, CallDPSPacked, Operator, CallTIRInplace, CallPacked, CallPurePacked, Function };
 
 // `R.call_tir(cls.callee, (args,), out_sinfo=...)` — callee a prim_func of the module — or
 // `R.call_dps_packed("callee", (args,), out_sinfo)` — a prim_func of the module or a
 // registered runtime function, resolved when the graph runs — or a high-level operator,
 // `R.add(x, y)`, `R.matmul(x, w, out_dtype="void")` (callee "add", "nn.relu", "matmul": TVM's
 // operator name without "relax."; RelaxOperators.h lists them), whose `outSinfo` is inferred
-// from its arguments and which legalize-ops turns into R.call_tir.
+// from its arguments and which legalize-ops turns into R.call_tir. Also
+// `R.call_tir_inplace(cls.f, (args,), inplace_indices=[..], out_sinfo=...)` (the outputs written
+// into the arguments at those indices), `R.call_packed("name", args.., sinfo_args=...)` /
+// `R.call_pure_packed(...)` (a runtime function called directly, its result's struct info given
+// by `sinfoArgs`), and a call of a local function, `inner(x)` (`calleeVar`, its R.Callable).
 struct Call {
   CallKind kind = CallKind::CallDPSPacked;
   std::string callee;
@@ -136,11 +141,21 @@ struct Call {
   std::optional<std::vector<int64_t>> axes;
   bool keepdims = false;  // sum/mean/max/min
   DataType outDtype;      // matmul (void: the operands', "void"); astype's dtype
+  std::vector<int64_t> inplaceIndices;  // call_tir_inplace, one per output
+  std::vector<StructInfo> sinfoArgs;    // call_packed / call_pure_packed
+  VarPtr calleeVar;                     // Function: the local function called
 };
+
+// "R.call_tir", "R.call_packed", ...: how a call of the kind is written, for messages.
+std::string callKindName(CallKind kind);
+
+struct IfElse;
 
 // What a variable is bound to: a call; else `alias` itself (`lv = x`), unless one of `tuple`
 // (`(a, b)`, `R.tuple(a, b)`), `index` (`alias[index]`, a field of a tuple) or `matchCast`
-// (`R.match_cast(alias, sinfo)`, which may define symbolic sizes) is set.
+// (`R.match_cast(alias, sinfo)`, which may define symbolic sizes), `ifElse` (TVM's relax.If:
+// `if cond: ... else: ...`, both branches ending in a binding of the variable) or `function` (a
+// local `@R.function def inner(...)`, bound to a variable of its name) is set.
 struct Binding {
   VarPtr var;
   std::optional<Call> call;
@@ -148,9 +163,11 @@ struct Binding {
   std::optional<std::vector<Arg>> tuple;
   std::optional<int64_t> index;
   std::optional<StructInfo> matchCast;
+  std::shared_ptr<const IfElse> ifElse;
+  FunctionRef function;  // a RelaxFunction
   SourceLoc loc;
 
-  bool isAlias() const { return !call && !tuple && !index && !matchCast; }
+  bool isAlias() const { return !call && !tuple && !index && !matchCast && !ifElse && !function; }
 };
 
 struct BindingBlock {
@@ -158,6 +175,26 @@ struct BindingBlock {
   std::vector<Binding> bindings;
   SourceLoc loc;
 };
+
+// A branch of an `if` (TVM's SeqExpr): its bindings, then the value the branch yields (a
+// variable, a constant or a tuple; a call there is bound to a fresh variable first, as TVM's
+// normalizer does).
+struct IfBranch {
+  std::vector<BindingBlock> blocks;
+  Arg result;
+  SourceLoc loc;  // of the branch's last binding, which names the If's variable
+};
+
+// `if cond:` on a bool scalar (`R.Tensor((), "bool")` or `R.Prim("bool")`); the bound variable's
+// struct info is the least upper bound of the branches' (TVM's StructInfoLCA).
+struct IfElse {
+  Arg condition;
+  IfBranch thenBranch, elseBranch;
+};
+
+// Every binding of `blocks` in order, those in if branches and local functions included (after
+// the binding that holds them).
+void forEachBinding(const std::vector<BindingBlock> &blocks, const std::function<void(const Binding &)> &visit);
 
 }  // namespace relax
 
@@ -219,6 +256,10 @@ std::optional<std::string> structInfoConflict(const TensorStructInfo &declared,
 // The same for any struct info: kinds differ (R.Object accepts every kind), tuples differ in
 // length or a field, shapes in rank or a value, scalars in type; functions are not compared.
 std::optional<std::string> structInfoConflict(const StructInfo &declared, const StructInfo &actual);
+// The struct info a value of `a` or `b` has (TVM's StructInfoLCA, for the result of an `if`):
+// equal parts are kept, a shape that differs becomes the rank (`R.Tensor(ndim=2)`), a differing
+// dtype or rank unknown; values of different kinds are R.Object.
+StructInfo structInfoUnion(const StructInfo &a, const StructInfo &b);
 // Whether two dimensions are certainly different (see structInfoConflict).
 bool dimsConflict(const Expr &a, const Expr &b);
 // "1", "n", "n * 2": a dimension as printed in a Relax body.
