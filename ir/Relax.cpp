@@ -279,6 +279,10 @@ std::optional<RelaxDiagnostic> firstUnsupported(const RelaxFunction &func, llvm:
     if (auto diagnostic = refuse(*param)) return diagnostic;
   for (const BindingBlock &block : func.blocks)
     for (const Binding &binding : block.bindings) {
+      if (binding.ifElse || binding.function)
+        return RelaxDiagnostic{binding.loc, std::string(binding.ifElse ? "if/else" : "a local function") +
+                                                " is not supported by " + what.str() + " yet: '" +
+                                                binding.var->name + "'"};
       if (auto diagnostic = refuse(*binding.var)) return diagnostic;
       if (binding.call && binding.call->kind == CallKind::Operator)
         return RelaxDiagnostic{binding.call->calleeLoc,
@@ -288,10 +292,6 @@ std::optional<RelaxDiagnostic> firstUnsupported(const RelaxFunction &func, llvm:
         return RelaxDiagnostic{binding.loc, what.str() + " does not support " +
                                                 (binding.index ? "tuple indexing" : "R.match_cast") +
                                                 " yet: '" + binding.var->name + "'"};
-      if (binding.ifElse || binding.function)
-        return RelaxDiagnostic{binding.loc, std::string(binding.ifElse ? "if/else" : "a local function") +
-                                                " is not supported by " + what.str() + " yet: '" +
-                                                binding.var->name + "'"};
       if (const std::optional<Call> &call = binding.call; call && (call->kind == CallKind::CallPacked ||
                                                                    call->kind == CallKind::CallPurePacked ||
                                                                    call->kind == CallKind::CallTIRInplace ||

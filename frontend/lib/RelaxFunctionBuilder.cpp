@@ -899,8 +899,8 @@ std::optional<relax::Call> RelaxFunctionBuilder::localFunctionCall(Grammar::Call
   }
   const relax::StructInfo &signature = callee->sinfo;
   if (!signature.opaque && signature.fields.size() != call.args.size()) {
-    error(loc(expr), "'" + callee->name + "' takes " + std::to_string(signature.fields.size()) +
-                         " arguments, the call passes " + std::to_string(call.args.size()));
+    error(loc(expr), "'" + callee->name + "' takes " + std::to_string(signature.fields.size()) + " argument" +
+                         (signature.fields.size() == 1 ? "" : "s") + ", the call passes " + std::to_string(call.args.size()));
     return std::nullopt;
   }
   for (size_t i = 0; !signature.opaque && i < call.args.size(); ++i) {
