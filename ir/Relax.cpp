@@ -263,6 +263,19 @@ StructInfo substitute(const StructInfo &sinfo, const ShapeBindings &bindings) {
 StructInfo Arg::sinfo() const {
   if (var) return var->sinfo;
   if (constant) return StructInfo(constant->sinfo);
+  if (prim) {
+    StructInfo scalar = StructInfo::of(StructInfo::Kind::Prim, loc);
+    scalar.dtype = prim->dtype;
+    // R.Prim(value=..) holds int64 sizes only (see the parser's R.Prim).
+    if (prim->dtype == DataType::int64()) scalar.value = prim;
+    return scalar;
+  }
+  if (shape) {
+    StructInfo value = StructInfo::of(StructInfo::Kind::Shape, loc);
+    value.values = *shape;
+    value.ndim = int(shape->size());
+    return value;
+  }
   StructInfo tuple = StructInfo::of(StructInfo::Kind::Tuple, loc);
   for (const Arg &field : *fields) tuple.fields.push_back(field.sinfo());
   return tuple;
@@ -284,6 +297,11 @@ std::optional<RelaxDiagnostic> firstUnsupported(const RelaxFunction &func, llvm:
                                                 " is not supported by " + what.str() + " yet: '" +
                                                 binding.var->name + "'"};
       if (auto diagnostic = refuse(*binding.var)) return diagnostic;
+      if (binding.call)
+        for (const Arg &arg : binding.call->args)
+          if (arg.prim || arg.shape)
+            return RelaxDiagnostic{arg.loc, what.str() + " supports tensors only: the argument is " +
+                                                printStructInfo(arg.sinfo())};
       if (binding.call && binding.call->kind == CallKind::Operator)
         return RelaxDiagnostic{binding.call->calleeLoc,
                                what.str() + " runs R.call_tir and R.call_dps_packed only: legalize R." +

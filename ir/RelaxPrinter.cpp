@@ -15,6 +15,7 @@ namespace vtac::ir::relax {
 namespace {
 
 int precedence(NodeKind kind) {
+  if (BinaryExpr::isComparison(kind)) return 0;
   switch (kind) {
   case NodeKind::Add:
   case NodeKind::Sub: return 1;
@@ -32,6 +33,12 @@ const char *binaryOperator(NodeKind kind) {
   case NodeKind::Mul: return " * ";
   case NodeKind::FloorDiv: return " // ";
   case NodeKind::FloorMod: return " % ";
+  case NodeKind::EQ: return " == ";
+  case NodeKind::NE: return " != ";
+  case NodeKind::LT: return " < ";
+  case NodeKind::LE: return " <= ";
+  case NodeKind::GT: return " > ";
+  case NodeKind::GE: return " >= ";
   default: return nullptr;
   }
 }
@@ -168,6 +175,12 @@ private:
 
   std::string use(const Arg &arg) {
     if (arg.fields) return tuple(*arg.fields);
+    if (arg.prim) return "R.prim_value(" + printDim(arg.prim) + ")";
+    if (arg.shape) {
+      std::string text = "R.shape([";
+      for (size_t i = 0; i < arg.shape->size(); ++i) text += (i ? ", " : "") + printDim((*arg.shape)[i]);
+      return text + "])";
+    }
     if (arg.constant && arg.constant->scalar) return printScalarConstant(*arg.constant);
     if (arg.constant)
       return "metadata[\"relax.expr.Constant\"][" +

@@ -104,6 +104,11 @@ private:
       same = a.fields && b.fields && a.fields->size() == b.fields->size();
       for (size_t i = 0; same && i < a.fields->size(); ++i)
         if (!arg((*a.fields)[i], (*b.fields)[i], what + ", field " + std::to_string(i))) return false;
+    } else if (a.prim || b.prim) {
+      same = a.prim && b.prim && a.prim->dtype == b.prim->dtype && dim(a.prim, b.prim);
+    } else if (a.shape || b.shape) {
+      same = a.shape && b.shape && a.shape->size() == b.shape->size();
+      for (size_t i = 0; same && i < a.shape->size(); ++i) same = dim((*a.shape)[i], (*b.shape)[i]);
     } else if (a.var && b.var) {
       auto it = vars_.find(a.var.get());
       same = it != vars_.end() && it->second == b.var.get();

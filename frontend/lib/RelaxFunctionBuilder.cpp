@@ -166,6 +166,13 @@ relax::StructInfo withoutSymbolicSizes(relax::StructInfo sinfo) {
   return sinfo;
 }
 
+// Calls that write a value, not compute one: R.const, R.prim_value, R.shape; R.tuple and
+// R.match_cast (a binding's value only) are read where they stand.
+bool isLeafCall(const std::optional<std::string> &op) {
+  static const std::vector<std::string> leaves = {"R.const", "R.prim_value", "R.shape", "R.tuple", "R.match_cast"};
+  return op && std::find(leaves.begin(), leaves.end(), *op) != leaves.end();
+}
+
 // The struct info of a call's value.
 relax::StructInfo callResult(const relax::Call &call) {
   if (!call.sinfoArgs.empty()) return call.sinfoArgs.front();
@@ -397,7 +404,9 @@ std::optional<relax::StructInfo> RelaxFunctionBuilder::structInfo(Grammar::ExprC
       sinfo.dtype = *parsed;
     }
     if (value && !isNone(value)) {
-      sinfo.value = dim(value, inSignature);
+      // A scalar may be negative (R.prim_value(-5)), unlike a size.
+      std::optional<int64_t> literal = signedIntOf(value);
+      sinfo.value = literal ? ir::intImm(*literal, ir::DataType::int64(), loc(value)) : dim(value, inSignature);
       if (!sinfo.value) return std::nullopt;
       if (sinfo.dtype.isVoid()) sinfo.dtype = ir::DataType::int64();
       if (sinfo.dtype != ir::DataType::int64()) {
@@ -559,6 +568,23 @@ std::optional<relax::Arg> RelaxFunctionBuilder::argument(Grammar::ExprContext *e
     if (!arg.constant) return std::nullopt;
     return arg;
   }
+  if (auto *callExpr = dynamic_cast<Grammar::CallExprContext *>(expr);
+      callExpr && dottedName(callExpr->expr()) == std::optional<std::string>("R.shape")) {
+    arg.shape = shapeValue(expr);
+    if (!arg.shape) return std::nullopt;
+    return arg;
+  }
+  if (auto *callExpr = dynamic_cast<Grammar::CallExprContext *>(expr);
+      callExpr && dottedName(callExpr->expr()) == std::optional<std::string>("R.prim_value")) {
+    Arguments args = argumentsOf(callExpr);
+    if (args.positional.size() != 1 || !args.keywords.empty()) {
+      error(arg.loc, "expected R.prim_value(value), a value of symbolic sizes such as n or n % 16 == 0");
+      return std::nullopt;
+    }
+    arg.prim = primValue(args.positional[0]);
+    if (!arg.prim) return std::nullopt;
+    return arg;
+  }
   if (isNestedValue(expr)) return nestedValue(expr);
   if (antlr4::Token *op = operatorToken(expr)) {
     error(locationOf(file_, op), "operator '" + op->getText() +
@@ -567,6 +593,27 @@ std::optional<relax::Arg> RelaxFunctionBuilder::argument(Grammar::ExprContext *e
   }
   error(arg.loc, "expected a variable, R.const(...) or a metadata constant");
   return std::nullopt;
+}
+
+// The value of `R.prim_value(...)`: an integer (int64, as TVM's), an expression of symbolic
+// sizes, or a comparison of two (bool).
+ir::Expr RelaxFunctionBuilder::primValue(Grammar::ExprContext *expr) {
+  expr = stripParens(expr);
+  if (std::optional<int64_t> value = signedIntOf(expr)) return ir::intImm(*value, ir::DataType::int64(), loc(expr));
+  auto *compare = dynamic_cast<Grammar::CompareExprContext *>(expr);
+  if (!compare) return dim(expr, false);
+  static const std::vector<std::pair<std::string, ir::NodeKind>> comparisons = {
+      {"==", ir::NodeKind::EQ}, {"!=", ir::NodeKind::NE}, {"<", ir::NodeKind::LT},
+      {"<=", ir::NodeKind::LE}, {">", ir::NodeKind::GT}, {">=", ir::NodeKind::GE}};
+  std::string op = compare->comp_op()->getText();
+  auto kind = std::find_if(comparisons.begin(), comparisons.end(), [&](const auto &entry) { return entry.first == op; });
+  if (kind == comparisons.end() || compare->expr().size() != 2) {
+    error(loc(compare->comp_op()), "unsupported comparison '" + op + "' in R.prim_value");
+    return nullptr;
+  }
+  ir::Expr lhs = primValue(compare->expr(0)), rhs = lhs ? primValue(compare->expr(1)) : nullptr;
+  if (!lhs || !rhs) return nullptr;
+  return ir::binary(kind->second, lhs, rhs, loc(expr));
 }
 
 // A value that is no variable or constant where TVM's normalizer wants one: a call
@@ -579,8 +626,7 @@ bool RelaxFunctionBuilder::isNestedValue(Grammar::ExprContext *expr) {
   auto *callExpr = dynamic_cast<Grammar::CallExprContext *>(expr);
   std::optional<std::string> op = callExpr ? dottedName(callExpr->expr()) : std::nullopt;
   // Leaves and tuples stay arguments; R.match_cast is a binding only.
-  return callExpr && op != std::optional<std::string>("R.const") && op != std::optional<std::string>("R.tuple") &&
-         op != std::optional<std::string>("R.match_cast");
+  return callExpr && !isLeafCall(op);
 }
 
 // A nested value as TVM's BlockBuilder::NormalizeArgument reads it: bound first to a fresh
@@ -1187,7 +1233,7 @@ std::optional<relax::StructInfo> RelaxFunctionBuilder::bindingValue(Grammar::Exp
     if (!binding.call) return std::nullopt;
     return relax::StructInfo(binding.call->outSinfo);
   }
-  if (callExpr && op != std::optional<std::string>("R.const")) {
+  if (callExpr && !isLeafCall(op)) {
     binding.call = call(callExpr);
     if (!binding.call) return std::nullopt;
     return callResult(*binding.call);
@@ -1482,7 +1528,16 @@ void RelaxFunctionBuilder::ifStatement(Grammar::If_stmtContext *stmt) {
     error(at, "an if in a Relax function needs an else branch (both branches bind its value)");
     return;
   }
-  std::optional<relax::Arg> condition = argument(stmt->expr());
+  // `if n == 16:` compares sizes: TVM's parser reads it as R.prim_value(n == 16).
+  std::optional<relax::Arg> condition;
+  if (dynamic_cast<Grammar::CompareExprContext *>(stmt->expr())) {
+    condition.emplace();
+    condition->loc = loc(stmt->expr());
+    condition->prim = primValue(stmt->expr());
+    if (!condition->prim) return;
+  } else {
+    condition = argument(stmt->expr());
+  }
   if (!condition) return;
   relax::StructInfo conditionSinfo = condition->sinfo();
   bool boolTensor = conditionSinfo.isTensor() && conditionSinfo.tensor.rank() <= 0 &&

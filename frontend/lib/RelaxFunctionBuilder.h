@@ -94,6 +94,7 @@ private:
   std::optional<ir::relax::Call> arithmeticCall(Grammar::ExprContext *expr);
   std::optional<std::vector<ir::Expr>> shapeValue(Grammar::ExprContext *expr);
   std::optional<ir::relax::Arg> argument(Grammar::ExprContext *expr);
+  ir::Expr primValue(Grammar::ExprContext *expr);
   std::optional<ir::relax::Arg> tupleField(Grammar::ExprContext *expr);
   bool isNestedValue(Grammar::ExprContext *expr);
   std::optional<ir::relax::Arg> nestedValue(Grammar::ExprContext *expr);

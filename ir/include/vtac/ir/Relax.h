@@ -104,13 +104,16 @@ struct Constant {
 };
 using ConstantPtr = std::shared_ptr<const Constant>;
 
-// An argument of a call or the value of an alias binding: a variable or a constant; as a
+// An argument of a call or the value of an alias binding: a variable, a constant, a scalar or
+// shape value of symbolic sizes (R.Prim / R.Shape struct info); as a
 // field of a tuple or returned value also a tuple itself, `(a, (b, c))` (`fields` set, TVM
 // prints nested tuples inline).
 struct Arg {
   VarPtr var;
   ConstantPtr constant;
   std::shared_ptr<const std::vector<Arg>> fields;
+  Expr prim;                                // `R.prim_value(n % 16 == 0)`: a scalar of sizes
+  std::optional<std::vector<Expr>> shape;   // `R.shape([n, 4])`: a shape value
   SourceLoc loc;  // of the use
 
   StructInfo sinfo() const;
