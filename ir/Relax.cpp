@@ -194,7 +194,7 @@ std::string callKindName(CallKind kind) {
   case CallKind::CallTIRInplace: return "R.call_tir_inplace";
   case CallKind::CallPacked: return "R.call_packed";
   case CallKind::CallPurePacked: return "R.call_pure_packed";
-  case CallKind::Function: return "calling a local function";
+  case CallKind::Function: return "calling a Relax function";
   }
   return "?";
 }

@@ -219,7 +219,7 @@ private:
     if (call.kind == CallKind::Function) {
       Arg callee;
       callee.var = call.calleeVar;
-      return use(callee) + "(" + uses(call.args) + ")";
+      return (call.moduleCallee ? moduleAlias(pad) + "." + call.callee : use(callee)) + "(" + uses(call.args) + ")";
     }
     if (call.kind == CallKind::CallPacked || call.kind == CallKind::CallPurePacked) {
       // TVM prints sinfo_args as a tuple.
@@ -237,11 +237,7 @@ private:
     }
     std::string text;
     if (call.kind == CallKind::CallTIR || call.kind == CallKind::CallTIRInplace) {
-      if (!moduleAliasPrinted_) {
-        preamble_ += pad + "cls = Module\n";
-        moduleAliasPrinted_ = true;
-      }
-      text = callKindName(call.kind) + "(cls." + call.callee;
+      text = callKindName(call.kind) + "(" + moduleAlias(pad) + "." + call.callee;
     } else {
       text = "R.call_dps_packed(\"" + call.callee + "\"";
     }
@@ -254,6 +250,15 @@ private:
       text += "]";
     }
     return text + ")";
+  }
+
+  // `cls`, declared (`cls = Module`) before the body the first time.
+  std::string moduleAlias(const std::string &pad) {
+    if (!moduleAliasPrinted_) {
+      preamble_ += pad + "cls = Module\n";
+      moduleAliasPrinted_ = true;
+    }
+    return "cls";
   }
 
   // `if cond:` and both branches, each ending in `name: sinfo = value` (TVM's PrintIfExpr).

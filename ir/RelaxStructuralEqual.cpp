@@ -120,7 +120,8 @@ private:
 
   bool call(const Call &a, const Call &b, SourceLoc atA, SourceLoc atB) {
     if (a.kind != b.kind) return fail(atA, atB, "call kinds differ");
-    if (a.kind == CallKind::Function) {
+    if (a.moduleCallee != b.moduleCallee) return fail(a.calleeLoc, b.calleeLoc, "callees differ (" + a.callee + " vs " + b.callee + ")");
+    if (a.kind == CallKind::Function && !a.moduleCallee) {
       // A local function is matched as a variable, whatever its name.
       auto it = vars_.find(a.calleeVar.get());
       if (it == vars_.end() || it->second != b.calleeVar.get())

@@ -11,6 +11,7 @@
 #include <spdlog/spdlog.h>
 
 #include <chrono>
+#include <unordered_map>
 
 namespace vtac::frontend {
 
@@ -58,12 +59,15 @@ private:
   bool moduleStatement(Grammar::Small_stmtContext *small);
   bool claimName(const std::string &name, ir::SourceLoc at);
   void addSchedule(Grammar::FuncdefContext *def);
+  std::optional<ir::relax::StructInfo> relaxSignature(const std::string &name);
 
   const SourceFile &file_;
   DiagnosticEngine &diagnostics_;
   ParsedModule result_;
   std::vector<std::string> names_;
   bool sawModuleAttrs_ = false;
+  bool signaturesRead_ = false;
+  std::unordered_map<std::string, ir::relax::StructInfo> signatures_;
 };
 
 bool ModuleBuilder::claimName(const std::string &name, ir::SourceLoc at) {
@@ -103,7 +107,10 @@ void ModuleBuilder::addFunction(Grammar::FuncdefContext *def, DecoratorKind kind
     return;
   ir::FunctionRef func;
   if (kind == DecoratorKind::RelaxFunction)
-    func = markedPrivate(RelaxFunctionBuilder(file_, diagnostics_, result_.className).build(def), *isPrivate);
+    func = markedPrivate(RelaxFunctionBuilder(file_, diagnostics_, result_.className,
+                                              [this](const std::string &callee) { return relaxSignature(callee); })
+                             .build(def),
+                         *isPrivate);
   else
     func = markedPrivate(FunctionBuilder(file_, diagnostics_).build(def), *isPrivate);
   if (func)
@@ -196,6 +203,35 @@ void ModuleBuilder::addDefinition(Grammar::StmtContext *stmt, bool insideClass) 
   diagnostics_.error(loc(decorated->classdef()),
                      insideClass ? "a module class cannot contain another class"
                                  : "a module class needs an indented body");
+}
+
+// The signature of the module's Relax function `name` (for `cls.name(x)`): from the function
+// when it is built already, else from its def, read in a first pass over the whole file the
+// first time a later function is called (TVM's parser declares every function's signature
+// before it reads the bodies). Errors of that pass are the second pass's to report.
+std::optional<ir::relax::StructInfo> ModuleBuilder::relaxSignature(const std::string &name) {
+  if (const ir::RelaxFunction *built = ir::asRelaxFunction(result_.module.lookup(name))) {
+    auto sinfo = ir::relax::StructInfo::of(ir::relax::StructInfo::Kind::Callable, built->loc());
+    for (const ir::relax::VarPtr &param : built->params) sinfo.fields.push_back(param->sinfo);
+    sinfo.result = std::make_shared<const ir::relax::StructInfo>(built->retSinfo);
+    return sinfo;
+  }
+  if (!signaturesRead_) {
+    signaturesRead_ = true;
+    DiagnosticEngine ignored;
+    SyntaxStream syntax(file_, ignored);
+    for (SyntaxPiece piece = syntax.next(); piece.kind != SyntaxPiece::Kind::End; piece = syntax.next()) {
+      auto *compound = piece.insideClass && piece.stmt ? piece.stmt->compound_stmt() : nullptr;
+      auto *decorated = compound ? compound->decorated() : nullptr;
+      auto *def = decorated ? decorated->funcdef() : nullptr;
+      if (!def || decorated->decorator().empty() || classify(decorated->decorator().back()) != DecoratorKind::RelaxFunction)
+        continue;
+      if (std::optional<ir::relax::StructInfo> sinfo = RelaxFunctionBuilder(file_, ignored, result_.className).signature(def))
+        signatures_.emplace(def->NAME()->getText(), std::move(*sinfo));
+    }
+  }
+  auto it = signatures_.find(name);
+  return it == signatures_.end() ? std::nullopt : std::optional<ir::relax::StructInfo>(it->second);
 }
 
 void ModuleBuilder::addSchedule(Grammar::FuncdefContext *def) {

@@ -153,17 +153,40 @@ antlr4::Token *arithmeticOperator(Grammar::ExprContext *expr, std::vector<Gramma
   return nullptr;
 }
 
-// The struct info of a local function's result as its caller sees it: sizes the callee names
-// are its own, so a shape that uses one is known by its rank only.
-relax::StructInfo withoutSymbolicSizes(relax::StructInfo sinfo) {
-  auto symbolic = [](const std::optional<std::vector<ir::Expr>> &dims) {
-    return dims && std::any_of(dims->begin(), dims->end(), [](const ir::Expr &dim) { return !dim.isa<ir::IntImm>(); });
+// The callee's sizes a call binds: each parameter dimension that is a size of its own, to the
+// argument's dimension there (TVM's DeriveCallRetStructInfo, for whole-dimension sizes).
+using BoundSizes = std::unordered_map<const ir::Node *, ir::Expr>;
+
+// The struct info of a function's result as its caller sees it: sizes the callee names are
+// its own, so a dimension that uses one not bound by the call leaves the shape known by its
+// rank only.
+relax::StructInfo withoutSymbolicSizes(relax::StructInfo sinfo, const BoundSizes &bound = {}) {
+  auto resolve = [&](std::optional<std::vector<ir::Expr>> &dims) {
+    if (!dims) return;
+    for (ir::Expr &dim : *dims) {
+      if (dim.isa<ir::IntImm>()) continue;
+      auto it = bound.find(dim.get());
+      if (it == bound.end()) {
+        dims.reset();
+        return;
+      }
+      dim = it->second;
+    }
   };
-  if (symbolic(sinfo.tensor.shape)) sinfo.tensor.shape.reset();
-  if (symbolic(sinfo.values)) sinfo.values.reset();
+  resolve(sinfo.tensor.shape);
+  resolve(sinfo.values);
   if (sinfo.value && !sinfo.value.isa<ir::IntImm>()) sinfo.value = ir::Expr();
-  for (relax::StructInfo &field : sinfo.fields) field = withoutSymbolicSizes(field);
+  for (relax::StructInfo &field : sinfo.fields) field = withoutSymbolicSizes(field, bound);
   return sinfo;
+}
+
+void bindSizes(const relax::StructInfo &param, const relax::StructInfo &arg, BoundSizes &bound) {
+  if (param.isTensor() && arg.isTensor() && param.tensor.shape && arg.tensor.shape &&
+      param.tensor.shape->size() == arg.tensor.shape->size())
+    for (size_t i = 0; i < param.tensor.shape->size(); ++i)
+      if ((*param.tensor.shape)[i].isa<ir::Var>()) bound.emplace((*param.tensor.shape)[i].get(), (*arg.tensor.shape)[i]);
+  if (param.kind == relax::StructInfo::Kind::Tuple && arg.kind == param.kind && param.fields.size() == arg.fields.size())
+    for (size_t i = 0; i < param.fields.size(); ++i) bindSizes(param.fields[i], arg.fields[i], bound);
 }
 
 // Calls that write a value, not compute one: R.const, R.prim_value, R.shape; R.tuple and
@@ -179,7 +202,10 @@ relax::StructInfo callResult(const relax::Call &call) {
   if (call.kind == relax::CallKind::Function) {
     const relax::StructInfo &signature = call.calleeVar->sinfo;
     if (!signature.result) return relax::StructInfo::of(relax::StructInfo::Kind::Object, call.calleeLoc);
-    relax::StructInfo result = withoutSymbolicSizes(*signature.result);
+    BoundSizes bound;
+    for (size_t i = 0; !signature.opaque && i < call.args.size(); ++i)
+      bindSizes(signature.fields[i], call.args[i].sinfo(), bound);
+    relax::StructInfo result = withoutSymbolicSizes(*signature.result, bound);
     result.loc = call.calleeLoc;
     return result;
   }
@@ -755,6 +781,20 @@ std::optional<relax::Call> RelaxFunctionBuilder::call(Grammar::CallExprContext *
   if (std::optional<std::string> name = nameOf(expr->expr()))
     if (relax::VarPtr callee = findVar(*name); callee && callee->sinfo.kind == relax::StructInfo::Kind::Callable)
       return localFunctionCall(expr, callee);
+  if (auto *attribute = dynamic_cast<Grammar::AttributeExprContext *>(expr->expr())) {
+    std::optional<std::string> base = nameOf(attribute->expr());
+    bool namesModule = base && (moduleAliases_.count(*base) || (!moduleName_.empty() && *base == moduleName_)) &&
+                       !findVar(*base);
+    std::optional<relax::StructInfo> signature =
+        namesModule && moduleSignatures_ ? moduleSignatures_(attribute->NAME()->getText()) : std::nullopt;
+    if (signature) {
+      auto callee = std::make_shared<relax::Var>();
+      callee->name = attribute->NAME()->getText();
+      callee->sinfo = std::move(*signature);
+      callee->loc = loc(attribute);
+      return localFunctionCall(expr, callee, /*moduleCallee=*/true);
+    }
+  }
   if (op == std::optional<std::string>("R.call_packed")) return packedCall(expr, relax::CallKind::CallPacked);
   if (op == std::optional<std::string>("R.call_pure_packed")) return packedCall(expr, relax::CallKind::CallPurePacked);
   relax::Call call;
@@ -926,10 +966,13 @@ std::optional<relax::StructInfo> RelaxFunctionBuilder::sinfoArgument(Grammar::Ex
 }
 
 
-// `inner(x, y)`: a call of a local function (or a parameter of R.Callable struct info).
-std::optional<relax::Call> RelaxFunctionBuilder::localFunctionCall(Grammar::CallExprContext *expr, relax::VarPtr callee) {
+// `inner(x, y)`: a call of a local function (or a parameter of R.Callable struct info), or of
+// a Relax function of the module, `cls.f(x, y)` (`callee` then holds its signature).
+std::optional<relax::Call> RelaxFunctionBuilder::localFunctionCall(Grammar::CallExprContext *expr, relax::VarPtr callee,
+                                                                   bool moduleCallee) {
   relax::Call call;
   call.kind = relax::CallKind::Function;
+  call.moduleCallee = moduleCallee;
   call.callee = callee->name;
   call.calleeLoc = loc(expr->expr());
   call.calleeVar = callee;
@@ -1639,7 +1682,7 @@ void RelaxFunctionBuilder::localFunction(Grammar::DecoratedContext *decorated) {
     error(at, "statement after return");
     return;
   }
-  RelaxFunctionBuilder inner(file_, diagnostics_, moduleName_);
+  RelaxFunctionBuilder inner(file_, diagnostics_, moduleName_, moduleSignatures_);
   inner.captured_ = captured_;
   for (const auto &[name, var] : visible_) inner.captured_[name] = var;
   if (inDataflow_)
@@ -1693,6 +1736,22 @@ void RelaxFunctionBuilder::statements(const std::vector<Grammar::StmtContext *> 
 }
 
 // ---- The function ----------------------------------------------------------------------------
+
+std::optional<relax::StructInfo> RelaxFunctionBuilder::signature(Grammar::FuncdefContext *def) {
+  size_t errors = diagnostics_.errorCount();
+  relax::StructInfo sinfo = relax::StructInfo::of(relax::StructInfo::Kind::Callable, loc(def->NAME()));
+  if (Grammar::ParametersContext *parameters = def->parameters())
+    for (Grammar::ParameterContext *parameter : parameters->parameter()) {
+      std::optional<relax::StructInfo> param =
+          parameter->COLON() ? structInfo(parameter->expr(0), true) : std::nullopt;
+      if (param) sinfo.fields.push_back(std::move(*param));
+    }
+  if (def->expr())
+    if (std::optional<relax::StructInfo> result = structInfo(def->expr(), true))
+      sinfo.result = std::make_shared<const relax::StructInfo>(std::move(*result));
+  if (diagnostics_.errorCount() != errors) return std::nullopt;
+  return sinfo;
+}
 
 ir::RelaxFunctionRef RelaxFunctionBuilder::build(Grammar::FuncdefContext *def) {
   errorsAtStart_ = diagnostics_.errorCount();

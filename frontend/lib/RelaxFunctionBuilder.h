@@ -28,6 +28,7 @@
 #include "vtac/frontend/SourceFile.h"
 #include "vtac/ir/Relax.h"
 
+#include <functional>
 #include <memory>
 #include <string>
 #include <unordered_map>
@@ -42,12 +43,20 @@ public:
 
   /// `moduleName` is the class the function is defined in ("" for a bare function): the
   /// name `cls = Module` may alias.
+  /// The R.Callable signature of the module's Relax function of that name, for `cls.f(x)`.
+  using SignatureLookup = std::function<std::optional<ir::relax::StructInfo>(const std::string &name)>;
+
   RelaxFunctionBuilder(const SourceFile &file, DiagnosticEngine &diagnostics,
-                       std::string moduleName = "")
-      : file_(file), diagnostics_(diagnostics), moduleName_(std::move(moduleName)) {}
+                       std::string moduleName = "", SignatureLookup moduleSignatures = {})
+      : file_(file), diagnostics_(diagnostics), moduleName_(std::move(moduleName)),
+        moduleSignatures_(std::move(moduleSignatures)) {}
 
   /// The function, or null when it had errors (they are in the engine).
   ir::RelaxFunctionRef build(Grammar::FuncdefContext *def);
+
+  /// The R.Callable of a def's signature (parameters and return annotation; R.Object without
+  /// one), read without its body; nullopt after errors.
+  std::optional<ir::relax::StructInfo> signature(Grammar::FuncdefContext *def);
 
 private:
   ir::SourceLoc loc(const antlr4::ParserRuleContext *context) const;
@@ -86,7 +95,8 @@ private:
   // Values.
   std::optional<ir::relax::Call> call(Grammar::CallExprContext *call);
   std::optional<ir::relax::Call> packedCall(Grammar::CallExprContext *call, ir::relax::CallKind kind);
-  std::optional<ir::relax::Call> localFunctionCall(Grammar::CallExprContext *call, ir::relax::VarPtr callee);
+  std::optional<ir::relax::Call> localFunctionCall(Grammar::CallExprContext *call, ir::relax::VarPtr callee,
+                                                   bool moduleCallee = false);
   std::optional<ir::relax::StructInfo> sinfoArgument(Grammar::ExprContext *expr);
   std::optional<ir::relax::Call> operatorCall(Grammar::CallExprContext *call, const std::string &name);
   std::optional<ir::relax::Call> withInferredStructInfo(ir::relax::Call call, ir::SourceLoc callLoc,
@@ -111,6 +121,7 @@ private:
   const SourceFile &file_;
   DiagnosticEngine &diagnostics_;
   std::string moduleName_;
+  SignatureLookup moduleSignatures_;
   size_t errorsAtStart_ = 0;
 
   std::vector<ir::relax::VarPtr> params_;

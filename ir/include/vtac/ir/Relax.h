@@ -130,7 +130,8 @@ enum class CallKind { CallTIR, CallDPSPacked, Operator, CallTIRInplace, CallPack
 // `R.call_tir_inplace(cls.f, (args,), inplace_indices=[..], out_sinfo=...)` (the outputs written
 // into the arguments at those indices), `R.call_packed("name", args.., sinfo_args=...)` /
 // `R.call_pure_packed(...)` (a runtime function called directly, its result's struct info given
-// by `sinfoArgs`), and a call of a local function, `inner(x)` (`calleeVar`, its R.Callable).
+// by `sinfoArgs`), and a call of a local function, `inner(x)` (`calleeVar`, its R.Callable), or
+// of another Relax function of the module, `cls.f(x)`.
 struct Call {
   CallKind kind = CallKind::CallDPSPacked;
   std::string callee;
@@ -146,7 +147,9 @@ struct Call {
   DataType outDtype;      // matmul (void: the operands', "void"); astype's dtype
   std::vector<int64_t> inplaceIndices;  // call_tir_inplace, one per output
   std::vector<StructInfo> sinfoArgs;    // call_packed / call_pure_packed
-  VarPtr calleeVar;                     // Function: the local function called
+  VarPtr calleeVar;                     // Function: the local function called (its R.Callable)
+  bool moduleCallee = false;            // Function: `cls.callee(...)`, a Relax function of the
+                                        // module (calleeVar, unbound, holds its signature)
 };
 
 // "R.call_tir", "R.call_packed", ...: how a call of the kind is written, for messages.
