@@ -131,6 +131,7 @@ public:
     os_ << ") -> " << printStructInfo(func_.retSinfo, signatureVars) << ":\n";
 
     std::string bodyPad = pad + "    ";
+    bodyPad_ = bodyPad;
     for (const VarRef &sym : signatureVars) declareSymbolic(sym, bodyPad);
     // After the signature's sizes, as TVM prints it.
     if (!func_.attrs.empty()) preamble_ += bodyPad + "R.func_attr(" + printAttrMap(func_.attrs) + ")\n";
@@ -152,7 +153,7 @@ private:
 
   void declareSymbolic(const VarRef &sym, const std::string &pad) {
     if (!declared_.insert(sym).second) return;
-    preamble_ += pad + sym->name + " = T.int64()\n";
+    preamble_ += bodyPad_ + sym->name + " = T.int64()\n";  // at the top of the body, wherever used
   }
 
   // Body uses of sizes not in the signature declare them where TVM does: before the body.
@@ -255,7 +256,7 @@ private:
   // `cls`, declared (`cls = Module`) before the body the first time.
   std::string moduleAlias(const std::string &pad) {
     if (!moduleAliasPrinted_) {
-      preamble_ += pad + "cls = Module\n";
+      preamble_ += bodyPad_ + "cls = Module\n";
       moduleAliasPrinted_ = true;
     }
     return "cls";
@@ -333,6 +334,7 @@ private:
   RelaxPrintState &state_;
   llvm::raw_ostream &os_;
   std::string preamble_, body_;
+  std::string bodyPad_;  // the indentation of the function's body, where the preamble goes
   std::unordered_set<VarRef> declared_;
   std::unordered_map<const Var *, std::string> names_;
   std::unordered_set<std::string> takenNames_;
