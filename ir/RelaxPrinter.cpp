@@ -289,8 +289,10 @@ private:
     FunctionPrinter inner(*asRelaxFunction(binding.function), state_, os);
     inner.names_ = names_;
     inner.takenNames_ = takenNames_;
+    inner.captured_ = captured_;
     inner.print(name, unsigned(pad.size()));
     takenNames_ = inner.takenNames_;
+    if (!inner.capturedText_.empty()) capturedText_ = inner.capturedText_;
     body_ += os.str();
   }
 
