@@ -1,6 +1,5 @@
 #include "vtac/codegen/HostLowering.h"
 
-#include "vtac/codegen/EntryChecks.h"
 #include "vtac/codegen/ParallelOutlining.h"
 #include "vtac/ir/Diagnostic.h"
 #include "vtac/ir/Mutator.h"
@@ -103,7 +102,7 @@ llvm::Expected<HostFunction> lowerForHost(const ir::PrimFunc &func, const std::s
     if (host.buffer && noAlias && !function.isDistinctData(*host.buffer->data))
       function.distinctData.push_back(host.buffer->data);
   }
-  auto bound = bindParameters(function, body);
+  auto bound = passes::bindEntryParameters(function.symbol, function.graph, function.params, body);
   if (!bound) return bound.takeError();
   body = *bound;
   function.body = body;
