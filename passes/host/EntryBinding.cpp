@@ -154,8 +154,8 @@ llvm::Expected<ir::Stmt> bindTensor(const std::string &symbol, bool graph, const
   // the interpreter takes it. TVM binds it to byte_offset / element bytes from the unshifted
   // data: the same address.
   auto *offset = buffer.elemOffset.as<ir::Var>();
-  bool offsetIsParameter = offset && std::any_of(function.params.begin(), function.params.end(),
-                                                 [&](const HostParam &p) { return !p.buffer && p.var.get() == offset; });
+  bool offsetIsParameter = offset && std::any_of(params.begin(), params.end(),
+                                                 [&](const EntryParam &p) { return !p.buffer && p.var.get() == offset; });
   if (param.bindsData && offset && !offsetIsParameter && boundSizes.insert(offset).second)
     steps.push_back({{}, {}, ir::VarRef(offset), ir::intImm(0, offset->dtype)});
   else if (param.bindsData && offset)  // given by a parameter or an earlier tensor: 0, as vtac run checks
@@ -182,6 +182,29 @@ llvm::Expected<ir::Stmt> bindTensor(const std::string &symbol, bool graph, const
 }
 
 }  // namespace
+
+ir::Stmt bodyWithinEntryChecks(const ir::Stmt &body) {
+  // A call of one of the DLTensor field ops, possibly cast (a size's binding).
+  auto isFieldOp = [](const ir::Expr &value) {
+    const ir::Expr &inner = value.isa<ir::Cast>() ? value.as<ir::Cast>()->value : value;
+    auto *call = inner.as<ir::Call>();
+    return call && llvm::StringRef(call->op).starts_with("vtac.dltensor_");
+  };
+  ir::Stmt stmt = body;
+  while (true) {
+    if (auto *check = stmt.as<ir::AssertStmt>()) {
+      stmt = check->body;
+    } else if (auto *let = stmt.as<ir::LetStmt>(); let && (isFieldOp(let->value) || let->value.isa<ir::IntImm>())) {
+      // (A constant is an element offset's binding to 0: combine-context-call's handle is a call.)
+      stmt = let->body;
+    } else if (auto *seq = stmt.as<ir::SeqStmt>(); seq && seq->stmts.size() == 2 && seq->stmts[0].isa<ir::IfThenElse>() &&
+                                                    isFieldOp(seq->stmts[0].as<ir::IfThenElse>()->condition)) {
+      stmt = seq->stmts[1];
+    } else {
+      return stmt;
+    }
+  }
+}
 
 ir::Expr tensorBytes(const ir::Buffer &buffer) {
   ir::Expr bytes = ir::intImm(buffer.dtype.bytes(), DataType::int64());

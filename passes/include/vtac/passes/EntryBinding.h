@@ -18,7 +18,7 @@
 
 #include <llvm/Support/Error.h>
 
-#include "vtac/ir/Stmt.h"
+#include "vtac/ir/Function.h"
 
 namespace vtac::passes {
 
@@ -63,6 +63,11 @@ struct EntryParam {
 // `graph`: the function is a Relax graph, whose tensors must be host tensors unless hostOrVta.
 llvm::Expected<ir::Stmt> bindEntryParameters(const std::string &symbol, bool graph,
                                              const std::vector<EntryParam> &params, ir::Stmt body);
+
+// The statement bindEntryParameters wrapped its checks around, in `body` (a bound function's):
+// what the function's body began with before (where combine-context-call bound the command
+// handle). A body the checks ended in a sequence with is returned with its strides check.
+ir::Stmt bodyWithinEntryChecks(const ir::Stmt &body);
 
 // The bytes of `buffer`'s elements, as int64 (folded when the shape is constant).
 ir::Expr tensorBytes(const ir::Buffer &buffer);

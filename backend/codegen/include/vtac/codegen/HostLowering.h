@@ -2,13 +2,11 @@
 //
 // `lowerForHost` takes what the `host-lower` pipeline gives (passes/host/Pipeline.cpp: flat
 // loops, the VTA intrinsics already runtime calls on one command handle bound at entry by
-// combine-context-call, `coproc_uop_scope` micro-kernels that declare their closures; no blocks) and produces a
-// HostFunction:
-//  - the entry ABI: each buffer parameter becomes a `DLTensor *`; the body starts with checks
-//    of every tensor (not null, ndim, dtype, shape, compact strides; byte_offset 0 for VTA
-//    buffers, whose data is a VTABufferAlloc handle) as AssertStmts, binds symbolic shape
-//    variables from the tensors' shapes and binds each buffer's data variable to the tensor's
-//    data (passes/EntryBinding.h, whose `hostop` names the emitters implement);
+// combine-context-call, `coproc_uop_scope` micro-kernels that declare their closures; no blocks;
+// the entry bound by bind-entry-parameters: each buffer parameter a `DLTensor *` handle, the body
+// starting with the checks of every tensor and the bindings of its sizes and data, whose
+// `hostop` names the emitters implement, passes/EntryBinding.h) and produces a HostFunction:
+//  - the entry ABI: the parameters as bind-entry-parameters left them (a buffer's in bufferMap);
 //  - `commandHandle`: the variable combine-context-call bound `VTATLSCommandHandle()` to, which
 //    the emitters use beyond the body (dropping queued commands on failure);
 //  - TVM's CreateStaticInit: each `coproc_uop_scope` body becomes a MicroKernel (its body and
@@ -21,9 +19,9 @@
 //    becomes a ParallelTask (ParallelOutlining.h) run by the
 //    thread pool of runtime/parallel (`vtac_parallel_for`), in its place a
 //    `hostop::kParallelFor(index, extent)` call.
-// Errors (a block left in the program, a parameter that is neither a buffer nor a scalar, a
-// function host-lower has not run on: a VTA function without its command handle, a micro-kernel
-// without its closure) are located DiagnosticErrors; host-lower's steps report what they refuse
+// Errors (a block left in the program, a function host-lower has not run on: a VTA function
+// without its command handle, a micro-kernel without its closure, an entry not bound) are located
+// DiagnosticErrors; host-lower's steps report what they refuse
 // (declare-micro-kernels: a nested micro-kernel, a handle captured by one).
 #pragma once
 
