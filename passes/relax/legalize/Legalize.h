@@ -107,5 +107,6 @@ llvm::Expected<LegalizedOperator> legalizeLinearAlgebra(const ir::relax::Call &c
 llvm::Expected<LegalizedOperator> legalizeManipulate(const ir::relax::Call &call);
 llvm::Expected<LegalizedOperator> legalizeDatatype(const ir::relax::Call &call);
 llvm::Expected<LegalizedOperator> legalizeStatistical(const ir::relax::Call &call);
+llvm::Expected<LegalizedOperator> legalizeWindow(const ir::relax::Call &call);
 
 }  // namespace vtac::passes::legalize
