@@ -19,9 +19,9 @@ llvm::Expected<legalize::LegalizedOperator> legalizeCall(const relax::Call &call
   case relax::OperatorFamily::Concat: return legalize::legalizeManipulate(call);
   case relax::OperatorFamily::Astype: return legalize::legalizeDatatype(call);
   case relax::OperatorFamily::Statistical: return legalize::legalizeStatistical(call);
-  case relax::OperatorFamily::Conv2D:
+  case relax::OperatorFamily::Conv2D: return legalize::legalizeConvolution(call);
   case relax::OperatorFamily::Pool2D:
-  case relax::OperatorFamily::AdaptivePool2D: return legalize::legalizeWindow(call);
+  case relax::OperatorFamily::AdaptivePool2D: return legalize::legalizePooling(call);
   }
   llvm_unreachable("every operator family has a legalization");
 }
