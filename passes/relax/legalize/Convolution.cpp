@@ -44,7 +44,7 @@ std::vector<size_t> inverse(const std::vector<size_t> &positions) {
 llvm::Expected<LegalizedOperator> legalizeConvolution(const relax::Call &call) {
   const auto &attrs = std::get<relax::Conv2DAttrs>(call.attrs);
   auto refuse = [&](const std::string &why) {
-    return ir::diagnosticError(call.calleeLoc, "legalize-ops: R.nn.conv2d " + why + " is not supported yet");
+    return ir::diagnosticError(call.calleeLoc, "R.nn.conv2d " + why + " is not supported yet");
   };
   if (attrs.outLayout != attrs.dataLayout)
     return refuse("with out_layout \"" + attrs.outLayout + "\" other than data_layout \"" + attrs.dataLayout + "\"");

@@ -89,7 +89,7 @@ llvm::Expected<LegalizedOperator> legalizePool2D(const relax::Call &call, const 
   if (!data) return data.takeError();
   ir::DataType dtype = (*data)->dtype;
   if (!max && !dtype.isFloat())
-    return ir::diagnosticError(call.args[0].loc, "legalize-ops: R.nn.avg_pool2d of " + dtype.str() +
+    return ir::diagnosticError(call.args[0].loc, "R.nn.avg_pool2d of " + dtype.str() +
                                                      " is not supported yet (float tensors only)");
   auto [h, w] = spatialAxes(attrs.layout);
   size_t spatial[] = {h, w};
@@ -135,7 +135,7 @@ llvm::Expected<LegalizedOperator> legalizeAdaptivePool2D(const relax::Call &call
   if (!data) return data.takeError();
   ir::DataType dtype = (*data)->dtype;
   if (!dtype.isFloat())
-    return ir::diagnosticError(call.args[0].loc, "legalize-ops: R.nn.adaptive_avg_pool2d of " + dtype.str() +
+    return ir::diagnosticError(call.args[0].loc, "R.nn.adaptive_avg_pool2d of " + dtype.str() +
                                                      " is not supported yet (float tensors only)");
   auto [h, w] = spatialAxes(attrs.layout);
   size_t spatial[] = {h, w};
@@ -146,7 +146,7 @@ llvm::Expected<LegalizedOperator> legalizeAdaptivePool2D(const relax::Call &call
     if (!attrs.outputSize) ratio[d] = 1;  // the input's size: windows of one element
     else if (inSize && outSize && inSize->value % outSize->value == 0) ratio[d] = inSize->value / outSize->value;
     else
-      return ir::diagnosticError(call.calleeLoc, "legalize-ops: R.nn.adaptive_avg_pool2d from " + relax::printDim(in) +
+      return ir::diagnosticError(call.calleeLoc, "R.nn.adaptive_avg_pool2d from " + relax::printDim(in) +
                                                      " to " + relax::printDim(out) +
                                                      " is not supported yet (an output size that divides the input's)");
   }
