@@ -77,8 +77,36 @@ std::string printInts(const std::vector<int64_t> &values) {
 
 std::string quoted(const std::string &text) { return "\"" + text + "\""; }
 
-// "the output height is 0: the window (5 with dilation) is larger than the padded input (4)",
-// when both are constants and the window does not fit; "" otherwise.
+// The size of a window operator's output along one spatial dimension, as TVM's inference
+// computes and simplifies it.
+Expr windowOutputSize(const Expr &in, const Expr &window, int64_t padding, int64_t dilation, int64_t stride,
+                      bool ceilMode) {
+  int64_t rounding = ceilMode ? stride - 1 : 0;
+  const auto *inSize = in.as<IntImm>(), *windowSize = window.as<IntImm>();
+  if (inSize && windowSize) {
+    int64_t numerator = inSize->value + padding - dilation * (windowSize->value - 1) - 1 + rounding;
+    int64_t quotient = numerator / stride - (numerator % stride != 0 && numerator < 0);
+    return int64Imm(quotient + 1);
+  }
+  SignedTerms numerator = flattenSum(
+      simplify(in + int64Imm(padding) - int64Imm(dilation) * (window - int64Imm(1)) - int64Imm(1 - rounding)));
+  if (stride == 1) {
+    numerator.constant += 1;
+    return canonicalSum(numerator);
+  }
+  // floordiv(x + c, s) + 1 with s dividing c is floordiv(x, s) + c / s + 1, as TVM simplifies it.
+  SignedTerms size;
+  size.constant = 1;
+  if (numerator.constant % stride == 0) {
+    size.constant += numerator.constant / stride;
+    numerator.constant = 0;
+  }
+  size.terms.emplace_back(false, floorDivExpr(canonicalSum(numerator), int64Imm(stride)));
+  return canonicalSum(size);
+}
+
+// "its output height would be empty: the window (5 with dilation) is larger than the padded input
+// (4)", when both are constants and the window does not fit; "" otherwise.
 std::string emptyOutput(const char *dimension, const Expr &in, const Expr &window, int64_t padding, int64_t dilation) {
   const auto *inSize = in.as<IntImm>(), *windowSize = window.as<IntImm>();
   if (!inSize || !windowSize) return "";
@@ -224,32 +252,6 @@ std::string layoutProblem(const Call &call, llvm::StringRef attribute) {
   }
   if (supported) return "";
   return "R." + call.callee + ": " + attribute.str() + " \"" + layout + "\" is not supported yet (" + expected + ")";
-}
-
-Expr windowOutputSize(const Expr &in, const Expr &window, int64_t padding, int64_t dilation, int64_t stride,
-                      bool ceilMode) {
-  int64_t rounding = ceilMode ? stride - 1 : 0;
-  const auto *inSize = in.as<IntImm>(), *windowSize = window.as<IntImm>();
-  if (inSize && windowSize) {
-    int64_t numerator = inSize->value + padding - dilation * (windowSize->value - 1) - 1 + rounding;
-    int64_t quotient = numerator / stride - (numerator % stride != 0 && numerator < 0);
-    return int64Imm(quotient + 1);
-  }
-  SignedTerms numerator = flattenSum(
-      simplify(in + int64Imm(padding) - int64Imm(dilation) * (window - int64Imm(1)) - int64Imm(1 - rounding)));
-  if (stride == 1) {
-    numerator.constant += 1;
-    return canonicalSum(numerator);
-  }
-  // floordiv(x + c, s) + 1 with s dividing c is floordiv(x, s) + c / s + 1, as TVM simplifies it.
-  SignedTerms size;
-  size.constant = 1;
-  if (numerator.constant % stride == 0) {
-    size.constant += numerator.constant / stride;
-    numerator.constant = 0;
-  }
-  size.terms.emplace_back(false, floorDivExpr(canonicalSum(numerator), int64Imm(stride)));
-  return canonicalSum(size);
 }
 
 std::optional<TensorStructInfo> inferWindowOperator(const Call &call, const std::vector<TensorStructInfo> &in,

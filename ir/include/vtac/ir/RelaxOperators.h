@@ -90,14 +90,9 @@ std::optional<std::vector<std::string>> layoutAxes(llvm::StringRef layout);
 // yet). `attribute` is the attribute's name ("data_layout").
 std::string layoutProblem(const Call &call, llvm::StringRef attribute);
 
-// The size of a window operator's output along one spatial dimension, as TVM's inference
-// computes and simplifies it: floordiv(in + padding - dilation * (window - 1) - 1
-// [+ stride - 1 with ceil_mode], stride) + 1 (a symbolic size in TVM's canonical order,
-// `h + 1 - kh`).
-Expr windowOutputSize(const Expr &in, const Expr &window, int64_t padding, int64_t dilation, int64_t stride,
-                      bool ceilMode);
-
-// The struct info of a conv2d, pool or adaptive pool call (see inferOperatorStructInfo).
+// The struct info of a conv2d, pool or adaptive pool call (see inferOperatorStructInfo): each
+// spatial size floordiv(in + padding - dilation * (window - 1) - 1 [+ stride - 1 with
+// ceil_mode], stride) + 1, a symbolic one in TVM's canonical order (`h + 1 - kh`, `h // 2`).
 std::optional<TensorStructInfo> inferWindowOperator(const Call &call, const std::vector<TensorStructInfo> &in,
                                                     SourceLoc callLoc, RelaxDiagnostic &diagnostic);
 
