@@ -105,12 +105,23 @@ Expr windowOutputSize(const Expr &in, const Expr &window, int64_t padding, int64
   return canonicalSum(size);
 }
 
-// "its output height would be empty: the window (5 with dilation) is larger than the padded input
-// (4)", when both are constants and the window does not fit; "" otherwise.
-std::string emptyOutput(const char *dimension, const Expr &in, const Expr &window, int64_t padding, int64_t dilation) {
+// Why the window cannot slide along one spatial dimension, or "": the paddings, the dilated
+// window or the output size overflow 64-bit integers ("its output height overflows int64"),
+// or, for constant sizes, the window is larger than the padded input ("its output height would
+// be empty: the window (5 with dilation) is larger than the padded input (4)"). `padding` is
+// set to the two paddings' sum.
+std::string windowProblem(const char *dimension, const Expr &in, const Expr &window, int64_t padBefore,
+                          int64_t padAfter, int64_t dilation, int64_t stride, bool ceilMode, int64_t &padding) {
+  std::string overflow = std::string("its output ") + dimension + " overflows int64";
+  if (__builtin_add_overflow(padBefore, padAfter, &padding)) return overflow;
   const auto *inSize = in.as<IntImm>(), *windowSize = window.as<IntImm>();
   if (!inSize || !windowSize) return "";
-  int64_t dilated = dilation * (windowSize->value - 1) + 1, padded = inSize->value + padding;
+  int64_t dilated, padded, numerator;
+  if (__builtin_mul_overflow(dilation, windowSize->value - 1, &dilated) || __builtin_add_overflow(dilated, 1, &dilated) ||
+      __builtin_add_overflow(inSize->value, padding, &padded) ||
+      __builtin_sub_overflow(padded, dilated, &numerator) ||
+      __builtin_add_overflow(numerator, ceilMode ? stride : 1, &numerator))
+    return overflow;
   if (dilated <= padded) return "";
   return std::string("its output ") + dimension + " would be empty: the window (" + std::to_string(dilated) +
          (dilation > 1 ? " with dilation" : "") + ") is larger than the padded input (" + std::to_string(padded) + ")";
@@ -157,10 +168,12 @@ std::optional<TensorStructInfo> inferConv2D(const Call &call, const std::vector<
   const char *dimensions[] = {"height", "width"};
   std::vector<Expr> canonical = {dataDim(0), kernelDim(0)};
   for (int d = 0; d < 2; ++d) {
-    int64_t padding = attrs.padding[size_t(d)] + attrs.padding[size_t(d) + 2];
-    std::string empty = emptyOutput(dimensions[d], dataDim(2 + d), kernelDim(2 + d), padding, attrs.dilation[size_t(d)]);
-    if (!empty.empty()) {
-      diagnostic = {callLoc, "R.nn.conv2d: " + empty};
+    int64_t padding;
+    std::string problem = windowProblem(dimensions[d], dataDim(2 + d), kernelDim(2 + d), attrs.padding[size_t(d)],
+                                        attrs.padding[size_t(d) + 2], attrs.dilation[size_t(d)], attrs.strides[size_t(d)],
+                                        false, padding);
+    if (!problem.empty()) {
+      diagnostic = {callLoc, "R.nn.conv2d: " + problem};
       return std::nullopt;
     }
     canonical.push_back(windowOutputSize(dataDim(2 + d), kernelDim(2 + d), padding, attrs.dilation[size_t(d)],
@@ -194,11 +207,12 @@ std::optional<TensorStructInfo> inferPool(const Call &call, const TensorStructIn
       continue;
     }
     const auto &attrs = std::get<Pool2DAttrs>(call.attrs);
-    int64_t padding = attrs.padding[d] + attrs.padding[d + 2];
+    int64_t padding;
     Expr window = int64Imm(attrs.poolSize[d]);
-    std::string empty = emptyOutput(d ? "width" : "height", size, window, padding, attrs.dilation[d]);
-    if (!empty.empty()) {
-      diagnostic = {callLoc, "R." + call.callee + ": " + empty};
+    std::string problem = windowProblem(d ? "width" : "height", size, window, attrs.padding[d], attrs.padding[d + 2],
+                                        attrs.dilation[d], attrs.strides[d], attrs.ceilMode, padding);
+    if (!problem.empty()) {
+      diagnostic = {callLoc, "R." + call.callee + ": " + problem};
       return std::nullopt;
     }
     size = windowOutputSize(size, window, padding, attrs.dilation[d], attrs.strides[d], attrs.ceilMode);
