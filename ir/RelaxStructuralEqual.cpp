@@ -127,7 +127,7 @@ private:
     if (a.callee != b.callee)
       return fail(a.calleeLoc, b.calleeLoc, "callees differ (" + a.callee + " vs " + b.callee + ")");
     if (a.args.size() != b.args.size()) return fail(atA, atB, "argument counts differ");
-    if (a.axes != b.axes || a.keepdims != b.keepdims || a.outDtype != b.outDtype)
+    if (a.axes != b.axes || a.keepdims != b.keepdims || a.outDtype != b.outDtype || !(a.attrs == b.attrs))
       return fail(atA, atB, "operator attributes differ");
     for (size_t i = 0; i < a.args.size(); ++i)
       if (!arg(a.args[i], b.args[i], "argument " + std::to_string(i + 1))) return false;
