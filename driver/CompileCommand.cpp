@@ -133,13 +133,32 @@ public:
   }
 
 private:
-  // The symbol of function `name` of `input`.
-  std::string symbolOf(const std::string &input, const std::string &name, bool onlyFunction) const {
+  // The symbol --symbol gives function `name`, if any.
+  std::optional<std::string> givenSymbol(const std::string &name, bool onlyFunction) const {
     for (const std::string &entry : options_.symbols) {
       size_t equals = entry.find('=');
       if (equals == std::string::npos && (name == "main" || onlyFunction)) return entry;
       if (equals != std::string::npos && entry.substr(0, equals) == name) return entry.substr(equals + 1);
     }
+    return std::nullopt;
+  }
+
+  // The symbol of function `func`, called `name`, of `input`: --symbol's, else the input's stem
+  // for `main`, else its name. A function whose entry is bound already (host-lower's output)
+  // keeps the name its entry checks report.
+  llvm::Expected<std::string> symbolOf(const std::string &input, const std::string &name, const ir::Node &func,
+                                       bool onlyFunction) const {
+    std::optional<std::string> given = givenSymbol(name, onlyFunction);
+    auto *prim = func.as<ir::PrimFunc>();
+    const ir::AttrValue *bound = prim && ir::isEntryBound(*prim) ? prim->attrs.find("global_symbol") : nullptr;
+    if (bound && bound->isString()) {
+      if (given && *given != bound->asString())
+        return ir::diagnosticError(func.loc(), "function '" + name + "' was bound as '" + bound->asString() +
+                                                   "' (bind-entry-parameters), which its entry checks report: it "
+                                                   "cannot be compiled as '" + *given + "'");
+      return bound->asString();
+    }
+    if (given) return *given;
     return name == "main" ? identifier(stem(input)) : name;
   }
 
@@ -152,14 +171,18 @@ private:
     for (const auto &entry : parsed->module.functions()) job.functions.push_back(entry.name->name);
     llvm::raw_os_ostream dumps(errors);  // the job's own stream: inputs compile in parallel
     dumps.SetUnbuffered();
-    if (!prepareInput(*parsed, errors, dumps) || !lowerForEmitters(parsed->module, errors, dumps)) return false;
-    std::vector<codegen::HostFunction> functions;
-    // Symbols first (a graph calls prim_funcs by them); prim_funcs, then graphs, so that every
-    // function a graph calls is defined before it.
+    if (!prepareInput(*parsed, errors, dumps)) return false;
+    // Symbols first (a graph calls prim_funcs by them; bind-entry-parameters' checks name them);
+    // prim_funcs, then graphs, so that every function a graph calls is defined before it.
     std::map<std::string, std::string> symbols, symbolOwners;
     for (const auto &entry : parsed->module.functions()) {
       const std::string &name = entry.name->name;
-      std::string symbol = symbolOf(job.input, name, parsed->module.size() == 1);
+      llvm::Expected<std::string> named = symbolOf(job.input, name, *entry.function, parsed->module.size() == 1);
+      if (!named) {
+        errors << ir::renderError(named.takeError());
+        return false;
+      }
+      const std::string &symbol = *named;
       if (!symbolOwners.emplace(symbol, name).second) {
         errors << ir::renderError(ir::diagnosticError(entry.function->loc(), "functions '" + symbolOwners[symbol] + "' and '" +
                                                                                  name + "' would both be named '" + symbol + "'"));
@@ -167,6 +190,8 @@ private:
       }
       symbols[name] = symbol;
     }
+    if (!lowerForEmitters(parsed->module, symbols, errors, dumps)) return false;
+    std::vector<codegen::HostFunction> functions;
     for (bool graphs : {false, true})
       for (const auto &entry : parsed->module.functions()) {
         const std::string &name = entry.name->name;
@@ -210,12 +235,14 @@ private:
 
   // Each prim_func through the pipeline every backend runs last (prepare::codegenPipeline:
   // tir-lower when blocks remain, as `vtac run` lowers them, then host-lower), in the module.
-  bool lowerForEmitters(ir::IRModule &module, std::ostream &errors, llvm::raw_ostream &dumps) const {
+  bool lowerForEmitters(ir::IRModule &module, const std::map<std::string, std::string> &symbols, std::ostream &errors,
+                        llvm::raw_ostream &dumps) const {
     std::vector<ir::IRModule::Entry> entries = module.functions();  // replacing one updates the module
     for (const auto &entry : entries) {
       auto *func = entry.function.as<ir::PrimFunc>();
       if (!func) continue;
-      auto lowered = prepare::lowerForCodegen(ir::PrimFuncRef(func), entry.name->name, instrumentationFor(dumps));
+      auto lowered = prepare::lowerForCodegen(ir::PrimFuncRef(func), entry.name->name, instrumentationFor(dumps),
+                                              symbols.at(entry.name->name));
       if (!lowered) {
         errors << ir::renderError(lowered.takeError());
         return false;

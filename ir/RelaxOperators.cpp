@@ -21,6 +21,8 @@ const std::vector<OperatorInfo> &operators() {
       {"astype", F::Astype, {"x"}},                    {"sum", F::Statistical, {"x"}},
       {"mean", F::Statistical, {"x"}},                  {"max", F::Statistical, {"x"}},
       {"min", F::Statistical, {"x"}},                   {"concat", F::Concat, {"tensors"}},
+      {"nn.conv2d", F::Conv2D, {"data", "weight"}},     {"nn.max_pool2d", F::Pool2D, {"data"}},
+      {"nn.avg_pool2d", F::Pool2D, {"data"}},           {"nn.adaptive_avg_pool2d", F::AdaptivePool2D, {"data"}},
   };
   return table;
 }
@@ -374,6 +376,9 @@ std::optional<TensorStructInfo> inferOperatorStructInfo(const Call &call, Source
   case OperatorFamily::Astype: result = TensorStructInfo{in[0].shape, in[0].ndim, call.outDtype, {}}; break;
   case OperatorFamily::Statistical: result = inferStatistical(call, in[0], axesLoc, diagnostic); break;
   case OperatorFamily::Concat: result = inferConcat(call, in, callLoc, axesLoc, diagnostic); break;
+  case OperatorFamily::Conv2D:
+  case OperatorFamily::Pool2D:
+  case OperatorFamily::AdaptivePool2D: result = inferWindowOperator(call, in, callLoc, diagnostic); break;
   }
   if (result) result->loc = callLoc;
   return result;
@@ -400,6 +405,9 @@ std::string printOperatorAttributes(const Call &call) {
   case OperatorFamily::Statistical:
     return ", axis=" + (call.axes ? printAxes(*call.axes) : "None") + ", keepdims=" + (call.keepdims ? "True" : "False");
   case OperatorFamily::Concat: return ", axis=" + (call.axes ? std::to_string(call.axes->front()) : "None");
+  case OperatorFamily::Conv2D:
+  case OperatorFamily::Pool2D:
+  case OperatorFamily::AdaptivePool2D: return printWindowAttributes(call);
   default: return "";
   }
 }

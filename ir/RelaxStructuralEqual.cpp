@@ -134,7 +134,7 @@ private:
     for (size_t i = 0; i < a.sinfoArgs.size(); ++i)
       if (!structInfo(a.sinfoArgs[i], b.sinfoArgs[i])) return fail(a.sinfoArgs[i].loc, b.sinfoArgs[i].loc, "sinfo_args differ");
     if (a.args.size() != b.args.size()) return fail(atA, atB, "argument counts differ");
-    if (a.axes != b.axes || a.keepdims != b.keepdims || a.outDtype != b.outDtype)
+    if (a.axes != b.axes || a.keepdims != b.keepdims || a.outDtype != b.outDtype || !(a.attrs == b.attrs))
       return fail(atA, atB, "operator attributes differ");
     for (size_t i = 0; i < a.args.size(); ++i)
       if (!arg(a.args[i], b.args[i], "argument " + std::to_string(i + 1))) return false;

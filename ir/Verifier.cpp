@@ -17,13 +17,16 @@ public:
   std::vector<VerifierDiagnostic> check(const PrimFunc &func) {
     locations_.push_back(func.loc());
     for (const VarRef &p : func.params) define(*p, func);
+    // A bound entry's body binds its buffers' data and sizes from the DLTensors itself.
+    bool bound = isEntryBound(func);
     for (const auto &entry : func.bufferMap) {
-      defineBufferVars(*entry.second, func);
+      if (!bound) defineBufferVars(*entry.second, func);
       checkExtents(entry.second->shape, *entry.second, "buffer '" + entry.second->name + "'");
     }
     // A size only a compound dimension names (`n` of `(n * 32,)`) is still one of the
     // function's sizes: the caller gives it (TVM's buffer_map defines it the same way).
-    for (const auto &entry : func.bufferMap) defineCompoundLayoutVars(*entry.second);
+    if (!bound)
+      for (const auto &entry : func.bufferMap) defineCompoundLayoutVars(*entry.second);
     visitStmt(func.body);
     return std::move(diagnostics_);
   }

@@ -210,7 +210,10 @@ std::string codegenPipeline(const ir::PrimFunc &func) {
 }
 
 llvm::Expected<ir::PrimFuncRef> lowerForCodegen(ir::PrimFuncRef func, llvm::StringRef name,
-                                                passes::Instrumentation instrumentation) {
+                                                passes::Instrumentation instrumentation, llvm::StringRef symbol) {
+  ir::PrimFunc *named = ir::copyNode(*func);
+  named->attrs.set("global_symbol", (symbol.empty() ? name : symbol).str());
+  func = ir::PrimFuncRef(named);
   auto pipeline = passes::parsePipeline(codegenPipeline(*func), passes::PassRegistry::builtin());
   if (!pipeline) return pipeline.takeError();
   passes::PassContext context;

@@ -4,6 +4,8 @@
 
 #include "interp/Compiler.h"
 #include "vtac/backend/Diagnostic.h"
+#include "vtac/ir/Diagnostic.h"
+#include "vtac/passes/EntryBinding.h"
 #include "vtac/passes/Vta.h"
 
 namespace vtac::backend {
@@ -18,6 +20,10 @@ CompiledFunction::~CompiledFunction() = default;
 
 llvm::Expected<std::unique_ptr<CompiledFunction>>
 CompiledFunction::compile(ir::PrimFuncRef function, llvm::StringRef name, const ExternRegistry &registry) {
+  // Its buffer parameters are DLTensor handles now, read through the compiled ABI's ops.
+  if (ir::isEntryBound(*function))
+    return ir::diagnosticError(function->loc(), "function '" + name.str() + "' has its compiled entry bound "
+                                                "(bind-entry-parameters): the interpreter runs it before host-lower");
   auto signature = FunctionSignature::of(function, name);
   if (!signature) return signature.takeError();
   std::unique_ptr<CompiledFunction> compiled(new CompiledFunction(std::move(*signature)));

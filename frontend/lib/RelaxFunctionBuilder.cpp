@@ -1003,6 +1003,19 @@ std::optional<relax::Call> RelaxFunctionBuilder::localFunctionCall(Grammar::Call
   return call;
 }
 
+// The attribute parameters of conv2d and the pools after their tensors, in the order of TVM's
+// Python wrappers (relax/op/nn/nn.py), which a positional argument follows.
+static std::vector<std::string> windowParameters(const relax::OperatorInfo &info) {
+  switch (info.family) {
+  case relax::OperatorFamily::Conv2D:
+    return {"strides", "padding", "dilation", "groups", "data_layout", "kernel_layout", "out_layout", "out_dtype"};
+  case relax::OperatorFamily::Pool2D:
+    return {"pool_size", "strides", "padding", "dilation", "ceil_mode", "count_include_pad", "layout", "out_layout"};
+  case relax::OperatorFamily::AdaptivePool2D: return {"output_size", "layout", "out_layout"};
+  default: return {};
+  }
+}
+
 // `R.add(x, y)`, `R.matmul(x, w, out_dtype="float32")`, `R.permute_dims(x, axes=[1, 0])`: the
 // tensors (positional or by TVM's parameter names), then the operator's attributes; the
 // result's struct info is inferred here, so a shape or type mismatch is reported at the call.
@@ -1024,6 +1037,8 @@ std::optional<relax::Call> RelaxFunctionBuilder::operatorCall(Grammar::CallExprC
   if (info->family == relax::OperatorFamily::Astype) params.push_back("dtype");
   if (info->family == relax::OperatorFamily::Statistical) params.insert(params.end(), {"axis", "keepdims"});
   if (info->family == relax::OperatorFamily::Concat) params.push_back("axis");
+  std::vector<std::string> window = windowParameters(*info);
+  params.insert(params.end(), window.begin(), window.end());
   Arguments args = argumentsOf(expr);
   if (args.positional.size() > params.size()) {
     error(loc(args.positional[params.size()]), "R." + name + " takes " + std::to_string(params.size()) +
@@ -1059,6 +1074,7 @@ std::optional<relax::Call> RelaxFunctionBuilder::operatorCall(Grammar::CallExprC
   }
   ir::SourceLoc axesLoc = loc(expr);
   size_t attribute = info->tensorParams.size();
+  if (!window.empty() && !windowAttributes(expr, params, call)) return std::nullopt;
   if (Grammar::ExprContext *outDtype = info->family == relax::OperatorFamily::Matmul ? args.get(attribute, "out_dtype") : nullptr) {
     std::optional<std::string> text = stringOf(outDtype);
     std::optional<ir::DataType> dtype = text && *text != "void" && !text->empty() ? ir::DataType::parse(*text) : std::nullopt;
@@ -1127,6 +1143,134 @@ std::optional<relax::Call> RelaxFunctionBuilder::operatorCall(Grammar::CallExprC
     call.keepdims = flag->asBool();
   }
   return withInferredStructInfo(std::move(call), loc(expr), axesLoc);
+}
+
+// conv2d's and the pools' attributes with TVM's defaults and normalisation: one integer (or a
+// tuple of one) for both spatial dimensions; padding of 1 value (all sides), 2 (top and bottom,
+// left and right) or 4 (top, left, bottom, right); the output layout the input's when None;
+// out_dtype None or "void": the data's. Layouts vtac cannot handle are errors at the argument.
+bool RelaxFunctionBuilder::windowAttributes(Grammar::CallExprContext *expr, const std::vector<std::string> &params,
+                                            relax::Call &call) {
+  Arguments args = argumentsOf(expr);
+  auto value = [&](const std::string &name) {
+    size_t index = size_t(std::find(params.begin(), params.end(), name) - params.begin());
+    return args.get(index, name);
+  };
+  auto ints = [&](const std::string &name, std::vector<int64_t> &out) {
+    Grammar::ExprContext *given = value(name);
+    if (!given || (name == "output_size" && isNone(given))) return true;
+    std::vector<Grammar::ExprContext *> items = tupleItems(given).value_or(std::vector<Grammar::ExprContext *>{given});
+    std::vector<int64_t> values;
+    for (Grammar::ExprContext *item : items) {
+      std::optional<int64_t> number = signedIntOf(item);
+      if (!number) {
+        error(loc(item), "expected " + name + " as integers: one, or a tuple such as (1, 1)");
+        return false;
+      }
+      values.push_back(*number);
+    }
+    bool padding = name == "padding";
+    if (values.size() == 1) values.resize(padding ? 4 : 2, values[0]);
+    else if (padding && values.size() == 2) values = {values[0], values[1], values[0], values[1]};
+    if (values.size() != (padding ? 4u : 2u)) {
+      error(loc(given), padding ? "expected 1, 2 or 4 values for padding (top, left, bottom, right), got " +
+                                      std::to_string(items.size())
+                                : "expected 1 or 2 values for " + name + " (height, width), got " +
+                                      std::to_string(items.size()));
+      return false;
+    }
+    for (int64_t number : values)
+      if (number < (padding ? 0 : 1)) {
+        error(loc(given), name + (padding ? " needs sizes of 0 or more" : " needs sizes of 1 or more") + ", got " +
+                              std::to_string(number));
+        return false;
+      }
+    out = std::move(values);
+    return true;
+  };
+  auto flag = [&](const std::string &name, bool &out) {
+    Grammar::ExprContext *given = value(name);
+    if (!given) return true;
+    std::optional<ir::AttrValue> literal = attrLiteral(given);
+    if (!literal) return false;
+    if (!literal->isBool()) {
+      error(loc(given), "expected True or False for " + name);
+      return false;
+    }
+    out = literal->asBool();
+    return true;
+  };
+  // A layout string; out_layout None (or absent) is `input`.
+  auto layout = [&](const std::string &name, std::string &out, const std::string *input) {
+    Grammar::ExprContext *given = value(name);
+    if (input && (!given || isNone(given))) {
+      out = *input;
+      return true;
+    }
+    if (!given) return true;
+    std::optional<std::string> text = stringOf(given);
+    if (!text || !relax::layoutAxes(*text)) {
+      error(loc(given), "expected a layout string for " + name + ", such as \"NCHW\"");
+      return false;
+    }
+    out = *text;
+    return true;
+  };
+  auto supported = [&](const std::vector<std::string> &names) {
+    for (const std::string &name : names)
+      if (std::string problem = relax::layoutProblem(call, name); !problem.empty()) {
+        Grammar::ExprContext *given = value(name);
+        error(given ? loc(given) : call.calleeLoc, problem);
+        return false;
+      }
+    return true;
+  };
+  const relax::OperatorInfo &info = *relax::lookupOperator(call.callee);
+  if (info.family == relax::OperatorFamily::Conv2D) {
+    relax::Conv2DAttrs attrs;
+    if (!ints("strides", attrs.strides) || !ints("padding", attrs.padding) || !ints("dilation", attrs.dilation) ||
+        !layout("data_layout", attrs.dataLayout, nullptr) || !layout("kernel_layout", attrs.kernelLayout, nullptr) ||
+        !layout("out_layout", attrs.outLayout, &attrs.dataLayout))
+      return false;
+    if (Grammar::ExprContext *groups = value("groups")) {
+      std::optional<int64_t> count = signedIntOf(groups);
+      if (!count || *count < 1) {
+        error(loc(groups), "expected groups as an integer of 1 or more");
+        return false;
+      }
+      attrs.groups = *count;
+    }
+    if (Grammar::ExprContext *outDtype = value("out_dtype"); outDtype && !isNone(outDtype)) {
+      std::optional<std::string> text = stringOf(outDtype);
+      bool isVoid = text && (text->empty() || *text == "void");
+      std::optional<ir::DataType> dtype = text && !isVoid ? ir::DataType::parse(*text) : std::nullopt;
+      if (!isVoid && (!dtype || dtype->isVoid() || dtype->lanes() != 1)) {
+        error(loc(outDtype), "expected a dtype string for out_dtype, such as \"int32\" or \"void\"");
+        return false;
+      }
+      if (dtype) attrs.outDtype = *dtype;
+    }
+    call.attrs = attrs;
+    return supported({"data_layout", "kernel_layout", "out_layout"});
+  }
+  if (info.family == relax::OperatorFamily::Pool2D) {
+    relax::Pool2DAttrs attrs;
+    if (!ints("pool_size", attrs.poolSize) || !ints("strides", attrs.strides) || !ints("padding", attrs.padding) ||
+        !ints("dilation", attrs.dilation) || !flag("ceil_mode", attrs.ceilMode) ||
+        !flag("count_include_pad", attrs.countIncludePad) || !layout("layout", attrs.layout, nullptr) ||
+        !layout("out_layout", attrs.outLayout, &attrs.layout))
+      return false;
+    call.attrs = attrs;
+    return supported({"layout", "out_layout"});
+  }
+  relax::AdaptivePool2DAttrs attrs;
+  std::vector<int64_t> outputSize;
+  if (!ints("output_size", outputSize) || !layout("layout", attrs.layout, nullptr) ||
+      !layout("out_layout", attrs.outLayout, &attrs.layout))
+    return false;
+  if (!outputSize.empty()) attrs.outputSize = outputSize;
+  call.attrs = attrs;
+  return supported({"layout", "out_layout"});
 }
 
 // A shape written at the call: `(8, 3)`, `[a // 2, b * 2]` or `R.shape([8, 3])`, sizes -1

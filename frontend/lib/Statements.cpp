@@ -949,6 +949,23 @@ Stmt FunctionBuilder::buildWith(Grammar::With_stmtContext *stmt) {
     currentBlock()->init = init ? init : noOp(at);
     return nullptr;
   }
+  if (path == "T.LetStmt") {
+    // `with T.LetStmt(value, var=A.data):` binds a variable defined elsewhere, as the printer
+    // writes the entry checks' binding of a parameter buffer's data (bind-entry-parameters).
+    const Value *target = args.keyword("var");
+    Expr var = target && args.positional.size() == 1 ? toExpr(*target, "a variable") : nullptr;
+    if (!target || args.positional.size() != 1)
+      error(loc(call), "'with T.LetStmt(value, var=v):' takes a value and the variable it binds");
+    else if (var && !var.isa<ir::Var>())
+      error(target->loc, "T.LetStmt's var= must be a variable");
+    Expr value = var && var.isa<ir::Var>() ? toExprOf(args.positional[0], var->dtype, "a value") : nullptr;
+    pushScope();
+    Stmt body = buildSuite(stmt->suite());
+    popScope();
+    if (!value)
+      return nullptr;
+    return ir::make<ir::LetStmt>(ir::VarRef(var.as<ir::Var>()), value, body ? body : noOp(at), at);
+  }
   if (path == "T.attr" || path == "T.launch_thread") {
     auto attr = path == "T.attr" ? buildAttr(args, loc(call)) : buildLaunchThread(nullptr, at, args, loc(call));
     pushScope();

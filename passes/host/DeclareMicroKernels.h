@@ -13,8 +13,8 @@
 //       ... x ... y ...
 //
 // so that code generation (codegen/HostLowering.h) outlines each body as it stands, with that
-// closure, and decides nothing. The last step of host-lower: the closure is that of the body the
-// emitters take (a second run writes the same tuple again). A block is left alone (code
+// closure, and decides nothing. Among host-lower's last steps: the closure is that of the body the
+// emitters take (bind-entry-parameters after it only wraps that body) (a second run writes the same tuple again). A block is left alone (code
 // generation reports it). Errors (located at the scope): a push function other than those
 // two, a scope inside another micro-kernel, a closure variable that is not a scalar (a
 // handle: the runtime's closure is a block of plain values).

@@ -15,8 +15,8 @@
 //
 // A parallel loop inside it runs serially in the task (one level of parallelism, as TVM's) and
 // declares nothing, as does one in a micro-kernel (code generation takes its body as it is). Code generation (codegen/HostLowering.h) cuts each declared loop out with
-// that closure and works nothing out again. The last step of host-lower, on the body the emitters
-// take; a second run writes the same closure again. The interpreter runs parallel loops serially
+// that closure and works nothing out again. One of host-lower's last steps, on the body the emitters
+// take (bind-entry-parameters after it only wraps it); a second run writes the same closure again. The interpreter runs parallel loops serially
 // and reads no closure.
 #pragma once
 

@@ -2,6 +2,7 @@
 // take any input (a block is left alone) so that code generation reports TensorIR it is given.
 #include "vtac/passes/PassRegistry.h"
 
+#include "host/BindEntryParameters.h"
 #include "host/DeclareMicroKernels.h"
 #include "host/DeclareParallelTasks.h"
 #include "host/HoistReductionInit.h"
@@ -25,6 +26,10 @@ void registerHostPasses(PassRegistry &registry) {
                 "each outermost parallel loop's closure written out around it, for the thread pool's task "
                 "(the IR half of TVM's parallel-loop outlining)",
                 declareParallelTasks, nullptr});
+  registry.add({"bind-entry-parameters",
+                "buffer parameters -> checked DLTensor handles, their sizes and data bound at entry (the binding "
+                "half of TVM's MakePackedAPI)",
+                bindFunctionEntry, nullptr});
   registry.add({"host-lower", "lowered TIR -> what the emitters take: the host passes in order (run by vtac compile and the JIT)", nullptr,
                 buildHostLower});
 }

@@ -12,7 +12,8 @@ void buildHostLower(PipelineBuilder &pipeline) {
       .add("lower-vta-intrinsics")        // tir.vta.* -> VTA runtime calls on the thread's command handle
       .add("combine-context-call")        // that handle asked for once, at entry (the emitters read it there)
       .add("declare-micro-kernels")       // each micro-kernel's closure, of the body the emitters outline (so last)
-      .add("declare-parallel-tasks");     // each parallel loop's closure, as declare-micro-kernels
+      .add("declare-parallel-tasks")      // each parallel loop's closure, as declare-micro-kernels
+      .add("bind-entry-parameters");      // DLTensor parameters checked and bound at entry (the ABI)
 }
 
 }  // namespace vtac::passes

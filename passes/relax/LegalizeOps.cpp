@@ -19,6 +19,9 @@ llvm::Expected<legalize::LegalizedOperator> legalizeCall(const relax::Call &call
   case relax::OperatorFamily::Concat: return legalize::legalizeManipulate(call);
   case relax::OperatorFamily::Astype: return legalize::legalizeDatatype(call);
   case relax::OperatorFamily::Statistical: return legalize::legalizeStatistical(call);
+  case relax::OperatorFamily::Conv2D: return legalize::legalizeConvolution(call);
+  case relax::OperatorFamily::Pool2D:
+  case relax::OperatorFamily::AdaptivePool2D: return legalize::legalizePooling(call);
   }
   llvm_unreachable("every operator family has a legalization");
 }
@@ -56,6 +59,7 @@ llvm::Error legalizeOps(ir::IRModule &module, PassContext &) {
         call.axes.reset();
         call.keepdims = false;
         call.outDtype = ir::DataType::voidTy();
+        call.attrs = relax::OperatorAttrs();
         changed = true;
       }
     if (!changed) continue;

@@ -1,10 +1,10 @@
 #include "vtac/codegen/HostLowering.h"
 
-#include "vtac/codegen/EntryChecks.h"
 #include "vtac/codegen/ParallelOutlining.h"
 #include "vtac/ir/Diagnostic.h"
 #include "vtac/ir/Mutator.h"
 #include "vtac/ir/Visitor.h"
+#include "vtac/passes/EntryBinding.h"
 #include "vtac/passes/HostLowered.h"
 #include "vtac/passes/PassSupport.h"
 #include "vtac/passes/Vta.h"
@@ -71,13 +71,16 @@ llvm::Expected<HostFunction> lowerForHost(const ir::PrimFunc &func, const std::s
   function.loc = func.loc();
   bool vta = passes::usesVta(func.body);
   if (vta) {
-    function.commandHandle = passes::boundCommandHandle(func.body);
+    function.commandHandle = passes::boundCommandHandle(passes::bodyWithinEntryChecks(func.body));
     if (!function.commandHandle)
       return ir::diagnosticError(func.loc(), "function '" + name + "' drives VTA but binds no command handle at entry: "
                                              "run host-lower (combine-context-call) before code generation");
   }
 
   if (llvm::Error error = checkLowered(func.body)) return error;
+  if (!ir::isEntryBound(func))
+    return ir::diagnosticError(func.loc(), "function '" + name + "' has no entry checks: run host-lower "
+                                           "(bind-entry-parameters) before code generation");
   MicroKernelOutlining kernels(function);
   ir::Stmt body = kernels.visitStmt(func.body);
   if (llvm::Error error = kernels.takeError()) return error;
@@ -85,27 +88,18 @@ llvm::Expected<HostFunction> lowerForHost(const ir::PrimFunc &func, const std::s
   if (!outlined) return outlined.takeError();
   body = *outlined;
 
+  // bind-entry-parameters made each buffer parameter a DLTensor handle, in bufferMap.
   bool noAlias = !vta && passes::promisesNoAlias(func);
   for (const ir::VarRef &param : func.params) {
     HostParam host;
+    host.var = param;
     host.buffer = func.bufferOf(param);
     host.onVta = vta && host.buffer;
-    if (host.buffer) {
-      host.var = ir::makeVar(param->name, DataType::handle(), param->loc());
-    } else if (param->dtype.isScalar() && !param->dtype.isHandle()) {
-      host.var = param;
-    } else {
-      return ir::diagnosticError(param->loc(), "parameter '" + param->name +
-                                                   "' is neither a buffer nor a scalar: it cannot be passed to compiled code");
-    }
     function.params.push_back(host);
     // Two parameters over one data variable share it, and so alias each other.
     if (host.buffer && noAlias && !function.isDistinctData(*host.buffer->data))
       function.distinctData.push_back(host.buffer->data);
   }
-  auto bound = bindParameters(function, body);
-  if (!bound) return bound.takeError();
-  body = *bound;
   function.body = body;
   return function;
 }

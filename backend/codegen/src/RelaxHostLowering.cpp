@@ -6,7 +6,6 @@
 
 #include <dlpack/dlpack.h>
 
-#include "vtac/codegen/EntryChecks.h"
 #include "vtac/codegen/RuntimeApi.h"
 #include "vtac/ir/Arith.h"
 #include "vtac/ir/Diagnostic.h"
@@ -56,7 +55,7 @@ ir::Expr makeTensor(const char *op, ir::Expr data, const ir::Buffer &buffer) {
 ir::Stmt copyTensor(ir::Expr from, ir::Expr to, const ir::Buffer &buffer, int kind) {
   ir::Expr zero = ir::intImm(0, DataType::int64());
   return ir::make<ir::Evaluate>(runtimeCall(DataType::int32(), "VTABufferCopy",
-                                            {std::move(from), zero, std::move(to), zero, tensorBytes(buffer), ir::intImm(kind)}));
+                                            {std::move(from), zero, std::move(to), zero, passes::tensorBytes(buffer), ir::intImm(kind)}));
 }
 
 ir::Expr tensorData(const ir::VarRef &tensor) {
@@ -132,7 +131,7 @@ public:
     if (function_.commandHandle && ir::usesVar(*body, function_.commandHandle.get()))
       *body = ir::make<ir::LetStmt>(function_.commandHandle,
                                     runtimeCall(DataType::handle(), "VTATLSCommandHandle", {}), *body);
-    return bindParameters(function_, *body);
+    return passes::bindEntryParameters(function_.symbol, function_.graph, function_.params, *body);
   }
 
 private:

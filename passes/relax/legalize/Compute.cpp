@@ -5,6 +5,7 @@
 
 #include <llvm/ADT/StringExtras.h>
 
+#include "vtac/ir/Arith.h"
 #include "vtac/ir/Diagnostic.h"
 #include "vtac/ir/RegionInference.h"
 #include "vtac/ir/Stmt.h"
@@ -50,9 +51,10 @@ llvm::Expected<ir::BufferRef> ComputeBuilder::input(const relax::Arg &arg) {
 
 llvm::Expected<LegalizedOperator> ComputeBuilder::compute(std::string nameHint, const std::string &block,
                                                           const std::string &axisPrefix, const relax::TensorStructInfo &out,
-                                                          std::function<Expr(const Indices &)> value) {
+                                                          std::function<Expr(const Indices &)> value,
+                                                          ir::AttrMap annotations) {
   return build(std::move(nameHint), block, axisPrefix, out, nullptr,
-               [&](const Indices &indices, const Indices &) { return value(indices); });
+               [&](const Indices &indices, const Indices &) { return value(indices); }, std::move(annotations));
 }
 
 llvm::Expected<LegalizedOperator> ComputeBuilder::sum(std::string nameHint, const std::string &block,
@@ -60,14 +62,15 @@ llvm::Expected<LegalizedOperator> ComputeBuilder::sum(std::string nameHint, cons
                                                       Expr extent, std::function<Expr(const Indices &, const Expr &)> value) {
   Reduction reduction{{{std::move(extent), "k"}}, zeroOf(out.dtype), ir::NodeKind::Add};
   return build(std::move(nameHint), block, axisPrefix, out, &reduction,
-               [&](const Indices &indices, const Indices &k) { return value(indices, k.front()); });
+               [&](const Indices &indices, const Indices &k) { return value(indices, k.front()); }, {});
 }
 
 llvm::Expected<LegalizedOperator> ComputeBuilder::reduce(std::string nameHint, const std::string &block,
                                                          const std::string &axisPrefix, const relax::TensorStructInfo &out,
                                                          const Reduction &reduction,
-                                                         std::function<Expr(const Indices &, const Indices &)> value) {
-  return build(std::move(nameHint), block, axisPrefix, out, &reduction, value);
+                                                         std::function<Expr(const Indices &, const Indices &)> value,
+                                                         ir::AttrMap annotations) {
+  return build(std::move(nameHint), block, axisPrefix, out, &reduction, value, std::move(annotations));
 }
 
 // The result's shape and element type, or an error at its struct info.
@@ -87,8 +90,43 @@ llvm::Expected<ir::BufferRef> ComputeBuilder::reduceStage(const std::string &blo
   return buffer;
 }
 
+ir::BufferRef ComputeBuilder::computeStage(const std::string &block, const std::string &axisPrefix, DataType dtype,
+                                           std::vector<Expr> shape, const std::function<Expr(const Indices &)> &value) {
+  ir::BufferRef buffer = ir::makeBuffer(block, dtype, std::move(shape));
+  intermediates_.push_back(buffer);
+  stages_.push_back(stage(buffer, axisPrefix, nullptr, [&](const Indices &indices, const Indices &) { return value(indices); }));
+  return buffer;
+}
+
+ir::BufferRef ComputeBuilder::pad(const ir::BufferRef &data, const std::vector<int64_t> &before,
+                                  const std::vector<int64_t> &after, Expr padValue, bool bothBounds) {
+  std::vector<Expr> shape;
+  for (size_t d = 0; d < data->shape.size(); ++d)
+    shape.push_back(ir::simplify(ir::addExpr(data->shape[d], ir::make<ir::IntImm>(data->shape[d]->dtype, before[d] + after[d]))));
+  return computeStage("pad_temp", "ax", data->dtype, shape, [&](const Indices &ax) {
+    std::vector<Expr> indices;
+    Expr inside;  // the conjunction, left to right, as tvm.tir.all builds it
+    auto require = [&](Expr condition) { inside = inside ? ir::binary(ir::NodeKind::And, inside, condition) : condition; };
+    for (size_t d = 0; d < ax.size(); ++d) {
+      if (!before[d] && !after[d]) {
+        indices.push_back(ax[d]);
+        continue;
+      }
+      auto constant = [&](int64_t value) { return ir::make<ir::IntImm>(ax[d]->dtype, value); };
+      indices.push_back(ir::subExpr(ax[d], constant(before[d])));
+      if (before[d] || bothBounds) require(ir::binary(ir::NodeKind::LE, constant(before[d]), ax[d]));
+      if (after[d] || bothBounds)
+        require(ir::binary(ir::NodeKind::LT, ax[d], ir::simplify(ir::addExpr(data->shape[d], constant(before[d])))));
+    }
+    Expr load = ir::bufferLoad(data, indices);
+    if (!inside) return load;
+    return Expr(ir::make<ir::Call>(load->dtype, "tir.if_then_else", std::vector<Expr>{inside, load, padValue}));
+  });
+}
+
 ir::Stmt ComputeBuilder::stage(const ir::BufferRef &output, const std::string &axisPrefix, const Reduction *reduction,
-                               const std::function<Expr(const Indices &, const Indices &)> &value) {
+                               const std::function<Expr(const Indices &, const Indices &)> &value,
+                               ir::AttrMap annotations) {
   // Loops i0, i1, ... over the output, then the reduction's, bound to the block's iterators.
   std::vector<Expr> extents = output->shape;
   size_t spatial = extents.size();
@@ -116,7 +154,9 @@ ir::Stmt ComputeBuilder::stage(const ir::BufferRef &output, const std::string &a
   auto unannotated = ir::make<ir::Block>(output->name, iterators, std::vector<ir::BufferRegion>{},
                                          std::vector<ir::BufferRegion>{}, store, init);
   ir::BlockAccessRegions regions = ir::inferAccessRegions(*unannotated);
-  auto annotated = ir::make<ir::Block>(output->name, iterators, regions.reads, regions.writes, store, init);
+  auto annotated = ir::make<ir::Block>(output->name, iterators, regions.reads, regions.writes, store, init,
+                                       std::vector<ir::BufferRef>{}, std::vector<ir::MatchBufferRegion>{},
+                                       std::move(annotations));
   ir::Stmt body = ir::make<ir::BlockRealize>(std::vector<Expr>(loops.begin(), loops.end()), nullptr, annotated);
   for (size_t i = extents.size(); i-- > 0;)
     body = ir::make<ir::For>(loops[i], ir::make<ir::IntImm>(extents[i]->dtype, 0), extents[i], ir::ForKind::Serial, body);
@@ -126,10 +166,11 @@ ir::Stmt ComputeBuilder::stage(const ir::BufferRef &output, const std::string &a
 llvm::Expected<LegalizedOperator> ComputeBuilder::build(std::string nameHint, const std::string &block,
                                                         const std::string &axisPrefix, const relax::TensorStructInfo &out,
                                                         const Reduction *reduction,
-                                                        const std::function<Expr(const Indices &, const Indices &)> &value) {
+                                                        const std::function<Expr(const Indices &, const Indices &)> &value,
+                                                        ir::AttrMap annotations) {
   if (llvm::Error error = requireKnown(out)) return error;
   ir::BufferRef output = ir::makeBuffer(block, out.dtype, shapeOf(out));
-  stages_.push_back(stage(output, axisPrefix, reduction, value));
+  stages_.push_back(stage(output, axisPrefix, reduction, value, std::move(annotations)));
   auto root = ir::make<ir::Block>("root", std::vector<ir::IterVarRef>{}, std::vector<ir::BufferRegion>{},
                                   std::vector<ir::BufferRegion>{}, ir::seq(stages_), nullptr, intermediates_);
   ir::Stmt body = ir::make<ir::BlockRealize>(std::vector<Expr>{}, nullptr, root);

@@ -14,7 +14,8 @@
 // One file per operator family, as TVM's legalize_ops/ has: Binary.cpp (add, subtract,
 // multiply, divide, maximum, minimum), Nn.cpp (nn.relu), LinearAlgebra.cpp (matmul),
 // Manipulate.cpp (permute_dims, reshape, concat), Datatype.cpp (astype), Statistical.cpp (sum,
-// mean, max, min).
+// mean, max, min), Convolution.cpp (nn.conv2d), Pooling.cpp (nn.max_pool2d, nn.avg_pool2d,
+// nn.adaptive_avg_pool2d).
 #pragma once
 
 #include <functional>
@@ -60,8 +61,10 @@ public:
 
   // te.compute(shape, value, name=block): out[i] = value(i), iterators `axisPrefix`0, 1, ...;
   // an error at the result's struct info when its shape or element type is unknown.
+  // `annotations` are the block's (TVM's T.block_attr, topi's compute attrs).
   llvm::Expected<LegalizedOperator> compute(std::string nameHint, const std::string &block, const std::string &axisPrefix,
-                            const ir::relax::TensorStructInfo &out, std::function<ir::Expr(const Indices &)> value);
+                            const ir::relax::TensorStructInfo &out, std::function<ir::Expr(const Indices &)> value,
+                            ir::AttrMap annotations = {});
   // te.compute(shape, lambda i: te.sum(value(i, k), axis=k)): a reduction over k in [0, extent).
   llvm::Expected<LegalizedOperator> sum(std::string nameHint, const std::string &block, const std::string &axisPrefix,
                         const ir::relax::TensorStructInfo &out, ir::Expr extent,
@@ -69,20 +72,36 @@ public:
   // te.compute(shape, lambda i: reducer(value(i, ks), axis=ks)) over several axes.
   llvm::Expected<LegalizedOperator> reduce(std::string nameHint, const std::string &block, const std::string &axisPrefix,
                            const ir::relax::TensorStructInfo &out, const Reduction &reduction,
-                           std::function<ir::Expr(const Indices &, const Indices &)> value);
+                           std::function<ir::Expr(const Indices &, const Indices &)> value,
+                           ir::AttrMap annotations = {});
   // A reduction whose result a later stage reads (TVM's intermediate te tensor): allocated in
   // the prim_func's root block and named after the block; the result's shape is `out`'s.
   llvm::Expected<ir::BufferRef> reduceStage(const std::string &block, const std::string &axisPrefix,
                                             const ir::relax::TensorStructInfo &out, const Reduction &reduction,
                                             std::function<ir::Expr(const Indices &, const Indices &)> value);
 
+  // An intermediate te tensor of its own shape (prim_func sizes) and element type, computed
+  // elementwise (topi's pad_temp).
+  ir::BufferRef computeStage(const std::string &block, const std::string &axisPrefix, ir::DataType dtype,
+                             std::vector<ir::Expr> shape, const std::function<ir::Expr(const Indices &)> &value);
+
+  // topi's pad: `data` with `before`/`after` elements added along each dimension, filled with
+  // `padValue`, in block `pad_temp` (iterators ax0, ax1, ...): T.if_then_else(before <= ax and
+  // ax < size + before and ..., data[ax - before], padValue) over the padded dimensions, a copy
+  // when none is. Python's topi.nn.pad (`bothBounds`) checks both bounds of a dimension padded
+  // on either side, C++'s topi::pad only the padded sides.
+  ir::BufferRef pad(const ir::BufferRef &data, const std::vector<int64_t> &before, const std::vector<int64_t> &after,
+                    ir::Expr padValue, bool bothBounds);
+
 private:
   // One block over the output's loops (then the reduction's) storing into `output`.
   ir::Stmt stage(const ir::BufferRef &output, const std::string &axisPrefix, const Reduction *reduction,
-                 const std::function<ir::Expr(const Indices &, const Indices &)> &value);
+                 const std::function<ir::Expr(const Indices &, const Indices &)> &value,
+                 ir::AttrMap annotations = {});
   llvm::Expected<LegalizedOperator> build(std::string nameHint, const std::string &block, const std::string &axisPrefix,
                           const ir::relax::TensorStructInfo &out, const Reduction *reduction,
-                          const std::function<ir::Expr(const Indices &, const Indices &)> &value);
+                          const std::function<ir::Expr(const Indices &, const Indices &)> &value,
+                          ir::AttrMap annotations);
 
   std::vector<ir::relax::Arg> args_;
   std::vector<ir::BufferRef> inputs_;
@@ -107,5 +126,7 @@ llvm::Expected<LegalizedOperator> legalizeLinearAlgebra(const ir::relax::Call &c
 llvm::Expected<LegalizedOperator> legalizeManipulate(const ir::relax::Call &call);
 llvm::Expected<LegalizedOperator> legalizeDatatype(const ir::relax::Call &call);
 llvm::Expected<LegalizedOperator> legalizeStatistical(const ir::relax::Call &call);
+llvm::Expected<LegalizedOperator> legalizeConvolution(const ir::relax::Call &call);
+llvm::Expected<LegalizedOperator> legalizePooling(const ir::relax::Call &call);
 
 }  // namespace vtac::passes::legalize

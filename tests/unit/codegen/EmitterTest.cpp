@@ -18,7 +18,7 @@ std::vector<HostFunction> lower(const char *text, const char *symbol) {
   auto parsed = frontend::parseModule(file, diagnostics);
   REQUIRE(parsed.has_value());
   ir::PrimFuncRef func(parsed->module.functions()[0].function->as<ir::PrimFunc>());
-  auto lowered = lowerForHost(*hostLowered(func), "main", symbol);
+  auto lowered = lowerForHost(*hostLowered(func, symbol), "main", symbol);
   REQUIRE(bool(lowered));
   return {std::move(*lowered)};
 }

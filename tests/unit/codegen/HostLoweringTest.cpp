@@ -10,6 +10,7 @@
 #include "vtac/frontend/Frontend.h"
 #include "vtac/ir/Diagnostic.h"
 #include "vtac/ir/Visitor.h"
+#include "vtac/passes/EntryBinding.h"
 #include "vtac/passes/Vta.h"
 
 namespace vtac::codegen {
@@ -52,7 +53,7 @@ def main(A: T.Buffer((16,), "int32")):
 )";
 
 TEST_CASE("host lowering: intrinsics become runtime calls on one command handle", "[codegen]") {
-  ir::PrimFuncRef func = hostLowered(parse(kVtaProgram));
+  ir::PrimFuncRef func = hostLowered(parse(kVtaProgram), "layer");
   auto lowered = lowerForHost(*func, "main", "layer");
   REQUIRE(bool(lowered));
   std::map<std::string, int> counts = callCounts(lowered->body);
@@ -66,13 +67,13 @@ TEST_CASE("host lowering: intrinsics become runtime calls on one command handle"
   CHECK(counts["tir.vta.coproc_dep_push"] == 0);
   CHECK(counts[hostop::kPushMicroKernel] == 1);
   REQUIRE(lowered->commandHandle);
-  CHECK(lowered->commandHandle.get() == passes::boundCommandHandle(func->body).get());
+  CHECK(lowered->commandHandle.get() == passes::boundCommandHandle(passes::bodyWithinEntryChecks(func->body)).get());
   CHECK(lowered->params.size() == 1);
   CHECK(lowered->params[0].onVta);
 }
 
 TEST_CASE("host lowering: a micro-kernel captures the loop variable it reads, and computes a let of it inside", "[codegen]") {
-  auto lowered = lowerForHost(*hostLowered(parse(kVtaProgram)), "main", "layer");
+  auto lowered = lowerForHost(*hostLowered(parse(kVtaProgram), "layer"), "main", "layer");
   REQUIRE(bool(lowered));
   REQUIRE(lowered->kernels.size() == 1);
   const MicroKernel &kernel = lowered->kernels[0];
@@ -89,11 +90,12 @@ TEST_CASE("host lowering: a micro-kernel captures the loop variable it reads, an
 }
 
 TEST_CASE("host lowering: a CPU function has no command handle and host tensors", "[codegen]") {
-  auto lowered = lowerForHost(*parse(R"(@T.prim_func
+  auto lowered = lowerForHost(*hostLowered(parse(R"(@T.prim_func
 def main(A: T.Buffer((4,), "float32")):
     for i in range(4):
         A[i] = A[i] * T.float32(2)
 )"),
+                                          "scale"),
                               "main", "scale");
   REQUIRE(bool(lowered));
   CHECK_FALSE(lowered->commandHandle);
@@ -103,7 +105,7 @@ def main(A: T.Buffer((4,), "float32")):
 }
 
 TEST_CASE("host lowering: checks come first, then sizes and data are bound", "[codegen]") {
-  auto lowered = lowerForHost(*parse(R"(@T.prim_func
+  auto lowered = lowerForHost(*hostLowered(parse(R"(@T.prim_func
 def main(a: T.handle, b: T.handle):
     n = T.int32()
     A = T.match_buffer(a, (n, n), "int32")
@@ -111,6 +113,7 @@ def main(a: T.handle, b: T.handle):
     for i in range(n):
         B[i] = A[i, i]
 )"),
+                                          "diag"),
                               "main", "diag");
   REQUIRE(bool(lowered));
   // Walk the chain of asserts and lets at the top, in order.
@@ -158,11 +161,11 @@ def main(A: T.Buffer((4,), "int32")):
   CHECK(message.find("host_lowering_test.tvm:3:5: error:") == 0);  // the implicit root block's first loop
   CHECK(message.find("block 'root' is not lowered") != std::string::npos);
 
-  auto handleParam = lowerForHost(*parse(R"(@T.prim_func
+  auto handleParam = runHostPipeline(parse(R"(@T.prim_func
 def main(p: T.handle):
     T.evaluate(0)
 )"),
-                                  "main", "f");
+                                     "f", "bind-entry-parameters");
   REQUIRE_FALSE(bool(handleParam));
   CHECK(ir::renderError(handleParam.takeError()).find("parameter 'p' is neither a buffer nor a scalar") != std::string::npos);
 
@@ -171,20 +174,29 @@ def main(p: T.handle):
   CHECK(ir::renderError(notHostLowered.takeError()).find("run host-lower (combine-context-call) before code generation") !=
         std::string::npos);
 
-  // host-lower without its last step: the micro-kernel states no closure, which code generation
+  // host-lower without bind-entry-parameters: the entry checks are a pass's to build.
+  auto unbound = lowerForHost(*hostLowered(parse(kVtaProgram), "layer", "lower-vta-intrinsics,combine-context-call"),
+                              "main", "layer");
+  REQUIRE_FALSE(bool(unbound));
+  CHECK(ir::renderError(unbound.takeError()).find("function 'main' has no entry checks: run host-lower "
+                                                  "(bind-entry-parameters) before code generation") != std::string::npos);
+
+  // host-lower without declare-micro-kernels: the micro-kernel states no closure, which code generation
   // does not work out itself.
-  auto noClosure = lowerForHost(*hostLowered(parse(kVtaProgram), "lower-vta-intrinsics,combine-context-call"), "main", "layer");
+  auto noClosure = lowerForHost(*hostLowered(parse(kVtaProgram), "layer",
+                                              "lower-vta-intrinsics,combine-context-call,bind-entry-parameters"), "main", "layer");
   REQUIRE_FALSE(bool(noClosure));
   std::string noClosureMessage = ir::renderError(noClosure.takeError());
   CHECK(noClosureMessage.find("host_lowering_test.tvm:7:9: error: a micro-kernel that declares no closure: run host-lower "
                               "(declare-micro-kernels) before code generation") == 0);
 
   // The same for a parallel loop: its task's closure is declare-parallel-tasks' to state.
-  auto undeclaredTask = lowerForHost(*parse(R"(@T.prim_func
+  auto undeclaredTask = lowerForHost(*hostLowered(parse(R"(@T.prim_func
 def main(A: T.Buffer((4,), "int32")):
     for i in T.parallel(4):
         A[i] = i
 )"),
+                                                 "f", "bind-entry-parameters"),
                                      "main", "f");
   REQUIRE_FALSE(bool(undeclaredTask));
   CHECK(ir::renderError(undeclaredTask.takeError()).find("host_lowering_test.tvm:3:5: error: parallel loop 'i' declares no "

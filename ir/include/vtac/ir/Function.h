@@ -48,6 +48,13 @@ public:
 };
 using PrimFuncRef = Ref<PrimFunc>;
 
+// The mark bind-entry-parameters (passes/host/BindEntryParameters.h) leaves on a function whose
+// compiled entry it bound: its buffer parameters are DLTensor handles and the body binds the
+// buffers' data and sizes itself (bufferMap defines none of them). Code generation requires
+// it; the interpreter refuses it.
+inline constexpr const char *kEntryBoundAttr = "vtac.entry_bound";
+inline bool isEntryBound(const PrimFunc &func) { return func.attrs.contains(kEntryBoundAttr); }
+
 // The name of a function in a module (what `cls.fn` refers to).
 class GlobalVar : public Node {
 public:

@@ -18,7 +18,9 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <tuple>
 #include <unordered_map>
+#include <variant>
 #include <vector>
 
 #include <llvm/ADT/ArrayRef.h>
@@ -121,6 +123,37 @@ struct Arg {
 
 enum class CallKind { CallTIR, CallDPSPacked, Operator, CallTIRInplace, CallPacked, CallPurePacked, Function };
 
+// The attributes of the window operators, as TVM's attrs nodes hold them after its Python
+// wrappers normalised the arguments: two strides, dilations and window sizes (height, width),
+// four paddings (top, left, bottom, right), layouts as strings.
+// R.nn.conv2d (TVM's Conv2DAttrs); a void `outDtype` is `out_dtype="void"`: the data's.
+struct Conv2DAttrs {
+  std::vector<int64_t> strides{1, 1}, padding{0, 0, 0, 0}, dilation{1, 1};
+  int64_t groups = 1;
+  std::string dataLayout = "NCHW", kernelLayout = "OIHW", outLayout = "NCHW";
+  DataType outDtype;
+  auto tied() const { return std::tie(strides, padding, dilation, groups, dataLayout, kernelLayout, outLayout, outDtype); }
+};
+// R.nn.max_pool2d and R.nn.avg_pool2d (TVM's Pool2DAttrs; max_pool2d ignores countIncludePad).
+struct Pool2DAttrs {
+  std::vector<int64_t> poolSize{1, 1}, strides{1, 1}, dilation{1, 1}, padding{0, 0, 0, 0};
+  bool ceilMode = false, countIncludePad = false;
+  std::string layout = "NCHW", outLayout = "NCHW";
+  auto tied() const { return std::tie(poolSize, strides, dilation, padding, ceilMode, countIncludePad, layout, outLayout); }
+};
+// R.nn.adaptive_avg_pool2d (TVM's AdaptivePool2DAttrs); no output size: the input's.
+struct AdaptivePool2DAttrs {
+  std::optional<std::vector<int64_t>> outputSize;
+  std::string layout = "NCHW", outLayout = "NCHW";
+  auto tied() const { return std::tie(outputSize, layout, outLayout); }
+};
+inline bool operator==(const Conv2DAttrs &a, const Conv2DAttrs &b) { return a.tied() == b.tied(); }
+inline bool operator==(const Pool2DAttrs &a, const Pool2DAttrs &b) { return a.tied() == b.tied(); }
+inline bool operator==(const AdaptivePool2DAttrs &a, const AdaptivePool2DAttrs &b) { return a.tied() == b.tied(); }
+// An operator's attributes beyond `Call::axes`/`keepdims`/`outDtype`: one struct per operator
+// family that has several (monostate: the call has none of these).
+using OperatorAttrs = std::variant<std::monostate, Conv2DAttrs, Pool2DAttrs, AdaptivePool2DAttrs>;
+
 // `R.call_tir(cls.callee, (args,), out_sinfo=...)` — callee a prim_func of the module — or
 // `R.call_dps_packed("callee", (args,), out_sinfo)` — a prim_func of the module or a
 // registered runtime function, resolved when the graph runs — or a high-level operator,
@@ -150,6 +183,7 @@ struct Call {
   VarPtr calleeVar;                     // Function: the local function called (its R.Callable)
   bool moduleCallee = false;            // Function: `cls.callee(...)`, a Relax function of the
                                         // module (calleeVar, unbound, holds its signature)
+  OperatorAttrs attrs;    // conv2d, the pools
 };
 
 // "R.call_tir", "R.call_packed", ...: how a call of the kind is written, for messages.

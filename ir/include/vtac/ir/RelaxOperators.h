@@ -30,6 +30,9 @@ enum class OperatorFamily {
   Astype,             // astype(x, dtype)
   Statistical,        // sum, mean, max, min (x, axis=None, keepdims=False)
   Concat,             // concat(tensors, axis=0)
+  Conv2D,             // nn.conv2d(data, weight, strides, padding, dilation, groups, layouts, out_dtype)
+  Pool2D,             // nn.max_pool2d, nn.avg_pool2d(data, pool_size, strides, padding, dilation, ...)
+  AdaptivePool2D,     // nn.adaptive_avg_pool2d(data, output_size=None, layout, out_layout)
 };
 
 struct OperatorInfo {
@@ -73,6 +76,28 @@ std::optional<std::vector<int64_t>> normalizedAxes(const std::optional<std::vect
 // The dimensions sum/mean/max/min reduce (all when `axes` is absent; negative axes count from
 // the end); nullopt when an axis is out of range or repeated.
 std::optional<std::vector<bool>> reducedDimensions(const std::optional<std::vector<int64_t>> &axes, int rank);
+
+// ---- The window operators (conv2d, the pools; RelaxWindowOperators.cpp) -------------------
+
+// The axes of a layout as TVM's Layout reads it: "NCHW" -> N, C, H, W; "NCHW16c" -> N, C, H, W,
+// 16c (a subordinate axis: a factor and a lower-case letter). nullopt when malformed: another
+// character, a subordinate axis without factor, or an axis twice.
+std::optional<std::vector<std::string>> layoutAxes(llvm::StringRef layout);
+
+// Why a layout attribute of `call` cannot be used, or "": conv2d's data and output layouts are
+// orders of N, C, H, W and its kernel layout one of O, I, H, W; a pool's layout has H and W
+// (subordinate axes allowed) and its output layout is the same (other ones are not supported
+// yet). `attribute` is the attribute's name ("data_layout").
+std::string layoutProblem(const Call &call, llvm::StringRef attribute);
+
+// The struct info of a conv2d, pool or adaptive pool call (see inferOperatorStructInfo): each
+// spatial size floordiv(in + padding - dilation * (window - 1) - 1 [+ stride - 1 with
+// ceil_mode], stride) + 1, a symbolic one in TVM's canonical order (`h + 1 - kh`, `h // 2`).
+std::optional<TensorStructInfo> inferWindowOperator(const Call &call, const std::vector<TensorStructInfo> &in,
+                                                    SourceLoc callLoc, RelaxDiagnostic &diagnostic);
+
+// ", strides=[1, 1], padding=[0, 0, 0, 0], ...": every attribute, as TVM's printer writes them.
+std::string printWindowAttributes(const Call &call);
 
 // Does a Relax function of the module call a high-level operator?
 bool hasOperatorCalls(const IRModule &module);

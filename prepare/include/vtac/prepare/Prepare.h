@@ -93,9 +93,12 @@ private:
 std::string codegenPipeline(const ir::PrimFunc &func);
 
 // `func` (called `name`) through codegenPipeline(func), with a pass context of its own (no
-// pass reads --pass-option or the VTA configuration) and `instrumentation`'s dumps.
+// pass reads --pass-option or the VTA configuration) and `instrumentation`'s dumps. The function
+// is first given its global_symbol, `symbol` (`name` when empty): the name of the compiled entry,
+// which bind-entry-parameters' checks report (a pass is given no name).
 llvm::Expected<ir::PrimFuncRef> lowerForCodegen(ir::PrimFuncRef func, llvm::StringRef name,
-                                                passes::Instrumentation instrumentation = {});
+                                                passes::Instrumentation instrumentation = {},
+                                                llvm::StringRef symbol = {});
 
 // The built-in tensor intrinsics for the VTA configuration `vtaConfig` (as Recipe::vtaConfig),
 // as TVMScript text; a RecipeError when the configuration is unusable.

@@ -2,13 +2,11 @@
 //
 // `lowerForHost` takes what the `host-lower` pipeline gives (passes/host/Pipeline.cpp: flat
 // loops, the VTA intrinsics already runtime calls on one command handle bound at entry by
-// combine-context-call, `coproc_uop_scope` micro-kernels that declare their closures; no blocks) and produces a
-// HostFunction:
-//  - the entry ABI: each buffer parameter becomes a `DLTensor *`; the body starts with checks
-//    of every tensor (not null, ndim, dtype, shape, compact strides; byte_offset 0 for VTA
-//    buffers, whose data is a VTABufferAlloc handle) as AssertStmts, binds symbolic shape
-//    variables from the tensors' shapes and binds each buffer's data variable to the tensor's
-//    data (see the `hostop` names below);
+// combine-context-call, `coproc_uop_scope` micro-kernels that declare their closures; no blocks;
+// the entry bound by bind-entry-parameters: each buffer parameter a `DLTensor *` handle, the body
+// starting with the checks of every tensor and the bindings of its sizes and data, whose
+// `hostop` names the emitters implement, passes/EntryBinding.h) and produces a HostFunction:
+//  - the entry ABI: the parameters as bind-entry-parameters left them (a buffer's in bufferMap);
 //  - `commandHandle`: the variable combine-context-call bound `VTATLSCommandHandle()` to, which
 //    the emitters use beyond the body (dropping queued commands on failure);
 //  - TVM's CreateStaticInit: each `coproc_uop_scope` body becomes a MicroKernel (its body and
@@ -21,9 +19,9 @@
 //    becomes a ParallelTask (ParallelOutlining.h) run by the
 //    thread pool of runtime/parallel (`vtac_parallel_for`), in its place a
 //    `hostop::kParallelFor(index, extent)` call.
-// Errors (a block left in the program, a parameter that is neither a buffer nor a scalar, a
-// function host-lower has not run on: a VTA function without its command handle, a micro-kernel
-// without its closure) are located DiagnosticErrors; host-lower's steps report what they refuse
+// Errors (a block left in the program, a function host-lower has not run on: a VTA function
+// without its command handle, a micro-kernel without its closure, an entry not bound) are located
+// DiagnosticErrors; host-lower's steps report what they refuse
 // (declare-micro-kernels: a nested micro-kernel, a handle captured by one).
 #pragma once
 
@@ -35,30 +33,14 @@
 #include <llvm/Support/Error.h>
 
 #include "vtac/ir/Function.h"
+#include "vtac/passes/EntryBinding.h"
 
 namespace vtac::codegen {
 
 // Call ops the host lowering introduces; emitters implement each one.
 namespace hostop {
-// (tensor) -> handle: DLTensor::data, plus byte_offset for host tensors.
-inline constexpr const char *kTensorData = "vtac.dltensor_data";
-// (tensor) -> bool: the DLTensor pointer is NULL.
-inline constexpr const char *kTensorIsNull = "vtac.dltensor_is_null";
-// (tensor) -> int32: device.device_type.
-inline constexpr const char *kTensorDeviceType = "vtac.dltensor_device_type";
-// (tensor) -> int32: DLTensor::ndim.
-inline constexpr const char *kTensorNdim = "vtac.dltensor_ndim";
-// (tensor) -> int32: dtype.code, dtype.bits, dtype.lanes.
-inline constexpr const char *kTensorTypeCode = "vtac.dltensor_type_code";
-inline constexpr const char *kTensorTypeBits = "vtac.dltensor_type_bits";
-inline constexpr const char *kTensorTypeLanes = "vtac.dltensor_type_lanes";
-// (tensor, dim) -> int64: shape[dim], strides[dim].
-inline constexpr const char *kTensorShape = "vtac.dltensor_shape";
-inline constexpr const char *kTensorStride = "vtac.dltensor_stride";
-// (tensor) -> bool: strides != NULL.
-inline constexpr const char *kTensorHasStrides = "vtac.dltensor_has_strides";
-// (tensor) -> int64: byte_offset.
-inline constexpr const char *kTensorByteOffset = "vtac.dltensor_byte_offset";
+// The DLTensor field ops of the entry checks (passes/EntryBinding.h).
+using namespace passes::hostop;
 // (index) -> int32: push micro-kernel `index` of the function (see MicroKernel).
 inline constexpr const char *kPushMicroKernel = "vtac.push_micro_kernel";
 // (index, extent: int64) -> int32: run parallel task `index` of the function (see ParallelTask)
@@ -70,9 +52,6 @@ inline constexpr const char *kMakeTensor = "vtac.make_tensor";
 // The same over a VTABufferAlloc buffer handle, on device kDLExtDev as TVM passes VTA tensors
 // (RelaxHostLowering.h).
 inline constexpr const char *kMakeVtaTensor = "vtac.make_vta_tensor";
-// (handle) -> int64: the bytes of a live VTABufferAlloc buffer (VTABufferSize), 0 for any other
-// handle; INT64_MAX when the runtime cannot tell (TVM's has no VTABufferSize: weak reference).
-inline constexpr const char *kVtaBufferBytes = "vtac.vta_buffer_bytes";
 // ("symbol", tensor, ...) -> int32: calls `int32_t symbol(DLTensor *, ...)` (a compiled prim_func
 // or a function the program is linked with) and returns its non-zero status from the caller.
 inline constexpr const char *kCallChecked = "vtac.call_checked";
@@ -96,15 +75,8 @@ struct ParallelTask {
   ir::Range loopRange;              // the parallel loop's whole range (bounds of its variable)
 };
 
-struct HostParam {
-  ir::VarRef var;        // a DLTensor* handle for a buffer, the scalar itself otherwise
-  ir::BufferRef buffer;  // null for a scalar parameter
-  bool onVta = false;    // the buffer's data is a VTABufferAlloc handle
-  bool bindsData = true;  // the body reads buffer->data (a graph only passes the tensor on)
-  // A graph parameter that may be a host tensor (kDLCPU) or a VTA buffer (kDLExtDev, data a
-  // VTABufferAlloc handle), told apart at run time (RelaxHostLowering.h).
-  bool hostOrVta = false;
-};
+// A parameter of the compiled function, as the entry checks bind it.
+using HostParam = passes::EntryParam;
 
 struct HostFunction {
   std::string name;    // the function's name in the module

@@ -4,7 +4,7 @@
 // The graph becomes `int32_t SYMBOL(DLTensor *param..., DLTensor *result...)`: the parameters,
 // then one destination tensor per returned value (the caller allocates the results, as TVM's
 // destination-passing style). Symbolic sizes are bound from the parameters' shapes and every
-// tensor is checked at entry like a prim_func's (EntryChecks.h). Each binding
+// tensor is checked at entry like a prim_func's (passes/EntryBinding.h). Each binding
 //   lv = R.call_tir(cls.f, (args,), ...)  /  R.call_dps_packed("name", (args,), R.Tensor(...))
 // allocates its output (freed when the function returns; a returned variable is written into
 // its destination instead) and calls, in destination-passing style, the compiled prim_func's

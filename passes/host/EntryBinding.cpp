@@ -1,4 +1,5 @@
-#include "vtac/codegen/EntryChecks.h"
+// The entry checks of a compiled function's parameters (EntryBinding.h).
+#include "vtac/passes/EntryBinding.h"
 
 #include <algorithm>
 #include <unordered_set>
@@ -10,7 +11,7 @@
 #include "vtac/ir/Printer.h"
 #include "vtac/ir/Visitor.h"
 
-namespace vtac::codegen {
+namespace vtac::passes {
 
 namespace {
 
@@ -49,13 +50,13 @@ ir::Expr vtaBufferBytes(const ir::VarRef &tensor) {
 }
 
 // A variable of `extent` that neither `boundSizes` nor a scalar parameter gives; null when none.
-const ir::Var *firstUnboundVar(const HostFunction &function, const ir::Expr &extent,
+const ir::Var *firstUnboundVar(const std::vector<EntryParam> &params, const ir::Expr &extent,
                                const std::unordered_set<const ir::Var *> &boundSizes) {
   const ir::Var *unbound = nullptr;
   ir::preOrderVisit(extent, [&](const ir::Node &node) {
     auto *var = node.as<ir::Var>();
     if (!var || unbound || boundSizes.count(var)) return;
-    for (const HostParam &param : function.params)
+    for (const EntryParam &param : params)
       if (!param.buffer && param.var.get() == var) return;
     unbound = var;
   });
@@ -63,11 +64,12 @@ const ir::Var *firstUnboundVar(const HostFunction &function, const ir::Expr &ext
 }
 
 // The entry checks and bindings of one tensor parameter, wrapped around `body`.
-llvm::Expected<ir::Stmt> bindTensor(const HostFunction &function, const HostParam &param, ir::Stmt body,
+llvm::Expected<ir::Stmt> bindTensor(const std::string &symbol, bool graph, const std::vector<EntryParam> &params,
+                                    const EntryParam &param, ir::Stmt body,
                                     std::unordered_set<const ir::Var *> &boundSizes) {
   const ir::Buffer &buffer = *param.buffer;
   const ir::VarRef &tensor = param.var;
-  std::string what = function.symbol + ": argument '" + tensor->name + "'";
+  std::string what = symbol + ": argument '" + tensor->name + "'";
   DataType dtype = buffer.dtype;
   auto typeCode = dlpackTypeCode(dtype, buffer);
   if (!typeCode) return typeCode.takeError();
@@ -92,7 +94,7 @@ llvm::Expected<ir::Stmt> bindTensor(const HostFunction &function, const HostPara
   ir::Expr device = field(hostop::kTensorDeviceType, DataType::int32());
   ir::Expr isVtaBuffer = eq(device, i32(kDLExtDev));
   auto unlessVtaBuffer = [&](ir::Expr check) { return ir::binary(ir::NodeKind::Or, ir::make<ir::Not>(isVtaBuffer), std::move(check)); };
-  if (function.graph && !param.hostOrVta) assertThat(eq(device, i32(kDLCPU)), what + " must be a host tensor (kDLCPU)");
+  if (graph && !param.hostOrVta) assertThat(eq(device, i32(kDLCPU)), what + " must be a host tensor (kDLCPU)");
   if (param.hostOrVta) {
     assertThat(ir::binary(ir::NodeKind::Or, eq(device, i32(kDLCPU)), isVtaBuffer),
                what + " must be a host tensor (kDLCPU) or a VTA buffer (kDLExtDev)");
@@ -124,7 +126,7 @@ llvm::Expected<ir::Stmt> bindTensor(const HostFunction &function, const HostPara
     }
     if (!var && !extent.isa<ir::IntImm>()) {
       // An expression of sizes is checked once they are all known.
-      if (const ir::Var *unbound = firstUnboundVar(function, extent, boundSizes))
+      if (const ir::Var *unbound = firstUnboundVar(params, extent, boundSizes))
         return ir::diagnosticError(buffer.loc(), "buffer '" + buffer.name + "': dimension " + std::to_string(i) +
                                                      " depends on '" + unbound->name +
                                                      "', which no earlier dimension or parameter gives");
@@ -152,8 +154,8 @@ llvm::Expected<ir::Stmt> bindTensor(const HostFunction &function, const HostPara
   // the interpreter takes it. TVM binds it to byte_offset / element bytes from the unshifted
   // data: the same address.
   auto *offset = buffer.elemOffset.as<ir::Var>();
-  bool offsetIsParameter = offset && std::any_of(function.params.begin(), function.params.end(),
-                                                 [&](const HostParam &p) { return !p.buffer && p.var.get() == offset; });
+  bool offsetIsParameter = offset && std::any_of(params.begin(), params.end(),
+                                                 [&](const EntryParam &p) { return !p.buffer && p.var.get() == offset; });
   if (param.bindsData && offset && !offsetIsParameter && boundSizes.insert(offset).second)
     steps.push_back({{}, {}, ir::VarRef(offset), ir::intImm(0, offset->dtype)});
   else if (param.bindsData && offset)  // given by a parameter or an earlier tensor: 0, as vtac run checks
@@ -181,23 +183,47 @@ llvm::Expected<ir::Stmt> bindTensor(const HostFunction &function, const HostPara
 
 }  // namespace
 
+ir::Stmt bodyWithinEntryChecks(const ir::Stmt &body) {
+  // A call of one of the DLTensor field ops, possibly cast (a size's binding).
+  auto isFieldOp = [](const ir::Expr &value) {
+    const ir::Expr &inner = value.isa<ir::Cast>() ? value.as<ir::Cast>()->value : value;
+    auto *call = inner.as<ir::Call>();
+    return call && llvm::StringRef(call->op).starts_with("vtac.dltensor_");
+  };
+  ir::Stmt stmt = body;
+  while (true) {
+    if (auto *check = stmt.as<ir::AssertStmt>()) {
+      stmt = check->body;
+    } else if (auto *let = stmt.as<ir::LetStmt>(); let && (isFieldOp(let->value) || let->value.isa<ir::IntImm>())) {
+      // (A constant is an element offset's binding to 0: combine-context-call's handle is a call.)
+      stmt = let->body;
+    } else if (auto *seq = stmt.as<ir::SeqStmt>(); seq && seq->stmts.size() == 2 && seq->stmts[0].isa<ir::IfThenElse>() &&
+                                                    isFieldOp(seq->stmts[0].as<ir::IfThenElse>()->condition)) {
+      stmt = seq->stmts[1];
+    } else {
+      return stmt;
+    }
+  }
+}
+
 ir::Expr tensorBytes(const ir::Buffer &buffer) {
   ir::Expr bytes = ir::intImm(buffer.dtype.bytes(), DataType::int64());
   for (const ir::Expr &extent : buffer.shape) bytes = multiply(bytes, int64Of(extent));
   return bytes;
 }
 
-llvm::Expected<ir::Stmt> bindParameters(const HostFunction &function, ir::Stmt body) {
+llvm::Expected<ir::Stmt> bindEntryParameters(const std::string &symbol, bool graph,
+                                             const std::vector<EntryParam> &params, ir::Stmt body) {
   // Checks run parameter by parameter, first to last; a size bound by an earlier tensor is
   // checked against the later ones.
   std::unordered_set<const ir::Var *> boundSizes;
-  std::vector<const HostParam *> tensors;
-  for (const HostParam &param : function.params)
+  std::vector<const EntryParam *> tensors;
+  for (const EntryParam &param : params)
     if (param.buffer) tensors.push_back(&param);
   // The statement is built inside out (last tensor first), but a size is bound by the first
   // tensor that has it: record what the earlier tensors bind before wrapping.
   std::vector<std::unordered_set<const ir::Var *>> boundBefore;
-  for (const HostParam *param : tensors) {
+  for (const EntryParam *param : tensors) {
     // Each dimension is a check and a branch, and LLVM's optimisers take time quadratic in their
     // number (rank 1000: 7 s); NumPy's arrays have at most 64.
     constexpr size_t kMaxParameterRank = 64;
@@ -211,11 +237,11 @@ llvm::Expected<ir::Stmt> bindParameters(const HostFunction &function, ir::Stmt b
       if (auto *var = extent.as<ir::Var>()) boundSizes.insert(var);
   }
   for (size_t i = tensors.size(); i-- > 0;) {
-    auto wrapped = bindTensor(function, *tensors[i], body, boundBefore[i]);
+    auto wrapped = bindTensor(symbol, graph, params, *tensors[i], body, boundBefore[i]);
     if (!wrapped) return wrapped.takeError();
     body = *wrapped;
   }
   return body;
 }
 
-}  // namespace vtac::codegen
+}  // namespace vtac::passes
