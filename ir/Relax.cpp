@@ -281,7 +281,7 @@ StructInfo Arg::sinfo() const {
   return tuple;
 }
 
-std::optional<RelaxDiagnostic> firstUnsupported(const RelaxFunction &func, llvm::StringRef what) {
+std::optional<RelaxDiagnostic> firstUnsupported(const RelaxFunction &func, llvm::StringRef what, bool runsIf) {
   auto refuse = [&](const Var &var) -> std::optional<RelaxDiagnostic> {
     if (var.sinfo.isTensor()) return std::nullopt;
     return RelaxDiagnostic{var.sinfo.loc.isKnown() ? var.sinfo.loc : var.loc,
@@ -290,32 +290,47 @@ std::optional<RelaxDiagnostic> firstUnsupported(const RelaxFunction &func, llvm:
   };
   for (const VarPtr &param : func.params)
     if (auto diagnostic = refuse(*param)) return diagnostic;
-  for (const BindingBlock &block : func.blocks)
-    for (const Binding &binding : block.bindings) {
-      if (binding.ifElse || binding.function)
-        return RelaxDiagnostic{binding.loc, std::string(binding.ifElse ? "if/else" : "a local function") +
-                                                " is not supported by " + what.str() + " yet: '" +
-                                                binding.var->name + "'"};
-      if (auto diagnostic = refuse(*binding.var)) return diagnostic;
-      if (binding.call)
-        for (const Arg &arg : binding.call->args)
-          if (arg.prim || arg.shape)
-            return RelaxDiagnostic{arg.loc, what.str() + " supports tensors only: the argument is " +
-                                                printStructInfo(arg.sinfo())};
-      if (binding.call && binding.call->kind == CallKind::Operator)
-        return RelaxDiagnostic{binding.call->calleeLoc,
-                               what.str() + " runs R.call_tir and R.call_dps_packed only: legalize R." +
-                                   binding.call->callee + " first (--passes=legalize-ops)"};
-      if (binding.index || binding.matchCast)
-        return RelaxDiagnostic{binding.loc, what.str() + " does not support " +
-                                                (binding.index ? "tuple indexing" : "R.match_cast") +
-                                                " yet: '" + binding.var->name + "'"};
-      if (const std::optional<Call> &call = binding.call; call && (call->kind == CallKind::CallPacked ||
-                                                                   call->kind == CallKind::CallPurePacked ||
-                                                                   call->kind == CallKind::CallTIRInplace ||
-                                                                   call->kind == CallKind::Function))
-        return RelaxDiagnostic{call->calleeLoc, callKindName(call->kind) + " is not supported by " + what.str() + " yet"};
-    }
+  std::function<std::optional<RelaxDiagnostic>(const std::vector<BindingBlock> &, bool)> firstIn =
+      [&](const std::vector<BindingBlock> &blocks, bool inBranch) -> std::optional<RelaxDiagnostic> {
+    for (const BindingBlock &block : blocks)
+      for (const Binding &binding : block.bindings) {
+        if ((binding.ifElse && !runsIf) || binding.function)
+          return RelaxDiagnostic{binding.loc, std::string(binding.ifElse ? "if/else" : "a local function") +
+                                                  " is not supported by " + what.str() + " yet: '" +
+                                                  binding.var->name + "'"};
+        if (auto diagnostic = refuse(*binding.var)) return diagnostic;
+        if (const IfElse *ifElse = binding.ifElse.get()) {
+          // The condition is read from a bool scalar tensor when the graph runs.
+          if (!ifElse->condition.sinfo().isTensor())
+            return RelaxDiagnostic{ifElse->condition.loc, what.str() + " supports tensors only: the condition is " +
+                                                              printStructInfo(ifElse->condition.sinfo())};
+          for (const IfBranch *branch : {&ifElse->thenBranch, &ifElse->elseBranch})
+            if (auto diagnostic = firstIn(branch->blocks, true)) return diagnostic;
+        }
+        if (binding.call)
+          for (const Arg &arg : binding.call->args)
+            if (arg.prim || arg.shape)
+              return RelaxDiagnostic{arg.loc, what.str() + " supports tensors only: the argument is " +
+                                                  printStructInfo(arg.sinfo())};
+        if (binding.call && binding.call->kind == CallKind::Operator)
+          return RelaxDiagnostic{binding.call->calleeLoc,
+                                 inBranch ? "legalize-ops does not reach into if branches yet: R." + binding.call->callee +
+                                                " is not supported there by " + what.str()
+                                          : what.str() + " runs R.call_tir and R.call_dps_packed only: legalize R." +
+                                                binding.call->callee + " first (--passes=legalize-ops)"};
+        if (binding.index || binding.matchCast)
+          return RelaxDiagnostic{binding.loc, what.str() + " does not support " +
+                                                  (binding.index ? "tuple indexing" : "R.match_cast") +
+                                                  " yet: '" + binding.var->name + "'"};
+        if (const std::optional<Call> &call = binding.call; call && (call->kind == CallKind::CallPacked ||
+                                                                     call->kind == CallKind::CallPurePacked ||
+                                                                     call->kind == CallKind::CallTIRInplace ||
+                                                                     call->kind == CallKind::Function))
+          return RelaxDiagnostic{call->calleeLoc, callKindName(call->kind) + " is not supported by " + what.str() + " yet"};
+      }
+    return std::nullopt;
+  };
+  if (auto diagnostic = firstIn(func.blocks, false)) return diagnostic;
   if (func.resultIsTuple && func.results.empty())
     return RelaxDiagnostic{func.retSinfo.loc.isKnown() ? func.retSinfo.loc : func.loc(),
                            what.str() + " does not support returning an empty tuple yet"};

@@ -31,11 +31,15 @@ vtac_dtype toRegistryType(ir::DataType dtype) {
   return t;
 }
 
-// One binding, with its callee resolved and its variables mapped to slots.
+// One binding, with its callee resolved and its variables mapped to slots; or the control
+// flow of an if/else: Branch (to `jump`, the else branch, unless the bool scalar in argSlots[0]
+// is true) and Jump (past the else branch). Each branch ends in an Alias of the If's variable
+// to the branch's value.
 struct Step {
-  enum class Kind { PrimFunc, Registered, Alias };
+  enum class Kind { PrimFunc, Registered, Alias, Branch, Jump };
   Kind kind;
   const relax::Binding *binding;
+  size_t jump = 0;  // Branch, Jump: the step to go on at
   backend::PrimFuncEngine *prim = nullptr;
   vtac_packed_func function = nullptr;
   void *resource = nullptr;
@@ -91,7 +95,7 @@ struct GraphExecutor::Impl {
 };
 
 llvm::Error GraphExecutor::Impl::prepare() {
-  if (std::optional<relax::RelaxDiagnostic> refusal = relax::firstUnsupported(*func, "the graph executor"))
+  if (std::optional<relax::RelaxDiagnostic> refusal = relax::firstUnsupported(*func, "the graph executor", /*runsIf=*/true))
     return backend::diagnosticError(refusal->loc, refusal->message);
   std::unordered_map<const relax::Var *, int> varSlots;
   std::unordered_map<const relax::Constant *, int> constantSlotOf;
@@ -121,43 +125,85 @@ llvm::Error GraphExecutor::Impl::prepare() {
     if (size_t(slot) >= lastUse.size()) lastUse.resize(slot + 1, -1);
     lastUse[slot] = std::max(lastUse[slot], step);
   };
-  for (const relax::BindingBlock &block : func->blocks)
-    for (const relax::Binding &binding : block.bindings) {
-      Step step;
-      step.binding = &binding;
-      int index = int(steps.size());
-      std::vector<relax::Arg> inputs = binding.call ? binding.call->args : std::vector{binding.alias};
-      for (const relax::Arg &arg : inputs) {
-        llvm::Expected<int> slot = slotOf(arg);
-        if (!slot) return slot.takeError();
-        step.argSlots.push_back(*slot);
-        use(*slot, index);
-      }
-      step.outSlot = numSlots++;
-      varSlots[binding.var.get()] = step.outSlot;
-      if (!binding.call) {
-        step.kind = Step::Kind::Alias;
-      } else {
-        const relax::Call &call = *binding.call;
-        ir::FunctionRef target = module->lookup(call.callee);
-        if (target && target->isa<ir::PrimFunc>()) {
-          step.kind = Step::Kind::PrimFunc;
-          if (compiled.emplace(call.callee, nullptr).second)
-            callees.emplace_back(call.callee, ir::cast<ir::PrimFunc>(target));
-        } else if (call.kind == relax::CallKind::CallTIR) {
-          return backend::diagnosticError(call.calleeLoc,
-                                          "'" + call.callee + "' is not a prim_func of the module");
-        } else if (vtac_get_func(call.callee.c_str(), &step.function, &step.resource) == 0) {
-          step.kind = Step::Kind::Registered;
-        } else {
-          return backend::diagnosticError(
-              call.calleeLoc, "unknown packed function '" + call.callee +
-                                  "': not a prim_func of the module and not registered "
-                                  "(built-ins: env.linear, env.relu; add others with --load-library)");
+  // The value `arg` gives the If's variable at the end of a branch.
+  auto branchResult = [&](const relax::Binding &binding, const relax::Arg &arg) -> llvm::Error {
+    Step step;
+    step.kind = Step::Kind::Alias;
+    step.binding = &binding;
+    llvm::Expected<int> slot = slotOf(arg);
+    if (!slot) return slot.takeError();
+    step.argSlots.push_back(*slot);
+    use(*slot, int(steps.size()));
+    step.outSlot = varSlots.at(binding.var.get());
+    steps.push_back(std::move(step));
+    return llvm::Error::success();
+  };
+  std::function<llvm::Error(const std::vector<relax::BindingBlock> &)> lower =
+      [&](const std::vector<relax::BindingBlock> &blocks) -> llvm::Error {
+    for (const relax::BindingBlock &block : blocks)
+      for (const relax::Binding &binding : block.bindings) {
+        if (const relax::IfElse *ifElse = binding.ifElse.get()) {
+          varSlots[binding.var.get()] = numSlots++;
+          Step branch;
+          branch.kind = Step::Kind::Branch;
+          branch.binding = &binding;
+          llvm::Expected<int> condition = slotOf(ifElse->condition);
+          if (!condition) return condition.takeError();
+          branch.argSlots.push_back(*condition);
+          use(*condition, int(steps.size()));
+          size_t branchIndex = steps.size();
+          steps.push_back(std::move(branch));
+          if (llvm::Error error = lower(ifElse->thenBranch.blocks)) return error;
+          if (llvm::Error error = branchResult(binding, ifElse->thenBranch.result)) return error;
+          Step jump;
+          jump.kind = Step::Kind::Jump;
+          jump.binding = &binding;
+          size_t jumpIndex = steps.size();
+          steps.push_back(std::move(jump));
+          steps[branchIndex].jump = steps.size();
+          if (llvm::Error error = lower(ifElse->elseBranch.blocks)) return error;
+          if (llvm::Error error = branchResult(binding, ifElse->elseBranch.result)) return error;
+          steps[jumpIndex].jump = steps.size();
+          continue;
         }
+        Step step;
+        step.binding = &binding;
+        int index = int(steps.size());
+        std::vector<relax::Arg> inputs = binding.call ? binding.call->args : std::vector{binding.alias};
+        for (const relax::Arg &arg : inputs) {
+          llvm::Expected<int> slot = slotOf(arg);
+          if (!slot) return slot.takeError();
+          step.argSlots.push_back(*slot);
+          use(*slot, index);
+        }
+        step.outSlot = numSlots++;
+        varSlots[binding.var.get()] = step.outSlot;
+        if (!binding.call) {
+          step.kind = Step::Kind::Alias;
+        } else {
+          const relax::Call &call = *binding.call;
+          ir::FunctionRef target = module->lookup(call.callee);
+          if (target && target->isa<ir::PrimFunc>()) {
+            step.kind = Step::Kind::PrimFunc;
+            if (compiled.emplace(call.callee, nullptr).second)
+              callees.emplace_back(call.callee, ir::cast<ir::PrimFunc>(target));
+          } else if (call.kind == relax::CallKind::CallTIR) {
+            return backend::diagnosticError(call.calleeLoc,
+                                            "'" + call.callee + "' is not a prim_func of the module");
+          } else if (vtac_get_func(call.callee.c_str(), &step.function, &step.resource) == 0) {
+            step.kind = Step::Kind::Registered;
+          } else {
+            return backend::diagnosticError(
+                call.calleeLoc, "unknown packed function '" + call.callee +
+                                    "': not a prim_func of the module and not registered "
+                                    "(built-ins: env.linear, env.relu; add others with --load-library)");
+          }
+        }
+        steps.push_back(std::move(step));
       }
-      steps.push_back(std::move(step));
-    }
+    return llvm::Error::success();
+  };
+  if (llvm::Error error = lower(func->blocks)) return error;
   if (llvm::Error error = compileCallees(callees)) return error;
   if (llvm::Error error = bindCompiled()) return error;
   for (const relax::Arg &result : func->results) {
@@ -356,9 +402,21 @@ llvm::Expected<NamedTensors> GraphExecutor::run(const NamedTensors &inputs) {
   for (const auto &[slot, tensor] : impl.constantSlots) slots[slot] = tensor;
 
   size_t callIndex = 0;
-  for (const Step &step : impl.steps) {
+  for (size_t next = 0; next < impl.steps.size();) {
+    const Step &step = impl.steps[next++];
     const relax::Binding &binding = *step.binding;
-    if (step.kind == Step::Kind::Alias) {
+    if (step.kind == Step::Kind::Branch) {
+      // A bool scalar; an empty or larger tensor is no condition.
+      const Tensor &condition = *slots[step.argSlots[0]];
+      if (condition.shape().size() != 0 || condition.dtype().bytes() != 1)
+        return backend::diagnosticError(binding.ifElse->condition.loc,
+                                        "the condition of an if must be a bool scalar, got a tensor of shape " +
+                                            backend::formatShape(condition.shape()) + " and type " +
+                                            condition.dtype().str());
+      if (!condition.data()[0]) next = step.jump;
+    } else if (step.kind == Step::Kind::Jump) {
+      next = step.jump;
+    } else if (step.kind == Step::Kind::Alias) {
       slots[step.outSlot] = slots[step.argSlots[0]];
       const Tensor &value = *slots[step.outSlot];
       if (std::optional<std::string> conflict = relax::unifyShape(binding.var->sinfo.tensor, value.shape(), sizes))

@@ -319,7 +319,8 @@ struct RelaxDiagnostic {
   SourceLoc loc;
   std::string message;
 };
-std::optional<RelaxDiagnostic> firstUnsupported(const RelaxFunction &func, llvm::StringRef what);
+// `runsIf`: the caller runs if/else (the graph executor), so the branches are checked instead.
+std::optional<RelaxDiagnostic> firstUnsupported(const RelaxFunction &func, llvm::StringRef what, bool runsIf = false);
 
 // ---- Printing (TVMScript, as TVM prints Relax) ----------------------------------------------
 
