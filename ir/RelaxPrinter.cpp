@@ -2,7 +2,9 @@
 // with the function's symbolic sizes quoted in the signature and declared (`n = T.int64()`) at
 // the top of the body in order of first appearance (return type first), `cls = Module` before
 // the first `R.call_tir(cls.f, ...)`, call bindings without annotations, alias bindings with
-// one, `R.output(...)` closing each dataflow block, constants as metadata references.
+// one, `R.output(...)` closing each dataflow block, constants as metadata references, `if`/`else`
+// with the If's annotated variable on each branch's last line, local functions where they are
+// bound (names unique across the enclosing function's).
 #include <unordered_map>
 #include <unordered_set>
 
