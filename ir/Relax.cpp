@@ -281,7 +281,7 @@ StructInfo Arg::sinfo() const {
   return tuple;
 }
 
-std::optional<RelaxDiagnostic> firstUnsupported(const RelaxFunction &func, llvm::StringRef what, bool runsIf) {
+std::optional<RelaxDiagnostic> firstUnsupported(const RelaxFunction &func, llvm::StringRef what, bool graphExecutor) {
   auto refuse = [&](const Var &var) -> std::optional<RelaxDiagnostic> {
     if (var.sinfo.isTensor()) return std::nullopt;
     return RelaxDiagnostic{var.sinfo.loc.isKnown() ? var.sinfo.loc : var.loc,
@@ -294,7 +294,7 @@ std::optional<RelaxDiagnostic> firstUnsupported(const RelaxFunction &func, llvm:
       [&](const std::vector<BindingBlock> &blocks, bool inBranch) -> std::optional<RelaxDiagnostic> {
     for (const BindingBlock &block : blocks)
       for (const Binding &binding : block.bindings) {
-        if ((binding.ifElse && !runsIf) || binding.function)
+        if ((binding.ifElse && !graphExecutor) || binding.function)
           return RelaxDiagnostic{binding.loc, std::string(binding.ifElse ? "if/else" : "a local function") +
                                                   " is not supported by " + what.str() + " yet: '" +
                                                   binding.var->name + "'"};
@@ -324,7 +324,7 @@ std::optional<RelaxDiagnostic> firstUnsupported(const RelaxFunction &func, llvm:
                                                   " yet: '" + binding.var->name + "'"};
         if (const std::optional<Call> &call = binding.call; call && (call->kind == CallKind::CallPacked ||
                                                                      call->kind == CallKind::CallPurePacked ||
-                                                                     call->kind == CallKind::CallTIRInplace ||
+                                                                     (call->kind == CallKind::CallTIRInplace && !graphExecutor) ||
                                                                      call->kind == CallKind::Function))
           return RelaxDiagnostic{call->calleeLoc, callKindName(call->kind) + " is not supported by " + what.str() + " yet"};
       }

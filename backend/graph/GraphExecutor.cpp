@@ -40,6 +40,11 @@ struct Step {
   Kind kind;
   const relax::Binding *binding;
   size_t jump = 0;  // Branch, Jump: the step to go on at
+  // PrimFunc of R.call_tir_inplace: the argument the output is written into (-1: none, an
+  // output tensor of its own). The output is a copy of that argument, which the call then
+  // updates: the same values as TVM's in-place update for every program that does not read
+  // the argument afterwards (TVM's condition for call_tir_inplace).
+  int inplaceArgument = -1;
   backend::PrimFuncEngine *prim = nullptr;
   vtac_packed_func function = nullptr;
   void *resource = nullptr;
@@ -95,7 +100,7 @@ struct GraphExecutor::Impl {
 };
 
 llvm::Error GraphExecutor::Impl::prepare() {
-  if (std::optional<relax::RelaxDiagnostic> refusal = relax::firstUnsupported(*func, "the graph executor", /*runsIf=*/true))
+  if (std::optional<relax::RelaxDiagnostic> refusal = relax::firstUnsupported(*func, "the graph executor", /*graphExecutor=*/true))
     return backend::diagnosticError(refusal->loc, refusal->message);
   std::unordered_map<const relax::Var *, int> varSlots;
   std::unordered_map<const relax::Constant *, int> constantSlotOf;
@@ -185,9 +190,10 @@ llvm::Error GraphExecutor::Impl::prepare() {
           ir::FunctionRef target = module->lookup(call.callee);
           if (target && target->isa<ir::PrimFunc>()) {
             step.kind = Step::Kind::PrimFunc;
+            if (call.kind == relax::CallKind::CallTIRInplace) step.inplaceArgument = int(call.inplaceIndices.front());
             if (compiled.emplace(call.callee, nullptr).second)
               callees.emplace_back(call.callee, ir::cast<ir::PrimFunc>(target));
-          } else if (call.kind == relax::CallKind::CallTIR) {
+          } else if (call.kind == relax::CallKind::CallTIR || call.kind == relax::CallKind::CallTIRInplace) {
             return backend::diagnosticError(call.calleeLoc,
                                             "'" + call.callee + "' is not a prim_func of the module");
           } else if (vtac_get_func(call.callee.c_str(), &step.function, &step.resource) == 0) {
@@ -243,10 +249,12 @@ llvm::Error GraphExecutor::Impl::bindCompiled() {
     const relax::Call &call = *step.binding->call;
     step.prim = compiled.at(call.callee).get();
     size_t numParams = step.prim->signature().params().size();
-    if (numParams != call.args.size() + 1)
+    size_t outputs = step.inplaceArgument < 0 ? 1 : 0;
+    if (numParams != call.args.size() + outputs)
       return backend::diagnosticError(call.calleeLoc, "'" + call.callee + "' takes " + llvm::Twine(numParams) +
                                                           " parameters but the call passes " +
-                                                          llvm::Twine(call.args.size()) + " arguments and 1 output");
+                                                          llvm::Twine(call.args.size()) + " arguments and " +
+                                                          llvm::Twine(outputs) + " output" + (outputs ? "" : "s"));
   }
   return llvm::Error::success();
 }
@@ -299,7 +307,9 @@ llvm::Error GraphExecutor::Impl::callPrimFunc(const Step &step,
   std::vector<int> sources;  // per argument: the slot moved in, or -1 for a copy
   std::vector<Tensor *> moved;
   arguments.reserve(step.argSlots.size() + 1);
-  for (int slot : step.argSlots) {
+  std::vector<int> argSlots = step.argSlots;
+  if (step.inplaceArgument >= 0) argSlots[size_t(step.inplaceArgument)] = step.outSlot;
+  for (int slot : argSlots) {
     Tensor *tensor = slots[slot].get();
     auto previous = std::find(moved.begin(), moved.end(), tensor);
     if (previous != moved.end()) {
@@ -311,8 +321,10 @@ llvm::Error GraphExecutor::Impl::callPrimFunc(const Step &step,
     }
     moved.push_back(tensor);
   }
-  arguments.push_back(std::move(*slots[step.outSlot]));
-  sources.push_back(step.outSlot);
+  if (step.inplaceArgument < 0) {
+    arguments.push_back(std::move(*slots[step.outSlot]));
+    sources.push_back(step.outSlot);
+  }
 
   std::vector<const Tensor *> given;
   for (const Tensor &argument : arguments) given.push_back(&argument);
@@ -438,7 +450,18 @@ llvm::Expected<NamedTensors> GraphExecutor::run(const NamedTensors &inputs) {
       if (auto bytes = backend::checkedByteSize(shape, call.outSinfo.dtype.bytes()); !bytes)
         return backend::diagnosticError(call.outSinfo.loc, "cannot allocate the output of '" + call.callee +
                                                                "': " + backend::errorMessage(bytes.takeError()));
+      if (step.inplaceArgument >= 0) {
+        const Tensor &updated = *slots[step.argSlots[size_t(step.inplaceArgument)]];
+        if (updated.shape() != llvm::ArrayRef<int64_t>(shape) || updated.dtype() != call.outSinfo.dtype)
+          return backend::diagnosticError(call.outSinfo.loc, "the output of '" + call.callee + "' (" +
+                                                                 shapeText(call.outSinfo) + " is " +
+                                                                 backend::formatShape(shape) +
+                                                                 ") does not match the argument it is written into, " +
+                                                                 backend::formatShape(updated.shape()) + " " +
+                                                                 updated.dtype().str());
+      }
       slots[step.outSlot] = impl.allocate(call.outSinfo.dtype, std::move(shape));
+      if (step.inplaceArgument >= 0) *slots[step.outSlot] = *slots[step.argSlots[size_t(step.inplaceArgument)]];
       llvm::Error error = step.kind == Step::Kind::PrimFunc ? impl.callPrimFunc(step, slots)
                                                             : impl.callRegistered(step, slots);
       if (!error && impl.afterCall) error = impl.afterCall({callIndex, call.callee, call.calleeLoc});

@@ -319,8 +319,9 @@ struct RelaxDiagnostic {
   SourceLoc loc;
   std::string message;
 };
-// `runsIf`: the caller runs if/else (the graph executor), so the branches are checked instead.
-std::optional<RelaxDiagnostic> firstUnsupported(const RelaxFunction &func, llvm::StringRef what, bool runsIf = false);
+// `graphExecutor`: the caller is the graph executor, which runs if/else (its branches are
+// checked instead) and R.call_tir_inplace.
+std::optional<RelaxDiagnostic> firstUnsupported(const RelaxFunction &func, llvm::StringRef what, bool graphExecutor = false);
 
 // ---- Printing (TVMScript, as TVM prints Relax) ----------------------------------------------
 
