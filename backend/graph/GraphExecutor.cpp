@@ -453,10 +453,10 @@ llvm::Expected<NamedTensors> GraphExecutor::run(const NamedTensors &inputs) {
       if (step.inplaceArgument >= 0) {
         const Tensor &updated = *slots[step.argSlots[size_t(step.inplaceArgument)]];
         if (updated.shape() != llvm::ArrayRef<int64_t>(shape) || updated.dtype() != call.outSinfo.dtype)
-          return backend::diagnosticError(call.outSinfo.loc, "the output of '" + call.callee + "' (" +
-                                                                 shapeText(call.outSinfo) + " is " +
-                                                                 backend::formatShape(shape) +
-                                                                 ") does not match the argument it is written into, " +
+          return backend::diagnosticError(call.outSinfo.loc, "the output of '" + call.callee + "', " +
+                                                                 backend::formatShape(shape) + " " +
+                                                                 call.outSinfo.dtype.str() +
+                                                                 ", differs from the argument it is written into, " +
                                                                  backend::formatShape(updated.shape()) + " " +
                                                                  updated.dtype().str());
       }
