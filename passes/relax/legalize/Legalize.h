@@ -12,7 +12,7 @@
 // of the same names (TVM copies them so the prim_func stands alone).
 //
 // One file per operator family, as TVM's legalize_ops/ has: Binary.cpp (add, subtract,
-// multiply, divide, maximum, minimum), Nn.cpp (nn.relu), LinearAlgebra.cpp (matmul),
+// multiply, divide, maximum, minimum, shifts, bitwise), Unary.cpp (clip), Nn.cpp (nn.relu), LinearAlgebra.cpp (matmul),
 // Manipulate.cpp (permute_dims, reshape, concat), Datatype.cpp (astype), Statistical.cpp (sum,
 // mean, max, min), Convolution.cpp (nn.conv2d), Pooling.cpp (nn.max_pool2d, nn.avg_pool2d,
 // nn.adaptive_avg_pool2d).
@@ -122,6 +122,7 @@ ir::Expr scalarConstant(const ir::relax::Arg &arg);
 // it was read; errors are located at an argument or the call (its result's struct info).
 llvm::Expected<LegalizedOperator> legalizeBinary(const ir::relax::Call &call);
 llvm::Expected<LegalizedOperator> legalizeNn(const ir::relax::Call &call);
+llvm::Expected<LegalizedOperator> legalizeClip(const ir::relax::Call &call);
 llvm::Expected<LegalizedOperator> legalizeLinearAlgebra(const ir::relax::Call &call);
 llvm::Expected<LegalizedOperator> legalizeManipulate(const ir::relax::Call &call);
 llvm::Expected<LegalizedOperator> legalizeDatatype(const ir::relax::Call &call);

@@ -23,7 +23,9 @@ namespace vtac::ir::relax {
 
 enum class OperatorFamily {
   ElementwiseBinary,  // add, subtract, multiply, divide, maximum, minimum
+  BitwiseBinary,      // left_shift, right_shift, bitwise_and, bitwise_or, bitwise_xor (integers)
   ElementwiseUnary,   // nn.relu
+  Clip,               // clip(x, min, max)
   Matmul,             // matmul(x1, x2, out_dtype="void")
   PermuteDims,        // permute_dims(x, axes=None)
   Reshape,            // reshape(x, shape)
