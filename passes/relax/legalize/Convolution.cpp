@@ -48,8 +48,10 @@ std::vector<size_t> inverse(const std::vector<size_t> &positions) {
   return axes;
 }
 
-llvm::Error refuse(const relax::Call &call, const std::string &why) {
-  return ir::diagnosticError(call.calleeLoc, "R.nn.conv2d " + why + " is not supported yet");
+// "R.nn.conv2d <why> is not supported yet (<what is>)".
+llvm::Error refuse(const relax::Call &call, const std::string &why, const std::string &supported = "") {
+  return ir::diagnosticError(call.calleeLoc, "R.nn.conv2d " + why + " is not supported yet" +
+                                                 (supported.empty() ? "" : " (" + supported + ")"));
 }
 
 // The factors of VTA's packed layouts: data NCHW{batch}n{in}c, kernel OIHW{out}o{in}i, output
@@ -84,7 +86,8 @@ llvm::Expected<LegalizedOperator> legalizePacked(const relax::Call &call) {
   const auto &attrs = std::get<relax::Conv2DAttrs>(call.attrs);
   if (!packedFactors(attrs))
     return refuse(call, "with layouts (\"" + attrs.dataLayout + "\", \"" + attrs.kernelLayout + "\", \"" + attrs.outLayout +
-                  "\") (layouts with sub-axes: VTA's packed NCHW{b}n{c}c data, OIHW{o}o{c}i kernel, NCHW{b}n{o}c output)");
+                  "\")",
+                  "layouts with sub-axes: VTA's packed NCHW{b}n{c}c data, OIHW{o}o{c}i kernel, NCHW{b}n{o}c output");
   ComputeBuilder builder;
   llvm::Expected<ir::BufferRef> data = builder.input(call.args[0]);
   if (!data) return data.takeError();
@@ -98,8 +101,8 @@ llvm::Expected<LegalizedOperator> legalizePacked(const relax::Call &call) {
            outDtype != ir::DataType::int32())
     what = (*data)->dtype.str() + " data, " + (*kernel)->dtype.str() + " weight and " + outDtype.str() + " output";
   if (!what.empty())
-    return refuse(call, "in packed layouts with " + what +
-                  " (VTA's packed conv2d: groups 1, dilation 1, int8 data and weight, out_dtype int32)");
+    return refuse(call, "in packed layouts with " + what,
+                  "VTA's packed conv2d: groups 1, dilation 1, int8 data and weight, out_dtype int32");
 
   // (VTA pads when padding[0] is set, both sides alike; here any padding, each side its own.)
   const std::vector<int64_t> &p = attrs.padding;
