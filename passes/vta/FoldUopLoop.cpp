@@ -47,7 +47,12 @@ public:
     }
     std::vector<ir::Expr> args = op.args;
     for (int i = 0; i < 3; ++i) {
-      auto eq = ir::detectLinearEquation(args[2 + i], {var_});
+      // An index over int64 loops (legalize-ops' sizes) comes cast to int32: its factor is the
+      // int64 expression's, and the rest is cast as the whole was (an SRAM index, which fits).
+      const auto *narrowed = args[2 + i].as<ir::Cast>();
+      if (narrowed && !(narrowed->dtype == ir::DataType::int32() && narrowed->value->dtype == ir::DataType::int64()))
+        narrowed = nullptr;
+      auto eq = ir::detectLinearEquation(narrowed ? narrowed->value : args[2 + i], {var_});
       if (!eq) {
         note("a micro-op index is not linear in '" + var_->name + "'");
         return ir::Expr(&op);
@@ -57,7 +62,7 @@ public:
         return ir::Expr(&op);
       }
       factors[i] = eq->coeffs[0];
-      args[2 + i] = eq->base;
+      args[2 + i] = narrowed ? ir::castExpr(ir::DataType::int32(), eq->base) : eq->base;
     }
     return ir::make<ir::Call>(op.dtype, op.op, args, op.loc());
   }
