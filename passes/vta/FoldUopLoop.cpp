@@ -215,16 +215,20 @@ private:
       const ir::For *loop = found == enclosingLoops_.end() ? nullptr : found->second;
       auto min = loop ? ir::asConstInt(loop->min) : std::nullopt;
       auto extent = loop ? ir::asConstInt(loop->extent) : std::nullopt;
-      if (!min || !extent || *extent < 1 || var->dtype != ir::DataType::int32() || radix * *extent > INT32_MAX) {
+      bool integer = var->dtype == ir::DataType::int32() || var->dtype == ir::DataType::int64();
+      if (!min || !extent || *extent < 1 || !integer || radix * *extent > INT32_MAX) {
         std::string names;
         for (const ir::VarRef &v : captured) names += (names.empty() ? "'" : ", '") + v->name + "'";
         fail(scope, "the micro-kernel depends on " + std::to_string(captured.size()) + " variables (" + names +
                         "); the runtime caches a micro-kernel by one int32 value, and '" + var->name +
-                        "' is not an int32 loop variable of constant range that could go into it");
+                        "' is not an integer loop variable of constant range that could go into it");
         return ir::Stmt(&scope);
       }
-      packed = packed + (ir::Expr(var) - *min) * radix;
-      unpack[var.get()] = ir::floorModExpr(ir::floorDivExpr(key, ir::intImm(radix)), ir::intImm(*extent)) + *min;
+      // (an int64 loop, as legalize-ops' sizes give, goes into the int32 key as its offset,
+      // which the key's range bounds)
+      packed = packed + ir::castExpr(ir::DataType::int32(), ir::Expr(var) - ir::intImm(*min, var->dtype)) * radix;
+      unpack[var.get()] = ir::castExpr(
+          var->dtype, ir::floorModExpr(ir::floorDivExpr(key, ir::intImm(radix)), ir::intImm(*extent)) + *min);
       radix *= *extent;
     }
     ir::Stmt kernel = ir::make<ir::AttrStmt>(scope.node, scope.key, scope.value, ir::substitute(body, unpack), scope.loc());
