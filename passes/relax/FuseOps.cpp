@@ -314,13 +314,16 @@ public:
           members_[groupOf_[c]].size() == 1)
         merge(groupOf_[i], groupOf_[c]);
     }
-    // Phase 1: groups without a reduction join their consumer's.
+    // Phase 1: a producer joins its consumer's group by its own pattern, as TVM's edges go: an
+    // elementwise one when the consumer is injective or a CommReduce (the consumer's group may
+    // hold a convolution), an injective one when the consumer's whole group is injective.
     for (size_t i = 0; i < count; ++i) {
       if (consumer_[i] < 0 || groupOf_[i] == groupOf_[size_t(consumer_[i])]) continue;
       size_t c = size_t(consumer_[i]);
-      OpPattern producer = maxPattern(groupOf_[i]);
-      if (producer <= OpPattern::Broadcast || (producer == OpPattern::Injective && patterns_[c] <= OpPattern::Injective))
-        merge(groupOf_[i], groupOf_[c]);
+      bool joins = patterns_[i] <= OpPattern::Broadcast
+                       ? patterns_[c] <= OpPattern::Injective || patterns_[c] == OpPattern::CommReduce
+                       : patterns_[i] == OpPattern::Injective && maxPattern(groupOf_[c]) <= OpPattern::Injective;
+      if (joins && reductions(groupOf_[i]) + reductions(groupOf_[c]) <= 1) merge(groupOf_[i], groupOf_[c]);
     }
   }
 
@@ -336,6 +339,11 @@ public:
 private:
   bool holds(size_t group, OpPattern pattern) const {
     return std::any_of(members_[group].begin(), members_[group].end(), [&](size_t m) { return patterns_[m] == pattern; });
+  }
+  size_t reductions(size_t group) const {
+    return size_t(std::count_if(members_[group].begin(), members_[group].end(), [&](size_t m) {
+      return patterns_[m] == OpPattern::CommReduce || patterns_[m] == OpPattern::OutEWiseFusable;
+    }));
   }
   OpPattern maxPattern(size_t group) const {
     OpPattern kind = OpPattern::ElemWise;

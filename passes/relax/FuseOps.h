@@ -6,20 +6,24 @@
 //
 // Each prim_func gets TVM's op pattern (AnnotateTIROpPattern, primFuncPattern below). Grouping
 // follows TVM's FuseOps rules, simplified to chains of single-use values in one dataflow block
-// (TVM's post-dominator analysis is not needed for them):
+// (TVM's post-dominator analysis reduced to that case: a value used by two members of a group,
+// TVM's diamond conv -> add(1, conv) -> add(conv, .), is not fused across):
 //  - an edge P -> C is a call_tir P whose value is a dataflow variable used only by the call_tir
 //    C of the same dataflow block (any number of times in its arguments); values used twice,
 //    outside the block, by a non-call binding, in a branch or returned are never fused across;
 //  - phase 0: a group holding an OutEWiseFusable function (a convolution, a matmul, a pooling)
 //    takes its consumer C when C is ElemWise or Broadcast and still alone, so the chain after a
 //    reduction grows consumer by consumer (TVM's kOutEWiseFusable case);
-//  - phase 1: a group of ElemWise/Broadcast functions joins the group of its consumer whatever C
-//    is (astype(residual) into the add of a convolution's chain); a group with an Injective
-//    function joins only when C is ElemWise, Broadcast or Injective; a group holding a
-//    reduction never joins its consumer's, so a group has at most one reduction and the next
-//    layer's convolution does not take the previous layer's chain (TVM's phases 0 and 1);
-//  - CommReduce and Opaque functions, call_tir of symbolic shapes, scalar or tir_vars arguments,
-//    R.call_tir_inplace and every other binding are left alone.
+//  - phase 1: a producer P joins the group of its consumer C by P's own pattern, as TVM's edges
+//    decide: an ElemWise/Broadcast P when C is ElemWise, Broadcast, Injective or CommReduce (C's
+//    group may hold a convolution: astype(residual) joins the add of a convolution's chain, and
+//    an elementwise stage after a convolution takes the group into an injective consumer), an
+//    Injective P when C's whole group is at most Injective; never into a convolution or matmul
+//    (the next layer's convolution does not take the previous layer's chain, nor an elementwise
+//    producer, as in TVM), and never so that a group holds two reductions (TVM would allow a
+//    convolution's chain into a sum);
+//  - a CommReduce group takes no consumer; Opaque functions, call_tir of symbolic shapes,
+//    scalar or tir_vars arguments, R.call_tir_inplace and every other binding are left alone.
 // A group of one call is left as it is. A group of several becomes a prim_func built as TVM's
 // FuseTIR builds it: parameters the group's external inputs in order of first use (named after
 // the Relax variable, constants "param_0", ...) then the output; each member's output an
