@@ -479,7 +479,7 @@ public:
       const ir::PrimFunc &callee = *callees[m];
       std::unordered_map<const ir::Buffer *, BufferRef> buffers;
       for (size_t i = 0; i < call.args.size(); ++i)
-        buffers[callee.bufferOf(callee.params[i]).get()] = argumentBuffer(call.args[i]);
+        buffers[callee.bufferOf(callee.params[i]).get()] = argumentBuffer(call.args[i], *callee.bufferOf(callee.params[i]));
       const ir::Block &root = *callee.body.as<ir::BlockRealize>()->block;
       // The callee's own intermediates (pad_temp) keep their names, made unique only if taken.
       for (const BufferRef &alloc : root.allocBuffers) {
@@ -488,7 +488,7 @@ public:
         allocs_.push_back(fresh);
       }
       const ir::Buffer &output = *callee.bufferOf(callee.params.back());
-      BufferRef result = ir::makeBuffer(uniqueName(output.name + "_intermediate", true), output.dtype, *call.outSinfo.shape);
+      BufferRef result = ir::makeBuffer(uniqueName(output.name + "_intermediate", true), output.dtype, output.shape);
       buffers[&output] = result;
       allocs_.push_back(result);
       intermediates_[bindings[m]->var.get()] = result;
@@ -517,9 +517,11 @@ public:
 
 private:
   // The fused function's buffer for an argument: an earlier member's intermediate, or the
-  // parameter of an external input (one per variable or constant, in order of first use). Shapes
-  // are the Relax values' (int64 sizes), as TVM's FuseTIR gives them.
-  BufferRef argumentBuffer(const relax::Arg &arg) {
+  // parameter of an external input (one per variable or constant, in order of first use). A
+  // buffer keeps the shape its callee declares (equal to the Relax value's): TVM's FuseTIR gives
+  // the Relax shape (int64 sizes), which in a prim_func of int32 loops mixes index types that
+  // tensorize's offset checks cannot see through.
+  BufferRef argumentBuffer(const relax::Arg &arg, const ir::Buffer &calleeBuffer) {
     if (arg.var) {
       auto intermediate = intermediates_.find(arg.var.get());
       if (intermediate != intermediates_.end()) return intermediate->second;
@@ -528,8 +530,7 @@ private:
     auto known = inputs_.find(key);
     if (known != inputs_.end()) return known->second;
     std::string name = arg.var ? arg.var->name : "param_" + std::to_string(constants_++);
-    relax::TensorStructInfo sinfo = arg.sinfo().tensor;
-    BufferRef buffer = ir::makeBuffer(uniqueName(name, false), sinfo.dtype, *sinfo.shape);
+    BufferRef buffer = ir::makeBuffer(uniqueName(name, false), calleeBuffer.dtype, calleeBuffer.shape);
     inputs_[key] = buffer;
     params_.push_back(buffer);
     args_.push_back(arg);

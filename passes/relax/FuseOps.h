@@ -26,7 +26,9 @@
 //    scalar or tir_vars arguments, R.call_tir_inplace and every other binding are left alone.
 // A group of one call is left as it is. A group of several becomes a prim_func built as TVM's
 // FuseTIR builds it: parameters the group's external inputs in order of first use (named after
-// the Relax variable, constants "param_0", ...) then the output; each member's output an
+// the Relax variable, constants "param_0", ...) then the output, each buffer of the shape its
+// callee declares (TVM takes the Relax shape, int64, which mixes index types in a prim_func of
+// int32 loops); each member's output an
 // intermediate buffer "<buffer>_intermediate" (TVM's unique suffix "_1"), the last one the
 // output parameter; the callees' root bodies in binding order with fresh loop and block
 // variables, block names made unique as TVM's BlockNameDeduplicator does ("T_add", "T_add_1");
