@@ -195,6 +195,18 @@ OpPattern primFuncPattern(const ir::PrimFunc &func) {
   const ir::Block *root = rootBlock(func);
   std::vector<const ir::Block *> blocks;
   if (!root || !collectBlocks(root->body, blocks) || blocks.empty()) return OpPattern::Opaque;
+  // A body that names a parameter's handle or data pointer (T.address_of, an access pointer)
+  // depends on where the buffer lives: fusing could change that.
+  std::unordered_set<const ir::Var *> handles;
+  for (const auto &[param, buffer] : func.bufferMap) {
+    handles.insert(param.get());
+    handles.insert(buffer->data.get());
+  }
+  bool namesHandle = false;
+  ir::preOrderVisit(root->body, [&](const ir::Node &node) {
+    if (const auto *var = node.as<ir::Var>()) namesHandle |= handles.count(var) > 0;
+  });
+  if (namesHandle) return OpPattern::Opaque;
   OpPattern kind = OpPattern::ElemWise;
   for (const ir::Block *block : blocks) kind = blockPattern(*block, kind, params, inputs);
   return kind;
@@ -247,11 +259,11 @@ bool staticShape(const std::vector<Expr> &shape) {
 }
 
 // Whether the Relax value `sinfo` fits the callee's buffer exactly: same element type, the same
-// constant shape. A plain buffer: no strides, offset, separators or non-global scope.
+// constant shape. A plain buffer: no strides, offset, separators, broadcasting or non-global scope.
 bool fitsBuffer(const relax::TensorStructInfo &sinfo, const ir::Buffer &buffer) {
   if (!sinfo.shape || sinfo.dtype != buffer.dtype || sinfo.shape->size() != buffer.shape.size() ||
       !staticShape(buffer.shape) || !buffer.strides.empty() || buffer.elemOffset || !buffer.axisSeparators.empty() ||
-      buffer.scope() != "global")
+      buffer.autoBroadcast || buffer.scope() != "global")
     return false;
   for (size_t i = 0; i < buffer.shape.size(); ++i) {
     const auto *dim = (*sinfo.shape)[i].as<ir::IntImm>();
@@ -481,11 +493,14 @@ public:
       for (size_t i = 0; i < call.args.size(); ++i)
         buffers[callee.bufferOf(callee.params[i]).get()] = argumentBuffer(call.args[i], *callee.bufferOf(callee.params[i]));
       const ir::Block &root = *callee.body.as<ir::BlockRealize>()->block;
-      // The callee's own intermediates (pad_temp) keep their names, made unique only if taken.
+      // The callee's own intermediates (pad_temp) keep their names, made unique only if taken, and
+      // get a data variable of their own (a callee fused twice allocates twice).
       for (const BufferRef &alloc : root.allocBuffers) {
-        BufferRef fresh = ir::makeBuffer(uniqueName(alloc->name, false), alloc->dtype, alloc->shape);
-        buffers[alloc.get()] = fresh;
-        allocs_.push_back(fresh);
+        auto *fresh = ir::copyNode(*alloc);
+        fresh->name = uniqueName(alloc->name, false);
+        fresh->data = ir::VarRef(ir::copyNode(*alloc->data));
+        buffers[alloc.get()] = BufferRef(fresh);
+        allocs_.push_back(BufferRef(fresh));
       }
       const ir::Buffer &output = *callee.bufferOf(callee.params.back());
       BufferRef result = ir::makeBuffer(uniqueName(output.name + "_intermediate", true), output.dtype, output.shape);

@@ -56,7 +56,7 @@ enum class OpPattern { ElemWise = 0, Broadcast = 1, Injective = 2, CommReduce = 
 // output block after a CommReduce makes the function OutEWiseFusable. Stricter than TVM, anything
 // unclear is Opaque: a body that is not the root block over serial loops and blocks, a block that
 // is not one buffer store (nested blocks, allocations, match_buffers), a parameter that is no
-// buffer, a write to an input parameter.
+// buffer, a write to an input parameter, a body that names a parameter's handle or data pointer.
 OpPattern primFuncPattern(const ir::PrimFunc &func);
 
 llvm::Error fuseOps(ir::IRModule &module, PassContext &context);
