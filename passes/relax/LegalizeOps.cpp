@@ -28,8 +28,8 @@ llvm::Expected<legalize::LegalizedOperator> legalizeCall(const relax::Call &call
   llvm_unreachable("every operator family has a legalization");
 }
 
-// The module's name for `func`: an equal prim_func's, else a fresh one from the hint (TVM's
-// NameSupply: "add", then "add1", "add2").
+}  // namespace
+
 std::string addPrimFunc(ir::IRModule &module, const ir::PrimFuncRef &func, const std::string &hint) {
   for (const ir::IRModule::Entry &entry : module.functions())
     if (const auto *prim = entry.function->as<ir::PrimFunc>(); prim && ir::structuralEqual(*prim, *func))
@@ -39,8 +39,6 @@ std::string addPrimFunc(ir::IRModule &module, const ir::PrimFuncRef &func, const
   module.add(name, func);
   return name;
 }
-
-}  // namespace
 
 llvm::Error legalizeOps(ir::IRModule &module, PassContext &) {
   std::vector<ir::IRModule::Entry> entries = module.functions();

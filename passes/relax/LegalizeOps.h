@@ -7,6 +7,8 @@
 // at the call or the argument whose shape or element type is unknown.
 #pragma once
 
+#include <string>
+
 #include <llvm/Support/Error.h>
 
 #include "vtac/ir/Function.h"
@@ -15,5 +17,10 @@
 namespace vtac::passes {
 
 llvm::Error legalizeOps(ir::IRModule &module, PassContext &context);
+
+// Adds `func` to the module as TVM's BlockBuilder adds a generated function (legalize-ops,
+// fuse-ops): the name of a structurally equal prim_func already there, else a fresh name from
+// the hint ("add", then "add1", "add2", as TVM's NameSupply).
+std::string addPrimFunc(ir::IRModule &module, const ir::PrimFuncRef &func, const std::string &hint);
 
 }  // namespace vtac::passes

@@ -1,6 +1,7 @@
 // The passes over a module's Relax functions, registered by name (TVM's names in the summaries).
 #include "vtac/passes/PassRegistry.h"
 
+#include "relax/FuseOps.h"
 #include "relax/LegalizeOps.h"
 
 namespace vtac::passes {
@@ -11,6 +12,12 @@ void registerRelaxPasses(PassRegistry &registry) {
                     nullptr, nullptr};
   legalize.moduleTransform = legalizeOps;
   registry.add(std::move(legalize));
+  PassInfo fuse{"fuse-ops",
+                "chains of R.call_tir (a convolution and its elementwise consumers) -> one R.call_tir of a fused prim_func "
+                "(FuseOps + FuseTIR)",
+                nullptr, nullptr};
+  fuse.moduleTransform = fuseOps;
+  registry.add(std::move(fuse));
 }
 
 }  // namespace vtac::passes
