@@ -54,12 +54,9 @@ llvm::Error refuse(const relax::Call &call, const std::string &why, const std::s
                                                  (supported.empty() ? "" : " (" + supported + ")"));
 }
 
-// The factors of VTA's packed layouts: data NCHW{batch}n{in}c, kernel OIHW{out}o{in}i, output
-// NCHW{batch}n{out}c; nullopt for any other layouts.
-struct PackedFactors {
-  int64_t batch, in, out;
-};
-std::optional<PackedFactors> packedFactors(const relax::Conv2DAttrs &attrs) {
+// Whether the layouts are VTA's packed ones: data NCHW{b}n{c}c, kernel OIHW{o}o{c}i, output
+// NCHW{b}n{o}c.
+bool packedLayouts(const relax::Conv2DAttrs &attrs) {
   // "NCHW1n16c" with prefix "NCHW" and sub-axes n, c -> 1, 16
   auto factors = [](llvm::StringRef layout, llvm::StringRef prefix, char first,
                     char second) -> std::optional<std::pair<int64_t, int64_t>> {
@@ -75,16 +72,14 @@ std::optional<PackedFactors> packedFactors(const relax::Conv2DAttrs &attrs) {
   };
   auto data = factors(attrs.dataLayout, "NCHW", 'n', 'c'), kernel = factors(attrs.kernelLayout, "OIHW", 'o', 'i'),
        out = factors(attrs.outLayout, "NCHW", 'n', 'c');
-  if (!data || !kernel || !out || kernel->second != data->second || out->first != data->first ||
-      out->second != kernel->first)
-    return std::nullopt;
-  return PackedFactors{data->first, data->second, kernel->first};
+  return data && kernel && out && kernel->second == data->second && out->first == data->first &&
+         out->second == kernel->first;
 }
 
 // VTA's conv2d_packed (see the header).
 llvm::Expected<LegalizedOperator> legalizePacked(const relax::Call &call) {
   const auto &attrs = std::get<relax::Conv2DAttrs>(call.attrs);
-  if (!packedFactors(attrs))
+  if (!packedLayouts(attrs))
     return refuse(call, "with layouts (\"" + attrs.dataLayout + "\", \"" + attrs.kernelLayout + "\", \"" + attrs.outLayout +
                   "\")",
                   "layouts with sub-axes: VTA's packed NCHW{b}n{c}c data, OIHW{o}o{c}i kernel, NCHW{b}n{o}c output");
@@ -134,6 +129,7 @@ llvm::Expected<LegalizedOperator> legalizePacked(const relax::Call &call) {
 
 llvm::Expected<LegalizedOperator> legalizeConvolution(const relax::Call &call) {
   const auto &attrs = std::get<relax::Conv2DAttrs>(call.attrs);
+  // layouts with sub-axes
   if (attrs.dataLayout.size() != 4 || attrs.kernelLayout.size() != 4 || attrs.outLayout.size() != 4)
     return legalizePacked(call);
   if (attrs.outLayout != attrs.dataLayout)
