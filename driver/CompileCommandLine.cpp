@@ -62,9 +62,11 @@ void registerCompileCommand(CLI::App &app, support::CommandAction &action) {
                     "generation (tir-lower when blocks remain, then host-lower), to standard error (as vtac opt "
                     "--print-after-all)");
   command->add_option("--passes", options->recipe.passes,
-                      "Pass pipeline to run first, as vtac opt --passes (e.g. vta-lower; see vtac opt "
-                      "--list-passes); then each function goes through tir-lower if blocks remain, and "
-                      "host-lower, as vtac run's JIT takes it (--print-after-all shows every step)");
+                      "Pass pipeline to run first, as vtac run --passes (e.g. vta-lower; see vtac opt "
+                      "--list-passes; leading Relax graph passes run before the schedule); then each function "
+                      "goes through tir-lower if blocks remain, and host-lower, as vtac run's JIT takes it "
+                      "(--print-after-all shows every step)");
+  addPassOptions(*command, options->recipe);
   addScheduleOptions(*command, options->recipe);
   command->add_option("--vta-config", options->recipe.vtaConfig,
                       "vta_config.json (path or JSON text) the VTA passes lower for (default: VTA_CONFIG, else "

@@ -16,7 +16,6 @@
 #include "vtac/backend/Npy.h"
 #include "vtac/backend/RandomFill.h"
 #include "vtac/backend/VtaExterns.h"
-#include "vtac/graph/BindParams.h"
 #include "vtac/graph/FunctionLibrary.h"
 #include "vtac/graph/GraphExecutor.h"
 
@@ -260,13 +259,7 @@ int runGraphCommand(const ir::IRModule &parsed, const GraphRunOptions &options, 
     if (!library) return fail(library.takeError());
     libraries.push_back(std::move(*library));
   }
-  ir::IRModule module = parsed;
-  if (!options.paramsFile.empty()) {
-    llvm::Expected<ir::IRModule> bound =
-        graph::bindParamsFromFile(parsed, entryName(options.entry), options.paramsFile, errors);
-    if (!bound) return fail(bound.takeError());
-    module = std::move(*bound);
-  }
+  const ir::IRModule &module = parsed;
 
   backend::ExternRegistry externs;
   backend::registerVtaExterns(externs);

@@ -160,7 +160,8 @@ void registerOptCommand(CLI::App &app, support::CommandAction &action) {
   command->add_option("FILE", options->inputs, "Input .tvm files ('-' reads standard input)");
   command->add_option("--passes", options->recipe.passes,
                       "Comma-separated pipeline, e.g. --passes=lower-init-block,simplify or "
-                      "--passes=tir-lower (see --list-passes)");
+                      "--passes=tir-lower (see --list-passes); its leading Relax graph passes (legalize-ops, "
+                      "vta-graph-pack, fuse-ops) run before a schedule, the rest after it");
   command->add_option("-o,--output", options->output,
                       "Write to this file instead of standard output (atomically, and only when "
                       "every input went through)");
@@ -191,16 +192,8 @@ void registerOptCommand(CLI::App &app, support::CommandAction &action) {
   command->add_option("--seed", options->recipe.scheduleSeed, "Seed of the inputs of --check-equivalence and of the schedule's sample_* steps without a decision");
   command->add_option("--size", *sizes,
                       "VAR=VALUE: a symbolic size for --check-equivalence (repeatable)");
-  auto passOptions = std::make_shared<std::vector<std::string>>();
-  command->add_option("--pass-option", *passOptions,
-                      "NAME=VALUE: an option for the passes, e.g. unroll-loop.auto-max-step=16 (repeatable)");
-  command->callback([&action, command, options, sizes, passOptions] {
-    for (const std::string &assignment : *passOptions) {
-      size_t equals = assignment.find('=');
-      if (equals == std::string::npos || equals == 0)
-        throw CLI::ValidationError("--pass-option", "expected NAME=VALUE, got '" + assignment + "'");
-      options->recipe.passOptions.emplace_back(assignment.substr(0, equals), assignment.substr(equals + 1));
-    }
+  addPassOptions(*command, options->recipe);
+  command->callback([&action, command, options, sizes] {
     for (const std::string &assignment : *sizes) {
       size_t equals = assignment.find('=');
       int64_t value = -1;

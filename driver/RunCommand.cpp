@@ -26,6 +26,7 @@
 #include "vtac/backend/StepLimiter.h"
 #include "vtac/backend/TensorCompare.h"
 #include "vtac/backend/VtaExterns.h"
+#include "vtac/graph/BindParams.h"
 #include "vtac/backend/VtaTimeline.h"
 #include "vtac/driver/GraphRunCommand.h"
 #include "vtac/frontend/ModuleFile.h"
@@ -258,8 +259,17 @@ int runCommand(const RunOptions &options, std::ostream &out, std::ostream &error
   passes::Instrumentation instrumentation;
   instrumentation.printAfterAll = options.printAfterAll;
   instrumentation.dumpStream = &dumps;
+  // A Relax entry's --params are bound before the passes, as TVM binds them before it optimizes:
+  // the graph passes see the weights as constants (vta-graph-pack packs them once, here).
+  bool graph = isGraphEntry(parsed->module, options.entry);
+  if (graph && !options.paramsFile.empty()) {
+    llvm::Expected<ir::IRModule> bound =
+        graph::bindParamsFromFile(parsed->module, options.entry.empty() ? "main" : options.entry, options.paramsFile, errors);
+    if (!bound) return fail(bound.takeError());
+    parsed->module = std::move(*bound);
+  }
   if (int status = prepareModule("vtac run", options.recipe, *parsed, errors, std::move(instrumentation))) return status;
-  if (isGraphEntry(parsed->module, options.entry)) return runGraph(*parsed, options, out, errors, dumps);
+  if (graph) return runGraph(*parsed, options, out, errors, dumps);
   if (!options.paramsFile.empty())
     return fail(diagnosticError("--params applies to a Relax entry; '" + options.file + "' runs a prim_func"));
   std::vector<SharedLibrary> libraries;

@@ -77,7 +77,12 @@ void registerRunCommand(CLI::App &app, support::CommandAction &action) {
   command->add_option("FILE", options->file, "Input .tvm file")->required();
   addScheduleOptions(*command, options->recipe);
   command->add_option("--passes", options->recipe.passes,
-                      "Run this pipeline (see vtac opt --list-passes) after the schedule, e.g. --passes=vta-lower");
+                      "Run this pipeline (see vtac opt --list-passes): its leading Relax graph passes "
+                      "(vta-graph-pack, legalize-ops, fuse-ops) before the schedule, the rest after it, e.g. "
+                      "--passes=vta-lower or --passes=vta-graph-pack,fuse-ops,vta-lower --auto-schedule; a module "
+                      "of high-level operators gets legalize-ops after any vta-graph-pack unless the pipeline "
+                      "names it");
+  addPassOptions(*command, options->recipe);
   command->add_flag("--print-after-all", options->printAfterAll,
                     "Print each function after every pass of --passes and, with the JIT, of the pipeline it runs "
                     "before code generation (tir-lower when blocks remain, then host-lower, as vtac compile), "

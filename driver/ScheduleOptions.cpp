@@ -22,4 +22,19 @@ void addScheduleOptions(CLI::App &command, prepare::Recipe &recipe) {
       ->needs("--auto-schedule");
 }
 
+void addPassOptions(CLI::App &command, prepare::Recipe &recipe) {
+  command.add_option_function<std::vector<std::string>>(
+      "--pass-option",
+      [&recipe](const std::vector<std::string> &assignments) {
+        for (const std::string &assignment : assignments) {
+          size_t equals = assignment.find('=');
+          if (equals == std::string::npos || equals == 0)
+            throw CLI::ValidationError("--pass-option", "expected NAME=VALUE, got '" + assignment + "'");
+          recipe.passOptions.emplace_back(assignment.substr(0, equals), assignment.substr(equals + 1));
+        }
+      },
+      "NAME=VALUE: an option for the passes, e.g. unroll-loop.auto-max-step=16 or "
+      "graph-pack-stop=nn.max_pool2d (repeatable)");
+}
+
 }  // namespace vtac::driver

@@ -3,6 +3,7 @@
 
 #include "relax/FuseOps.h"
 #include "relax/LegalizeOps.h"
+#include "relax/VtaGraphPack.h"
 
 namespace vtac::passes {
 
@@ -18,6 +19,13 @@ void registerRelaxPasses(PassRegistry &registry) {
                 nullptr, nullptr};
   fuse.moduleTransform = fuseOps;
   registry.add(std::move(fuse));
+
+  PassInfo graphPack{"vta-graph-pack",
+                     "int8 NCHW conv2d and its elementwise epilogue -> VTA's packed layouts, before legalize-ops (vta.top.graph_pack)",
+                     nullptr, nullptr};
+  graphPack.moduleTransform = vtaGraphPack;
+  graphPack.options = {"graph-pack-start", "graph-pack-stop"};
+  registry.add(std::move(graphPack));
 }
 
 }  // namespace vtac::passes

@@ -43,7 +43,7 @@ struct GraphRunOptions {
   std::vector<std::pair<std::string, std::string>> outputs;  // result name ("" = the only one), path
   std::vector<std::pair<std::string, std::string>> expectations;  // --expect: as outputs
   backend::FloatTolerance tolerance;  // of the --expect comparisons
-  std::string paramsFile;
+  std::string paramsFile;  // the --params file the module's parameters were bound from (messages)
   std::vector<std::string> libraries;
   bool stats = false;
   std::string statsJsonPath;

@@ -13,5 +13,7 @@ namespace vtac::driver {
 // Adds --schedule FILE, --intrinsics FILE, --auto-schedule and --tuning-db FILE to `command`,
 // setting `recipe`'s fields of the same names.
 void addScheduleOptions(CLI::App &command, prepare::Recipe &recipe);
+// Adds --pass-option NAME=VALUE (repeatable), filling `recipe.passOptions`.
+void addPassOptions(CLI::App &command, prepare::Recipe &recipe);
 
 }  // namespace vtac::driver
