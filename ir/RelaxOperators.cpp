@@ -1,10 +1,13 @@
 // The high-level Relax operators vtac knows and their struct info inference, after TVM's
-// src/relax/op/tensor/{binary,datatype,linear_algebra,manipulate,statistical}.cc and
+// src/relax/op/tensor/{binary,create,datatype,linear_algebra,manipulate,statistical}.cc and
 // op/nn/nn.cc.
 #include "vtac/ir/RelaxOperators.h"
 
 #include <algorithm>
 #include <cassert>
+
+#include "vtac/ir/Arith.h"
+#include "vtac/ir/arith/Analyzer.h"
 
 namespace vtac::ir::relax {
 
@@ -23,6 +26,13 @@ const std::vector<OperatorInfo> &operators() {
       {"min", F::Statistical, {"x"}},                   {"concat", F::Concat, {"tensors"}},
       {"nn.conv2d", F::Conv2D, {"data", "weight"}},     {"nn.max_pool2d", F::Pool2D, {"data"}},
       {"nn.avg_pool2d", F::Pool2D, {"data"}},           {"nn.adaptive_avg_pool2d", F::AdaptivePool2D, {"data"}},
+      // Creation (create.cc): the shape, arange's bounds and the dtype are no tensors.
+      {"zeros", F::Full, {}},                           {"ones", F::Full, {}},
+      {"full", F::Full, {"fill_value"}},                {"zeros_like", F::FullLike, {"x"}},
+      {"ones_like", F::FullLike, {"x"}},                {"full_like", F::FullLike, {"x", "fill_value"}},
+      {"arange", F::Arange, {}},
+      {"expand_dims", F::ExpandDims, {"x"}},            {"squeeze", F::Squeeze, {"x"}},
+      {"flatten", F::Flatten, {"x"}},
   };
   return table;
 }
@@ -273,6 +283,153 @@ std::optional<TensorStructInfo> inferConcat(const Call &call, const std::vector<
   return TensorStructInfo::known(std::move(shape), result.dtype);
 }
 
+// TVM's creation inference (create.cc): the written shape (zeros, ones, full), x's struct
+// info (the *_like operators), with the dtype given or else the fill value's (full) or x's (the
+// *_like ones); a fill value is a scalar tensor.
+std::optional<TensorStructInfo> inferFull(const Call &call, SourceLoc dtypeLoc, RelaxDiagnostic &diagnostic) {
+  bool like = lookupOperator(call.callee)->family == OperatorFamily::FullLike;
+  TensorStructInfo result;
+  if (like) {
+    StructInfo x = call.args[0].sinfo();
+    if (!x.isTensor()) {
+      diagnostic = {call.args[0].loc, "R." + call.callee + " takes a tensor as 'x', got " + printStructInfo(x)};
+      return std::nullopt;
+    }
+    result = x.tensor;
+  } else {
+    const std::vector<Expr> &shape = *call.args[0].shape;
+    for (const Expr &dim : shape)
+      if (const auto *imm = dim.as<IntImm>(); imm && imm->value < 0) {
+        diagnostic = {call.args[0].loc, "R." + call.callee + " needs sizes of 0 or more, got " + printShape(shape)};
+        return std::nullopt;
+      }
+    result = TensorStructInfo::known(shape, call.outDtype);
+  }
+  if (call.args.size() == 2) {
+    StructInfo fill = call.args[1].sinfo();
+    if (!fill.isTensor() || fill.tensor.rank() != 0) {
+      diagnostic = {call.args[1].loc, "R." + call.callee + " needs a scalar tensor (rank 0) as 'fill_value', got " +
+                                          printStructInfo(fill)};
+      return std::nullopt;
+    }
+    if (!like && call.outDtype.isVoid()) result.dtype = fill.tensor.dtype;
+  }
+  if (!call.outDtype.isVoid()) result.dtype = call.outDtype;
+  if (result.dtype.isVoid() && !like) {
+    diagnostic = {dtypeLoc, "R." + call.callee + " needs the element type of its result"};
+    return std::nullopt;
+  }
+  return result;
+}
+
+// TVM's arange inference: floordiv(end - start + step - 1, step) elements, simplified. vtac
+// takes integer bounds only; the count of constant ones is numpy's (none when the range is
+// empty, also for a negative step), a symbolic one needs a constant positive step.
+std::optional<TensorStructInfo> inferArange(const Call &call, RelaxDiagnostic &diagnostic) {
+  static const char *names[] = {"start", "end", "step"};
+  for (size_t i = 0; i < 3; ++i)
+    if (!call.args[i].prim || !call.args[i].prim->dtype.isInt()) {
+      diagnostic = {call.args[i].loc, std::string("R.arange needs an integer as '") + names[i] + "', got " +
+                                          printStructInfo(call.args[i].sinfo())};
+      return std::nullopt;
+    }
+  const Expr &start = call.args[0].prim, &end = call.args[1].prim, &step = call.args[2].prim;
+  const auto *constantStep = step.as<IntImm>();
+  if (!constantStep || constantStep->value == 0 || (constantStep->value < 0 && !(start.isa<IntImm>() && end.isa<IntImm>()))) {
+    diagnostic = {call.args[2].loc, "R.arange needs a step other than 0, constant (and positive unless start and end "
+                                    "are constant)"};
+    return std::nullopt;
+  }
+  Expr count;
+  if (start.isa<IntImm>() && end.isa<IntImm>()) {
+    int64_t from = start.as<IntImm>()->value, to = end.as<IntImm>()->value, by = constantStep->value;
+    // numpy: ceil((end - start) / step), 0 when negative (in 128 bits: no overflow).
+    __int128 span = __int128(to) - from, steps = span / by + (span % by != 0 && (span < 0) == (by < 0));
+    count = intImm(int64_t(std::max<__int128>(steps, 0)), DataType::int64());
+  } else {
+    Expr one = intImm(1, DataType::int64());
+    Expr numerator = simplify(binary(NodeKind::Sub, binary(NodeKind::Add, binary(NodeKind::Sub, end, start), step), one));
+    count = arith::Analyzer().simplify(binary(NodeKind::FloorDiv, numerator, step));
+    // numerator = step * q + r with a constant 0 <= r < step: the count is q, as TVM's
+    // canonical simplifier finds (`(n * 2 + 1) // 2` is n).
+    for (int64_t r = 0; r < std::min<int64_t>(constantStep->value, 64); ++r)
+      if (std::optional<Expr> q = divideExactly(simplify(binary(NodeKind::Sub, numerator, intImm(r, DataType::int64()))),
+                                                constantStep->value)) {
+        count = simplify(*q);
+        break;
+      }
+  }
+  return TensorStructInfo::known({count}, call.outDtype);
+}
+
+// TVM's expand_dims inference: a dimension of size 1 at each axis of the result (of the
+// operand's rank plus the number of axes), the operand's dimensions in order elsewhere.
+std::optional<TensorStructInfo> inferExpandDims(const Call &call, const TensorStructInfo &in, SourceLoc axesLoc,
+                                                RelaxDiagnostic &diagnostic) {
+  if (call.axes->empty()) return in;
+  if (in.rank() < 0) return TensorStructInfo{std::nullopt, -1, in.dtype, {}};
+  int rank = in.rank() + int(call.axes->size());
+  std::optional<std::vector<bool>> added = reducedDimensions(call.axes, rank);
+  if (!added) {
+    diagnostic = {axesLoc, "R.expand_dims needs distinct axes within the " + std::to_string(rank) +
+                               " dimensions of its result, got axis " + printAxes(*call.axes)};
+    return std::nullopt;
+  }
+  if (!in.shape) return TensorStructInfo{std::nullopt, rank, in.dtype, {}};
+  std::vector<Expr> shape;
+  size_t next = 0;
+  for (bool isNew : *added) shape.push_back(isNew ? intImm(1, DataType::int64()) : (*in.shape)[next++]);
+  return TensorStructInfo::known(std::move(shape), in.dtype);
+}
+
+// TVM's squeeze inference: the dimensions at the axes dropped (a constant size there must be
+// 1), or with axis=None every dimension of constant size 1 (the rank is unknown when a size is
+// symbolic).
+std::optional<TensorStructInfo> inferSqueeze(const Call &call, const TensorStructInfo &in, SourceLoc axesLoc,
+                                             RelaxDiagnostic &diagnostic) {
+  if (call.axes && call.axes->empty()) return in;
+  int rank = in.rank();
+  if (rank < 0) return TensorStructInfo{std::nullopt, -1, in.dtype, {}};
+  std::vector<bool> removed(size_t(rank), false);
+  if (call.axes) {
+    std::optional<std::vector<bool>> given = reducedDimensions(call.axes, rank);
+    if (!given) {
+      diagnostic = {axesLoc, "R.squeeze needs distinct axes within the " + std::to_string(rank) +
+                                 " dimensions of its operand, got axis " + printAxes(*call.axes)};
+      return std::nullopt;
+    }
+    removed = *given;
+    if (!in.shape) return TensorStructInfo{std::nullopt, rank - int(call.axes->size()), in.dtype, {}};
+    for (int d = 0; d < rank; ++d)
+      if (const auto *size = (*in.shape)[size_t(d)].as<IntImm>(); removed[size_t(d)] && size && size->value != 1) {
+        diagnostic = {axesLoc, "R.squeeze needs size 1 at the axes it removes; dimension " + std::to_string(d) + " of " +
+                                   printShape(*in.shape) + " is " + std::to_string(size->value)};
+        return std::nullopt;
+      }
+  } else {
+    if (!in.shape) return TensorStructInfo{std::nullopt, -1, in.dtype, {}};
+    for (int d = 0; d < rank; ++d) {
+      if (!(*in.shape)[size_t(d)].isa<IntImm>()) return TensorStructInfo{std::nullopt, -1, in.dtype, {}};
+      removed[size_t(d)] = isConstantSize((*in.shape)[size_t(d)], 1);
+    }
+  }
+  std::vector<Expr> shape;
+  for (int d = 0; d < rank; ++d)
+    if (!removed[size_t(d)]) shape.push_back((*in.shape)[size_t(d)]);
+  return TensorStructInfo::known(std::move(shape), in.dtype);
+}
+
+// TVM's flatten inference: one dimension, the product of the sizes (1 for a scalar).
+TensorStructInfo inferFlatten(const TensorStructInfo &in) {
+  if (in.rank() == 1) return in;
+  if (!in.shape) return TensorStructInfo{std::nullopt, 1, in.dtype, {}};
+  Expr product;
+  if (std::optional<int64_t> count = constantElementCount(*in.shape)) product = intImm(*count, DataType::int64());
+  else
+    for (const Expr &size : *in.shape) product = product ? binary(NodeKind::Mul, product, size) : size;
+  return TensorStructInfo::known({product}, in.dtype);
+}
+
 }  // namespace
 
 std::optional<std::vector<bool>> reducedDimensions(const std::optional<std::vector<int64_t>> &axes, int rank) {
@@ -351,6 +508,14 @@ std::optional<std::vector<int64_t>> normalizedAxes(const std::optional<std::vect
 std::optional<TensorStructInfo> inferOperatorStructInfo(const Call &call, SourceLoc callLoc, SourceLoc axesLoc,
                                                         RelaxDiagnostic &diagnostic) {
   const OperatorInfo *info = lookupOperator(call.callee);
+  // The creation operators take shapes and scalars besides tensors.
+  if (info && (info->family == OperatorFamily::Full || info->family == OperatorFamily::FullLike ||
+               info->family == OperatorFamily::Arange)) {
+    std::optional<TensorStructInfo> result =
+        info->family == OperatorFamily::Arange ? inferArange(call, diagnostic) : inferFull(call, axesLoc, diagnostic);
+    if (result) result->loc = callLoc;
+    return result;
+  }
   assert(info && (info->family == OperatorFamily::Concat || call.args.size() == info->tensorParams.size()) &&
          "the reader gives each tensor parameter one argument");
   std::vector<TensorStructInfo> in;
@@ -379,6 +544,10 @@ std::optional<TensorStructInfo> inferOperatorStructInfo(const Call &call, Source
   case OperatorFamily::Conv2D:
   case OperatorFamily::Pool2D:
   case OperatorFamily::AdaptivePool2D: result = inferWindowOperator(call, in, callLoc, diagnostic); break;
+  case OperatorFamily::ExpandDims: result = inferExpandDims(call, in[0], axesLoc, diagnostic); break;
+  case OperatorFamily::Squeeze: result = inferSqueeze(call, in[0], axesLoc, diagnostic); break;
+  case OperatorFamily::Flatten: result = inferFlatten(in[0]); break;
+  default: break;  // the creation operators, inferred above
   }
   if (result) result->loc = callLoc;
   return result;
@@ -393,21 +562,30 @@ bool hasOperatorCalls(const IRModule &module) {
   return false;
 }
 
+// `, dtype="float32"`; a void dtype (the operands') is "void", as TVM prints it.
+static std::string dtypeAttribute(const std::string &name, DataType dtype) {
+  return ", " + name + "=\"" + (dtype.isVoid() ? std::string("void") : dtype.str()) + "\"";
+}
+
 std::string printOperatorAttributes(const Call &call) {
   const OperatorInfo *info = lookupOperator(call.callee);
   if (!info) return "";
   switch (info->family) {
-  case OperatorFamily::Matmul:
-    return ", out_dtype=\"" + (call.outDtype.isVoid() ? std::string("void") : call.outDtype.str()) + "\"";
+  case OperatorFamily::Matmul: return dtypeAttribute("out_dtype", call.outDtype);
   case OperatorFamily::Reshape: return ", R.shape(" + printShapeList(*call.outSinfo.shape) + ")";
   case OperatorFamily::Astype: return ", dtype=\"" + call.outDtype.str() + "\"";
   case OperatorFamily::PermuteDims: return ", axes=" + (call.axes ? printAxes(*call.axes) : "None");
   case OperatorFamily::Statistical:
     return ", axis=" + (call.axes ? printAxes(*call.axes) : "None") + ", keepdims=" + (call.keepdims ? "True" : "False");
   case OperatorFamily::Concat: return ", axis=" + (call.axes ? std::to_string(call.axes->front()) : "None");
+  case OperatorFamily::ExpandDims:
+  case OperatorFamily::Squeeze: return ", axis=" + (call.axes ? printAxes(*call.axes) : "None");
   case OperatorFamily::Conv2D:
   case OperatorFamily::Pool2D:
   case OperatorFamily::AdaptivePool2D: return printWindowAttributes(call);
+  case OperatorFamily::Full:
+  case OperatorFamily::FullLike:
+  case OperatorFamily::Arange: return dtypeAttribute("dtype", call.outDtype);
   default: return "";
   }
 }

@@ -99,6 +99,9 @@ private:
                                                    bool moduleCallee = false);
   std::optional<ir::relax::StructInfo> sinfoArgument(Grammar::ExprContext *expr);
   std::optional<ir::relax::Call> operatorCall(Grammar::CallExprContext *call, const std::string &name);
+  bool operatorArgumentsFit(Grammar::CallExprContext *call, const std::vector<std::string> &params,
+                            const std::string &name);
+  std::optional<ir::relax::Call> creationCall(Grammar::CallExprContext *call, ir::relax::Call operatorCall);
   bool windowAttributes(Grammar::CallExprContext *expr, const std::vector<std::string> &params, ir::relax::Call &call);
   std::optional<ir::relax::Call> withInferredStructInfo(ir::relax::Call call, ir::SourceLoc callLoc,
                                                         ir::SourceLoc axesLoc);

@@ -204,7 +204,7 @@ llvm::Expected<LegalizedOperator> ComputeBuilder::build(std::string nameHint, co
   attrs.set("tir.noalias", true);
   auto *func = new ir::PrimFunc(params, bufferMap, body, attrs);
   func->isPrivate = true;
-  return LegalizedOperator{ir::PrimFuncRef(func), std::move(nameHint), args_};
+  return LegalizedOperator{ir::PrimFuncRef(func), std::move(nameHint), args_, nullptr};
 }
 
 }  // namespace vtac::passes::legalize

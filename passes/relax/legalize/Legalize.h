@@ -13,9 +13,10 @@
 //
 // One file per operator family, as TVM's legalize_ops/ has: Binary.cpp (add, subtract,
 // multiply, divide, maximum, minimum), Nn.cpp (nn.relu), LinearAlgebra.cpp (matmul),
-// Manipulate.cpp (permute_dims, reshape, concat), Datatype.cpp (astype), Statistical.cpp (sum,
-// mean, max, min), Convolution.cpp (nn.conv2d), Pooling.cpp (nn.max_pool2d, nn.avg_pool2d,
-// nn.adaptive_avg_pool2d).
+// Manipulate.cpp (permute_dims, reshape, concat, expand_dims, squeeze, flatten), Datatype.cpp
+// (astype), Statistical.cpp (sum, mean, max, min), Convolution.cpp (nn.conv2d), Pooling.cpp
+// (nn.max_pool2d, nn.avg_pool2d, nn.adaptive_avg_pool2d), Create.cpp (zeros, ones, full, their
+// *_like twins, arange).
 #pragma once
 
 #include <functional>
@@ -38,6 +39,9 @@ struct LegalizedOperator {
   ir::PrimFuncRef func;
   std::string nameHint;
   std::vector<ir::relax::Arg> args;
+  // Set instead of the above when the call folds into a constant (R.arange of constant
+  // bounds): the binding becomes the constant.
+  ir::relax::ConstantPtr constant;
 };
 
 class ComputeBuilder {
@@ -128,5 +132,6 @@ llvm::Expected<LegalizedOperator> legalizeDatatype(const ir::relax::Call &call);
 llvm::Expected<LegalizedOperator> legalizeStatistical(const ir::relax::Call &call);
 llvm::Expected<LegalizedOperator> legalizeConvolution(const ir::relax::Call &call);
 llvm::Expected<LegalizedOperator> legalizePooling(const ir::relax::Call &call);
+llvm::Expected<LegalizedOperator> legalizeCreate(const ir::relax::Call &call);
 
 }  // namespace vtac::passes::legalize
