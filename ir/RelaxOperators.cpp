@@ -1,5 +1,5 @@
 // The high-level Relax operators vtac knows and their struct info inference, after TVM's
-// src/relax/op/tensor/{binary,create,datatype,linear_algebra,manipulate,statistical}.cc and
+// src/relax/op/tensor/{binary,create,datatype,index,linear_algebra,manipulate,search,statistical}.cc and
 // op/nn/nn.cc.
 #include "vtac/ir/RelaxOperators.h"
 
@@ -33,6 +33,7 @@ const std::vector<OperatorInfo> &operators() {
       {"arange", F::Arange, {}},
       {"expand_dims", F::ExpandDims, {"x"}},            {"squeeze", F::Squeeze, {"x"}},
       {"flatten", F::Flatten, {"x"}},
+      {"where", F::Where, {"condition", "x1", "x2"}},   {"take", F::Take, {"x", "indices"}},
   };
   return table;
 }
@@ -430,6 +431,61 @@ TensorStructInfo inferFlatten(const TensorStructInfo &in) {
   return TensorStructInfo::known({product}, in.dtype);
 }
 
+// TVM's where inference (search.cc): a bool condition, x1 and x2 of one element type, the
+// three shapes broadcast (x1's with x2's, then the condition's with that).
+std::optional<TensorStructInfo> inferWhere(const Call &call, const std::vector<TensorStructInfo> &in, SourceLoc callLoc,
+                                           RelaxDiagnostic &diagnostic) {
+  if (!in[0].dtype.isVoid() && !in[0].dtype.isBool()) {
+    diagnostic = {call.args[0].loc, "R.where needs a bool condition, got " + in[0].dtype.str()};
+    return std::nullopt;
+  }
+  std::optional<DataType> dtype = commonDtype(call, in[1], in[2], callLoc, diagnostic);
+  if (!dtype) return std::nullopt;
+  TensorStructInfo result{std::nullopt, -1, *dtype, {}};
+  if (in[0].rank() >= 0 && in[1].rank() >= 0 && in[2].rank() >= 0)
+    result.ndim = std::max({in[0].rank(), in[1].rank(), in[2].rank()});
+  if (!in[0].shape || !in[1].shape || !in[2].shape) return result;
+  std::string conflict;
+  std::optional<std::vector<Expr>> values = broadcastShapes(*in[1].shape, *in[2].shape, conflict);
+  std::optional<std::vector<Expr>> shape = values ? broadcastShapes(*in[0].shape, *values, conflict) : std::nullopt;
+  if (!conflict.empty()) {
+    diagnostic = {callLoc, "R.where cannot broadcast shapes " + printShape(*in[0].shape) + ", " +
+                               printShape(*in[1].shape) + " and " + printShape(*in[2].shape) + ": " + conflict};
+    return std::nullopt;
+  }
+  if (!shape) return result;
+  return TensorStructInfo::known(std::move(*shape), *dtype);
+}
+
+// TVM's take inference (index.cc): integer indices (a scalar R.Prim is a rank-0 tensor) whose
+// dimensions replace the axis (axis=None: a 1-D tensor's only one).
+std::optional<TensorStructInfo> inferTake(const Call &call, const TensorStructInfo &x, const TensorStructInfo &indices,
+                                          SourceLoc axisLoc, RelaxDiagnostic &diagnostic) {
+  if (!indices.dtype.isVoid() && !indices.dtype.isIntOrUInt()) {
+    diagnostic = {call.args[1].loc, "R.take needs integer indices, got " + indices.dtype.str()};
+    return std::nullopt;
+  }
+  if (!call.axes && x.rank() != 1) {
+    diagnostic = {axisLoc, "R.take without an axis needs a 1-D tensor, got " + printStructInfo(x)};
+    return std::nullopt;
+  }
+  if (x.rank() < 0 || indices.rank() < 0) return TensorStructInfo{std::nullopt, -1, x.dtype, {}};
+  int64_t axis = call.axes ? call.axes->front() : 0;
+  if (axis < -x.rank() || axis >= x.rank()) {
+    diagnostic = {axisLoc, "R.take needs an axis within the " + std::to_string(x.rank()) +
+                               " dimensions of its tensor, got " + std::to_string(axis)};
+    return std::nullopt;
+  }
+  if (axis < 0) axis += x.rank();
+  if (!x.shape || !indices.shape) return TensorStructInfo{std::nullopt, x.rank() + indices.rank() - 1, x.dtype, {}};
+  std::vector<Expr> shape;
+  for (int d = 0; d < x.rank(); ++d) {
+    if (d != axis) shape.push_back((*x.shape)[size_t(d)]);
+    else shape.insert(shape.end(), indices.shape->begin(), indices.shape->end());
+  }
+  return TensorStructInfo::known(std::move(shape), x.dtype);
+}
+
 }  // namespace
 
 std::optional<std::vector<bool>> reducedDimensions(const std::optional<std::vector<int64_t>> &axes, int rank) {
@@ -521,6 +577,11 @@ std::optional<TensorStructInfo> inferOperatorStructInfo(const Call &call, Source
   std::vector<TensorStructInfo> in;
   for (size_t i = 0; i < call.args.size(); ++i) {
     StructInfo sinfo = call.args[i].sinfo();
+    // take's index may be a scalar (R.prim_value(0), an R.Prim variable): a rank-0 tensor.
+    if (info->family == OperatorFamily::Take && i == 1 && sinfo.kind == StructInfo::Kind::Prim) {
+      in.push_back(TensorStructInfo::known({}, sinfo.dtype));
+      continue;
+    }
     if (!sinfo.isTensor()) {
       // concat's one parameter is the tuple of its tensors.
       std::string param = info->tensorParams[std::min(i, info->tensorParams.size() - 1)].str();
@@ -547,6 +608,8 @@ std::optional<TensorStructInfo> inferOperatorStructInfo(const Call &call, Source
   case OperatorFamily::ExpandDims: result = inferExpandDims(call, in[0], axesLoc, diagnostic); break;
   case OperatorFamily::Squeeze: result = inferSqueeze(call, in[0], axesLoc, diagnostic); break;
   case OperatorFamily::Flatten: result = inferFlatten(in[0]); break;
+  case OperatorFamily::Where: result = inferWhere(call, in, callLoc, diagnostic); break;
+  case OperatorFamily::Take: result = inferTake(call, in[0], in[1], axesLoc, diagnostic); break;
   default: break;  // the creation operators, inferred above
   }
   if (result) result->loc = callLoc;
@@ -577,7 +640,8 @@ std::string printOperatorAttributes(const Call &call) {
   case OperatorFamily::PermuteDims: return ", axes=" + (call.axes ? printAxes(*call.axes) : "None");
   case OperatorFamily::Statistical:
     return ", axis=" + (call.axes ? printAxes(*call.axes) : "None") + ", keepdims=" + (call.keepdims ? "True" : "False");
-  case OperatorFamily::Concat: return ", axis=" + (call.axes ? std::to_string(call.axes->front()) : "None");
+  case OperatorFamily::Concat:
+  case OperatorFamily::Take: return ", axis=" + (call.axes ? std::to_string(call.axes->front()) : "None");
   case OperatorFamily::ExpandDims:
   case OperatorFamily::Squeeze: return ", axis=" + (call.axes ? printAxes(*call.axes) : "None");
   case OperatorFamily::Conv2D:

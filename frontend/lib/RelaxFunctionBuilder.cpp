@@ -1040,7 +1040,7 @@ std::optional<relax::Call> RelaxFunctionBuilder::operatorCall(Grammar::CallExprC
   if (info->family == relax::OperatorFamily::Astype) params.push_back("dtype");
   if (info->family == relax::OperatorFamily::Statistical) params.insert(params.end(), {"axis", "keepdims"});
   if (info->family == relax::OperatorFamily::Concat || info->family == relax::OperatorFamily::ExpandDims ||
-      info->family == relax::OperatorFamily::Squeeze)
+      info->family == relax::OperatorFamily::Squeeze || info->family == relax::OperatorFamily::Take)
     params.push_back("axis");
   std::vector<std::string> window = windowParameters(*info);
   params.insert(params.end(), window.begin(), window.end());
@@ -1102,10 +1102,11 @@ std::optional<relax::Call> RelaxFunctionBuilder::operatorCall(Grammar::CallExprC
     }
   }
   // permute_dims' axes, the reduced, added or squeezed axes (a list, one integer, or None),
-  // concat's axis (one integer, 0 when absent, or None).
+  // concat's axis (one integer, 0 when absent, or None), take's (one integer or None, the
+  // default).
   using F = relax::OperatorFamily;
   if (info->family == F::Concat) call.axes = std::vector<int64_t>{0};
-  bool single = info->family == F::Concat, list = info->family != F::Concat;
+  bool single = info->family == F::Concat || info->family == F::Take, list = !single;
   const char *axesName = info->family == F::PermuteDims ? "axes" : "axis";
   Grammar::ExprContext *axes = info->family == F::PermuteDims || info->family == F::Statistical || single ||
                                        info->family == F::ExpandDims || info->family == F::Squeeze

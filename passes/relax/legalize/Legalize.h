@@ -16,7 +16,7 @@
 // Manipulate.cpp (permute_dims, reshape, concat, expand_dims, squeeze, flatten), Datatype.cpp
 // (astype), Statistical.cpp (sum, mean, max, min), Convolution.cpp (nn.conv2d), Pooling.cpp
 // (nn.max_pool2d, nn.avg_pool2d, nn.adaptive_avg_pool2d), Create.cpp (zeros, ones, full, their
-// *_like twins, arange).
+// *_like twins, arange), Search.cpp (where), Index.cpp (take).
 #pragma once
 
 #include <functional>
@@ -122,6 +122,12 @@ ir::Expr zeroOf(ir::DataType dtype);
 // stays a tensor argument.)
 ir::Expr scalarConstant(const ir::relax::Arg &arg);
 
+// topi's InputIndexFromBroadcast: the indices of an operand of shape `mine` among the result's
+// iterators `axes`, aligned at the last dimension, 0 where it broadcasts (its size is 1 and
+// `other`'s, the other operand's or the result's, is not).
+std::vector<ir::Expr> broadcastIndices(const std::vector<ir::Expr> &axes, const std::vector<ir::Expr> &mine,
+                                       const std::vector<ir::Expr> &other);
+
 // The families, each given an operator call of its family whose struct info was inferred when
 // it was read; errors are located at an argument or the call (its result's struct info).
 llvm::Expected<LegalizedOperator> legalizeBinary(const ir::relax::Call &call);
@@ -133,5 +139,7 @@ llvm::Expected<LegalizedOperator> legalizeStatistical(const ir::relax::Call &cal
 llvm::Expected<LegalizedOperator> legalizeConvolution(const ir::relax::Call &call);
 llvm::Expected<LegalizedOperator> legalizePooling(const ir::relax::Call &call);
 llvm::Expected<LegalizedOperator> legalizeCreate(const ir::relax::Call &call);
+llvm::Expected<LegalizedOperator> legalizeSearch(const ir::relax::Call &call);
+llvm::Expected<LegalizedOperator> legalizeIndex(const ir::relax::Call &call);
 
 }  // namespace vtac::passes::legalize

@@ -1,7 +1,7 @@
 // The high-level Relax operators vtac reads (`R.add(x, y)`, `R.nn.relu(x)`, `R.matmul(a, b)`,
 // `R.permute_dims(x, axes=[1, 0])`, `R.reshape(x, R.shape([2, 3]))`, `R.astype(x, "float16")`,
 // `R.sum(x, axis=[1], keepdims=False)`, `R.concat((x, y), axis=0)`, `R.expand_dims(x, axis=[0])`,
-// `R.squeeze(x, axis=None)`, `R.flatten(x)`, `R.zeros(R.shape([2, 3]), dtype="float32")`,
+// `R.squeeze(x, axis=None)`, `R.flatten(x)`, `R.where(c, x, y)`, `R.take(x, i, axis=1)`, `R.zeros(R.shape([2, 3]), dtype="float32")`,
 // `R.full_like(x, v, dtype="void")`, `R.arange(R.prim_value(0), R.prim_value(8),
 // R.prim_value(1), dtype="int64")`): their names as TVM registers them (without "relax."), the
 // tensors they take in TVM's parameter order, and their struct info inference (TVM's
@@ -9,7 +9,8 @@
 // (a rank-1 operand gains a unit dimension, batch dimensions broadcast, the reduction lengths
 // must agree), a permutation of the dimensions, a new shape of as many elements, a new element
 // type, dimensions reduced (or kept as 1), tensors joined along one axis, dimensions of size 1
-// added or removed, a written or borrowed shape (creation), a range's length. legalize-ops
+// added or removed, a written or borrowed shape (creation), a range's length, a selection
+// broadcast over three tensors, the indices' dimensions in place of the axis. legalize-ops
 // (passes/relax/) turns each into R.call_tir of a generated prim_func.
 #pragma once
 
@@ -42,6 +43,8 @@ enum class OperatorFamily {
   ExpandDims,         // expand_dims(x, axis)
   Squeeze,            // squeeze(x, axis=None)
   Flatten,            // flatten(x)
+  Where,              // where(condition, x1, x2)
+  Take,               // take(x, indices, axis=None)
 };
 
 struct OperatorInfo {
