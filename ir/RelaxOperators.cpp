@@ -34,6 +34,7 @@ const std::vector<OperatorInfo> &operators() {
       {"expand_dims", F::ExpandDims, {"x"}},            {"squeeze", F::Squeeze, {"x"}},
       {"flatten", F::Flatten, {"x"}},
       {"where", F::Where, {"condition", "x1", "x2"}},   {"take", F::Take, {"x", "indices"}},
+      {"strided_slice", F::StridedSlice, {"x"}},
   };
   return table;
 }
@@ -486,7 +487,53 @@ std::optional<TensorStructInfo> inferTake(const Call &call, const TensorStructIn
   return TensorStructInfo::known(std::move(shape), x.dtype);
 }
 
+// TVM's strided_slice inference (index.cc, topi::GetLength) for constant bounds: along each
+// axis the elements Python's slice `begin:end:stride` selects (negative bounds count from the
+// end, then clamp to the dimension). The sliced dimensions must be of constant size.
+std::optional<TensorStructInfo> inferStridedSlice(const Call &call, const TensorStructInfo &in, SourceLoc callLoc,
+                                                  RelaxDiagnostic &diagnostic) {
+  const auto &attrs = std::get<StridedSliceAttrs>(call.attrs);
+  int rank = in.rank();
+  if (rank < 0) return TensorStructInfo{std::nullopt, -1, in.dtype, {}};
+  std::vector<int64_t> axes;
+  for (int64_t axis : *call.axes) {
+    if (axis < -rank || axis >= rank || std::count(axes.begin(), axes.end(), axis < 0 ? axis + rank : axis)) {
+      diagnostic = {callLoc, "R.strided_slice needs distinct axes within the " + std::to_string(rank) +
+                                 " dimensions of its operand, got axes " + printAxes(*call.axes)};
+      return std::nullopt;
+    }
+    axes.push_back(axis < 0 ? axis + rank : axis);
+  }
+  if (!in.shape) return TensorStructInfo{std::nullopt, rank, in.dtype, {}};
+  std::vector<Expr> shape = *in.shape;
+  for (size_t i = 0; i < axes.size(); ++i) {
+    std::optional<StridedSliceBounds> bounds = stridedSliceBounds(attrs, i, shape[size_t(axes[i])]);
+    if (!bounds) {
+      diagnostic = {callLoc, "R.strided_slice of dimension " + std::to_string(axes[i]) + " of " +
+                                 printShape(*in.shape) + ": only dimensions of constant size can be sliced yet"};
+      return std::nullopt;
+    }
+    shape[size_t(axes[i])] = intImm(bounds->length, DataType::int64());
+  }
+  return TensorStructInfo::known(std::move(shape), in.dtype);
+}
+
 }  // namespace
+
+std::optional<StridedSliceBounds> stridedSliceBounds(const StridedSliceAttrs &attrs, size_t i, const Expr &extent) {
+  const auto *size = extent.as<IntImm>();
+  if (!size) return std::nullopt;
+  int64_t stride = attrs.strides[i];
+  // topi's CanonicalizeIndex, in 128 bits (a bound may be near the int64 limits).
+  auto canonical = [&](int64_t index) {
+    __int128 value = index < 0 ? __int128(index) + size->value : __int128(index);
+    __int128 low = stride < 0 ? -1 : 0, high = stride < 0 ? size->value - 1 : size->value;
+    return int64_t(std::min(std::max(value, low), high));
+  };
+  int64_t begin = canonical(attrs.begin[i]), end = canonical(attrs.end[i]);
+  __int128 span = stride < 0 ? __int128(begin) - end : __int128(end) - begin, step = stride < 0 ? -__int128(stride) : stride;
+  return StridedSliceBounds{begin, int64_t(span <= 0 ? 0 : (span + step - 1) / step)};
+}
 
 std::optional<std::vector<bool>> reducedDimensions(const std::optional<std::vector<int64_t>> &axes, int rank) {
   std::vector<bool> reduced(size_t(rank), !axes);
@@ -610,6 +657,7 @@ std::optional<TensorStructInfo> inferOperatorStructInfo(const Call &call, Source
   case OperatorFamily::Flatten: result = inferFlatten(in[0]); break;
   case OperatorFamily::Where: result = inferWhere(call, in, callLoc, diagnostic); break;
   case OperatorFamily::Take: result = inferTake(call, in[0], in[1], axesLoc, diagnostic); break;
+  case OperatorFamily::StridedSlice: result = inferStridedSlice(call, in[0], callLoc, diagnostic); break;
   default: break;  // the creation operators, inferred above
   }
   if (result) result->loc = callLoc;
@@ -650,6 +698,12 @@ std::string printOperatorAttributes(const Call &call) {
   case OperatorFamily::Full:
   case OperatorFamily::FullLike:
   case OperatorFamily::Arange: return dtypeAttribute("dtype", call.outDtype);
+  case OperatorFamily::StridedSlice: {
+    const auto &attrs = std::get<StridedSliceAttrs>(call.attrs);
+    return ", axes=" + printAxes(*call.axes) + ", begin=" + printAxes(attrs.begin) + ", end=" + printAxes(attrs.end) +
+           (attrs.stridesGiven ? ", strides=" + printAxes(attrs.strides) : "") +
+           ", assume_inbound=" + (attrs.assumeInbound ? "True" : "False");
+  }
   default: return "";
   }
 }

@@ -1042,6 +1042,8 @@ std::optional<relax::Call> RelaxFunctionBuilder::operatorCall(Grammar::CallExprC
   if (info->family == relax::OperatorFamily::Concat || info->family == relax::OperatorFamily::ExpandDims ||
       info->family == relax::OperatorFamily::Squeeze || info->family == relax::OperatorFamily::Take)
     params.push_back("axis");
+  if (info->family == relax::OperatorFamily::StridedSlice)
+    params.insert(params.end(), {"axes", "begin", "end", "strides", "assume_inbound"});
   std::vector<std::string> window = windowParameters(*info);
   params.insert(params.end(), window.begin(), window.end());
   if (!operatorArgumentsFit(expr, params, name)) return std::nullopt;
@@ -1071,6 +1073,9 @@ std::optional<relax::Call> RelaxFunctionBuilder::operatorCall(Grammar::CallExprC
   ir::SourceLoc axesLoc = loc(expr);
   size_t attribute = info->tensorParams.size();
   if (!window.empty() && !windowAttributes(expr, params, call)) return std::nullopt;
+  if (info->family == relax::OperatorFamily::StridedSlice)
+    return stridedSliceAttributes(expr, params, call) ? withInferredStructInfo(std::move(call), loc(expr), loc(expr))
+                                                      : std::nullopt;
   if (Grammar::ExprContext *outDtype = info->family == relax::OperatorFamily::Matmul ? args.get(attribute, "out_dtype") : nullptr) {
     std::optional<std::string> text = stringOf(outDtype);
     std::optional<ir::DataType> dtype = text && *text != "void" && !text->empty() ? ir::DataType::parse(*text) : std::nullopt;
@@ -1365,6 +1370,68 @@ bool RelaxFunctionBuilder::windowAttributes(Grammar::CallExprContext *expr, cons
   if (!outputSize.empty()) attrs.outputSize = outputSize;
   call.attrs = attrs;
   return supported({"layout", "out_layout"});
+}
+
+// R.strided_slice's axes, begin, end (lists of constant integers, as many as axes), strides (1
+// each when absent or None) and assume_inbound; TVM's wrapper turns the lists into tuples of
+// PrimValues, vtac keeps them constant.
+bool RelaxFunctionBuilder::stridedSliceAttributes(Grammar::CallExprContext *expr, const std::vector<std::string> &params,
+                                                  relax::Call &call) {
+  Arguments args = argumentsOf(expr);
+  auto value = [&](const std::string &name) {
+    return args.get(size_t(std::find(params.begin(), params.end(), name) - params.begin()), name);
+  };
+  relax::StridedSliceAttrs attrs;
+  std::vector<int64_t> axes;
+  auto ints = [&](const std::string &name, std::vector<int64_t> &out) {
+    Grammar::ExprContext *given = value(name);
+    if (!given) {
+      error(loc(expr), "R.strided_slice needs its argument '" + name + "'");
+      return false;
+    }
+    std::optional<std::vector<Grammar::ExprContext *>> items = tupleItems(given);
+    if (!items) {
+      error(loc(given), "expected " + name + " as a list of integers, e.g. [0, 2]");
+      return false;
+    }
+    for (Grammar::ExprContext *item : *items) {
+      std::optional<int64_t> number = signedIntOf(item);
+      if (!number) {
+        error(loc(item), "R.strided_slice takes constant integers as " + name + " (symbolic bounds are not supported yet)");
+        return false;
+      }
+      out.push_back(*number);
+    }
+    if (name != "axes" && out.size() != axes.size()) {
+      error(loc(given), "R.strided_slice needs as many values in " + name + " as axes (" +
+                            std::to_string(axes.size()) + "), got " + std::to_string(out.size()));
+      return false;
+    }
+    return true;
+  };
+  if (!ints("axes", axes) || !ints("begin", attrs.begin) || !ints("end", attrs.end)) return false;
+  if (Grammar::ExprContext *strides = value("strides"); strides && !isNone(strides)) {
+    if (!ints("strides", attrs.strides)) return false;
+    attrs.stridesGiven = true;
+    if (std::count(attrs.strides.begin(), attrs.strides.end(), 0)) {
+      error(loc(strides), "R.strided_slice needs strides other than 0");
+      return false;
+    }
+  } else {
+    attrs.strides.assign(axes.size(), 1);
+  }
+  if (Grammar::ExprContext *inbound = value("assume_inbound")) {
+    std::optional<ir::AttrValue> flag = attrLiteral(inbound);
+    if (!flag) return false;
+    if (!flag->isBool()) {
+      error(loc(inbound), "expected True or False for assume_inbound");
+      return false;
+    }
+    attrs.assumeInbound = flag->asBool();
+  }
+  call.axes = std::move(axes);
+  call.attrs = attrs;
+  return true;
 }
 
 // A shape written at the call: `(8, 3)`, `[a // 2, b * 2]` or `R.shape([8, 3])`, sizes -1

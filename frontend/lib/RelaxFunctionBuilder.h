@@ -103,6 +103,8 @@ private:
                             const std::string &name);
   std::optional<ir::relax::Call> creationCall(Grammar::CallExprContext *call, ir::relax::Call operatorCall);
   bool windowAttributes(Grammar::CallExprContext *expr, const std::vector<std::string> &params, ir::relax::Call &call);
+  bool stridedSliceAttributes(Grammar::CallExprContext *expr, const std::vector<std::string> &params,
+                              ir::relax::Call &call);
   std::optional<ir::relax::Call> withInferredStructInfo(ir::relax::Call call, ir::SourceLoc callLoc,
                                                         ir::SourceLoc axesLoc);
   std::optional<ir::relax::Call> arithmeticCall(Grammar::ExprContext *expr);

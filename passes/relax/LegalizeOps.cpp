@@ -29,7 +29,8 @@ llvm::Expected<legalize::LegalizedOperator> legalizeCall(const relax::Call &call
   case relax::OperatorFamily::FullLike:
   case relax::OperatorFamily::Arange: return legalize::legalizeCreate(call);
   case relax::OperatorFamily::Where: return legalize::legalizeSearch(call);
-  case relax::OperatorFamily::Take: return legalize::legalizeIndex(call);
+  case relax::OperatorFamily::Take:
+  case relax::OperatorFamily::StridedSlice: return legalize::legalizeIndex(call);
   }
   llvm_unreachable("every operator family has a legalization");
 }

@@ -16,7 +16,8 @@
 // Manipulate.cpp (permute_dims, reshape, concat, expand_dims, squeeze, flatten), Datatype.cpp
 // (astype), Statistical.cpp (sum, mean, max, min), Convolution.cpp (nn.conv2d), Pooling.cpp
 // (nn.max_pool2d, nn.avg_pool2d, nn.adaptive_avg_pool2d), Create.cpp (zeros, ones, full, their
-// *_like twins, arange), Search.cpp (where), Index.cpp (take).
+// *_like twins, arange), Search.cpp (where), Index.cpp (take,
+// strided_slice).
 #pragma once
 
 #include <functional>

@@ -45,6 +45,7 @@ enum class OperatorFamily {
   Flatten,            // flatten(x)
   Where,              // where(condition, x1, x2)
   Take,               // take(x, indices, axis=None)
+  StridedSlice,       // strided_slice(x, axes, begin, end, strides=None, assume_inbound=False)
 };
 
 struct OperatorInfo {
@@ -88,6 +89,13 @@ std::optional<std::vector<int64_t>> normalizedAxes(const std::optional<std::vect
 // The dimensions sum/mean/max/min reduce (all when `axes` is absent; negative axes count from
 // the end); nullopt when an axis is out of range or repeated.
 std::optional<std::vector<bool>> reducedDimensions(const std::optional<std::vector<int64_t>> &axes, int rank);
+
+// R.strided_slice along its i-th axis of size `extent`: the first index taken (topi's
+// canonical begin) and how many; nullopt when the size is not constant.
+struct StridedSliceBounds {
+  int64_t begin, length;
+};
+std::optional<StridedSliceBounds> stridedSliceBounds(const StridedSliceAttrs &attrs, size_t i, const Expr &extent);
 
 // ---- The window operators (conv2d, the pools; RelaxWindowOperators.cpp) -------------------
 
