@@ -1397,7 +1397,8 @@ bool RelaxFunctionBuilder::stridedSliceAttributes(Grammar::CallExprContext *expr
     for (Grammar::ExprContext *item : *items) {
       std::optional<int64_t> number = signedIntOf(item);
       if (!number) {
-        error(loc(item), "R.strided_slice takes constant integers as " + name + " (symbolic bounds are not supported yet)");
+        error(loc(item), "R.strided_slice takes constant integers as " + name +
+                             (name == "axes" ? std::string() : " (symbolic bounds are not supported yet)"));
         return false;
       }
       out.push_back(*number);
