@@ -1,5 +1,5 @@
 // The high-level Relax operators vtac knows and their struct info inference, after TVM's
-// src/relax/op/tensor/{binary,datatype,linear_algebra,manipulate,statistical}.cc and
+// src/relax/op/tensor/{binary,create,datatype,index,linear_algebra,manipulate,search,statistical}.cc and
 // op/nn/nn.cc.
 #include "vtac/ir/RelaxOperators.h"
 
@@ -7,6 +7,8 @@
 #include <cassert>
 
 #include "vtac/ir/Printer.h"
+#include "vtac/ir/Arith.h"
+#include "vtac/ir/arith/Analyzer.h"
 
 namespace vtac::ir::relax {
 
@@ -28,6 +30,15 @@ const std::vector<OperatorInfo> &operators() {
       {"min", F::Statistical, {"x"}},                   {"concat", F::Concat, {"tensors"}},
       {"nn.conv2d", F::Conv2D, {"data", "weight"}},     {"nn.max_pool2d", F::Pool2D, {"data"}},
       {"nn.avg_pool2d", F::Pool2D, {"data"}},           {"nn.adaptive_avg_pool2d", F::AdaptivePool2D, {"data"}},
+      // Creation (create.cc): the shape, arange's bounds and the dtype are no tensors.
+      {"zeros", F::Full, {}},                           {"ones", F::Full, {}},
+      {"full", F::Full, {"fill_value"}},                {"zeros_like", F::FullLike, {"x"}},
+      {"ones_like", F::FullLike, {"x"}},                {"full_like", F::FullLike, {"x", "fill_value"}},
+      {"arange", F::Arange, {}},
+      {"expand_dims", F::ExpandDims, {"x"}},            {"squeeze", F::Squeeze, {"x"}},
+      {"flatten", F::Flatten, {"x"}},
+      {"where", F::Where, {"condition", "x1", "x2"}},   {"take", F::Take, {"x", "indices"}},
+      {"strided_slice", F::StridedSlice, {"x"}},
   };
   return table;
 }
@@ -295,7 +306,255 @@ std::optional<TensorStructInfo> inferConcat(const Call &call, const std::vector<
   return TensorStructInfo::known(std::move(shape), result.dtype);
 }
 
+// TVM's creation inference (create.cc): the written shape (zeros, ones, full), x's struct
+// info (the *_like operators), with the dtype given or else the fill value's (full) or x's (the
+// *_like ones); a fill value is a scalar tensor.
+std::optional<TensorStructInfo> inferFull(const Call &call, SourceLoc dtypeLoc, RelaxDiagnostic &diagnostic) {
+  bool like = lookupOperator(call.callee)->family == OperatorFamily::FullLike;
+  TensorStructInfo result;
+  if (like) {
+    StructInfo x = call.args[0].sinfo();
+    if (!x.isTensor()) {
+      diagnostic = {call.args[0].loc, "R." + call.callee + " takes a tensor as 'x', got " + printStructInfo(x)};
+      return std::nullopt;
+    }
+    result = x.tensor;
+  } else {
+    const std::vector<Expr> &shape = *call.args[0].shape;
+    for (const Expr &dim : shape)
+      if (const auto *imm = dim.as<IntImm>(); imm && imm->value < 0) {
+        diagnostic = {call.args[0].loc, "R." + call.callee + " needs sizes of 0 or more, got " + printShape(shape)};
+        return std::nullopt;
+      }
+    result = TensorStructInfo::known(shape, call.outDtype);
+  }
+  if (call.args.size() == 2) {
+    StructInfo fill = call.args[1].sinfo();
+    if (!fill.isTensor() || fill.tensor.rank() != 0) {
+      diagnostic = {call.args[1].loc, "R." + call.callee + " needs a scalar tensor (rank 0) as 'fill_value', got " +
+                                          printStructInfo(fill)};
+      return std::nullopt;
+    }
+    if (!like && call.outDtype.isVoid()) result.dtype = fill.tensor.dtype;
+  }
+  if (!call.outDtype.isVoid()) result.dtype = call.outDtype;
+  if (result.dtype.isVoid() && !like) {
+    diagnostic = {dtypeLoc, "R." + call.callee + " needs the element type of its result"};
+    return std::nullopt;
+  }
+  return result;
+}
+
+// TVM's arange inference: floordiv(end - start + step - 1, step) elements, simplified. vtac
+// takes integer bounds only; the count of constant ones is numpy's (none when the range is
+// empty, also for a negative step), a symbolic one needs a constant positive step.
+std::optional<TensorStructInfo> inferArange(const Call &call, RelaxDiagnostic &diagnostic) {
+  static const char *names[] = {"start", "end", "step"};
+  for (size_t i = 0; i < 3; ++i)
+    if (!call.args[i].prim || !call.args[i].prim->dtype.isInt()) {
+      diagnostic = {call.args[i].loc, std::string("R.arange needs an integer as '") + names[i] + "', got " +
+                                          printStructInfo(call.args[i].sinfo())};
+      return std::nullopt;
+    }
+  const Expr &start = call.args[0].prim, &end = call.args[1].prim, &step = call.args[2].prim;
+  const auto *constantStep = step.as<IntImm>();
+  if (!constantStep || constantStep->value == 0 || (constantStep->value < 0 && !(start.isa<IntImm>() && end.isa<IntImm>()))) {
+    diagnostic = {call.args[2].loc, "R.arange needs a step other than 0, constant (and positive unless start and end "
+                                    "are constant)"};
+    return std::nullopt;
+  }
+  Expr count;
+  if (start.isa<IntImm>() && end.isa<IntImm>()) {
+    int64_t from = start.as<IntImm>()->value, to = end.as<IntImm>()->value, by = constantStep->value;
+    // numpy: ceil((end - start) / step), 0 when negative (in 128 bits: no overflow).
+    __int128 span = __int128(to) - from, steps = span / by + (span % by != 0 && (span < 0) == (by < 0));
+    count = intImm(int64_t(std::max<__int128>(steps, 0)), DataType::int64());
+  } else {
+    Expr one = intImm(1, DataType::int64());
+    Expr numerator = simplify(binary(NodeKind::Sub, binary(NodeKind::Add, binary(NodeKind::Sub, end, start), step), one));
+    count = arith::Analyzer().simplify(binary(NodeKind::FloorDiv, numerator, step));
+    // numerator = step * q + r with a constant 0 <= r < step: the count is q, as TVM's
+    // canonical simplifier finds (`(n * 2 + 1) // 2` is n).
+    for (int64_t r = 0; r < std::min<int64_t>(constantStep->value, 64); ++r)
+      if (std::optional<Expr> q = divideExactly(simplify(binary(NodeKind::Sub, numerator, intImm(r, DataType::int64()))),
+                                                constantStep->value)) {
+        count = simplify(*q);
+        break;
+      }
+  }
+  return TensorStructInfo::known({count}, call.outDtype);
+}
+
+// TVM's expand_dims inference: a dimension of size 1 at each axis of the result (of the
+// operand's rank plus the number of axes), the operand's dimensions in order elsewhere.
+std::optional<TensorStructInfo> inferExpandDims(const Call &call, const TensorStructInfo &in, SourceLoc axesLoc,
+                                                RelaxDiagnostic &diagnostic) {
+  if (call.axes->empty()) return in;
+  if (in.rank() < 0) return TensorStructInfo{std::nullopt, -1, in.dtype, {}};
+  int rank = in.rank() + int(call.axes->size());
+  std::optional<std::vector<bool>> added = reducedDimensions(call.axes, rank);
+  if (!added) {
+    diagnostic = {axesLoc, "R.expand_dims needs distinct axes within the " + std::to_string(rank) +
+                               " dimensions of its result, got axis " + printAxes(*call.axes)};
+    return std::nullopt;
+  }
+  if (!in.shape) return TensorStructInfo{std::nullopt, rank, in.dtype, {}};
+  std::vector<Expr> shape;
+  size_t next = 0;
+  for (bool isNew : *added) shape.push_back(isNew ? intImm(1, DataType::int64()) : (*in.shape)[next++]);
+  return TensorStructInfo::known(std::move(shape), in.dtype);
+}
+
+// TVM's squeeze inference: the dimensions at the axes dropped (a constant size there must be
+// 1), or with axis=None every dimension of constant size 1 (the rank is unknown when a size is
+// symbolic).
+std::optional<TensorStructInfo> inferSqueeze(const Call &call, const TensorStructInfo &in, SourceLoc axesLoc,
+                                             RelaxDiagnostic &diagnostic) {
+  if (call.axes && call.axes->empty()) return in;
+  int rank = in.rank();
+  if (rank < 0) return TensorStructInfo{std::nullopt, -1, in.dtype, {}};
+  std::vector<bool> removed(size_t(rank), false);
+  if (call.axes) {
+    std::optional<std::vector<bool>> given = reducedDimensions(call.axes, rank);
+    if (!given) {
+      diagnostic = {axesLoc, "R.squeeze needs distinct axes within the " + std::to_string(rank) +
+                                 " dimensions of its operand, got axis " + printAxes(*call.axes)};
+      return std::nullopt;
+    }
+    removed = *given;
+    if (!in.shape) return TensorStructInfo{std::nullopt, rank - int(call.axes->size()), in.dtype, {}};
+    for (int d = 0; d < rank; ++d)
+      if (const auto *size = (*in.shape)[size_t(d)].as<IntImm>(); removed[size_t(d)] && size && size->value != 1) {
+        diagnostic = {axesLoc, "R.squeeze needs size 1 at the axes it removes; dimension " + std::to_string(d) + " of " +
+                                   printShape(*in.shape) + " is " + std::to_string(size->value)};
+        return std::nullopt;
+      }
+  } else {
+    if (!in.shape) return TensorStructInfo{std::nullopt, -1, in.dtype, {}};
+    for (int d = 0; d < rank; ++d) {
+      if (!(*in.shape)[size_t(d)].isa<IntImm>()) return TensorStructInfo{std::nullopt, -1, in.dtype, {}};
+      removed[size_t(d)] = isConstantSize((*in.shape)[size_t(d)], 1);
+    }
+  }
+  std::vector<Expr> shape;
+  for (int d = 0; d < rank; ++d)
+    if (!removed[size_t(d)]) shape.push_back((*in.shape)[size_t(d)]);
+  return TensorStructInfo::known(std::move(shape), in.dtype);
+}
+
+// TVM's flatten inference: one dimension, the product of the sizes (1 for a scalar).
+TensorStructInfo inferFlatten(const TensorStructInfo &in) {
+  if (in.rank() == 1) return in;
+  if (!in.shape) return TensorStructInfo{std::nullopt, 1, in.dtype, {}};
+  Expr product;
+  if (std::optional<int64_t> count = constantElementCount(*in.shape)) product = intImm(*count, DataType::int64());
+  else
+    for (const Expr &size : *in.shape) product = product ? binary(NodeKind::Mul, product, size) : size;
+  return TensorStructInfo::known({product}, in.dtype);
+}
+
+// TVM's where inference (search.cc): a bool condition, x1 and x2 of one element type, the
+// three shapes broadcast (x1's with x2's, then the condition's with that).
+std::optional<TensorStructInfo> inferWhere(const Call &call, const std::vector<TensorStructInfo> &in, SourceLoc callLoc,
+                                           RelaxDiagnostic &diagnostic) {
+  if (!in[0].dtype.isVoid() && !in[0].dtype.isBool()) {
+    diagnostic = {call.args[0].loc, "R.where needs a bool condition, got " + in[0].dtype.str()};
+    return std::nullopt;
+  }
+  std::optional<DataType> dtype = commonDtype(call, in[1], in[2], callLoc, diagnostic);
+  if (!dtype) return std::nullopt;
+  TensorStructInfo result{std::nullopt, -1, *dtype, {}};
+  if (in[0].rank() >= 0 && in[1].rank() >= 0 && in[2].rank() >= 0)
+    result.ndim = std::max({in[0].rank(), in[1].rank(), in[2].rank()});
+  if (!in[0].shape || !in[1].shape || !in[2].shape) return result;
+  std::string conflict;
+  std::optional<std::vector<Expr>> values = broadcastShapes(*in[1].shape, *in[2].shape, conflict);
+  std::optional<std::vector<Expr>> shape = values ? broadcastShapes(*in[0].shape, *values, conflict) : std::nullopt;
+  if (!conflict.empty()) {
+    diagnostic = {callLoc, "R.where cannot broadcast shapes " + printShape(*in[0].shape) + ", " +
+                               printShape(*in[1].shape) + " and " + printShape(*in[2].shape) + ": " + conflict};
+    return std::nullopt;
+  }
+  if (!shape) return result;
+  return TensorStructInfo::known(std::move(*shape), *dtype);
+}
+
+// TVM's take inference (index.cc): integer indices (a scalar R.Prim is a rank-0 tensor) whose
+// dimensions replace the axis (axis=None: a 1-D tensor's only one).
+std::optional<TensorStructInfo> inferTake(const Call &call, const TensorStructInfo &x, const TensorStructInfo &indices,
+                                          SourceLoc axisLoc, RelaxDiagnostic &diagnostic) {
+  if (!indices.dtype.isVoid() && !indices.dtype.isIntOrUInt()) {
+    diagnostic = {call.args[1].loc, "R.take needs integer indices, got " + indices.dtype.str()};
+    return std::nullopt;
+  }
+  if (!call.axes && x.rank() != 1) {
+    diagnostic = {axisLoc, "R.take without an axis needs a 1-D tensor, got " + printStructInfo(x)};
+    return std::nullopt;
+  }
+  if (x.rank() < 0 || indices.rank() < 0) return TensorStructInfo{std::nullopt, -1, x.dtype, {}};
+  int64_t axis = call.axes ? call.axes->front() : 0;
+  if (axis < -x.rank() || axis >= x.rank()) {
+    diagnostic = {axisLoc, "R.take needs an axis within the " + std::to_string(x.rank()) +
+                               " dimensions of its tensor, got " + std::to_string(axis)};
+    return std::nullopt;
+  }
+  if (axis < 0) axis += x.rank();
+  if (!x.shape || !indices.shape) return TensorStructInfo{std::nullopt, x.rank() + indices.rank() - 1, x.dtype, {}};
+  std::vector<Expr> shape;
+  for (int d = 0; d < x.rank(); ++d) {
+    if (d != axis) shape.push_back((*x.shape)[size_t(d)]);
+    else shape.insert(shape.end(), indices.shape->begin(), indices.shape->end());
+  }
+  return TensorStructInfo::known(std::move(shape), x.dtype);
+}
+
+// TVM's strided_slice inference (index.cc, topi::GetLength) for constant bounds: along each
+// axis the elements Python's slice `begin:end:stride` selects (negative bounds count from the
+// end, then clamp to the dimension). The sliced dimensions must be of constant size.
+std::optional<TensorStructInfo> inferStridedSlice(const Call &call, const TensorStructInfo &in, SourceLoc callLoc,
+                                                  RelaxDiagnostic &diagnostic) {
+  const auto &attrs = std::get<StridedSliceAttrs>(call.attrs);
+  int rank = in.rank();
+  if (rank < 0) return TensorStructInfo{std::nullopt, -1, in.dtype, {}};
+  std::vector<int64_t> axes;
+  for (int64_t axis : *call.axes) {
+    if (axis < -rank || axis >= rank || std::count(axes.begin(), axes.end(), axis < 0 ? axis + rank : axis)) {
+      diagnostic = {callLoc, "R.strided_slice needs distinct axes within the " + std::to_string(rank) +
+                                 " dimensions of its operand, got axes " + printAxes(*call.axes)};
+      return std::nullopt;
+    }
+    axes.push_back(axis < 0 ? axis + rank : axis);
+  }
+  if (!in.shape) return TensorStructInfo{std::nullopt, rank, in.dtype, {}};
+  std::vector<Expr> shape = *in.shape;
+  for (size_t i = 0; i < axes.size(); ++i) {
+    std::optional<StridedSliceBounds> bounds = stridedSliceBounds(attrs, i, shape[size_t(axes[i])]);
+    if (!bounds) {
+      diagnostic = {callLoc, "R.strided_slice of dimension " + std::to_string(axes[i]) + " of " +
+                                 printShape(*in.shape) + ": only dimensions of constant size can be sliced yet"};
+      return std::nullopt;
+    }
+    shape[size_t(axes[i])] = intImm(bounds->length, DataType::int64());
+  }
+  return TensorStructInfo::known(std::move(shape), in.dtype);
+}
+
 }  // namespace
+
+std::optional<StridedSliceBounds> stridedSliceBounds(const StridedSliceAttrs &attrs, size_t i, const Expr &extent) {
+  const auto *size = extent.as<IntImm>();
+  if (!size) return std::nullopt;
+  int64_t stride = attrs.strides[i];
+  // topi's CanonicalizeIndex, in 128 bits (a bound may be near the int64 limits).
+  auto canonical = [&](int64_t index) {
+    __int128 value = index < 0 ? __int128(index) + size->value : __int128(index);
+    __int128 low = stride < 0 ? -1 : 0, high = stride < 0 ? size->value - 1 : size->value;
+    return int64_t(std::min(std::max(value, low), high));
+  };
+  int64_t begin = canonical(attrs.begin[i]), end = canonical(attrs.end[i]);
+  __int128 span = stride < 0 ? __int128(begin) - end : __int128(end) - begin, step = stride < 0 ? -__int128(stride) : stride;
+  return StridedSliceBounds{begin, int64_t(span <= 0 ? 0 : (span + step - 1) / step)};
+}
 
 std::optional<std::vector<bool>> reducedDimensions(const std::optional<std::vector<int64_t>> &axes, int rank) {
   std::vector<bool> reduced(size_t(rank), !axes);
@@ -373,11 +632,24 @@ std::optional<std::vector<int64_t>> normalizedAxes(const std::optional<std::vect
 std::optional<TensorStructInfo> inferOperatorStructInfo(const Call &call, SourceLoc callLoc, SourceLoc axesLoc,
                                                         RelaxDiagnostic &diagnostic) {
   const OperatorInfo *info = lookupOperator(call.callee);
+  // The creation operators take shapes and scalars besides tensors.
+  if (info && (info->family == OperatorFamily::Full || info->family == OperatorFamily::FullLike ||
+               info->family == OperatorFamily::Arange)) {
+    std::optional<TensorStructInfo> result =
+        info->family == OperatorFamily::Arange ? inferArange(call, diagnostic) : inferFull(call, axesLoc, diagnostic);
+    if (result) result->loc = callLoc;
+    return result;
+  }
   assert(info && (info->family == OperatorFamily::Concat || call.args.size() == info->tensorParams.size()) &&
          "the reader gives each tensor parameter one argument");
   std::vector<TensorStructInfo> in;
   for (size_t i = 0; i < call.args.size(); ++i) {
     StructInfo sinfo = call.args[i].sinfo();
+    // take's index may be a scalar (R.prim_value(0), an R.Prim variable): a rank-0 tensor.
+    if (info->family == OperatorFamily::Take && i == 1 && sinfo.kind == StructInfo::Kind::Prim) {
+      in.push_back(TensorStructInfo::known({}, sinfo.dtype));
+      continue;
+    }
     if (!sinfo.isTensor()) {
       // concat's one parameter is the tuple of its tensors.
       std::string param = info->tensorParams[std::min(i, info->tensorParams.size() - 1)].str();
@@ -403,6 +675,13 @@ std::optional<TensorStructInfo> inferOperatorStructInfo(const Call &call, Source
   case OperatorFamily::Conv2D:
   case OperatorFamily::Pool2D:
   case OperatorFamily::AdaptivePool2D: result = inferWindowOperator(call, in, callLoc, diagnostic); break;
+  case OperatorFamily::ExpandDims: result = inferExpandDims(call, in[0], axesLoc, diagnostic); break;
+  case OperatorFamily::Squeeze: result = inferSqueeze(call, in[0], axesLoc, diagnostic); break;
+  case OperatorFamily::Flatten: result = inferFlatten(in[0]); break;
+  case OperatorFamily::Where: result = inferWhere(call, in, callLoc, diagnostic); break;
+  case OperatorFamily::Take: result = inferTake(call, in[0], in[1], axesLoc, diagnostic); break;
+  case OperatorFamily::StridedSlice: result = inferStridedSlice(call, in[0], callLoc, diagnostic); break;
+  default: break;  // the creation operators, inferred above
   }
   if (result) result->loc = callLoc;
   return result;
@@ -417,24 +696,40 @@ bool hasOperatorCalls(const IRModule &module) {
   return false;
 }
 
+// `, dtype="float32"`; a void dtype (the operands') is "void", as TVM prints it.
+static std::string dtypeAttribute(const std::string &name, DataType dtype) {
+  return ", " + name + "=\"" + (dtype.isVoid() ? std::string("void") : dtype.str()) + "\"";
+}
+
 std::string printOperatorAttributes(const Call &call) {
   const OperatorInfo *info = lookupOperator(call.callee);
   if (!info) return "";
   switch (info->family) {
-  case OperatorFamily::Matmul:
-    return ", out_dtype=\"" + (call.outDtype.isVoid() ? std::string("void") : call.outDtype.str()) + "\"";
+  case OperatorFamily::Matmul: return dtypeAttribute("out_dtype", call.outDtype);
   case OperatorFamily::Reshape: return ", R.shape(" + printShapeList(*call.outSinfo.shape) + ")";
   case OperatorFamily::Astype: return ", dtype=\"" + call.outDtype.str() + "\"";
   case OperatorFamily::PermuteDims: return ", axes=" + (call.axes ? printAxes(*call.axes) : "None");
   case OperatorFamily::Statistical:
     return ", axis=" + (call.axes ? printAxes(*call.axes) : "None") + ", keepdims=" + (call.keepdims ? "True" : "False");
-  case OperatorFamily::Concat: return ", axis=" + (call.axes ? std::to_string(call.axes->front()) : "None");
+  case OperatorFamily::Concat:
+  case OperatorFamily::Take: return ", axis=" + (call.axes ? std::to_string(call.axes->front()) : "None");
+  case OperatorFamily::ExpandDims:
+  case OperatorFamily::Squeeze: return ", axis=" + (call.axes ? printAxes(*call.axes) : "None");
   case OperatorFamily::Conv2D:
   case OperatorFamily::Pool2D:
   case OperatorFamily::AdaptivePool2D: return printWindowAttributes(call);
   case OperatorFamily::Clip: {
     const auto &bounds = std::get<ClipAttrs>(call.attrs);
     return ", " + printClipBound(bounds.min) + ", " + printClipBound(bounds.max);
+  }
+  case OperatorFamily::Full:
+  case OperatorFamily::FullLike:
+  case OperatorFamily::Arange: return dtypeAttribute("dtype", call.outDtype);
+  case OperatorFamily::StridedSlice: {
+    const auto &attrs = std::get<StridedSliceAttrs>(call.attrs);
+    return ", axes=" + printAxes(*call.axes) + ", begin=" + printAxes(attrs.begin) + ", end=" + printAxes(attrs.end) +
+           (attrs.stridesGiven ? ", strides=" + printAxes(attrs.strides) : "") +
+           ", assume_inbound=" + (attrs.assumeInbound ? "True" : "False");
   }
   default: return "";
   }

@@ -1030,27 +1030,25 @@ std::optional<relax::Call> RelaxFunctionBuilder::operatorCall(Grammar::CallExprC
   call.kind = relax::CallKind::Operator;
   call.callee = name;
   call.calleeLoc = loc(expr->expr());
+  if (info->family == relax::OperatorFamily::Full || info->family == relax::OperatorFamily::FullLike ||
+      info->family == relax::OperatorFamily::Arange)
+    return creationCall(expr, std::move(call));
   std::vector<std::string> params(info->tensorParams.begin(), info->tensorParams.end());
   if (info->family == relax::OperatorFamily::Matmul) params.push_back("out_dtype");
   if (info->family == relax::OperatorFamily::PermuteDims) params.push_back("axes");
   if (info->family == relax::OperatorFamily::Reshape) params.push_back("shape");
   if (info->family == relax::OperatorFamily::Astype) params.push_back("dtype");
   if (info->family == relax::OperatorFamily::Statistical) params.insert(params.end(), {"axis", "keepdims"});
-  if (info->family == relax::OperatorFamily::Concat) params.push_back("axis");
   if (info->family == relax::OperatorFamily::Clip) params.insert(params.end(), {"min", "max"});
+  if (info->family == relax::OperatorFamily::Concat || info->family == relax::OperatorFamily::ExpandDims ||
+      info->family == relax::OperatorFamily::Squeeze || info->family == relax::OperatorFamily::Take)
+    params.push_back("axis");
+  if (info->family == relax::OperatorFamily::StridedSlice)
+    params.insert(params.end(), {"axes", "begin", "end", "strides", "assume_inbound"});
   std::vector<std::string> window = windowParameters(*info);
   params.insert(params.end(), window.begin(), window.end());
+  if (!operatorArgumentsFit(expr, params, name)) return std::nullopt;
   Arguments args = argumentsOf(expr);
-  if (args.positional.size() > params.size()) {
-    error(loc(args.positional[params.size()]), "R." + name + " takes " + std::to_string(params.size()) +
-                                                   " arguments at most");
-    return std::nullopt;
-  }
-  for (const auto &[keyword, value] : args.keywords)
-    if (std::find(params.begin(), params.end(), keyword) == params.end()) {
-      error(loc(value), "unexpected argument '" + keyword + "' to R." + name);
-      return std::nullopt;
-    }
   for (size_t i = 0; i < info->tensorParams.size(); ++i) {
     Grammar::ExprContext *tensor = args.get(i, params[i]);
     if (!tensor) {
@@ -1090,6 +1088,9 @@ std::optional<relax::Call> RelaxFunctionBuilder::operatorCall(Grammar::CallExprC
     }
     call.attrs = bounds;
   }
+  if (info->family == relax::OperatorFamily::StridedSlice)
+    return stridedSliceAttributes(expr, params, call) ? withInferredStructInfo(std::move(call), loc(expr), loc(expr))
+                                                      : std::nullopt;
   if (Grammar::ExprContext *outDtype = info->family == relax::OperatorFamily::Matmul ? args.get(attribute, "out_dtype") : nullptr) {
     std::optional<std::string> text = stringOf(outDtype);
     std::optional<ir::DataType> dtype = text && *text != "void" && !text->empty() ? ir::DataType::parse(*text) : std::nullopt;
@@ -1120,15 +1121,22 @@ std::optional<relax::Call> RelaxFunctionBuilder::operatorCall(Grammar::CallExprC
       call.outDtype = *dtype;
     }
   }
-  // permute_dims' axes, the reduced axes (a list, one integer, or None), concat's axis (one
-  // integer, 0 when absent, or None).
+  // permute_dims' axes, the reduced, added or squeezed axes (a list, one integer, or None),
+  // concat's axis (one integer, 0 when absent, or None), take's (one integer or None, the
+  // default).
   using F = relax::OperatorFamily;
   if (info->family == F::Concat) call.axes = std::vector<int64_t>{0};
-  bool single = info->family == F::Concat, list = info->family != F::Concat;
+  bool single = info->family == F::Concat || info->family == F::Take, list = !single;
   const char *axesName = info->family == F::PermuteDims ? "axes" : "axis";
-  if (Grammar::ExprContext *axes = info->family == F::PermuteDims || info->family == F::Statistical || single
-                                       ? args.get(attribute, axesName)
-                                       : nullptr) {
+  Grammar::ExprContext *axes = info->family == F::PermuteDims || info->family == F::Statistical || single ||
+                                       info->family == F::ExpandDims || info->family == F::Squeeze
+                                   ? args.get(attribute, axesName)
+                                   : nullptr;
+  if (info->family == F::ExpandDims && (!axes || isNone(axes))) {
+    error(axes ? loc(axes) : loc(expr), "R.expand_dims needs its argument 'axis' (an integer or a list of them)");
+    return std::nullopt;
+  }
+  if (axes) {
     axesLoc = loc(axes);
     call.axes.reset();
     if (!isNone(axes)) {
@@ -1177,6 +1185,97 @@ std::optional<std::variant<int64_t, double>> RelaxFunctionBuilder::clipBound(Gra
   if (literal->isFloat()) return literal->asFloat();
   error(loc(expr), "expected a number for the bound of R.clip, such as 0, 6.0 or R.prim_value(127)");
   return std::nullopt;
+}
+
+// No more positional arguments than the operator has parameters (`params`, in TVM's order), no
+// keyword that names none of them.
+bool RelaxFunctionBuilder::operatorArgumentsFit(Grammar::CallExprContext *expr, const std::vector<std::string> &params,
+                                                const std::string &name) {
+  Arguments args = argumentsOf(expr);
+  if (args.positional.size() > params.size()) {
+    error(loc(args.positional[params.size()]), "R." + name + " takes " + std::to_string(params.size()) +
+                                                   " arguments at most");
+    return false;
+  }
+  for (const auto &[keyword, value] : args.keywords)
+    if (std::find(params.begin(), params.end(), keyword) == params.end()) {
+      error(loc(value), "unexpected argument '" + keyword + "' to R." + name);
+      return false;
+    }
+  return true;
+}
+
+// The creation operators, with the parameters of TVM's Python wrappers (relax/op/create.py):
+// R.zeros/R.ones(shape, dtype), R.full(shape, fill_value, dtype=None), R.zeros_like/R.ones_like(x,
+// dtype=None), R.full_like(x, fill_value, dtype=None), R.arange(start, end=None, step=1,
+// dtype=None). The shape becomes a shape value argument (R.shape([2, 3])) and arange's bounds
+// R.prim_value arguments (`R.arange(5)` is 0 to 5), as the wrappers make them; the dtype is
+// `outDtype` (void when None: the fill value's or x's; arange's int64).
+std::optional<relax::Call> RelaxFunctionBuilder::creationCall(Grammar::CallExprContext *expr, relax::Call call) {
+  using F = relax::OperatorFamily;
+  F family = relax::lookupOperator(call.callee)->family;
+  std::vector<std::string> params = family == F::Full       ? std::vector<std::string>{"shape"}
+                                    : family == F::FullLike ? std::vector<std::string>{"x"}
+                                                            : std::vector<std::string>{"start", "end", "step"};
+  if (call.callee == "full" || call.callee == "full_like") params.push_back("fill_value");
+  params.push_back("dtype");
+  if (!operatorArgumentsFit(expr, params, call.callee)) return std::nullopt;
+  Arguments args = argumentsOf(expr);
+  for (size_t i = 0; i + 1 < params.size(); ++i) {
+    Grammar::ExprContext *value = args.get(i, params[i]);
+    if (family == F::Arange && i > 0 && (!value || isNone(value))) {
+      // end=None: the range is [0, start); step 1.
+      relax::Arg bound;
+      bound.loc = call.args.front().loc;
+      bound.prim = ir::intImm(i == 2 ? 1 : 0, ir::DataType::int64());
+      if (i == 1) {
+        bound.prim = call.args.front().prim;
+        call.args.front().prim = ir::intImm(0, ir::DataType::int64());
+      }
+      call.args.push_back(bound);
+      continue;
+    }
+    if (!value) {
+      error(loc(expr), "R." + call.callee + " needs its argument '" + params[i] + "'");
+      return std::nullopt;
+    }
+    relax::Arg arg;
+    arg.loc = loc(value);
+    if (params[i] == "shape") {
+      arg.shape = shapeValue(value);
+      if (!arg.shape) return std::nullopt;
+    } else if (family == F::Arange) {
+      // A bound is an R.prim_value or the value itself (an integer or an expression of sizes).
+      auto *prim = dynamic_cast<Grammar::CallExprContext *>(stripParens(value));
+      if (prim && dottedName(prim->expr()) == std::optional<std::string>("R.prim_value")) {
+        std::optional<relax::Arg> written = argument(value);
+        if (!written) return std::nullopt;
+        arg = *written;
+      } else {
+        arg.prim = primValue(value);
+        if (!arg.prim) return std::nullopt;
+      }
+    } else {
+      std::optional<relax::Arg> tensor = argument(value);
+      if (!tensor) return std::nullopt;
+      arg = *tensor;
+    }
+    call.args.push_back(arg);
+  }
+  ir::SourceLoc dtypeLoc = loc(expr);
+  if (family == F::Arange) call.outDtype = ir::DataType::int64();
+  if (Grammar::ExprContext *dtype = args.get(params.size() - 1, "dtype"); dtype && !isNone(dtype)) {
+    dtypeLoc = loc(dtype);
+    std::optional<std::string> text = stringOf(dtype);
+    bool isVoid = text && (text->empty() || *text == "void") && family != F::Arange;
+    std::optional<ir::DataType> parsed = text && !isVoid ? ir::DataType::parse(*text) : std::nullopt;
+    if (!isVoid && (!parsed || parsed->isVoid() || parsed->lanes() != 1)) {
+      error(dtypeLoc, "expected a dtype string for R." + call.callee + ", such as \"float32\"");
+      return std::nullopt;
+    }
+    call.outDtype = parsed ? *parsed : ir::DataType::voidTy();
+  }
+  return withInferredStructInfo(std::move(call), loc(expr), dtypeLoc);
 }
 
 // conv2d's and the pools' attributes with TVM's defaults and normalisation: one integer (or a
@@ -1305,6 +1404,69 @@ bool RelaxFunctionBuilder::windowAttributes(Grammar::CallExprContext *expr, cons
   if (!outputSize.empty()) attrs.outputSize = outputSize;
   call.attrs = attrs;
   return supported({"layout", "out_layout"});
+}
+
+// R.strided_slice's axes, begin, end (lists of constant integers, as many as axes), strides (1
+// each when absent or None) and assume_inbound; TVM's wrapper turns the lists into tuples of
+// PrimValues, vtac keeps them constant.
+bool RelaxFunctionBuilder::stridedSliceAttributes(Grammar::CallExprContext *expr, const std::vector<std::string> &params,
+                                                  relax::Call &call) {
+  Arguments args = argumentsOf(expr);
+  auto value = [&](const std::string &name) {
+    return args.get(size_t(std::find(params.begin(), params.end(), name) - params.begin()), name);
+  };
+  relax::StridedSliceAttrs attrs;
+  std::vector<int64_t> axes;
+  auto ints = [&](const std::string &name, std::vector<int64_t> &out) {
+    Grammar::ExprContext *given = value(name);
+    if (!given) {
+      error(loc(expr), "R.strided_slice needs its argument '" + name + "'");
+      return false;
+    }
+    std::optional<std::vector<Grammar::ExprContext *>> items = tupleItems(given);
+    if (!items) {
+      error(loc(given), "expected " + name + " as a list of integers, e.g. [0, 2]");
+      return false;
+    }
+    for (Grammar::ExprContext *item : *items) {
+      std::optional<int64_t> number = signedIntOf(item);
+      if (!number) {
+        error(loc(item), "R.strided_slice takes constant integers as " + name +
+                             (name == "axes" ? std::string() : " (symbolic bounds are not supported yet)"));
+        return false;
+      }
+      out.push_back(*number);
+    }
+    if (name != "axes" && out.size() != axes.size()) {
+      error(loc(given), "R.strided_slice needs as many values in " + name + " as axes (" +
+                            std::to_string(axes.size()) + "), got " + std::to_string(out.size()));
+      return false;
+    }
+    return true;
+  };
+  if (!ints("axes", axes) || !ints("begin", attrs.begin) || !ints("end", attrs.end)) return false;
+  if (Grammar::ExprContext *strides = value("strides"); strides && !isNone(strides)) {
+    if (!ints("strides", attrs.strides)) return false;
+    attrs.stridesGiven = true;
+    if (std::count(attrs.strides.begin(), attrs.strides.end(), 0)) {
+      error(loc(strides), "R.strided_slice needs strides other than 0");
+      return false;
+    }
+  } else {
+    attrs.strides.assign(axes.size(), 1);
+  }
+  if (Grammar::ExprContext *inbound = value("assume_inbound")) {
+    std::optional<ir::AttrValue> flag = attrLiteral(inbound);
+    if (!flag) return false;
+    if (!flag->isBool()) {
+      error(loc(inbound), "expected True or False for assume_inbound");
+      return false;
+    }
+    attrs.assumeInbound = flag->asBool();
+  }
+  call.axes = std::move(axes);
+  call.attrs = attrs;
+  return true;
 }
 
 // A shape written at the call: `(8, 3)`, `[a // 2, b * 2]` or `R.shape([8, 3])`, sizes -1

@@ -99,8 +99,13 @@ private:
                                                    bool moduleCallee = false);
   std::optional<ir::relax::StructInfo> sinfoArgument(Grammar::ExprContext *expr);
   std::optional<ir::relax::Call> operatorCall(Grammar::CallExprContext *call, const std::string &name);
+  bool operatorArgumentsFit(Grammar::CallExprContext *call, const std::vector<std::string> &params,
+                            const std::string &name);
+  std::optional<ir::relax::Call> creationCall(Grammar::CallExprContext *call, ir::relax::Call operatorCall);
   bool windowAttributes(Grammar::CallExprContext *expr, const std::vector<std::string> &params, ir::relax::Call &call);
   std::optional<std::variant<int64_t, double>> clipBound(Grammar::ExprContext *expr);
+  bool stridedSliceAttributes(Grammar::CallExprContext *expr, const std::vector<std::string> &params,
+                              ir::relax::Call &call);
   std::optional<ir::relax::Call> withInferredStructInfo(ir::relax::Call call, ir::SourceLoc callLoc,
                                                         ir::SourceLoc axesLoc);
   std::optional<ir::relax::Call> arithmeticCall(Grammar::ExprContext *expr);

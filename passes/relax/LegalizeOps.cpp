@@ -18,12 +18,21 @@ llvm::Expected<legalize::LegalizedOperator> legalizeCall(const relax::Call &call
   case relax::OperatorFamily::Matmul: return legalize::legalizeLinearAlgebra(call);
   case relax::OperatorFamily::PermuteDims:
   case relax::OperatorFamily::Reshape:
-  case relax::OperatorFamily::Concat: return legalize::legalizeManipulate(call);
+  case relax::OperatorFamily::Concat:
+  case relax::OperatorFamily::ExpandDims:
+  case relax::OperatorFamily::Squeeze:
+  case relax::OperatorFamily::Flatten: return legalize::legalizeManipulate(call);
   case relax::OperatorFamily::Astype: return legalize::legalizeDatatype(call);
   case relax::OperatorFamily::Statistical: return legalize::legalizeStatistical(call);
   case relax::OperatorFamily::Conv2D: return legalize::legalizeConvolution(call);
   case relax::OperatorFamily::Pool2D:
   case relax::OperatorFamily::AdaptivePool2D: return legalize::legalizePooling(call);
+  case relax::OperatorFamily::Full:
+  case relax::OperatorFamily::FullLike:
+  case relax::OperatorFamily::Arange: return legalize::legalizeCreate(call);
+  case relax::OperatorFamily::Where: return legalize::legalizeSearch(call);
+  case relax::OperatorFamily::Take:
+  case relax::OperatorFamily::StridedSlice: return legalize::legalizeIndex(call);
   }
   llvm_unreachable("every operator family has a legalization");
 }
@@ -53,6 +62,14 @@ llvm::Error legalizeOps(ir::IRModule &module, PassContext &) {
         relax::Call &call = *binding.call;
         llvm::Expected<legalize::LegalizedOperator> legalized = legalizeCall(call);
         if (!legalized) return legalized.takeError();
+        changed = true;
+        if (legalized->constant) {
+          binding.alias = relax::Arg{};
+          binding.alias.constant = legalized->constant;
+          binding.alias.loc = call.calleeLoc;
+          binding.call.reset();
+          continue;
+        }
         call.kind = relax::CallKind::CallTIR;
         call.callee = addPrimFunc(module, legalized->func, legalized->nameHint);
         call.args = legalized->args;
@@ -60,7 +77,6 @@ llvm::Error legalizeOps(ir::IRModule &module, PassContext &) {
         call.keepdims = false;
         call.outDtype = ir::DataType::voidTy();
         call.attrs = relax::OperatorAttrs();
-        changed = true;
       }
     if (!changed) continue;
     auto *copy = ir::copyNode(*func);

@@ -3,7 +3,8 @@
 // prim_func generated from the topi compute TVM uses for it (legalize/Legalize.h), added to the
 // module as a private prim_func named after the compute ("add", "add1", ...; a function
 // structurally equal to one already in the module is called instead of added again, as TVM's
-// BlockBuilder deduplicates). The bound variables keep their struct info. Errors are located
+// BlockBuilder deduplicates); an R.arange of constant bounds becomes the constant it computes,
+// as TVM's legalization folds it. The bound variables keep their struct info. Errors are located
 // at the call or the argument whose shape or element type is unknown.
 #pragma once
 

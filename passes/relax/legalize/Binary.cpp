@@ -15,24 +15,6 @@ namespace vtac::passes::legalize {
 namespace relax = ir::relax;
 using ir::Expr;
 
-namespace {
-
-// topi's InputIndexFromBroadcast: `mine`'s indices among the result's `axes`, given the other
-// operand's shape (both aligned at the last dimension).
-std::vector<Expr> broadcastIndices(const std::vector<Expr> &axes, const std::vector<Expr> &mine,
-                                   const std::vector<Expr> &other) {
-  std::vector<Expr> indices;
-  for (size_t i = 0; i < mine.size(); ++i) {
-    size_t axis = axes.size() - mine.size() + i;
-    const Expr *theirs = axis + other.size() >= axes.size() ? &other[axis + other.size() - axes.size()] : nullptr;
-    bool broadcast = relax::isConstantSize(mine[i], 1) && theirs && !relax::sizesProvablyEqual(mine[i], *theirs);
-    indices.push_back(broadcast ? ir::make<ir::IntImm>(axes[axis]->dtype, 0) : axes[axis]);
-  }
-  return indices;
-}
-
-}  // namespace
-
 llvm::Expected<LegalizedOperator> legalizeBinary(const relax::Call &call) {
   // The TIR operation of each: an arithmetic node, or a builtin call (`op`).
   struct Operation {

@@ -20,6 +20,18 @@ using ir::Expr;
 
 ir::Expr zeroOf(DataType dtype) { return dtype.isFloat() ? ir::floatImm(0, dtype) : ir::intImm(0, dtype); }
 
+std::vector<Expr> broadcastIndices(const std::vector<Expr> &axes, const std::vector<Expr> &mine,
+                                   const std::vector<Expr> &other) {
+  std::vector<Expr> indices;
+  for (size_t i = 0; i < mine.size(); ++i) {
+    size_t axis = axes.size() - mine.size() + i;
+    const Expr *theirs = axis + other.size() >= axes.size() ? &other[axis + other.size() - axes.size()] : nullptr;
+    bool broadcast = relax::isConstantSize(mine[i], 1) && theirs && !relax::sizesProvablyEqual(mine[i], *theirs);
+    indices.push_back(broadcast ? ir::make<ir::IntImm>(axes[axis]->dtype, 0) : axes[axis]);
+  }
+  return indices;
+}
+
 ir::Expr scalarConstant(const relax::Arg &arg) {
   return arg.constant && arg.constant->scalar ? arg.constant->scalar : nullptr;
 }
@@ -205,7 +217,7 @@ llvm::Expected<LegalizedOperator> ComputeBuilder::build(std::string nameHint, co
   attrs.set("tir.noalias", true);
   auto *func = new ir::PrimFunc(params, bufferMap, body, attrs);
   func->isPrivate = true;
-  return LegalizedOperator{ir::PrimFuncRef(func), std::move(nameHint), args_};
+  return LegalizedOperator{ir::PrimFuncRef(func), std::move(nameHint), args_, nullptr};
 }
 
 }  // namespace vtac::passes::legalize

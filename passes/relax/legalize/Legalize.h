@@ -12,10 +12,12 @@
 // of the same names (TVM copies them so the prim_func stands alone).
 //
 // One file per operator family, as TVM's legalize_ops/ has: Binary.cpp (add, subtract,
-// multiply, divide, maximum, minimum, shifts, bitwise), Unary.cpp (clip), Nn.cpp (nn.relu), LinearAlgebra.cpp (matmul),
-// Manipulate.cpp (permute_dims, reshape, concat), Datatype.cpp (astype), Statistical.cpp (sum,
-// mean, max, min), Convolution.cpp (nn.conv2d), Pooling.cpp (nn.max_pool2d, nn.avg_pool2d,
-// nn.adaptive_avg_pool2d).
+// multiply, divide, maximum, minimum, shifts, bitwise), Unary.cpp (clip), Nn.cpp (nn.relu),
+// LinearAlgebra.cpp (matmul), Manipulate.cpp (permute_dims, reshape, concat, expand_dims,
+// squeeze, flatten), Datatype.cpp (astype), Statistical.cpp (sum, mean, max, min),
+// Convolution.cpp (nn.conv2d), Pooling.cpp (nn.max_pool2d, nn.avg_pool2d,
+// nn.adaptive_avg_pool2d), Create.cpp (zeros, ones, full, their *_like twins, arange),
+// Search.cpp (where), Index.cpp (take, strided_slice).
 #pragma once
 
 #include <functional>
@@ -38,6 +40,9 @@ struct LegalizedOperator {
   ir::PrimFuncRef func;
   std::string nameHint;
   std::vector<ir::relax::Arg> args;
+  // Set instead of the above when the call folds into a constant (R.arange of constant
+  // bounds): the binding becomes the constant.
+  ir::relax::ConstantPtr constant;
 };
 
 class ComputeBuilder {
@@ -131,6 +136,12 @@ ir::Expr zeroOf(ir::DataType dtype);
 // stays a tensor argument.)
 ir::Expr scalarConstant(const ir::relax::Arg &arg);
 
+// topi's InputIndexFromBroadcast: the indices of an operand of shape `mine` among the result's
+// iterators `axes`, aligned at the last dimension, 0 where it broadcasts (its size is 1 and
+// `other`'s, the other operand's or the result's, is not).
+std::vector<ir::Expr> broadcastIndices(const std::vector<ir::Expr> &axes, const std::vector<ir::Expr> &mine,
+                                       const std::vector<ir::Expr> &other);
+
 // The families, each given an operator call of its family whose struct info was inferred when
 // it was read; errors are located at an argument or the call (its result's struct info).
 llvm::Expected<LegalizedOperator> legalizeBinary(const ir::relax::Call &call);
@@ -142,5 +153,8 @@ llvm::Expected<LegalizedOperator> legalizeDatatype(const ir::relax::Call &call);
 llvm::Expected<LegalizedOperator> legalizeStatistical(const ir::relax::Call &call);
 llvm::Expected<LegalizedOperator> legalizeConvolution(const ir::relax::Call &call);
 llvm::Expected<LegalizedOperator> legalizePooling(const ir::relax::Call &call);
+llvm::Expected<LegalizedOperator> legalizeCreate(const ir::relax::Call &call);
+llvm::Expected<LegalizedOperator> legalizeSearch(const ir::relax::Call &call);
+llvm::Expected<LegalizedOperator> legalizeIndex(const ir::relax::Call &call);
 
 }  // namespace vtac::passes::legalize

@@ -7,12 +7,18 @@
 //   (`ax0 * 3 + ax1`), then unravelled in the operand's, in the form TVM's simplifier leaves
 //   it: `flat % 24 // 12` for a dimension of size 2 and stride 12 (`flat // 12 % 2`), `flat % 4`
 //   for the last, 0 for a size 1.
+// - R.flatten: topi.reshape to the result's one dimension (as R.reshape).
+// - R.expand_dims: block `expand_dims` (iterators i0, i1, ...), the operand at the iterators of
+//   the dimensions that are not new; R.squeeze: topi.squeeze, block `T_squeeze`, the operand
+//   at 0 along the removed dimensions.
 // - R.concat: topi.concatenate, block `T_concat`: along the axis, the last tensor where the
 //   iterator is at least its offset (the sizes before it added up), else the one before, ...:
 //   `T.if_then_else(5 <= ax1, x3[.., ax1 - 5, ..], T.if_then_else(2 <= ax1, x2[..], x1[..]))`.
 #include "Legalize.h"
 
 #include <algorithm>
+
+#include "vtac/ir/Diagnostic.h"
 
 namespace vtac::passes::legalize {
 
@@ -115,12 +121,59 @@ llvm::Expected<LegalizedOperator> legalizeConcat(const relax::Call &call) {
   });
 }
 
+// TVM's te_expand_dims: block `expand_dims` (iterators i0, i1, ...), the operand read at the
+// result's iterators of the dimensions that are not new.
+llvm::Expected<LegalizedOperator> legalizeExpandDims(const relax::Call &call) {
+  ComputeBuilder builder;
+  llvm::Expected<ir::BufferRef> data = builder.input(call.args[0]);
+  if (!data) return data.takeError();
+  // The reader checked the axes against the result's rank.
+  std::vector<bool> added = *relax::reducedDimensions(call.axes, int((*data)->rank() + call.axes->size()));
+  return builder.compute("expand_dims", "expand_dims", "i", call.outSinfo, [&](const ComputeBuilder::Indices &i) {
+    std::vector<Expr> indices;
+    for (size_t d = 0; d < added.size(); ++d)
+      if (!added[d]) indices.push_back(i[d]);
+    return ir::bufferLoad(*data, indices);
+  });
+}
+
+// topi.squeeze: block `T_squeeze`, the operand read at 0 along the removed dimensions. A
+// removed dimension of symbolic size is refused: it is 1 only if the program says so.
+llvm::Expected<LegalizedOperator> legalizeSqueeze(const relax::Call &call) {
+  ComputeBuilder builder;
+  llvm::Expected<ir::BufferRef> data = builder.input(call.args[0]);
+  if (!data) return data.takeError();
+  const std::vector<Expr> &shape = (*data)->shape;
+  std::vector<bool> removed(shape.size());
+  for (size_t d = 0; d < shape.size(); ++d) removed[d] = relax::isConstantSize(shape[d], 1);
+  if (call.axes) {
+    // The reader checked the axes against the operand's rank.
+    removed = *relax::reducedDimensions(call.axes, int(shape.size()));
+    for (size_t d = 0; d < shape.size(); ++d)
+      if (removed[d] && !shape[d].isa<ir::IntImm>())
+        return ir::diagnosticError(call.args[0].loc, "legalize-ops: R.squeeze removes dimension " + std::to_string(d) +
+                                                         " of symbolic size " + relax::printDim(shape[d]) +
+                                                         ", which may not be 1 (R.match_cast it to 1 first)");
+  }
+  return builder.compute("squeeze", "T_squeeze", "ax", call.outSinfo, [&](const ComputeBuilder::Indices &ax) {
+    std::vector<Expr> indices;
+    size_t next = 0;
+    for (size_t d = 0; d < shape.size(); ++d)
+      indices.push_back(removed[d] ? Expr(ir::make<ir::IntImm>(shape[d]->dtype, 0)) : ax[next++]);
+    return ir::bufferLoad(*data, indices);
+  });
+}
+
 }  // namespace
 
 llvm::Expected<LegalizedOperator> legalizeManipulate(const relax::Call &call) {
   switch (relax::lookupOperator(call.callee)->family) {
-  case relax::OperatorFamily::Reshape: return legalizeReshape(call);
+  // R.flatten is topi.reshape to its one dimension.
+  case relax::OperatorFamily::Reshape:
+  case relax::OperatorFamily::Flatten: return legalizeReshape(call);
   case relax::OperatorFamily::Concat: return legalizeConcat(call);
+  case relax::OperatorFamily::ExpandDims: return legalizeExpandDims(call);
+  case relax::OperatorFamily::Squeeze: return legalizeSqueeze(call);
   default: break;
   }
   ComputeBuilder builder;

@@ -152,13 +152,23 @@ struct ClipAttrs {
   std::variant<int64_t, double> min = int64_t(0), max = int64_t(0);
   auto tied() const { return std::tie(min, max); }
 };
+// R.strided_slice (TVM's StridedSliceAttrs with its axes/begin/end/strides tuples of constant
+// PrimValues): a begin, end and stride per axis of `Call::axes`; strides all 1 when the call
+// gives none (`stridesGiven` false, printed without them).
+struct StridedSliceAttrs {
+  std::vector<int64_t> begin, end, strides;
+  bool stridesGiven = false, assumeInbound = false;
+  auto tied() const { return std::tie(begin, end, strides, stridesGiven, assumeInbound); }
+};
 inline bool operator==(const Conv2DAttrs &a, const Conv2DAttrs &b) { return a.tied() == b.tied(); }
+inline bool operator==(const StridedSliceAttrs &a, const StridedSliceAttrs &b) { return a.tied() == b.tied(); }
 inline bool operator==(const Pool2DAttrs &a, const Pool2DAttrs &b) { return a.tied() == b.tied(); }
 inline bool operator==(const AdaptivePool2DAttrs &a, const AdaptivePool2DAttrs &b) { return a.tied() == b.tied(); }
 inline bool operator==(const ClipAttrs &a, const ClipAttrs &b) { return a.tied() == b.tied(); }
 // An operator's attributes beyond `Call::axes`/`keepdims`/`outDtype`: one struct per operator
 // family that has several (monostate: the call has none of these).
-using OperatorAttrs = std::variant<std::monostate, Conv2DAttrs, Pool2DAttrs, AdaptivePool2DAttrs, ClipAttrs>;
+using OperatorAttrs =
+    std::variant<std::monostate, Conv2DAttrs, Pool2DAttrs, AdaptivePool2DAttrs, ClipAttrs, StridedSliceAttrs>;
 
 // `R.call_tir(cls.callee, (args,), out_sinfo=...)` — callee a prim_func of the module — or
 // `R.call_dps_packed("callee", (args,), out_sinfo)` — a prim_func of the module or a
@@ -189,7 +199,7 @@ struct Call {
   VarPtr calleeVar;                     // Function: the local function called (its R.Callable)
   bool moduleCallee = false;            // Function: `cls.callee(...)`, a Relax function of the
                                         // module (calleeVar, unbound, holds its signature)
-  OperatorAttrs attrs;    // conv2d, the pools, clip
+  OperatorAttrs attrs;    // conv2d, the pools, clip, strided_slice
 };
 
 // "R.call_tir", "R.call_packed", ...: how a call of the kind is written, for messages.

@@ -1,13 +1,17 @@
 // The high-level Relax operators vtac reads (`R.add(x, y)`, `R.nn.relu(x)`, `R.matmul(a, b)`,
 // `R.permute_dims(x, axes=[1, 0])`, `R.reshape(x, R.shape([2, 3]))`, `R.astype(x, "float16")`,
-// `R.sum(x, axis=[1], keepdims=False)`, `R.concat((x, y), axis=0)`): their names as TVM
-// registers them (without "relax."), the tensors they take in TVM's parameter order, and their
-// struct info inference (TVM's FInferStructInfo): numpy broadcasting for the elementwise binary
-// operators, numpy's matmul (a rank-1 operand gains a unit dimension, batch dimensions
-// broadcast, the reduction lengths must agree), a permutation of the dimensions, a new shape of
-// as many elements, a new element type, dimensions reduced (or kept as 1), tensors joined
-// along one axis. legalize-ops (passes/relax/) turns each into R.call_tir of a generated
-// prim_func.
+// `R.sum(x, axis=[1], keepdims=False)`, `R.concat((x, y), axis=0)`, `R.expand_dims(x, axis=[0])`,
+// `R.squeeze(x, axis=None)`, `R.flatten(x)`, `R.where(c, x, y)`, `R.take(x, i, axis=1)`, `R.zeros(R.shape([2, 3]), dtype="float32")`,
+// `R.full_like(x, v, dtype="void")`, `R.arange(R.prim_value(0), R.prim_value(8),
+// R.prim_value(1), dtype="int64")`): their names as TVM registers them (without "relax."), the
+// tensors they take in TVM's parameter order, and their struct info inference (TVM's
+// FInferStructInfo): numpy broadcasting for the elementwise binary operators, numpy's matmul
+// (a rank-1 operand gains a unit dimension, batch dimensions broadcast, the reduction lengths
+// must agree), a permutation of the dimensions, a new shape of as many elements, a new element
+// type, dimensions reduced (or kept as 1), tensors joined along one axis, dimensions of size 1
+// added or removed, a written or borrowed shape (creation), a range's length, a selection
+// broadcast over three tensors, the indices' dimensions in place of the axis. legalize-ops
+// (passes/relax/) turns each into R.call_tir of a generated prim_func.
 #pragma once
 
 #include <optional>
@@ -35,6 +39,15 @@ enum class OperatorFamily {
   Conv2D,             // nn.conv2d(data, weight, strides, padding, dilation, groups, layouts, out_dtype)
   Pool2D,             // nn.max_pool2d, nn.avg_pool2d(data, pool_size, strides, padding, dilation, ...)
   AdaptivePool2D,     // nn.adaptive_avg_pool2d(data, output_size=None, layout, out_layout)
+  Full,               // zeros, ones (shape, dtype); full(shape, fill_value, dtype=None)
+  FullLike,           // zeros_like, ones_like (x, dtype=None); full_like(x, fill_value, dtype=None)
+  Arange,             // arange(start, end=None, step=1, dtype=None)
+  ExpandDims,         // expand_dims(x, axis)
+  Squeeze,            // squeeze(x, axis=None)
+  Flatten,            // flatten(x)
+  Where,              // where(condition, x1, x2)
+  Take,               // take(x, indices, axis=None)
+  StridedSlice,       // strided_slice(x, axes, begin, end, strides=None, assume_inbound=False)
 };
 
 struct OperatorInfo {
@@ -78,6 +91,13 @@ std::optional<std::vector<int64_t>> normalizedAxes(const std::optional<std::vect
 // The dimensions sum/mean/max/min reduce (all when `axes` is absent; negative axes count from
 // the end); nullopt when an axis is out of range or repeated.
 std::optional<std::vector<bool>> reducedDimensions(const std::optional<std::vector<int64_t>> &axes, int rank);
+
+// R.strided_slice along its i-th axis of size `extent`: the first index taken (topi's
+// canonical begin) and how many; nullopt when the size is not constant.
+struct StridedSliceBounds {
+  int64_t begin, length;
+};
+std::optional<StridedSliceBounds> stridedSliceBounds(const StridedSliceAttrs &attrs, size_t i, const Expr &extent);
 
 // ---- The window operators (conv2d, the pools; RelaxWindowOperators.cpp) -------------------
 
