@@ -6,6 +6,8 @@
 #include <algorithm>
 #include <cassert>
 
+#include "vtac/ir/Printer.h"
+
 namespace vtac::ir::relax {
 
 namespace {
@@ -16,6 +18,9 @@ const std::vector<OperatorInfo> &operators() {
       {"add", F::ElementwiseBinary, {"x1", "x2"}},      {"subtract", F::ElementwiseBinary, {"x1", "x2"}},
       {"multiply", F::ElementwiseBinary, {"x1", "x2"}}, {"divide", F::ElementwiseBinary, {"x1", "x2"}},
       {"maximum", F::ElementwiseBinary, {"x1", "x2"}},  {"minimum", F::ElementwiseBinary, {"x1", "x2"}},
+      {"left_shift", F::BitwiseBinary, {"x1", "x2"}},   {"right_shift", F::BitwiseBinary, {"x1", "x2"}},
+      {"bitwise_and", F::BitwiseBinary, {"x1", "x2"}},  {"bitwise_or", F::BitwiseBinary, {"x1", "x2"}},
+      {"bitwise_xor", F::BitwiseBinary, {"x1", "x2"}},  {"clip", F::Clip, {"x"}},
       {"nn.relu", F::ElementwiseUnary, {"data"}},       {"matmul", F::Matmul, {"x1", "x2"}},
       {"permute_dims", F::PermuteDims, {"x"}},         {"reshape", F::Reshape, {"x"}},
       {"astype", F::Astype, {"x"}},                    {"sum", F::Statistical, {"x"}},
@@ -25,6 +30,12 @@ const std::vector<OperatorInfo> &operators() {
       {"nn.avg_pool2d", F::Pool2D, {"data"}},           {"nn.adaptive_avg_pool2d", F::AdaptivePool2D, {"data"}},
   };
   return table;
+}
+
+// A clip bound as TVM prints its PrimValue: `R.prim_value(0)`, `R.prim_value(T.float32(0.5))`.
+std::string printClipBound(const std::variant<int64_t, double> &bound) {
+  if (const auto *integer = std::get_if<int64_t>(&bound)) return "R.prim_value(" + std::to_string(*integer) + ")";
+  return "R.prim_value(" + printExpr(floatImm(std::get<double>(bound), DataType::float32())) + ")";
 }
 
 // "[1, -1]": axes as TVM prints them.
@@ -73,6 +84,17 @@ std::optional<TensorStructInfo> inferBinary(const Call &call, const std::vector<
     return std::nullopt;
   }
   return result;
+}
+
+// The shifts and bitwise operators: numpy broadcasting of integer (or bool) tensors.
+std::optional<TensorStructInfo> inferBitwise(const Call &call, const std::vector<TensorStructInfo> &in, SourceLoc at,
+                                             RelaxDiagnostic &diagnostic) {
+  for (const TensorStructInfo &operand : in)
+    if (!operand.dtype.isVoid() && operand.dtype.isFloat()) {
+      diagnostic = {at, "R." + call.callee + " needs integer operands, got " + operand.dtype.str()};
+      return std::nullopt;
+    }
+  return inferBinary(call, in, at, diagnostic);
 }
 
 std::optional<TensorStructInfo> inferMatmul(const Call &call, const std::vector<TensorStructInfo> &in, SourceLoc at,
@@ -369,7 +391,9 @@ std::optional<TensorStructInfo> inferOperatorStructInfo(const Call &call, Source
   std::optional<TensorStructInfo> result;
   switch (info->family) {
   case OperatorFamily::ElementwiseBinary: result = inferBinary(call, in, callLoc, diagnostic); break;
-  case OperatorFamily::ElementwiseUnary: result = in[0]; break;
+  case OperatorFamily::BitwiseBinary: result = inferBitwise(call, in, callLoc, diagnostic); break;
+  case OperatorFamily::ElementwiseUnary:
+  case OperatorFamily::Clip: result = in[0]; break;
   case OperatorFamily::Matmul: result = inferMatmul(call, in, callLoc, diagnostic); break;
   case OperatorFamily::PermuteDims: result = inferPermuteDims(call, in[0], axesLoc, diagnostic); break;
   case OperatorFamily::Reshape: result = inferReshape(call, in[0], axesLoc, diagnostic); break;
@@ -408,6 +432,10 @@ std::string printOperatorAttributes(const Call &call) {
   case OperatorFamily::Conv2D:
   case OperatorFamily::Pool2D:
   case OperatorFamily::AdaptivePool2D: return printWindowAttributes(call);
+  case OperatorFamily::Clip: {
+    const auto &bounds = std::get<ClipAttrs>(call.attrs);
+    return ", " + printClipBound(bounds.min) + ", " + printClipBound(bounds.max);
+  }
   default: return "";
   }
 }

@@ -127,14 +127,71 @@ std::string windowProblem(const char *dimension, const Expr &in, const Expr &win
          (dilation > 1 ? " with dilation" : "") + ") is larger than the padded input (" + std::to_string(padded) + ")";
 }
 
+// A conv2d layout as TVM's BijectiveLayout to NCHW (OIHW for the kernel) reads it: for each
+// canonical axis, where its primal axis is and, when the layout splits it, where its sub-axis is
+// and the sub-axis's factor ("NCHW1n16c": N at 0 with 1n at 4, C at 1 with 16c at 5, H at 2, W at 3).
+struct CanonicalLayout {
+  struct Axis {
+    size_t primal = 0;
+    std::optional<size_t> sub;
+    int64_t factor = 1;
+  };
+  size_t rank = 0;
+  std::vector<Axis> axes;  // in the canonical order
+};
+
+// nullopt when `layout` does not convert to `canonical`: a primal axis missing or not one of
+// them, a sub-axis of a primal axis the layout lacks, a factor of 0 or beyond int64.
+std::optional<CanonicalLayout> canonicalLayout(llvm::StringRef layout, llvm::StringRef canonical) {
+  std::optional<std::vector<std::string>> parsed = layoutAxes(layout);
+  if (!parsed) return std::nullopt;
+  CanonicalLayout result;
+  result.rank = parsed->size();
+  result.axes.resize(canonical.size());
+  std::vector<bool> seen(canonical.size(), false);
+  for (size_t position = 0; position < parsed->size(); ++position) {
+    llvm::StringRef axis = (*parsed)[position];
+    size_t index = canonical.find(llvm::toUpper(axis.back()));
+    if (index == llvm::StringRef::npos) return std::nullopt;
+    if (axis.size() == 1) {
+      seen[index] = true;
+      result.axes[index].primal = position;
+      continue;
+    }
+    int64_t factor;
+    if (axis.drop_back().getAsInteger(10, factor) || factor < 1) return std::nullopt;
+    result.axes[index].sub = position;
+    result.axes[index].factor = factor;
+  }
+  // (layoutAxes refuses an axis twice, so each canonical axis seen once is all of them)
+  if (std::count(seen.begin(), seen.end(), true) != int(canonical.size())) return std::nullopt;
+  return result;
+}
+
+// `size // factor`, simplified as TVM's analyzer does for a size that a split multiplied
+// (`c * 16 // 16` is c).
+Expr dividedBy(const Expr &size, int64_t factor) {
+  if (size->kind() == NodeKind::Mul)
+    if (const auto *scale = static_cast<const BinaryExpr &>(*size).b.as<IntImm>(); scale && scale->value % factor == 0)
+      return simplify(static_cast<const BinaryExpr &>(*size).a * int64Imm(scale->value / factor));
+  return simplify(floorDivExpr(size, int64Imm(factor)));
+}
+
+const char *kCanonicalNames[] = {"batch", "channels", "height", "width"};
+
 std::optional<TensorStructInfo> inferConv2D(const Call &call, const std::vector<TensorStructInfo> &in,
                                             SourceLoc callLoc, RelaxDiagnostic &diagnostic) {
   const auto &attrs = std::get<Conv2DAttrs>(call.attrs);
   const char *names[] = {"data", "weight"};
   const std::string layouts[] = {attrs.dataLayout, attrs.kernelLayout};
+  // The parser has checked that the layouts convert (layoutProblem).
+  const CanonicalLayout canonicalLayouts[] = {*canonicalLayout(attrs.dataLayout, "NCHW"),
+                                              *canonicalLayout(attrs.kernelLayout, "OIHW")};
+  const CanonicalLayout out = *canonicalLayout(attrs.outLayout, "NCHW");
   for (size_t i = 0; i < 2; ++i)
-    if (in[i].rank() >= 0 && in[i].rank() != 4) {
-      diagnostic = {call.args[i].loc, std::string("R.nn.conv2d needs ") + names[i] + " of rank 4 (layout " + layouts[i] +
+    if (in[i].rank() >= 0 && size_t(in[i].rank()) != canonicalLayouts[i].rank) {
+      diagnostic = {call.args[i].loc, std::string("R.nn.conv2d needs ") + names[i] + " of rank " +
+                                          std::to_string(canonicalLayouts[i].rank) + " (layout " + layouts[i] +
                                           "), got rank " + std::to_string(in[i].rank())};
       return std::nullopt;
     }
@@ -147,11 +204,39 @@ std::optional<TensorStructInfo> inferConv2D(const Call &call, const std::vector<
     }
     dtype = in[0].dtype;
   }
-  if (!in[0].shape || !in[1].shape) return TensorStructInfo{std::nullopt, 4, dtype, {}};
-  std::vector<int> data = positionsOf(attrs.dataLayout, "NCHW"), kernel = positionsOf(attrs.kernelLayout, "OIHW"),
-                   out = positionsOf(attrs.outLayout, "NCHW");
-  auto dataDim = [&](int axis) { return (*in[0].shape)[size_t(data[size_t(axis)])]; };
-  auto kernelDim = [&](int axis) { return (*in[1].shape)[size_t(kernel[size_t(axis)])]; };
+  if (!in[0].shape || !in[1].shape) return TensorStructInfo{std::nullopt, int(out.rank), dtype, {}};
+  // The sizes in NCHW / OIHW: a split axis's primal size times its factor (TVM's ForwardShape),
+  // its sub-axis's size the factor when it is constant (TVM checks it).
+  std::vector<Expr> canonicalSizes[2];
+  for (size_t i = 0; i < 2; ++i)
+    for (const CanonicalLayout::Axis &axis : canonicalLayouts[i].axes) {
+      Expr size = (*in[i].shape)[axis.primal];
+      if (axis.sub) {
+        const auto *subSize = (*in[i].shape)[*axis.sub].as<IntImm>();
+        if (subSize && subSize->value != axis.factor) {
+          diagnostic = {call.args[i].loc, std::string("R.nn.conv2d needs dimension ") + std::to_string(*axis.sub) +
+                                              " of the " + names[i] + " (" + (*layoutAxes(layouts[i]))[*axis.sub] +
+                                              " in layout " + layouts[i] + ") to be " + std::to_string(axis.factor) +
+                                              ", got " + std::to_string(subSize->value)};
+          return std::nullopt;
+        }
+        int64_t product;
+        if (const auto *constant = size.as<IntImm>()) {
+          if (__builtin_mul_overflow(constant->value, axis.factor, &product)) {
+            diagnostic = {call.args[i].loc, std::string("R.nn.conv2d: the ") + names[i] + "'s " +
+                                                (i ? "OIHW" : "NCHW") + " size through layout " + layouts[i] +
+                                                " overflows int64"};
+            return std::nullopt;
+          }
+          size = int64Imm(product);
+        } else {
+          size = simplify(size * int64Imm(axis.factor));
+        }
+      }
+      canonicalSizes[i].push_back(size);
+    }
+  auto dataDim = [&](int axis) { return canonicalSizes[0][size_t(axis)]; };
+  auto kernelDim = [&](int axis) { return canonicalSizes[1][size_t(axis)]; };
   const auto *channels = dataDim(1).as<IntImm>(), *kernelChannels = kernelDim(1).as<IntImm>();
   if (channels && kernelChannels && channels->value != kernelChannels->value * attrs.groups) {
     diagnostic = {call.args[1].loc, "R.nn.conv2d needs the data's channels (" + std::to_string(channels->value) +
@@ -179,8 +264,29 @@ std::optional<TensorStructInfo> inferConv2D(const Call &call, const std::vector<
     canonical.push_back(windowOutputSize(dataDim(2 + d), kernelDim(2 + d), padding, attrs.dilation[size_t(d)],
                                          attrs.strides[size_t(d)], false));
   }
-  std::vector<Expr> shape(4);
-  for (size_t axis = 0; axis < 4; ++axis) shape[size_t(out[axis])] = canonical[axis];
+  // The output in its layout: a split axis's size divided by its factor (TVM's BackwardShape,
+  // which would floor a constant that does not divide: an error here), the sub-axis the factor.
+  std::vector<Expr> shape(out.rank);
+  for (size_t axis = 0; axis < 4; ++axis) {
+    const CanonicalLayout::Axis &split = out.axes[axis];
+    Expr size = canonical[axis];
+    if (split.sub) {
+      shape[*split.sub] = int64Imm(split.factor);
+      if (const auto *constant = size.as<IntImm>()) {
+        if (constant->value % split.factor != 0) {
+          diagnostic = {callLoc, "R.nn.conv2d: out_layout " + quoted(attrs.outLayout) + " splits the output's " +
+                                     kCanonicalNames[axis] + " (" + std::to_string(constant->value) + ") by " +
+                                     std::to_string(split.factor) + ", which does not divide " +
+                                     (axis == 1 ? "them" : "it")};
+          return std::nullopt;
+        }
+        size = int64Imm(constant->value / split.factor);
+      } else {
+        size = dividedBy(size, split.factor);
+      }
+    }
+    shape[split.primal] = size;
+  }
   return TensorStructInfo::known(std::move(shape), dtype);
 }
 
@@ -240,20 +346,15 @@ std::optional<std::vector<std::string>> layoutAxes(llvm::StringRef layout) {
 }
 
 std::string layoutProblem(const Call &call, llvm::StringRef attribute) {
-  // conv2d's layouts are orders of four primal axes.
-  auto orderOf = [](const std::string &layout, llvm::StringRef axes) {
-    std::string sorted = layout, expected = axes.str();
-    std::sort(sorted.begin(), sorted.end());
-    std::sort(expected.begin(), expected.end());
-    return sorted == expected;
-  };
   std::string layout, expected;
   bool supported;
   if (const auto *conv = std::get_if<Conv2DAttrs>(&call.attrs)) {
+    // conv2d's layouts convert to NCHW (OIHW): the four primal axes, each maybe split.
     layout = attribute == "data_layout" ? conv->dataLayout : attribute == "kernel_layout" ? conv->kernelLayout : conv->outLayout;
     llvm::StringRef axes = attribute == "kernel_layout" ? "OIHW" : "NCHW";
-    supported = orderOf(layout, axes);
-    expected = "an order of " + axes.str();
+    supported = canonicalLayout(layout, axes).has_value();
+    expected = "an order of " + axes.str() + ", any of them split by a factor, such as " +
+               (attribute == "kernel_layout" ? "OIHW16o16i" : "NCHW1n16c");
   } else {
     const auto *pool = std::get_if<Pool2DAttrs>(&call.attrs);
     const auto *adaptive = std::get_if<AdaptivePool2DAttrs>(&call.attrs);

@@ -240,12 +240,33 @@ llvm::Error PassManager::runModulePass(const PassInfo &pass, ir::IRModule &modul
 
 llvm::Error PassManager::run(ir::IRModule &module, PassContext &context,
                              llvm::StringRef onlyFunction) {
+  return runFrom(0, module, context, onlyFunction);
+}
+
+size_t PassManager::leadingModulePasses() const {
+  return size_t(std::find_if(pipeline_.begin(), pipeline_.end(), [](const PipelineStep &step) { return !step.pass->isModulePass(); }) -
+                pipeline_.begin());
+}
+
+llvm::Error PassManager::runLeadingModulePasses(ir::IRModule &module, PassContext &context) {
+  for (size_t i = 0, count = leadingModulePasses(); i < count; ++i)
+    if (llvm::Error error = runModulePass(*pipeline_[i].pass, module, context)) return error;
+  return llvm::Error::success();
+}
+
+llvm::Error PassManager::runAfterLeadingModulePasses(ir::IRModule &module, PassContext &context,
+                                                     llvm::StringRef onlyFunction) {
+  return runFrom(leadingModulePasses(), module, context, onlyFunction);
+}
+
+llvm::Error PassManager::runFrom(size_t firstStep, ir::IRModule &module, PassContext &context,
+                                 llvm::StringRef onlyFunction) {
   // Module passes run on the module where they stand in the pipeline; the function passes
   // between them run on each prim_func in turn.
   bool found = false, functionPasses = false;
   std::vector<PipelineStep> all = std::move(pipeline_);
   llvm::Error failure = llvm::Error::success();
-  auto first = all.begin();
+  auto first = all.begin() + ptrdiff_t(firstStep);
   do {  // at least once: an empty pipeline still looks for `onlyFunction`
     if (first != all.end() && first->pass->isModulePass()) {
       failure = runModulePass(*first->pass, module, context);

@@ -111,6 +111,17 @@ llvm::Expected<Preparer> Preparer::create(const Recipe &recipe, passes::Instrume
 
 llvm::Error Preparer::prepare(frontend::ParsedModule &parsed, std::ostream &remarks, std::string *trace) {
   if (trace) trace->clear();
+  context_.remark = [&](ir::SourceLoc loc, const std::string &message) {
+    remarks << ir::formatDiagnostic(loc, ir::Severity::Warning, message);
+  };
+  // The Relax graph passes first: they make the prim_funcs the schedule works on.
+  llvm::Error error = scheduleAndRunPasses(parsed, remarks, trace);
+  context_.remark = nullptr;
+  return error;
+}
+
+llvm::Error Preparer::scheduleAndRunPasses(frontend::ParsedModule &parsed, std::ostream &remarks, std::string *trace) {
+  if (llvm::Error error = manager_.runLeadingModulePasses(parsed.module, context_)) return error;
   passes::schedule::TensorIntrinTable intrinsics;
   std::optional<ir::Trace> schedule = parsed.schedule;
   if (!recipe_.schedule.empty()) {
@@ -155,12 +166,7 @@ llvm::Error Preparer::prepare(frontend::ParsedModule &parsed, std::ostream &rema
     parsed.module = std::move(scheduled);
     if (trace) *trace = ir::printTrace(*applied);
   }
-  context_.remark = [&](ir::SourceLoc loc, const std::string &message) {
-    remarks << ir::formatDiagnostic(loc, ir::Severity::Warning, message);
-  };
-  llvm::Error error = manager_.run(parsed.module, context_, recipe_.function);
-  context_.remark = nullptr;
-  return error;
+  return manager_.runAfterLeadingModulePasses(parsed.module, context_, recipe_.function);
 }
 
 // The functions a schedule works on: the func_name of each block it looks up.

@@ -1037,6 +1037,7 @@ std::optional<relax::Call> RelaxFunctionBuilder::operatorCall(Grammar::CallExprC
   if (info->family == relax::OperatorFamily::Astype) params.push_back("dtype");
   if (info->family == relax::OperatorFamily::Statistical) params.insert(params.end(), {"axis", "keepdims"});
   if (info->family == relax::OperatorFamily::Concat) params.push_back("axis");
+  if (info->family == relax::OperatorFamily::Clip) params.insert(params.end(), {"min", "max"});
   std::vector<std::string> window = windowParameters(*info);
   params.insert(params.end(), window.begin(), window.end());
   Arguments args = argumentsOf(expr);
@@ -1075,6 +1076,20 @@ std::optional<relax::Call> RelaxFunctionBuilder::operatorCall(Grammar::CallExprC
   ir::SourceLoc axesLoc = loc(expr);
   size_t attribute = info->tensorParams.size();
   if (!window.empty() && !windowAttributes(expr, params, call)) return std::nullopt;
+  if (info->family == relax::OperatorFamily::Clip) {
+    relax::ClipAttrs bounds;
+    for (auto [index, bound] : {std::pair{attribute, &bounds.min}, std::pair{attribute + 1, &bounds.max}}) {
+      Grammar::ExprContext *value = args.get(index, params[index]);
+      if (!value) {
+        error(loc(expr), "R.clip needs its argument '" + params[index] + "'");
+        return std::nullopt;
+      }
+      std::optional<std::variant<int64_t, double>> number = clipBound(value);
+      if (!number) return std::nullopt;
+      *bound = *number;
+    }
+    call.attrs = bounds;
+  }
   if (Grammar::ExprContext *outDtype = info->family == relax::OperatorFamily::Matmul ? args.get(attribute, "out_dtype") : nullptr) {
     std::optional<std::string> text = stringOf(outDtype);
     std::optional<ir::DataType> dtype = text && *text != "void" && !text->empty() ? ir::DataType::parse(*text) : std::nullopt;
@@ -1143,6 +1158,25 @@ std::optional<relax::Call> RelaxFunctionBuilder::operatorCall(Grammar::CallExprC
     call.keepdims = flag->asBool();
   }
   return withInferredStructInfo(std::move(call), loc(expr), axesLoc);
+}
+
+// A bound of R.clip: a number, or a PrimValue of one as TVM prints it (`R.prim_value(0)`,
+// `R.prim_value(T.float32(0.5))`).
+std::optional<std::variant<int64_t, double>> RelaxFunctionBuilder::clipBound(Grammar::ExprContext *expr) {
+  Grammar::ExprContext *number = stripParens(expr);
+  for (const char *wrapper : {"R.prim_value", "T.int64", "T.int32", "T.float32", "T.float64"}) {
+    auto *callExpr = dynamic_cast<Grammar::CallExprContext *>(number);
+    if (!callExpr || dottedName(callExpr->expr()) != std::optional<std::string>(wrapper)) continue;
+    Arguments args = argumentsOf(callExpr);
+    if (args.positional.size() != 1 || !args.keywords.empty()) break;
+    number = stripParens(args.positional[0]);
+  }
+  std::optional<ir::AttrValue> literal = attrLiteral(number);
+  if (!literal) return std::nullopt;
+  if (literal->isInt()) return literal->asInt();
+  if (literal->isFloat()) return literal->asFloat();
+  error(loc(expr), "expected a number for the bound of R.clip, such as 0, 6.0 or R.prim_value(127)");
+  return std::nullopt;
 }
 
 // conv2d's and the pools' attributes with TVM's defaults and normalisation: one integer (or a

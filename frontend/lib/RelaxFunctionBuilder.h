@@ -100,6 +100,7 @@ private:
   std::optional<ir::relax::StructInfo> sinfoArgument(Grammar::ExprContext *expr);
   std::optional<ir::relax::Call> operatorCall(Grammar::CallExprContext *call, const std::string &name);
   bool windowAttributes(Grammar::CallExprContext *expr, const std::vector<std::string> &params, ir::relax::Call &call);
+  std::optional<std::variant<int64_t, double>> clipBound(Grammar::ExprContext *expr);
   std::optional<ir::relax::Call> withInferredStructInfo(ir::relax::Call call, ir::SourceLoc callLoc,
                                                         ir::SourceLoc axesLoc);
   std::optional<ir::relax::Call> arithmeticCall(Grammar::ExprContext *expr);

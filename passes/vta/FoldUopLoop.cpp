@@ -47,7 +47,12 @@ public:
     }
     std::vector<ir::Expr> args = op.args;
     for (int i = 0; i < 3; ++i) {
-      auto eq = ir::detectLinearEquation(args[2 + i], {var_});
+      // An index over int64 loops (legalize-ops' sizes) comes cast to int32: its factor is the
+      // int64 expression's, and the rest is cast as the whole was (an SRAM index, which fits).
+      const auto *narrowed = args[2 + i].as<ir::Cast>();
+      if (narrowed && !(narrowed->dtype == ir::DataType::int32() && narrowed->value->dtype == ir::DataType::int64()))
+        narrowed = nullptr;
+      auto eq = ir::detectLinearEquation(narrowed ? narrowed->value : args[2 + i], {var_});
       if (!eq) {
         note("a micro-op index is not linear in '" + var_->name + "'");
         return ir::Expr(&op);
@@ -57,7 +62,7 @@ public:
         return ir::Expr(&op);
       }
       factors[i] = eq->coeffs[0];
-      args[2 + i] = eq->base;
+      args[2 + i] = narrowed ? ir::castExpr(ir::DataType::int32(), eq->base) : eq->base;
     }
     return ir::make<ir::Call>(op.dtype, op.op, args, op.loc());
   }
@@ -210,16 +215,20 @@ private:
       const ir::For *loop = found == enclosingLoops_.end() ? nullptr : found->second;
       auto min = loop ? ir::asConstInt(loop->min) : std::nullopt;
       auto extent = loop ? ir::asConstInt(loop->extent) : std::nullopt;
-      if (!min || !extent || *extent < 1 || var->dtype != ir::DataType::int32() || radix * *extent > INT32_MAX) {
+      bool integer = var->dtype == ir::DataType::int32() || var->dtype == ir::DataType::int64();
+      if (!min || !extent || *extent < 1 || !integer || radix * *extent > INT32_MAX) {
         std::string names;
         for (const ir::VarRef &v : captured) names += (names.empty() ? "'" : ", '") + v->name + "'";
         fail(scope, "the micro-kernel depends on " + std::to_string(captured.size()) + " variables (" + names +
                         "); the runtime caches a micro-kernel by one int32 value, and '" + var->name +
-                        "' is not an int32 loop variable of constant range that could go into it");
+                        "' is not an integer loop variable of constant range that could go into it");
         return ir::Stmt(&scope);
       }
-      packed = packed + (ir::Expr(var) - *min) * radix;
-      unpack[var.get()] = ir::floorModExpr(ir::floorDivExpr(key, ir::intImm(radix)), ir::intImm(*extent)) + *min;
+      // (an int64 loop, as legalize-ops' sizes give, goes into the int32 key as its offset,
+      // which the key's range bounds)
+      packed = packed + ir::castExpr(ir::DataType::int32(), ir::Expr(var) - ir::intImm(*min, var->dtype)) * radix;
+      unpack[var.get()] = ir::castExpr(
+          var->dtype, ir::floorModExpr(ir::floorDivExpr(key, ir::intImm(radix)), ir::intImm(*extent)) + *min);
       radix *= *extent;
     }
     ir::Stmt kernel = ir::make<ir::AttrStmt>(scope.node, scope.key, scope.value, ir::substitute(body, unpack), scope.loc());

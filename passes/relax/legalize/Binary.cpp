@@ -1,6 +1,7 @@
-// legalize-ops for the elementwise binary operators: R.add, subtract, multiply, divide, maximum
-// and minimum become topi's broadcast computes (TVM's legalize_ops/binary.py with
-// topi/broadcast.h): block `T_add` (`T_subtract`, ...) over the result's shape with iterators
+// legalize-ops for the elementwise binary operators: R.add, subtract, multiply, divide, maximum,
+// minimum, left_shift, right_shift, bitwise_and, bitwise_or and bitwise_xor become topi's
+// broadcast computes (TVM's legalize_ops/binary.py with topi/broadcast.h; a shift is the
+// builtin T.shift_right(a, b), as TIR's `a >> b`): block `T_add` (`T_right_shift`, ...) over the result's shape with iterators
 // ax0, ax1, ...; each operand is indexed by the result's iterators aligned at the last
 // dimension, with 0 where it broadcasts (its size is 1 and the other's is not). A scalar
 // R.const operand is folded into the expression (the second first, as TVM tries it), so the
@@ -33,11 +34,22 @@ std::vector<Expr> broadcastIndices(const std::vector<Expr> &axes, const std::vec
 }  // namespace
 
 llvm::Expected<LegalizedOperator> legalizeBinary(const relax::Call &call) {
-  static const std::vector<std::pair<llvm::StringRef, ir::NodeKind>> kinds = {
-      {"add", ir::NodeKind::Add},         {"subtract", ir::NodeKind::Sub}, {"multiply", ir::NodeKind::Mul},
-      {"divide", ir::NodeKind::Div},      {"maximum", ir::NodeKind::Max},  {"minimum", ir::NodeKind::Min}};
-  auto kind = std::find_if(kinds.begin(), kinds.end(), [&](const auto &k) { return k.first == call.callee; });
-  assert(kind != kinds.end() && "every elementwise binary operator has a TIR operation");
+  // The TIR operation of each: an arithmetic node, or a builtin call (`op`).
+  struct Operation {
+    llvm::StringRef name;
+    ir::NodeKind kind;
+    const char *op = nullptr;
+  };
+  static const Operation operations[] = {
+      {"add", ir::NodeKind::Add},     {"subtract", ir::NodeKind::Sub},
+      {"multiply", ir::NodeKind::Mul}, {"divide", ir::NodeKind::Div},
+      {"maximum", ir::NodeKind::Max}, {"minimum", ir::NodeKind::Min},
+      {"left_shift", ir::NodeKind::Call, "tir.shift_left"},   {"right_shift", ir::NodeKind::Call, "tir.shift_right"},
+      {"bitwise_and", ir::NodeKind::Call, "tir.bitwise_and"}, {"bitwise_or", ir::NodeKind::Call, "tir.bitwise_or"},
+      {"bitwise_xor", ir::NodeKind::Call, "tir.bitwise_xor"}};
+  const Operation *operation = std::find_if(std::begin(operations), std::end(operations),
+                                            [&](const Operation &o) { return o.name == call.callee; });
+  assert(operation != std::end(operations) && "every elementwise binary operator has a TIR operation");
   // TVM folds the second operand when it is a scalar constant, else tries the first.
   Expr folded[2] = {nullptr, scalarConstant(call.args[1])};
   if (!folded[1]) folded[0] = scalarConstant(call.args[0]);
@@ -57,7 +69,9 @@ llvm::Expected<LegalizedOperator> legalizeBinary(const relax::Call &call) {
     return ir::bufferLoad(buffers[i], broadcastIndices(axes, shapes[i], shapes[1 - i]));
   };
   return builder.compute(call.callee, "T_" + call.callee, "ax", call.outSinfo, [&](const ComputeBuilder::Indices &axes) {
-    return ir::binary(kind->second, operand(0, axes), operand(1, axes));
+    Expr a = operand(0, axes), b = operand(1, axes);
+    if (operation->op) return Expr(ir::make<ir::Call>(a->dtype, operation->op, std::vector<Expr>{a, b}));
+    return ir::binary(operation->kind, a, b);
   });
 }
 

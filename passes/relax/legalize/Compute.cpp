@@ -50,27 +50,27 @@ llvm::Expected<ir::BufferRef> ComputeBuilder::input(const relax::Arg &arg) {
 }
 
 llvm::Expected<LegalizedOperator> ComputeBuilder::compute(std::string nameHint, const std::string &block,
-                                                          const std::string &axisPrefix, const relax::TensorStructInfo &out,
+                                                          const AxisNames &axisNames, const relax::TensorStructInfo &out,
                                                           std::function<Expr(const Indices &)> value,
                                                           ir::AttrMap annotations) {
-  return build(std::move(nameHint), block, axisPrefix, out, nullptr,
+  return build(std::move(nameHint), block, axisNames, out, nullptr,
                [&](const Indices &indices, const Indices &) { return value(indices); }, std::move(annotations));
 }
 
 llvm::Expected<LegalizedOperator> ComputeBuilder::sum(std::string nameHint, const std::string &block,
-                                                      const std::string &axisPrefix, const relax::TensorStructInfo &out,
+                                                      const AxisNames &axisNames, const relax::TensorStructInfo &out,
                                                       Expr extent, std::function<Expr(const Indices &, const Expr &)> value) {
   Reduction reduction{{{std::move(extent), "k"}}, zeroOf(out.dtype), ir::NodeKind::Add};
-  return build(std::move(nameHint), block, axisPrefix, out, &reduction,
+  return build(std::move(nameHint), block, axisNames, out, &reduction,
                [&](const Indices &indices, const Indices &k) { return value(indices, k.front()); }, {});
 }
 
 llvm::Expected<LegalizedOperator> ComputeBuilder::reduce(std::string nameHint, const std::string &block,
-                                                         const std::string &axisPrefix, const relax::TensorStructInfo &out,
+                                                         const AxisNames &axisNames, const relax::TensorStructInfo &out,
                                                          const Reduction &reduction,
                                                          std::function<Expr(const Indices &, const Indices &)> value,
                                                          ir::AttrMap annotations) {
-  return build(std::move(nameHint), block, axisPrefix, out, &reduction, value, std::move(annotations));
+  return build(std::move(nameHint), block, axisNames, out, &reduction, value, std::move(annotations));
 }
 
 // The result's shape and element type, or an error at its struct info.
@@ -80,30 +80,31 @@ static llvm::Error requireKnown(const relax::TensorStructInfo &out) {
                                           relax::printStructInfo(out));
 }
 
-llvm::Expected<ir::BufferRef> ComputeBuilder::reduceStage(const std::string &block, const std::string &axisPrefix,
+llvm::Expected<ir::BufferRef> ComputeBuilder::reduceStage(const std::string &block, const AxisNames &axisNames,
                                                           const relax::TensorStructInfo &out, const Reduction &reduction,
                                                           std::function<Expr(const Indices &, const Indices &)> value) {
   if (llvm::Error error = requireKnown(out)) return error;
   ir::BufferRef buffer = ir::makeBuffer(block, out.dtype, shapeOf(out));
   intermediates_.push_back(buffer);
-  stages_.push_back(stage(buffer, axisPrefix, &reduction, value));
+  stages_.push_back(stage(buffer, axisNames, &reduction, value));
   return buffer;
 }
 
-ir::BufferRef ComputeBuilder::computeStage(const std::string &block, const std::string &axisPrefix, DataType dtype,
+ir::BufferRef ComputeBuilder::computeStage(const std::string &block, const AxisNames &axisNames, DataType dtype,
                                            std::vector<Expr> shape, const std::function<Expr(const Indices &)> &value) {
   ir::BufferRef buffer = ir::makeBuffer(block, dtype, std::move(shape));
   intermediates_.push_back(buffer);
-  stages_.push_back(stage(buffer, axisPrefix, nullptr, [&](const Indices &indices, const Indices &) { return value(indices); }));
+  stages_.push_back(stage(buffer, axisNames, nullptr, [&](const Indices &indices, const Indices &) { return value(indices); }));
   return buffer;
 }
 
 ir::BufferRef ComputeBuilder::pad(const ir::BufferRef &data, const std::vector<int64_t> &before,
-                                  const std::vector<int64_t> &after, Expr padValue, bool bothBounds) {
+                                  const std::vector<int64_t> &after, Expr padValue, bool bothBounds,
+                                  const std::string &block, const AxisNames &axisNames) {
   std::vector<Expr> shape;
   for (size_t d = 0; d < data->shape.size(); ++d)
     shape.push_back(ir::simplify(ir::addExpr(data->shape[d], ir::make<ir::IntImm>(data->shape[d]->dtype, before[d] + after[d]))));
-  return computeStage("pad_temp", "ax", data->dtype, shape, [&](const Indices &ax) {
+  return computeStage(block, axisNames, data->dtype, shape, [&](const Indices &ax) {
     std::vector<Expr> indices;
     Expr inside;  // the conjunction, left to right, as tvm.tir.all builds it
     auto require = [&](Expr condition) { inside = inside ? ir::binary(ir::NodeKind::And, inside, condition) : condition; };
@@ -124,7 +125,7 @@ ir::BufferRef ComputeBuilder::pad(const ir::BufferRef &data, const std::vector<i
   });
 }
 
-ir::Stmt ComputeBuilder::stage(const ir::BufferRef &output, const std::string &axisPrefix, const Reduction *reduction,
+ir::Stmt ComputeBuilder::stage(const ir::BufferRef &output, const AxisNames &axisNames, const Reduction *reduction,
                                const std::function<Expr(const Indices &, const Indices &)> &value,
                                ir::AttrMap annotations) {
   // Loops i0, i1, ... over the output, then the reduction's, bound to the block's iterators.
@@ -139,7 +140,7 @@ ir::Stmt ComputeBuilder::stage(const ir::BufferRef &output, const std::string &a
     bool reducing = i >= spatial;
     DataType dtype = extents[i]->dtype;
     loops.push_back(ir::makeVar("i" + std::to_string(i), dtype));
-    ir::VarRef axis = ir::makeVar(reducing ? reduction->axes[i - spatial].second : axisPrefix + std::to_string(i), dtype);
+    ir::VarRef axis = ir::makeVar(reducing ? reduction->axes[i - spatial].second : axisNames(i), dtype);
     iterators.push_back(ir::make<ir::IterVar>(axis, ir::rangeFromExtent(extents[i]),
                                               reducing ? ir::IterType::CommReduce : ir::IterType::DataPar));
     (reducing ? ks : axes).push_back(axis);
@@ -164,13 +165,13 @@ ir::Stmt ComputeBuilder::stage(const ir::BufferRef &output, const std::string &a
 }
 
 llvm::Expected<LegalizedOperator> ComputeBuilder::build(std::string nameHint, const std::string &block,
-                                                        const std::string &axisPrefix, const relax::TensorStructInfo &out,
+                                                        const AxisNames &axisNames, const relax::TensorStructInfo &out,
                                                         const Reduction *reduction,
                                                         const std::function<Expr(const Indices &, const Indices &)> &value,
                                                         ir::AttrMap annotations) {
   if (llvm::Error error = requireKnown(out)) return error;
   ir::BufferRef output = ir::makeBuffer(block, out.dtype, shapeOf(out));
-  stages_.push_back(stage(output, axisPrefix, reduction, value, std::move(annotations)));
+  stages_.push_back(stage(output, axisNames, reduction, value, std::move(annotations)));
   auto root = ir::make<ir::Block>("root", std::vector<ir::IterVarRef>{}, std::vector<ir::BufferRegion>{},
                                   std::vector<ir::BufferRegion>{}, ir::seq(stages_), nullptr, intermediates_);
   ir::Stmt body = ir::make<ir::BlockRealize>(std::vector<Expr>{}, nullptr, root);

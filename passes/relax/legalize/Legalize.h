@@ -12,7 +12,7 @@
 // of the same names (TVM copies them so the prim_func stands alone).
 //
 // One file per operator family, as TVM's legalize_ops/ has: Binary.cpp (add, subtract,
-// multiply, divide, maximum, minimum), Nn.cpp (nn.relu), LinearAlgebra.cpp (matmul),
+// multiply, divide, maximum, minimum, shifts, bitwise), Unary.cpp (clip), Nn.cpp (nn.relu), LinearAlgebra.cpp (matmul),
 // Manipulate.cpp (permute_dims, reshape, concat), Datatype.cpp (astype), Statistical.cpp (sum,
 // mean, max, min), Convolution.cpp (nn.conv2d), Pooling.cpp (nn.max_pool2d, nn.avg_pool2d,
 // nn.adaptive_avg_pool2d).
@@ -52,6 +52,18 @@ public:
     ir::NodeKind combine = ir::NodeKind::Add;
   };
 
+  // The names of a stage's spatial iterators: a prefix numbered (ax0, ax1, ...), as te.compute
+  // names the axes of a `lambda *indices`, or a name each, as it names a lambda's parameters.
+  struct AxisNames {
+    AxisNames(const char *prefix) : prefix(prefix) {}
+    AxisNames(std::string prefix) : prefix(std::move(prefix)) {}
+    AxisNames(std::vector<std::string> names) : names(std::move(names)) {}
+    std::string operator()(size_t i) const { return i < names.size() ? names[i] : prefix + std::to_string(i); }
+
+    std::string prefix;
+    std::vector<std::string> names;
+  };
+
   // A placeholder for a tensor argument of the call (an argument of the R.call_tir): named
   // after the variable, "A", "B", ... for a constant, as TVM's call_te names them. An error at
   // the argument when its shape or element type is unknown.
@@ -59,46 +71,47 @@ public:
   // The shape of `sinfo` with the Relax function's symbolic sizes replaced by the prim_func's.
   std::vector<ir::Expr> shapeOf(const ir::relax::TensorStructInfo &sinfo);
 
-  // te.compute(shape, value, name=block): out[i] = value(i), iterators `axisPrefix`0, 1, ...;
+  // te.compute(shape, value, name=block): out[i] = value(i), iterators named by `axisNames`;
   // an error at the result's struct info when its shape or element type is unknown.
   // `annotations` are the block's (TVM's T.block_attr, topi's compute attrs).
-  llvm::Expected<LegalizedOperator> compute(std::string nameHint, const std::string &block, const std::string &axisPrefix,
+  llvm::Expected<LegalizedOperator> compute(std::string nameHint, const std::string &block, const AxisNames &axisNames,
                             const ir::relax::TensorStructInfo &out, std::function<ir::Expr(const Indices &)> value,
                             ir::AttrMap annotations = {});
   // te.compute(shape, lambda i: te.sum(value(i, k), axis=k)): a reduction over k in [0, extent).
-  llvm::Expected<LegalizedOperator> sum(std::string nameHint, const std::string &block, const std::string &axisPrefix,
+  llvm::Expected<LegalizedOperator> sum(std::string nameHint, const std::string &block, const AxisNames &axisNames,
                         const ir::relax::TensorStructInfo &out, ir::Expr extent,
                         std::function<ir::Expr(const Indices &, const ir::Expr &)> value);
   // te.compute(shape, lambda i: reducer(value(i, ks), axis=ks)) over several axes.
-  llvm::Expected<LegalizedOperator> reduce(std::string nameHint, const std::string &block, const std::string &axisPrefix,
+  llvm::Expected<LegalizedOperator> reduce(std::string nameHint, const std::string &block, const AxisNames &axisNames,
                            const ir::relax::TensorStructInfo &out, const Reduction &reduction,
                            std::function<ir::Expr(const Indices &, const Indices &)> value,
                            ir::AttrMap annotations = {});
   // A reduction whose result a later stage reads (TVM's intermediate te tensor): allocated in
   // the prim_func's root block and named after the block; the result's shape is `out`'s.
-  llvm::Expected<ir::BufferRef> reduceStage(const std::string &block, const std::string &axisPrefix,
+  llvm::Expected<ir::BufferRef> reduceStage(const std::string &block, const AxisNames &axisNames,
                                             const ir::relax::TensorStructInfo &out, const Reduction &reduction,
                                             std::function<ir::Expr(const Indices &, const Indices &)> value);
 
   // An intermediate te tensor of its own shape (prim_func sizes) and element type, computed
   // elementwise (topi's pad_temp).
-  ir::BufferRef computeStage(const std::string &block, const std::string &axisPrefix, ir::DataType dtype,
+  ir::BufferRef computeStage(const std::string &block, const AxisNames &axisNames, ir::DataType dtype,
                              std::vector<ir::Expr> shape, const std::function<ir::Expr(const Indices &)> &value);
 
   // topi's pad: `data` with `before`/`after` elements added along each dimension, filled with
-  // `padValue`, in block `pad_temp` (iterators ax0, ax1, ...): T.if_then_else(before <= ax and
+  // `padValue`, in block `block` (iterators `axisNames`: ax0, ax1, ... for topi's C++ pad): T.if_then_else(before <= ax and
   // ax < size + before and ..., data[ax - before], padValue) over the padded dimensions, a copy
   // when none is. Python's topi.nn.pad (`bothBounds`) checks both bounds of a dimension padded
   // on either side, C++'s topi::pad only the padded sides.
   ir::BufferRef pad(const ir::BufferRef &data, const std::vector<int64_t> &before, const std::vector<int64_t> &after,
-                    ir::Expr padValue, bool bothBounds);
+                    ir::Expr padValue, bool bothBounds, const std::string &block = "pad_temp",
+                    const AxisNames &axisNames = "ax");
 
 private:
   // One block over the output's loops (then the reduction's) storing into `output`.
-  ir::Stmt stage(const ir::BufferRef &output, const std::string &axisPrefix, const Reduction *reduction,
+  ir::Stmt stage(const ir::BufferRef &output, const AxisNames &axisNames, const Reduction *reduction,
                  const std::function<ir::Expr(const Indices &, const Indices &)> &value,
                  ir::AttrMap annotations = {});
-  llvm::Expected<LegalizedOperator> build(std::string nameHint, const std::string &block, const std::string &axisPrefix,
+  llvm::Expected<LegalizedOperator> build(std::string nameHint, const std::string &block, const AxisNames &axisNames,
                           const ir::relax::TensorStructInfo &out, const Reduction *reduction,
                           const std::function<ir::Expr(const Indices &, const Indices &)> &value,
                           ir::AttrMap annotations);
@@ -122,6 +135,7 @@ ir::Expr scalarConstant(const ir::relax::Arg &arg);
 // it was read; errors are located at an argument or the call (its result's struct info).
 llvm::Expected<LegalizedOperator> legalizeBinary(const ir::relax::Call &call);
 llvm::Expected<LegalizedOperator> legalizeNn(const ir::relax::Call &call);
+llvm::Expected<LegalizedOperator> legalizeClip(const ir::relax::Call &call);
 llvm::Expected<LegalizedOperator> legalizeLinearAlgebra(const ir::relax::Call &call);
 llvm::Expected<LegalizedOperator> legalizeManipulate(const ir::relax::Call &call);
 llvm::Expected<LegalizedOperator> legalizeDatatype(const ir::relax::Call &call);

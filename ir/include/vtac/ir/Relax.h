@@ -147,12 +147,18 @@ struct AdaptivePool2DAttrs {
   std::string layout = "NCHW", outLayout = "NCHW";
   auto tied() const { return std::tie(outputSize, layout, outLayout); }
 };
+// R.clip's bounds (TVM passes them as PrimValue arguments: an int64 or a float32 value each).
+struct ClipAttrs {
+  std::variant<int64_t, double> min = int64_t(0), max = int64_t(0);
+  auto tied() const { return std::tie(min, max); }
+};
 inline bool operator==(const Conv2DAttrs &a, const Conv2DAttrs &b) { return a.tied() == b.tied(); }
 inline bool operator==(const Pool2DAttrs &a, const Pool2DAttrs &b) { return a.tied() == b.tied(); }
 inline bool operator==(const AdaptivePool2DAttrs &a, const AdaptivePool2DAttrs &b) { return a.tied() == b.tied(); }
+inline bool operator==(const ClipAttrs &a, const ClipAttrs &b) { return a.tied() == b.tied(); }
 // An operator's attributes beyond `Call::axes`/`keepdims`/`outDtype`: one struct per operator
 // family that has several (monostate: the call has none of these).
-using OperatorAttrs = std::variant<std::monostate, Conv2DAttrs, Pool2DAttrs, AdaptivePool2DAttrs>;
+using OperatorAttrs = std::variant<std::monostate, Conv2DAttrs, Pool2DAttrs, AdaptivePool2DAttrs, ClipAttrs>;
 
 // `R.call_tir(cls.callee, (args,), out_sinfo=...)` — callee a prim_func of the module — or
 // `R.call_dps_packed("callee", (args,), out_sinfo)` — a prim_func of the module or a
@@ -183,7 +189,7 @@ struct Call {
   VarPtr calleeVar;                     // Function: the local function called (its R.Callable)
   bool moduleCallee = false;            // Function: `cls.callee(...)`, a Relax function of the
                                         // module (calleeVar, unbound, holds its signature)
-  OperatorAttrs attrs;    // conv2d, the pools
+  OperatorAttrs attrs;    // conv2d, the pools, clip
 };
 
 // "R.call_tir", "R.call_packed", ...: how a call of the kind is written, for messages.

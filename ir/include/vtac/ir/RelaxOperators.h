@@ -23,7 +23,9 @@ namespace vtac::ir::relax {
 
 enum class OperatorFamily {
   ElementwiseBinary,  // add, subtract, multiply, divide, maximum, minimum
+  BitwiseBinary,      // left_shift, right_shift, bitwise_and, bitwise_or, bitwise_xor (integers)
   ElementwiseUnary,   // nn.relu
+  Clip,               // clip(x, min, max)
   Matmul,             // matmul(x1, x2, out_dtype="void")
   PermuteDims,        // permute_dims(x, axes=None)
   Reshape,            // reshape(x, shape)
@@ -84,8 +86,8 @@ std::optional<std::vector<bool>> reducedDimensions(const std::optional<std::vect
 // character, a subordinate axis without factor, or an axis twice.
 std::optional<std::vector<std::string>> layoutAxes(llvm::StringRef layout);
 
-// Why a layout attribute of `call` cannot be used, or "": conv2d's data and output layouts are
-// orders of N, C, H, W and its kernel layout one of O, I, H, W; a pool's layout has H and W
+// Why a layout attribute of `call` cannot be used, or "": conv2d's layouts convert to NCHW (OIHW
+// for the kernel), each primal axis maybe split by a factor ("NCHW1n16c"); a pool's layout has H and W
 // (subordinate axes allowed) and its output layout is the same (other ones are not supported
 // yet). `attribute` is the attribute's name ("data_layout").
 std::string layoutProblem(const Call &call, llvm::StringRef attribute);

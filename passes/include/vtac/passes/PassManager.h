@@ -98,6 +98,12 @@ public:
   // (legalize-ops) runs once on the module where it stands in the pipeline and is dumped as
   //   # *** IR Dump After legalize-ops on module ***
   llvm::Error run(ir::IRModule &module, PassContext &context, llvm::StringRef onlyFunction = "");
+  // The pipeline's leading module passes (the Relax graph passes: vta-graph-pack, legalize-ops,
+  // ...), which make the prim_funcs a schedule works on, and the rest: `vtac run`, `compile`
+  // and `opt` schedule between the two (run() is the two in a row).
+  llvm::Error runLeadingModulePasses(ir::IRModule &module, PassContext &context);
+  llvm::Error runAfterLeadingModulePasses(ir::IRModule &module, PassContext &context,
+                                          llvm::StringRef onlyFunction = "");
 
   const PassTimings &timings() const { return timings_; }
 
@@ -111,6 +117,9 @@ private:
             llvm::StringRef name);
   void dump(llvm::StringRef when, llvm::StringRef pass, const ir::IRModule &module);
   llvm::Error runModulePass(const PassInfo &pass, ir::IRModule &module, PassContext &context);
+  // Steps [first, pipeline end) of the pipeline on the module.
+  llvm::Error runFrom(size_t first, ir::IRModule &module, PassContext &context, llvm::StringRef onlyFunction);
+  size_t leadingModulePasses() const;
   // The verifier on the pipeline's result, unless --verify-each has run it or nothing ran.
   llvm::Error verifyResult(const ir::PrimFunc &func) const;
 

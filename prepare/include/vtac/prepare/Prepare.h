@@ -64,8 +64,10 @@ public:
   // configuration; a RecipeError when one is unusable.
   static llvm::Expected<Preparer> create(const Recipe &recipe, passes::Instrumentation instrumentation = {});
 
-  // Applies the recipe to `parsed`; the passes' warnings and the auto-scheduler's remarks go to
-  // `remarks` as they come. `trace`, when not null, receives the applied schedule in TVM's trace
+  // Applies the recipe to `parsed`: the pipeline's leading Relax graph passes (legalize-ops,
+  // vta-graph-pack, ...: they make the prim_funcs a schedule works on), the schedule (given or
+  // automatic), then the rest of the pipeline. The passes' warnings and the auto-scheduler's
+  // remarks go to `remarks` as they come. `trace`, when not null, receives the applied schedule in TVM's trace
   // text ("" without one; on a failed schedule, its steps).
   llvm::Error prepare(frontend::ParsedModule &parsed, std::ostream &remarks, std::string *trace = nullptr);
 
@@ -73,6 +75,7 @@ public:
   const passes::PassTimings &timings() const { return manager_.timings(); }
 
 private:
+  llvm::Error scheduleAndRunPasses(frontend::ParsedModule &parsed, std::ostream &remarks, std::string *trace);
   // Appends to `schedule` (made if absent) the automatic schedules of the functions it does not
   // schedule, and reports the rules' remarks.
   llvm::Error addAutoSchedule(const ir::IRModule &module, const passes::schedule::TensorIntrinTable &intrinsics,
