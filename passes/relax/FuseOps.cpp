@@ -1,7 +1,6 @@
 #include "relax/FuseOps.h"
 
 #include <algorithm>
-#include <map>
 #include <set>
 #include <unordered_map>
 #include <unordered_set>
