@@ -19,7 +19,7 @@ Drawn per case (numpy's default_rng([seed, case]), so case i is the same whateve
   steps     2-9, each making a value of the main shape from earlier ones (any earlier value, so
             values are used once, twice or not at all): add/subtract/multiply/maximum/minimum
             of two values, of a value and a broadcast parameter vector or an R.const scalar;
-            nn.relu; an astype round trip through float64 (exact); permute_dims then reshape
+            right_shift by a constant 0-8 (int32); nn.relu; an astype round trip through float64 (exact); permute_dims then reshape
             back (matrix); permute_dims twice (matrix); matmul with a square parameter
             (matrix); sum over axis 1 with keepdims, added back (matrix); conv2d 3x3 with
             padding 1 (conv; int8 data cast to int8 first when needed, out_dtype int32)
@@ -76,7 +76,7 @@ class Program:
 
 def draw_step(p, shape):
     rng = p.rng
-    kinds = ["binary", "binary", "vector", "scalar", "relu", "astype"]
+    kinds = ["binary", "binary", "vector", "scalar", "relu", "astype"] + (["shift"] if p.dtype == "int32" else [])
     if p.mode == "matrix":
         kinds += ["permute_reshape", "permute_twice", "matmul", "sum"]
     else:
@@ -91,6 +91,8 @@ def draw_step(p, shape):
         return p.bind("R.%s(%s, %s)" % (op, x, vector) if rng.random() < 0.5 else "R.%s(%s, %s)" % (op, vector, x))
     if kind == "scalar":
         return p.bind("R.%s(%s, %s)" % (op, x, p.scalar()))
+    if kind == "shift":
+        return p.bind('R.right_shift(%s, R.const(%d, "int32"))' % (x, int(rng.integers(0, 9))))
     if kind == "relu":
         return p.bind("R.nn.relu(%s)" % x)
     if kind == "astype":

@@ -1,7 +1,6 @@
 #include "relax/FuseOps.h"
 
 #include <algorithm>
-#include <map>
 #include <set>
 #include <unordered_map>
 #include <unordered_set>
@@ -114,7 +113,8 @@ bool collectBlocks(const Stmt &stmt, std::vector<const ir::Block *> &blocks) {
       if (!collectBlocks(child, blocks)) return false;
     return true;
   }
-  if (const auto *loop = stmt.as<ir::For>()) return loop->forKind == ir::ForKind::Serial && collectBlocks(loop->body, blocks);
+  if (const auto *loop = stmt.as<ir::For>())
+    return loop->forKind == ir::ForKind::Serial && collectBlocks(loop->body, blocks);
   if (const auto *realize = stmt.as<ir::BlockRealize>()) {
     blocks.push_back(realize->block.get());
     return true;
@@ -350,7 +350,8 @@ public:
 
 private:
   bool holds(size_t group, OpPattern pattern) const {
-    return std::any_of(members_[group].begin(), members_[group].end(), [&](size_t m) { return patterns_[m] == pattern; });
+    const std::vector<size_t> &members = members_[group];
+    return std::any_of(members.begin(), members.end(), [&](size_t m) { return patterns_[m] == pattern; });
   }
   size_t reductions(size_t group) const {
     return size_t(std::count_if(members_[group].begin(), members_[group].end(), [&](size_t m) {
@@ -484,14 +485,17 @@ struct FusedCall {
 // One prim_func computing the group's bindings (TVM's FusedTIRConstructor).
 class FusedFunctionBuilder {
 public:
-  FusedCall build(const std::vector<const relax::Binding *> &bindings, const std::vector<const ir::PrimFunc *> &callees) {
+  FusedCall build(const std::vector<const relax::Binding *> &bindings,
+                  const std::vector<const ir::PrimFunc *> &callees) {
     std::string name = "fused";
     for (size_t m = 0; m < bindings.size(); ++m) {
       const relax::Call &call = *bindings[m]->call;
       const ir::PrimFunc &callee = *callees[m];
       std::unordered_map<const ir::Buffer *, BufferRef> buffers;
-      for (size_t i = 0; i < call.args.size(); ++i)
-        buffers[callee.bufferOf(callee.params[i]).get()] = argumentBuffer(call.args[i], *callee.bufferOf(callee.params[i]));
+      for (size_t i = 0; i < call.args.size(); ++i) {
+        BufferRef param = callee.bufferOf(callee.params[i]);
+        buffers[param.get()] = argumentBuffer(call.args[i], *param);
+      }
       const ir::Block &root = *callee.body.as<ir::BlockRealize>()->block;
       // The callee's own intermediates (pad_temp) keep their names, made unique only if taken, and
       // get a data variable of their own (a callee fused twice allocates twice).
@@ -525,7 +529,8 @@ public:
     }
     ir::AttrMap attrs;
     attrs.set("tir.noalias", true);
-    auto *func = new ir::PrimFunc(params, bufferMap, ir::make<ir::BlockRealize>(std::vector<Expr>{}, nullptr, root), attrs);
+    Stmt body = ir::make<ir::BlockRealize>(std::vector<Expr>{}, nullptr, root);
+    auto *func = new ir::PrimFunc(params, bufferMap, body, attrs);
     func->isPrivate = true;
     return FusedCall{ir::PrimFuncRef(func), name, args_};
   }
