@@ -181,6 +181,17 @@ const ir::Block *rootBlock(const ir::PrimFunc &func) {
   return &root;
 }
 
+// Whether the function only casts its one input to a wider type (astype int8 -> int32).
+bool isWideningCast(const ir::PrimFunc &func) {
+  std::vector<const ir::Block *> blocks;
+  const ir::Block *root = rootBlock(func);
+  if (!root || !collectBlocks(root->body, blocks) || blocks.size() != 1) return false;
+  const auto *store = blocks[0]->body.as<ir::BufferStore>();
+  const auto *cast = store ? store->value.as<ir::Cast>() : nullptr;
+  const auto *load = cast ? cast->value.as<ir::BufferLoad>() : nullptr;
+  return load && cast->dtype.bits() > load->dtype.bits();
+}
+
 }  // namespace
 
 OpPattern primFuncPattern(const ir::PrimFunc &func) {
@@ -318,23 +329,28 @@ public:
       auto consumer = indexOf.find(uses[0]);
       if (oneUser && consumer != indexOf.end() && callees_[consumer->second]) consumer_[i] = int(consumer->second);
     }
-    // Phase 0: a reduction that can take elementwise consumers grows its chain.
+    // Phase 0: a reduction that can take elementwise consumers grows its chain, up to a cast that
+    // widens (left to the consumer's side: the groups then pass the narrower tensor).
     for (size_t i = 0; i < count; ++i) {
       if (consumer_[i] < 0) continue;
       size_t c = size_t(consumer_[i]);
       if (holds(groupOf_[i], OpPattern::OutEWiseFusable) && patterns_[c] <= OpPattern::Broadcast &&
-          members_[groupOf_[c]].size() == 1)
+          members_[groupOf_[c]].size() == 1 && !isWideningCast(*callees_[c]))
         merge(groupOf_[i], groupOf_[c]);
     }
-    // Phase 1: a producer joins its consumer's group by its own pattern, as TVM's edges go: an
-    // elementwise one when the consumer is injective or a CommReduce (the consumer's group may
-    // hold a convolution), an injective one when the consumer's whole group is injective.
+    // Phase 1: a producer joins its consumer's group by its group's pattern, as TVM's edges go:
+    // an elementwise group when the consumer is injective or a CommReduce (the consumer's group
+    // may hold a convolution), but a convolution's chain only into an elementwise consumer (TVM's
+    // kOutEWiseFusable path); an injective one when the consumer's whole group is injective.
     for (size_t i = 0; i < count; ++i) {
       if (consumer_[i] < 0 || groupOf_[i] == groupOf_[size_t(consumer_[i])]) continue;
       size_t c = size_t(consumer_[i]);
-      bool joins = patterns_[i] <= OpPattern::Broadcast
+      OpPattern producer = maxPattern(groupOf_[i]);
+      bool joins = producer <= OpPattern::Broadcast
                        ? patterns_[c] <= OpPattern::Injective || patterns_[c] == OpPattern::CommReduce
-                       : patterns_[i] == OpPattern::Injective && maxPattern(groupOf_[c]) <= OpPattern::Injective;
+                   : producer == OpPattern::OutEWiseFusable ? patterns_[c] <= OpPattern::Broadcast && !isWideningCast(*callees_[c])
+                                                             : producer == OpPattern::Injective &&
+                                                                   maxPattern(groupOf_[c]) <= OpPattern::Injective;
       if (joins && reductions(groupOf_[i]) + reductions(groupOf_[c]) <= 1) merge(groupOf_[i], groupOf_[c]);
     }
   }

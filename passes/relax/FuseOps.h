@@ -13,11 +13,15 @@
 //    outside the block, by a non-call binding, in a branch or returned are never fused across;
 //  - phase 0: a group holding an OutEWiseFusable function (a convolution, a matmul, a pooling)
 //    takes its consumer C when C is ElemWise or Broadcast and still alone, so the chain after a
-//    reduction grows consumer by consumer (TVM's kOutEWiseFusable case);
-//  - phase 1: a producer P joins the group of its consumer C by P's own pattern, as TVM's edges
-//    decide: an ElemWise/Broadcast P when C is ElemWise, Broadcast, Injective or CommReduce (C's
-//    group may hold a convolution: astype(residual) joins the add of a convolution's chain, and
-//    an elementwise stage after a convolution takes the group into an injective consumer), an
+//    reduction grows consumer by consumer (TVM's kOutEWiseFusable case) -- up to a cast that
+//    widens (astype int8 -> int32), which stays for its consumer's group: the groups then pass
+//    the narrower tensor, and a quantized layer's int8 output, widened as the next layer's
+//    residual, ends its own layer's chain (where TVM's quantizer puts stop_fusion);
+//  - phase 1: a producer group P joins the group of its consumer C by P's pattern, as TVM's
+//    edges decide: an ElemWise/Broadcast P when C is ElemWise, Broadcast, Injective or
+//    CommReduce (C's group may hold a convolution: astype(residual) joins the add of a
+//    convolution's chain), a convolution's chain only into an ElemWise/Broadcast C that is no
+//    widening cast (TVM's kOutEWiseFusable path: a transpose after it stays apart), an
 //    Injective P when C's whole group is at most Injective; never into a convolution or matmul
 //    (the next layer's convolution does not take the previous layer's chain, nor an elementwise
 //    producer, as in TVM), and never so that a group holds two reductions (TVM would allow a
