@@ -194,10 +194,19 @@ std::string storeLoop(const std::vector<std::pair<std::string, int64_t>> &tileLo
 
 void scheduleStages(TraceWriter &sch, const std::string &func, const PackedStages &s, const StageLoops &at,
                     const std::vector<std::string> &madeLoads) {
+  // A parameter another stage reads too (a layer's input that is also its residual) is cached for
+  // the reduction alone.
+  auto readElsewhere = [&](const ir::Buffer *buffer) {
+    std::vector<const ir::Block *> others(s.loads.begin(), s.loads.end());
+    others.insert(others.end(), s.epilogue.begin(), s.epilogue.end());
+    others.push_back(s.output);
+    return std::any_of(others.begin(), others.end(), [&](const ir::Block *b) { return readIndex(*b, buffer) >= 0; });
+  };
   std::string data = s.dataStage ? sch.getBlock(s.dataStage->name, func)
-                                 : sch.cacheRead(at.reduction, readIndex(*s.reduction, s.data), kInp);
+                                 : sch.cacheRead(at.reduction, readIndex(*s.reduction, s.data), kInp, readElsewhere(s.data));
   std::string kernel = s.kernelStage ? sch.getBlock(s.kernelStage->name, func)
-                                     : sch.cacheRead(at.reduction, readIndex(*s.reduction, s.kernel), kWgt);
+                                     : sch.cacheRead(at.reduction, readIndex(*s.reduction, s.kernel), kWgt,
+                                                     readElsewhere(s.kernel));
   if (s.dataStage) sch.setScope(data, kInp);
   if (s.kernelStage) sch.setScope(kernel, kWgt);
   sch.setScope(at.reduction, kAcc);

@@ -54,8 +54,13 @@ public:
   void setScope(const std::string &block, const std::string &scope) {
     step("set_scope", {rv(block), positional(TraceValue::ofInt(0)), positional(TraceValue::ofString(scope))}, 0);
   }
-  std::string cacheRead(const std::string &block, int64_t readIndex, const std::string &scope) {
-    return one("cache_read", {rv(block), positional(TraceValue::ofInt(readIndex)), positional(TraceValue::ofString(scope))});
+  // sch.cache_read(block, index, scope), with consumer_blocks=[block] when `onlyThisBlock` (other
+  // readers of the buffer keep reading it)
+  std::string cacheRead(const std::string &block, int64_t readIndex, const std::string &scope, bool onlyThisBlock = false) {
+    std::vector<ir::TraceArgument> args{rv(block), positional(TraceValue::ofInt(readIndex)),
+                                        positional(TraceValue::ofString(scope))};
+    if (onlyThisBlock) args.push_back(keyword("consumer_blocks", TraceValue::ofList({TraceValue::ofName(block)})));
+    return one("cache_read", args);
   }
   void unsafeSetDType(const std::string &block, const std::string &dtype) {
     step("unsafe_set_dtype", {rv(block), positional(TraceValue::ofInt(0)), positional(TraceValue::ofString(dtype))}, 0);
