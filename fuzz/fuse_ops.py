@@ -28,18 +28,14 @@ Drawn per case (numpy's default_rng([seed, case]), so case i is the same whateve
             after the dataflow block (a value used outside its block)
 
 Outcomes: match (both engines agree bit for bit), bugs (a mismatch, an error or a crash of any
-command). Last line: `fuse-ops-fuzz: N cases, M match, F fused calls (P prim_funcs fused away),
+command). Last line: `fuse-ops-fuzz: N cases, M match, F fused calls, P prim_funcs fused away,
 B bugs`; exit status 1 when B > 0. Failing cases are kept under --out. Needs /usr/bin/python3
 with numpy.
 """
 
 import os
 import re
-import shutil
 import sys
-import tempfile
-
-import numpy as np
 
 import fuzzing
 
@@ -174,31 +170,7 @@ def run_case(vtac, text, seed, directory, timeout):
 
 
 def main(argv):
-    parser = fuzzing.case_parser(__doc__, ROOT)
-    parser.add_argument("--out", help="keep failing cases under this directory")
-    parser.add_argument("--timeout", type=float, default=120.0, help="seconds (wall) per vtac command (default 120)")
-    parser.add_argument("-v", "--verbose", action="store_true", help="one line per case")
-    args = parser.parse_args(argv)
-    counts = {"match": 0, "bugs": 0}
-    fused_total = away_total = 0
-    for case in range(args.first, args.first + args.cases):
-        rng = np.random.default_rng([args.seed, case])
-        text = draw_case(rng)
-        with tempfile.TemporaryDirectory() as directory:
-            outcome, detail, fused_calls, away = run_case(args.vtac, text, case, directory, args.timeout)
-            if outcome == "bugs" and args.out:
-                kept = os.path.join(args.out, "case%d" % case)
-                shutil.copytree(directory, kept, dirs_exist_ok=True)
-        counts[outcome] += 1
-        fused_total += fused_calls
-        away_total += away
-        if args.verbose or outcome == "bugs":
-            print("case %d: %s%s (%d fused calls)" % (case, outcome, ": " + detail if detail else "", fused_calls))
-            if outcome == "bugs":
-                print(text)
-    print("fuse-ops-fuzz: %d cases, %d match, %d fused calls (%d prim_funcs fused away), %d bugs"
-          % (args.cases, counts["match"], fused_total, away_total, counts["bugs"]))
-    return 1 if counts["bugs"] else 0
+    return fuzzing.relax_campaign(argv, __doc__, ROOT, "fuse-ops-fuzz", draw_case, run_case, ("fused calls", "prim_funcs fused away"))
 
 
 if __name__ == "__main__":

@@ -3,7 +3,8 @@ start of their command line, running a command with a timeout that kills its who
 recognising a crash in its output, and the greedy minimiser of a failing case; for the two VTA
 fuzzers also the draw of a vta_config.json, the first steps of classifying a `vtac run
 --reference` (timeout, crash, mismatch, an error without location), a runner that waits for a
-binary being rebuilt, and the files of a reproducer."""
+binary being rebuilt, and the files of a reproducer; for the Relax fuzzers (fuse_ops.py,
+vta_graph_pack.py) their case loop."""
 
 import argparse
 import json
@@ -379,3 +380,42 @@ def campaign(args, fz, name):
         ", ".join("%s %d" % kv for kv in sorted(counts.items())), runner.runs, usage.ru_utime + usage.ru_stime,
         time.time() - start, fz.summary()))
     return done, counts, bugs
+
+
+def relax_campaign(argv, doc, root, name, draw_case, run_case, totals):
+    """The main() of a fuzzer that compares runs of drawn Relax modules (fuse_ops.py,
+    vta_graph_pack.py): case i is draw_case(numpy's default_rng([seed, i])), a module's text, run by
+    run_case(vtac, text, i, directory, timeout) in a temporary directory, which returns (outcome:
+    "match" or "bugs", detail, counts...) with one count per name of `totals` (summed over the
+    cases); a bug's directory is kept under --out. Prints each bug (every case with -v) and the
+    last line `<name>: N cases, M match, <count> <total name>, ..., B bugs`; returns the exit
+    status, 1 when there are bugs."""
+    import shutil
+    import tempfile
+
+    import numpy as np
+
+    parser = case_parser(doc, root)
+    parser.add_argument("--out", help="keep failing cases under this directory")
+    parser.add_argument("--timeout", type=float, default=120.0, help="seconds (wall) per vtac command (default 120)")
+    parser.add_argument("-v", "--verbose", action="store_true", help="one line per case")
+    args = parser.parse_args(argv)
+    counts = {"match": 0, "bugs": 0}
+    sums = [0] * len(totals)
+    for case in range(args.first, args.first + args.cases):
+        text = draw_case(np.random.default_rng([args.seed, case]))
+        with tempfile.TemporaryDirectory() as directory:
+            outcome, detail, *found = run_case(args.vtac, text, case, directory, args.timeout)
+            if outcome == "bugs" and args.out:
+                shutil.copytree(directory, os.path.join(args.out, "case%d" % case), dirs_exist_ok=True)
+        counts[outcome] += 1
+        sums = [a + b for a, b in zip(sums, found)]
+        if args.verbose or outcome == "bugs":
+            print("case %d: %s%s (%s)" % (case, outcome, ": " + detail if detail else "",
+                                          ", ".join("%d %s" % (n, t) for n, t in zip(found, totals))))
+            if outcome == "bugs":
+                print(text)
+    print("%s: %d cases, %d match, %s, %d bugs" % (name, args.cases, counts["match"],
+                                                   ", ".join("%d %s" % (n, t) for n, t in zip(sums, totals)),
+                                                   counts["bugs"]))
+    return 1 if counts["bugs"] else 0

@@ -27,11 +27,7 @@ exit status 1 when B > 0. Failing cases are kept under --out. Needs /usr/bin/pyt
 """
 
 import os
-import shutil
 import sys
-import tempfile
-
-import numpy as np
 
 import fuzzing
 
@@ -111,31 +107,7 @@ def run_case(vtac, text, seed, directory, timeout):
 
 
 def main(argv):
-    parser = fuzzing.case_parser(__doc__, ROOT)
-    parser.add_argument("--out", help="keep failing cases under this directory")
-    parser.add_argument("--timeout", type=float, default=120.0, help="seconds (wall) per vtac command (default 120)")
-    parser.add_argument("-v", "--verbose", action="store_true", help="one line per case")
-    args = parser.parse_args(argv)
-    counts = {"match": 0, "bugs": 0}
-    packed_total = vta_total = 0
-    for case in range(args.first, args.first + args.cases):
-        rng = np.random.default_rng([args.seed, case])
-        text = draw_case(rng)
-        with tempfile.TemporaryDirectory() as directory:
-            outcome, detail, packed, on_vta = run_case(args.vtac, text, case, directory, args.timeout)
-            if outcome == "bugs" and args.out:
-                shutil.copytree(directory, os.path.join(args.out, "case%d" % case), dirs_exist_ok=True)
-        counts[outcome] += 1
-        packed_total += packed
-        vta_total += on_vta
-        if args.verbose or outcome == "bugs":
-            print("case %d: %s%s (%d packed convs, %d on VTA)" % (case, outcome, ": " + detail if detail else "", packed,
-                                                                  on_vta))
-            if outcome == "bugs":
-                print(text)
-    print("vta-graph-pack-fuzz: %d cases, %d match, %d packed convs, %d on VTA, %d bugs"
-          % (args.cases, counts["match"], packed_total, vta_total, counts["bugs"]))
-    return 1 if counts["bugs"] else 0
+    return fuzzing.relax_campaign(argv, __doc__, ROOT, "vta-graph-pack-fuzz", draw_case, run_case, ("packed convs", "on VTA"))
 
 
 if __name__ == "__main__":
