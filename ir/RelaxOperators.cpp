@@ -735,4 +735,10 @@ std::string printOperatorAttributes(const Call &call) {
   }
 }
 
+Expr clipBoundOf(const std::variant<int64_t, double> &bound, DataType dtype) {
+  const auto *integer = std::get_if<int64_t>(&bound);
+  if (dtype.isFloat()) return floatImm(integer ? double(*integer) : std::get<double>(bound), dtype);
+  return intImm(integer ? *integer : int64_t(std::get<double>(bound)), dtype);
+}
+
 }  // namespace vtac::ir::relax

@@ -88,6 +88,20 @@ relax::ConstantPtr scalarConstant(ir::Expr value, ir::SourceLoc loc) {
   return constant;
 }
 
+Arg use(VarPtr var, ir::SourceLoc loc) {
+  Arg arg;
+  arg.var = std::move(var);
+  arg.loc = loc;
+  return arg;
+}
+
+Arg use(relax::ConstantPtr constant, ir::SourceLoc loc) {
+  Arg arg;
+  arg.constant = std::move(constant);
+  arg.loc = loc;
+  return arg;
+}
+
 bool isElementwise(relax::OperatorFamily family) {
   using F = relax::OperatorFamily;
   return family == F::ElementwiseBinary || family == F::BitwiseBinary || family == F::ElementwiseUnary ||
@@ -157,7 +171,7 @@ private:
   // The packed value of `arg` (an NCHW tensor of `shape`), packing it on first use.
   Arg packedValue(const Arg &arg, const std::vector<int64_t> &shape) {
     if (arg.var)
-      if (auto it = packed_.find(arg.var.get()); it != packed_.end()) return Arg{it->second, nullptr, nullptr, nullptr, {}, arg.loc};
+      if (auto it = packed_.find(arg.var.get()); it != packed_.end()) return use(it->second, arg.loc);
     std::vector<int64_t> blocked = blockedShape(shape, vta_.batch, vta_.blockIn);
     std::string name = arg.var ? arg.var->name : "const";
     Arg reshaped = emitReshape(arg, blocked, name + "_blocked", arg.loc);
@@ -173,8 +187,7 @@ private:
     VarPtr packedVar = it->second;
     replaced_.erase(it);
     std::vector<int64_t> shape = *constantShape(var->sinfo);
-    Arg source{packedVar, nullptr, nullptr, nullptr, {}, var->loc};
-    Arg permutedBack = emitPermute(source, kUnpackAxes, var->name + "_unpacked", var->loc);
+    Arg permutedBack = emitPermute(use(packedVar, var->loc), kUnpackAxes, var->name + "_unpacked", var->loc);
     Call reshape = operatorCall("reshape", {permutedBack}, var->loc);
     reshape.outSinfo.shape = dims(shape);
     emit(var, std::move(reshape), /*fresh=*/false);
@@ -222,7 +235,7 @@ private:
     binding.loc = call.calleeLoc;
     binding.call = std::move(call);
     out_.push_back(binding);
-    return Arg{var, nullptr, nullptr, nullptr, {}, binding.loc};
+    return use(var, binding.loc);
   }
 
   VarPtr freshVar(const std::string &name, ir::SourceLoc loc) {
@@ -284,13 +297,8 @@ private:
       // VTA's clip: min with the upper bound, then max with the lower (two ALU stages).
       ir::DataType dtype = binding.var->sinfo.tensor.dtype;
       const auto &bounds = std::get<relax::ClipAttrs>(call.attrs);
-      auto bound = [&](const std::variant<int64_t, double> &value) -> ir::Expr {
-        if (dtype.isFloat())
-          return ir::floatImm(std::holds_alternative<int64_t>(value) ? double(std::get<int64_t>(value)) : std::get<double>(value), dtype);
-        return ir::intImm(std::holds_alternative<int64_t>(value) ? std::get<int64_t>(value) : int64_t(std::get<double>(value)), dtype);
-      };
-      Arg upper{nullptr, scalarConstant(bound(bounds.max), call.calleeLoc), nullptr, nullptr, {}, call.calleeLoc};
-      Arg lower{nullptr, scalarConstant(bound(bounds.min), call.calleeLoc), nullptr, nullptr, {}, call.calleeLoc};
+      Arg upper = use(scalarConstant(relax::clipBoundOf(bounds.max, dtype), call.calleeLoc), call.calleeLoc);
+      Arg lower = use(scalarConstant(relax::clipBoundOf(bounds.min, dtype), call.calleeLoc), call.calleeLoc);
       Arg clipped = emit(freshVar(binding.var->name + "_min", binding.loc),
                          operatorCall("minimum", {packedCall.args[0], upper}, call.calleeLoc));
       replace(binding.var, emit(freshVar(binding.var->name + "_packed", binding.loc),
@@ -324,7 +332,7 @@ private:
     Arg packedWeight;
     const Arg &w = call.args[1];
     if (w.constant && w.constant->data) {
-      packedWeight = Arg{nullptr, packedConstant(*w.constant, blockOut, blockIn), nullptr, nullptr, {}, w.loc};
+      packedWeight = use(packedConstant(*w.constant, blockOut, blockIn), w.loc);
     } else if (auto it = w.var ? weights_.find(w.var.get()) : weights_.end(); it != weights_.end()) {
       packedWeight = it->second;
     } else {

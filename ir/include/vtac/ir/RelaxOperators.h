@@ -128,4 +128,8 @@ bool hasOperatorCalls(const IRModule &module);
 // the tensors ("" for operators without attributes).
 std::string printOperatorAttributes(const Call &call);
 
+// An R.clip bound as a constant of the clipped tensor's element type, as tir.const makes it
+// (a float bound of an integer tensor is truncated).
+Expr clipBoundOf(const std::variant<int64_t, double> &bound, DataType dtype);
+
 }  // namespace vtac::ir::relax
