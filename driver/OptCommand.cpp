@@ -193,7 +193,7 @@ void registerOptCommand(CLI::App &app, support::CommandAction &action) {
   command->add_option("--size", *sizes,
                       "VAR=VALUE: a symbolic size for --check-equivalence (repeatable)");
   addPassOptions(*command, options->recipe);
-  command->callback([&action, command, options, sizes] {
+  command->callback([&action, options, sizes] {
     for (const std::string &assignment : *sizes) {
       size_t equals = assignment.find('=');
       int64_t value = -1;

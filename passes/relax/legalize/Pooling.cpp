@@ -15,6 +15,8 @@
 // adaptive_pool_avg).
 #include "Legalize.h"
 
+#include <tuple>
+
 #include "vtac/ir/Arith.h"
 #include "vtac/ir/Diagnostic.h"
 #include "vtac/ir/ExtremeValue.h"
@@ -91,7 +93,8 @@ llvm::Expected<LegalizedOperator> legalizePool2D(const relax::Call &call, const 
   if (!max && !dtype.isFloat())
     return ir::diagnosticError(call.args[0].loc, "R.nn.avg_pool2d of " + dtype.str() +
                                                      " is not supported yet (float tensors only)");
-  auto [h, w] = spatialAxes(attrs.layout);
+  size_t h, w;  // not a structured binding: lambdas capture them (C++17)
+  std::tie(h, w) = spatialAxes(attrs.layout);
   size_t spatial[] = {h, w};
   std::vector<int64_t> before((*data)->rank(), 0), after((*data)->rank(), 0);
   bool padded = false;
@@ -137,7 +140,8 @@ llvm::Expected<LegalizedOperator> legalizeAdaptivePool2D(const relax::Call &call
   if (!dtype.isFloat())
     return ir::diagnosticError(call.args[0].loc, "R.nn.adaptive_avg_pool2d of " + dtype.str() +
                                                      " is not supported yet (float tensors only)");
-  auto [h, w] = spatialAxes(attrs.layout);
+  size_t h, w;
+  std::tie(h, w) = spatialAxes(attrs.layout);
   size_t spatial[] = {h, w};
   int64_t ratio[2];
   for (size_t d = 0; d < 2; ++d) {
