@@ -246,6 +246,12 @@ void forEachBinding(const std::vector<BindingBlock> &blocks, const std::function
     }
 }
 
+void forEachVarRead(const Arg &arg, const std::function<void(const VarPtr &)> &visit) {
+  if (arg.var) visit(arg.var);
+  if (arg.fields)
+    for (const Arg &field : *arg.fields) forEachVarRead(field, visit);
+}
+
 StructInfo substitute(const StructInfo &sinfo, const ShapeBindings &bindings) {
   StructInfo result = sinfo;
   result.tensor = substitute(sinfo.tensor, bindings);

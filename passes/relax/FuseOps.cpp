@@ -234,9 +234,7 @@ using Users = std::unordered_map<const relax::Var *, std::vector<const relax::Bi
 void collectUses(const std::vector<relax::BindingBlock> &blocks, const relax::Binding *outer, Users &users);
 
 void collectArgUses(const relax::Arg &arg, const relax::Binding *user, Users &users) {
-  if (arg.var) users[arg.var.get()].push_back(user);
-  if (arg.fields)
-    for (const relax::Arg &field : *arg.fields) collectArgUses(field, user, users);
+  relax::forEachVarRead(arg, [&](const relax::VarPtr &var) { users[var.get()].push_back(user); });
 }
 
 void collectBindingUses(const relax::Binding &binding, const relax::Binding *user, Users &users) {

@@ -113,19 +113,12 @@ bool isScalar(const Arg &arg) {
   return sinfo.isTensor() && sinfo.tensor.rank() == 0;
 }
 
-// Every variable an argument reads.
-void forEachUse(const Arg &arg, const std::function<void(const VarPtr &)> &use) {
-  if (arg.var) use(arg.var);
-  if (arg.fields)
-    for (const Arg &field : *arg.fields) forEachUse(field, use);
-}
-
 class FunctionPacker {
 public:
   FunctionPacker(const vta::Config &vta, PassContext &context) : vta_(vta), context_(context) {}
 
   // The function's blocks with the region between `begin` and `end` (binding positions in order)
-  // packed; an error located at a call that cannot be packed although it must.
+  // packed; an error (located at the call) only if a call it builds has no struct info.
   llvm::Expected<std::vector<relax::BindingBlock>> pack(const ir::RelaxFunction &func, size_t begin, size_t end) {
     std::vector<relax::BindingBlock> blocks;
     size_t position = 0;
@@ -136,9 +129,7 @@ public:
         bool inRegion = position >= begin && position < end;
         ++position;
         if (inRegion && binding.call && binding.call->kind == relax::CallKind::Operator) {
-          llvm::Expected<bool> packed = packCall(binding);
-          if (!packed) return packed.takeError();
-          if (*packed) {
+          if (packCall(binding)) {
             // A value other blocks see is unpacked right away.
             if (!binding.var->dataflow) materialize(binding.var);
             continue;
@@ -157,7 +148,7 @@ public:
         replaced_.clear();
       }
     }
-    for (const Arg &result : func.results) forEachUse(result, [&](const VarPtr &var) { materialize(var); });
+    for (const Arg &result : func.results) relax::forEachVarRead(result, [&](const VarPtr &var) { materialize(var); });
     if (failure_) return ir::diagnosticError(failure_->loc, failure_->message);
     // A result unpacked only now (a dataflow variable cannot be returned, so this is the last
     // block's variable outside dataflow) goes at the end of the last block.
@@ -182,12 +173,9 @@ private:
 
   // Binds `var` (replaced by a packed value) to its NCHW value, where it is first needed.
   void materialize(const VarPtr &var) {
-    auto it = replaced_.find(var.get());
-    if (it == replaced_.end()) return;
-    VarPtr packedVar = it->second;
-    replaced_.erase(it);
+    if (!replaced_.erase(var.get())) return;
     std::vector<int64_t> shape = *constantShape(var->sinfo);
-    Arg permutedBack = emitPermute(use(packedVar, var->loc), kUnpackAxes, var->name + "_unpacked", var->loc);
+    Arg permutedBack = emitPermute(use(packed_.at(var.get()), var->loc), kUnpackAxes, var->name + "_unpacked", var->loc);
     Call reshape = operatorCall("reshape", {permutedBack}, var->loc);
     reshape.outSinfo.shape = dims(shape);
     emit(var, std::move(reshape), /*fresh=*/false);
@@ -198,15 +186,15 @@ private:
     if (binding.ifElse || binding.function) {
       // Branches and local functions may read anything: every pending value is unpacked.
       std::vector<VarPtr> pending;
-      for (const auto &[original, packedVar] : replaced_) pending.push_back(originals_.at(original));
+      for (const auto &[key, original] : replaced_) pending.push_back(original);
       for (const VarPtr &var : pending) materialize(var);
       return;
     }
     if (binding.call)
-      for (const Arg &arg : binding.call->args) forEachUse(arg, use);
-    forEachUse(binding.alias, use);
+      for (const Arg &arg : binding.call->args) relax::forEachVarRead(arg, use);
+    relax::forEachVarRead(binding.alias, use);
     if (binding.tuple)
-      for (const Arg &field : *binding.tuple) forEachUse(field, use);
+      for (const Arg &field : *binding.tuple) relax::forEachVarRead(field, use);
   }
 
   static Call operatorCall(const std::string &callee, std::vector<Arg> args, ir::SourceLoc loc) {
@@ -261,15 +249,14 @@ private:
   // Records that `original` is computed packed as `packedVar`.
   void replace(const VarPtr &original, const Arg &packedValue) {
     packed_[original.get()] = packedValue.var;
-    replaced_[original.get()] = packedValue.var;
-    originals_[original.get()] = original;
+    replaced_[original.get()] = original;
   }
 
   bool isPacked(const Arg &arg) const { return arg.var && packed_.count(arg.var.get()); }
 
   // Packs the operator call bound by `binding` when it is one the region packs; false leaves it
   // to the caller unchanged.
-  llvm::Expected<bool> packCall(const Binding &binding) {
+  bool packCall(const Binding &binding) {
     const Call &call = *binding.call;
     relax::OperatorFamily family = relax::lookupOperator(call.callee)->family;
     if (family == relax::OperatorFamily::Conv2D) return packConv2d(binding);
@@ -309,7 +296,7 @@ private:
     return true;
   }
 
-  llvm::Expected<bool> packConv2d(const Binding &binding) {
+  bool packConv2d(const Binding &binding) {
     const Call &call = *binding.call;
     const auto &attrs = std::get<relax::Conv2DAttrs>(call.attrs);
     relax::StructInfo data = call.args[0].sinfo(), weight = call.args[1].sinfo();
@@ -357,8 +344,7 @@ private:
   bool dataflow_ = true;  // the block being packed is a dataflow block
   std::optional<relax::RelaxDiagnostic> failure_;
   std::unordered_map<const relax::Var *, VarPtr> packed_;    // NCHW value -> packed value
-  std::unordered_map<const relax::Var *, VarPtr> replaced_;  // not bound yet -> packed value
-  std::unordered_map<const relax::Var *, VarPtr> originals_;
+  std::unordered_map<const relax::Var *, VarPtr> replaced_;  // packed and not bound yet (its packed value: packed_)
   std::unordered_map<const relax::Var *, Arg> weights_;      // weight parameter -> packed
   size_t packedConvs_ = 0;
 };

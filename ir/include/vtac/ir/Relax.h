@@ -251,6 +251,8 @@ struct IfElse {
 // Every binding of `blocks` in order, those in if branches and local functions included (after
 // the binding that holds them).
 void forEachBinding(const std::vector<BindingBlock> &blocks, const std::function<void(const Binding &)> &visit);
+// Every variable `arg` reads: its variable, or those of its tuple's fields.
+void forEachVarRead(const Arg &arg, const std::function<void(const VarPtr &)> &visit);
 
 }  // namespace relax
 
