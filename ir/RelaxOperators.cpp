@@ -23,6 +23,10 @@ const std::vector<OperatorInfo> &operators() {
       {"left_shift", F::BitwiseBinary, {"x1", "x2"}},   {"right_shift", F::BitwiseBinary, {"x1", "x2"}},
       {"bitwise_and", F::BitwiseBinary, {"x1", "x2"}},  {"bitwise_or", F::BitwiseBinary, {"x1", "x2"}},
       {"bitwise_xor", F::BitwiseBinary, {"x1", "x2"}},  {"clip", F::Clip, {"x"}},
+      {"power", F::ElementwiseBinary, {"x1", "x2"}},    {"floor_divide", F::ElementwiseBinary, {"x1", "x2"}},
+      {"equal", F::Comparison, {"x1", "x2"}},           {"not_equal", F::Comparison, {"x1", "x2"}},
+      {"less", F::Comparison, {"x1", "x2"}},            {"less_equal", F::Comparison, {"x1", "x2"}},
+      {"greater", F::Comparison, {"x1", "x2"}},         {"greater_equal", F::Comparison, {"x1", "x2"}},
       {"nn.relu", F::ElementwiseUnary, {"data"}},       {"matmul", F::Matmul, {"x1", "x2"}},
       {"permute_dims", F::PermuteDims, {"x"}},         {"reshape", F::Reshape, {"x"}},
       {"astype", F::Astype, {"x"}},                    {"sum", F::Statistical, {"x"}},
@@ -664,6 +668,10 @@ std::optional<TensorStructInfo> inferOperatorStructInfo(const Call &call, Source
   switch (info->family) {
   case OperatorFamily::ElementwiseBinary: result = inferBinary(call, in, callLoc, diagnostic); break;
   case OperatorFamily::BitwiseBinary: result = inferBitwise(call, in, callLoc, diagnostic); break;
+  case OperatorFamily::Comparison:
+    result = inferBinary(call, in, callLoc, diagnostic);
+    if (result) result->dtype = DataType::boolTy();
+    break;
   case OperatorFamily::ElementwiseUnary:
   case OperatorFamily::Clip: result = in[0]; break;
   case OperatorFamily::Matmul: result = inferMatmul(call, in, callLoc, diagnostic); break;

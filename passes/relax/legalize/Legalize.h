@@ -12,7 +12,7 @@
 // of the same names (TVM copies them so the prim_func stands alone).
 //
 // One file per operator family, as TVM's legalize_ops/ has: Binary.cpp (add, subtract,
-// multiply, divide, maximum, minimum, shifts, bitwise), Unary.cpp (clip), Nn.cpp (nn.relu),
+// multiply, divide, maximum, minimum, power, floor_divide, shifts, bitwise, comparisons), Unary.cpp (clip), Nn.cpp (nn.relu),
 // LinearAlgebra.cpp (matmul), Manipulate.cpp (permute_dims, reshape, concat, expand_dims,
 // squeeze, flatten), Datatype.cpp (astype), Statistical.cpp (sum, mean, max, min),
 // Convolution.cpp (nn.conv2d), Pooling.cpp (nn.max_pool2d, nn.avg_pool2d,

@@ -5,7 +5,7 @@
 // `R.full_like(x, v, dtype="void")`, `R.arange(R.prim_value(0), R.prim_value(8),
 // R.prim_value(1), dtype="int64")`): their names as TVM registers them (without "relax."), the
 // tensors they take in TVM's parameter order, and their struct info inference (TVM's
-// FInferStructInfo): numpy broadcasting for the elementwise binary operators, numpy's matmul
+// FInferStructInfo): numpy broadcasting for the elementwise binary operators (bool results for comparisons), numpy's matmul
 // (a rank-1 operand gains a unit dimension, batch dimensions broadcast, the reduction lengths
 // must agree), a permutation of the dimensions, a new shape of as many elements, a new element
 // type, dimensions reduced (or kept as 1), tensors joined along one axis, dimensions of size 1
@@ -26,7 +26,8 @@
 namespace vtac::ir::relax {
 
 enum class OperatorFamily {
-  ElementwiseBinary,  // add, subtract, multiply, divide, maximum, minimum
+  ElementwiseBinary,  // add, subtract, multiply, divide, maximum, minimum, power, floor_divide
+  Comparison,         // equal, not_equal, less, less_equal, greater, greater_equal (bool results)
   BitwiseBinary,      // left_shift, right_shift, bitwise_and, bitwise_or, bitwise_xor (integers)
   ElementwiseUnary,   // nn.relu
   Clip,               // clip(x, min, max)
