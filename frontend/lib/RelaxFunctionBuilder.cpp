@@ -1045,6 +1045,7 @@ std::optional<relax::Call> RelaxFunctionBuilder::operatorCall(Grammar::CallExprC
     params.push_back("axis");
   if (info->family == relax::OperatorFamily::StridedSlice)
     params.insert(params.end(), {"axes", "begin", "end", "strides", "assume_inbound"});
+  if (info->family == relax::OperatorFamily::Quantize) params.insert(params.end(), {"axis", "out_dtype"});
   std::vector<std::string> window = windowParameters(*info);
   params.insert(params.end(), window.begin(), window.end());
   if (!operatorArgumentsFit(expr, params, name)) return std::nullopt;
@@ -1091,7 +1092,12 @@ std::optional<relax::Call> RelaxFunctionBuilder::operatorCall(Grammar::CallExprC
   if (info->family == relax::OperatorFamily::StridedSlice)
     return stridedSliceAttributes(expr, params, call) ? withInferredStructInfo(std::move(call), loc(expr), loc(expr))
                                                       : std::nullopt;
-  if (Grammar::ExprContext *outDtype = info->family == relax::OperatorFamily::Matmul ? args.get(attribute, "out_dtype") : nullptr) {
+  // quantize's out_dtype follows its axis; TVM's defaults: int8, and float32 for dequantize.
+  bool quantize = info->family == relax::OperatorFamily::Quantize;
+  if (quantize) call.outDtype = name == "quantize" ? ir::DataType::intTy(8) : ir::DataType::float32();
+  if (Grammar::ExprContext *outDtype = info->family == relax::OperatorFamily::Matmul || quantize
+                                           ? args.get(attribute + quantize, "out_dtype")
+                                           : nullptr) {
     std::optional<std::string> text = stringOf(outDtype);
     std::optional<ir::DataType> dtype = text && *text != "void" && !text->empty() ? ir::DataType::parse(*text) : std::nullopt;
     if (!text || (*text != "void" && !text->empty() && (!dtype || dtype->isVoid() || dtype->lanes() != 1))) {
@@ -1099,6 +1105,10 @@ std::optional<relax::Call> RelaxFunctionBuilder::operatorCall(Grammar::CallExprC
       return std::nullopt;
     }
     if (dtype) call.outDtype = *dtype;
+    if (std::string problem = quantize ? relax::quantizeOutDtypeProblem(name, call.outDtype) : ""; !problem.empty()) {
+      error(loc(outDtype), problem);
+      return std::nullopt;
+    }
   }
   if (info->family == relax::OperatorFamily::Reshape || info->family == relax::OperatorFamily::Astype) {
     Grammar::ExprContext *value = args.get(attribute, params[attribute]);
@@ -1126,7 +1136,8 @@ std::optional<relax::Call> RelaxFunctionBuilder::operatorCall(Grammar::CallExprC
   // default).
   using F = relax::OperatorFamily;
   if (info->family == F::Concat) call.axes = std::vector<int64_t>{0};
-  bool single = info->family == F::Concat || info->family == F::Take, list = !single;
+  if (quantize) call.axes = std::vector<int64_t>{-1};
+  bool single = info->family == F::Concat || info->family == F::Take || quantize, list = !single;
   const char *axesName = info->family == F::PermuteDims ? "axes" : "axis";
   Grammar::ExprContext *axes = info->family == F::PermuteDims || info->family == F::Statistical || single ||
                                        info->family == F::ExpandDims || info->family == F::Squeeze

@@ -34,6 +34,7 @@ llvm::Expected<legalize::LegalizedOperator> legalizeCall(const relax::Call &call
   case relax::OperatorFamily::Where: return legalize::legalizeSearch(call);
   case relax::OperatorFamily::Take:
   case relax::OperatorFamily::StridedSlice: return legalize::legalizeIndex(call);
+  case relax::OperatorFamily::Quantize: return legalize::legalizeQdq(call);
   }
   llvm_unreachable("every operator family has a legalization");
 }

@@ -17,7 +17,7 @@
 // squeeze, flatten), Datatype.cpp (astype), Statistical.cpp (sum, mean, max, min),
 // Convolution.cpp (nn.conv2d), Pooling.cpp (nn.max_pool2d, nn.avg_pool2d,
 // nn.adaptive_avg_pool2d), Create.cpp (zeros, ones, full, their *_like twins, arange),
-// Search.cpp (where), Index.cpp (take, strided_slice).
+// Search.cpp (where), Index.cpp (take, strided_slice), Qdq.cpp (quantize, dequantize).
 #pragma once
 
 #include <functional>
@@ -156,5 +156,6 @@ llvm::Expected<LegalizedOperator> legalizePooling(const ir::relax::Call &call);
 llvm::Expected<LegalizedOperator> legalizeCreate(const ir::relax::Call &call);
 llvm::Expected<LegalizedOperator> legalizeSearch(const ir::relax::Call &call);
 llvm::Expected<LegalizedOperator> legalizeIndex(const ir::relax::Call &call);
+llvm::Expected<LegalizedOperator> legalizeQdq(const ir::relax::Call &call);
 
 }  // namespace vtac::passes::legalize

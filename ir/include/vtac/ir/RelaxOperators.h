@@ -10,7 +10,8 @@
 // must agree), a permutation of the dimensions, a new shape of as many elements, a new element
 // type, dimensions reduced (or kept as 1), tensors joined along one axis, dimensions of size 1
 // added or removed, a written or borrowed shape (creation), a range's length, a selection
-// broadcast over three tensors, the indices' dimensions in place of the axis. legalize-ops
+// broadcast over three tensors, the indices' dimensions in place of the axis, the data's shape
+// in the (de)quantized type. legalize-ops
 // (passes/relax/) turns each into R.call_tir of a generated prim_func.
 #pragma once
 
@@ -49,6 +50,7 @@ enum class OperatorFamily {
   Where,              // where(condition, x1, x2)
   Take,               // take(x, indices, axis=None)
   StridedSlice,       // strided_slice(x, axes, begin, end, strides=None, assume_inbound=False)
+  Quantize,           // quantize, dequantize (data, scale, zero_point, axis=-1, out_dtype)
 };
 
 struct OperatorInfo {
@@ -128,6 +130,12 @@ bool hasOperatorCalls(const IRModule &module);
 // ", axes=[1, 0]", ", out_dtype=\"void\"": the attributes as TVM's printer writes them after
 // the tensors ("" for operators without attributes).
 std::string printOperatorAttributes(const Call &call);
+
+// Why R.quantize / R.dequantize (`callee`) cannot produce `dtype`, or "".
+std::string quantizeOutDtypeProblem(llvm::StringRef callee, DataType dtype);
+// Is a scale or zero point of R.quantize / R.dequantize one value for all of the data: a
+// scalar, or a tensor whose every dimension is 1?
+bool quantizeParameterIsScalar(const TensorStructInfo &sinfo);
 
 // An R.clip bound as a constant of the clipped tensor's element type, as tir.const makes it
 // (a float bound of an integer tensor is truncated).
