@@ -744,12 +744,38 @@ std::shared_ptr<const relax::Constant> RelaxFunctionBuilder::inlineConstant(Gram
   }
   std::optional<ir::AttrValue> literal = attrLiteral(value);
   if (!literal) return nullptr;
-  if (!literal->isInt() && !literal->isFloat() && !literal->isBool()) {
-    error(loc(value), "R.const supports scalars only yet (an integer, a float, True or False)");
+  // A tensor is written as nested lists of numbers (numpy's array of them): its shape is the
+  // lists' lengths, every list of a level as long as the first.
+  std::vector<int64_t> shape;
+  for (const ir::AttrValue *level = &*literal; level->isArray() && !level->asArray().empty();
+       level = &level->asArray().front())
+    shape.push_back(int64_t(level->asArray().size()));
+  std::vector<const ir::AttrValue *> elements;
+  bool rectangular = true;
+  std::function<void(const ir::AttrValue &, size_t)> flatten = [&](const ir::AttrValue &item, size_t depth) {
+    if (depth == shape.size()) {
+      elements.push_back(&item);
+      return;
+    }
+    if (!item.isArray() || int64_t(item.asArray().size()) != shape[depth]) {
+      rectangular = false;
+      return;
+    }
+    for (const ir::AttrValue &field : item.asArray()) flatten(field, depth + 1);
+  };
+  flatten(*literal, 0);
+  bool numbers = rectangular && !elements.empty() && std::all_of(elements.begin(), elements.end(), [](const ir::AttrValue *e) {
+    return e->isInt() || e->isFloat() || e->isBool();
+  });
+  if (!numbers) {
+    error(loc(value), "R.const takes a number, True, False, or nested lists of them of one length per level "
+                      "(a tensor such as [[1, 2], [3, 4]])");
     return nullptr;
   }
-  ir::DataType dtype = literal->isBool() ? ir::DataType::boolTy()
-                       : literal->isInt() ? ir::DataType::int32() : ir::DataType::float32();
+  // TVM's default types: numpy's, with int64 as int32 and float64 as float32.
+  bool anyFloat = std::any_of(elements.begin(), elements.end(), [](const ir::AttrValue *e) { return e->isFloat(); });
+  bool allBool = std::all_of(elements.begin(), elements.end(), [](const ir::AttrValue *e) { return e->isBool(); });
+  ir::DataType dtype = allBool ? ir::DataType::boolTy() : anyFloat ? ir::DataType::float32() : ir::DataType::int32();
   if (dtypeExpr) {
     std::optional<std::string> text = stringOf(dtypeExpr);
     std::optional<ir::DataType> parsed = text ? ir::DataType::parse(*text) : std::nullopt;
@@ -759,19 +785,24 @@ std::shared_ptr<const relax::Constant> RelaxFunctionBuilder::inlineConstant(Gram
     }
     dtype = *parsed;
   }
-  ir::Expr element = literal->isFloat()
-                         ? ir::floatImm(literal->asFloat(), ir::DataType::floatTy(64))
-                         : ir::intImm(literal->isBool() ? int64_t(literal->asBool()) : literal->asInt(), ir::DataType::int64());
-  llvm::Expected<ir::ConstantDataRef> data = ir::ConstantData::fromLiterals(dtype, {element});
+  std::vector<ir::Expr> literals;
+  for (const ir::AttrValue *element : elements)
+    literals.push_back(element->isFloat() ? ir::floatImm(element->asFloat(), ir::DataType::floatTy(64))
+                                          : ir::intImm(element->isBool() ? int64_t(element->asBool()) : element->asInt(),
+                                                       ir::DataType::int64()));
+  llvm::Expected<ir::ConstantDataRef> data = ir::ConstantData::fromLiterals(dtype, literals);
   if (!data) {
     // The message speaks of T.allocate_const, whose literal rules R.const shares.
     error(loc(value), "R.const of " + dtype.str() + ": " + llvm::toString(data.takeError()));
     return nullptr;
   }
   auto constant = std::make_shared<relax::Constant>();
-  constant->sinfo = relax::TensorStructInfo::known({}, dtype, at);
-  constant->data = std::make_shared<const relax::TensorData>(relax::TensorData{dtype, {}, (*data)->bytes()});
-  constant->scalar = (*data)->element(0);
+  std::vector<ir::Expr> dims;
+  for (int64_t extent : shape) dims.push_back(ir::intImm(extent, ir::DataType::int64()));
+  constant->sinfo = relax::TensorStructInfo::known(std::move(dims), dtype, at);
+  constant->data = std::make_shared<const relax::TensorData>(relax::TensorData{dtype, shape, (*data)->bytes()});
+  // A scalar prints inline; a tensor as a metadata reference, as TVM prints it.
+  if (shape.empty()) constant->scalar = (*data)->element(0);
   constant->loc = at;
   return constant;
 }
