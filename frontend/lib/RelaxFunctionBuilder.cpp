@@ -3,6 +3,7 @@
 #include "Literals.h"
 #include "SyntaxParser.h"
 #include "TVMScriptLexer.h"
+#include "vtac/ir/RelaxBuiltins.h"
 #include "vtac/ir/RelaxOperators.h"
 
 #include <charconv>
@@ -836,6 +837,7 @@ std::optional<relax::Call> RelaxFunctionBuilder::call(Grammar::CallExprContext *
   } else if (op == std::optional<std::string>("R.call_dps_packed")) {
     call.kind = relax::CallKind::CallDPSPacked;
   } else if (op && llvm::StringRef(*op).starts_with("R.")) {
+    if (relax::lookupBuiltin(op->substr(2))) return builtinCall(expr, op->substr(2));
     return operatorCall(expr, op->substr(2));
   } else {
     error(loc(expr), "expected R.call_tir, R.call_dps_packed or a high-level operator" +
@@ -1208,6 +1210,102 @@ std::optional<relax::Call> RelaxFunctionBuilder::operatorCall(Grammar::CallExprC
     call.keepdims = flag->asBool();
   }
   return withInferredStructInfo(std::move(call), loc(expr), axesLoc);
+}
+
+// `R.memory.alloc_storage(R.shape([32]), 0, "global", "float32")`: a memory or VM builtin, its
+// arguments by position or TVM's parameter names, each converted to the form TVM's Python
+// wrapper gives it (a number to R.prim_value, a string to R.str or R.dtype, a list to R.shape).
+std::optional<relax::Call> RelaxFunctionBuilder::builtinCall(Grammar::CallExprContext *expr, const std::string &name) {
+  const relax::BuiltinInfo &info = *relax::lookupBuiltin(name);
+  std::vector<std::string> params;
+  for (const relax::BuiltinParam &param : info.params) params.push_back(param.name.str());
+  if (!operatorArgumentsFit(expr, params, name)) return std::nullopt;
+  relax::Call call;
+  call.kind = relax::CallKind::Builtin;
+  call.callee = name;
+  call.calleeLoc = loc(expr->expr());
+  Arguments args = argumentsOf(expr);
+  using K = relax::BuiltinParam::Kind;
+  for (size_t i = 0; i < info.params.size(); ++i) {
+    const relax::BuiltinParam &param = info.params[i];
+    Grammar::ExprContext *value = args.get(i, params[i]);
+    relax::Arg arg;
+    arg.loc = value ? loc(value) : loc(expr);
+    if (!value || isNone(value)) {
+      if (param.required) {
+        error(loc(expr), "R." + name + " needs its argument '" + params[i] + "'");
+        return std::nullopt;
+      }
+      if (param.defaultValue) arg.text = *param.defaultValue;
+      call.args.push_back(arg);
+      continue;
+    }
+    // The wrapped forms TVM prints: R.str("global"), R.dtype("float32").
+    Grammar::ExprContext *inner = stripParens(value);
+    auto *wrapped = dynamic_cast<Grammar::CallExprContext *>(inner);
+    std::optional<std::string> wrapper = wrapped ? dottedName(wrapped->expr()) : std::nullopt;
+    if ((param.kind == K::String && wrapper == std::optional<std::string>("R.str")) ||
+        (param.kind == K::DType && wrapper == std::optional<std::string>("R.dtype"))) {
+      Arguments wrappedArgs = argumentsOf(wrapped);
+      inner = wrappedArgs.positional.size() == 1 && wrappedArgs.keywords.empty() ? wrappedArgs.positional[0] : nullptr;
+    }
+    std::optional<std::string> text = inner ? stringOf(inner) : std::nullopt;
+    switch (param.kind) {
+    case K::Value: {
+      std::optional<relax::Arg> parsed = argument(value);
+      if (!parsed) return std::nullopt;
+      arg = *parsed;
+      break;
+    }
+    case K::Shape: {
+      std::optional<std::vector<ir::Expr>> shape = shapeValue(value);
+      if (!shape) return std::nullopt;
+      arg.shape = std::move(*shape);
+      break;
+    }
+    case K::Prim:
+      if (wrapper == std::optional<std::string>("R.prim_value")) {
+        std::optional<relax::Arg> parsed = argument(value);
+        if (!parsed) return std::nullopt;
+        arg.prim = parsed->prim;
+      } else {
+        arg.prim = primValue(value);
+      }
+      if (!arg.prim) return std::nullopt;
+      break;
+    case K::String:
+      if (!text) {
+        error(arg.loc, "expected a string for '" + params[i] + "' of R." + name + ", such as \"global\"");
+        return std::nullopt;
+      }
+      arg.text = *text;
+      break;
+    case K::DType: {
+      std::optional<ir::DataType> dtype = text ? ir::DataType::parse(*text) : std::nullopt;
+      if (!dtype || dtype->isVoid()) {
+        error(arg.loc, "expected a data type for '" + params[i] + "' of R." + name + ", such as \"float32\"");
+        return std::nullopt;
+      }
+      arg.dtypeValue = *dtype;
+      break;
+    }
+    }
+    call.args.push_back(arg);
+  }
+  // Optional arguments left out at the end are not kept (nor printed).
+  while (!call.args.empty() && call.args.back().isNone()) call.args.pop_back();
+  relax::RelaxDiagnostic diagnostic;
+  std::vector<relax::Arg> padded = call.args;
+  padded.resize(info.params.size());
+  relax::Call complete = call;
+  complete.args = padded;
+  std::optional<relax::StructInfo> result = relax::inferBuiltinStructInfo(complete, loc(expr), diagnostic);
+  if (!result) {
+    error(diagnostic.loc, diagnostic.message);
+    return std::nullopt;
+  }
+  call.sinfoArgs = {*result};
+  return call;
 }
 
 // A bound of R.clip: a number, or a PrimValue of one as TVM prints it (`R.prim_value(0)`,
