@@ -267,6 +267,12 @@ StructInfo substitute(const StructInfo &sinfo, const ShapeBindings &bindings) {
   return result;
 }
 
+bool returnsVoid(const Call &call) {
+  if (!call.sinfoArgs.empty()) return isVoid(call.sinfoArgs.front());
+  return call.kind == CallKind::Function && call.calleeVar && call.calleeVar->sinfo.result &&
+         isVoid(*call.calleeVar->sinfo.result);
+}
+
 StructInfo Arg::sinfo() const {
   if (var) return var->sinfo;
   if (constant) return StructInfo(constant->sinfo);

@@ -315,6 +315,13 @@ private:
         printLocalFunction(binding, inner);
         continue;
       }
+      // A call without a result (R.Tuple) bound to a variable of none prints alone, as TVM's
+      // syntax sugar has it.
+      if (binding.call && returnsVoid(*binding.call) && isVoid(binding.var->sinfo)) {
+        define(binding.var);
+        body_ += inner + printCall(*binding.call, pad) + "\n";
+        continue;
+      }
       std::string rhs;
       std::string annotation;
       // TVM leaves out the annotation of a call_tir / call_dps_packed result only.

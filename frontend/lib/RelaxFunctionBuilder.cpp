@@ -1672,14 +1672,14 @@ relax::BindingBlock &RelaxFunctionBuilder::bindingBlockOutsideDataflow() {
   return blocks_.back();
 }
 
-void RelaxFunctionBuilder::bind(const std::string &name, ir::SourceLoc at,
-                                std::optional<relax::StructInfo> annotation,
-                                Grammar::ExprContext *value) {
+relax::VarPtr RelaxFunctionBuilder::bind(const std::string &name, ir::SourceLoc at,
+                                         std::optional<relax::StructInfo> annotation,
+                                         Grammar::ExprContext *value) {
   relax::Binding binding;
   binding.loc = at;
   value = stripParens(value);
   std::optional<relax::StructInfo> inferred = bindingValue(value, binding);
-  if (!inferred) return;
+  if (!inferred) return nullptr;
   if (annotation) {
     // Reported, then bound as annotated so later uses do not echo the error.
     if (std::optional<std::string> conflict = relax::structInfoConflict(*annotation, *inferred))
@@ -1688,7 +1688,7 @@ void RelaxFunctionBuilder::bind(const std::string &name, ir::SourceLoc at,
   // TVM's parser emits every binding under a fresh name and renames it after; the names used
   // up decide those of the bindings nested values get.
   freshName();
-  emit(std::move(binding), name, at, annotation ? *annotation : *inferred, /*inScope=*/true);
+  return emit(std::move(binding), name, at, annotation ? *annotation : *inferred, /*inScope=*/true);
 }
 
 // The value of a binding, into `binding`; returns its struct info, or nullopt after an error.
@@ -1992,6 +1992,14 @@ void RelaxFunctionBuilder::smallStatement(Grammar::Small_stmtContext *stmt, bool
     return;
   }
   if (exprs.size() == 1 && stringOf(exprs[0])) return;  // a docstring
+  // A call whose result is void (R.Tuple: a kill, a prim_func writing into its arguments)
+  // stands alone; TVM binds it to `_`.
+  if (callExpr) {
+    if (relax::VarPtr var = bind("_", at, std::nullopt, callExpr); var && !relax::isVoid(var->sinfo))
+      error(at, "a value of " + relax::printStructInfo(var->sinfo) +
+                    " must be bound to a variable; only a call without a result (R.Tuple) stands alone");
+    return;
+  }
   error(at, "an expression statement has no effect in a Relax function; bind its value");
 }
 

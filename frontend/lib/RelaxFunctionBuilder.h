@@ -88,7 +88,7 @@ private:
   std::optional<ir::AttrValue> attrLiteral(Grammar::ExprContext *expr);
   void returnStatement(Grammar::TestlistContext *values, ir::SourceLoc at);
   bool declareSymbolicVars(Grammar::Expr_stmtContext *stmt);
-  void bind(const std::string &name, ir::SourceLoc at,
+  ir::relax::VarPtr bind(const std::string &name, ir::SourceLoc at,
             std::optional<ir::relax::StructInfo> annotation,
             Grammar::ExprContext *value);
 

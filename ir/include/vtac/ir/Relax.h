@@ -210,6 +210,12 @@ struct Call {
   OperatorAttrs attrs;    // conv2d, the pools, clip, strided_slice
 };
 
+// Void: the empty tuple, R.Tuple, what a call without a result gives (TVM's HasVoidType).
+inline bool isVoid(const StructInfo &sinfo) { return sinfo.kind == StructInfo::Kind::Tuple && sinfo.fields.empty(); }
+// Does the call give no result: a builtin or packed call of void struct info, a function (a
+// prim_func called directly) returning R.Tuple?
+bool returnsVoid(const Call &call);
+
 // "R.call_tir", "R.call_packed", ...: how a call of the kind is written, for messages.
 std::string callKindName(CallKind kind);
 
