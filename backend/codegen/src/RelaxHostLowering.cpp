@@ -176,7 +176,8 @@ private:
   // runs VTA code is a host tensor or a VTA buffer (`x_is_vta`, decided at run time). VTA code
   // uses a VTA buffer in place and, for a host tensor, a VTA buffer allocated for the call that
   // a parameter is copied into before the first call and a result out of after the last; CPU
-  // code uses a host tensor in place and a VTA buffer through its CPU address. Records the
+  // code uses a host tensor in place and a VTA buffer through its CPU address (a result VTA
+  // code touches too: that of the VTA buffer, so both see one tensor). Records the
   // tensor's DLTensors and returns what wraps the calls.
   Wrap callerTensorSetup(const relax::Var &var, const HostParam &host, bool isResult) {
     Tensors &tensors = tensors_[&var];
@@ -194,16 +195,23 @@ private:
     if (onVta_.count(&var)) copy = vtaBuffer(var, tensors);
     return [this, isVta, isVtaValue, data, view, copy, isResult, vta = tensors.vta, buffer = host.buffer](ir::Stmt body) {
       if (copy) {
+        ir::Expr vtaData = ifThenElse(isVta, data, copy->data);
+        // A result that CPU code touches too is written and read in the VTA buffer copied out at
+        // the end, the CPU through its address (the caller's host tensor is written only then).
+        if (view && isResult) {
+          ir::Expr cpuAddress = runtimeCall(DataType::handle(), "VTABufferCPUPtr", {function_.commandHandle, vtaData});
+          body = ir::make<ir::LetStmt>(view, makeTensor(hostop::kMakeTensor, cpuAddress, *buffer), body);
+        }
         ir::Stmt transfer = isResult ? copyTensor(copy->data, data, *copy, kCopyDeviceToHost)
                                      : copyTensor(data, copy->data, *copy, kCopyHostToDevice);
         ir::Stmt hostOnly = ir::make<ir::IfThenElse>(ir::make<ir::Not>(isVta), transfer, nullptr);
-        body = ir::make<ir::LetStmt>(vta, makeTensor(hostop::kMakeVtaTensor, ifThenElse(isVta, data, copy->data), *copy),
+        body = ir::make<ir::LetStmt>(vta, makeTensor(hostop::kMakeVtaTensor, vtaData, *copy),
                                      isResult ? ir::seq({body, hostOnly}) : ir::seq({hostOnly, body}));
         // Allocated only for a host tensor.
         body = ir::make<ir::Allocate>(copy->data, copy->dtype, copy->shape, ir::make<ir::Not>(isVta), body, ir::AttrMap{},
                                       copy->loc());
       }
-      if (view) {
+      if (view && !(copy && isResult)) {
         ir::Expr cpuAddress = runtimeCall(DataType::handle(), "VTABufferCPUPtr", {function_.commandHandle, data});
         body = ir::make<ir::LetStmt>(view, makeTensor(hostop::kMakeTensor, ifThenElse(isVta, cpuAddress, data), *buffer), body);
       }
