@@ -300,9 +300,8 @@ std::optional<RelaxDiagnostic> firstUnsupported(const RelaxFunction &func, llvm:
       [&](const std::vector<BindingBlock> &blocks, bool inBranch) -> std::optional<RelaxDiagnostic> {
     for (const BindingBlock &block : blocks)
       for (const Binding &binding : block.bindings) {
-        if ((binding.ifElse && !graphExecutor) || binding.function)
-          return RelaxDiagnostic{binding.loc, std::string(binding.ifElse ? "if/else" : "a local function") +
-                                                  " is not supported by " + what.str() + " yet: '" +
+        if (binding.function)
+          return RelaxDiagnostic{binding.loc, "a local function is not supported by " + what.str() + " yet: '" +
                                                   binding.var->name + "'"};
         if (auto diagnostic = refuse(*binding.var)) return diagnostic;
         if (const IfElse *ifElse = binding.ifElse.get()) {

@@ -11,7 +11,11 @@
 // symbol (`symbols`: module name -> symbol) or, for a name the module does not define, the C
 // function of that name with '.' as '_' (env.linear -> env_linear), resolved when the program
 // is linked: `int32_t env_linear(DLTensor *x, DLTensor *w, DLTensor *b, DLTensor *out)`. A
-// non-zero status is returned at once. `gv = lv` aliases a tensor.
+// non-zero status is returned at once. `gv = lv` aliases a tensor. `y = if c: ... else: ...`
+// (c a bool scalar tensor) reads c's byte and runs one branch, as TVM's VM does; y's storage is
+// allocated before the if (or is the caller's result), the call computing a branch's value
+// writes it directly, and a value from outside the branch (a parameter, an earlier tensor) is
+// copied into it (VTABufferCopy between host addresses).
 //
 // Memory: the caller passes host tensors (data in host memory, any byte_offset), parameters and
 // results alike. A tensor that a VTA prim_func (one whose lowered parameters are VTA buffers,
@@ -23,8 +27,9 @@
 // In a graph that runs VTA code, a parameter or a result may also be a VTA buffer (kDLExtDev,
 // data a live VTABufferAlloc handle, byte_offset 0: HostParam::hostOrVta, checked at entry),
 // which VTA code uses in place (no copy in or out) and CPU code through VTABufferCPUPtr.
-// Unsupported (located errors): constants (bound parameters), tensors without a shape or
-// dtype, a returned parameter or alias, tuple outputs of a call.
+// Unsupported (located errors): constants (bound parameters, a constant condition), tensors
+// without a shape or dtype (an If variable whose branches' shapes differ), a condition on
+// symbolic sizes (R.Prim), a returned parameter or alias, tuple outputs of a call.
 #pragma once
 
 #include <map>
