@@ -93,6 +93,7 @@ public:
     if (std::optional<relax::RelaxDiagnostic> refusal = relax::firstUnsupported(func_, "vtac compile"))
       return ir::diagnosticError(refusal->loc, refusal->message);
     shareStorage(func_.blocks);
+    if (llvm::Error error = planResults()) return error;
     placeTensors();
     // Only a graph that runs VTA code takes VTA buffers (it has the command handle CPU views need).
     const bool takesVtaBuffers = !onVta_.empty();
@@ -104,15 +105,23 @@ public:
       function_.params.push_back(host);
       tensors_[param.get()].host = host.var;
     }
-    for (const relax::Arg &result : func_.results) {
-      if (!result.var) return ir::diagnosticError(result.loc, "returning a constant cannot be compiled");
-      if (tensors_.count(result.var.get()))
-        return ir::diagnosticError(result.loc, "returning the parameter '" + result.var->name + "' cannot be compiled");
+    for (size_t i = 0; i < func_.results.size(); ++i) {
+      const relax::Arg &result = func_.results[i];
       auto buffer = tensorBuffer(result.var->name, result.var->sinfo.tensor, result.loc);
       if (!buffer) return buffer.takeError();
-      HostParam host{ir::makeVar(result.var->name, DataType::handle(), result.loc), *buffer, false, false, takesVtaBuffers};
+      // Named after the returned variable, unless another parameter has that name (a returned
+      // parameter, a tensor returned twice).
+      std::string name = result.var->name;
+      auto taken = [&](const std::string &candidate) {
+        return std::any_of(function_.params.begin(), function_.params.end(),
+                           [&](const HostParam &param) { return param.var->name == candidate; });
+      };
+      for (unsigned suffix = 1; taken(name); ++suffix)
+        name = result.var->name + "_result" + (suffix > 1 ? std::to_string(suffix) : "");
+      HostParam host{ir::makeVar(name, DataType::handle(), result.loc), *buffer, false, false, takesVtaBuffers};
       function_.params.push_back(host);
-      destinations_[result.var.get()] = host.var;
+      destinations_[resultStorage_[i]] = host.var;
+      if (!takesVtaBuffers) tensors_[resultStorage_[i]].host = host.var;
     }
     // The caller's tensors' DLTensors are made before the calls are lowered, which use them.
     std::vector<Wrap> setups;
@@ -120,9 +129,19 @@ public:
       for (size_t i = 0; i < func_.params.size(); ++i)
         setups.push_back(callerTensorSetup(*func_.params[i], function_.params[i], false));
       for (size_t i = 0; i < func_.results.size(); ++i)
-        setups.push_back(callerTensorSetup(*func_.results[i].var, function_.params[func_.params.size() + i], true));
+        setups.push_back(callerTensorSetup(*resultStorage_[i], function_.params[func_.params.size() + i], true));
     }
-    auto body = lowerBlocks(func_.blocks, [] { return ir::Stmt(ir::make<ir::Evaluate>(ir::intImm(0))); });
+    auto body = lowerBlocks(func_.blocks, [this]() -> llvm::Expected<ir::Stmt> {
+      // The results the graph did not compute into the caller's tensors are copied there.
+      std::vector<ir::Stmt> copies{ir::make<ir::Evaluate>(ir::intImm(0))};
+      for (size_t i = 0; i < func_.results.size(); ++i) {
+        if (storageOf(func_.results[i].var.get()) == resultStorage_[i]) continue;
+        auto copy = copyValue(func_.results[i], *resultStorage_[i], func_.results[i].loc);
+        if (!copy) return copy.takeError();
+        copies.push_back(*copy);
+      }
+      return ir::seq(copies);
+    });
     if (!body) return body.takeError();
     for (auto it = setups.rbegin(); it != setups.rend(); ++it) *body = (*it)(*body);
     // The handle only where a CPU view of a VTA buffer needs it (an unused one is a C warning).
@@ -176,6 +195,27 @@ private:
       }
   }
 
+  // Where each returned value goes (resultStorage_): the caller's tensor is the storage of the
+  // tensor returned, which the graph computes into it (through any aliases), unless that is a
+  // parameter or already another result's; then the value is copied into it at the end.
+  llvm::Error planResults() {
+    std::unordered_set<const relax::Var *> computedInto;
+    for (const relax::Arg &result : func_.results) {
+      if (!result.var) return ir::diagnosticError(result.loc, "returning a constant cannot be compiled");
+      const relax::Var *storage = storageOf(result.var.get());
+      bool parameter = std::any_of(func_.params.begin(), func_.params.end(),
+                                   [&](const relax::VarPtr &param) { return param.get() == storage; });
+      if (!parameter && computedInto.insert(storage).second) {
+        resultStorage_.push_back(storage);
+        continue;
+      }
+      relax::VarPtr copy = std::make_shared<relax::Var>(*result.var);
+      copiedResults_.push_back(copy);
+      resultStorage_.push_back(copy.get());
+    }
+    return llvm::Error::success();
+  }
+
   // Whether a branch's value is copied into the If's variable (see shareStorage).
   bool copiesValue(const relax::IfBranch &branch, const relax::Var &ifVar) const {
     return !branch.result.var || storageOf(branch.result.var.get()) != storageOf(&ifVar);
@@ -186,6 +226,11 @@ private:
   // copies values between host addresses (CPU views of VTA buffers).
   void placeTensors() {
     auto touch = [&](const relax::Var *var, bool vta) { (vta ? onVta_ : onCpu_).insert(storageOf(var)); };
+    for (size_t i = 0; i < func_.results.size(); ++i)
+      if (storageOf(func_.results[i].var.get()) != resultStorage_[i]) {
+        touch(func_.results[i].var.get(), false);
+        touch(resultStorage_[i], false);
+      }
     relax::forEachBinding(func_.blocks, [&](const relax::Binding &binding) {
       if (const relax::IfElse *ifElse = binding.ifElse.get()) {
         if (ifElse->condition.var) touch(ifElse->condition.var.get(), false);
@@ -275,8 +320,6 @@ private:
     const relax::Binding &binding = *bindings[i];
     if (binding.ifElse) return lowerIfElse(binding, [&] { return lowerFrom(bindings, i + 1, tail); });
     if (!binding.call) {
-      if (destinations_.count(binding.var.get()))
-        return ir::diagnosticError(binding.loc, "returning the alias '" + binding.var->name + "' cannot be compiled");
       auto source = tensorsOf(binding.alias);
       if (!source) return source.takeError();
       tensors_[binding.var.get()] = *source;
@@ -400,7 +443,9 @@ private:
   const std::vector<HostFunction> &primFuncs_;
   std::unordered_set<const relax::Var *> onVta_, onCpu_;
   std::unordered_map<const relax::Var *, Tensors> tensors_;          // graph variable -> its DLTensors
-  std::unordered_map<const relax::Var *, ir::VarRef> destinations_;  // returned variable -> output
+  std::unordered_map<const relax::Var *, ir::VarRef> destinations_;  // storage of a result -> output
+  std::vector<const relax::Var *> resultStorage_;                    // per result: see planResults
+  std::vector<relax::VarPtr> copiedResults_;  // the storage of the results copied (no graph variable's)
   std::unordered_map<const relax::Var *, const relax::Var *> storageParent_;  // see storageOf
 };
 

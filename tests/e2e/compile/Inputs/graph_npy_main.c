@@ -29,8 +29,11 @@ int32_t LAYER(DLTensor *, DLTensor *, DLTensor *, DLTensor *);
 #elif TENSORS == 5
 int32_t LAYER(DLTensor *, DLTensor *, DLTensor *, DLTensor *, DLTensor *);
 #define CALL(t) LAYER(&t[0], &t[1], &t[2], &t[3], &t[4])
+#elif TENSORS == 6
+int32_t LAYER(DLTensor *, DLTensor *, DLTensor *, DLTensor *, DLTensor *, DLTensor *);
+#define CALL(t) LAYER(&t[0], &t[1], &t[2], &t[3], &t[4], &t[5])
 #else
-#error "NUM_INPUTS + NUM_RESULTS must be 2 to 5"
+#error "NUM_INPUTS + NUM_RESULTS must be 2 to 6"
 #endif
 
 /* One .npy file: its dtype as DLPack describes it (bool: kDLUInt of 1 bit, a byte each), shape
