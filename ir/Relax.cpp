@@ -296,8 +296,8 @@ std::optional<RelaxDiagnostic> firstUnsupported(const RelaxFunction &func, llvm:
   };
   for (const VarPtr &param : func.params)
     if (auto diagnostic = refuse(*param)) return diagnostic;
-  std::function<std::optional<RelaxDiagnostic>(const std::vector<BindingBlock> &, bool)> firstIn =
-      [&](const std::vector<BindingBlock> &blocks, bool inBranch) -> std::optional<RelaxDiagnostic> {
+  std::function<std::optional<RelaxDiagnostic>(const std::vector<BindingBlock> &)> firstIn =
+      [&](const std::vector<BindingBlock> &blocks) -> std::optional<RelaxDiagnostic> {
     for (const BindingBlock &block : blocks)
       for (const Binding &binding : block.bindings) {
         if (binding.function)
@@ -310,7 +310,7 @@ std::optional<RelaxDiagnostic> firstUnsupported(const RelaxFunction &func, llvm:
             return RelaxDiagnostic{ifElse->condition.loc, what.str() + " supports tensors only: the condition is " +
                                                               printStructInfo(ifElse->condition.sinfo())};
           for (const IfBranch *branch : {&ifElse->thenBranch, &ifElse->elseBranch})
-            if (auto diagnostic = firstIn(branch->blocks, true)) return diagnostic;
+            if (auto diagnostic = firstIn(branch->blocks)) return diagnostic;
         }
         if (binding.call)
           for (const Arg &arg : binding.call->args)
@@ -318,11 +318,8 @@ std::optional<RelaxDiagnostic> firstUnsupported(const RelaxFunction &func, llvm:
               return RelaxDiagnostic{arg.loc, what.str() + " supports tensors only: the argument is " +
                                                   printStructInfo(arg.sinfo())};
         if (binding.call && binding.call->kind == CallKind::Operator)
-          return RelaxDiagnostic{binding.call->calleeLoc,
-                                 inBranch ? "legalize-ops does not reach into if branches yet: R." + binding.call->callee +
-                                                " is not supported there by " + what.str()
-                                          : what.str() + " runs R.call_tir and R.call_dps_packed only: legalize R." +
-                                                binding.call->callee + " first (--passes=legalize-ops)"};
+          return RelaxDiagnostic{binding.call->calleeLoc, what.str() + " runs R.call_tir and R.call_dps_packed only: legalize R." +
+                                                              binding.call->callee + " first (--passes=legalize-ops)"};
         if (binding.index || binding.matchCast)
           return RelaxDiagnostic{binding.loc, what.str() + " does not support " +
                                                   (binding.index ? "tuple indexing" : "R.match_cast") +
@@ -335,7 +332,7 @@ std::optional<RelaxDiagnostic> firstUnsupported(const RelaxFunction &func, llvm:
       }
     return std::nullopt;
   };
-  if (auto diagnostic = firstIn(func.blocks, false)) return diagnostic;
+  if (auto diagnostic = firstIn(func.blocks)) return diagnostic;
   if (func.resultIsTuple && func.results.empty())
     return RelaxDiagnostic{func.retSinfo.loc.isKnown() ? func.retSinfo.loc : func.loc(),
                            what.str() + " does not support returning an empty tuple yet"};
