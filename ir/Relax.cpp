@@ -300,9 +300,20 @@ std::optional<RelaxDiagnostic> firstUnsupported(const RelaxFunction &func, llvm:
       [&](const std::vector<BindingBlock> &blocks) -> std::optional<RelaxDiagnostic> {
     for (const BindingBlock &block : blocks)
       for (const Binding &binding : block.bindings) {
-        if (binding.function)
-          return RelaxDiagnostic{binding.loc, "a local function is not supported by " + what.str() + " yet: '" +
-                                                  binding.var->name + "'"};
+        if (const RelaxFunction *inner = asRelaxFunction(binding.function)) {
+          if (!graphExecutor)
+            return RelaxDiagnostic{binding.loc, "a local function is not supported by " + what.str() + " yet: '" +
+                                                    binding.var->name + "'"};
+          // The graph executor runs a local function inlined at each call, in the enclosing
+          // function's sizes: its parameters are tensors and it declares no sizes of its own.
+          for (const VarPtr &param : inner->params)
+            if (auto diagnostic = refuse(*param)) return diagnostic;
+          if (!inner->symbolicVars.empty())
+            return RelaxDiagnostic{binding.loc, "a local function with symbolic sizes of its own is not supported by " +
+                                                    what.str() + " yet: '" + binding.var->name + "'"};
+          if (auto diagnostic = firstIn(inner->blocks)) return diagnostic;
+          continue;
+        }
         if (auto diagnostic = refuse(*binding.var)) return diagnostic;
         if (const IfElse *ifElse = binding.ifElse.get()) {
           // The condition is read from a bool scalar tensor when the graph runs.
@@ -327,7 +338,8 @@ std::optional<RelaxDiagnostic> firstUnsupported(const RelaxFunction &func, llvm:
         if (const std::optional<Call> &call = binding.call; call && (call->kind == CallKind::CallPacked ||
                                                                      call->kind == CallKind::CallPurePacked ||
                                                                      (call->kind == CallKind::CallTIRInplace && !graphExecutor) ||
-                                                                     call->kind == CallKind::Function))
+                                                                     (call->kind == CallKind::Function &&
+                                                                      (call->moduleCallee || !graphExecutor))))
           return RelaxDiagnostic{call->calleeLoc, callKindName(call->kind) + " is not supported by " + what.str() + " yet"};
       }
     return std::nullopt;

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <deque>
 #include <map>
 #include <optional>
 #include <thread>
@@ -83,6 +84,9 @@ struct GraphExecutor::Impl {
   std::map<std::string, std::unique_ptr<backend::PrimFuncEngine>> compiled;
   std::vector<std::pair<int, std::shared_ptr<Tensor>>> constantSlots;
   std::vector<Step> steps;
+  // The bindings of inlined local functions' parameters to their arguments (Alias steps point
+  // at them; a deque keeps them in place).
+  std::deque<relax::Binding> parameterBindings;
   std::vector<int> resultSlots;
   int numSlots = 0;
   GraphStats stats;
@@ -130,8 +134,9 @@ llvm::Error GraphExecutor::Impl::prepare() {
     if (size_t(slot) >= lastUse.size()) lastUse.resize(slot + 1, -1);
     lastUse[slot] = std::max(lastUse[slot], step);
   };
-  // The value `arg` gives the If's variable at the end of a branch.
-  auto branchResult = [&](const relax::Binding &binding, const relax::Arg &arg) -> llvm::Error {
+  // The value `arg` gives binding.var (its slot already assigned): the If's variable at the end of
+  // a branch, a local function's parameter or the value of a call of it.
+  auto bindValue = [&](const relax::Binding &binding, const relax::Arg &arg) -> llvm::Error {
     Step step;
     step.kind = Step::Kind::Alias;
     step.binding = &binding;
@@ -143,10 +148,40 @@ llvm::Error GraphExecutor::Impl::prepare() {
     steps.push_back(std::move(step));
     return llvm::Error::success();
   };
-  std::function<llvm::Error(const std::vector<relax::BindingBlock> &)> lower =
-      [&](const std::vector<relax::BindingBlock> &blocks) -> llvm::Error {
+  std::function<llvm::Error(const std::vector<relax::BindingBlock> &)> lower;
+  // A call of a local function runs its body inlined: its parameters bound to the arguments
+  // (shapes checked as an alias's), its bindings lowered again with slots of their own, its
+  // value bound to the call's variable. The body may read the enclosing function's variables,
+  // whose slots are those of the enclosing scope. The callee is a local function bound before
+  // the call (firstUnsupported refuses every other value of R.Callable struct info and calls of
+  // the module's functions; the parser lets no function call itself).
+  std::unordered_map<const relax::Var *, const ir::RelaxFunction *> localFunctions;
+  auto inlineCall = [&](const relax::Binding &binding) -> llvm::Error {
+    const relax::Call &call = *binding.call;
+    const ir::RelaxFunction &callee = *localFunctions.at(call.calleeVar.get());
+    for (size_t i = 0; i < callee.params.size(); ++i) {
+      relax::Binding &param = parameterBindings.emplace_back();
+      param.var = callee.params[i];
+      param.alias = call.args[i];
+      param.loc = call.args[i].loc;
+      varSlots[param.var.get()] = numSlots++;
+      if (llvm::Error error = bindValue(param, call.args[i])) return error;
+    }
+    if (llvm::Error error = lower(callee.blocks)) return error;
+    varSlots[binding.var.get()] = numSlots++;
+    return bindValue(binding, callee.results.front());
+  };
+  lower = [&](const std::vector<relax::BindingBlock> &blocks) -> llvm::Error {
     for (const relax::BindingBlock &block : blocks)
       for (const relax::Binding &binding : block.bindings) {
+        if (const ir::RelaxFunction *inner = ir::asRelaxFunction(binding.function)) {
+          localFunctions[binding.var.get()] = inner;
+          continue;
+        }
+        if (binding.call && binding.call->kind == relax::CallKind::Function) {
+          if (llvm::Error error = inlineCall(binding)) return error;
+          continue;
+        }
         if (const relax::IfElse *ifElse = binding.ifElse.get()) {
           varSlots[binding.var.get()] = numSlots++;
           Step branch;
@@ -159,7 +194,7 @@ llvm::Error GraphExecutor::Impl::prepare() {
           size_t branchIndex = steps.size();
           steps.push_back(std::move(branch));
           if (llvm::Error error = lower(ifElse->thenBranch.blocks)) return error;
-          if (llvm::Error error = branchResult(binding, ifElse->thenBranch.result)) return error;
+          if (llvm::Error error = bindValue(binding, ifElse->thenBranch.result)) return error;
           Step jump;
           jump.kind = Step::Kind::Jump;
           jump.binding = &binding;
@@ -167,7 +202,7 @@ llvm::Error GraphExecutor::Impl::prepare() {
           steps.push_back(std::move(jump));
           steps[branchIndex].jump = steps.size();
           if (llvm::Error error = lower(ifElse->elseBranch.blocks)) return error;
-          if (llvm::Error error = branchResult(binding, ifElse->elseBranch.result)) return error;
+          if (llvm::Error error = bindValue(binding, ifElse->elseBranch.result)) return error;
           steps[jumpIndex].jump = steps.size();
           continue;
         }
