@@ -315,11 +315,10 @@ std::optional<RelaxDiagnostic> firstUnsupported(const RelaxFunction &func, llvm:
           continue;
         }
         if (auto diagnostic = refuse(*binding.var)) return diagnostic;
+        // An if's condition is a bool scalar tensor or an expression of the function's sizes
+        // (`if n == 4:`, R.Prim("bool")), both evaluated when the graph runs; a variable of
+        // R.Prim struct info is refused where it is bound.
         if (const IfElse *ifElse = binding.ifElse.get()) {
-          // The condition is read from a bool scalar tensor when the graph runs.
-          if (!ifElse->condition.sinfo().isTensor())
-            return RelaxDiagnostic{ifElse->condition.loc, what.str() + " supports tensors only: the condition is " +
-                                                              printStructInfo(ifElse->condition.sinfo())};
           for (const IfBranch *branch : {&ifElse->thenBranch, &ifElse->elseBranch})
             if (auto diagnostic = firstIn(branch->blocks)) return diagnostic;
         }

@@ -11,6 +11,9 @@
 #include "vtac/backend/Diagnostic.h"
 #include "vtac/func_registry.h"
 #include "vtac/graph/BuiltinFunctions.h"
+#include "vtac/ir/Arith.h"
+#include "vtac/ir/Substitute.h"
+#include "vtac/ir/Visitor.h"
 
 namespace vtac::graph {
 
@@ -70,6 +73,30 @@ std::vector<std::optional<CompileResult>> compileEach(size_t count, unsigned thr
   work();
   for (std::thread &helper : helpers) helper.join();
   return results;
+}
+
+// The value of an if's condition that is a bool scalar tensor; an empty or larger tensor is no
+// condition.
+llvm::Expected<bool> readCondition(const relax::Arg &condition, const Tensor &value) {
+  if (value.shape().size() != 0 || value.dtype().bytes() != 1)
+    return backend::diagnosticError(condition.loc, "the condition of an if must be a bool scalar, got a tensor of shape " +
+                                                       backend::formatShape(value.shape()) + " and type " + value.dtype().str());
+  return value.data()[0] != 0;
+}
+
+// The value of an if's condition on the function's sizes (`if n == 4:`) under their values.
+llvm::Expected<bool> evaluateSizeCondition(const relax::Arg &condition, const relax::ShapeBindings &sizes) {
+  ir::VarMap values;
+  for (const auto &[var, value] : sizes) values[var.get()] = ir::intImm(value, var->dtype);
+  ir::Expr folded = ir::simplify(ir::substitute(condition.prim, values));
+  if (const auto *value = folded.as<ir::IntImm>()) return value->value != 0;
+  std::string unknown;
+  ir::preOrderVisit(folded, [&](const ir::Node &node) {
+    if (const auto *var = node.as<ir::Var>(); var && unknown.empty()) unknown = var->name;
+  });
+  return backend::diagnosticError(condition.loc, "cannot evaluate the condition: " +
+                                                     (unknown.empty() ? std::string("it does not evaluate to a constant")
+                                                                      : "'" + unknown + "' is not known from the inputs"));
 }
 
 }  // namespace
@@ -187,10 +214,13 @@ llvm::Error GraphExecutor::Impl::prepare() {
           Step branch;
           branch.kind = Step::Kind::Branch;
           branch.binding = &binding;
-          llvm::Expected<int> condition = slotOf(ifElse->condition);
-          if (!condition) return condition.takeError();
-          branch.argSlots.push_back(*condition);
-          use(*condition, int(steps.size()));
+          // A condition on sizes (`if n == 4:`) is evaluated from them, a tensor read from its slot.
+          if (!ifElse->condition.prim) {
+            llvm::Expected<int> condition = slotOf(ifElse->condition);
+            if (!condition) return condition.takeError();
+            branch.argSlots.push_back(*condition);
+            use(*condition, int(steps.size()));
+          }
           size_t branchIndex = steps.size();
           steps.push_back(std::move(branch));
           if (llvm::Error error = lower(ifElse->thenBranch.blocks)) return error;
@@ -453,14 +483,10 @@ llvm::Expected<NamedTensors> GraphExecutor::run(const NamedTensors &inputs) {
     const Step &step = impl.steps[next++];
     const relax::Binding &binding = *step.binding;
     if (step.kind == Step::Kind::Branch) {
-      // A bool scalar; an empty or larger tensor is no condition.
-      const Tensor &condition = *slots[step.argSlots[0]];
-      if (condition.shape().size() != 0 || condition.dtype().bytes() != 1)
-        return backend::diagnosticError(binding.ifElse->condition.loc,
-                                        "the condition of an if must be a bool scalar, got a tensor of shape " +
-                                            backend::formatShape(condition.shape()) + " and type " +
-                                            condition.dtype().str());
-      if (!condition.data()[0]) next = step.jump;
+      llvm::Expected<bool> taken = step.argSlots.empty() ? evaluateSizeCondition(binding.ifElse->condition, sizes)
+                                                         : readCondition(binding.ifElse->condition, *slots[step.argSlots[0]]);
+      if (!taken) return taken.takeError();
+      if (!*taken) next = step.jump;
     } else if (step.kind == Step::Kind::Jump) {
       next = step.jump;
     } else if (step.kind == Step::Kind::Alias) {

@@ -348,8 +348,8 @@ private:
   // then the rest. Each branch's other tensors are allocated inside it.
   llvm::Expected<ir::Stmt> lowerIfElse(const relax::Binding &binding, const Tail &rest) {
     const relax::IfElse &ifElse = *binding.ifElse;
-    auto condition = tensorsOf(ifElse.condition);
-    if (!condition) return condition.takeError();
+    auto taken = conditionValue(ifElse.condition, *binding.var);
+    if (!taken) return taken.takeError();
     auto output = outputOf(binding);
     if (!output) return output.takeError();
     std::vector<ir::Stmt> branches;
@@ -363,14 +363,44 @@ private:
     }
     auto after = rest();
     if (!after) return after.takeError();
-    // The condition's one byte (a bool is a byte in memory), read through a buffer over its data.
-    ir::BufferRef flag = ir::makeBuffer(binding.var->name + "_condition", DataType::uintTy(8), {ir::intImm(1, DataType::int64())},
-                                        "global", ifElse.condition.loc);
+    ir::Stmt choice = ir::make<ir::IfThenElse>(taken->first, branches[0], branches[1], binding.loc);
+    return (*output)(ir::seq({taken->second(choice), *after}));
+  }
+
+  // The host's value of an if's condition and what wraps the statement using it. A bool scalar
+  // tensor's one byte (a bool is a byte in memory) is read through a buffer over its data; a
+  // condition on sizes (`if n == 4:`) is the expression itself, whose sizes the entry binds
+  // from the parameters' shapes.
+  llvm::Expected<std::pair<ir::Expr, Wrap>> conditionValue(const relax::Arg &condition, const relax::Var &ifVar) {
+    if (condition.prim) {
+      std::string unbound;
+      ir::preOrderVisit(condition.prim, [&](const ir::Node &node) {
+        const auto *var = node.as<ir::Var>();
+        if (var && unbound.empty() && !givenByParameters(*var)) unbound = var->name;
+      });
+      if (!unbound.empty())
+        return ir::diagnosticError(condition.loc, "the condition uses '" + unbound +
+                                                      "', which no parameter's shape gives: it cannot be compiled");
+      return std::pair<ir::Expr, Wrap>(condition.prim, [](ir::Stmt body) { return body; });
+    }
+    auto tensors = tensorsOf(condition);
+    if (!tensors) return tensors.takeError();
+    ir::BufferRef flag = ir::makeBuffer(ifVar.name + "_condition", DataType::uintTy(8), {ir::intImm(1, DataType::int64())},
+                                        "global", condition.loc);
     ir::Expr taken = ir::binary(ir::NodeKind::NE, ir::make<ir::BufferLoad>(flag, std::vector<ir::Expr>{ir::intImm(0, DataType::int64())}),
                                 ir::intImm(0, DataType::uintTy(8)));
-    ir::Stmt choice = ir::make<ir::LetStmt>(flag->data, tensorData(condition->host),
-                                            ir::make<ir::IfThenElse>(taken, branches[0], branches[1], binding.loc));
-    return (*output)(ir::seq({choice, *after}));
+    return std::pair<ir::Expr, Wrap>(taken, [data = flag->data, value = tensorData(tensors->host)](ir::Stmt body) {
+      return ir::Stmt(ir::make<ir::LetStmt>(data, value, body));
+    });
+  }
+
+  // Whether the entry binds the size `var`: a whole dimension of a parameter's shape.
+  bool givenByParameters(const ir::Var &var) const {
+    for (const relax::VarPtr &param : func_.params)
+      if (param->sinfo.tensor.shape)
+        for (const ir::Expr &dim : *param->sinfo.tensor.shape)
+          if (dim.get() == &var) return true;
+    return false;
   }
 
   // The copy of `value`'s bytes into the storage of `var` (host addresses on both sides:

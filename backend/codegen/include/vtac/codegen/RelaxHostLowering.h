@@ -14,7 +14,8 @@
 // non-zero status is returned at once. `gv = lv` aliases a tensor. A returned parameter (or
 // alias of one), and a tensor returned a second time, is copied into its destination at the end
 // (that result's parameter named `x_result` where `x` is taken). `y = if c: ... else: ...`
-// (c a bool scalar tensor) reads c's byte and runs one branch, as TVM's VM does; y's storage is
+// (c a bool scalar tensor, or an expression of sizes such as `n == 4`, R.Prim("bool")) reads
+// c's byte (evaluates c) and runs one branch, as TVM's VM does; y's storage is
 // allocated before the if (or is the caller's result), the call computing a branch's value
 // writes it directly, and a value from outside the branch (a parameter, an earlier tensor) is
 // copied into it (VTABufferCopy between host addresses).
@@ -30,8 +31,8 @@
 // data a live VTABufferAlloc handle, byte_offset 0: HostParam::hostOrVta, checked at entry),
 // which VTA code uses in place (no copy in or out) and CPU code through VTABufferCPUPtr.
 // Unsupported (located errors): constants (bound parameters, a constant condition), tensors
-// without a shape or dtype (an If variable whose branches' shapes differ), a condition on
-// symbolic sizes (R.Prim), a returned constant, tuple outputs of a call.
+// without a shape or dtype (an If variable whose branches' shapes differ), a condition on a
+// size no parameter's shape gives, a returned constant, tuple outputs of a call.
 #pragma once
 
 #include <map>
