@@ -6,7 +6,7 @@ Each case draws a Relax main(c1, c2: bool scalars, x, w: float32 (4,)) in vtac's
 case.tvm, and runs, in a temporary directory,
 
     vtac compile case.tvm --symbol main=graph -o graph.o
-    cc graph.o + tests/e2e/compile/Inputs/graph_npy_main.c -> graph (ROOT/build's runtime libraries)
+    cc graph.o + tests/e2e/compile/Inputs/graph_npy_main.c -> graph (the runtime libraries of vtac's build)
     vtac run case.tvm --input c1=C1.npy --input c2=C2.npy --input x=x.npy --input w=w.npy --output ...
     graph C1.npy C2.npy x.npy w.npy RESULTS...
 
@@ -118,7 +118,11 @@ def run_case(vtac, text, seed, directory, timeout):
         np.save(os.path.join(directory, name + ".npy"), rng.standard_normal(4).astype(np.float32))
     for name, value in (("true", True), ("false", False)):
         np.save(os.path.join(directory, name + ".npy"), np.array(value))
-    lib = os.path.join(ROOT, "build", "lib")  # the runtime the compiled graph links with
+    # The runtime the compiled graph links with: the libraries beside vtac's bin/, else ROOT's build
+    # (for a copy of the binary).
+    lib = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(vtac))), "lib")
+    if not os.path.isdir(lib):
+        lib = os.path.join(ROOT, "build", "lib")
     inputs = os.path.join(ROOT, "tests", "e2e", "compile", "Inputs")
     steps = [[vtac, "compile", "case.tvm", "--symbol", "main=graph", "-o", "graph.o"],
              ["cc", "-std=c99", "-Wall", "-Werror", "-DLAYER=graph", "-DNUM_INPUTS=4", "-DNUM_RESULTS=%d" % len(returned),
