@@ -305,22 +305,31 @@ std::optional<RelaxDiagnostic> firstUnsupported(const RelaxFunction &func, llvm:
   };
   for (const VarPtr &param : func.params)
     if (auto diagnostic = refuse(*param)) return diagnostic;
-  std::function<std::optional<RelaxDiagnostic>(const std::vector<BindingBlock> &, bool)> firstIn =
-      [&](const std::vector<BindingBlock> &blocks, bool inBranch) -> std::optional<RelaxDiagnostic> {
+  std::function<std::optional<RelaxDiagnostic>(const std::vector<BindingBlock> &)> firstIn =
+      [&](const std::vector<BindingBlock> &blocks) -> std::optional<RelaxDiagnostic> {
     for (const BindingBlock &block : blocks)
       for (const Binding &binding : block.bindings) {
-        if ((binding.ifElse && !graphExecutor) || binding.function)
-          return RelaxDiagnostic{binding.loc, std::string(binding.ifElse ? "if/else" : "a local function") +
-                                                  " is not supported by " + what.str() + " yet: '" +
-                                                  binding.var->name + "'"};
+        if (const RelaxFunction *inner = asRelaxFunction(binding.function)) {
+          if (!graphExecutor)
+            return RelaxDiagnostic{binding.loc, "a local function is not supported by " + what.str() + " yet: '" +
+                                                    binding.var->name + "'"};
+          // The graph executor runs a local function inlined at each call, in the enclosing
+          // function's sizes: its parameters are tensors and it declares no sizes of its own.
+          for (const VarPtr &param : inner->params)
+            if (auto diagnostic = refuse(*param)) return diagnostic;
+          if (!inner->symbolicVars.empty())
+            return RelaxDiagnostic{binding.loc, "a local function with symbolic sizes of its own is not supported by " +
+                                                    what.str() + " yet: '" + binding.var->name + "'"};
+          if (auto diagnostic = firstIn(inner->blocks)) return diagnostic;
+          continue;
+        }
         if (auto diagnostic = refuse(*binding.var)) return diagnostic;
+        // An if's condition is a bool scalar tensor or an expression of the function's sizes
+        // (`if n == 4:`, R.Prim("bool")), both evaluated when the graph runs; a variable of
+        // R.Prim struct info is refused where it is bound.
         if (const IfElse *ifElse = binding.ifElse.get()) {
-          // The condition is read from a bool scalar tensor when the graph runs.
-          if (!ifElse->condition.sinfo().isTensor())
-            return RelaxDiagnostic{ifElse->condition.loc, what.str() + " supports tensors only: the condition is " +
-                                                              printStructInfo(ifElse->condition.sinfo())};
           for (const IfBranch *branch : {&ifElse->thenBranch, &ifElse->elseBranch})
-            if (auto diagnostic = firstIn(branch->blocks, true)) return diagnostic;
+            if (auto diagnostic = firstIn(branch->blocks)) return diagnostic;
         }
         if (binding.call && binding.call->kind == CallKind::Builtin)
           return RelaxDiagnostic{binding.call->calleeLoc, "R." + binding.call->callee + " (" +
@@ -332,11 +341,8 @@ std::optional<RelaxDiagnostic> firstUnsupported(const RelaxFunction &func, llvm:
               return RelaxDiagnostic{arg.loc, what.str() + " supports tensors only: the argument is " +
                                                   printStructInfo(arg.sinfo())};
         if (binding.call && binding.call->kind == CallKind::Operator)
-          return RelaxDiagnostic{binding.call->calleeLoc,
-                                 inBranch ? "legalize-ops does not reach into if branches yet: R." + binding.call->callee +
-                                                " is not supported there by " + what.str()
-                                          : what.str() + " runs R.call_tir and R.call_dps_packed only: legalize R." +
-                                                binding.call->callee + " first (--passes=legalize-ops)"};
+          return RelaxDiagnostic{binding.call->calleeLoc, what.str() + " runs R.call_tir and R.call_dps_packed only: legalize R." +
+                                                              binding.call->callee + " first (--passes=legalize-ops)"};
         if (binding.index || binding.matchCast)
           return RelaxDiagnostic{binding.loc, what.str() + " does not support " +
                                                   (binding.index ? "tuple indexing" : "R.match_cast") +
@@ -344,12 +350,13 @@ std::optional<RelaxDiagnostic> firstUnsupported(const RelaxFunction &func, llvm:
         if (const std::optional<Call> &call = binding.call; call && (call->kind == CallKind::CallPacked ||
                                                                      call->kind == CallKind::CallPurePacked ||
                                                                      (call->kind == CallKind::CallTIRInplace && !graphExecutor) ||
-                                                                     call->kind == CallKind::Function))
+                                                                     (call->kind == CallKind::Function &&
+                                                                      (call->moduleCallee || !graphExecutor))))
           return RelaxDiagnostic{call->calleeLoc, callKindName(call->kind) + " is not supported by " + what.str() + " yet"};
       }
     return std::nullopt;
   };
-  if (auto diagnostic = firstIn(func.blocks, false)) return diagnostic;
+  if (auto diagnostic = firstIn(func.blocks)) return diagnostic;
   if (func.resultIsTuple && func.results.empty())
     return RelaxDiagnostic{func.retSinfo.loc.isKnown() ? func.retSinfo.loc : func.loc(),
                            what.str() + " does not support returning an empty tuple yet"};

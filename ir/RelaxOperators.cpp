@@ -754,12 +754,13 @@ std::optional<TensorStructInfo> inferOperatorStructInfo(const Call &call, Source
 }
 
 bool hasOperatorCalls(const IRModule &module) {
+  bool found = false;
   for (const IRModule::Entry &entry : module.functions())
     if (const RelaxFunction *func = asRelaxFunction(entry.function))
-      for (const BindingBlock &block : func->blocks)
-        for (const Binding &binding : block.bindings)
-          if (binding.call && binding.call->kind == CallKind::Operator) return true;
-  return false;
+      forEachBinding(func->blocks, [&](const Binding &binding) {
+        found |= binding.call && binding.call->kind == CallKind::Operator;
+      });
+  return found;
 }
 
 // `, dtype="float32"`; a void dtype (the operands') is "void", as TVM prints it.

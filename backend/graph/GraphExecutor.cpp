@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <deque>
 #include <map>
 #include <optional>
 #include <thread>
@@ -10,6 +11,9 @@
 #include "vtac/backend/Diagnostic.h"
 #include "vtac/func_registry.h"
 #include "vtac/graph/BuiltinFunctions.h"
+#include "vtac/ir/Arith.h"
+#include "vtac/ir/Substitute.h"
+#include "vtac/ir/Visitor.h"
 
 namespace vtac::graph {
 
@@ -71,6 +75,30 @@ std::vector<std::optional<CompileResult>> compileEach(size_t count, unsigned thr
   return results;
 }
 
+// The value of an if's condition that is a bool scalar tensor; an empty or larger tensor is no
+// condition.
+llvm::Expected<bool> readCondition(const relax::Arg &condition, const Tensor &value) {
+  if (value.shape().size() != 0 || value.dtype().bytes() != 1)
+    return backend::diagnosticError(condition.loc, "the condition of an if must be a bool scalar, got a tensor of shape " +
+                                                       backend::formatShape(value.shape()) + " and type " + value.dtype().str());
+  return value.data()[0] != 0;
+}
+
+// The value of an if's condition on the function's sizes (`if n == 4:`) under their values.
+llvm::Expected<bool> evaluateSizeCondition(const relax::Arg &condition, const relax::ShapeBindings &sizes) {
+  ir::VarMap values;
+  for (const auto &[var, value] : sizes) values[var.get()] = ir::intImm(value, var->dtype);
+  ir::Expr folded = ir::simplify(ir::substitute(condition.prim, values));
+  if (const auto *value = folded.as<ir::IntImm>()) return value->value != 0;
+  std::string unknown;
+  ir::preOrderVisit(folded, [&](const ir::Node &node) {
+    if (const auto *var = node.as<ir::Var>(); var && unknown.empty()) unknown = var->name;
+  });
+  return backend::diagnosticError(condition.loc, "cannot evaluate the condition: " +
+                                                     (unknown.empty() ? std::string("it does not evaluate to a constant")
+                                                                      : "'" + unknown + "' is not known from the inputs"));
+}
+
 }  // namespace
 
 struct GraphExecutor::Impl {
@@ -83,6 +111,9 @@ struct GraphExecutor::Impl {
   std::map<std::string, std::unique_ptr<backend::PrimFuncEngine>> compiled;
   std::vector<std::pair<int, std::shared_ptr<Tensor>>> constantSlots;
   std::vector<Step> steps;
+  // The bindings of inlined local functions' parameters to their arguments (Alias steps point
+  // at them; a deque keeps them in place).
+  std::deque<relax::Binding> parameterBindings;
   std::vector<int> resultSlots;
   int numSlots = 0;
   GraphStats stats;
@@ -130,8 +161,9 @@ llvm::Error GraphExecutor::Impl::prepare() {
     if (size_t(slot) >= lastUse.size()) lastUse.resize(slot + 1, -1);
     lastUse[slot] = std::max(lastUse[slot], step);
   };
-  // The value `arg` gives the If's variable at the end of a branch.
-  auto branchResult = [&](const relax::Binding &binding, const relax::Arg &arg) -> llvm::Error {
+  // The value `arg` gives binding.var (its slot already assigned): the If's variable at the end of
+  // a branch, a local function's parameter or the value of a call of it.
+  auto bindValue = [&](const relax::Binding &binding, const relax::Arg &arg) -> llvm::Error {
     Step step;
     step.kind = Step::Kind::Alias;
     step.binding = &binding;
@@ -143,23 +175,56 @@ llvm::Error GraphExecutor::Impl::prepare() {
     steps.push_back(std::move(step));
     return llvm::Error::success();
   };
-  std::function<llvm::Error(const std::vector<relax::BindingBlock> &)> lower =
-      [&](const std::vector<relax::BindingBlock> &blocks) -> llvm::Error {
+  std::function<llvm::Error(const std::vector<relax::BindingBlock> &)> lower;
+  // A call of a local function runs its body inlined: its parameters bound to the arguments
+  // (shapes checked as an alias's), its bindings lowered again with slots of their own, its
+  // value bound to the call's variable. The body may read the enclosing function's variables,
+  // whose slots are those of the enclosing scope. The callee is a local function bound before
+  // the call (firstUnsupported refuses every other value of R.Callable struct info and calls of
+  // the module's functions; the parser lets no function call itself).
+  std::unordered_map<const relax::Var *, const ir::RelaxFunction *> localFunctions;
+  auto inlineCall = [&](const relax::Binding &binding) -> llvm::Error {
+    const relax::Call &call = *binding.call;
+    const ir::RelaxFunction &callee = *localFunctions.at(call.calleeVar.get());
+    for (size_t i = 0; i < callee.params.size(); ++i) {
+      relax::Binding &param = parameterBindings.emplace_back();
+      param.var = callee.params[i];
+      param.alias = call.args[i];
+      param.loc = call.args[i].loc;
+      varSlots[param.var.get()] = numSlots++;
+      if (llvm::Error error = bindValue(param, call.args[i])) return error;
+    }
+    if (llvm::Error error = lower(callee.blocks)) return error;
+    varSlots[binding.var.get()] = numSlots++;
+    return bindValue(binding, callee.results.front());
+  };
+  lower = [&](const std::vector<relax::BindingBlock> &blocks) -> llvm::Error {
     for (const relax::BindingBlock &block : blocks)
       for (const relax::Binding &binding : block.bindings) {
+        if (const ir::RelaxFunction *inner = ir::asRelaxFunction(binding.function)) {
+          localFunctions[binding.var.get()] = inner;
+          continue;
+        }
+        if (binding.call && binding.call->kind == relax::CallKind::Function) {
+          if (llvm::Error error = inlineCall(binding)) return error;
+          continue;
+        }
         if (const relax::IfElse *ifElse = binding.ifElse.get()) {
           varSlots[binding.var.get()] = numSlots++;
           Step branch;
           branch.kind = Step::Kind::Branch;
           branch.binding = &binding;
-          llvm::Expected<int> condition = slotOf(ifElse->condition);
-          if (!condition) return condition.takeError();
-          branch.argSlots.push_back(*condition);
-          use(*condition, int(steps.size()));
+          // A condition on sizes (`if n == 4:`) is evaluated from them, a tensor read from its slot.
+          if (!ifElse->condition.prim) {
+            llvm::Expected<int> condition = slotOf(ifElse->condition);
+            if (!condition) return condition.takeError();
+            branch.argSlots.push_back(*condition);
+            use(*condition, int(steps.size()));
+          }
           size_t branchIndex = steps.size();
           steps.push_back(std::move(branch));
           if (llvm::Error error = lower(ifElse->thenBranch.blocks)) return error;
-          if (llvm::Error error = branchResult(binding, ifElse->thenBranch.result)) return error;
+          if (llvm::Error error = bindValue(binding, ifElse->thenBranch.result)) return error;
           Step jump;
           jump.kind = Step::Kind::Jump;
           jump.binding = &binding;
@@ -167,7 +232,7 @@ llvm::Error GraphExecutor::Impl::prepare() {
           steps.push_back(std::move(jump));
           steps[branchIndex].jump = steps.size();
           if (llvm::Error error = lower(ifElse->elseBranch.blocks)) return error;
-          if (llvm::Error error = branchResult(binding, ifElse->elseBranch.result)) return error;
+          if (llvm::Error error = bindValue(binding, ifElse->elseBranch.result)) return error;
           steps[jumpIndex].jump = steps.size();
           continue;
         }
@@ -418,14 +483,10 @@ llvm::Expected<NamedTensors> GraphExecutor::run(const NamedTensors &inputs) {
     const Step &step = impl.steps[next++];
     const relax::Binding &binding = *step.binding;
     if (step.kind == Step::Kind::Branch) {
-      // A bool scalar; an empty or larger tensor is no condition.
-      const Tensor &condition = *slots[step.argSlots[0]];
-      if (condition.shape().size() != 0 || condition.dtype().bytes() != 1)
-        return backend::diagnosticError(binding.ifElse->condition.loc,
-                                        "the condition of an if must be a bool scalar, got a tensor of shape " +
-                                            backend::formatShape(condition.shape()) + " and type " +
-                                            condition.dtype().str());
-      if (!condition.data()[0]) next = step.jump;
+      llvm::Expected<bool> taken = step.argSlots.empty() ? evaluateSizeCondition(binding.ifElse->condition, sizes)
+                                                         : readCondition(binding.ifElse->condition, *slots[step.argSlots[0]]);
+      if (!taken) return taken.takeError();
+      if (!*taken) next = step.jump;
     } else if (step.kind == Step::Kind::Jump) {
       next = step.jump;
     } else if (step.kind == Step::Kind::Alias) {

@@ -51,6 +51,60 @@ std::string addPrimFunc(ir::IRModule &module, const ir::PrimFuncRef &func, const
   return name;
 }
 
+namespace {
+
+// Legalizes every operator call of `blocks` in place, those in if branches and local functions
+// included; `changed` is set when one was.
+llvm::Error legalizeBlocks(ir::IRModule &module, std::vector<relax::BindingBlock> &blocks, bool &changed) {
+  for (relax::BindingBlock &block : blocks)
+    for (relax::Binding &binding : block.bindings) {
+      if (binding.ifElse) {
+        // The If is shared with the unlegalized function: legalize a copy.
+        auto ifElse = std::make_shared<relax::IfElse>(*binding.ifElse);
+        bool branchChanged = false;
+        for (relax::IfBranch *branch : {&ifElse->thenBranch, &ifElse->elseBranch})
+          if (llvm::Error error = legalizeBlocks(module, branch->blocks, branchChanged)) return error;
+        if (branchChanged) binding.ifElse = std::move(ifElse);
+        changed |= branchChanged;
+        continue;
+      }
+      if (const ir::RelaxFunction *inner = ir::asRelaxFunction(binding.function)) {
+        std::vector<relax::BindingBlock> innerBlocks = inner->blocks;
+        bool innerChanged = false;
+        if (llvm::Error error = legalizeBlocks(module, innerBlocks, innerChanged)) return error;
+        if (innerChanged) {
+          auto *copy = ir::copyNode(*inner);
+          copy->blocks = std::move(innerBlocks);
+          binding.function = ir::FunctionRef(copy);
+        }
+        changed |= innerChanged;
+        continue;
+      }
+      if (!binding.call || binding.call->kind != relax::CallKind::Operator) continue;
+      relax::Call &call = *binding.call;
+      llvm::Expected<legalize::LegalizedOperator> legalized = legalizeCall(call);
+      if (!legalized) return legalized.takeError();
+      changed = true;
+      if (legalized->constant) {
+        binding.alias = relax::Arg{};
+        binding.alias.constant = legalized->constant;
+        binding.alias.loc = call.calleeLoc;
+        binding.call.reset();
+        continue;
+      }
+      call.kind = relax::CallKind::CallTIR;
+      call.callee = addPrimFunc(module, legalized->func, legalized->nameHint);
+      call.args = legalized->args;
+      call.axes.reset();
+      call.keepdims = false;
+      call.outDtype = ir::DataType::voidTy();
+      call.attrs = relax::OperatorAttrs();
+    }
+  return llvm::Error::success();
+}
+
+}  // namespace
+
 llvm::Error legalizeOps(ir::IRModule &module, PassContext &) {
   std::vector<ir::IRModule::Entry> entries = module.functions();
   for (const ir::IRModule::Entry &entry : entries) {
@@ -58,28 +112,7 @@ llvm::Error legalizeOps(ir::IRModule &module, PassContext &) {
     if (!func) continue;
     std::vector<relax::BindingBlock> blocks = func->blocks;
     bool changed = false;
-    for (relax::BindingBlock &block : blocks)
-      for (relax::Binding &binding : block.bindings) {
-        if (!binding.call || binding.call->kind != relax::CallKind::Operator) continue;
-        relax::Call &call = *binding.call;
-        llvm::Expected<legalize::LegalizedOperator> legalized = legalizeCall(call);
-        if (!legalized) return legalized.takeError();
-        changed = true;
-        if (legalized->constant) {
-          binding.alias = relax::Arg{};
-          binding.alias.constant = legalized->constant;
-          binding.alias.loc = call.calleeLoc;
-          binding.call.reset();
-          continue;
-        }
-        call.kind = relax::CallKind::CallTIR;
-        call.callee = addPrimFunc(module, legalized->func, legalized->nameHint);
-        call.args = legalized->args;
-        call.axes.reset();
-        call.keepdims = false;
-        call.outDtype = ir::DataType::voidTy();
-        call.attrs = relax::OperatorAttrs();
-      }
+    if (llvm::Error error = legalizeBlocks(module, blocks, changed)) return error;
     if (!changed) continue;
     auto *copy = ir::copyNode(*func);
     copy->blocks = std::move(blocks);

@@ -1,5 +1,6 @@
 // legalize-ops (TVM's relax.transform.LegalizeOps): every high-level operator call in the
-// module's Relax functions (`gv: R.Tensor(...) = R.add(x, y)`) becomes an R.call_tir of a
+// module's Relax functions (`gv: R.Tensor(...) = R.add(x, y)`), in if branches and local
+// functions too, becomes an R.call_tir of a
 // prim_func generated from the topi compute TVM uses for it (legalize/Legalize.h), added to the
 // module as a private prim_func named after the compute ("add", "add1", ...; a function
 // structurally equal to one already in the module is called instead of added again, as TVM's

@@ -18,8 +18,8 @@ namespace {
 using ir::DataType;
 namespace relax = ir::relax;
 
-// VTABufferCopy's kind_mask (vta/runtime.h).
-constexpr int kCopyHostToDevice = 1, kCopyDeviceToHost = 2;
+// VTABufferCopy's kind_mask (vta/runtime.h); 0 is a copy between host addresses.
+constexpr int kCopyHostToHost = 0, kCopyHostToDevice = 1, kCopyDeviceToHost = 2;
 
 // "env.linear" -> "env_linear": the C symbol a registered function name stands for.
 std::string linkSymbol(const std::string &name) {
@@ -92,6 +92,8 @@ public:
   llvm::Expected<ir::Stmt> run() {
     if (std::optional<relax::RelaxDiagnostic> refusal = relax::firstUnsupported(func_, "vtac compile"))
       return ir::diagnosticError(refusal->loc, refusal->message);
+    shareStorage(func_.blocks);
+    if (llvm::Error error = planResults()) return error;
     placeTensors();
     // Only a graph that runs VTA code takes VTA buffers (it has the command handle CPU views need).
     const bool takesVtaBuffers = !onVta_.empty();
@@ -103,28 +105,43 @@ public:
       function_.params.push_back(host);
       tensors_[param.get()].host = host.var;
     }
-    for (const relax::Arg &result : func_.results) {
-      if (!result.var) return ir::diagnosticError(result.loc, "returning a constant cannot be compiled");
-      if (tensors_.count(result.var.get()))
-        return ir::diagnosticError(result.loc, "returning the parameter '" + result.var->name + "' cannot be compiled");
+    for (size_t i = 0; i < func_.results.size(); ++i) {
+      const relax::Arg &result = func_.results[i];
       auto buffer = tensorBuffer(result.var->name, result.var->sinfo.tensor, result.loc);
       if (!buffer) return buffer.takeError();
-      HostParam host{ir::makeVar(result.var->name, DataType::handle(), result.loc), *buffer, false, false, takesVtaBuffers};
+      // Named after the returned variable, unless another parameter has that name (a returned
+      // parameter, a tensor returned twice).
+      std::string name = result.var->name;
+      auto taken = [&](const std::string &candidate) {
+        return std::any_of(function_.params.begin(), function_.params.end(),
+                           [&](const HostParam &param) { return param.var->name == candidate; });
+      };
+      for (unsigned suffix = 1; taken(name); ++suffix)
+        name = result.var->name + "_result" + (suffix > 1 ? std::to_string(suffix) : "");
+      HostParam host{ir::makeVar(name, DataType::handle(), result.loc), *buffer, false, false, takesVtaBuffers};
       function_.params.push_back(host);
-      destinations_[result.var.get()] = host.var;
+      destinations_[resultStorage_[i]] = host.var;
+      if (!takesVtaBuffers) tensors_[resultStorage_[i]].host = host.var;
     }
-    std::vector<const relax::Binding *> bindings;
-    for (const relax::BindingBlock &block : func_.blocks)
-      for (const relax::Binding &binding : block.bindings) bindings.push_back(&binding);
     // The caller's tensors' DLTensors are made before the calls are lowered, which use them.
     std::vector<Wrap> setups;
     if (takesVtaBuffers) {
       for (size_t i = 0; i < func_.params.size(); ++i)
         setups.push_back(callerTensorSetup(*func_.params[i], function_.params[i], false));
       for (size_t i = 0; i < func_.results.size(); ++i)
-        setups.push_back(callerTensorSetup(*func_.results[i].var, function_.params[func_.params.size() + i], true));
+        setups.push_back(callerTensorSetup(*resultStorage_[i], function_.params[func_.params.size() + i], true));
     }
-    auto body = lowerFrom(bindings, 0);
+    auto body = lowerBlocks(func_.blocks, [this]() -> llvm::Expected<ir::Stmt> {
+      // The results the graph did not compute into the caller's tensors are copied there.
+      std::vector<ir::Stmt> copies{ir::make<ir::Evaluate>(ir::intImm(0))};
+      for (size_t i = 0; i < func_.results.size(); ++i) {
+        if (storageOf(func_.results[i].var.get()) == resultStorage_[i]) continue;
+        auto copy = copyValue(func_.results[i], *resultStorage_[i], func_.results[i].loc);
+        if (!copy) return copy.takeError();
+        copies.push_back(*copy);
+      }
+      return ir::seq(copies);
+    });
     if (!body) return body.takeError();
     for (auto it = setups.rbegin(); it != setups.rend(); ++it) *body = (*it)(*body);
     // The handle only where a CPU view of a VTA buffer needs it (an unused one is a C warning).
@@ -148,26 +165,87 @@ private:
     return callee && index < callee->params.size() && callee->params[index].onVta;
   }
 
-  // Which graph tensors VTA code touches (onVta_) and which CPU code touches (onCpu_), an alias
-  // counting as the tensor it names.
-  void placeTensors() {
-    std::unordered_map<const relax::Var *, const relax::Var *> aliasOf;
-    auto tensorOf = [&](const relax::Var *var) {
-      auto found = aliasOf.find(var);
-      return found == aliasOf.end() ? var : found->second;
-    };
-    auto touch = [&](const relax::Var *var, bool vta) { (vta ? onVta_ : onCpu_).insert(tensorOf(var)); };
-    for (const relax::BindingBlock &block : func_.blocks)
+  // The variable whose storage `var` uses: itself, the tensor an alias names, or for the value
+  // a branch computes (its last call, possibly through aliases), the If's variable's storage,
+  // which the call then writes directly.
+  const relax::Var *storageOf(const relax::Var *var) const {
+    for (auto found = storageParent_.find(var); found != storageParent_.end(); found = storageParent_.find(var))
+      var = found->second;
+    return var;
+  }
+
+  // Records storageParent_ for the aliases of `blocks` and the values of their if branches.
+  // A branch's value shares the If variable's storage when the branch computed it (the
+  // branch's variables are invisible after the if, so nothing else reads that storage); a
+  // value from outside the branch (a parameter, an earlier tensor) is copied instead.
+  void shareStorage(const std::vector<relax::BindingBlock> &blocks) {
+    for (const relax::BindingBlock &block : blocks)
       for (const relax::Binding &binding : block.bindings) {
-        if (!binding.call) {
-          if (binding.alias.var) aliasOf[binding.var.get()] = tensorOf(binding.alias.var.get());
-          continue;
+        if (binding.isAlias() && binding.alias.var) storageParent_[binding.var.get()] = binding.alias.var.get();
+        const relax::IfElse *ifElse = binding.ifElse.get();
+        if (!ifElse) continue;
+        for (const relax::IfBranch *branch : {&ifElse->thenBranch, &ifElse->elseBranch}) {
+          shareStorage(branch->blocks);
+          if (!branch->result.var) continue;
+          const relax::Var *value = storageOf(branch->result.var.get());
+          for (const relax::BindingBlock &inner : branch->blocks)
+            for (const relax::Binding &computed : inner.bindings)
+              if (computed.var.get() == value && !computed.isAlias()) storageParent_[value] = binding.var.get();
         }
-        const relax::Call &call = *binding.call;
-        for (size_t i = 0; i < call.args.size(); ++i)
-          if (call.args[i].var) touch(call.args[i].var.get(), takesVtaBuffer(call, i));
-        touch(binding.var.get(), takesVtaBuffer(call, call.args.size()));
       }
+  }
+
+  // Where each returned value goes (resultStorage_): the caller's tensor is the storage of the
+  // tensor returned, which the graph computes into it (through any aliases), unless that is a
+  // parameter or already another result's; then the value is copied into it at the end.
+  llvm::Error planResults() {
+    std::unordered_set<const relax::Var *> computedInto;
+    for (const relax::Arg &result : func_.results) {
+      if (!result.var) return ir::diagnosticError(result.loc, "returning a constant cannot be compiled");
+      const relax::Var *storage = storageOf(result.var.get());
+      bool parameter = std::any_of(func_.params.begin(), func_.params.end(),
+                                   [&](const relax::VarPtr &param) { return param.get() == storage; });
+      if (!parameter && computedInto.insert(storage).second) {
+        resultStorage_.push_back(storage);
+        continue;
+      }
+      relax::VarPtr copy = std::make_shared<relax::Var>(*result.var);
+      copiedResults_.push_back(copy);
+      resultStorage_.push_back(copy.get());
+    }
+    return llvm::Error::success();
+  }
+
+  // Whether a branch's value is copied into the If's variable (see shareStorage).
+  bool copiesValue(const relax::IfBranch &branch, const relax::Var &ifVar) const {
+    return !branch.result.var || storageOf(branch.result.var.get()) != storageOf(&ifVar);
+  }
+
+  // Which graph tensors VTA code touches (onVta_) and which CPU code touches (onCpu_), a tensor
+  // sharing another's storage counting as that one. The host reads an if's condition and
+  // copies values between host addresses (CPU views of VTA buffers).
+  void placeTensors() {
+    auto touch = [&](const relax::Var *var, bool vta) { (vta ? onVta_ : onCpu_).insert(storageOf(var)); };
+    for (size_t i = 0; i < func_.results.size(); ++i)
+      if (storageOf(func_.results[i].var.get()) != resultStorage_[i]) {
+        touch(func_.results[i].var.get(), false);
+        touch(resultStorage_[i], false);
+      }
+    relax::forEachBinding(func_.blocks, [&](const relax::Binding &binding) {
+      if (const relax::IfElse *ifElse = binding.ifElse.get()) {
+        if (ifElse->condition.var) touch(ifElse->condition.var.get(), false);
+        for (const relax::IfBranch *branch : {&ifElse->thenBranch, &ifElse->elseBranch})
+          if (copiesValue(*branch, *binding.var)) {
+            touch(binding.var.get(), false);
+            if (branch->result.var) touch(branch->result.var.get(), false);
+          }
+      }
+      if (!binding.call) return;
+      const relax::Call &call = *binding.call;
+      for (size_t i = 0; i < call.args.size(); ++i)
+        if (call.args[i].var) touch(call.args[i].var.get(), takesVtaBuffer(call, i));
+      touch(binding.var.get(), takesVtaBuffer(call, call.args.size()));
+    });
   }
 
   using Wrap = std::function<ir::Stmt(ir::Stmt)>;
@@ -176,7 +254,8 @@ private:
   // runs VTA code is a host tensor or a VTA buffer (`x_is_vta`, decided at run time). VTA code
   // uses a VTA buffer in place and, for a host tensor, a VTA buffer allocated for the call that
   // a parameter is copied into before the first call and a result out of after the last; CPU
-  // code uses a host tensor in place and a VTA buffer through its CPU address. Records the
+  // code uses a host tensor in place and a VTA buffer through its CPU address (a result VTA
+  // code touches too: that of the VTA buffer, so both see one tensor). Records the
   // tensor's DLTensors and returns what wraps the calls.
   Wrap callerTensorSetup(const relax::Var &var, const HostParam &host, bool isResult) {
     Tensors &tensors = tensors_[&var];
@@ -194,16 +273,23 @@ private:
     if (onVta_.count(&var)) copy = vtaBuffer(var, tensors);
     return [this, isVta, isVtaValue, data, view, copy, isResult, vta = tensors.vta, buffer = host.buffer](ir::Stmt body) {
       if (copy) {
+        ir::Expr vtaData = ifThenElse(isVta, data, copy->data);
+        // A result that CPU code touches too is written and read in the VTA buffer copied out at
+        // the end, the CPU through its address (the caller's host tensor is written only then).
+        if (view && isResult) {
+          ir::Expr cpuAddress = runtimeCall(DataType::handle(), "VTABufferCPUPtr", {function_.commandHandle, vtaData});
+          body = ir::make<ir::LetStmt>(view, makeTensor(hostop::kMakeTensor, cpuAddress, *buffer), body);
+        }
         ir::Stmt transfer = isResult ? copyTensor(copy->data, data, *copy, kCopyDeviceToHost)
                                      : copyTensor(data, copy->data, *copy, kCopyHostToDevice);
         ir::Stmt hostOnly = ir::make<ir::IfThenElse>(ir::make<ir::Not>(isVta), transfer, nullptr);
-        body = ir::make<ir::LetStmt>(vta, makeTensor(hostop::kMakeVtaTensor, ifThenElse(isVta, data, copy->data), *copy),
+        body = ir::make<ir::LetStmt>(vta, makeTensor(hostop::kMakeVtaTensor, vtaData, *copy),
                                      isResult ? ir::seq({body, hostOnly}) : ir::seq({hostOnly, body}));
         // Allocated only for a host tensor.
         body = ir::make<ir::Allocate>(copy->data, copy->dtype, copy->shape, ir::make<ir::Not>(isVta), body, ir::AttrMap{},
                                       copy->loc());
       }
-      if (view) {
+      if (view && !(copy && isResult)) {
         ir::Expr cpuAddress = runtimeCall(DataType::handle(), "VTABufferCPUPtr", {function_.commandHandle, data});
         body = ir::make<ir::LetStmt>(view, makeTensor(hostop::kMakeTensor, ifThenElse(isVta, cpuAddress, data), *buffer), body);
       }
@@ -218,17 +304,26 @@ private:
     return ir::makeBuffer(var.name + "_vta_data", var.sinfo.tensor.dtype, *var.sinfo.tensor.shape, kVtaBufferScope, var.loc);
   }
 
-  // The statement running bindings[i...] (each binding wraps the ones after it).
-  llvm::Expected<ir::Stmt> lowerFrom(const std::vector<const relax::Binding *> &bindings, size_t i) {
-    if (i == bindings.size()) return ir::make<ir::Evaluate>(ir::intImm(0));
+  using Tail = std::function<llvm::Expected<ir::Stmt>()>;
+
+  // The statement running the bindings of `blocks`, then `tail` (made once they are lowered).
+  llvm::Expected<ir::Stmt> lowerBlocks(const std::vector<relax::BindingBlock> &blocks, const Tail &tail) {
+    std::vector<const relax::Binding *> bindings;
+    for (const relax::BindingBlock &block : blocks)
+      for (const relax::Binding &binding : block.bindings) bindings.push_back(&binding);
+    return lowerFrom(bindings, 0, tail);
+  }
+
+  // The statement running bindings[i...] and `tail` (each binding wraps the ones after it).
+  llvm::Expected<ir::Stmt> lowerFrom(const std::vector<const relax::Binding *> &bindings, size_t i, const Tail &tail) {
+    if (i == bindings.size()) return tail();
     const relax::Binding &binding = *bindings[i];
+    if (binding.ifElse) return lowerIfElse(binding, [&] { return lowerFrom(bindings, i + 1, tail); });
     if (!binding.call) {
-      if (destinations_.count(binding.var.get()))
-        return ir::diagnosticError(binding.loc, "returning the alias '" + binding.var->name + "' cannot be compiled");
       auto source = tensorsOf(binding.alias);
       if (!source) return source.takeError();
       tensors_[binding.var.get()] = *source;
-      return lowerFrom(bindings, i + 1);
+      return lowerFrom(bindings, i + 1, tail);
     }
     const relax::Call &call = *binding.call;
     std::vector<ir::Expr> args{ir::make<ir::StringImm>(calleeSymbol(call))};
@@ -240,7 +335,7 @@ private:
     auto output = outputOf(binding);
     if (!output) return output.takeError();
     args.push_back(tensors_.at(binding.var.get()).forCallee(takesVtaBuffer(call, call.args.size())));
-    auto rest = lowerFrom(bindings, i + 1);
+    auto rest = lowerFrom(bindings, i + 1, tail);
     if (!rest) return rest.takeError();
     ir::Stmt body = ir::seq({ir::make<ir::Evaluate>(ir::make<ir::Call>(DataType::int32(), hostop::kCallChecked,
                                                                        std::move(args), binding.loc)),
@@ -248,11 +343,86 @@ private:
     return (*output)(body);
   }
 
+  // `y = if c: ... else: ...` as TVM's VM runs it: the host reads the bool scalar c and runs
+  // one branch, which leaves its value in y's storage (computed there, or copied: shareStorage);
+  // then the rest. Each branch's other tensors are allocated inside it.
+  llvm::Expected<ir::Stmt> lowerIfElse(const relax::Binding &binding, const Tail &rest) {
+    const relax::IfElse &ifElse = *binding.ifElse;
+    auto taken = conditionValue(ifElse.condition, *binding.var);
+    if (!taken) return taken.takeError();
+    auto output = outputOf(binding);
+    if (!output) return output.takeError();
+    std::vector<ir::Stmt> branches;
+    for (const relax::IfBranch *branch : {&ifElse.thenBranch, &ifElse.elseBranch}) {
+      auto lowered = lowerBlocks(branch->blocks, [&]() -> llvm::Expected<ir::Stmt> {
+        if (!copiesValue(*branch, *binding.var)) return ir::Stmt(ir::make<ir::Evaluate>(ir::intImm(0)));
+        return copyValue(branch->result, *binding.var, branch->loc);
+      });
+      if (!lowered) return lowered.takeError();
+      branches.push_back(*lowered);
+    }
+    auto after = rest();
+    if (!after) return after.takeError();
+    ir::Stmt choice = ir::make<ir::IfThenElse>(taken->first, branches[0], branches[1], binding.loc);
+    return (*output)(ir::seq({taken->second(choice), *after}));
+  }
+
+  // The host's value of an if's condition and what wraps the statement using it. A bool scalar
+  // tensor's one byte (a bool is a byte in memory) is read through a buffer over its data; a
+  // condition on sizes (`if n == 4:`) is the expression itself, whose sizes the entry binds
+  // from the parameters' shapes.
+  llvm::Expected<std::pair<ir::Expr, Wrap>> conditionValue(const relax::Arg &condition, const relax::Var &ifVar) {
+    if (condition.prim) {
+      std::string unbound;
+      ir::preOrderVisit(condition.prim, [&](const ir::Node &node) {
+        const auto *var = node.as<ir::Var>();
+        if (var && unbound.empty() && !givenByParameters(*var)) unbound = var->name;
+      });
+      if (!unbound.empty())
+        return ir::diagnosticError(condition.loc, "the condition uses '" + unbound +
+                                                      "', which no parameter's shape gives: it cannot be compiled");
+      return std::pair<ir::Expr, Wrap>(condition.prim, [](ir::Stmt body) { return body; });
+    }
+    auto tensors = tensorsOf(condition);
+    if (!tensors) return tensors.takeError();
+    ir::BufferRef flag = ir::makeBuffer(ifVar.name + "_condition", DataType::uintTy(8), {ir::intImm(1, DataType::int64())},
+                                        "global", condition.loc);
+    ir::Expr taken = ir::binary(ir::NodeKind::NE, ir::make<ir::BufferLoad>(flag, std::vector<ir::Expr>{ir::intImm(0, DataType::int64())}),
+                                ir::intImm(0, DataType::uintTy(8)));
+    return std::pair<ir::Expr, Wrap>(taken, [data = flag->data, value = tensorData(tensors->host)](ir::Stmt body) {
+      return ir::Stmt(ir::make<ir::LetStmt>(data, value, body));
+    });
+  }
+
+  // Whether the entry binds the size `var`: a whole dimension of a parameter's shape.
+  bool givenByParameters(const ir::Var &var) const {
+    for (const relax::VarPtr &param : func_.params)
+      if (param->sinfo.tensor.shape)
+        for (const ir::Expr &dim : *param->sinfo.tensor.shape)
+          if (dim.get() == &var) return true;
+    return false;
+  }
+
+  // The copy of `value`'s bytes into the storage of `var` (host addresses on both sides:
+  // placeTensors gave both a host DLTensor).
+  llvm::Expected<ir::Stmt> copyValue(const relax::Arg &value, const relax::Var &var, ir::SourceLoc loc) {
+    auto source = tensorsOf(value);
+    if (!source) return source.takeError();
+    auto buffer = tensorBuffer(var.name, var.sinfo.tensor, loc);
+    if (!buffer) return buffer.takeError();
+    return copyTensor(tensorData(source->host), tensorData(tensors_.at(&var).host), **buffer, kCopyHostToHost);
+  }
+
   // Where the binding's output lives: records its DLTensors and returns what wraps the
   // statement computing it and the rest (the allocation, none for a returned host tensor).
   llvm::Expected<Wrap> outputOf(const relax::Binding &binding) {
     const relax::Var &var = *binding.var;
     Tensors &tensors = tensors_[&var];
+    // A branch's value is written into its If variable's storage.
+    if (const relax::Var *storage = storageOf(&var); storage != &var) {
+      tensors = tensors_.at(storage);
+      return Wrap([](ir::Stmt body) { return body; });
+    }
     auto destination = destinations_.find(&var);
     // A result of a graph that runs VTA code has its DLTensors already (callerTensorSetup).
     if (destination != destinations_.end() && function_.commandHandle) return Wrap([](ir::Stmt body) { return body; });
@@ -303,7 +473,10 @@ private:
   const std::vector<HostFunction> &primFuncs_;
   std::unordered_set<const relax::Var *> onVta_, onCpu_;
   std::unordered_map<const relax::Var *, Tensors> tensors_;          // graph variable -> its DLTensors
-  std::unordered_map<const relax::Var *, ir::VarRef> destinations_;  // returned variable -> output
+  std::unordered_map<const relax::Var *, ir::VarRef> destinations_;  // storage of a result -> output
+  std::vector<const relax::Var *> resultStorage_;                    // per result: see planResults
+  std::vector<relax::VarPtr> copiedResults_;  // the storage of the results copied (no graph variable's)
+  std::unordered_map<const relax::Var *, const relax::Var *> storageParent_;  // see storageOf
 };
 
 }  // namespace

@@ -344,15 +344,16 @@ StructInfo substitute(const StructInfo &sinfo, const ShapeBindings &bindings);
 // What `vtac run` and `vtac compile` cannot execute yet, as a located error: the first
 // parameter, binding or result that is not a tensor ("the graph executor supports tensors
 // only: 'x' is R.Tuple(...)", at its definition), or the first binding that is neither a call
-// nor an alias of a tensor (tuple indexing, R.match_cast: "... does not support R.match_cast
-// yet", at the binding) or a high-level operator (at its name: legalize-ops first); nullopt
-// when the graph runs.
+// nor an alias of a tensor nor an if/else (tuple indexing, R.match_cast: "... does not support
+// R.match_cast yet", at the binding; an if's branches are checked as the function's blocks) or
+// a high-level operator (at its name: legalize-ops first); nullopt when the graph runs.
 struct RelaxDiagnostic {
   SourceLoc loc;
   std::string message;
 };
-// `graphExecutor`: the caller is the graph executor, which runs if/else (its branches are
-// checked instead) and R.call_tir_inplace.
+// `graphExecutor`: the caller is the graph executor, which also runs R.call_tir_inplace and
+// local functions called directly (inlined: tensor parameters, no symbolic sizes of their own;
+// their bodies are checked as the function's).
 std::optional<RelaxDiagnostic> firstUnsupported(const RelaxFunction &func, llvm::StringRef what, bool graphExecutor = false);
 
 // ---- Printing (TVMScript, as TVM prints Relax) ----------------------------------------------

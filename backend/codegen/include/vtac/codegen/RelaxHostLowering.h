@@ -6,12 +6,19 @@
 // destination-passing style). Symbolic sizes are bound from the parameters' shapes and every
 // tensor is checked at entry like a prim_func's (passes/EntryBinding.h). Each binding
 //   lv = R.call_tir(cls.f, (args,), ...)  /  R.call_dps_packed("name", (args,), R.Tensor(...))
-// allocates its output (freed when the function returns; a returned variable is written into
-// its destination instead) and calls, in destination-passing style, the compiled prim_func's
+// allocates its output (freed when the function returns; a returned variable, or the tensor a
+// returned alias names, is written into its destination instead) and calls, in destination-passing style, the compiled prim_func's
 // symbol (`symbols`: module name -> symbol) or, for a name the module does not define, the C
 // function of that name with '.' as '_' (env.linear -> env_linear), resolved when the program
 // is linked: `int32_t env_linear(DLTensor *x, DLTensor *w, DLTensor *b, DLTensor *out)`. A
-// non-zero status is returned at once. `gv = lv` aliases a tensor.
+// non-zero status is returned at once. `gv = lv` aliases a tensor. A returned parameter (or
+// alias of one), and a tensor returned a second time, is copied into its destination at the end
+// (that result's parameter named `x_result` where `x` is taken). `y = if c: ... else: ...`
+// (c a bool scalar tensor, or an expression of sizes such as `n == 4`, R.Prim("bool")) reads
+// c's byte (evaluates c) and runs one branch, as TVM's VM does; y's storage is
+// allocated before the if (or is the caller's result), the call computing a branch's value
+// writes it directly, and a value from outside the branch (a parameter, an earlier tensor) is
+// copied into it (VTABufferCopy between host addresses).
 //
 // Memory: the caller passes host tensors (data in host memory, any byte_offset), parameters and
 // results alike. A tensor that a VTA prim_func (one whose lowered parameters are VTA buffers,
@@ -23,8 +30,9 @@
 // In a graph that runs VTA code, a parameter or a result may also be a VTA buffer (kDLExtDev,
 // data a live VTABufferAlloc handle, byte_offset 0: HostParam::hostOrVta, checked at entry),
 // which VTA code uses in place (no copy in or out) and CPU code through VTABufferCPUPtr.
-// Unsupported (located errors): constants (bound parameters), tensors without a shape or
-// dtype, a returned parameter or alias, tuple outputs of a call.
+// Unsupported (located errors): constants (bound parameters, a constant condition), tensors
+// without a shape or dtype (an If variable whose branches' shapes differ), a condition on a
+// size no parameter's shape gives, a returned constant, tuple outputs of a call.
 #pragma once
 
 #include <map>

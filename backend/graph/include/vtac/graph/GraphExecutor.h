@@ -13,7 +13,8 @@
 // Shapes: the symbolic sizes of the parameters are bound from the inputs (a conflict is an
 // error at the parameter's annotation), every out_sinfo is evaluated under those bindings.
 // if/else: the condition's bool scalar picks the branch when the graph runs; only the taken
-// branch's calls run. Memory: each intermediate tensor is freed right after its last use; the statistics report
+// branch's calls run. A call of a local function runs its body inlined (the arguments' shapes
+// checked against its parameters' annotations when the graph runs). Memory: each intermediate tensor is freed right after its last use; the statistics report
 // the peak of live tensor bytes the executor allocated against the sum of all of them.
 #pragma once
 
