@@ -1,5 +1,5 @@
 // The high-level Relax operators vtac knows and their struct info inference, after TVM's
-// src/relax/op/tensor/{binary,create,datatype,index,linear_algebra,manipulate,search,statistical}.cc and
+// src/relax/op/tensor/{binary,create,datatype,index,linear_algebra,manipulate,search,statistical,unary}.cc and
 // op/nn/nn.cc.
 #include "vtac/ir/RelaxOperators.h"
 
@@ -39,6 +39,17 @@ const std::vector<OperatorInfo> &operators() {
       {"flatten", F::Flatten, {"x"}},
       {"where", F::Where, {"condition", "x1", "x2"}},   {"take", F::Take, {"x", "indices"}},
       {"strided_slice", F::StridedSlice, {"x"}},
+      // Elementwise math (unary.cc; the float ones refuse other tensors), nn.gelu and nn.silu
+      // (nn.cc), softmax (nn.cc), broadcast_to (manipulate.cc).
+      {"negative", F::ElementwiseUnary, {"x"}},         {"abs", F::ElementwiseUnary, {"x"}},
+      {"square", F::ElementwiseUnary, {"x"}},           {"exp", F::FloatUnary, {"x"}},
+      {"log", F::FloatUnary, {"x"}},                    {"sqrt", F::FloatUnary, {"x"}},
+      {"rsqrt", F::FloatUnary, {"x"}},                  {"tanh", F::FloatUnary, {"x"}},
+      {"sigmoid", F::FloatUnary, {"x"}},                {"sin", F::FloatUnary, {"x"}},
+      {"cos", F::FloatUnary, {"x"}},                    {"erf", F::FloatUnary, {"x"}},
+      {"nn.gelu", F::FloatUnary, {"data"}},             {"nn.silu", F::FloatUnary, {"data"}},
+      {"nn.softmax", F::Softmax, {"data"}},             {"nn.log_softmax", F::Softmax, {"data"}},
+      {"broadcast_to", F::BroadcastTo, {"x"}},
   };
   return table;
 }
@@ -539,6 +550,52 @@ std::optional<TensorStructInfo> inferStridedSlice(const Call &call, const Tensor
   return TensorStructInfo::known(std::move(shape), in.dtype);
 }
 
+// ---- Elementwise math, softmax, broadcast_to ----------------------------------------------
+
+// TVM's InferStructInfoUnaryArith<require_float_dtype=true> (exp, sigmoid, nn.gelu) and the
+// softmax inference: the operand's struct info, for a float tensor (or one of unknown type).
+bool requireFloat(const Call &call, const TensorStructInfo &in, SourceLoc callLoc, RelaxDiagnostic &diagnostic) {
+  if (in.dtype.isVoid() || in.dtype.isFloat()) return true;
+  diagnostic = {callLoc, "R." + call.callee + " needs a float tensor, got " + in.dtype.str()};
+  return false;
+}
+
+// TVM's softmax inference (nn.cc): a float tensor, an axis within its dimensions.
+std::optional<TensorStructInfo> inferSoftmax(const Call &call, const TensorStructInfo &in, SourceLoc callLoc,
+                                             SourceLoc axisLoc, RelaxDiagnostic &diagnostic) {
+  if (!requireFloat(call, in, callLoc, diagnostic)) return std::nullopt;
+  int64_t axis = call.axes->front();
+  if (in.rank() >= 0 && (axis < -in.rank() || axis >= in.rank())) {
+    diagnostic = {axisLoc, "R." + call.callee + " needs an axis within the " + std::to_string(in.rank()) +
+                               " dimensions of its operand, got " + std::to_string(axis)};
+    return std::nullopt;
+  }
+  return in;
+}
+
+// TVM's broadcast_to inference (manipulate.cc): the written shape (`call.outSinfo.shape`), of
+// no smaller rank than the operand, each operand size 1 or the target's (aligned at the last
+// dimension); only two different constants conflict.
+std::optional<TensorStructInfo> inferBroadcastTo(const Call &call, const TensorStructInfo &in, SourceLoc shapeLoc,
+                                                 RelaxDiagnostic &diagnostic) {
+  const std::vector<Expr> &target = *call.outSinfo.shape;
+  if (in.rank() > int(target.size())) {
+    diagnostic = {shapeLoc, "R.broadcast_to needs a shape of rank " + std::to_string(in.rank()) + " or more, got " +
+                                printShape(target)};
+    return std::nullopt;
+  }
+  for (size_t i = 0; in.shape && i < in.shape->size(); ++i) {
+    const Expr &mine = (*in.shape)[in.shape->size() - 1 - i], &theirs = target[target.size() - 1 - i];
+    if (isConstantSize(mine, 1) || sizesProvablyEqual(mine, theirs) || !mine.isa<IntImm>() || !theirs.isa<IntImm>())
+      continue;
+    diagnostic = {shapeLoc, "R.broadcast_to cannot broadcast " + printShape(*in.shape) + " to " + printShape(target) +
+                                ": " + printDim(mine) + " and " + printDim(theirs) + " at dimension " +
+                                std::to_string(target.size() - 1 - i) + " of the result"};
+    return std::nullopt;
+  }
+  return TensorStructInfo::known(target, in.dtype);
+}
+
 }  // namespace
 
 std::optional<StridedSliceBounds> stridedSliceBounds(const StridedSliceAttrs &attrs, size_t i, const Expr &extent) {
@@ -681,6 +738,11 @@ std::optional<TensorStructInfo> inferOperatorStructInfo(const Call &call, Source
   case OperatorFamily::Where: result = inferWhere(call, in, callLoc, diagnostic); break;
   case OperatorFamily::Take: result = inferTake(call, in[0], in[1], axesLoc, diagnostic); break;
   case OperatorFamily::StridedSlice: result = inferStridedSlice(call, in[0], callLoc, diagnostic); break;
+  case OperatorFamily::FloatUnary:
+    if (requireFloat(call, in[0], callLoc, diagnostic)) result = in[0];
+    break;
+  case OperatorFamily::Softmax: result = inferSoftmax(call, in[0], callLoc, axesLoc, diagnostic); break;
+  case OperatorFamily::BroadcastTo: result = inferBroadcastTo(call, in[0], axesLoc, diagnostic); break;
   default: break;  // the creation operators, inferred above
   }
   if (result) result->loc = callLoc;
@@ -706,13 +768,15 @@ std::string printOperatorAttributes(const Call &call) {
   if (!info) return "";
   switch (info->family) {
   case OperatorFamily::Matmul: return dtypeAttribute("out_dtype", call.outDtype);
-  case OperatorFamily::Reshape: return ", R.shape(" + printShapeList(*call.outSinfo.shape) + ")";
+  case OperatorFamily::Reshape:
+  case OperatorFamily::BroadcastTo: return ", R.shape(" + printShapeList(*call.outSinfo.shape) + ")";
   case OperatorFamily::Astype: return ", dtype=\"" + call.outDtype.str() + "\"";
   case OperatorFamily::PermuteDims: return ", axes=" + (call.axes ? printAxes(*call.axes) : "None");
   case OperatorFamily::Statistical:
     return ", axis=" + (call.axes ? printAxes(*call.axes) : "None") + ", keepdims=" + (call.keepdims ? "True" : "False");
   case OperatorFamily::Concat:
-  case OperatorFamily::Take: return ", axis=" + (call.axes ? std::to_string(call.axes->front()) : "None");
+  case OperatorFamily::Take:
+  case OperatorFamily::Softmax: return ", axis=" + (call.axes ? std::to_string(call.axes->front()) : "None");
   case OperatorFamily::ExpandDims:
   case OperatorFamily::Squeeze: return ", axis=" + (call.axes ? printAxes(*call.axes) : "None");
   case OperatorFamily::Conv2D:

@@ -1036,12 +1036,14 @@ std::optional<relax::Call> RelaxFunctionBuilder::operatorCall(Grammar::CallExprC
   std::vector<std::string> params(info->tensorParams.begin(), info->tensorParams.end());
   if (info->family == relax::OperatorFamily::Matmul) params.push_back("out_dtype");
   if (info->family == relax::OperatorFamily::PermuteDims) params.push_back("axes");
-  if (info->family == relax::OperatorFamily::Reshape) params.push_back("shape");
+  if (info->family == relax::OperatorFamily::Reshape || info->family == relax::OperatorFamily::BroadcastTo)
+    params.push_back("shape");
   if (info->family == relax::OperatorFamily::Astype) params.push_back("dtype");
   if (info->family == relax::OperatorFamily::Statistical) params.insert(params.end(), {"axis", "keepdims"});
   if (info->family == relax::OperatorFamily::Clip) params.insert(params.end(), {"min", "max"});
   if (info->family == relax::OperatorFamily::Concat || info->family == relax::OperatorFamily::ExpandDims ||
-      info->family == relax::OperatorFamily::Squeeze || info->family == relax::OperatorFamily::Take)
+      info->family == relax::OperatorFamily::Squeeze || info->family == relax::OperatorFamily::Take ||
+      info->family == relax::OperatorFamily::Softmax)
     params.push_back("axis");
   if (info->family == relax::OperatorFamily::StridedSlice)
     params.insert(params.end(), {"axes", "begin", "end", "strides", "assume_inbound"});
@@ -1100,14 +1102,15 @@ std::optional<relax::Call> RelaxFunctionBuilder::operatorCall(Grammar::CallExprC
     }
     if (dtype) call.outDtype = *dtype;
   }
-  if (info->family == relax::OperatorFamily::Reshape || info->family == relax::OperatorFamily::Astype) {
+  bool shaped = info->family == relax::OperatorFamily::Reshape || info->family == relax::OperatorFamily::BroadcastTo;
+  if (shaped || info->family == relax::OperatorFamily::Astype) {
     Grammar::ExprContext *value = args.get(attribute, params[attribute]);
     if (!value) {
       error(loc(expr), "R." + name + " needs its argument '" + params[attribute] + "'");
       return std::nullopt;
     }
     axesLoc = loc(value);
-    if (info->family == relax::OperatorFamily::Reshape) {
+    if (shaped) {
       std::optional<std::vector<ir::Expr>> shape = shapeValue(value);
       if (!shape) return std::nullopt;
       call.outSinfo.shape = std::move(*shape);
@@ -1123,15 +1126,20 @@ std::optional<relax::Call> RelaxFunctionBuilder::operatorCall(Grammar::CallExprC
   }
   // permute_dims' axes, the reduced, added or squeezed axes (a list, one integer, or None),
   // concat's axis (one integer, 0 when absent, or None), take's (one integer or None, the
-  // default).
+  // default), softmax's (one integer, -1 when absent).
   using F = relax::OperatorFamily;
   if (info->family == F::Concat) call.axes = std::vector<int64_t>{0};
-  bool single = info->family == F::Concat || info->family == F::Take, list = !single;
+  if (info->family == F::Softmax) call.axes = std::vector<int64_t>{-1};
+  bool single = info->family == F::Concat || info->family == F::Take || info->family == F::Softmax, list = !single;
   const char *axesName = info->family == F::PermuteDims ? "axes" : "axis";
   Grammar::ExprContext *axes = info->family == F::PermuteDims || info->family == F::Statistical || single ||
                                        info->family == F::ExpandDims || info->family == F::Squeeze
                                    ? args.get(attribute, axesName)
                                    : nullptr;
+  if (info->family == F::Softmax && axes && isNone(axes)) {
+    error(loc(axes), "expected the axis as an integer");
+    return std::nullopt;
+  }
   if (info->family == F::ExpandDims && (!axes || isNone(axes))) {
     error(axes ? loc(axes) : loc(expr), "R.expand_dims needs its argument 'axis' (an integer or a list of them)");
     return std::nullopt;
@@ -1149,7 +1157,7 @@ std::optional<relax::Call> RelaxFunctionBuilder::operatorCall(Grammar::CallExprC
         values.push_back(*value);
       }
       if (!items || values.size() != items->size()) {
-        error(axesLoc, single ? "expected the axis as an integer or None"
+        error(axesLoc, single ? std::string("expected the axis as an integer") + (info->family == F::Softmax ? "" : " or None")
                               : std::string("expected the ") + axesName + " as a list of integers, e.g. [1, 0], or None");
         return std::nullopt;
       }

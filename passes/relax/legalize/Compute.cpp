@@ -20,6 +20,11 @@ using ir::Expr;
 
 ir::Expr zeroOf(DataType dtype) { return dtype.isFloat() ? ir::floatImm(0, dtype) : ir::intImm(0, dtype); }
 
+ir::Expr unaryIntrinsic(const std::string &name, Expr x) {
+  DataType dtype = x->dtype;
+  return ir::make<ir::Call>(dtype, name, std::vector<Expr>{std::move(x)});
+}
+
 std::vector<Expr> broadcastIndices(const std::vector<Expr> &axes, const std::vector<Expr> &mine,
                                    const std::vector<Expr> &other) {
   std::vector<Expr> indices;
@@ -96,7 +101,13 @@ llvm::Expected<ir::BufferRef> ComputeBuilder::reduceStage(const std::string &blo
                                                           const relax::TensorStructInfo &out, const Reduction &reduction,
                                                           std::function<Expr(const Indices &, const Indices &)> value) {
   if (llvm::Error error = requireKnown(out)) return error;
-  ir::BufferRef buffer = ir::makeBuffer(block, out.dtype, shapeOf(out));
+  return reduceStage(block, axisNames, out.dtype, shapeOf(out), reduction, value);
+}
+
+ir::BufferRef ComputeBuilder::reduceStage(const std::string &block, const AxisNames &axisNames, DataType dtype,
+                                          std::vector<Expr> shape, const Reduction &reduction,
+                                          const std::function<Expr(const Indices &, const Indices &)> &value) {
+  ir::BufferRef buffer = ir::makeBuffer(block, dtype, std::move(shape));
   intermediates_.push_back(buffer);
   stages_.push_back(stage(buffer, axisNames, &reduction, value));
   return buffer;

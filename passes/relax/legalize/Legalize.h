@@ -12,12 +12,13 @@
 // of the same names (TVM copies them so the prim_func stands alone).
 //
 // One file per operator family, as TVM's legalize_ops/ has: Binary.cpp (add, subtract,
-// multiply, divide, maximum, minimum, shifts, bitwise), Unary.cpp (clip), Nn.cpp (nn.relu),
-// LinearAlgebra.cpp (matmul), Manipulate.cpp (permute_dims, reshape, concat, expand_dims,
-// squeeze, flatten), Datatype.cpp (astype), Statistical.cpp (sum, mean, max, min),
-// Convolution.cpp (nn.conv2d), Pooling.cpp (nn.max_pool2d, nn.avg_pool2d,
-// nn.adaptive_avg_pool2d), Create.cpp (zeros, ones, full, their *_like twins, arange),
-// Search.cpp (where), Index.cpp (take, strided_slice).
+// multiply, divide, maximum, minimum, shifts, bitwise), Unary.cpp (clip, exp, log, sqrt,
+// rsqrt, tanh, sigmoid, sin, cos, erf, negative, abs, square), Nn.cpp (nn.relu, nn.gelu,
+// nn.silu, nn.softmax, nn.log_softmax), LinearAlgebra.cpp (matmul), Manipulate.cpp
+// (permute_dims, reshape, concat, expand_dims, squeeze, flatten, broadcast_to), Datatype.cpp
+// (astype), Statistical.cpp (sum, mean, max, min), Convolution.cpp (nn.conv2d), Pooling.cpp
+// (nn.max_pool2d, nn.avg_pool2d, nn.adaptive_avg_pool2d), Create.cpp (zeros, ones, full, their
+// *_like twins, arange), Search.cpp (where), Index.cpp (take, strided_slice).
 #pragma once
 
 #include <functional>
@@ -96,6 +97,10 @@ public:
   llvm::Expected<ir::BufferRef> reduceStage(const std::string &block, const AxisNames &axisNames,
                                             const ir::relax::TensorStructInfo &out, const Reduction &reduction,
                                             std::function<ir::Expr(const Indices &, const Indices &)> value);
+  // The same of its own shape (prim_func sizes) and element type (topi's softmax maximum).
+  ir::BufferRef reduceStage(const std::string &block, const AxisNames &axisNames, ir::DataType dtype,
+                            std::vector<ir::Expr> shape, const Reduction &reduction,
+                            const std::function<ir::Expr(const Indices &, const Indices &)> &value);
 
   // An intermediate te tensor of its own shape (prim_func sizes) and element type, computed
   // elementwise (topi's pad_temp).
@@ -131,6 +136,14 @@ private:
 // 0 of `dtype` (T.float32(0), T.int32(0)), as tir.const(0, dtype).
 ir::Expr zeroOf(ir::DataType dtype);
 
+// A TIR intrinsic of one operand, of its type: `T.exp(x)` for ("tir.exp", x).
+ir::Expr unaryIntrinsic(const std::string &name, ir::Expr x);
+
+// topi.erf of a float16 tensor as TVM's legalizations take it (legalize_ops' te_erf, te_gelu):
+// cast to float32 in block `compute`, erf in `compute_1`; the float32 result, which the caller
+// casts back.
+ir::BufferRef float32Erf(ComputeBuilder &builder, const ir::BufferRef &x);
+
 // A scalar constant argument as TVM's _try_convert_to_scalar_const folds it into the compute
 // (T.float32(1)); null for any other argument. (Only R.const scalars: a 0-d metadata constant
 // stays a tensor argument.)
@@ -147,6 +160,7 @@ std::vector<ir::Expr> broadcastIndices(const std::vector<ir::Expr> &axes, const 
 llvm::Expected<LegalizedOperator> legalizeBinary(const ir::relax::Call &call);
 llvm::Expected<LegalizedOperator> legalizeNn(const ir::relax::Call &call);
 llvm::Expected<LegalizedOperator> legalizeClip(const ir::relax::Call &call);
+llvm::Expected<LegalizedOperator> legalizeUnary(const ir::relax::Call &call);
 llvm::Expected<LegalizedOperator> legalizeLinearAlgebra(const ir::relax::Call &call);
 llvm::Expected<LegalizedOperator> legalizeManipulate(const ir::relax::Call &call);
 llvm::Expected<LegalizedOperator> legalizeDatatype(const ir::relax::Call &call);
