@@ -18,7 +18,8 @@ llvm::Expected<legalize::LegalizedOperator> legalizeCall(const relax::Call &call
   case relax::OperatorFamily::ElementwiseUnary:
   case relax::OperatorFamily::FloatUnary:
     return llvm::StringRef(call.callee).starts_with("nn.") ? legalize::legalizeNn(call) : legalize::legalizeUnary(call);
-  case relax::OperatorFamily::Softmax: return legalize::legalizeNn(call);
+  case relax::OperatorFamily::Softmax:
+  case relax::OperatorFamily::LayerNorm: return legalize::legalizeNn(call);
   case relax::OperatorFamily::Matmul: return legalize::legalizeLinearAlgebra(call);
   case relax::OperatorFamily::PermuteDims:
   case relax::OperatorFamily::Reshape:
@@ -35,7 +36,8 @@ llvm::Expected<legalize::LegalizedOperator> legalizeCall(const relax::Call &call
   case relax::OperatorFamily::Full:
   case relax::OperatorFamily::FullLike:
   case relax::OperatorFamily::Arange: return legalize::legalizeCreate(call);
-  case relax::OperatorFamily::Where: return legalize::legalizeSearch(call);
+  case relax::OperatorFamily::Where:
+  case relax::OperatorFamily::ArgReduce: return legalize::legalizeSearch(call);
   case relax::OperatorFamily::Take:
   case relax::OperatorFamily::StridedSlice: return legalize::legalizeIndex(call);
   }

@@ -14,11 +14,11 @@
 // One file per operator family, as TVM's legalize_ops/ has: Binary.cpp (add, subtract,
 // multiply, divide, maximum, minimum, shifts, bitwise), Unary.cpp (clip, exp, log, sqrt,
 // rsqrt, tanh, sigmoid, sin, cos, erf, negative, abs, square), Nn.cpp (nn.relu, nn.gelu,
-// nn.silu, nn.softmax, nn.log_softmax), LinearAlgebra.cpp (matmul), Manipulate.cpp
+// nn.silu, nn.softmax, nn.log_softmax, nn.layer_norm), LinearAlgebra.cpp (matmul), Manipulate.cpp
 // (permute_dims, reshape, concat, expand_dims, squeeze, flatten, broadcast_to), Datatype.cpp
 // (astype), Statistical.cpp (sum, mean, max, min), Convolution.cpp (nn.conv2d), Pooling.cpp
 // (nn.max_pool2d, nn.avg_pool2d, nn.adaptive_avg_pool2d), Create.cpp (zeros, ones, full, their
-// *_like twins, arange), Search.cpp (where), Index.cpp (take, strided_slice).
+// *_like twins, arange), Search.cpp (where, argmax, argmin), Index.cpp (take, strided_slice).
 #pragma once
 
 #include <functional>
@@ -102,6 +102,23 @@ public:
                             std::vector<ir::Expr> shape, const Reduction &reduction,
                             const std::function<ir::Expr(const Indices &, const Indices &)> &value);
 
+  // A reduction of several values at once (te.comm_reducer over a tuple: topi's argmax, the
+  // sums of x and x * x of layer_norm): its axes, the element type and starting value of each
+  // accumulator, and how the accumulators (`acc`) take in new values (`next`).
+  struct TupleReduction {
+    std::vector<std::pair<ir::Expr, std::string>> axes;
+    std::vector<ir::DataType> dtypes;
+    std::vector<ir::Expr> inits;
+    std::function<std::vector<ir::Expr>(const Indices &acc, const Indices &next)> combine;
+  };
+  // Its stage over `shape` (prim_func sizes): one block `block` writing intermediates
+  // `<block>_v0`, `<block>_v1`, ...: the inits, then each combined value bound to `v_<buffer>`
+  // before the stores, as te.create_prim_func writes a tuple reduction. `values` gives the new
+  // values at the spatial and reduction iterators.
+  std::vector<ir::BufferRef> tupleReduceStage(const std::string &block, const AxisNames &axisNames,
+                                              std::vector<ir::Expr> shape, const TupleReduction &reduction,
+                                              const std::function<Indices(const Indices &, const Indices &)> &values);
+
   // An intermediate te tensor of its own shape (prim_func sizes) and element type, computed
   // elementwise (topi's pad_temp).
   ir::BufferRef computeStage(const std::string &block, const AxisNames &axisNames, ir::DataType dtype,
@@ -121,6 +138,16 @@ private:
   ir::Stmt stage(const ir::BufferRef &output, const AxisNames &axisNames, const Reduction *reduction,
                  const std::function<ir::Expr(const Indices &, const Indices &)> &value,
                  ir::AttrMap annotations = {});
+  // A block's body and init (null when it reduces nothing).
+  struct BlockStatements {
+    ir::Stmt body, init;
+  };
+  // Loops i0, i1, ... over `spatial` then the reduction axes, bound to the iterators of block
+  // `block` (spatial ones named by `axisNames`), which holds what `statements` makes of them.
+  ir::Stmt loopNest(const std::string &block, const std::vector<ir::Expr> &spatial, const AxisNames &axisNames,
+                    const std::vector<std::pair<ir::Expr, std::string>> &reduceAxes,
+                    const std::function<BlockStatements(const Indices &, const Indices &)> &statements,
+                    ir::AttrMap annotations);
   llvm::Expected<LegalizedOperator> build(std::string nameHint, const std::string &block, const AxisNames &axisNames,
                           const ir::relax::TensorStructInfo &out, const Reduction *reduction,
                           const std::function<ir::Expr(const Indices &, const Indices &)> &value,

@@ -11,8 +11,17 @@
 //   `T_softmax_norm` = exp / sum, annotated {"axis": axis} as topi's compute attrs.
 // - R.nn.log_softmax: topi.nn.log_softmax, the maximum, then in block `compute` the sum of
 //   exp(x - maximum), then `compute_1` = x - maximum - log(sum), annotated {"axis": axis}.
+// - R.nn.layer_norm: topi.nn.layer_norm, the sums of x and x * x over the axes in one tuple
+//   reduction (block `<x>_red_temp`, iterators ax* then k<dimension>; float16 summed in
+//   float32), then block `T_layer_norm`: (x - mean) * T.rsqrt(var + epsilon) * gamma + beta,
+//   mean = sum / count and var = sum of squares / count - mean * mean, a division by a constant
+//   count a multiplication by its reciprocal. Like TVM it ignores center and scale (gamma and
+//   beta are always applied).
 #include "Legalize.h"
 
+#include <algorithm>
+
+#include "vtac/ir/Diagnostic.h"
 #include "vtac/ir/ExtremeValue.h"
 
 namespace vtac::passes::legalize {
@@ -99,6 +108,91 @@ llvm::Expected<LegalizedOperator> legalizeGelu(const relax::Call &call, const ir
   });
 }
 
+// topi's reduce_extent: 1 of the data's type times each normalized size (a symbolic one cast to
+// it), the constant sizes multiplied out (`constantSizes` counts them).
+Expr elementCount(const ir::BufferRef &x, const std::vector<bool> &normalized, int &constantSizes) {
+  DataType dtype = x->dtype;
+  Expr count;  // null: the 1 it starts from
+  constantSizes = 0;
+  for (size_t d = 0; d < normalized.size(); ++d) {
+    if (!normalized[d]) continue;
+    const auto *constant = x->shape[d].as<ir::IntImm>();
+    constantSizes += constant != nullptr;
+    Expr size = constant ? ir::floatImm(double(constant->value), dtype) : Expr(ir::make<ir::Cast>(dtype, x->shape[d]));
+    const auto *folded = count ? count.as<ir::FloatImm>() : nullptr;
+    if (!count) count = size;
+    else if (folded && constant) count = ir::floatImm(folded->value * double(constant->value), dtype);
+    else count = ir::binary(ir::NodeKind::Mul, count, size);
+  }
+  return count;
+}
+
+llvm::Expected<LegalizedOperator> legalizeLayerNorm(const relax::Call &call, const ir::BufferRef &x,
+                                                    ComputeBuilder &builder) {
+  DataType dtype = x->dtype;
+  if (dtype != DataType::float32() && dtype != DataType::floatTy(16))
+    return ir::diagnosticError(call.args[0].loc, "legalize-ops: R.nn.layer_norm of " + dtype.str() +
+                                                     " is not supported (topi's layer_norm takes float32 and float16)");
+  llvm::Expected<ir::BufferRef> gamma = builder.input(call.args[1]);
+  if (!gamma) return gamma.takeError();
+  llvm::Expected<ir::BufferRef> beta = builder.input(call.args[2]);
+  if (!beta) return beta.takeError();
+  // The reader checked the axes against the data's rank.
+  std::vector<bool> normalized = *relax::reducedDimensions(call.axes, int(x->rank()));
+  if (std::find(normalized.begin(), normalized.end(), false) == normalized.end())
+    return ir::diagnosticError(call.args[0].loc, "legalize-ops: R.nn.layer_norm over every dimension of its data "
+                                                 "is not supported yet");
+  bool half = dtype != DataType::float32();
+  DataType sumType = DataType::float32();
+  ComputeBuilder::TupleReduction sums;
+  std::vector<Expr> meanShape;
+  for (size_t d = 0; d < normalized.size(); ++d) {
+    if (normalized[d]) sums.axes.emplace_back(x->shape[d], "k" + std::to_string(d));
+    else meanShape.push_back(x->shape[d]);
+  }
+  sums.dtypes = {sumType, sumType};
+  sums.inits = {zeroOf(sumType), zeroOf(sumType)};
+  sums.combine = [](const Indices &acc, const Indices &next) {
+    return Indices{ir::binary(ir::NodeKind::Add, acc[0], next[0]), ir::binary(ir::NodeKind::Add, acc[1], next[1])};
+  };
+  auto widened = [&](Expr value) { return half ? Expr(ir::make<ir::Cast>(sumType, value)) : value; };
+  std::vector<ir::BufferRef> temps =
+      builder.tupleReduceStage(x->name + "_red_temp", "ax", meanShape, sums, [&](const Indices &ax, const Indices &ks) {
+        Indices indices;
+        size_t a = 0, k = 0;
+        for (size_t d = 0; d < normalized.size(); ++d) indices.push_back(normalized[d] ? ks[k++] : ax[a++]);
+        Expr value = ir::bufferLoad(x, indices);
+        return Indices{widened(value), ir::binary(ir::NodeKind::Mul, widened(value), widened(value))};
+      });
+  // The sums divided by the count in float32: a constant's reciprocal multiplies (as TVM's
+  // simplifier leaves a division by a constant). float16's count is cast: TVM folds the cast of
+  // one constant size, not of a product of them (T.float16(4) * T.float16(5), which vtac's
+  // reader folds to T.float16(20)), nor of a symbolic count.
+  int constantSizes;
+  Expr count = elementCount(x, normalized, constantSizes);
+  const auto *constantCount = count.as<ir::FloatImm>();
+  if (half && constantCount && constantSizes == 1) count = ir::floatImm(constantCount->value, sumType);
+  else if (half) count = ir::make<ir::Cast>(sumType, count);
+  constantCount = count.as<ir::FloatImm>();
+  auto average = [&](const Expr &sum) {
+    if (constantCount) return ir::binary(ir::NodeKind::Mul, sum, ir::floatImm(1.0 / constantCount->value, sumType));
+    return ir::binary(ir::NodeKind::Div, sum, count);
+  };
+  const auto &attrs = std::get<relax::LayerNormAttrs>(call.attrs);
+  return builder.compute("layer_norm", "T_layer_norm", "ax", call.outSinfo, [&](const Indices &ax) {
+    Indices across, along;
+    for (size_t d = 0; d < normalized.size(); ++d) (normalized[d] ? along : across).push_back(ax[d]);
+    auto mean = [&] { return average(ir::bufferLoad(temps[0], across)); };
+    Expr variance = ir::binary(ir::NodeKind::Sub, average(ir::bufferLoad(temps[1], across)),
+                               ir::binary(ir::NodeKind::Mul, mean(), mean()));
+    Expr scale = unaryIntrinsic("tir.rsqrt", ir::binary(ir::NodeKind::Add, variance, ir::floatImm(attrs.epsilon, sumType)));
+    Expr normal = ir::binary(ir::NodeKind::Mul, ir::binary(ir::NodeKind::Sub, widened(ir::bufferLoad(x, ax)), mean()), scale);
+    if (half) normal = ir::make<ir::Cast>(dtype, normal);
+    return ir::binary(ir::NodeKind::Add, ir::binary(ir::NodeKind::Mul, normal, ir::bufferLoad(*gamma, along)),
+                      ir::bufferLoad(*beta, along));
+  });
+}
+
 }  // namespace
 
 llvm::Expected<LegalizedOperator> legalizeNn(const relax::Call &call) {
@@ -108,6 +202,7 @@ llvm::Expected<LegalizedOperator> legalizeNn(const relax::Call &call) {
   const ir::BufferRef &x = *data;
   if (call.callee == "nn.softmax" || call.callee == "nn.log_softmax") return legalizeSoftmax(call, x, builder);
   if (call.callee == "nn.gelu") return legalizeGelu(call, x, builder);
+  if (call.callee == "nn.layer_norm") return legalizeLayerNorm(call, x, builder);
   if (call.callee == "nn.silu") {
     ir::BufferRef sigmoid = builder.computeStage("compute", "i", x->dtype, x->shape,
                                                  [&](const Indices &i) { return unaryIntrinsic("tir.sigmoid", ir::bufferLoad(x, i)); });

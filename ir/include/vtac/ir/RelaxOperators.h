@@ -4,7 +4,8 @@
 // `R.squeeze(x, axis=None)`, `R.flatten(x)`, `R.where(c, x, y)`, `R.take(x, i, axis=1)`, `R.zeros(R.shape([2, 3]), dtype="float32")`,
 // `R.full_like(x, v, dtype="void")`, `R.arange(R.prim_value(0), R.prim_value(8),
 // R.prim_value(1), dtype="int64")`, `R.exp(x)`, `R.nn.softmax(x, axis=-1)`,
-// `R.broadcast_to(x, R.shape([2, 3]))`): their names as TVM registers them (without "relax."), the
+// `R.broadcast_to(x, R.shape([2, 3]))`, `R.nn.layer_norm(x, gamma, beta, axes=[-1])`,
+// `R.argmax(x, axis=1)`): their names as TVM registers them (without "relax."), the
 // tensors they take in TVM's parameter order, and their struct info inference (TVM's
 // FInferStructInfo): numpy broadcasting for the elementwise binary operators, numpy's matmul
 // (a rank-1 operand gains a unit dimension, batch dimensions broadcast, the reduction lengths
@@ -12,7 +13,8 @@
 // type, dimensions reduced (or kept as 1), tensors joined along one axis, dimensions of size 1
 // added or removed, a written or borrowed shape (creation), a range's length, a selection
 // broadcast over three tensors, the indices' dimensions in place of the axis, the operand's
-// own (elementwise math, softmax; some need a float tensor), a shape broadcast to. legalize-ops
+// own (elementwise math, softmax, layer_norm; some need a float tensor), a shape broadcast
+// to, int64 indices over the other dimensions (argmax). legalize-ops
 // (passes/relax/) turns each into R.call_tir of a generated prim_func.
 #pragma once
 
@@ -53,6 +55,8 @@ enum class OperatorFamily {
   FloatUnary,         // exp, log, sqrt, tanh, sigmoid, sin, cos, erf, nn.gelu, nn.silu (float tensors)
   Softmax,            // nn.softmax, nn.log_softmax(data, axis=-1) (float tensors)
   BroadcastTo,        // broadcast_to(x, shape)
+  LayerNorm,          // nn.layer_norm(data, gamma, beta, axes, epsilon=1e-5, center=True, scale=True)
+  ArgReduce,          // argmax, argmin(x, axis=None, keepdims=False)
 };
 
 struct OperatorInfo {
