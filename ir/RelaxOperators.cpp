@@ -41,7 +41,7 @@ const std::vector<OperatorInfo> &operators() {
       {"strided_slice", F::StridedSlice, {"x"}},
       // Elementwise math (unary.cc; the float ones refuse other tensors), nn.gelu and nn.silu
       // (nn.cc), softmax (nn.cc), broadcast_to (manipulate.cc), layer_norm (nn.cc), argmax and
-      // argmin (statistical.cc).
+      // argmin (statistical.cc), power (binary.cc).
       {"negative", F::ElementwiseUnary, {"x"}},         {"abs", F::ElementwiseUnary, {"x"}},
       {"square", F::ElementwiseUnary, {"x"}},           {"exp", F::FloatUnary, {"x"}},
       {"log", F::FloatUnary, {"x"}},                    {"sqrt", F::FloatUnary, {"x"}},
@@ -53,6 +53,7 @@ const std::vector<OperatorInfo> &operators() {
       {"broadcast_to", F::BroadcastTo, {"x"}},
       {"nn.layer_norm", F::LayerNorm, {"data", "gamma", "beta"}},
       {"argmax", F::ArgReduce, {"x"}},                  {"argmin", F::ArgReduce, {"x"}},
+      {"power", F::ElementwiseBinary, {"x1", "x2"}},
   };
   return table;
 }

@@ -1,7 +1,7 @@
 // legalize-ops for the elementwise binary operators: R.add, subtract, multiply, divide, maximum,
-// minimum, left_shift, right_shift, bitwise_and, bitwise_or and bitwise_xor become topi's
+// minimum, power, left_shift, right_shift, bitwise_and, bitwise_or and bitwise_xor become topi's
 // broadcast computes (TVM's legalize_ops/binary.py with topi/broadcast.h; a shift is the
-// builtin T.shift_right(a, b), as TIR's `a >> b`): block `T_add` (`T_right_shift`, ...) over the result's shape with iterators
+// builtin T.shift_right(a, b), as TIR's `a >> b`, power T.pow(a, b)): block `T_add` (`T_right_shift`, ...) over the result's shape with iterators
 // ax0, ax1, ...; each operand is indexed by the result's iterators aligned at the last
 // dimension, with 0 where it broadcasts (its size is 1 and the other's is not). A scalar
 // R.const operand is folded into the expression (the second first, as TVM tries it), so the
@@ -28,7 +28,7 @@ llvm::Expected<LegalizedOperator> legalizeBinary(const relax::Call &call) {
       {"maximum", ir::NodeKind::Max}, {"minimum", ir::NodeKind::Min},
       {"left_shift", ir::NodeKind::Call, "tir.shift_left"},   {"right_shift", ir::NodeKind::Call, "tir.shift_right"},
       {"bitwise_and", ir::NodeKind::Call, "tir.bitwise_and"}, {"bitwise_or", ir::NodeKind::Call, "tir.bitwise_or"},
-      {"bitwise_xor", ir::NodeKind::Call, "tir.bitwise_xor"}};
+      {"bitwise_xor", ir::NodeKind::Call, "tir.bitwise_xor"}, {"power", ir::NodeKind::Call, "tir.pow"}};
   const Operation *operation = std::find_if(std::begin(operations), std::end(operations),
                                             [&](const Operation &o) { return o.name == call.callee; });
   assert(operation != std::end(operations) && "every elementwise binary operator has a TIR operation");

@@ -12,7 +12,7 @@
 // of the same names (TVM copies them so the prim_func stands alone).
 //
 // One file per operator family, as TVM's legalize_ops/ has: Binary.cpp (add, subtract,
-// multiply, divide, maximum, minimum, shifts, bitwise), Unary.cpp (clip, exp, log, sqrt,
+// multiply, divide, maximum, minimum, power, shifts, bitwise), Unary.cpp (clip, exp, log, sqrt,
 // rsqrt, tanh, sigmoid, sin, cos, erf, negative, abs, square), Nn.cpp (nn.relu, nn.gelu,
 // nn.silu, nn.softmax, nn.log_softmax, nn.layer_norm), LinearAlgebra.cpp (matmul), Manipulate.cpp
 // (permute_dims, reshape, concat, expand_dims, squeeze, flatten, broadcast_to), Datatype.cpp

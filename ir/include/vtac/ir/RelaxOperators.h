@@ -30,7 +30,7 @@
 namespace vtac::ir::relax {
 
 enum class OperatorFamily {
-  ElementwiseBinary,  // add, subtract, multiply, divide, maximum, minimum
+  ElementwiseBinary,  // add, subtract, multiply, divide, maximum, minimum, power
   BitwiseBinary,      // left_shift, right_shift, bitwise_and, bitwise_or, bitwise_xor (integers)
   ElementwiseUnary,   // nn.relu, negative, abs, square
   Clip,               // clip(x, min, max)
