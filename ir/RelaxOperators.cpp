@@ -1,5 +1,5 @@
 // The high-level Relax operators vtac knows and their struct info inference, after TVM's
-// src/relax/op/tensor/{binary,create,datatype,index,linear_algebra,manipulate,search,statistical}.cc and
+// src/relax/op/tensor/{binary,create,datatype,index,linear_algebra,manipulate,search,statistical,unary}.cc and
 // op/nn/nn.cc.
 #include "vtac/ir/RelaxOperators.h"
 
@@ -45,6 +45,20 @@ const std::vector<OperatorInfo> &operators() {
       {"strided_slice", F::StridedSlice, {"x"}},
       {"quantize", F::Quantize, {"data", "scale", "zero_point"}},
       {"dequantize", F::Quantize, {"data", "scale", "zero_point"}},
+      // Elementwise math (unary.cc; the float ones refuse other tensors), nn.gelu and nn.silu
+      // (nn.cc), softmax (nn.cc), broadcast_to (manipulate.cc), layer_norm (nn.cc), argmax and
+      // argmin (statistical.cc).
+      {"negative", F::ElementwiseUnary, {"x"}},         {"abs", F::ElementwiseUnary, {"x"}},
+      {"square", F::ElementwiseUnary, {"x"}},           {"exp", F::FloatUnary, {"x"}},
+      {"log", F::FloatUnary, {"x"}},                    {"sqrt", F::FloatUnary, {"x"}},
+      {"rsqrt", F::FloatUnary, {"x"}},                  {"tanh", F::FloatUnary, {"x"}},
+      {"sigmoid", F::FloatUnary, {"x"}},                {"sin", F::FloatUnary, {"x"}},
+      {"cos", F::FloatUnary, {"x"}},                    {"erf", F::FloatUnary, {"x"}},
+      {"nn.gelu", F::FloatUnary, {"data"}},             {"nn.silu", F::FloatUnary, {"data"}},
+      {"nn.softmax", F::Softmax, {"data"}},             {"nn.log_softmax", F::Softmax, {"data"}},
+      {"broadcast_to", F::BroadcastTo, {"x"}},
+      {"nn.layer_norm", F::LayerNorm, {"data", "gamma", "beta"}},
+      {"argmax", F::ArgReduce, {"x"}},                  {"argmin", F::ArgReduce, {"x"}},
   };
   return table;
 }
@@ -284,16 +298,19 @@ std::optional<TensorStructInfo> inferReshape(const Call &call, const TensorStruc
   return TensorStructInfo::known(std::move(shape), in.dtype);
 }
 
-// TVM's statistical inference: the reduced dimensions (all when no axes are given) dropped, or
-// kept as 1.
+// TVM's statistical inference (also argmax's and argmin's shape): the reduced dimensions (all
+// when no axes are given) dropped, or kept as 1.
 std::optional<TensorStructInfo> inferStatistical(const Call &call, const TensorStructInfo &in, SourceLoc axesLoc,
                                                  RelaxDiagnostic &diagnostic) {
   int rank = in.rank();
   if (rank < 0) return TensorStructInfo{std::nullopt, -1, in.dtype, {}};
   std::optional<std::vector<bool>> reduced = reducedDimensions(call.axes, rank);
   if (!reduced) {
-    diagnostic = {axesLoc, "R." + call.callee + " needs distinct axes within the " + std::to_string(rank) +
-                               " dimensions of its operand, got axis " + printAxes(*call.axes)};
+    // argmax/argmin take one axis.
+    bool single = lookupOperator(call.callee)->family == OperatorFamily::ArgReduce;
+    diagnostic = {axesLoc, "R." + call.callee + (single ? " needs an axis" : " needs distinct axes") + " within the " +
+                               std::to_string(rank) + " dimensions of its operand, got axis " +
+                               (single ? std::to_string(call.axes->front()) : printAxes(*call.axes))};
     return std::nullopt;
   }
   int kept = int(std::count(reduced->begin(), reduced->end(), false));
@@ -600,6 +617,94 @@ std::optional<TensorStructInfo> inferStridedSlice(const Call &call, const Tensor
   return TensorStructInfo::known(std::move(shape), in.dtype);
 }
 
+// ---- Elementwise math, softmax, broadcast_to ----------------------------------------------
+
+// TVM's InferStructInfoUnaryArith<require_float_dtype=true> (exp, sigmoid, nn.gelu) and the
+// softmax inference: the operand's struct info, for a float tensor (or one of unknown type).
+bool requireFloat(const Call &call, const TensorStructInfo &in, SourceLoc callLoc, RelaxDiagnostic &diagnostic) {
+  if (in.dtype.isVoid() || in.dtype.isFloat()) return true;
+  diagnostic = {callLoc, "R." + call.callee + " needs a float tensor, got " + in.dtype.str()};
+  return false;
+}
+
+// TVM's softmax inference (nn.cc): a float tensor, an axis within its dimensions.
+std::optional<TensorStructInfo> inferSoftmax(const Call &call, const TensorStructInfo &in, SourceLoc callLoc,
+                                             SourceLoc axisLoc, RelaxDiagnostic &diagnostic) {
+  if (!requireFloat(call, in, callLoc, diagnostic)) return std::nullopt;
+  int64_t axis = call.axes->front();
+  if (in.rank() >= 0 && (axis < -in.rank() || axis >= in.rank())) {
+    diagnostic = {axisLoc, "R." + call.callee + " needs an axis within the " + std::to_string(in.rank()) +
+                               " dimensions of its operand, got " + std::to_string(axis)};
+    return std::nullopt;
+  }
+  return in;
+}
+
+// TVM's broadcast_to inference (manipulate.cc): the written shape (`call.outSinfo.shape`), of
+// no smaller rank than the operand, each operand size 1 or the target's (aligned at the last
+// dimension); only two different constants conflict.
+std::optional<TensorStructInfo> inferBroadcastTo(const Call &call, const TensorStructInfo &in, SourceLoc shapeLoc,
+                                                 RelaxDiagnostic &diagnostic) {
+  const std::vector<Expr> &target = *call.outSinfo.shape;
+  if (in.rank() > int(target.size())) {
+    diagnostic = {shapeLoc, "R.broadcast_to needs a shape of rank " + std::to_string(in.rank()) + " or more, got " +
+                                printShape(target)};
+    return std::nullopt;
+  }
+  for (size_t i = 0; in.shape && i < in.shape->size(); ++i) {
+    const Expr &mine = (*in.shape)[in.shape->size() - 1 - i], &theirs = target[target.size() - 1 - i];
+    if (isConstantSize(mine, 1) || sizesProvablyEqual(mine, theirs) || !mine.isa<IntImm>() || !theirs.isa<IntImm>())
+      continue;
+    diagnostic = {shapeLoc, "R.broadcast_to cannot broadcast " + printShape(*in.shape) + " to " + printShape(target) +
+                                ": " + printDim(mine) + " and " + printDim(theirs) + " at dimension " +
+                                std::to_string(target.size() - 1 - i) + " of the result"};
+    return std::nullopt;
+  }
+  return TensorStructInfo::known(target, in.dtype);
+}
+
+// TVM's layer_norm inference (nn.cc, NormCheckDtypeAndShape): float data, gamma and beta of
+// its element type with one dimension per normalized axis, each the data's size along it
+// (only two different constants conflict); the result is the data's.
+std::optional<TensorStructInfo> inferLayerNorm(const Call &call, const std::vector<TensorStructInfo> &in,
+                                               SourceLoc callLoc, SourceLoc axesLoc, RelaxDiagnostic &diagnostic) {
+  const TensorStructInfo &data = in[0];
+  if (!requireFloat(call, data, callLoc, diagnostic)) return std::nullopt;
+  std::vector<int64_t> axes;
+  if (data.rank() >= 0) {
+    std::optional<std::vector<bool>> normalized = reducedDimensions(call.axes, data.rank());
+    if (!normalized) {
+      diagnostic = {axesLoc, "R.nn.layer_norm needs distinct axes within the " + std::to_string(data.rank()) +
+                                 " dimensions of its data, got axes " + printAxes(*call.axes)};
+      return std::nullopt;
+    }
+    for (int64_t axis : *call.axes) axes.push_back(axis < 0 ? axis + data.rank() : axis);
+  }
+  for (size_t i = 1; i < 3; ++i) {
+    const TensorStructInfo &param = in[i];
+    const std::string name = i == 1 ? "gamma" : "beta";
+    if (!param.dtype.isVoid() && !data.dtype.isVoid() && param.dtype != data.dtype) {
+      diagnostic = {call.args[i].loc, "R.nn.layer_norm needs " + name + " of the data's element type " +
+                                          data.dtype.str() + ", got " + param.dtype.str()};
+      return std::nullopt;
+    }
+    if (param.rank() >= 0 && param.rank() != int(call.axes->size())) {
+      diagnostic = {call.args[i].loc, "R.nn.layer_norm needs " + name + " of one dimension per normalized axis (" +
+                                          std::to_string(call.axes->size()) + "), got rank " +
+                                          std::to_string(param.rank())};
+      return std::nullopt;
+    }
+    for (size_t k = 0; param.shape && data.shape && k < axes.size(); ++k) {
+      const Expr &mine = (*param.shape)[k], &theirs = (*data.shape)[size_t(axes[k])];
+      if (!mine.isa<IntImm>() || !theirs.isa<IntImm>() || sizesProvablyEqual(mine, theirs)) continue;
+      diagnostic = {call.args[i].loc, "R.nn.layer_norm needs " + name + " of the data's sizes along the axes, got " +
+                                          printShape(*param.shape) + " for data " + printShape(*data.shape)};
+      return std::nullopt;
+    }
+  }
+  return data;
+}
+
 }  // namespace
 
 std::optional<StridedSliceBounds> stridedSliceBounds(const StridedSliceAttrs &attrs, size_t i, const Expr &extent) {
@@ -747,6 +852,17 @@ std::optional<TensorStructInfo> inferOperatorStructInfo(const Call &call, Source
   case OperatorFamily::Take: result = inferTake(call, in[0], in[1], axesLoc, diagnostic); break;
   case OperatorFamily::StridedSlice: result = inferStridedSlice(call, in[0], callLoc, diagnostic); break;
   case OperatorFamily::Quantize: result = inferQuantize(call, in, axesLoc, diagnostic); break;
+  case OperatorFamily::FloatUnary:
+    if (requireFloat(call, in[0], callLoc, diagnostic)) result = in[0];
+    break;
+  case OperatorFamily::Softmax: result = inferSoftmax(call, in[0], callLoc, axesLoc, diagnostic); break;
+  case OperatorFamily::BroadcastTo: result = inferBroadcastTo(call, in[0], axesLoc, diagnostic); break;
+  case OperatorFamily::LayerNorm: result = inferLayerNorm(call, in, callLoc, axesLoc, diagnostic); break;
+  case OperatorFamily::ArgReduce:
+    // The dimensions of R.max's, indices of int64 (statistical.cc).
+    result = inferStatistical(call, in[0], axesLoc, diagnostic);
+    if (result) result->dtype = DataType::int64();
+    break;
   default: break;  // the creation operators, inferred above
   }
   if (result) result->loc = callLoc;
@@ -773,13 +889,25 @@ std::string printOperatorAttributes(const Call &call) {
   if (!info) return "";
   switch (info->family) {
   case OperatorFamily::Matmul: return dtypeAttribute("out_dtype", call.outDtype);
-  case OperatorFamily::Reshape: return ", R.shape(" + printShapeList(*call.outSinfo.shape) + ")";
+  case OperatorFamily::Reshape:
+  case OperatorFamily::BroadcastTo: return ", R.shape(" + printShapeList(*call.outSinfo.shape) + ")";
   case OperatorFamily::Astype: return ", dtype=\"" + call.outDtype.str() + "\"";
   case OperatorFamily::PermuteDims: return ", axes=" + (call.axes ? printAxes(*call.axes) : "None");
   case OperatorFamily::Statistical:
     return ", axis=" + (call.axes ? printAxes(*call.axes) : "None") + ", keepdims=" + (call.keepdims ? "True" : "False");
+  case OperatorFamily::ArgReduce:
+    return ", axis=" + (call.axes ? std::to_string(call.axes->front()) : "None") +
+           ", keepdims=" + (call.keepdims ? "True" : "False");
+  case OperatorFamily::LayerNorm: {
+    const auto &attrs = std::get<LayerNormAttrs>(call.attrs);
+    std::string epsilon;
+    appendFloat(epsilon, attrs.epsilon);
+    return ", axes=" + printAxes(*call.axes) + ", epsilon=" + epsilon + ", center=" + (attrs.center ? "True" : "False") +
+           ", scale=" + (attrs.scale ? "True" : "False");
+  }
   case OperatorFamily::Concat:
-  case OperatorFamily::Take: return ", axis=" + (call.axes ? std::to_string(call.axes->front()) : "None");
+  case OperatorFamily::Take:
+  case OperatorFamily::Softmax: return ", axis=" + (call.axes ? std::to_string(call.axes->front()) : "None");
   case OperatorFamily::ExpandDims:
   case OperatorFamily::Squeeze: return ", axis=" + (call.axes ? printAxes(*call.axes) : "None");
   case OperatorFamily::Conv2D:

@@ -1069,12 +1069,17 @@ std::optional<relax::Call> RelaxFunctionBuilder::operatorCall(Grammar::CallExprC
   std::vector<std::string> params(info->tensorParams.begin(), info->tensorParams.end());
   if (info->family == relax::OperatorFamily::Matmul) params.push_back("out_dtype");
   if (info->family == relax::OperatorFamily::PermuteDims) params.push_back("axes");
-  if (info->family == relax::OperatorFamily::Reshape) params.push_back("shape");
+  if (info->family == relax::OperatorFamily::Reshape || info->family == relax::OperatorFamily::BroadcastTo)
+    params.push_back("shape");
   if (info->family == relax::OperatorFamily::Astype) params.push_back("dtype");
-  if (info->family == relax::OperatorFamily::Statistical) params.insert(params.end(), {"axis", "keepdims"});
+  if (info->family == relax::OperatorFamily::Statistical || info->family == relax::OperatorFamily::ArgReduce)
+    params.insert(params.end(), {"axis", "keepdims"});
+  if (info->family == relax::OperatorFamily::LayerNorm)
+    params.insert(params.end(), {"axes", "epsilon", "center", "scale"});
   if (info->family == relax::OperatorFamily::Clip) params.insert(params.end(), {"min", "max"});
   if (info->family == relax::OperatorFamily::Concat || info->family == relax::OperatorFamily::ExpandDims ||
-      info->family == relax::OperatorFamily::Squeeze || info->family == relax::OperatorFamily::Take)
+      info->family == relax::OperatorFamily::Squeeze || info->family == relax::OperatorFamily::Take ||
+      info->family == relax::OperatorFamily::Softmax)
     params.push_back("axis");
   if (info->family == relax::OperatorFamily::StridedSlice)
     params.insert(params.end(), {"axes", "begin", "end", "strides", "assume_inbound"});
@@ -1143,14 +1148,15 @@ std::optional<relax::Call> RelaxFunctionBuilder::operatorCall(Grammar::CallExprC
       return std::nullopt;
     }
   }
-  if (info->family == relax::OperatorFamily::Reshape || info->family == relax::OperatorFamily::Astype) {
+  bool shaped = info->family == relax::OperatorFamily::Reshape || info->family == relax::OperatorFamily::BroadcastTo;
+  if (shaped || info->family == relax::OperatorFamily::Astype) {
     Grammar::ExprContext *value = args.get(attribute, params[attribute]);
     if (!value) {
       error(loc(expr), "R." + name + " needs its argument '" + params[attribute] + "'");
       return std::nullopt;
     }
     axesLoc = loc(value);
-    if (info->family == relax::OperatorFamily::Reshape) {
+    if (shaped) {
       std::optional<std::vector<ir::Expr>> shape = shapeValue(value);
       if (!shape) return std::nullopt;
       call.outSinfo.shape = std::move(*shape);
@@ -1166,16 +1172,29 @@ std::optional<relax::Call> RelaxFunctionBuilder::operatorCall(Grammar::CallExprC
   }
   // permute_dims' axes, the reduced, added or squeezed axes (a list, one integer, or None),
   // concat's axis (one integer, 0 when absent, or None), take's (one integer or None, the
-  // default).
+  // default), softmax's (one integer, -1 when absent).
   using F = relax::OperatorFamily;
   if (info->family == F::Concat) call.axes = std::vector<int64_t>{0};
+  if (info->family == F::Softmax) call.axes = std::vector<int64_t>{-1};
   if (quantize) call.axes = std::vector<int64_t>{-1};
-  bool single = info->family == F::Concat || info->family == F::Take || quantize, list = !single;
-  const char *axesName = info->family == F::PermuteDims ? "axes" : "axis";
+  bool single = info->family == F::Concat || info->family == F::Take || info->family == F::Softmax ||
+                info->family == F::ArgReduce || quantize,
+       list = !single;
+  const char *axesName = info->family == F::PermuteDims || info->family == F::LayerNorm ? "axes" : "axis";
   Grammar::ExprContext *axes = info->family == F::PermuteDims || info->family == F::Statistical || single ||
-                                       info->family == F::ExpandDims || info->family == F::Squeeze
+                                       info->family == F::ExpandDims || info->family == F::Squeeze ||
+                                       info->family == F::LayerNorm
                                    ? args.get(attribute, axesName)
                                    : nullptr;
+  if (info->family == F::Softmax && axes && isNone(axes)) {
+    error(loc(axes), "expected the axis as an integer");
+    return std::nullopt;
+  }
+  if (info->family == F::LayerNorm && (!axes || isNone(axes))) {
+    error(axes ? loc(axes) : loc(expr), "R.nn.layer_norm needs its argument 'axes' (a list of integers)");
+    return std::nullopt;
+  }
+  if (info->family == F::LayerNorm && !layerNormAttributes(expr, params, call)) return std::nullopt;
   if (info->family == F::ExpandDims && (!axes || isNone(axes))) {
     error(axes ? loc(axes) : loc(expr), "R.expand_dims needs its argument 'axis' (an integer or a list of them)");
     return std::nullopt;
@@ -1193,14 +1212,15 @@ std::optional<relax::Call> RelaxFunctionBuilder::operatorCall(Grammar::CallExprC
         values.push_back(*value);
       }
       if (!items || values.size() != items->size()) {
-        error(axesLoc, single ? "expected the axis as an integer or None"
+        error(axesLoc, single ? std::string("expected the axis as an integer") + (info->family == F::Softmax ? "" : " or None")
                               : std::string("expected the ") + axesName + " as a list of integers, e.g. [1, 0], or None");
         return std::nullopt;
       }
       call.axes = std::move(values);
     }
   }
-  if (Grammar::ExprContext *keepdims = info->family == F::Statistical ? args.get(attribute + 1, "keepdims") : nullptr) {
+  bool reduces = info->family == F::Statistical || info->family == F::ArgReduce;
+  if (Grammar::ExprContext *keepdims = reduces ? args.get(attribute + 1, "keepdims") : nullptr) {
     std::optional<ir::AttrValue> flag = attrLiteral(keepdims);
     if (!flag) return std::nullopt;
     if (!flag->isBool()) {
@@ -1605,6 +1625,39 @@ bool RelaxFunctionBuilder::stridedSliceAttributes(Grammar::CallExprContext *expr
     attrs.assumeInbound = flag->asBool();
   }
   call.axes = std::move(axes);
+  call.attrs = attrs;
+  return true;
+}
+
+// R.nn.layer_norm's epsilon (a number, 1e-5 when absent), center and scale (True or False,
+// True when absent).
+bool RelaxFunctionBuilder::layerNormAttributes(Grammar::CallExprContext *expr, const std::vector<std::string> &params,
+                                               relax::Call &call) {
+  Arguments args = argumentsOf(expr);
+  auto value = [&](const std::string &name) {
+    return args.get(size_t(std::find(params.begin(), params.end(), name) - params.begin()), name);
+  };
+  relax::LayerNormAttrs attrs;
+  if (Grammar::ExprContext *epsilon = value("epsilon")) {
+    std::optional<ir::AttrValue> number = attrLiteral(epsilon);
+    if (!number) return false;
+    if (!number->isFloat() && !number->isInt()) {
+      error(loc(epsilon), "expected a number for epsilon, such as 1e-05");
+      return false;
+    }
+    attrs.epsilon = number->isFloat() ? number->asFloat() : double(number->asInt());
+  }
+  for (auto [name, flag] : {std::pair{"center", &attrs.center}, std::pair{"scale", &attrs.scale}}) {
+    Grammar::ExprContext *given = value(name);
+    if (!given) continue;
+    std::optional<ir::AttrValue> literal = attrLiteral(given);
+    if (!literal) return false;
+    if (!literal->isBool()) {
+      error(loc(given), std::string("expected True or False for ") + name);
+      return false;
+    }
+    *flag = literal->asBool();
+  }
   call.attrs = attrs;
   return true;
 }

@@ -15,14 +15,20 @@ llvm::Expected<legalize::LegalizedOperator> legalizeCall(const relax::Call &call
   case relax::OperatorFamily::Comparison:
   case relax::OperatorFamily::BitwiseBinary: return legalize::legalizeBinary(call);
   case relax::OperatorFamily::Clip: return legalize::legalizeClip(call);
-  case relax::OperatorFamily::ElementwiseUnary: return legalize::legalizeNn(call);
+  // nn.relu, nn.gelu, nn.silu are TVM's legalize_ops/nn.py, the others unary.py.
+  case relax::OperatorFamily::ElementwiseUnary:
+  case relax::OperatorFamily::FloatUnary:
+    return llvm::StringRef(call.callee).starts_with("nn.") ? legalize::legalizeNn(call) : legalize::legalizeUnary(call);
+  case relax::OperatorFamily::Softmax:
+  case relax::OperatorFamily::LayerNorm: return legalize::legalizeNn(call);
   case relax::OperatorFamily::Matmul: return legalize::legalizeLinearAlgebra(call);
   case relax::OperatorFamily::PermuteDims:
   case relax::OperatorFamily::Reshape:
   case relax::OperatorFamily::Concat:
   case relax::OperatorFamily::ExpandDims:
   case relax::OperatorFamily::Squeeze:
-  case relax::OperatorFamily::Flatten: return legalize::legalizeManipulate(call);
+  case relax::OperatorFamily::Flatten:
+  case relax::OperatorFamily::BroadcastTo: return legalize::legalizeManipulate(call);
   case relax::OperatorFamily::Astype: return legalize::legalizeDatatype(call);
   case relax::OperatorFamily::Statistical: return legalize::legalizeStatistical(call);
   case relax::OperatorFamily::Conv2D: return legalize::legalizeConvolution(call);
@@ -31,7 +37,8 @@ llvm::Expected<legalize::LegalizedOperator> legalizeCall(const relax::Call &call
   case relax::OperatorFamily::Full:
   case relax::OperatorFamily::FullLike:
   case relax::OperatorFamily::Arange: return legalize::legalizeCreate(call);
-  case relax::OperatorFamily::Where: return legalize::legalizeSearch(call);
+  case relax::OperatorFamily::Where:
+  case relax::OperatorFamily::ArgReduce: return legalize::legalizeSearch(call);
   case relax::OperatorFamily::Take:
   case relax::OperatorFamily::StridedSlice: return legalize::legalizeIndex(call);
   case relax::OperatorFamily::Quantize: return legalize::legalizeQdq(call);

@@ -102,9 +102,12 @@ Arg use(relax::ConstantPtr constant, ir::SourceLoc loc) {
   return arg;
 }
 
-bool isElementwise(relax::OperatorFamily family) {
+// The elementwise operators the packed region keeps (of the unary ones only nn.relu, which VTA's
+// ALU runs).
+bool isElementwise(const Call &call) {
   using F = relax::OperatorFamily;
-  return family == F::ElementwiseBinary || family == F::BitwiseBinary || family == F::ElementwiseUnary ||
+  F family = relax::lookupOperator(call.callee)->family;
+  return family == F::ElementwiseBinary || family == F::BitwiseBinary || call.callee == "nn.relu" ||
          family == F::Clip || family == F::Astype;
 }
 
@@ -260,7 +263,7 @@ private:
     const Call &call = *binding.call;
     relax::OperatorFamily family = relax::lookupOperator(call.callee)->family;
     if (family == relax::OperatorFamily::Conv2D) return packConv2d(binding);
-    if (!isElementwise(family)) return false;
+    if (!isElementwise(call)) return false;
     // One packed operand; the others scalars or NCHW tensors that broadcast to the result along
     // the batch (when BATCH is 1), rows or columns only (a per-channel bias), packed on the way.
     std::optional<std::vector<int64_t>> shape = constantShape(binding.var->sinfo);

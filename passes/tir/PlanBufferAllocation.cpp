@@ -71,6 +71,7 @@ public:
     }
     push(&block);
     placeAboveOpaqueIterLoops(op);
+    placeAboveReductionLoops(op);
     for (const ir::MatchBufferRegion &match : block.matchBuffers) {
       update(match.source.buffer.get(), ancestors_.back());
       matchTargets_.insert(match.buffer.get());
@@ -137,6 +138,25 @@ private:
     };
     for (const ir::BufferRegion &region : block.reads) place(region);
     for (const ir::BufferRegion &region : block.writes) place(region);
+  }
+
+  // A reduction block's results accumulate across the loops its reduction iterators are bound
+  // to: what it writes lives above the outermost of them, even a buffer no later block reads
+  // (argmax's running maximum), which would otherwise be allocated afresh each iteration.
+  // Thread-bound loops are left to the cross-thread reduction's lowering.
+  void placeAboveReductionLoops(const ir::BlockRealize &realize) {
+    const ir::Block &block = *realize.block;
+    const Scope *above = nullptr;
+    for (size_t i = 0; i < realize.iterValues.size() && i < block.iterVars.size(); ++i) {
+      if (block.iterVars[i]->iterType != ir::IterType::CommReduce) continue;
+      ir::preOrderVisit(realize.iterValues[i], [&](const ir::Node &node) {
+        auto it = node.isa<ir::Var>() ? loopScope_.find(node.as<ir::Var>()) : loopScope_.end();
+        if (it == loopScope_.end() || static_cast<const ir::For *>(it->second->stmt)->threadBinding) return;
+        if (!above || it->second->parent->depth < above->depth) above = it->second->parent;
+      });
+    }
+    if (!above) return;
+    for (const ir::BufferRegion &region : block.writes) update(region.buffer.get(), above);
   }
 
   void update(const ir::Buffer *buffer, const Scope *scope) {

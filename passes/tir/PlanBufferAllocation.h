@@ -1,6 +1,7 @@
 // plan-buffer-allocation (TVM's PlanAndUpdateBufferAllocationLocation): every buffer a block
 // allocates (`T.alloc_buffer`) moves to the lowest common ancestor (a loop or a block) of all
-// its accesses. At a block it joins that block's alloc_buffers; at a loop, the loop's body is
+// its accesses (a buffer a reduction block writes: above the loops of its reduction iterators,
+// which it accumulates across). At a block it joins that block's alloc_buffers; at a loop, the loop's body is
 // wrapped in a new opaque block (no iteration variables, name "") that allocates it, with
 // reads/writes inferred for that body. Buffers in global memory are not placed inside a
 // `blockIdx` loop's body, buffers nothing accesses are dropped, and the reads/writes of every

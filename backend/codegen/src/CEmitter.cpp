@@ -376,9 +376,10 @@ private:
       if (op.dtype.isFloat()) return std::string(op.dtype.bits() == 32 ? "fabsf(" : "fabs(") + arg(0) + ")";
       return helper("abs", type(op.dtype, op), "return a < 0 ? -a : a;", 1) + "(" + arg(0) + ")";
     }
-    if (name == "tir.sigmoid") {
-      std::string one = op.dtype.bits() == 32 ? "1.0f" : "1.0";
-      return "(" + one + " / (" + one + " + " + (op.dtype.bits() == 32 ? "expf(-" : "exp(-") + arg(0) + ")))";
+    if (name == "tir.sigmoid" || name == "tir.rsqrt") {
+      std::string one = op.dtype.bits() == 32 ? "1.0f" : "1.0", f = op.dtype.bits() == 32 ? "f(" : "(";
+      if (name == "tir.rsqrt") return "(" + one + " / sqrt" + f + arg(0) + "))";
+      return "(" + one + " / (" + one + " + exp" + f + "-" + arg(0) + ")))";
     }
     // The rest are libm functions of the same name (the float versions end in 'f').
     std::string fn = name.substr(4);

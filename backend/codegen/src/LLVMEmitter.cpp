@@ -747,7 +747,9 @@ private:
       if (op.dtype.isFloat()) return b_.CreateUnaryIntrinsic(llvm::Intrinsic::fabs, x);
       return b_.CreateSelect(b_.CreateICmpSLT(x, llvm::ConstantInt::get(x->getType(), 0)), b_.CreateNeg(x), x);
     }
-    llvm::Value *one = llvm::ConstantFP::get(type(op.dtype, op), 1.0);  // tir.sigmoid
+    llvm::Value *one = llvm::ConstantFP::get(type(op.dtype, op), 1.0);
+    if (name == "tir.rsqrt") return b_.CreateFDiv(one, b_.CreateUnaryIntrinsic(llvm::Intrinsic::sqrt, arg(0)));
+    // tir.sigmoid
     llvm::Value *e = b_.CreateUnaryIntrinsic(llvm::Intrinsic::exp, b_.CreateFNeg(arg(0)));
     return b_.CreateFDiv(one, b_.CreateFAdd(one, e));
   }

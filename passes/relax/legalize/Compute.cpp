@@ -20,6 +20,11 @@ using ir::Expr;
 
 ir::Expr zeroOf(DataType dtype) { return dtype.isFloat() ? ir::floatImm(0, dtype) : ir::intImm(0, dtype); }
 
+ir::Expr unaryIntrinsic(const std::string &name, Expr x) {
+  DataType dtype = x->dtype;
+  return ir::make<ir::Call>(dtype, name, std::vector<Expr>{std::move(x)});
+}
+
 std::vector<Expr> broadcastIndices(const std::vector<Expr> &axes, const std::vector<Expr> &mine,
                                    const std::vector<Expr> &other) {
   std::vector<Expr> indices;
@@ -96,7 +101,13 @@ llvm::Expected<ir::BufferRef> ComputeBuilder::reduceStage(const std::string &blo
                                                           const relax::TensorStructInfo &out, const Reduction &reduction,
                                                           std::function<Expr(const Indices &, const Indices &)> value) {
   if (llvm::Error error = requireKnown(out)) return error;
-  ir::BufferRef buffer = ir::makeBuffer(block, out.dtype, shapeOf(out));
+  return reduceStage(block, axisNames, out.dtype, shapeOf(out), reduction, value);
+}
+
+ir::BufferRef ComputeBuilder::reduceStage(const std::string &block, const AxisNames &axisNames, DataType dtype,
+                                          std::vector<Expr> shape, const Reduction &reduction,
+                                          const std::function<Expr(const Indices &, const Indices &)> &value) {
+  ir::BufferRef buffer = ir::makeBuffer(block, dtype, std::move(shape));
   intermediates_.push_back(buffer);
   stages_.push_back(stage(buffer, axisNames, &reduction, value));
   return buffer;
@@ -137,43 +148,89 @@ ir::BufferRef ComputeBuilder::pad(const ir::BufferRef &data, const std::vector<i
   });
 }
 
-ir::Stmt ComputeBuilder::stage(const ir::BufferRef &output, const AxisNames &axisNames, const Reduction *reduction,
-                               const std::function<Expr(const Indices &, const Indices &)> &value,
-                               ir::AttrMap annotations) {
-  // Loops i0, i1, ... over the output, then the reduction's, bound to the block's iterators.
-  std::vector<Expr> extents = output->shape;
-  size_t spatial = extents.size();
-  if (reduction)
-    for (const auto &axis : reduction->axes) extents.push_back(axis.first);
+ir::Stmt ComputeBuilder::loopNest(const std::string &block, const std::vector<Expr> &spatial,
+                                  const AxisNames &axisNames,
+                                  const std::vector<std::pair<Expr, std::string>> &reduceAxes,
+                                  const std::function<BlockStatements(const Indices &, const Indices &)> &statements,
+                                  ir::AttrMap annotations) {
+  std::vector<Expr> extents = spatial;
+  for (const auto &axis : reduceAxes) extents.push_back(axis.first);
   std::vector<ir::VarRef> loops;
   std::vector<ir::IterVarRef> iterators;
   Indices axes, ks;
   for (size_t i = 0; i < extents.size(); ++i) {
-    bool reducing = i >= spatial;
+    bool reducing = i >= spatial.size();
     DataType dtype = extents[i]->dtype;
     loops.push_back(ir::makeVar("i" + std::to_string(i), dtype));
-    ir::VarRef axis = ir::makeVar(reducing ? reduction->axes[i - spatial].second : axisNames(i), dtype);
+    ir::VarRef axis = ir::makeVar(reducing ? reduceAxes[i - spatial.size()].second : axisNames(i), dtype);
     iterators.push_back(ir::make<ir::IterVar>(axis, ir::rangeFromExtent(extents[i]),
                                               reducing ? ir::IterType::CommReduce : ir::IterType::DataPar));
     (reducing ? ks : axes).push_back(axis);
   }
-  Expr computed = value(axes, ks);
-  ir::Stmt init;
-  if (reduction) {
-    init = ir::make<ir::BufferStore>(output, reduction->init, axes);
-    computed = ir::binary(reduction->combine, ir::bufferLoad(output, axes), computed);
+  BlockStatements made = statements(axes, ks);
+  // A block of no iterators (a 0-d result computed elementwise) gets te.create_prim_func's
+  // dummy one, `vi = T.axis.spatial(1, 0)`.
+  std::vector<Expr> bindings(loops.begin(), loops.end());
+  if (iterators.empty()) {
+    DataType dtype = DataType::int64();
+    iterators.push_back(ir::make<ir::IterVar>(ir::makeVar("vi", dtype), ir::rangeFromExtent(ir::intImm(1, dtype)),
+                                              ir::IterType::DataPar));
+    bindings.push_back(ir::intImm(0, dtype));
   }
-  ir::Stmt store = ir::make<ir::BufferStore>(output, computed, axes);
-  auto unannotated = ir::make<ir::Block>(output->name, iterators, std::vector<ir::BufferRegion>{},
-                                         std::vector<ir::BufferRegion>{}, store, init);
+  auto unannotated = ir::make<ir::Block>(block, iterators, std::vector<ir::BufferRegion>{},
+                                         std::vector<ir::BufferRegion>{}, made.body, made.init);
   ir::BlockAccessRegions regions = ir::inferAccessRegions(*unannotated);
-  auto annotated = ir::make<ir::Block>(output->name, iterators, regions.reads, regions.writes, store, init,
+  auto annotated = ir::make<ir::Block>(block, iterators, regions.reads, regions.writes, made.body, made.init,
                                        std::vector<ir::BufferRef>{}, std::vector<ir::MatchBufferRegion>{},
                                        std::move(annotations));
-  ir::Stmt body = ir::make<ir::BlockRealize>(std::vector<Expr>(loops.begin(), loops.end()), nullptr, annotated);
+  ir::Stmt body = ir::make<ir::BlockRealize>(bindings, nullptr, annotated);
   for (size_t i = extents.size(); i-- > 0;)
     body = ir::make<ir::For>(loops[i], ir::make<ir::IntImm>(extents[i]->dtype, 0), extents[i], ir::ForKind::Serial, body);
   return body;
+}
+
+ir::Stmt ComputeBuilder::stage(const ir::BufferRef &output, const AxisNames &axisNames, const Reduction *reduction,
+                               const std::function<Expr(const Indices &, const Indices &)> &value,
+                               ir::AttrMap annotations) {
+  std::vector<std::pair<Expr, std::string>> reduceAxes;
+  if (reduction) reduceAxes = reduction->axes;
+  auto statements = [&](const Indices &axes, const Indices &ks) {
+    Expr computed = value(axes, ks);
+    ir::Stmt init;
+    if (reduction) {
+      init = ir::make<ir::BufferStore>(output, reduction->init, axes);
+      computed = ir::binary(reduction->combine, ir::bufferLoad(output, axes), computed);
+    }
+    return BlockStatements{ir::make<ir::BufferStore>(output, computed, axes), init};
+  };
+  return loopNest(output->name, output->shape, axisNames, reduceAxes, statements, std::move(annotations));
+}
+
+std::vector<ir::BufferRef> ComputeBuilder::tupleReduceStage(const std::string &block, const AxisNames &axisNames,
+                                                            std::vector<Expr> shape, const TupleReduction &reduction,
+                                                            const std::function<Indices(const Indices &, const Indices &)> &values) {
+  std::vector<ir::BufferRef> buffers;
+  for (size_t j = 0; j < reduction.dtypes.size(); ++j) {
+    buffers.push_back(ir::makeBuffer(block + "_v" + std::to_string(j), reduction.dtypes[j], shape));
+    intermediates_.push_back(buffers.back());
+  }
+  auto statements = [&](const Indices &axes, const Indices &ks) {
+    Indices accumulated;
+    std::vector<ir::Stmt> inits, stores;
+    std::vector<ir::VarRef> bound;
+    for (size_t j = 0; j < buffers.size(); ++j) {
+      accumulated.push_back(ir::bufferLoad(buffers[j], axes));
+      inits.push_back(ir::make<ir::BufferStore>(buffers[j], reduction.inits[j], axes));
+      bound.push_back(ir::makeVar("v_" + buffers[j]->name, reduction.dtypes[j]));
+      stores.push_back(ir::make<ir::BufferStore>(buffers[j], bound.back(), axes));
+    }
+    Indices combined = reduction.combine(accumulated, values(axes, ks));
+    ir::Stmt body = ir::seq(stores);
+    for (size_t j = buffers.size(); j-- > 0;) body = ir::make<ir::LetStmt>(bound[j], combined[j], body);
+    return BlockStatements{body, ir::seq(inits)};
+  };
+  stages_.push_back(loopNest(block, shape, axisNames, reduction.axes, statements, {}));
+  return buffers;
 }
 
 llvm::Expected<LegalizedOperator> ComputeBuilder::build(std::string nameHint, const std::string &block,

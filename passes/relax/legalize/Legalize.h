@@ -12,12 +12,15 @@
 // of the same names (TVM copies them so the prim_func stands alone).
 //
 // One file per operator family, as TVM's legalize_ops/ has: Binary.cpp (add, subtract,
-// multiply, divide, maximum, minimum, power, floor_divide, shifts, bitwise, comparisons), Unary.cpp (clip), Nn.cpp (nn.relu),
+// multiply, divide, maximum, minimum, power, floor_divide, shifts, bitwise, comparisons),
+// Unary.cpp (clip, exp, log, sqrt, rsqrt, tanh, sigmoid, sin, cos, erf, negative, abs, square),
+// Nn.cpp (nn.relu, nn.gelu, nn.silu, nn.softmax, nn.log_softmax, nn.layer_norm),
 // LinearAlgebra.cpp (matmul), Manipulate.cpp (permute_dims, reshape, concat, expand_dims,
-// squeeze, flatten), Datatype.cpp (astype), Statistical.cpp (sum, mean, max, min),
-// Convolution.cpp (nn.conv2d), Pooling.cpp (nn.max_pool2d, nn.avg_pool2d,
+// squeeze, flatten, broadcast_to), Datatype.cpp (astype), Statistical.cpp (sum, mean, max,
+// min), Convolution.cpp (nn.conv2d), Pooling.cpp (nn.max_pool2d, nn.avg_pool2d,
 // nn.adaptive_avg_pool2d), Create.cpp (zeros, ones, full, their *_like twins, arange),
-// Search.cpp (where), Index.cpp (take, strided_slice), Qdq.cpp (quantize, dequantize).
+// Search.cpp (where, argmax, argmin), Index.cpp (take, strided_slice), Qdq.cpp (quantize,
+// dequantize).
 #pragma once
 
 #include <functional>
@@ -96,6 +99,27 @@ public:
   llvm::Expected<ir::BufferRef> reduceStage(const std::string &block, const AxisNames &axisNames,
                                             const ir::relax::TensorStructInfo &out, const Reduction &reduction,
                                             std::function<ir::Expr(const Indices &, const Indices &)> value);
+  // The same of its own shape (prim_func sizes) and element type (topi's softmax maximum).
+  ir::BufferRef reduceStage(const std::string &block, const AxisNames &axisNames, ir::DataType dtype,
+                            std::vector<ir::Expr> shape, const Reduction &reduction,
+                            const std::function<ir::Expr(const Indices &, const Indices &)> &value);
+
+  // A reduction of several values at once (te.comm_reducer over a tuple: topi's argmax, the
+  // sums of x and x * x of layer_norm): its axes, the element type and starting value of each
+  // accumulator, and how the accumulators (`acc`) take in new values (`next`).
+  struct TupleReduction {
+    std::vector<std::pair<ir::Expr, std::string>> axes;
+    std::vector<ir::DataType> dtypes;
+    std::vector<ir::Expr> inits;
+    std::function<std::vector<ir::Expr>(const Indices &acc, const Indices &next)> combine;
+  };
+  // Its stage over `shape` (prim_func sizes): one block `block` writing intermediates
+  // `<block>_v0`, `<block>_v1`, ...: the inits, then each combined value bound to `v_<buffer>`
+  // before the stores, as te.create_prim_func writes a tuple reduction. `values` gives the new
+  // values at the spatial and reduction iterators.
+  std::vector<ir::BufferRef> tupleReduceStage(const std::string &block, const AxisNames &axisNames,
+                                              std::vector<ir::Expr> shape, const TupleReduction &reduction,
+                                              const std::function<Indices(const Indices &, const Indices &)> &values);
 
   // An intermediate te tensor of its own shape (prim_func sizes) and element type, computed
   // elementwise (topi's pad_temp).
@@ -116,6 +140,16 @@ private:
   ir::Stmt stage(const ir::BufferRef &output, const AxisNames &axisNames, const Reduction *reduction,
                  const std::function<ir::Expr(const Indices &, const Indices &)> &value,
                  ir::AttrMap annotations = {});
+  // A block's body and init (null when it reduces nothing).
+  struct BlockStatements {
+    ir::Stmt body, init;
+  };
+  // Loops i0, i1, ... over `spatial` then the reduction axes, bound to the iterators of block
+  // `block` (spatial ones named by `axisNames`), which holds what `statements` makes of them.
+  ir::Stmt loopNest(const std::string &block, const std::vector<ir::Expr> &spatial, const AxisNames &axisNames,
+                    const std::vector<std::pair<ir::Expr, std::string>> &reduceAxes,
+                    const std::function<BlockStatements(const Indices &, const Indices &)> &statements,
+                    ir::AttrMap annotations);
   llvm::Expected<LegalizedOperator> build(std::string nameHint, const std::string &block, const AxisNames &axisNames,
                           const ir::relax::TensorStructInfo &out, const Reduction *reduction,
                           const std::function<ir::Expr(const Indices &, const Indices &)> &value,
@@ -130,6 +164,14 @@ private:
 
 // 0 of `dtype` (T.float32(0), T.int32(0)), as tir.const(0, dtype).
 ir::Expr zeroOf(ir::DataType dtype);
+
+// A TIR intrinsic of one operand, of its type: `T.exp(x)` for ("tir.exp", x).
+ir::Expr unaryIntrinsic(const std::string &name, ir::Expr x);
+
+// topi.erf of a float16 tensor as TVM's legalizations take it (legalize_ops' te_erf, te_gelu):
+// cast to float32 in block `compute`, erf in `compute_1`; the float32 result, which the caller
+// casts back.
+ir::BufferRef float32Erf(ComputeBuilder &builder, const ir::BufferRef &x);
 
 // A scalar constant argument as TVM's _try_convert_to_scalar_const folds it into the compute
 // (T.float32(1)); null for any other argument. (Only R.const scalars: a 0-d metadata constant
@@ -147,6 +189,7 @@ std::vector<ir::Expr> broadcastIndices(const std::vector<ir::Expr> &axes, const 
 llvm::Expected<LegalizedOperator> legalizeBinary(const ir::relax::Call &call);
 llvm::Expected<LegalizedOperator> legalizeNn(const ir::relax::Call &call);
 llvm::Expected<LegalizedOperator> legalizeClip(const ir::relax::Call &call);
+llvm::Expected<LegalizedOperator> legalizeUnary(const ir::relax::Call &call);
 llvm::Expected<LegalizedOperator> legalizeLinearAlgebra(const ir::relax::Call &call);
 llvm::Expected<LegalizedOperator> legalizeManipulate(const ir::relax::Call &call);
 llvm::Expected<LegalizedOperator> legalizeDatatype(const ir::relax::Call &call);

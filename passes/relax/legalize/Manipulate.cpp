@@ -14,6 +14,8 @@
 // - R.concat: topi.concatenate, block `T_concat`: along the axis, the last tensor where the
 //   iterator is at least its offset (the sizes before it added up), else the one before, ...:
 //   `T.if_then_else(5 <= ax1, x3[.., ax1 - 5, ..], T.if_then_else(2 <= ax1, x2[..], x1[..]))`.
+// - R.broadcast_to: topi.broadcast_to, block `T_broadcast_to`, the operand at 0 along the
+//   dimensions it broadcasts.
 #include "Legalize.h"
 
 #include <algorithm>
@@ -164,6 +166,18 @@ llvm::Expected<LegalizedOperator> legalizeSqueeze(const relax::Call &call) {
   });
 }
 
+// topi.broadcast_to: block `T_broadcast_to` over the target shape, the operand read as topi's
+// broadcast indexes it (0 along its dimensions of size 1 the target widens).
+llvm::Expected<LegalizedOperator> legalizeBroadcastTo(const relax::Call &call) {
+  ComputeBuilder builder;
+  llvm::Expected<ir::BufferRef> data = builder.input(call.args[0]);
+  if (!data) return data.takeError();
+  std::vector<Expr> target = builder.shapeOf(call.outSinfo);
+  return builder.compute("broadcast_to", "T_broadcast_to", "ax", call.outSinfo, [&](const ComputeBuilder::Indices &ax) {
+    return ir::bufferLoad(*data, broadcastIndices(ax, (*data)->shape, target));
+  });
+}
+
 }  // namespace
 
 llvm::Expected<LegalizedOperator> legalizeManipulate(const relax::Call &call) {
@@ -174,6 +188,7 @@ llvm::Expected<LegalizedOperator> legalizeManipulate(const relax::Call &call) {
   case relax::OperatorFamily::Concat: return legalizeConcat(call);
   case relax::OperatorFamily::ExpandDims: return legalizeExpandDims(call);
   case relax::OperatorFamily::Squeeze: return legalizeSqueeze(call);
+  case relax::OperatorFamily::BroadcastTo: return legalizeBroadcastTo(call);
   default: break;
   }
   ComputeBuilder builder;

@@ -164,15 +164,23 @@ struct StridedSliceAttrs {
   bool stridesGiven = false, assumeInbound = false;
   auto tied() const { return std::tie(begin, end, strides, stridesGiven, assumeInbound); }
 };
+// R.nn.layer_norm (TVM's LayerNormAttrs besides its axes, which are `Call::axes`).
+struct LayerNormAttrs {
+  double epsilon = 1e-5;
+  bool center = true, scale = true;
+  auto tied() const { return std::tie(epsilon, center, scale); }
+};
 inline bool operator==(const Conv2DAttrs &a, const Conv2DAttrs &b) { return a.tied() == b.tied(); }
 inline bool operator==(const StridedSliceAttrs &a, const StridedSliceAttrs &b) { return a.tied() == b.tied(); }
 inline bool operator==(const Pool2DAttrs &a, const Pool2DAttrs &b) { return a.tied() == b.tied(); }
 inline bool operator==(const AdaptivePool2DAttrs &a, const AdaptivePool2DAttrs &b) { return a.tied() == b.tied(); }
 inline bool operator==(const ClipAttrs &a, const ClipAttrs &b) { return a.tied() == b.tied(); }
+inline bool operator==(const LayerNormAttrs &a, const LayerNormAttrs &b) { return a.tied() == b.tied(); }
 // An operator's attributes beyond `Call::axes`/`keepdims`/`outDtype`: one struct per operator
 // family that has several (monostate: the call has none of these).
 using OperatorAttrs =
-    std::variant<std::monostate, Conv2DAttrs, Pool2DAttrs, AdaptivePool2DAttrs, ClipAttrs, StridedSliceAttrs>;
+    std::variant<std::monostate, Conv2DAttrs, Pool2DAttrs, AdaptivePool2DAttrs, ClipAttrs, StridedSliceAttrs,
+                 LayerNormAttrs>;
 
 // `R.call_tir(cls.callee, (args,), out_sinfo=...)` — callee a prim_func of the module — or
 // `R.call_dps_packed("callee", (args,), out_sinfo)` — a prim_func of the module or a
@@ -198,16 +206,17 @@ struct Call {
   // The attributes of an operator besides its tensors, as TVM's attrs nodes hold them;
   // R.reshape's shape is the result's (`outSinfo`), R.concat's tensors are `args`.
   // `axes`: permute_dims' permutation (nullopt: reversed, `axes=None`); the reduced axes of
-  // sum/mean/max/min (nullopt: all); concat's one axis (nullopt: `axis=None`, flattened).
+  // sum/mean/max/min (nullopt: all); concat's one axis (nullopt: `axis=None`, flattened);
+  // softmax's one axis; layer_norm's normalized axes; argmax/argmin's one axis (nullopt: all).
   std::optional<std::vector<int64_t>> axes;
-  bool keepdims = false;  // sum/mean/max/min
+  bool keepdims = false;  // sum/mean/max/min, argmax/argmin
   DataType outDtype;      // matmul (void: the operands', "void"); astype's dtype
   std::vector<int64_t> inplaceIndices;  // call_tir_inplace, one per output
   std::vector<StructInfo> sinfoArgs;    // call_packed / call_pure_packed
   VarPtr calleeVar;                     // Function: the local function called (its R.Callable)
   bool moduleCallee = false;            // Function: `cls.callee(...)`, a Relax function of the
                                         // module (calleeVar, unbound, holds its signature)
-  OperatorAttrs attrs;    // conv2d, the pools, clip, strided_slice
+  OperatorAttrs attrs;    // conv2d, the pools, clip, strided_slice, layer_norm
 };
 
 // Void: the empty tuple, R.Tuple, what a call without a result gives (TVM's HasVoidType).

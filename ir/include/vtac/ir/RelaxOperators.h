@@ -3,15 +3,19 @@
 // `R.sum(x, axis=[1], keepdims=False)`, `R.concat((x, y), axis=0)`, `R.expand_dims(x, axis=[0])`,
 // `R.squeeze(x, axis=None)`, `R.flatten(x)`, `R.where(c, x, y)`, `R.take(x, i, axis=1)`, `R.zeros(R.shape([2, 3]), dtype="float32")`,
 // `R.full_like(x, v, dtype="void")`, `R.arange(R.prim_value(0), R.prim_value(8),
-// R.prim_value(1), dtype="int64")`): their names as TVM registers them (without "relax."), the
+// R.prim_value(1), dtype="int64")`, `R.exp(x)`, `R.nn.softmax(x, axis=-1)`,
+// `R.broadcast_to(x, R.shape([2, 3]))`, `R.nn.layer_norm(x, gamma, beta, axes=[-1])`,
+// `R.argmax(x, axis=1)`): their names as TVM registers them (without "relax."), the
 // tensors they take in TVM's parameter order, and their struct info inference (TVM's
 // FInferStructInfo): numpy broadcasting for the elementwise binary operators (bool results for comparisons), numpy's matmul
 // (a rank-1 operand gains a unit dimension, batch dimensions broadcast, the reduction lengths
 // must agree), a permutation of the dimensions, a new shape of as many elements, a new element
 // type, dimensions reduced (or kept as 1), tensors joined along one axis, dimensions of size 1
 // added or removed, a written or borrowed shape (creation), a range's length, a selection
-// broadcast over three tensors, the indices' dimensions in place of the axis, the data's shape
-// in the (de)quantized type. legalize-ops
+// broadcast over three tensors, the indices' dimensions in place of the axis, the operand's
+// own (elementwise math, softmax, layer_norm; some need a float tensor), a shape broadcast
+// to, int64 indices over the other dimensions (argmax), the data's shape in the
+// (de)quantized type. legalize-ops
 // (passes/relax/) turns each into R.call_tir of a generated prim_func.
 #pragma once
 
@@ -30,7 +34,7 @@ enum class OperatorFamily {
   ElementwiseBinary,  // add, subtract, multiply, divide, maximum, minimum, power, floor_divide
   Comparison,         // equal, not_equal, less, less_equal, greater, greater_equal (bool results)
   BitwiseBinary,      // left_shift, right_shift, bitwise_and, bitwise_or, bitwise_xor (integers)
-  ElementwiseUnary,   // nn.relu
+  ElementwiseUnary,   // nn.relu, negative, abs, square
   Clip,               // clip(x, min, max)
   Matmul,             // matmul(x1, x2, out_dtype="void")
   PermuteDims,        // permute_dims(x, axes=None)
@@ -51,6 +55,11 @@ enum class OperatorFamily {
   Take,               // take(x, indices, axis=None)
   StridedSlice,       // strided_slice(x, axes, begin, end, strides=None, assume_inbound=False)
   Quantize,           // quantize, dequantize (data, scale, zero_point, axis=-1, out_dtype)
+  FloatUnary,         // exp, log, sqrt, tanh, sigmoid, sin, cos, erf, nn.gelu, nn.silu (float tensors)
+  Softmax,            // nn.softmax, nn.log_softmax(data, axis=-1) (float tensors)
+  BroadcastTo,        // broadcast_to(x, shape)
+  LayerNorm,          // nn.layer_norm(data, gamma, beta, axes, epsilon=1e-5, center=True, scale=True)
+  ArgReduce,          // argmax, argmin(x, axis=None, keepdims=False)
 };
 
 struct OperatorInfo {

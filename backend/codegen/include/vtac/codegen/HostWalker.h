@@ -237,7 +237,8 @@ private:
         {"tir.sqrt", 1},         {"tir.tanh", 1},               {"tir.sin", 1},          {"tir.cos", 1},
         {"tir.floor", 1},        {"tir.ceil", 1},               {"tir.round", 1},        {"tir.trunc", 1},
         {"tir.fabs", 1},         {"tir.pow", 2},                {"tir.exp2", 1},         {"tir.log2", 1},
-        {"tir.erf", 1},          {"tir.abs", 1},                {"tir.sigmoid", 1},      {"tir.assume", 1}};
+        {"tir.erf", 1},          {"tir.abs", 1},                {"tir.sigmoid", 1},      {"tir.assume", 1},
+        {"tir.rsqrt", 1}};
     return arities;
   }
 
