@@ -2,7 +2,9 @@
 // comparison.
 #include "vtac/ir/Relax.h"
 
+#include <algorithm>
 #include <functional>
+#include <unordered_set>
 
 #include "vtac/ir/Arith.h"
 
@@ -186,6 +188,17 @@ bool sameDims(const std::optional<std::vector<Expr>> &a, const std::optional<std
 
 }  // namespace
 
+std::vector<TensorStructInfo> Call::outputs() const {
+  return tupleOutSinfo.empty() ? std::vector<TensorStructInfo>{outSinfo} : tupleOutSinfo;
+}
+
+StructInfo Call::outputSinfo() const {
+  if (tupleOutSinfo.empty()) return StructInfo(outSinfo);
+  StructInfo tuple = StructInfo::of(StructInfo::Kind::Tuple, outSinfo.loc);
+  for (const TensorStructInfo &field : tupleOutSinfo) tuple.fields.push_back(StructInfo(field));
+  return tuple;
+}
+
 std::string callKindName(CallKind kind) {
   switch (kind) {
   case CallKind::CallTIR: return "R.call_tir";
@@ -296,6 +309,17 @@ std::optional<RelaxDiagnostic> firstUnsupported(const RelaxFunction &func, llvm:
   };
   for (const VarPtr &param : func.params)
     if (auto diagnostic = refuse(*param)) return diagnostic;
+  // The graph executor keeps a tuple of tensors as its fields' tensors: the value of a call of
+  // several outputs, a tuple of tensors written out, an alias of one; `t[i]` is a field.
+  std::unordered_set<const Var *> tensorTuples;
+  auto isTensorTuple = [&](const Binding &binding) {
+    if (!graphExecutor) return false;
+    if (binding.call) return !binding.call->tupleOutSinfo.empty();
+    if (binding.tuple)
+      return std::all_of(binding.tuple->begin(), binding.tuple->end(),
+                         [](const Arg &field) { return !field.fields && field.sinfo().isTensor(); });
+    return binding.isAlias() && binding.alias.var && tensorTuples.count(binding.alias.var.get());
+  };
   std::function<std::optional<RelaxDiagnostic>(const std::vector<BindingBlock> &, bool)> firstIn =
       [&](const std::vector<BindingBlock> &blocks, bool inBranch) -> std::optional<RelaxDiagnostic> {
     for (const BindingBlock &block : blocks)
@@ -304,7 +328,8 @@ std::optional<RelaxDiagnostic> firstUnsupported(const RelaxFunction &func, llvm:
           return RelaxDiagnostic{binding.loc, std::string(binding.ifElse ? "if/else" : "a local function") +
                                                   " is not supported by " + what.str() + " yet: '" +
                                                   binding.var->name + "'"};
-        if (auto diagnostic = refuse(*binding.var)) return diagnostic;
+        if (isTensorTuple(binding)) tensorTuples.insert(binding.var.get());
+        else if (auto diagnostic = refuse(*binding.var)) return diagnostic;
         if (const IfElse *ifElse = binding.ifElse.get()) {
           // The condition is read from a bool scalar tensor when the graph runs.
           if (!ifElse->condition.sinfo().isTensor())
@@ -324,7 +349,7 @@ std::optional<RelaxDiagnostic> firstUnsupported(const RelaxFunction &func, llvm:
                                                 " is not supported there by " + what.str()
                                           : what.str() + " runs R.call_tir and R.call_dps_packed only: legalize R." +
                                                 binding.call->callee + " first (--passes=legalize-ops)"};
-        if (binding.index || binding.matchCast)
+        if ((binding.index && !(binding.alias.var && tensorTuples.count(binding.alias.var.get()))) || binding.matchCast)
           return RelaxDiagnostic{binding.loc, what.str() + " does not support " +
                                                   (binding.index ? "tuple indexing" : "R.match_cast") +
                                                   " yet: '" + binding.var->name + "'"};

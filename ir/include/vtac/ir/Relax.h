@@ -165,10 +165,16 @@ inline bool operator==(const StridedSliceAttrs &a, const StridedSliceAttrs &b) {
 inline bool operator==(const Pool2DAttrs &a, const Pool2DAttrs &b) { return a.tied() == b.tied(); }
 inline bool operator==(const AdaptivePool2DAttrs &a, const AdaptivePool2DAttrs &b) { return a.tied() == b.tied(); }
 inline bool operator==(const ClipAttrs &a, const ClipAttrs &b) { return a.tied() == b.tied(); }
+// R.split (TVM's SplitAttrs; the axis is `Call::axes`): a number of sections, or the indices
+// the tensor is split at.
+struct SplitAttrs {
+  std::variant<int64_t, std::vector<int64_t>> indicesOrSections = int64_t(1);
+  bool operator==(const SplitAttrs &other) const { return indicesOrSections == other.indicesOrSections; }
+};
 // An operator's attributes beyond `Call::axes`/`keepdims`/`outDtype`: one struct per operator
 // family that has several (monostate: the call has none of these).
 using OperatorAttrs =
-    std::variant<std::monostate, Conv2DAttrs, Pool2DAttrs, AdaptivePool2DAttrs, ClipAttrs, StridedSliceAttrs>;
+    std::variant<std::monostate, Conv2DAttrs, Pool2DAttrs, AdaptivePool2DAttrs, ClipAttrs, StridedSliceAttrs, SplitAttrs>;
 
 // `R.call_tir(cls.callee, (args,), out_sinfo=...)` — callee a prim_func of the module — or
 // `R.call_dps_packed("callee", (args,), out_sinfo)` — a prim_func of the module or a
@@ -187,6 +193,10 @@ struct Call {
   SourceLoc calleeLoc;
   std::vector<Arg> args;
   TensorStructInfo outSinfo;
+  // A call of several outputs (`out_sinfo=[a, b]` of R.call_tir / R.call_dps_packed, R.split):
+  // their struct info, two or more, and the call's value is an R.Tuple of them (`outSinfo`
+  // unused). `out_sinfo=[a]` is one output, `outSinfo`, as TVM's call_tir reads it.
+  std::vector<TensorStructInfo> tupleOutSinfo;
   // The attributes of an operator besides its tensors, as TVM's attrs nodes hold them;
   // R.reshape's shape is the result's (`outSinfo`), R.concat's tensors are `args`.
   // `axes`: permute_dims' permutation (nullopt: reversed, `axes=None`); the reduced axes of
@@ -199,7 +209,13 @@ struct Call {
   VarPtr calleeVar;                     // Function: the local function called (its R.Callable)
   bool moduleCallee = false;            // Function: `cls.callee(...)`, a Relax function of the
                                         // module (calleeVar, unbound, holds its signature)
-  OperatorAttrs attrs;    // conv2d, the pools, clip, strided_slice
+  OperatorAttrs attrs;    // conv2d, the pools, clip, strided_slice, split
+
+  // The struct info of the outputs: `tupleOutSinfo`, else `outSinfo` alone.
+  std::vector<TensorStructInfo> outputs() const;
+  // The value's struct info for a call of outputs (not R.call_packed or a function call): an
+  // R.Tuple of `tupleOutSinfo`, else `outSinfo`.
+  StructInfo outputSinfo() const;
 };
 
 // "R.call_tir", "R.call_packed", ...: how a call of the kind is written, for messages.
@@ -338,7 +354,8 @@ struct RelaxDiagnostic {
   std::string message;
 };
 // `graphExecutor`: the caller is the graph executor, which runs if/else (its branches are
-// checked instead) and R.call_tir_inplace.
+// checked instead), R.call_tir_inplace and tuples of tensors (a call of several outputs, a
+// tuple written out, their fields `t[i]`, a returned one).
 std::optional<RelaxDiagnostic> firstUnsupported(const RelaxFunction &func, llvm::StringRef what, bool graphExecutor = false);
 
 // ---- Printing (TVMScript, as TVM prints Relax) ----------------------------------------------

@@ -10,7 +10,8 @@
 // must agree), a permutation of the dimensions, a new shape of as many elements, a new element
 // type, dimensions reduced (or kept as 1), tensors joined along one axis, dimensions of size 1
 // added or removed, a written or borrowed shape (creation), a range's length, a selection
-// broadcast over three tensors, the indices' dimensions in place of the axis. legalize-ops
+// broadcast over three tensors, the indices' dimensions in place of the axis, the pieces of a
+// split (`R.split(x, indices_or_sections=2, axis=1)`, an R.Tuple). legalize-ops
 // (passes/relax/) turns each into R.call_tir of a generated prim_func.
 #pragma once
 
@@ -48,6 +49,7 @@ enum class OperatorFamily {
   Where,              // where(condition, x1, x2)
   Take,               // take(x, indices, axis=None)
   StridedSlice,       // strided_slice(x, axes, begin, end, strides=None, assume_inbound=False)
+  Split,              // split(x, indices_or_sections, axis=0): an R.Tuple of tensors
 };
 
 struct OperatorInfo {
@@ -70,8 +72,10 @@ std::string knownOperatorList();
 // tensors to concatenate whose other dimensions differ (at the tensor). Shapes that cannot be
 // proven to agree (two different symbolic sizes) give a result of known rank and unknown
 // shape, as TVM's inference does.
-std::optional<TensorStructInfo> inferOperatorStructInfo(const Call &call, SourceLoc callLoc,
-                                                        SourceLoc axesLoc, RelaxDiagnostic &diagnostic);
+// R.split's result is an R.Tuple of tensors (one section: the tensor); every other operator's
+// is a tensor.
+std::optional<StructInfo> inferOperatorStructInfo(const Call &call, SourceLoc callLoc,
+                                                  SourceLoc axesLoc, RelaxDiagnostic &diagnostic);
 
 // The broadcast of two shapes (numpy's rule, aligned at the last dimension). nullopt with
 // `conflict` set ("3 and 4 at dimension 1 of the result") when two constant sizes differ and
