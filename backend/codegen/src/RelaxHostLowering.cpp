@@ -92,6 +92,7 @@ public:
   llvm::Expected<ir::Stmt> run() {
     if (std::optional<relax::RelaxDiagnostic> refusal = relax::firstUnsupported(func_, "vtac compile"))
       return ir::diagnosticError(refusal->loc, refusal->message);
+    collectTupleFields();
     placeTensors();
     // Only a graph that runs VTA code takes VTA buffers (it has the command handle CPU views need).
     const bool takesVtaBuffers = !onVta_.empty();
@@ -103,7 +104,13 @@ public:
       function_.params.push_back(host);
       tensors_[param.get()].host = host.var;
     }
+    // A returned tuple variable returns its fields, one output parameter each.
     for (const relax::Arg &result : func_.results) {
+      auto fields = result.var ? tupleFields_.find(result.var.get()) : tupleFields_.end();
+      if (fields == tupleFields_.end()) results_.push_back(result);
+      else results_.insert(results_.end(), fields->second.begin(), fields->second.end());
+    }
+    for (const relax::Arg &result : results_) {
       if (!result.var) return ir::diagnosticError(result.loc, "returning a constant cannot be compiled");
       if (tensors_.count(result.var.get()))
         return ir::diagnosticError(result.loc, "returning the parameter '" + result.var->name + "' cannot be compiled");
@@ -121,8 +128,8 @@ public:
     if (takesVtaBuffers) {
       for (size_t i = 0; i < func_.params.size(); ++i)
         setups.push_back(callerTensorSetup(*func_.params[i], function_.params[i], false));
-      for (size_t i = 0; i < func_.results.size(); ++i)
-        setups.push_back(callerTensorSetup(*func_.results[i].var, function_.params[func_.params.size() + i], true));
+      for (size_t i = 0; i < results_.size(); ++i)
+        setups.push_back(callerTensorSetup(*results_[i].var, function_.params[func_.params.size() + i], true));
     }
     auto body = lowerFrom(bindings, 0);
     if (!body) return body.takeError();
@@ -148,6 +155,36 @@ private:
     return callee && index < callee->params.size() && callee->params[index].onVta;
   }
 
+  // The fields of each tuple variable (tupleFields_): a call of several outputs gets a variable
+  // per output (`lv_0`, `lv_1`, ...), a tuple its fields, an alias of a tuple variable the same.
+  void collectTupleFields() {
+    for (const relax::BindingBlock &block : func_.blocks)
+      for (const relax::Binding &binding : block.bindings) {
+        std::vector<relax::Arg> fields;
+        if (binding.call && !binding.call->tupleOutSinfo.empty()) {
+          for (const relax::TensorStructInfo &output : binding.call->tupleOutSinfo) {
+            relax::Arg field;
+            field.var = std::make_shared<relax::Var>(relax::Var{
+                binding.var->name + "_" + std::to_string(fields.size()), relax::StructInfo(output), false, binding.loc});
+            field.loc = binding.loc;
+            fields.push_back(std::move(field));
+          }
+        } else if (binding.tuple) {
+          fields = *binding.tuple;
+        } else if (binding.isAlias() && binding.alias.var && tupleFields_.count(binding.alias.var.get())) {
+          fields = tupleFields_.at(binding.alias.var.get());
+        } else {
+          continue;
+        }
+        tupleFields_[binding.var.get()] = std::move(fields);
+      }
+  }
+
+  // The value a binding without a call names: its alias, or the tuple field `t[i]`.
+  const relax::Arg &aliasedValue(const relax::Binding &binding) const {
+    return binding.index ? tupleFields_.at(binding.alias.var.get()).at(size_t(*binding.index)) : binding.alias;
+  }
+
   // Which graph tensors VTA code touches (onVta_) and which CPU code touches (onCpu_), an alias
   // counting as the tensor it names.
   void placeTensors() {
@@ -160,13 +197,15 @@ private:
     for (const relax::BindingBlock &block : func_.blocks)
       for (const relax::Binding &binding : block.bindings) {
         if (!binding.call) {
-          if (binding.alias.var) aliasOf[binding.var.get()] = tensorOf(binding.alias.var.get());
+          if (const relax::Arg &value = aliasedValue(binding); value.var && !tupleFields_.count(binding.var.get()))
+            aliasOf[binding.var.get()] = tensorOf(value.var.get());
           continue;
         }
         const relax::Call &call = *binding.call;
         for (size_t i = 0; i < call.args.size(); ++i)
           if (call.args[i].var) touch(call.args[i].var.get(), takesVtaBuffer(call, i));
-        touch(binding.var.get(), takesVtaBuffer(call, call.args.size()));
+        std::vector<const relax::Var *> outputs = outputVars(binding);
+        for (size_t o = 0; o < outputs.size(); ++o) touch(outputs[o], takesVtaBuffer(call, call.args.size() + o));
       }
   }
 
@@ -225,7 +264,9 @@ private:
     if (!binding.call) {
       if (destinations_.count(binding.var.get()))
         return ir::diagnosticError(binding.loc, "returning the alias '" + binding.var->name + "' cannot be compiled");
-      auto source = tensorsOf(binding.alias);
+      // A tuple names its fields' tensors (tupleFields_).
+      if (tupleFields_.count(binding.var.get())) return lowerFrom(bindings, i + 1);
+      auto source = tensorsOf(aliasedValue(binding));
       if (!source) return source.takeError();
       tensors_[binding.var.get()] = *source;
       return lowerFrom(bindings, i + 1);
@@ -237,21 +278,36 @@ private:
       if (!tensors) return tensors.takeError();
       args.push_back(tensors->forCallee(takesVtaBuffer(call, a)));
     }
-    auto output = outputOf(binding);
-    if (!output) return output.takeError();
-    args.push_back(tensors_.at(binding.var.get()).forCallee(takesVtaBuffer(call, call.args.size())));
+    std::vector<Wrap> outputs;
+    std::vector<const relax::Var *> vars = outputVars(binding);
+    for (size_t o = 0; o < vars.size(); ++o) {
+      auto output = outputOf(*vars[o], binding.loc);
+      if (!output) return output.takeError();
+      outputs.push_back(*output);
+      args.push_back(tensors_.at(vars[o]).forCallee(takesVtaBuffer(call, call.args.size() + o)));
+    }
     auto rest = lowerFrom(bindings, i + 1);
     if (!rest) return rest.takeError();
     ir::Stmt body = ir::seq({ir::make<ir::Evaluate>(ir::make<ir::Call>(DataType::int32(), hostop::kCallChecked,
                                                                        std::move(args), binding.loc)),
                              *rest});
-    return (*output)(body);
+    for (auto it = outputs.rbegin(); it != outputs.rend(); ++it) body = (*it)(body);
+    return body;
   }
 
-  // Where the binding's output lives: records its DLTensors and returns what wraps the
-  // statement computing it and the rest (the allocation, none for a returned host tensor).
-  llvm::Expected<Wrap> outputOf(const relax::Binding &binding) {
-    const relax::Var &var = *binding.var;
+  // The variables a call binding's outputs are: its own, or one per output of several.
+  std::vector<const relax::Var *> outputVars(const relax::Binding &binding) const {
+    auto fields = tupleFields_.find(binding.var.get());
+    if (fields == tupleFields_.end()) return {binding.var.get()};
+    std::vector<const relax::Var *> vars;
+    for (const relax::Arg &field : fields->second) vars.push_back(field.var.get());
+    return vars;
+  }
+
+  // Where the output `var` of a call (at `loc`) lives: records its DLTensors and returns what
+  // wraps the statement computing it and the rest (the allocation, none for a returned host
+  // tensor).
+  llvm::Expected<Wrap> outputOf(const relax::Var &var, ir::SourceLoc loc) {
     Tensors &tensors = tensors_[&var];
     auto destination = destinations_.find(&var);
     // A result of a graph that runs VTA code has its DLTensors already (callerTensorSetup).
@@ -261,17 +317,17 @@ private:
         tensors.host = destination->second;
         return Wrap([](ir::Stmt body) { return body; });
       }
-      auto buffer = tensorBuffer(var.name + "_data", var.sinfo.tensor, binding.loc);
+      auto buffer = tensorBuffer(var.name + "_data", var.sinfo.tensor, loc);
       if (!buffer) return buffer.takeError();
-      tensors.host = ir::makeVar(var.name, DataType::handle(), binding.loc);
+      tensors.host = ir::makeVar(var.name, DataType::handle(), loc);
       return Wrap([buffer = *buffer, tensor = tensors.host](ir::Stmt body) {
         return inAllocation(buffer, tensor, hostop::kMakeTensor, body);
       });
     }
     if (!var.sinfo.tensor.hasShape() || var.sinfo.tensor.dtype.isVoid())
-      return ir::diagnosticError(binding.loc, "'" + var.name + "' needs a known shape and dtype to be compiled");
+      return ir::diagnosticError(loc, "'" + var.name + "' needs a known shape and dtype to be compiled");
     ir::BufferRef buffer = vtaBuffer(var, tensors);
-    if (onCpu_.count(&var)) tensors.host = ir::makeVar(var.name, DataType::handle(), binding.loc);
+    if (onCpu_.count(&var)) tensors.host = ir::makeVar(var.name, DataType::handle(), loc);
     return Wrap([this, buffer, view = tensors.host, tensor = tensors.vta](ir::Stmt body) {
       // CPU code reaches the VTA buffer through its CPU address (VTA memory is coherent, as in
       // TVM's default configuration and the simulator).
@@ -304,6 +360,8 @@ private:
   std::unordered_set<const relax::Var *> onVta_, onCpu_;
   std::unordered_map<const relax::Var *, Tensors> tensors_;          // graph variable -> its DLTensors
   std::unordered_map<const relax::Var *, ir::VarRef> destinations_;  // returned variable -> output
+  std::unordered_map<const relax::Var *, std::vector<relax::Arg>> tupleFields_;  // tuple variable -> its fields
+  std::vector<relax::Arg> results_;  // the returned tensors, a returned tuple's fields in its place
 };
 
 }  // namespace

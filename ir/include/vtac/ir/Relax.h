@@ -344,9 +344,11 @@ TensorStructInfo substitute(const TensorStructInfo &sinfo, const ShapeBindings &
 StructInfo substitute(const StructInfo &sinfo, const ShapeBindings &bindings);
 
 // What `vtac run` and `vtac compile` cannot execute yet, as a located error: the first
-// parameter, binding or result that is not a tensor ("the graph executor supports tensors
-// only: 'x' is R.Tuple(...)", at its definition), or the first binding that is neither a call
-// nor an alias of a tensor (tuple indexing, R.match_cast: "... does not support R.match_cast
+// parameter, binding or result that is not a tensor or a tuple of tensors both keep as their
+// fields' tensors (a call of several outputs, a tuple written out, an alias of one, their
+// fields `t[i]`, a returned one) ("the graph executor supports tensors only: 'x' is
+// R.Tuple(...)", at its definition), or the first binding that is neither a call nor an alias
+// of a tensor (a field of another tuple, R.match_cast: "... does not support R.match_cast
 // yet", at the binding) or a high-level operator (at its name: legalize-ops first); nullopt
 // when the graph runs.
 struct RelaxDiagnostic {
@@ -354,8 +356,7 @@ struct RelaxDiagnostic {
   std::string message;
 };
 // `graphExecutor`: the caller is the graph executor, which runs if/else (its branches are
-// checked instead), R.call_tir_inplace and tuples of tensors (a call of several outputs, a
-// tuple written out, their fields `t[i]`, a returned one).
+// checked instead) and R.call_tir_inplace.
 std::optional<RelaxDiagnostic> firstUnsupported(const RelaxFunction &func, llvm::StringRef what, bool graphExecutor = false);
 
 // ---- Printing (TVMScript, as TVM prints Relax) ----------------------------------------------
