@@ -545,8 +545,9 @@ std::optional<TensorStructInfo> inferStridedSlice(const Call &call, const Tensor
 // empty pieces). One section, or no index, is the tensor itself. Symbolic sizes are simplified.
 std::optional<StructInfo> inferSplit(const Call &call, const TensorStructInfo &in, SourceLoc axesLoc,
                                      RelaxDiagnostic &diagnostic) {
-  const auto *indices = std::get_if<std::vector<int64_t>>(&std::get<SplitAttrs>(call.attrs).indicesOrSections);
-  size_t pieces = indices ? indices->size() + 1 : size_t(std::get<int64_t>(std::get<SplitAttrs>(call.attrs).indicesOrSections));
+  const auto &indicesOrSections = std::get<SplitAttrs>(call.attrs).indicesOrSections;
+  const auto *indices = std::get_if<std::vector<int64_t>>(&indicesOrSections);
+  size_t pieces = indices ? indices->size() + 1 : size_t(std::get<int64_t>(indicesOrSections));
   int rank = in.rank();
   int64_t axis = call.axes->front();
   if (rank >= 0 && (axis < -rank || axis >= rank)) {
