@@ -208,6 +208,7 @@ std::string callKindName(CallKind kind) {
   case CallKind::CallPacked: return "R.call_packed";
   case CallKind::CallPurePacked: return "R.call_pure_packed";
   case CallKind::Function: return "calling a Relax function";
+  case CallKind::Builtin: return "a VM builtin";
   }
   return "?";
 }
@@ -295,6 +296,8 @@ StructInfo Arg::sinfo() const {
     value.ndim = int(shape->size());
     return value;
   }
+  // TVM's StringImm and DataTypeImm are objects.
+  if (!fields) return StructInfo::of(StructInfo::Kind::Object, loc);
   StructInfo tuple = StructInfo::of(StructInfo::Kind::Tuple, loc);
   for (const Arg &field : *fields) tuple.fields.push_back(field.sinfo());
   return tuple;
@@ -337,6 +340,10 @@ std::optional<RelaxDiagnostic> firstUnsupported(const RelaxFunction &func, llvm:
           for (const IfBranch *branch : {&ifElse->thenBranch, &ifElse->elseBranch})
             if (auto diagnostic = firstIn(branch->blocks, true)) return diagnostic;
         }
+        if (binding.call && binding.call->kind == CallKind::Builtin)
+          return RelaxDiagnostic{binding.call->calleeLoc, "R." + binding.call->callee + " (" +
+                                                              callKindName(CallKind::Builtin) + ") is not supported by " +
+                                                              what.str() + " yet"};
         if (binding.call)
           for (const Arg &arg : binding.call->args)
             if (arg.prim || arg.shape)

@@ -23,6 +23,10 @@ const std::vector<OperatorInfo> &operators() {
       {"left_shift", F::BitwiseBinary, {"x1", "x2"}},   {"right_shift", F::BitwiseBinary, {"x1", "x2"}},
       {"bitwise_and", F::BitwiseBinary, {"x1", "x2"}},  {"bitwise_or", F::BitwiseBinary, {"x1", "x2"}},
       {"bitwise_xor", F::BitwiseBinary, {"x1", "x2"}},  {"clip", F::Clip, {"x"}},
+      {"power", F::ElementwiseBinary, {"x1", "x2"}},    {"floor_divide", F::ElementwiseBinary, {"x1", "x2"}},
+      {"equal", F::Comparison, {"x1", "x2"}},           {"not_equal", F::Comparison, {"x1", "x2"}},
+      {"less", F::Comparison, {"x1", "x2"}},            {"less_equal", F::Comparison, {"x1", "x2"}},
+      {"greater", F::Comparison, {"x1", "x2"}},         {"greater_equal", F::Comparison, {"x1", "x2"}},
       {"nn.relu", F::ElementwiseUnary, {"data"}},       {"matmul", F::Matmul, {"x1", "x2"}},
       {"permute_dims", F::PermuteDims, {"x"}},         {"reshape", F::Reshape, {"x"}},
       {"astype", F::Astype, {"x"}},                    {"sum", F::Statistical, {"x"}},
@@ -38,7 +42,10 @@ const std::vector<OperatorInfo> &operators() {
       {"expand_dims", F::ExpandDims, {"x"}},            {"squeeze", F::Squeeze, {"x"}},
       {"flatten", F::Flatten, {"x"}},
       {"where", F::Where, {"condition", "x1", "x2"}},   {"take", F::Take, {"x", "indices"}},
-      {"strided_slice", F::StridedSlice, {"x"}},        {"split", F::Split, {"x"}},
+      {"strided_slice", F::StridedSlice, {"x"}},
+      {"quantize", F::Quantize, {"data", "scale", "zero_point"}},
+      {"dequantize", F::Quantize, {"data", "scale", "zero_point"}},
+      {"split", F::Split, {"x"}},
   };
   return table;
 }
@@ -106,6 +113,61 @@ std::optional<TensorStructInfo> inferBitwise(const Call &call, const std::vector
       return std::nullopt;
     }
   return inferBinary(call, in, at, diagnostic);
+}
+
+bool oneOf(DataType dtype, std::initializer_list<const char *> names) {
+  return std::any_of(names.begin(), names.end(), [&](const char *name) { return dtype.str() == name; });
+}
+
+// quantize / dequantize (TVM's qdq.cc): the data's shape in `out_dtype`; a float scale and an
+// integer (or float16) zero point, each a scalar, a tensor of one element, or a vector as long
+// as the data's dimension `axis`.
+std::optional<TensorStructInfo> inferQuantize(const Call &call, const std::vector<TensorStructInfo> &in,
+                                              SourceLoc axisLoc, RelaxDiagnostic &diagnostic) {
+  bool quantize = call.callee == "quantize";
+  const char *dataTypes = quantize ? "float16 or float32" : "int8, uint8, int16, uint16 or int32";
+  struct Check {
+    const char *what;
+    std::initializer_list<const char *> types;
+    const char *typeNames;
+  };
+  const Check checks[3] = {
+      {"data", {}, dataTypes},
+      {"scale", {"float16", "float32"}, "float16 or float32"},
+      {"zero_point", {"int8", "uint8", "int16", "uint16", "int32", "uint32", "float16"},
+       "int8, uint8, int16, uint16, int32, uint32 or float16"}};
+  for (size_t i = 0; i < 3; ++i) {
+    if (in[i].dtype.isVoid()) continue;
+    bool fits = i > 0 ? oneOf(in[i].dtype, checks[i].types)
+                      : quantize ? oneOf(in[i].dtype, {"float16", "float32"})
+                                 : oneOf(in[i].dtype, {"int8", "uint8", "int16", "uint16", "int32"});
+    if (!fits) {
+      diagnostic = {call.args[i].loc, "R." + call.callee + " needs " + checks[i].what + " of type " +
+                                          checks[i].typeNames + ", got " + in[i].dtype.str()};
+      return std::nullopt;
+    }
+  }
+  int rank = in[0].rank();
+  int64_t axis = call.axes->front();
+  if (rank > 0 && (axis < -rank || axis >= rank)) {
+    diagnostic = {axisLoc, "R." + call.callee + "'s axis " + std::to_string(axis) + " is out of range for rank " +
+                               std::to_string(rank)};
+    return std::nullopt;
+  }
+  for (size_t i = 1; i < 3; ++i) {
+    if (!in[i].shape || quantizeParameterIsScalar(in[i])) continue;
+    const Expr *dim = in[0].shape && rank > 0 ? &(*in[0].shape)[axis < 0 ? axis + rank : axis] : nullptr;
+    bool vector = in[i].shape->size() == 1;
+    if (!vector || (dim && dim->isa<IntImm>() && in[i].shape->front().isa<IntImm>() &&
+                    !sizesProvablyEqual(*dim, in[i].shape->front()))) {
+      diagnostic = {call.args[i].loc, "R." + call.callee + "'s " + checks[i].what + " must be a scalar or a vector of " +
+                                          (dim ? printDim(*dim) : std::string("the axis' length")) +
+                                          " (the data's dimension " + std::to_string(axis) + "), got shape " +
+                                          printShape(*in[i].shape)};
+      return std::nullopt;
+    }
+  }
+  return TensorStructInfo{in[0].shape, in[0].ndim, call.outDtype, {}};
 }
 
 std::optional<TensorStructInfo> inferMatmul(const Call &call, const std::vector<TensorStructInfo> &in, SourceLoc at,
@@ -720,6 +782,10 @@ std::optional<StructInfo> inferOperatorStructInfo(const Call &call, SourceLoc ca
   switch (info->family) {
   case OperatorFamily::ElementwiseBinary: result = inferBinary(call, in, callLoc, diagnostic); break;
   case OperatorFamily::BitwiseBinary: result = inferBitwise(call, in, callLoc, diagnostic); break;
+  case OperatorFamily::Comparison:
+    result = inferBinary(call, in, callLoc, diagnostic);
+    if (result) result->dtype = DataType::boolTy();
+    break;
   case OperatorFamily::ElementwiseUnary:
   case OperatorFamily::Clip: result = in[0]; break;
   case OperatorFamily::Matmul: result = inferMatmul(call, in, callLoc, diagnostic); break;
@@ -737,6 +803,7 @@ std::optional<StructInfo> inferOperatorStructInfo(const Call &call, SourceLoc ca
   case OperatorFamily::Where: result = inferWhere(call, in, callLoc, diagnostic); break;
   case OperatorFamily::Take: result = inferTake(call, in[0], in[1], axesLoc, diagnostic); break;
   case OperatorFamily::StridedSlice: result = inferStridedSlice(call, in[0], callLoc, diagnostic); break;
+  case OperatorFamily::Quantize: result = inferQuantize(call, in, axesLoc, diagnostic); break;
   default: break;  // the creation operators, inferred above
   }
   if (!result) return std::nullopt;
@@ -788,6 +855,8 @@ std::string printOperatorAttributes(const Call &call) {
     return ", indices_or_sections=" + (indices ? printAxes(*indices) : std::to_string(std::get<int64_t>(indicesOrSections))) +
            ", axis=" + std::to_string(call.axes->front());
   }
+  case OperatorFamily::Quantize:
+    return ", axis=" + std::to_string(call.axes->front()) + dtypeAttribute("out_dtype", call.outDtype);
   case OperatorFamily::StridedSlice: {
     const auto &attrs = std::get<StridedSliceAttrs>(call.attrs);
     return ", axes=" + printAxes(*call.axes) + ", begin=" + printAxes(attrs.begin) + ", end=" + printAxes(attrs.end) +
@@ -796,6 +865,17 @@ std::string printOperatorAttributes(const Call &call) {
   }
   default: return "";
   }
+}
+
+std::string quantizeOutDtypeProblem(llvm::StringRef callee, DataType dtype) {
+  bool quantize = callee == "quantize";
+  if (quantize ? oneOf(dtype, {"int8", "uint8", "int16", "uint16"}) : oneOf(dtype, {"float16", "float32"})) return "";
+  return "R." + callee.str() + " needs out_dtype " + (quantize ? "int8, uint8, int16 or uint16" : "float16 or float32") +
+         ", got " + dtype.str();
+}
+
+bool quantizeParameterIsScalar(const TensorStructInfo &sinfo) {
+  return sinfo.shape && std::all_of(sinfo.shape->begin(), sinfo.shape->end(), [](const Expr &dim) { return isConstantSize(dim, 1); });
 }
 
 Expr clipBoundOf(const std::variant<int64_t, double> &bound, DataType dtype) {

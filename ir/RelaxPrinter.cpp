@@ -10,6 +10,7 @@
 
 #include "vtac/ir/Printer.h"
 #include "vtac/ir/Relax.h"
+#include "vtac/ir/RelaxBuiltins.h"
 #include "vtac/ir/RelaxOperators.h"
 
 namespace vtac::ir::relax {
@@ -184,6 +185,8 @@ private:
       for (size_t i = 0; i < arg.shape->size(); ++i) text += (i ? ", " : "") + printDim((*arg.shape)[i]);
       return text + "])";
     }
+    if (arg.text) return "R.str(\"" + *arg.text + "\")";
+    if (arg.dtypeValue) return "R.dtype(\"" + arg.dtypeValue->str() + "\")";
     if (arg.constant && arg.constant->scalar) return printScalarConstant(*arg.constant);
     if (arg.constant)
       return "metadata[\"relax.expr.Constant\"][" +
@@ -233,6 +236,7 @@ private:
       for (const StructInfo &sinfo : call.sinfoArgs) text += printStructInfo(sinfo) + ",";
       return text + "))";
     }
+    if (call.kind == CallKind::Builtin) return "R." + call.callee + "(" + printBuiltinArguments(call, [&](const Arg &arg) { return use(arg); }) + ")";
     if (call.kind == CallKind::Operator) {
       // R.concat takes its tensors as one tuple.
       bool tupled = lookupOperator(call.callee)->family == OperatorFamily::Concat;

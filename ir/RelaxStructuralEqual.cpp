@@ -109,6 +109,8 @@ private:
     } else if (a.shape || b.shape) {
       same = a.shape && b.shape && a.shape->size() == b.shape->size();
       for (size_t i = 0; same && i < a.shape->size(); ++i) same = dim((*a.shape)[i], (*b.shape)[i]);
+    } else if (a.text || b.text || a.dtypeValue || b.dtypeValue || a.isNone() || b.isNone()) {
+      same = a.text == b.text && a.dtypeValue == b.dtypeValue && a.isNone() == b.isNone();
     } else if (a.var && b.var) {
       auto it = vars_.find(a.var.get());
       same = it != vars_.end() && it->second == b.var.get();

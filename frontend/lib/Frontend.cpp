@@ -210,6 +210,17 @@ void ModuleBuilder::addDefinition(Grammar::StmtContext *stmt, bool insideClass) 
 // first time a later function is called (TVM's parser declares every function's signature
 // before it reads the bodies). Errors of that pass are the second pass's to report.
 std::optional<ir::relax::StructInfo> ModuleBuilder::relaxSignature(const std::string &name) {
+  // A prim_func called directly (`cls.exp(x, alloc)`, TVM's lowered form) writes into its
+  // arguments and returns nothing: R.Callable(ret=R.Tuple, purity=False), opaque.
+  auto primFuncSignature = [] {
+    auto sinfo = ir::relax::StructInfo::of(ir::relax::StructInfo::Kind::Callable);
+    sinfo.opaque = true;
+    sinfo.pure = false;
+    sinfo.result = std::make_shared<const ir::relax::StructInfo>(ir::relax::StructInfo::of(ir::relax::StructInfo::Kind::Tuple));
+    return sinfo;
+  };
+  if (ir::FunctionRef existing = result_.module.lookup(name); existing && !ir::asRelaxFunction(existing))
+    return primFuncSignature();
   if (const ir::RelaxFunction *built = ir::asRelaxFunction(result_.module.lookup(name))) {
     auto sinfo = ir::relax::StructInfo::of(ir::relax::StructInfo::Kind::Callable, built->loc());
     for (const ir::relax::VarPtr &param : built->params) sinfo.fields.push_back(param->sinfo);
@@ -224,8 +235,10 @@ std::optional<ir::relax::StructInfo> ModuleBuilder::relaxSignature(const std::st
       auto *compound = piece.insideClass && piece.stmt ? piece.stmt->compound_stmt() : nullptr;
       auto *decorated = compound ? compound->decorated() : nullptr;
       auto *def = decorated ? decorated->funcdef() : nullptr;
-      if (!def || decorated->decorator().empty() || classify(decorated->decorator().back()) != DecoratorKind::RelaxFunction)
-        continue;
+      DecoratorKind kind = def && !decorated->decorator().empty() ? classify(decorated->decorator().back())
+                                                                  : DecoratorKind::Unknown;
+      if (kind == DecoratorKind::PrimFunc) signatures_.emplace(def->NAME()->getText(), primFuncSignature());
+      if (kind != DecoratorKind::RelaxFunction) continue;
       if (std::optional<ir::relax::StructInfo> sinfo = RelaxFunctionBuilder(file_, ignored, result_.className).signature(def))
         signatures_.emplace(def->NAME()->getText(), std::move(*sinfo));
     }

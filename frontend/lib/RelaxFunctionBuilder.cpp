@@ -3,6 +3,7 @@
 #include "Literals.h"
 #include "SyntaxParser.h"
 #include "TVMScriptLexer.h"
+#include "vtac/ir/RelaxBuiltins.h"
 #include "vtac/ir/RelaxOperators.h"
 
 #include <charconv>
@@ -744,12 +745,38 @@ std::shared_ptr<const relax::Constant> RelaxFunctionBuilder::inlineConstant(Gram
   }
   std::optional<ir::AttrValue> literal = attrLiteral(value);
   if (!literal) return nullptr;
-  if (!literal->isInt() && !literal->isFloat() && !literal->isBool()) {
-    error(loc(value), "R.const supports scalars only yet (an integer, a float, True or False)");
+  // A tensor is written as nested lists of numbers (numpy's array of them): its shape is the
+  // lists' lengths, every list of a level as long as the first.
+  std::vector<int64_t> shape;
+  for (const ir::AttrValue *level = &*literal; level->isArray() && !level->asArray().empty();
+       level = &level->asArray().front())
+    shape.push_back(int64_t(level->asArray().size()));
+  std::vector<const ir::AttrValue *> elements;
+  bool rectangular = true;
+  std::function<void(const ir::AttrValue &, size_t)> flatten = [&](const ir::AttrValue &item, size_t depth) {
+    if (depth == shape.size()) {
+      elements.push_back(&item);
+      return;
+    }
+    if (!item.isArray() || int64_t(item.asArray().size()) != shape[depth]) {
+      rectangular = false;
+      return;
+    }
+    for (const ir::AttrValue &field : item.asArray()) flatten(field, depth + 1);
+  };
+  flatten(*literal, 0);
+  bool numbers = rectangular && !elements.empty() && std::all_of(elements.begin(), elements.end(), [](const ir::AttrValue *e) {
+    return e->isInt() || e->isFloat() || e->isBool();
+  });
+  if (!numbers) {
+    error(loc(value), "R.const takes a number, True, False, or nested lists of them of one length per level "
+                      "(a tensor such as [[1, 2], [3, 4]])");
     return nullptr;
   }
-  ir::DataType dtype = literal->isBool() ? ir::DataType::boolTy()
-                       : literal->isInt() ? ir::DataType::int32() : ir::DataType::float32();
+  // TVM's default types: numpy's, with int64 as int32 and float64 as float32.
+  bool anyFloat = std::any_of(elements.begin(), elements.end(), [](const ir::AttrValue *e) { return e->isFloat(); });
+  bool allBool = std::all_of(elements.begin(), elements.end(), [](const ir::AttrValue *e) { return e->isBool(); });
+  ir::DataType dtype = allBool ? ir::DataType::boolTy() : anyFloat ? ir::DataType::float32() : ir::DataType::int32();
   if (dtypeExpr) {
     std::optional<std::string> text = stringOf(dtypeExpr);
     std::optional<ir::DataType> parsed = text ? ir::DataType::parse(*text) : std::nullopt;
@@ -759,19 +786,24 @@ std::shared_ptr<const relax::Constant> RelaxFunctionBuilder::inlineConstant(Gram
     }
     dtype = *parsed;
   }
-  ir::Expr element = literal->isFloat()
-                         ? ir::floatImm(literal->asFloat(), ir::DataType::floatTy(64))
-                         : ir::intImm(literal->isBool() ? int64_t(literal->asBool()) : literal->asInt(), ir::DataType::int64());
-  llvm::Expected<ir::ConstantDataRef> data = ir::ConstantData::fromLiterals(dtype, {element});
+  std::vector<ir::Expr> literals;
+  for (const ir::AttrValue *element : elements)
+    literals.push_back(element->isFloat() ? ir::floatImm(element->asFloat(), ir::DataType::floatTy(64))
+                                          : ir::intImm(element->isBool() ? int64_t(element->asBool()) : element->asInt(),
+                                                       ir::DataType::int64()));
+  llvm::Expected<ir::ConstantDataRef> data = ir::ConstantData::fromLiterals(dtype, literals);
   if (!data) {
     // The message speaks of T.allocate_const, whose literal rules R.const shares.
     error(loc(value), "R.const of " + dtype.str() + ": " + llvm::toString(data.takeError()));
     return nullptr;
   }
   auto constant = std::make_shared<relax::Constant>();
-  constant->sinfo = relax::TensorStructInfo::known({}, dtype, at);
-  constant->data = std::make_shared<const relax::TensorData>(relax::TensorData{dtype, {}, (*data)->bytes()});
-  constant->scalar = (*data)->element(0);
+  std::vector<ir::Expr> dims;
+  for (int64_t extent : shape) dims.push_back(ir::intImm(extent, ir::DataType::int64()));
+  constant->sinfo = relax::TensorStructInfo::known(std::move(dims), dtype, at);
+  constant->data = std::make_shared<const relax::TensorData>(relax::TensorData{dtype, shape, (*data)->bytes()});
+  // A scalar prints inline; a tensor as a metadata reference, as TVM prints it.
+  if (shape.empty()) constant->scalar = (*data)->element(0);
   constant->loc = at;
   return constant;
 }
@@ -805,6 +837,7 @@ std::optional<relax::Call> RelaxFunctionBuilder::call(Grammar::CallExprContext *
   } else if (op == std::optional<std::string>("R.call_dps_packed")) {
     call.kind = relax::CallKind::CallDPSPacked;
   } else if (op && llvm::StringRef(*op).starts_with("R.")) {
+    if (relax::lookupBuiltin(op->substr(2))) return builtinCall(expr, op->substr(2));
     return operatorCall(expr, op->substr(2));
   } else {
     error(loc(expr), "expected R.call_tir, R.call_dps_packed or a high-level operator" +
@@ -1057,6 +1090,7 @@ std::optional<relax::Call> RelaxFunctionBuilder::operatorCall(Grammar::CallExprC
   if (info->family == relax::OperatorFamily::StridedSlice)
     params.insert(params.end(), {"axes", "begin", "end", "strides", "assume_inbound"});
   if (info->family == relax::OperatorFamily::Split) params.insert(params.end(), {"indices_or_sections", "axis"});
+  if (info->family == relax::OperatorFamily::Quantize) params.insert(params.end(), {"axis", "out_dtype"});
   std::vector<std::string> window = windowParameters(*info);
   params.insert(params.end(), window.begin(), window.end());
   if (!operatorArgumentsFit(expr, params, name)) return std::nullopt;
@@ -1132,7 +1166,12 @@ std::optional<relax::Call> RelaxFunctionBuilder::operatorCall(Grammar::CallExprC
     call.attrs = split;
     ++attribute;  // the axis follows
   }
-  if (Grammar::ExprContext *outDtype = info->family == relax::OperatorFamily::Matmul ? args.get(attribute, "out_dtype") : nullptr) {
+  // quantize's out_dtype follows its axis; TVM's defaults: int8, and float32 for dequantize.
+  bool quantize = info->family == relax::OperatorFamily::Quantize;
+  if (quantize) call.outDtype = name == "quantize" ? ir::DataType::intTy(8) : ir::DataType::float32();
+  if (Grammar::ExprContext *outDtype = info->family == relax::OperatorFamily::Matmul || quantize
+                                           ? args.get(attribute + quantize, "out_dtype")
+                                           : nullptr) {
     std::optional<std::string> text = stringOf(outDtype);
     std::optional<ir::DataType> dtype = text && *text != "void" && !text->empty() ? ir::DataType::parse(*text) : std::nullopt;
     if (!text || (*text != "void" && !text->empty() && (!dtype || dtype->isVoid() || dtype->lanes() != 1))) {
@@ -1140,6 +1179,10 @@ std::optional<relax::Call> RelaxFunctionBuilder::operatorCall(Grammar::CallExprC
       return std::nullopt;
     }
     if (dtype) call.outDtype = *dtype;
+    if (std::string problem = quantize ? relax::quantizeOutDtypeProblem(name, call.outDtype) : ""; !problem.empty()) {
+      error(loc(outDtype), problem);
+      return std::nullopt;
+    }
   }
   if (info->family == relax::OperatorFamily::Reshape || info->family == relax::OperatorFamily::Astype) {
     Grammar::ExprContext *value = args.get(attribute, params[attribute]);
@@ -1167,7 +1210,8 @@ std::optional<relax::Call> RelaxFunctionBuilder::operatorCall(Grammar::CallExprC
   // default).
   using F = relax::OperatorFamily;
   if (info->family == F::Concat || info->family == F::Split) call.axes = std::vector<int64_t>{0};
-  bool single = info->family == F::Concat || info->family == F::Take || info->family == F::Split, list = !single;
+  if (quantize) call.axes = std::vector<int64_t>{-1};
+  bool single = info->family == F::Concat || info->family == F::Take || info->family == F::Split || quantize, list = !single;
   const char *axesName = info->family == F::PermuteDims ? "axes" : "axis";
   Grammar::ExprContext *axes = info->family == F::PermuteDims || info->family == F::Statistical || single ||
                                        info->family == F::ExpandDims || info->family == F::Squeeze
@@ -1211,6 +1255,102 @@ std::optional<relax::Call> RelaxFunctionBuilder::operatorCall(Grammar::CallExprC
     call.keepdims = flag->asBool();
   }
   return withInferredStructInfo(std::move(call), loc(expr), axesLoc);
+}
+
+// `R.memory.alloc_storage(R.shape([32]), 0, "global", "float32")`: a memory or VM builtin, its
+// arguments by position or TVM's parameter names, each converted to the form TVM's Python
+// wrapper gives it (a number to R.prim_value, a string to R.str or R.dtype, a list to R.shape).
+std::optional<relax::Call> RelaxFunctionBuilder::builtinCall(Grammar::CallExprContext *expr, const std::string &name) {
+  const relax::BuiltinInfo &info = *relax::lookupBuiltin(name);
+  std::vector<std::string> params;
+  for (const relax::BuiltinParam &param : info.params) params.push_back(param.name.str());
+  if (!operatorArgumentsFit(expr, params, name)) return std::nullopt;
+  relax::Call call;
+  call.kind = relax::CallKind::Builtin;
+  call.callee = name;
+  call.calleeLoc = loc(expr->expr());
+  Arguments args = argumentsOf(expr);
+  using K = relax::BuiltinParam::Kind;
+  for (size_t i = 0; i < info.params.size(); ++i) {
+    const relax::BuiltinParam &param = info.params[i];
+    Grammar::ExprContext *value = args.get(i, params[i]);
+    relax::Arg arg;
+    arg.loc = value ? loc(value) : loc(expr);
+    if (!value || isNone(value)) {
+      if (param.required) {
+        error(loc(expr), "R." + name + " needs its argument '" + params[i] + "'");
+        return std::nullopt;
+      }
+      if (param.defaultValue) arg.text = *param.defaultValue;
+      call.args.push_back(arg);
+      continue;
+    }
+    // The wrapped forms TVM prints: R.str("global"), R.dtype("float32").
+    Grammar::ExprContext *inner = stripParens(value);
+    auto *wrapped = dynamic_cast<Grammar::CallExprContext *>(inner);
+    std::optional<std::string> wrapper = wrapped ? dottedName(wrapped->expr()) : std::nullopt;
+    if ((param.kind == K::String && wrapper == std::optional<std::string>("R.str")) ||
+        (param.kind == K::DType && wrapper == std::optional<std::string>("R.dtype"))) {
+      Arguments wrappedArgs = argumentsOf(wrapped);
+      inner = wrappedArgs.positional.size() == 1 && wrappedArgs.keywords.empty() ? wrappedArgs.positional[0] : nullptr;
+    }
+    std::optional<std::string> text = inner ? stringOf(inner) : std::nullopt;
+    switch (param.kind) {
+    case K::Value: {
+      std::optional<relax::Arg> parsed = argument(value);
+      if (!parsed) return std::nullopt;
+      arg = *parsed;
+      break;
+    }
+    case K::Shape: {
+      std::optional<std::vector<ir::Expr>> shape = shapeValue(value);
+      if (!shape) return std::nullopt;
+      arg.shape = std::move(*shape);
+      break;
+    }
+    case K::Prim:
+      if (wrapper == std::optional<std::string>("R.prim_value")) {
+        std::optional<relax::Arg> parsed = argument(value);
+        if (!parsed) return std::nullopt;
+        arg.prim = parsed->prim;
+      } else {
+        arg.prim = primValue(value);
+      }
+      if (!arg.prim) return std::nullopt;
+      break;
+    case K::String:
+      if (!text) {
+        error(arg.loc, "expected a string for '" + params[i] + "' of R." + name + ", such as \"global\"");
+        return std::nullopt;
+      }
+      arg.text = *text;
+      break;
+    case K::DType: {
+      std::optional<ir::DataType> dtype = text ? ir::DataType::parse(*text) : std::nullopt;
+      if (!dtype || dtype->isVoid()) {
+        error(arg.loc, "expected a data type for '" + params[i] + "' of R." + name + ", such as \"float32\"");
+        return std::nullopt;
+      }
+      arg.dtypeValue = *dtype;
+      break;
+    }
+    }
+    call.args.push_back(arg);
+  }
+  // Optional arguments left out at the end are not kept (nor printed).
+  while (!call.args.empty() && call.args.back().isNone()) call.args.pop_back();
+  relax::RelaxDiagnostic diagnostic;
+  std::vector<relax::Arg> padded = call.args;
+  padded.resize(info.params.size());
+  relax::Call complete = call;
+  complete.args = padded;
+  std::optional<relax::StructInfo> result = relax::inferBuiltinStructInfo(complete, loc(expr), diagnostic);
+  if (!result) {
+    error(diagnostic.loc, diagnostic.message);
+    return std::nullopt;
+  }
+  call.sinfoArgs = {*result};
+  return call;
 }
 
 // A bound of R.clip: a number, or a PrimValue of one as TVM prints it (`R.prim_value(0)`,

@@ -99,6 +99,7 @@ private:
                                                    bool moduleCallee = false);
   std::optional<ir::relax::StructInfo> sinfoArgument(Grammar::ExprContext *expr);
   std::optional<ir::relax::Call> operatorCall(Grammar::CallExprContext *call, const std::string &name);
+  std::optional<ir::relax::Call> builtinCall(Grammar::CallExprContext *call, const std::string &name);
   bool operatorArgumentsFit(Grammar::CallExprContext *call, const std::vector<std::string> &params,
                             const std::string &name);
   std::optional<ir::relax::Call> creationCall(Grammar::CallExprContext *call, ir::relax::Call operatorCall);

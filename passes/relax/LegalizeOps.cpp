@@ -12,6 +12,7 @@ namespace {
 llvm::Expected<legalize::LegalizedOperator> legalizeCall(const relax::Call &call) {
   switch (relax::lookupOperator(call.callee)->family) {
   case relax::OperatorFamily::ElementwiseBinary:
+  case relax::OperatorFamily::Comparison:
   case relax::OperatorFamily::BitwiseBinary: return legalize::legalizeBinary(call);
   case relax::OperatorFamily::Clip: return legalize::legalizeClip(call);
   case relax::OperatorFamily::ElementwiseUnary: return legalize::legalizeNn(call);
@@ -34,6 +35,7 @@ llvm::Expected<legalize::LegalizedOperator> legalizeCall(const relax::Call &call
   case relax::OperatorFamily::Where: return legalize::legalizeSearch(call);
   case relax::OperatorFamily::Take:
   case relax::OperatorFamily::StridedSlice: return legalize::legalizeIndex(call);
+  case relax::OperatorFamily::Quantize: return legalize::legalizeQdq(call);
   }
   llvm_unreachable("every operator family has a legalization");
 }

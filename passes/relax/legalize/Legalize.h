@@ -12,12 +12,12 @@
 // of the same names (TVM copies them so the prim_func stands alone).
 //
 // One file per operator family, as TVM's legalize_ops/ has: Binary.cpp (add, subtract,
-// multiply, divide, maximum, minimum, shifts, bitwise), Unary.cpp (clip), Nn.cpp (nn.relu),
+// multiply, divide, maximum, minimum, power, floor_divide, shifts, bitwise, comparisons), Unary.cpp (clip), Nn.cpp (nn.relu),
 // LinearAlgebra.cpp (matmul), Manipulate.cpp (permute_dims, reshape, concat, expand_dims,
 // squeeze, flatten, split), Datatype.cpp (astype), Statistical.cpp (sum, mean, max, min),
 // Convolution.cpp (nn.conv2d), Pooling.cpp (nn.max_pool2d, nn.avg_pool2d,
 // nn.adaptive_avg_pool2d), Create.cpp (zeros, ones, full, their *_like twins, arange),
-// Search.cpp (where), Index.cpp (take, strided_slice).
+// Search.cpp (where), Index.cpp (take, strided_slice), Qdq.cpp (quantize, dequantize).
 #pragma once
 
 #include <functional>
@@ -167,5 +167,6 @@ llvm::Expected<LegalizedOperator> legalizePooling(const ir::relax::Call &call);
 llvm::Expected<LegalizedOperator> legalizeCreate(const ir::relax::Call &call);
 llvm::Expected<LegalizedOperator> legalizeSearch(const ir::relax::Call &call);
 llvm::Expected<LegalizedOperator> legalizeIndex(const ir::relax::Call &call);
+llvm::Expected<LegalizedOperator> legalizeQdq(const ir::relax::Call &call);
 
 }  // namespace vtac::passes::legalize

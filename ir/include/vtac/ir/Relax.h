@@ -116,12 +116,16 @@ struct Arg {
   std::shared_ptr<const std::vector<Arg>> fields;
   Expr prim;                                // `R.prim_value(n % 16 == 0)`: a scalar of sizes
   std::optional<std::vector<Expr>> shape;   // `R.shape([n, 4])`: a shape value
+  std::optional<std::string> text;          // `R.str("global")`: a string (an argument of a builtin)
+  std::optional<DataType> dtypeValue;       // `R.dtype("float32")`: a data type (of a builtin)
   SourceLoc loc;  // of the use
 
+  // None: an optional argument of a builtin left out (`R.memory.view(x, dtype=...)`'s shape).
+  bool isNone() const { return !var && !constant && !fields && !prim && !shape && !text && !dtypeValue; }
   StructInfo sinfo() const;
 };
 
-enum class CallKind { CallTIR, CallDPSPacked, Operator, CallTIRInplace, CallPacked, CallPurePacked, Function };
+enum class CallKind { CallTIR, CallDPSPacked, Operator, CallTIRInplace, CallPacked, CallPurePacked, Function, Builtin };
 
 // The attributes of the window operators, as TVM's attrs nodes hold them after its Python
 // wrappers normalised the arguments: two strides, dilations and window sizes (height, width),
@@ -186,7 +190,11 @@ using OperatorAttrs =
 // into the arguments at those indices), `R.call_packed("name", args.., sinfo_args=...)` /
 // `R.call_pure_packed(...)` (a runtime function called directly, its result's struct info given
 // by `sinfoArgs`), and a call of a local function, `inner(x)` (`calleeVar`, its R.Callable), or
-// of another Relax function of the module, `cls.f(x)`.
+// of another function of the module, `cls.f(x)` (a prim_func called so writes into arguments
+// the graph allocated, and returns R.Tuple()). Also a builtin of TVM's memory planning and VM
+// lowering, `R.memory.alloc_storage(R.shape([32]), R.prim_value(0), R.str("global"),
+// R.dtype("float32"))` (callee "memory.alloc_storage"; RelaxBuiltins.h lists them), its
+// arguments in TVM's parameter order and its result's inferred struct info in `sinfoArgs`.
 struct Call {
   CallKind kind = CallKind::CallDPSPacked;
   std::string callee;

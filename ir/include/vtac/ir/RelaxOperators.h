@@ -5,13 +5,14 @@
 // `R.full_like(x, v, dtype="void")`, `R.arange(R.prim_value(0), R.prim_value(8),
 // R.prim_value(1), dtype="int64")`): their names as TVM registers them (without "relax."), the
 // tensors they take in TVM's parameter order, and their struct info inference (TVM's
-// FInferStructInfo): numpy broadcasting for the elementwise binary operators, numpy's matmul
+// FInferStructInfo): numpy broadcasting for the elementwise binary operators (bool results for comparisons), numpy's matmul
 // (a rank-1 operand gains a unit dimension, batch dimensions broadcast, the reduction lengths
 // must agree), a permutation of the dimensions, a new shape of as many elements, a new element
 // type, dimensions reduced (or kept as 1), tensors joined along one axis, dimensions of size 1
 // added or removed, a written or borrowed shape (creation), a range's length, a selection
-// broadcast over three tensors, the indices' dimensions in place of the axis, the pieces of a
-// split (`R.split(x, indices_or_sections=2, axis=1)`, an R.Tuple). legalize-ops
+// broadcast over three tensors, the indices' dimensions in place of the axis, the data's shape
+// in the (de)quantized type, the pieces of a split (`R.split(x, indices_or_sections=2,
+// axis=1)`, an R.Tuple). legalize-ops
 // (passes/relax/) turns each into R.call_tir of a generated prim_func.
 #pragma once
 
@@ -27,7 +28,8 @@
 namespace vtac::ir::relax {
 
 enum class OperatorFamily {
-  ElementwiseBinary,  // add, subtract, multiply, divide, maximum, minimum
+  ElementwiseBinary,  // add, subtract, multiply, divide, maximum, minimum, power, floor_divide
+  Comparison,         // equal, not_equal, less, less_equal, greater, greater_equal (bool results)
   BitwiseBinary,      // left_shift, right_shift, bitwise_and, bitwise_or, bitwise_xor (integers)
   ElementwiseUnary,   // nn.relu
   Clip,               // clip(x, min, max)
@@ -49,6 +51,7 @@ enum class OperatorFamily {
   Where,              // where(condition, x1, x2)
   Take,               // take(x, indices, axis=None)
   StridedSlice,       // strided_slice(x, axes, begin, end, strides=None, assume_inbound=False)
+  Quantize,           // quantize, dequantize (data, scale, zero_point, axis=-1, out_dtype)
   Split,              // split(x, indices_or_sections, axis=0): an R.Tuple of tensors
 };
 
@@ -131,6 +134,12 @@ bool hasOperatorCalls(const IRModule &module);
 // ", axes=[1, 0]", ", out_dtype=\"void\"": the attributes as TVM's printer writes them after
 // the tensors ("" for operators without attributes).
 std::string printOperatorAttributes(const Call &call);
+
+// Why R.quantize / R.dequantize (`callee`) cannot produce `dtype`, or "".
+std::string quantizeOutDtypeProblem(llvm::StringRef callee, DataType dtype);
+// Is a scale or zero point of R.quantize / R.dequantize one value for all of the data: a
+// scalar, or a tensor whose every dimension is 1?
+bool quantizeParameterIsScalar(const TensorStructInfo &sinfo);
 
 // An R.clip bound as a constant of the clipped tensor's element type, as tir.const makes it
 // (a float bound of an integer tensor is truncated).

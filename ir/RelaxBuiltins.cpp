@@ -1,0 +1,133 @@
+// The memory and VM builtins' parameters and struct info inference (TVM's relax/op/memory,
+// relax/op/builtin and relax/op/vm); see RelaxBuiltins.h.
+#include "vtac/ir/RelaxBuiltins.h"
+
+#include <algorithm>
+
+#include "vtac/ir/Printer.h"
+
+namespace vtac::ir::relax {
+
+namespace {
+
+using K = BuiltinParam::Kind;
+
+const std::vector<BuiltinInfo> &builtins() {
+  static const std::vector<BuiltinInfo> table = {
+      {"memory.alloc_storage",
+       {{"size", K::Shape}, {"virtual_device_index", K::Prim}, {"storage_scope", K::String}, {"dtype", K::DType}}},
+      {"memory.alloc_tensor",
+       {{"storage", K::Value}, {"offset", K::Prim}, {"shape", K::Shape}, {"dtype", K::DType},
+        {"runtime_device_ind", K::Prim, false}}},
+      {"memory.kill_storage", {{"storage", K::Value}}},
+      {"memory.kill_tensor", {{"tensor", K::Value}}},
+      {"memory.view",
+       {{"data", K::Value}, {"shape", K::Shape, false}, {"dtype", K::DType, false},
+        {"relative_byte_offset", K::Prim, false}}},
+      {"memory.ensure_zero_offset", {{"data", K::Value}}},
+      {"builtin.alloc_tensor",
+       {{"shape", K::Shape}, {"dtype", K::DType}, {"runtime_device_index", K::Prim},
+        {"storage_scope", K::String, false}}},
+      {"builtin.stop_lift_params", {{"x", K::Value}}},
+      {"vm.alloc_storage",
+       {{"shape", K::Shape}, {"runtime_device_index", K::Prim}, {"dtype", K::DType},
+        {"storage_scope", K::String, false, "global"}}},
+      {"vm.alloc_tensor",
+       {{"storage", K::Value}, {"offset", K::Prim}, {"shape", K::Shape}, {"dtype", K::DType},
+        {"runtime_device_ind", K::Prim, false}}},
+      {"vm.kill_object", {{"obj", K::Value}}},
+      {"null_value", {}},
+  };
+  return table;
+}
+
+// The tensor a view or an allocation makes: `shape` and `dtype` (void when unknown).
+StructInfo tensorOf(const Arg &shape, DataType dtype, SourceLoc at) {
+  TensorStructInfo tensor;
+  tensor.shape = shape.shape;
+  tensor.ndim = shape.shape ? int(shape.shape->size()) : -1;
+  tensor.dtype = dtype;
+  tensor.loc = at;
+  return StructInfo(tensor);
+}
+
+// memory.view: the data's tensor with a new shape and/or element type (TVM's view.cc). A
+// static view must fit in the static data it views.
+std::optional<StructInfo> inferView(const Call &call, SourceLoc at, RelaxDiagnostic &diagnostic) {
+  StructInfo data = call.args[0].sinfo();
+  if (!data.isTensor()) {
+    diagnostic = {call.args[0].loc, "R.memory.view views a tensor, got " + printStructInfo(data)};
+    return std::nullopt;
+  }
+  const Arg &shape = call.args[1], &dtype = call.args[2], &offset = call.args[3];
+  TensorStructInfo result = data.tensor;
+  result.loc = at;
+  if (!shape.isNone()) {
+    result.shape = shape.shape;
+    result.ndim = int(shape.shape->size());
+  }
+  if (!dtype.isNone()) result.dtype = *dtype.dtypeValue;
+  // Bytes, when every size is constant.
+  auto bytesOf = [](const TensorStructInfo &t) -> std::optional<int64_t> {
+    if (!t.shape || t.dtype.isVoid()) return std::nullopt;
+    int64_t elements = 1;
+    for (const Expr &dim : *t.shape) {
+      const auto *constant = dim.as<IntImm>();
+      if (!constant) return std::nullopt;
+      elements *= constant->value;
+    }
+    return elements * t.dtype.bytes();
+  };
+  std::optional<int64_t> start = offset.isNone() ? std::optional<int64_t>(0) : std::nullopt;
+  if (!offset.isNone())
+    if (const auto *constant = offset.prim.as<IntImm>()) start = constant->value;
+  std::optional<int64_t> viewed = bytesOf(result), available = bytesOf(data.tensor);
+  if (viewed && available && start && *start + *viewed > *available) {
+    diagnostic = {at, "R.memory.view of " + std::to_string(*viewed) + " bytes at byte offset " + std::to_string(*start) +
+                          " does not fit in the " + std::to_string(*available) + " bytes of " +
+                          printStructInfo(data)};
+    return std::nullopt;
+  }
+  return StructInfo(result);
+}
+
+}  // namespace
+
+const BuiltinInfo *lookupBuiltin(llvm::StringRef name) {
+  for (const BuiltinInfo &info : builtins())
+    if (info.name == name) return &info;
+  return nullptr;
+}
+
+std::optional<StructInfo> inferBuiltinStructInfo(const Call &call, SourceLoc callLoc, RelaxDiagnostic &diagnostic) {
+  llvm::StringRef name = call.callee;
+  auto dtypeAt = [&](size_t i) { return *call.args[i].dtypeValue; };
+  if (name == "memory.alloc_storage" || name == "vm.alloc_storage" || name == "null_value")
+    return StructInfo::of(StructInfo::Kind::Object, callLoc);
+  if (name == "memory.alloc_tensor" || name == "vm.alloc_tensor") return tensorOf(call.args[2], dtypeAt(3), callLoc);
+  if (name == "builtin.alloc_tensor") return tensorOf(call.args[0], dtypeAt(1), callLoc);
+  if (name.starts_with("memory.kill") || name == "vm.kill_object") return StructInfo::of(StructInfo::Kind::Tuple, callLoc);
+  if (name == "memory.view") return inferView(call, callLoc, diagnostic);
+  // ensure_zero_offset, stop_lift_params: the argument's.
+  StructInfo same = call.args[0].sinfo();
+  same.loc = callLoc;
+  return same;
+}
+
+std::string printBuiltinArguments(const Call &call, const std::function<std::string(const Arg &)> &use) {
+  const BuiltinInfo &info = *lookupBuiltin(call.callee);
+  std::string text;
+  bool byKeyword = false;
+  for (size_t i = 0; i < call.args.size(); ++i) {
+    if (call.args[i].isNone()) {
+      byKeyword = true;
+      continue;
+    }
+    if (!text.empty()) text += ", ";
+    if (byKeyword) text += info.params[i].name.str() + "=";
+    text += use(call.args[i]);
+  }
+  return text;
+}
+
+}  // namespace vtac::ir::relax

@@ -1,0 +1,52 @@
+// The builtins of TVM's memory planning and VM lowering that vtac reads and prints
+// (relax/op/memory, relax/op/builtin, relax/op/vm): the calls TVM's StaticPlanBlockMemory,
+// LowerAllocTensor and VMBuiltinLower leave in a graph, such as
+//   storage: R.Object = R.memory.alloc_storage(R.shape([32]), R.prim_value(0), R.str("global"), R.dtype("float32"))
+//   alloc: R.Tensor((2, 4), dtype="float32") = R.memory.alloc_tensor(storage, R.prim_value(0), R.shape([2, 4]), R.dtype("float32"))
+//   _: R.Tuple = R.memory.kill_tensor(alloc)
+// Each has TVM's parameters, in order: a Relax value, a shape (`R.shape([..])`, or a list), a
+// scalar (`R.prim_value(0)`, or a number), a string (`R.str("global")`, or "global") or a
+// data type (`R.dtype("float32")`, or "float32"), some optional. Their results' struct info is
+// inferred as TVM's FInferStructInfo does: an object (storage), a tensor of the given shape and
+// type, an empty tuple (the kills), or the viewed tensor. vtac neither runs nor compiles them
+// yet (a located refusal); they are here so that lowered modules parse, print and compare.
+#pragma once
+
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <llvm/ADT/StringRef.h>
+
+#include "vtac/ir/Relax.h"
+
+namespace vtac::ir::relax {
+
+struct BuiltinParam {
+  enum class Kind { Value, Shape, Prim, String, DType };
+  llvm::StringLiteral name;
+  Kind kind;
+  // Absent arguments: a required one is an error; `defaultValue` fills the others when set
+  // (R.prim_value(0), R.str("global")), else they stay absent (printed only when given).
+  bool required = true;
+  std::optional<std::string> defaultValue = std::nullopt;
+};
+
+struct BuiltinInfo {
+  llvm::StringLiteral name;  // "memory.alloc_storage"
+  std::vector<BuiltinParam> params;
+};
+
+// The builtin TVM registers as "relax.<name>", when vtac reads it; null otherwise.
+const BuiltinInfo *lookupBuiltin(llvm::StringRef name);
+
+// The struct info of a builtin call's result (its `args` one per parameter, None where left
+// out), or nullopt with `diagnostic` set at the argument at fault.
+std::optional<StructInfo> inferBuiltinStructInfo(const Call &call, SourceLoc callLoc, RelaxDiagnostic &diagnostic);
+
+// "x, R.shape([2, 4]), dtype=R.dtype(\"int32\")": the arguments as TVM prints them, positional up
+// to the first one left out, by keyword after it.
+std::string printBuiltinArguments(const Call &call, const std::function<std::string(const Arg &)> &use);
+
+}  // namespace vtac::ir::relax
