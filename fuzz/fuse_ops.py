@@ -21,7 +21,9 @@ Drawn per case (numpy's default_rng([seed, case]), so case i is the same whateve
             of two values, of a value and a broadcast parameter vector or an R.const scalar;
             right_shift by a constant 0-8 (int32); nn.relu; an astype round trip through float64 (exact); permute_dims then reshape
             back (matrix); permute_dims twice (matrix); matmul with a square parameter
-            (matrix); sum over axis 1 with keepdims, added back (matrix); conv2d 3x3 with
+            (matrix); sum over axis 1 with keepdims, added back (matrix); split in two along
+            an axis and concatenated back in the other order (matrix: a call of two outputs and
+            its fields, which fuse-ops leaves unfused); conv2d 3x3 with
             padding 1 (conv; int8 data cast to int8 first when needed, out_dtype int32)
   outputs   the last value plus every value nothing else uses (so each computation reaches the
             result); in half the cases also an earlier value R.output'ed and added to the result
@@ -74,7 +76,7 @@ def draw_step(p, shape):
     rng = p.rng
     kinds = ["binary", "binary", "vector", "scalar", "relu", "astype"] + (["shift"] if p.dtype == "int32" else [])
     if p.mode == "matrix":
-        kinds += ["permute_reshape", "permute_twice", "matmul", "sum"]
+        kinds += ["permute_reshape", "permute_twice", "matmul", "sum", "split"]
     else:
         kinds += ["conv", "conv"]
     kind = kinds[int(rng.integers(len(kinds)))]
@@ -99,6 +101,12 @@ def draw_step(p, shape):
         return p.bind("R.permute_dims(%s)" % p.bind("R.permute_dims(%s)" % x))
     if kind == "matmul":
         return p.bind("R.matmul(%s, %s)" % (x, p.param((shape[1], shape[1]))))
+    if kind == "split":
+        axis = int(rng.integers(2))
+        if shape[axis] < 2:
+            return p.bind("R.nn.relu(%s)" % x)
+        pieces = p.bind("R.split(%s, [%d], axis=%d)" % (x, int(rng.integers(1, shape[axis])), axis))
+        return p.bind("R.concat((%s[1], %s[0]), axis=%d)" % (pieces, pieces, axis))
     if kind == "sum":
         return p.bind("R.add(%s, %s)" % (p.bind("R.sum(%s, axis=[1], keepdims=True)" % x), p.pick()))
     # conv: int8 data (the quantized layer) cast down first; the weight a parameter

@@ -2,7 +2,9 @@
 // comparison.
 #include "vtac/ir/Relax.h"
 
+#include <algorithm>
 #include <functional>
+#include <unordered_set>
 
 #include "vtac/ir/Arith.h"
 
@@ -186,6 +188,17 @@ bool sameDims(const std::optional<std::vector<Expr>> &a, const std::optional<std
 
 }  // namespace
 
+std::vector<TensorStructInfo> Call::outputs() const {
+  return tupleOutSinfo.empty() ? std::vector<TensorStructInfo>{outSinfo} : tupleOutSinfo;
+}
+
+StructInfo Call::outputSinfo() const {
+  if (tupleOutSinfo.empty()) return StructInfo(outSinfo);
+  StructInfo tuple = StructInfo::of(StructInfo::Kind::Tuple, outSinfo.loc);
+  for (const TensorStructInfo &field : tupleOutSinfo) tuple.fields.push_back(StructInfo(field));
+  return tuple;
+}
+
 std::string callKindName(CallKind kind) {
   switch (kind) {
   case CallKind::CallTIR: return "R.call_tir";
@@ -305,6 +318,17 @@ std::optional<RelaxDiagnostic> firstUnsupported(const RelaxFunction &func, llvm:
   };
   for (const VarPtr &param : func.params)
     if (auto diagnostic = refuse(*param)) return diagnostic;
+  // The graph executor keeps a tuple of tensors as its fields' tensors: the value of a call of
+  // several outputs, a tuple of tensors written out, an alias of one; `t[i]` is a field.
+  std::unordered_set<const Var *> tensorTuples;
+  auto isTensorTuple = [&](const Binding &binding) {
+    if (!graphExecutor) return false;
+    if (binding.call) return !binding.call->tupleOutSinfo.empty();
+    if (binding.tuple)
+      return std::all_of(binding.tuple->begin(), binding.tuple->end(),
+                         [](const Arg &field) { return !field.fields && field.sinfo().isTensor(); });
+    return binding.isAlias() && binding.alias.var && tensorTuples.count(binding.alias.var.get());
+  };
   std::function<std::optional<RelaxDiagnostic>(const std::vector<BindingBlock> &)> firstIn =
       [&](const std::vector<BindingBlock> &blocks) -> std::optional<RelaxDiagnostic> {
     for (const BindingBlock &block : blocks)
@@ -323,7 +347,8 @@ std::optional<RelaxDiagnostic> firstUnsupported(const RelaxFunction &func, llvm:
           if (auto diagnostic = firstIn(inner->blocks)) return diagnostic;
           continue;
         }
-        if (auto diagnostic = refuse(*binding.var)) return diagnostic;
+        if (isTensorTuple(binding)) tensorTuples.insert(binding.var.get());
+        else if (auto diagnostic = refuse(*binding.var)) return diagnostic;
         // An if's condition is a bool scalar tensor or an expression of the function's sizes
         // (`if n == 4:`, R.Prim("bool")), both evaluated when the graph runs; a variable of
         // R.Prim struct info is refused where it is bound.
@@ -343,7 +368,7 @@ std::optional<RelaxDiagnostic> firstUnsupported(const RelaxFunction &func, llvm:
         if (binding.call && binding.call->kind == CallKind::Operator)
           return RelaxDiagnostic{binding.call->calleeLoc, what.str() + " runs R.call_tir and R.call_dps_packed only: legalize R." +
                                                               binding.call->callee + " first (--passes=legalize-ops)"};
-        if (binding.index || binding.matchCast)
+        if ((binding.index && !(binding.alias.var && tensorTuples.count(binding.alias.var.get()))) || binding.matchCast)
           return RelaxDiagnostic{binding.loc, what.str() + " does not support " +
                                                   (binding.index ? "tuple indexing" : "R.match_cast") +
                                                   " yet: '" + binding.var->name + "'"};

@@ -90,6 +90,7 @@ bindParams(const RelaxFunction &func,
       if (binding.call) {
         for (Arg &arg : binding.call->args) arg = mapArg(arg);
         binding.call->outSinfo = substitute(binding.call->outSinfo, shapes);
+        for (TensorStructInfo &output : binding.call->tupleOutSinfo) output = substitute(output, shapes);
       } else {
         binding.alias = mapArg(binding.alias);
         if (binding.tuple)

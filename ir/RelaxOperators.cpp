@@ -59,6 +59,7 @@ const std::vector<OperatorInfo> &operators() {
       {"broadcast_to", F::BroadcastTo, {"x"}},
       {"nn.layer_norm", F::LayerNorm, {"data", "gamma", "beta"}},
       {"argmax", F::ArgReduce, {"x"}},                  {"argmin", F::ArgReduce, {"x"}},
+      {"split", F::Split, {"x"}},
   };
   return table;
 }
@@ -705,6 +706,56 @@ std::optional<TensorStructInfo> inferLayerNorm(const Call &call, const std::vect
   return data;
 }
 
+// TVM's split inference (manipulate.cc, InferStructInfoSplit): n sections of ceil(size / n)
+// elements, the last one what remains; or the pieces between the indices, each index clamped
+// to [0, size] and a piece never negative (indices beyond the size or not increasing give
+// empty pieces). One section, or no index, is the tensor itself. Symbolic sizes are simplified.
+std::optional<StructInfo> inferSplit(const Call &call, const TensorStructInfo &in, SourceLoc axesLoc,
+                                     RelaxDiagnostic &diagnostic) {
+  const auto &indicesOrSections = std::get<SplitAttrs>(call.attrs).indicesOrSections;
+  const auto *indices = std::get_if<std::vector<int64_t>>(&indicesOrSections);
+  size_t pieces = indices ? indices->size() + 1 : size_t(std::get<int64_t>(indicesOrSections));
+  int rank = in.rank();
+  int64_t axis = call.axes->front();
+  if (rank >= 0 && (axis < -rank || axis >= rank)) {
+    diagnostic = {axesLoc, "R.split needs an axis within the " + std::to_string(rank) +
+                               " dimensions of its operand, got " + std::to_string(axis)};
+    return std::nullopt;
+  }
+  if (pieces == 1) return StructInfo(in);
+  StructInfo tuple = StructInfo::of(StructInfo::Kind::Tuple);
+  if (!in.shape) {
+    tuple.fields.assign(pieces, StructInfo(TensorStructInfo{std::nullopt, rank, in.dtype, {}}));
+    return tuple;
+  }
+  if (axis < 0) axis += rank;
+  const Expr &size = (*in.shape)[size_t(axis)];
+  auto constant = [](int64_t value) { return intImm(value, DataType::int64()); };
+  auto simplified = [](const Expr &e) { return arith::Analyzer().simplify(e); };
+  std::vector<Expr> lengths;
+  if (indices) {
+    auto clamp = [&](const Expr &bound) {
+      return binary(NodeKind::Min, binary(NodeKind::Max, bound, constant(0)), size);
+    };
+    for (size_t i = 0; i < pieces; ++i) {
+      Expr left = clamp(i == 0 ? constant(0) : constant((*indices)[i - 1]));
+      Expr right = clamp(i < indices->size() ? constant((*indices)[i]) : size);
+      lengths.push_back(simplified(binary(NodeKind::Max, binary(NodeKind::Sub, right, left), constant(0))));
+    }
+  } else {
+    Expr sections = constant(int64_t(pieces));
+    Expr length = simplified(binary(NodeKind::FloorDiv, binary(NodeKind::Add, size, constant(int64_t(pieces) - 1)), sections));
+    lengths.assign(pieces - 1, length);
+    lengths.push_back(simplified(binary(NodeKind::Sub, size, binary(NodeKind::Mul, length, constant(int64_t(pieces) - 1)))));
+  }
+  for (const Expr &length : lengths) {
+    std::vector<Expr> shape = *in.shape;
+    shape[size_t(axis)] = length;
+    tuple.fields.push_back(StructInfo(TensorStructInfo::known(std::move(shape), in.dtype)));
+  }
+  return tuple;
+}
+
 }  // namespace
 
 std::optional<StridedSliceBounds> stridedSliceBounds(const StridedSliceAttrs &attrs, size_t i, const Expr &extent) {
@@ -795,8 +846,8 @@ std::optional<std::vector<int64_t>> normalizedAxes(const std::optional<std::vect
   return result;
 }
 
-std::optional<TensorStructInfo> inferOperatorStructInfo(const Call &call, SourceLoc callLoc, SourceLoc axesLoc,
-                                                        RelaxDiagnostic &diagnostic) {
+std::optional<StructInfo> inferOperatorStructInfo(const Call &call, SourceLoc callLoc, SourceLoc axesLoc,
+                                                  RelaxDiagnostic &diagnostic) {
   const OperatorInfo *info = lookupOperator(call.callee);
   // The creation operators take shapes and scalars besides tensors.
   if (info && (info->family == OperatorFamily::Full || info->family == OperatorFamily::FullLike ||
@@ -825,6 +876,12 @@ std::optional<TensorStructInfo> inferOperatorStructInfo(const Call &call, Source
       return std::nullopt;
     }
     in.push_back(sinfo.tensor);
+  }
+  if (info->family == OperatorFamily::Split) {
+    std::optional<StructInfo> result = inferSplit(call, in[0], axesLoc, diagnostic);
+    if (result) result->loc = callLoc;
+    for (StructInfo &field : result ? result->fields : std::vector<StructInfo>{}) field.loc = field.tensor.loc = callLoc;
+    return result;
   }
   std::optional<TensorStructInfo> result;
   switch (info->family) {
@@ -865,8 +922,9 @@ std::optional<TensorStructInfo> inferOperatorStructInfo(const Call &call, Source
     break;
   default: break;  // the creation operators, inferred above
   }
-  if (result) result->loc = callLoc;
-  return result;
+  if (!result) return std::nullopt;
+  result->loc = callLoc;
+  return StructInfo(*result);
 }
 
 bool hasOperatorCalls(const IRModule &module) {
@@ -920,6 +978,12 @@ std::string printOperatorAttributes(const Call &call) {
   case OperatorFamily::Full:
   case OperatorFamily::FullLike:
   case OperatorFamily::Arange: return dtypeAttribute("dtype", call.outDtype);
+  case OperatorFamily::Split: {
+    const auto &indicesOrSections = std::get<SplitAttrs>(call.attrs).indicesOrSections;
+    const auto *indices = std::get_if<std::vector<int64_t>>(&indicesOrSections);
+    return ", indices_or_sections=" + (indices ? printAxes(*indices) : std::to_string(std::get<int64_t>(indicesOrSections))) +
+           ", axis=" + std::to_string(call.axes->front());
+  }
   case OperatorFamily::Quantize:
     return ", axis=" + std::to_string(call.axes->front()) + dtypeAttribute("out_dtype", call.outDtype);
   case OperatorFamily::StridedSlice: {

@@ -249,8 +249,13 @@ private:
       text = "R.call_dps_packed(\"" + call.callee + "\"";
     }
     text += ", " + tuple(call.args);
-    declareUsedSymbolic(call.outSinfo, pad);
-    text += ", out_sinfo=" + printStructInfo(call.outSinfo);
+    // Several outputs print as a list, as TVM prints them.
+    std::string outputs;
+    for (const TensorStructInfo &output : call.outputs()) {
+      declareUsedSymbolic(output, pad);
+      outputs += (outputs.empty() ? "" : ", ") + printStructInfo(output);
+    }
+    text += ", out_sinfo=" + (call.tupleOutSinfo.empty() ? outputs : "[" + outputs + "]");
     if (call.kind == CallKind::CallTIRInplace) {
       text += ", inplace_indices=[";
       for (size_t i = 0; i < call.inplaceIndices.size(); ++i) text += (i ? ", " : "") + std::to_string(call.inplaceIndices[i]);
@@ -478,7 +483,7 @@ bool relaxFunctionUsesTir(const RelaxFunction &func) {
   relax::collectVars(func.retSinfo, vars);
   relax::forEachBinding(func.blocks, [&](const relax::Binding &binding) {
     relax::collectVars(binding.var->sinfo, vars);
-    if (binding.call) relax::collectVars(binding.call->outSinfo, vars);
+    if (binding.call) relax::collectVars(binding.call->outputSinfo(), vars);
     if (const RelaxFunction *inner = asRelaxFunction(binding.function)) {
       for (const relax::VarPtr &param : inner->params) relax::collectVars(param->sinfo, vars);
       relax::collectVars(inner->retSinfo, vars);

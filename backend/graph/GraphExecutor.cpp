@@ -53,7 +53,8 @@ struct Step {
   vtac_packed_func function = nullptr;
   void *resource = nullptr;
   std::vector<int> argSlots;  // Alias: the source
-  int outSlot = -1;
+  // The value's slot; a call of several outputs has one per output (its variable is a tuple).
+  std::vector<int> outSlots;
   std::vector<int> releaseAfter;  // slots whose last use is this step
 };
 
@@ -115,6 +116,7 @@ struct GraphExecutor::Impl {
   // at them; a deque keeps them in place).
   std::deque<relax::Binding> parameterBindings;
   std::vector<int> resultSlots;
+  std::vector<std::string> resultNames;  // one per slot
   int numSlots = 0;
   GraphStats stats;
   int64_t liveBytes = 0;
@@ -134,6 +136,9 @@ llvm::Error GraphExecutor::Impl::prepare() {
   if (std::optional<relax::RelaxDiagnostic> refusal = relax::firstUnsupported(*func, "the graph executor", /*graphExecutor=*/true))
     return backend::diagnosticError(refusal->loc, refusal->message);
   std::unordered_map<const relax::Var *, int> varSlots;
+  // A variable of several tensors (the value of a call of several outputs, a tuple of tensors,
+  // an alias of one): its fields' slots.
+  std::unordered_map<const relax::Var *, std::vector<int>> tupleSlots;
   std::unordered_map<const relax::Constant *, int> constantSlotOf;
   auto slotOf = [&](const relax::Arg &arg) -> llvm::Expected<int> {
     if (arg.var) return varSlots.at(arg.var.get());
@@ -148,6 +153,17 @@ llvm::Error GraphExecutor::Impl::prepare() {
     auto tensor = std::make_shared<Tensor>(data.dtype, data.shape, data.bytes);
     constantSlots.emplace_back(it->second, std::move(tensor));
     return it->second;
+  };
+  // The slots of a value: a tuple variable's fields, a tuple's (of tensors), else one.
+  auto slotsOf = [&](const relax::Arg &arg) -> llvm::Expected<std::vector<int>> {
+    if (arg.var && tupleSlots.count(arg.var.get())) return tupleSlots.at(arg.var.get());
+    std::vector<int> slots;
+    for (const relax::Arg &field : arg.fields ? *arg.fields : std::vector<relax::Arg>{arg}) {
+      llvm::Expected<int> slot = slotOf(field);
+      if (!slot) return slot.takeError();
+      slots.push_back(*slot);
+    }
+    return slots;
   };
 
   for (const relax::VarPtr &param : func->params) {
@@ -171,7 +187,7 @@ llvm::Error GraphExecutor::Impl::prepare() {
     if (!slot) return slot.takeError();
     step.argSlots.push_back(*slot);
     use(*slot, int(steps.size()));
-    step.outSlot = varSlots.at(binding.var.get());
+    step.outSlots = {varSlots.at(binding.var.get())};
     steps.push_back(std::move(step));
     return llvm::Error::success();
   };
@@ -236,18 +252,31 @@ llvm::Error GraphExecutor::Impl::prepare() {
           steps[jumpIndex].jump = steps.size();
           continue;
         }
+        // A tuple, or an alias of a tuple variable, names its fields' tensors: no step.
+        if (binding.tuple || (binding.isAlias() && binding.alias.var && tupleSlots.count(binding.alias.var.get()))) {
+          relax::Arg value = binding.alias;
+          if (binding.tuple) value.fields = std::make_shared<const std::vector<relax::Arg>>(*binding.tuple);
+          llvm::Expected<std::vector<int>> fields = slotsOf(value);
+          if (!fields) return fields.takeError();
+          tupleSlots[binding.var.get()] = *fields;
+          continue;
+        }
         Step step;
         step.binding = &binding;
         int index = int(steps.size());
         std::vector<relax::Arg> inputs = binding.call ? binding.call->args : std::vector{binding.alias};
         for (const relax::Arg &arg : inputs) {
-          llvm::Expected<int> slot = slotOf(arg);
+          // `t[i]`: an alias of the field's tensor.
+          llvm::Expected<int> slot = binding.index ? llvm::Expected<int>(tupleSlots.at(arg.var.get()).at(size_t(*binding.index)))
+                                                   : slotOf(arg);
           if (!slot) return slot.takeError();
           step.argSlots.push_back(*slot);
           use(*slot, index);
         }
-        step.outSlot = numSlots++;
-        varSlots[binding.var.get()] = step.outSlot;
+        size_t outputs = binding.call ? binding.call->outputs().size() : 1;
+        for (size_t i = 0; i < outputs; ++i) step.outSlots.push_back(numSlots++);
+        if (binding.call && !binding.call->tupleOutSinfo.empty()) tupleSlots[binding.var.get()] = step.outSlots;
+        else varSlots[binding.var.get()] = step.outSlots.front();
         if (!binding.call) {
           step.kind = Step::Kind::Alias;
         } else {
@@ -277,10 +306,17 @@ llvm::Error GraphExecutor::Impl::prepare() {
   if (llvm::Error error = lower(func->blocks)) return error;
   if (llvm::Error error = compileCallees(callees)) return error;
   if (llvm::Error error = bindCompiled()) return error;
+  // A returned tuple variable gives its fields, named `t[0]`, `t[1]`, ...
   for (const relax::Arg &result : func->results) {
-    llvm::Expected<int> slot = slotOf(result);
-    if (!slot) return slot.takeError();
-    resultSlots.push_back(*slot);
+    llvm::Expected<std::vector<int>> fields = slotsOf(result);
+    if (!fields) return fields.takeError();
+    bool tuple = result.var && tupleSlots.count(result.var.get());
+    for (size_t i = 0; i < fields->size(); ++i) {
+      resultSlots.push_back((*fields)[i]);
+      resultNames.push_back(!result.var ? "result" + std::to_string(resultNames.size())
+                            : tuple     ? result.var->name + "[" + std::to_string(i) + "]"
+                                        : result.var->name);
+    }
   }
   // Free each intermediate right after its last use; results and constants are kept.
   for (size_t slot = 0; slot < lastUse.size(); ++slot) {
@@ -314,12 +350,12 @@ llvm::Error GraphExecutor::Impl::bindCompiled() {
     const relax::Call &call = *step.binding->call;
     step.prim = compiled.at(call.callee).get();
     size_t numParams = step.prim->signature().params().size();
-    size_t outputs = step.inplaceArgument < 0 ? 1 : 0;
+    size_t outputs = step.inplaceArgument < 0 ? step.outSlots.size() : 0;
     if (numParams != call.args.size() + outputs)
       return backend::diagnosticError(call.calleeLoc, "'" + call.callee + "' takes " + llvm::Twine(numParams) +
                                                           " parameters but the call passes " +
                                                           llvm::Twine(call.args.size()) + " arguments and " +
-                                                          llvm::Twine(outputs) + " output" + (outputs ? "" : "s"));
+                                                          llvm::Twine(outputs) + " output" + (outputs == 1 ? "" : "s"));
   }
   return llvm::Error::success();
 }
@@ -371,9 +407,9 @@ llvm::Error GraphExecutor::Impl::callPrimFunc(const Step &step,
   std::vector<Tensor> arguments;
   std::vector<int> sources;  // per argument: the slot moved in, or -1 for a copy
   std::vector<Tensor *> moved;
-  arguments.reserve(step.argSlots.size() + 1);
+  arguments.reserve(step.argSlots.size() + step.outSlots.size());
   std::vector<int> argSlots = step.argSlots;
-  if (step.inplaceArgument >= 0) argSlots[size_t(step.inplaceArgument)] = step.outSlot;
+  if (step.inplaceArgument >= 0) argSlots[size_t(step.inplaceArgument)] = step.outSlots.front();
   for (int slot : argSlots) {
     Tensor *tensor = slots[slot].get();
     auto previous = std::find(moved.begin(), moved.end(), tensor);
@@ -386,10 +422,11 @@ llvm::Error GraphExecutor::Impl::callPrimFunc(const Step &step,
     }
     moved.push_back(tensor);
   }
-  if (step.inplaceArgument < 0) {
-    arguments.push_back(std::move(*slots[step.outSlot]));
-    sources.push_back(step.outSlot);
-  }
+  if (step.inplaceArgument < 0)
+    for (int slot : step.outSlots) {
+      arguments.push_back(std::move(*slots[slot]));
+      sources.push_back(slot);
+    }
 
   std::vector<const Tensor *> given;
   for (const Tensor &argument : arguments) given.push_back(&argument);
@@ -409,7 +446,7 @@ llvm::Error GraphExecutor::Impl::callRegistered(const Step &step,
                                                 std::vector<std::shared_ptr<Tensor>> &slots) {
   std::vector<vtac_tensor> views;
   std::vector<int> all = step.argSlots;
-  all.push_back(step.outSlot);
+  all.insert(all.end(), step.outSlots.begin(), step.outSlots.end());
   for (int slot : all) {
     Tensor &tensor = *slots[slot];
     vtac_tensor view;
@@ -457,14 +494,7 @@ void GraphExecutor::setAfterCall(std::function<llvm::Error(const GraphCall &call
 
 const std::vector<GraphParam> &GraphExecutor::params() const { return impl_->params; }
 
-std::vector<std::string> GraphExecutor::resultNames() const {
-  std::vector<std::string> names;
-  for (size_t i = 0; i < impl_->func->results.size(); ++i) {
-    const relax::Arg &result = impl_->func->results[i];
-    names.push_back(result.var ? result.var->name : "result" + std::to_string(i));
-  }
-  return names;
-}
+std::vector<std::string> GraphExecutor::resultNames() const { return impl_->resultNames; }
 
 const GraphStats &GraphExecutor::stats() const { return impl_->stats; }
 
@@ -490,8 +520,8 @@ llvm::Expected<NamedTensors> GraphExecutor::run(const NamedTensors &inputs) {
     } else if (step.kind == Step::Kind::Jump) {
       next = step.jump;
     } else if (step.kind == Step::Kind::Alias) {
-      slots[step.outSlot] = slots[step.argSlots[0]];
-      const Tensor &value = *slots[step.outSlot];
+      slots[step.outSlots[0]] = slots[step.argSlots[0]];
+      const Tensor &value = *slots[step.outSlots[0]];
       if (std::optional<std::string> conflict = relax::unifyShape(binding.var->sinfo.tensor, value.shape(), sizes))
         return backend::diagnosticError(binding.var->sinfo.loc,
                                         "'" + binding.var->name + "' of shape " +
@@ -499,30 +529,33 @@ llvm::Expected<NamedTensors> GraphExecutor::run(const NamedTensors &inputs) {
                                             shapeText(binding.var->sinfo.tensor) + ": " + *conflict);
     } else {
       const relax::Call &call = *binding.call;
-      std::vector<int64_t> shape;
-      for (const ir::Expr &dim : *call.outSinfo.shape) {
-        std::optional<int64_t> value = relax::evaluateDim(dim, sizes);
-        if (!value || *value < 0)
-          return backend::diagnosticError(call.outSinfo.loc,
-                                          "cannot size the output of '" + call.callee + "': " +
-                                              relax::printDim(dim) + ": " + relax::whyNoSize(dim, sizes));
-        shape.push_back(*value);
+      std::vector<relax::TensorStructInfo> outputs = call.outputs();
+      for (size_t o = 0; o < outputs.size(); ++o) {
+        const relax::TensorStructInfo &output = outputs[o];
+        std::vector<int64_t> shape;
+        for (const ir::Expr &dim : *output.shape) {
+          std::optional<int64_t> value = relax::evaluateDim(dim, sizes);
+          if (!value || *value < 0)
+            return backend::diagnosticError(output.loc,
+                                            "cannot size the output of '" + call.callee + "': " +
+                                                relax::printDim(dim) + ": " + relax::whyNoSize(dim, sizes));
+          shape.push_back(*value);
+        }
+        if (auto bytes = backend::checkedByteSize(shape, output.dtype.bytes()); !bytes)
+          return backend::diagnosticError(output.loc, "cannot allocate the output of '" + call.callee +
+                                                          "': " + backend::errorMessage(bytes.takeError()));
+        if (step.inplaceArgument >= 0) {
+          const Tensor &updated = *slots[step.argSlots[size_t(step.inplaceArgument)]];
+          if (updated.shape() != llvm::ArrayRef<int64_t>(shape) || updated.dtype() != output.dtype)
+            return backend::diagnosticError(output.loc, "the output of '" + call.callee + "', " +
+                                                            backend::formatShape(shape) + " " + output.dtype.str() +
+                                                            ", differs from the argument it is written into, " +
+                                                            backend::formatShape(updated.shape()) + " " +
+                                                            updated.dtype().str());
+        }
+        slots[step.outSlots[o]] = impl.allocate(output.dtype, std::move(shape));
       }
-      if (auto bytes = backend::checkedByteSize(shape, call.outSinfo.dtype.bytes()); !bytes)
-        return backend::diagnosticError(call.outSinfo.loc, "cannot allocate the output of '" + call.callee +
-                                                               "': " + backend::errorMessage(bytes.takeError()));
-      if (step.inplaceArgument >= 0) {
-        const Tensor &updated = *slots[step.argSlots[size_t(step.inplaceArgument)]];
-        if (updated.shape() != llvm::ArrayRef<int64_t>(shape) || updated.dtype() != call.outSinfo.dtype)
-          return backend::diagnosticError(call.outSinfo.loc, "the output of '" + call.callee + "', " +
-                                                                 backend::formatShape(shape) + " " +
-                                                                 call.outSinfo.dtype.str() +
-                                                                 ", differs from the argument it is written into, " +
-                                                                 backend::formatShape(updated.shape()) + " " +
-                                                                 updated.dtype().str());
-      }
-      slots[step.outSlot] = impl.allocate(call.outSinfo.dtype, std::move(shape));
-      if (step.inplaceArgument >= 0) *slots[step.outSlot] = *slots[step.argSlots[size_t(step.inplaceArgument)]];
+      if (step.inplaceArgument >= 0) *slots[step.outSlots[0]] = *slots[step.argSlots[size_t(step.inplaceArgument)]];
       llvm::Error error = step.kind == Step::Kind::PrimFunc ? impl.callPrimFunc(step, slots)
                                                             : impl.callRegistered(step, slots);
       if (!error && impl.afterCall) error = impl.afterCall({callIndex, call.callee, call.calleeLoc});

@@ -1,5 +1,5 @@
 // checkRelaxCalls: each R.call_tir / R.call_tir_inplace / R.call_dps_packed whose callee is a prim_func of the
-// module is checked against the callee's buffers: one buffer per argument plus one for the
+// module is checked against the callee's buffers: one buffer per argument plus one per
 // output, element types equal, ranks equal, and dimensions consistent. The callee's symbolic
 // sizes are unified afresh for every call (linear0 is called with n = 128 and with n = 10),
 // so a size the callee uses twice must receive the same caller dimension both times.
@@ -30,7 +30,8 @@ public:
     // R.call_tir_inplace writes its output into the argument at its index (-1: a fresh tensor,
     // passed after the arguments as R.call_tir's is).
     int64_t inplace = call_.inplaceIndices.empty() ? -1 : call_.inplaceIndices.front();
-    size_t outputs = inplace < 0 ? 1 : 0;
+    std::vector<relax::TensorStructInfo> outSinfo = call_.outputs();
+    size_t outputs = inplace < 0 ? outSinfo.size() : 0;
     if (buffers.size() != call_.args.size() + outputs) {
       diagnostics_.error(call_.calleeLoc,
                          "'" + call_.callee + "' takes " + std::to_string(buffers.size()) +
@@ -48,8 +49,14 @@ public:
       }
       if (!matchBuffer(*buffers[i], sinfo.tensor, call_.args[i].loc, what)) return;
     }
-    matchBuffer(*buffers[inplace < 0 ? buffers.size() - 1 : size_t(inplace)], call_.outSinfo, call_.outSinfo.loc,
-                "the output");
+    if (inplace >= 0) {
+      matchBuffer(*buffers[size_t(inplace)], call_.outSinfo, call_.outSinfo.loc, "the output");
+      return;
+    }
+    for (size_t o = 0; o < outputs; ++o)
+      if (!matchBuffer(*buffers[call_.args.size() + o], outSinfo[o], outSinfo[o].loc,
+                       outputs == 1 ? std::string("the output") : "output " + std::to_string(o)))
+        return;
   }
 
 private:

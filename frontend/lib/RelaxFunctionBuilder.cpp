@@ -210,7 +210,7 @@ relax::StructInfo callResult(const relax::Call &call) {
     result.loc = call.calleeLoc;
     return result;
   }
-  return relax::StructInfo(call.outSinfo);
+  return call.outputSinfo();
 }
 
 bool isSymbolicVarConstructor(Grammar::ExprContext *expr) {
@@ -924,17 +924,28 @@ std::optional<relax::Call> RelaxFunctionBuilder::call(Grammar::CallExprContext *
     }
     call.inplaceIndices.push_back(*index);
   }
-  if (tupleItems(outSinfo)) {
-    error(loc(outSinfo), "calls with several outputs are not supported; give one R.Tensor");
+  // `out_sinfo=[a, b]`: several outputs, the call's value a tuple of them (one in a list is
+  // a single output, as TVM's call_tir wrapper reads it).
+  std::vector<Grammar::ExprContext *> outputs = tupleItems(outSinfo).value_or(std::vector{outSinfo});
+  if (outputs.empty()) {
+    error(loc(outSinfo), opName + " needs at least one output in out_sinfo");
     return std::nullopt;
   }
-  std::optional<relax::TensorStructInfo> sinfo = tensorStructInfo(outSinfo, false);
-  if (!sinfo) return std::nullopt;
-  if (!sinfo->hasShape() || sinfo->dtype.isVoid()) {
-    error(loc(outSinfo), "the output of a call needs a shape and an element type");
+  if (outputs.size() > 1 && inplace) {
+    error(loc(outSinfo), "R.call_tir_inplace with several outputs is not supported yet; give one R.Tensor");
     return std::nullopt;
   }
-  call.outSinfo = *sinfo;
+  for (Grammar::ExprContext *output : outputs) {
+    std::optional<relax::TensorStructInfo> sinfo = tensorStructInfo(output, false);
+    if (!sinfo) return std::nullopt;
+    if (!sinfo->hasShape() || sinfo->dtype.isVoid()) {
+      error(loc(output), "the output of a call needs a shape and an element type");
+      return std::nullopt;
+    }
+    if (outputs.size() > 1) call.tupleOutSinfo.push_back(*sinfo);
+    else call.outSinfo = *sinfo;
+  }
+  if (outputs.size() > 1) call.outSinfo.loc = loc(outSinfo);
   return call;
 }
 
@@ -1083,6 +1094,7 @@ std::optional<relax::Call> RelaxFunctionBuilder::operatorCall(Grammar::CallExprC
     params.push_back("axis");
   if (info->family == relax::OperatorFamily::StridedSlice)
     params.insert(params.end(), {"axes", "begin", "end", "strides", "assume_inbound"});
+  if (info->family == relax::OperatorFamily::Split) params.insert(params.end(), {"indices_or_sections", "axis"});
   if (info->family == relax::OperatorFamily::Quantize) params.insert(params.end(), {"axis", "out_dtype"});
   std::vector<std::string> window = windowParameters(*info);
   params.insert(params.end(), window.begin(), window.end());
@@ -1130,6 +1142,35 @@ std::optional<relax::Call> RelaxFunctionBuilder::operatorCall(Grammar::CallExprC
   if (info->family == relax::OperatorFamily::StridedSlice)
     return stridedSliceAttributes(expr, params, call) ? withInferredStructInfo(std::move(call), loc(expr), loc(expr))
                                                       : std::nullopt;
+  if (info->family == relax::OperatorFamily::Split) {
+    // A number of sections (positive) or the indices to split at, constant integers.
+    Grammar::ExprContext *given = args.get(attribute, params[attribute]);
+    if (!given) {
+      error(loc(expr), "R.split needs its argument 'indices_or_sections'");
+      return std::nullopt;
+    }
+    relax::SplitAttrs split;
+    if (std::optional<std::vector<Grammar::ExprContext *>> items = tupleItems(stripParens(given))) {
+      std::vector<int64_t> indices;
+      for (Grammar::ExprContext *item : *items) {
+        std::optional<int64_t> index = signedIntOf(item);
+        if (!index) {
+          error(loc(item), "R.split takes constant integers as indices");
+          return std::nullopt;
+        }
+        indices.push_back(*index);
+      }
+      split.indicesOrSections = std::move(indices);
+    } else if (std::optional<int64_t> sections = signedIntOf(given); sections && *sections > 0) {
+      split.indicesOrSections = *sections;
+    } else {
+      error(loc(given), sections ? "R.split needs a positive number of sections, got " + std::to_string(*sections)
+                                 : std::string("expected indices_or_sections as an integer or a list of integers"));
+      return std::nullopt;
+    }
+    call.attrs = split;
+    ++attribute;  // the axis follows
+  }
   // quantize's out_dtype follows its axis; TVM's defaults: int8, and float32 for dequantize.
   bool quantize = info->family == relax::OperatorFamily::Quantize;
   if (quantize) call.outDtype = name == "quantize" ? ir::DataType::intTy(8) : ir::DataType::float32();
@@ -1174,11 +1215,11 @@ std::optional<relax::Call> RelaxFunctionBuilder::operatorCall(Grammar::CallExprC
   // concat's axis (one integer, 0 when absent, or None), take's (one integer or None, the
   // default), softmax's (one integer, -1 when absent).
   using F = relax::OperatorFamily;
-  if (info->family == F::Concat) call.axes = std::vector<int64_t>{0};
+  if (info->family == F::Concat || info->family == F::Split) call.axes = std::vector<int64_t>{0};
   if (info->family == F::Softmax) call.axes = std::vector<int64_t>{-1};
   if (quantize) call.axes = std::vector<int64_t>{-1};
   bool single = info->family == F::Concat || info->family == F::Take || info->family == F::Softmax ||
-                info->family == F::ArgReduce || quantize,
+                info->family == F::ArgReduce || info->family == F::Split || quantize,
        list = !single;
   const char *axesName = info->family == F::PermuteDims || info->family == F::LayerNorm ? "axes" : "axis";
   Grammar::ExprContext *axes = info->family == F::PermuteDims || info->family == F::Statistical || single ||
@@ -1195,6 +1236,10 @@ std::optional<relax::Call> RelaxFunctionBuilder::operatorCall(Grammar::CallExprC
     return std::nullopt;
   }
   if (info->family == F::LayerNorm && !layerNormAttributes(expr, params, call)) return std::nullopt;
+  if (info->family == F::Split && axes && isNone(axes)) {
+    error(loc(axes), "R.split needs an integer axis, not None");
+    return std::nullopt;
+  }
   if (info->family == F::ExpandDims && (!axes || isNone(axes))) {
     error(axes ? loc(axes) : loc(expr), "R.expand_dims needs its argument 'axis' (an integer or a list of them)");
     return std::nullopt;
@@ -1692,12 +1737,17 @@ std::optional<std::vector<ir::Expr>> RelaxFunctionBuilder::shapeValue(Grammar::E
 std::optional<relax::Call> RelaxFunctionBuilder::withInferredStructInfo(relax::Call call, ir::SourceLoc callLoc,
                                                                         ir::SourceLoc axesLoc) {
   relax::RelaxDiagnostic diagnostic;
-  std::optional<relax::TensorStructInfo> sinfo = relax::inferOperatorStructInfo(call, callLoc, axesLoc, diagnostic);
+  std::optional<relax::StructInfo> sinfo = relax::inferOperatorStructInfo(call, callLoc, axesLoc, diagnostic);
   if (!sinfo) {
     error(diagnostic.loc, diagnostic.message);
     return std::nullopt;
   }
-  call.outSinfo = *sinfo;
+  if (sinfo->isTensor()) {
+    call.outSinfo = sinfo->tensor;
+    return call;
+  }
+  call.outSinfo.loc = callLoc;
+  for (const relax::StructInfo &field : sinfo->fields) call.tupleOutSinfo.push_back(field.tensor);
   return call;
 }
 
@@ -1807,7 +1857,7 @@ std::optional<relax::StructInfo> RelaxFunctionBuilder::bindingValue(Grammar::Exp
   if (arithmeticOperator(value, operands, arithmetic)) {
     binding.call = arithmeticCall(value);
     if (!binding.call) return std::nullopt;
-    return relax::StructInfo(binding.call->outSinfo);
+    return binding.call->outputSinfo();
   }
   if (callExpr && !isLeafCall(op)) {
     binding.call = call(callExpr);

@@ -29,6 +29,7 @@ llvm::Expected<legalize::LegalizedOperator> legalizeCall(const relax::Call &call
   case relax::OperatorFamily::Squeeze:
   case relax::OperatorFamily::Flatten:
   case relax::OperatorFamily::BroadcastTo: return legalize::legalizeManipulate(call);
+  case relax::OperatorFamily::Split: return legalize::legalizeManipulate(call);
   case relax::OperatorFamily::Astype: return legalize::legalizeDatatype(call);
   case relax::OperatorFamily::Statistical: return legalize::legalizeStatistical(call);
   case relax::OperatorFamily::Conv2D: return legalize::legalizeConvolution(call);

@@ -213,13 +213,14 @@ private:
   // variable the input has keeps its own); returns the use.
   Arg emit(VarPtr var, Call call, bool fresh = true) {
     relax::RelaxDiagnostic diagnostic;
-    std::optional<TensorStructInfo> sinfo = relax::inferOperatorStructInfo(call, call.calleeLoc, call.calleeLoc, diagnostic);
+    // The packer builds tensor operators only.
+    std::optional<relax::StructInfo> sinfo = relax::inferOperatorStructInfo(call, call.calleeLoc, call.calleeLoc, diagnostic);
     if (!sinfo) {
       // Not expected (the calls are built from shapes that fit), but never a crash.
       if (!failure_) failure_ = diagnostic;
-      sinfo = TensorStructInfo::known({}, ir::DataType::voidTy());
+      sinfo = relax::StructInfo(TensorStructInfo::known({}, ir::DataType::voidTy()));
     }
-    call.outSinfo = *sinfo;
+    call.outSinfo = sinfo->tensor;
     Binding binding;
     binding.var = var;
     if (fresh) binding.var->sinfo = relax::StructInfo(*sinfo);

@@ -241,12 +241,31 @@ llvm::Expected<LegalizedOperator> ComputeBuilder::build(std::string nameHint, co
   if (llvm::Error error = requireKnown(out)) return error;
   ir::BufferRef output = ir::makeBuffer(block, out.dtype, shapeOf(out));
   stages_.push_back(stage(output, axisNames, reduction, value, std::move(annotations)));
+  return finish(std::move(nameHint), {output}, out.loc);
+}
+
+llvm::Expected<LegalizedOperator> ComputeBuilder::computeEach(std::string nameHint, const std::vector<std::string> &blocks,
+                                                              const AxisNames &axisNames,
+                                                              const std::vector<relax::TensorStructInfo> &outs,
+                                                              const std::function<Expr(size_t, const Indices &)> &value) {
+  std::vector<ir::BufferRef> outputs;
+  for (size_t i = 0; i < outs.size(); ++i) {
+    if (llvm::Error error = requireKnown(outs[i])) return error;
+    outputs.push_back(ir::makeBuffer(blocks[i], outs[i].dtype, shapeOf(outs[i])));
+    stages_.push_back(stage(outputs.back(), axisNames, nullptr,
+                            [&](const Indices &indices, const Indices &) { return value(i, indices); }));
+  }
+  return finish(std::move(nameHint), outputs, outs.front().loc);
+}
+
+llvm::Expected<LegalizedOperator> ComputeBuilder::finish(std::string nameHint, const std::vector<ir::BufferRef> &outputs,
+                                                         ir::SourceLoc resultLoc) {
   auto root = ir::make<ir::Block>("root", std::vector<ir::IterVarRef>{}, std::vector<ir::BufferRegion>{},
                                   std::vector<ir::BufferRegion>{}, ir::seq(stages_), nullptr, intermediates_);
   ir::Stmt body = ir::make<ir::BlockRealize>(std::vector<Expr>{}, nullptr, root);
 
   std::vector<ir::BufferRef> buffers = inputs_;
-  buffers.push_back(output);
+  buffers.insert(buffers.end(), outputs.begin(), outputs.end());
   // A size the prim_func can learn only from a dimension that is that size alone (TVM passes
   // the others as tir_vars, which vtac's R.call_tir does not take): refused, not guessed.
   std::vector<std::string> hidden;
@@ -258,7 +277,7 @@ llvm::Expected<LegalizedOperator> ComputeBuilder::build(std::string nameHint, co
   }
   if (!hidden.empty()) {
     std::sort(hidden.begin(), hidden.end());
-    return ir::diagnosticError(out.loc, "legalize-ops cannot pass the size" + std::string(hidden.size() > 1 ? "s " : " ") +
+    return ir::diagnosticError(resultLoc, "legalize-ops cannot pass the size" + std::string(hidden.size() > 1 ? "s " : " ") +
                                             llvm::join(hidden, ", ") + " to the prim_func: no argument or result has " +
                                             (hidden.size() > 1 ? "them" : "it") +
                                             " as a dimension of its own (R.call_tir's tir_vars are not supported)");

@@ -16,8 +16,8 @@
 // Unary.cpp (clip, exp, log, sqrt, rsqrt, tanh, sigmoid, sin, cos, erf, negative, abs, square),
 // Nn.cpp (nn.relu, nn.gelu, nn.silu, nn.softmax, nn.log_softmax, nn.layer_norm),
 // LinearAlgebra.cpp (matmul), Manipulate.cpp (permute_dims, reshape, concat, expand_dims,
-// squeeze, flatten, broadcast_to), Datatype.cpp (astype), Statistical.cpp (sum, mean, max,
-// min), Convolution.cpp (nn.conv2d), Pooling.cpp (nn.max_pool2d, nn.avg_pool2d,
+// squeeze, flatten, broadcast_to, split), Datatype.cpp (astype), Statistical.cpp (sum, mean,
+// max, min), Convolution.cpp (nn.conv2d), Pooling.cpp (nn.max_pool2d, nn.avg_pool2d,
 // nn.adaptive_avg_pool2d), Create.cpp (zeros, ones, full, their *_like twins, arange),
 // Search.cpp (where, argmax, argmin), Index.cpp (take, strided_slice), Qdq.cpp (quantize,
 // dequantize).
@@ -85,6 +85,13 @@ public:
   llvm::Expected<LegalizedOperator> compute(std::string nameHint, const std::string &block, const AxisNames &axisNames,
                             const ir::relax::TensorStructInfo &out, std::function<ir::Expr(const Indices &)> value,
                             ir::AttrMap annotations = {});
+  // Several te.compute outputs of one prim_func (topi's split): output i of struct info
+  // `outs[i]` in block `blocks[i]`, out[i][indices] = value(i, indices); the prim_func takes one
+  // output buffer per block, in order.
+  llvm::Expected<LegalizedOperator> computeEach(std::string nameHint, const std::vector<std::string> &blocks,
+                                                const AxisNames &axisNames,
+                                                const std::vector<ir::relax::TensorStructInfo> &outs,
+                                                const std::function<ir::Expr(size_t, const Indices &)> &value);
   // te.compute(shape, lambda i: te.sum(value(i, k), axis=k)): a reduction over k in [0, extent).
   llvm::Expected<LegalizedOperator> sum(std::string nameHint, const std::string &block, const AxisNames &axisNames,
                         const ir::relax::TensorStructInfo &out, ir::Expr extent,
@@ -154,6 +161,10 @@ private:
                           const ir::relax::TensorStructInfo &out, const Reduction *reduction,
                           const std::function<ir::Expr(const Indices &, const Indices &)> &value,
                           ir::AttrMap annotations);
+  // The prim_func of the stages so far, writing `outputs` (an error at `resultLoc` for a size
+  // it cannot be passed).
+  llvm::Expected<LegalizedOperator> finish(std::string nameHint, const std::vector<ir::BufferRef> &outputs,
+                                           ir::SourceLoc resultLoc);
 
   std::vector<ir::relax::Arg> args_;
   std::vector<ir::BufferRef> inputs_;

@@ -16,6 +16,8 @@
 //   `T.if_then_else(5 <= ax1, x3[.., ax1 - 5, ..], T.if_then_else(2 <= ax1, x2[..], x1[..]))`.
 // - R.broadcast_to: topi.broadcast_to, block `T_broadcast_to`, the operand at 0 along the
 //   dimensions it broadcasts.
+// - R.split: topi.split, one block per piece (see legalizeSplit), a prim_func of several
+//   outputs called by R.call_tir with `out_sinfo=[...]`.
 #include "Legalize.h"
 
 #include <algorithm>
@@ -178,6 +180,51 @@ llvm::Expected<LegalizedOperator> legalizeBroadcastTo(const relax::Call &call) {
   });
 }
 
+// topi.split: one block per piece (`T_split_sections` for a number of sections, `T_split` for
+// indices; then `_1`, `_2`, ... as TVM's create_prim_func deduplicates them), piece i the
+// operand at `ax + begin_i` along the axis. Only what topi computes as the struct info says is
+// legalized: sections that divide a constant axis (TVM leaves the others), indices increasing
+// from above 0 to at most the axis's constant size.
+llvm::Expected<LegalizedOperator> legalizeSplit(const relax::Call &call) {
+  ComputeBuilder builder;
+  llvm::Expected<ir::BufferRef> data = builder.input(call.args[0]);
+  if (!data) return data.takeError();
+  int64_t rank = int64_t((*data)->rank()), axis = call.axes->front();
+  size_t along = size_t(axis < 0 ? axis + rank : axis);  // the reader checked the axis
+  const auto *size = (*data)->shape[along].as<ir::IntImm>();
+  const auto &indicesOrSections = std::get<relax::SplitAttrs>(call.attrs).indicesOrSections;
+  const auto *indices = std::get_if<std::vector<int64_t>>(&indicesOrSections);
+  std::string dimension = "dimension " + std::to_string(along) + " of " + relax::printStructInfo(call.args[0].sinfo());
+  if (!size)
+    return ir::diagnosticError(call.calleeLoc, "legalize-ops: R.split of " + dimension +
+                                                   ", of symbolic size, is not supported yet (TVM passes the size as tir_vars)");
+  std::vector<int64_t> begins{0};
+  if (indices) {
+    for (int64_t index : *indices) {
+      if (index <= begins.back() || index > size->value)
+        return ir::diagnosticError(call.calleeLoc, "legalize-ops: R.split needs indices increasing from above 0 to at most " +
+                                                       std::to_string(size->value) + " (the size of " + dimension +
+                                                       "), as topi's split computes them");
+      begins.push_back(index);
+    }
+  } else {
+    int64_t sections = std::get<int64_t>(indicesOrSections);
+    if (size->value % sections != 0)
+      return ir::diagnosticError(call.calleeLoc, "legalize-ops: R.split into " + std::to_string(sections) +
+                                                     " sections of " + dimension + ", which they do not divide, is "
+                                                     "left alone by TVM's LegalizeOps and not supported");
+    for (int64_t i = 1; i < sections; ++i) begins.push_back(i * (size->value / sections));
+  }
+  std::string block = indices ? "T_split" : "T_split_sections";
+  std::vector<std::string> blocks;
+  for (size_t i = 0; i < begins.size(); ++i) blocks.push_back(i ? block + "_" + std::to_string(i) : block);
+  return builder.computeEach("split", blocks, "ax", call.outputs(), [&](size_t piece, const ComputeBuilder::Indices &ax) {
+    std::vector<Expr> at = ax;
+    if (begins[piece]) at[along] = ir::binary(ir::NodeKind::Add, ax[along], ir::make<ir::IntImm>(ax[along]->dtype, begins[piece]));
+    return ir::bufferLoad(*data, at);
+  });
+}
+
 }  // namespace
 
 llvm::Expected<LegalizedOperator> legalizeManipulate(const relax::Call &call) {
@@ -189,6 +236,7 @@ llvm::Expected<LegalizedOperator> legalizeManipulate(const relax::Call &call) {
   case relax::OperatorFamily::ExpandDims: return legalizeExpandDims(call);
   case relax::OperatorFamily::Squeeze: return legalizeSqueeze(call);
   case relax::OperatorFamily::BroadcastTo: return legalizeBroadcastTo(call);
+  case relax::OperatorFamily::Split: return legalizeSplit(call);
   default: break;
   }
   ComputeBuilder builder;

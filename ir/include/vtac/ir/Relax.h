@@ -176,11 +176,16 @@ inline bool operator==(const Pool2DAttrs &a, const Pool2DAttrs &b) { return a.ti
 inline bool operator==(const AdaptivePool2DAttrs &a, const AdaptivePool2DAttrs &b) { return a.tied() == b.tied(); }
 inline bool operator==(const ClipAttrs &a, const ClipAttrs &b) { return a.tied() == b.tied(); }
 inline bool operator==(const LayerNormAttrs &a, const LayerNormAttrs &b) { return a.tied() == b.tied(); }
+// R.split (TVM's SplitAttrs; the axis is `Call::axes`): a number of sections, or the indices
+// the tensor is split at.
+struct SplitAttrs {
+  std::variant<int64_t, std::vector<int64_t>> indicesOrSections = int64_t(1);
+  bool operator==(const SplitAttrs &other) const { return indicesOrSections == other.indicesOrSections; }
+};
 // An operator's attributes beyond `Call::axes`/`keepdims`/`outDtype`: one struct per operator
 // family that has several (monostate: the call has none of these).
-using OperatorAttrs =
-    std::variant<std::monostate, Conv2DAttrs, Pool2DAttrs, AdaptivePool2DAttrs, ClipAttrs, StridedSliceAttrs,
-                 LayerNormAttrs>;
+using OperatorAttrs = std::variant<std::monostate, Conv2DAttrs, Pool2DAttrs, AdaptivePool2DAttrs, ClipAttrs,
+                                   StridedSliceAttrs, LayerNormAttrs, SplitAttrs>;
 
 // `R.call_tir(cls.callee, (args,), out_sinfo=...)` — callee a prim_func of the module — or
 // `R.call_dps_packed("callee", (args,), out_sinfo)` — a prim_func of the module or a
@@ -203,6 +208,10 @@ struct Call {
   SourceLoc calleeLoc;
   std::vector<Arg> args;
   TensorStructInfo outSinfo;
+  // A call of several outputs (`out_sinfo=[a, b]` of R.call_tir / R.call_dps_packed, R.split):
+  // their struct info, two or more, and the call's value is an R.Tuple of them (`outSinfo`
+  // unused). `out_sinfo=[a]` is one output, `outSinfo`, as TVM's call_tir reads it.
+  std::vector<TensorStructInfo> tupleOutSinfo;
   // The attributes of an operator besides its tensors, as TVM's attrs nodes hold them;
   // R.reshape's shape is the result's (`outSinfo`), R.concat's tensors are `args`.
   // `axes`: permute_dims' permutation (nullopt: reversed, `axes=None`); the reduced axes of
@@ -216,7 +225,13 @@ struct Call {
   VarPtr calleeVar;                     // Function: the local function called (its R.Callable)
   bool moduleCallee = false;            // Function: `cls.callee(...)`, a Relax function of the
                                         // module (calleeVar, unbound, holds its signature)
-  OperatorAttrs attrs;    // conv2d, the pools, clip, strided_slice, layer_norm
+  OperatorAttrs attrs;    // conv2d, the pools, clip, strided_slice, layer_norm, split
+
+  // The struct info of the outputs: `tupleOutSinfo`, else `outSinfo` alone.
+  std::vector<TensorStructInfo> outputs() const;
+  // The value's struct info for a call of outputs (not R.call_packed or a function call): an
+  // R.Tuple of `tupleOutSinfo`, else `outSinfo`.
+  StructInfo outputSinfo() const;
 };
 
 // Void: the empty tuple, R.Tuple, what a call without a result gives (TVM's HasVoidType).
@@ -351,11 +366,14 @@ TensorStructInfo substitute(const TensorStructInfo &sinfo, const ShapeBindings &
 StructInfo substitute(const StructInfo &sinfo, const ShapeBindings &bindings);
 
 // What `vtac run` and `vtac compile` cannot execute yet, as a located error: the first
-// parameter, binding or result that is not a tensor ("the graph executor supports tensors
+// parameter, binding or result that is not a tensor or, for the graph executor, a tuple of
+// tensors it keeps as its fields' tensors (a call of several outputs, a tuple written out, an
+// alias of one, their fields `t[i]`, a returned one) ("the graph executor supports tensors
 // only: 'x' is R.Tuple(...)", at its definition), or the first binding that is neither a call
-// nor an alias of a tensor nor an if/else (tuple indexing, R.match_cast: "... does not support
-// R.match_cast yet", at the binding; an if's branches are checked as the function's blocks) or
-// a high-level operator (at its name: legalize-ops first); nullopt when the graph runs.
+// nor an alias of a tensor nor an if/else (a field of another tuple, R.match_cast: "... does
+// not support R.match_cast yet", at the binding; an if's branches are checked as the
+// function's blocks) or a high-level operator (at its name: legalize-ops first); nullopt when
+// the graph runs.
 struct RelaxDiagnostic {
   SourceLoc loc;
   std::string message;

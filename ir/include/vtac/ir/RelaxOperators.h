@@ -15,7 +15,8 @@
 // broadcast over three tensors, the indices' dimensions in place of the axis, the operand's
 // own (elementwise math, softmax, layer_norm; some need a float tensor), a shape broadcast
 // to, int64 indices over the other dimensions (argmax), the data's shape in the
-// (de)quantized type. legalize-ops
+// (de)quantized type, the pieces of a split (`R.split(x, indices_or_sections=2, axis=1)`, an
+// R.Tuple). legalize-ops
 // (passes/relax/) turns each into R.call_tir of a generated prim_func.
 #pragma once
 
@@ -60,6 +61,7 @@ enum class OperatorFamily {
   BroadcastTo,        // broadcast_to(x, shape)
   LayerNorm,          // nn.layer_norm(data, gamma, beta, axes, epsilon=1e-5, center=True, scale=True)
   ArgReduce,          // argmax, argmin(x, axis=None, keepdims=False)
+  Split,              // split(x, indices_or_sections, axis=0): an R.Tuple of tensors
 };
 
 struct OperatorInfo {
@@ -82,8 +84,10 @@ std::string knownOperatorList();
 // tensors to concatenate whose other dimensions differ (at the tensor). Shapes that cannot be
 // proven to agree (two different symbolic sizes) give a result of known rank and unknown
 // shape, as TVM's inference does.
-std::optional<TensorStructInfo> inferOperatorStructInfo(const Call &call, SourceLoc callLoc,
-                                                        SourceLoc axesLoc, RelaxDiagnostic &diagnostic);
+// R.split's result is an R.Tuple of tensors (one section: the tensor); every other operator's
+// is a tensor.
+std::optional<StructInfo> inferOperatorStructInfo(const Call &call, SourceLoc callLoc,
+                                                  SourceLoc axesLoc, RelaxDiagnostic &diagnostic);
 
 // The broadcast of two shapes (numpy's rule, aligned at the last dimension). nullopt with
 // `conflict` set ("3 and 4 at dimension 1 of the result") when two constant sizes differ and
