@@ -111,6 +111,15 @@ int runDiff(const std::string &left, const std::string &right, std::ostream &out
       equal = false;
       continue;
     }
+    const auto *relaxLeft = ir::asRelaxFunction(entry.function), *relaxRight = ir::asRelaxFunction(other);
+    if (relaxLeft && relaxRight && relaxLeft->isPure != relaxRight->isPure) {
+      out << "function '" << name << "' differs: pure=False on the " << (relaxLeft->isPure ? "right" : "left")
+          << " side only\n";
+      out << ir::formatDiagnostic(entry.function->loc(), ir::Severity::Note, "left side");
+      out << ir::formatDiagnostic(other->loc(), ir::Severity::Note, "right side");
+      equal = false;
+      continue;
+    }
     if (entry.function->isPrivate != other->isPrivate) {
       // TVM compares global_symbol, which a private function lacks.
       out << "function '" << name << "' differs: private on the " << (entry.function->isPrivate ? "left" : "right")

@@ -107,6 +107,7 @@ bindParams(const RelaxFunction &func,
                                   std::move(newResults), func.resultIsTuple, substitute(func.retSinfo, shapes),
                                   func.attrs, func.loc());
   bound->isPrivate = func.isPrivate;
+  bound->isPure = func.isPure;
   return RelaxFunctionRef(bound);
 }
 

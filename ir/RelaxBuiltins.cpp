@@ -37,6 +37,9 @@ const std::vector<BuiltinInfo> &builtins() {
         {"runtime_device_ind", K::Prim, false}}},
       {"vm.kill_object", {{"obj", K::Value}}},
       {"null_value", {}},
+      // TVM's call arguments: the format first (after assert_op's condition), then the values.
+      {"print", {{"format", K::String, false, ""}}, true},
+      {"assert_op", {{"condition", K::Value}, {"format", K::String, false, ""}}, true},
   };
   return table;
 }
@@ -106,7 +109,8 @@ std::optional<StructInfo> inferBuiltinStructInfo(const Call &call, SourceLoc cal
     return StructInfo::of(StructInfo::Kind::Object, callLoc);
   if (name == "memory.alloc_tensor" || name == "vm.alloc_tensor") return tensorOf(call.args[2], dtypeAt(3), callLoc);
   if (name == "builtin.alloc_tensor") return tensorOf(call.args[0], dtypeAt(1), callLoc);
-  if (name.starts_with("memory.kill") || name == "vm.kill_object") return StructInfo::of(StructInfo::Kind::Tuple, callLoc);
+  if (name.starts_with("memory.kill") || name == "vm.kill_object" || name == "print" || name == "assert_op")
+    return StructInfo::of(StructInfo::Kind::Tuple, callLoc);
   if (name == "memory.view") return inferView(call, callLoc, diagnostic);
   // ensure_zero_offset, stop_lift_params: the argument's.
   StructInfo same = call.args[0].sinfo();
@@ -116,17 +120,19 @@ std::optional<StructInfo> inferBuiltinStructInfo(const Call &call, SourceLoc cal
 
 std::string printBuiltinArguments(const Call &call, const std::function<std::string(const Arg &)> &use) {
   const BuiltinInfo &info = *lookupBuiltin(call.callee);
-  std::string text;
+  std::string text, format;
+  auto append = [&](const std::string &piece) { text += (text.empty() ? "" : ", ") + piece; };
   bool byKeyword = false;
   for (size_t i = 0; i < call.args.size(); ++i) {
-    if (call.args[i].isNone()) {
+    if (i < info.params.size() && info.variadic && info.params[i].name == "format") {
+      format = "format=" + use(call.args[i]);
+    } else if (call.args[i].isNone()) {
       byKeyword = true;
-      continue;
+    } else {
+      append((byKeyword ? info.params[i].name.str() + "=" : std::string()) + use(call.args[i]));
     }
-    if (!text.empty()) text += ", ";
-    if (byKeyword) text += info.params[i].name.str() + "=";
-    text += use(call.args[i]);
   }
+  if (!format.empty()) append(format);
   return text;
 }
 

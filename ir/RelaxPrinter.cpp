@@ -126,7 +126,10 @@ public:
     collectVars(func_.retSinfo, signatureVars);
     for (const VarPtr &param : func_.params) collectVars(param->sinfo, signatureVars);
 
-    os_ << pad << (func_.isPrivate ? "@R.function(private=True)\n" : "@R.function\n") << pad << "def " << name << '(';
+    // TVM's decorator: purity first, then privacy.
+    std::string flags = std::string(func_.isPure ? "" : "pure=False") + (func_.isPure || !func_.isPrivate ? "" : ", ") +
+                        (func_.isPrivate ? "private=True" : "");
+    os_ << pad << "@R.function" << (flags.empty() ? "" : "(" + flags + ")") << "\n" << pad << "def " << name << '(';
     for (size_t i = 0; i < func_.params.size(); ++i) {
       if (i) os_ << ", ";
       os_ << define(func_.params[i]) << ": " << printStructInfo(func_.params[i]->sinfo, signatureVars);

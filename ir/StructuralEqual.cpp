@@ -770,7 +770,7 @@ bool structuralEqual(const IRModule &a, const IRModule &b) {
     if (!other || other->isPrivate != entry.function->isPrivate) return false;
     if (const RelaxFunction *ra = asRelaxFunction(entry.function)) {
       const RelaxFunction *rb = asRelaxFunction(other);
-      if (!rb || !relax::structuralEqual(*ra, *rb)) return false;
+      if (!rb || ra->isPure != rb->isPure || !relax::structuralEqual(*ra, *rb)) return false;
       continue;
     }
     const auto *fa = entry.function->as<PrimFunc>();

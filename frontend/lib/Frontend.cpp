@@ -55,7 +55,7 @@ private:
   void addDefinition(Grammar::StmtContext *stmt, bool insideClass);
   void beginClass(Grammar::Class_headerContext *header);
   void addFunction(Grammar::FuncdefContext *def, DecoratorKind kind, Grammar::DecoratorContext *decorator);
-  std::optional<bool> privateArgument(Grammar::DecoratorContext *decorator);
+  std::optional<bool> decoratorFlag(Grammar::DecoratorContext *decorator, const std::string &name, bool absent);
   bool moduleStatement(Grammar::Small_stmtContext *small);
   bool claimName(const std::string &name, ir::SourceLoc at);
   void addSchedule(Grammar::FuncdefContext *def);
@@ -79,39 +79,47 @@ bool ModuleBuilder::claimName(const std::string &name, ir::SourceLoc at) {
   return true;
 }
 
-// `private=True` of `@T.prim_func(...)` / `@R.function(...)`; other arguments (`pure=False`,
-// `check_well_formed=False`) do not change what vtac builds.
-std::optional<bool> ModuleBuilder::privateArgument(Grammar::DecoratorContext *decorator) {
+// The flag `name` (`private=True` of `@T.prim_func(...)` / `@R.function(...)`, `pure=False` of
+// `@R.function(...)`), `absent` when not given; other arguments (`check_well_formed=False`) do
+// not change what vtac builds.
+std::optional<bool> ModuleBuilder::decoratorFlag(Grammar::DecoratorContext *decorator, const std::string &name,
+                                                 bool absent) {
   auto *call = dynamic_cast<Grammar::CallExprContext *>(decorator->expr());
-  if (!call || !call->arglist()) return false;
-  bool isPrivate = false;
+  if (!call || !call->arglist()) return absent;
+  bool flag = absent;
   for (Grammar::ArgumentContext *argument : call->arglist()->argument()) {
     auto *keyword = dynamic_cast<Grammar::KeywordArgumentContext *>(argument);
-    if (!keyword || keyword->NAME()->getText() != "private") continue;
+    if (!keyword || keyword->NAME()->getText() != name) continue;
     std::string value = keyword->expr()->getText();
     if (value != "True" && value != "False") {
-      diagnostics_.error(loc(keyword->expr()), "private must be True or False");
+      diagnostics_.error(loc(keyword->expr()), name + " must be True or False");
       return std::nullopt;
     }
-    isPrivate = value == "True";
+    flag = value == "True";
   }
-  return isPrivate;
+  return flag;
 }
 
 void ModuleBuilder::addFunction(Grammar::FuncdefContext *def, DecoratorKind kind,
                                 Grammar::DecoratorContext *decorator) {
   std::string name = def->NAME()->getText();
   ir::SourceLoc at = locationOf(file_, def->NAME()->getSymbol());
-  std::optional<bool> isPrivate = privateArgument(decorator);
-  if (!isPrivate || !claimName(name, at))
+  std::optional<bool> isPrivate = decoratorFlag(decorator, "private", false);
+  std::optional<bool> isPure = decoratorFlag(decorator, "pure", true);
+  if (!isPrivate || !isPure || !claimName(name, at))
     return;
   ir::FunctionRef func;
-  if (kind == DecoratorKind::RelaxFunction)
-    func = markedPrivate(RelaxFunctionBuilder(file_, diagnostics_, result_.className,
-                                              [this](const std::string &callee) { return relaxSignature(callee); })
-                             .build(def),
-                         *isPrivate);
-  else
+  if (kind == DecoratorKind::RelaxFunction) {
+    ir::RelaxFunctionRef relaxFunc = RelaxFunctionBuilder(file_, diagnostics_, result_.className,
+                                                          [this](const std::string &callee) { return relaxSignature(callee); })
+                                         .build(def);
+    if (relaxFunc && !*isPure) {
+      ir::RelaxFunction *impure = ir::copyNode(*relaxFunc);
+      impure->isPure = false;
+      relaxFunc = ir::RelaxFunctionRef(impure);
+    }
+    func = markedPrivate(relaxFunc, *isPrivate);
+  } else
     func = markedPrivate(FunctionBuilder(file_, diagnostics_).build(def), *isPrivate);
   if (func)
     result_.module.add(name, func);

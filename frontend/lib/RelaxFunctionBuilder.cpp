@@ -1284,12 +1284,36 @@ std::optional<relax::Call> RelaxFunctionBuilder::builtinCall(Grammar::CallExprCo
   const relax::BuiltinInfo &info = *relax::lookupBuiltin(name);
   std::vector<std::string> params;
   for (const relax::BuiltinParam &param : info.params) params.push_back(param.name.str());
-  if (!operatorArgumentsFit(expr, params, name)) return std::nullopt;
   relax::Call call;
   call.kind = relax::CallKind::Builtin;
   call.callee = name;
   call.calleeLoc = loc(expr->expr());
   Arguments args = argumentsOf(expr);
+  // R.print(*values, format=...) and R.assert_op(condition, format_args, format=...): the
+  // values are every positional argument but the condition (format_args also a list of them,
+  // or by keyword); the other parameters by keyword.
+  std::vector<Grammar::ExprContext *> values;
+  if (info.variadic) {
+    size_t fixed = name == "assert_op" ? 1 : 0;
+    for (size_t i = fixed; i < args.positional.size(); ++i) values.push_back(args.positional[i]);
+    args.positional.resize(std::min(args.positional.size(), fixed));
+    for (auto it = args.keywords.begin(); it != args.keywords.end();)
+      if (it->first == "format_args" && name == "assert_op") {
+        values.push_back(it->second);
+        it = args.keywords.erase(it);
+      } else {
+        ++it;
+      }
+    if (values.size() == 1)
+      if (std::optional<std::vector<Grammar::ExprContext *>> items = tupleItems(values[0])) values = *items;
+    for (const auto &[keyword, value] : args.keywords)
+      if (std::find(params.begin(), params.end(), keyword) == params.end()) {
+        error(loc(value), "unexpected argument '" + keyword + "' to R." + name);
+        return std::nullopt;
+      }
+  } else if (!operatorArgumentsFit(expr, params, name)) {
+    return std::nullopt;
+  }
   using K = relax::BuiltinParam::Kind;
   for (size_t i = 0; i < info.params.size(); ++i) {
     const relax::BuiltinParam &param = info.params[i];
@@ -1359,6 +1383,11 @@ std::optional<relax::Call> RelaxFunctionBuilder::builtinCall(Grammar::CallExprCo
   }
   // Optional arguments left out at the end are not kept (nor printed).
   while (!call.args.empty() && call.args.back().isNone()) call.args.pop_back();
+  for (Grammar::ExprContext *value : values) {
+    std::optional<relax::Arg> arg = argument(value);
+    if (!arg) return std::nullopt;
+    call.args.push_back(*arg);
+  }
   relax::RelaxDiagnostic diagnostic;
   std::vector<relax::Arg> padded = call.args;
   padded.resize(info.params.size());

@@ -304,6 +304,7 @@ public:
   std::vector<relax::Arg> results;
   bool resultIsTuple = false;
   relax::StructInfo retSinfo;  // an R.Tuple when `resultIsTuple`
+  bool isPure = true;          // false: `@R.function(pure=False)`, which may call impure builtins
 
   RelaxFunction(std::vector<relax::VarPtr> params, std::vector<VarRef> symbolicVars,
                 std::vector<relax::BindingBlock> blocks, std::vector<relax::Arg> results,

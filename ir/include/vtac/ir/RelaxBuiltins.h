@@ -3,12 +3,13 @@
 // LowerAllocTensor and VMBuiltinLower leave in a graph, such as
 //   storage: R.Object = R.memory.alloc_storage(R.shape([32]), R.prim_value(0), R.str("global"), R.dtype("float32"))
 //   alloc: R.Tensor((2, 4), dtype="float32") = R.memory.alloc_tensor(storage, R.prim_value(0), R.shape([2, 4]), R.dtype("float32"))
-//   _: R.Tuple = R.memory.kill_tensor(alloc)
+//   R.memory.kill_tensor(alloc)
+//   R.print(x, format=R.str("x: {}"))
 // Each has TVM's parameters, in order: a Relax value, a shape (`R.shape([..])`, or a list), a
 // scalar (`R.prim_value(0)`, or a number), a string (`R.str("global")`, or "global") or a
 // data type (`R.dtype("float32")`, or "float32"), some optional. Their results' struct info is
 // inferred as TVM's FInferStructInfo does: an object (storage), a tensor of the given shape and
-// type, an empty tuple (the kills), or the viewed tensor. vtac neither runs nor compiles them
+// type, an empty tuple (the kills, R.print, R.assert_op), or the viewed tensor. vtac neither runs nor compiles them
 // yet (a located refusal); they are here so that lowered modules parse, print and compare.
 #pragma once
 
@@ -36,6 +37,10 @@ struct BuiltinParam {
 struct BuiltinInfo {
   llvm::StringLiteral name;  // "memory.alloc_storage"
   std::vector<BuiltinParam> params;
+  // R.print(*values, format=""), R.assert_op(condition, format_args, format=""): any number of
+  // values follow the parameters in `Call::args`, and the `format` parameter prints after them,
+  // by keyword, as TVM's printer writes it.
+  bool variadic = false;
 };
 
 // The builtin TVM registers as "relax.<name>", when vtac reads it; null otherwise.
