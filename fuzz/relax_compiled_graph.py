@@ -15,7 +15,8 @@ for the four values of (c1, c2), and requires every result of the compiled graph
 
 Drawn per case (numpy's default_rng([seed, case]), so case i is the same whatever --cases): 1-6
 statements at the top, 0-3 in each branch, each one of: a call of a prim_func (twice, square,
-inc) or of a high-level operator (R.add, R.multiply of two values) on values in scope; an alias
+inc) or of a high-level operator (R.add, R.multiply of two values) on values in scope; a call of
+`pair` (two outputs, out_sinfo=[...]) whose fields `t[0]`, `t[1]` are bound to values; an alias
 of one; an if on c1 or c2 (nested up to three deep) whose branches end by binding its variable
 to a call or to any value in scope (a parameter, an outer tensor, one of the branch's). Returned:
 1 or 2 values in scope (parameters, aliases, a value twice).
@@ -51,6 +52,13 @@ class Case:
         for i in range(4):
             B[i] = A[i] + T.float32(1)
 
+    @T.prim_func
+    def pair(A: T.Buffer((4,), "float32"), B: T.Buffer((4,), "float32"), C: T.Buffer((4,), "float32")):
+        for i in range(4):
+            B[i] = A[i] * T.float32(3)
+        for i in range(4):
+            C[i] = A[i] - T.float32(1)
+
     @R.function
     def main(c1: R.Tensor((), "bool"), c2: R.Tensor((), "bool"), x: R.Tensor((4,), "float32"), w: R.Tensor((4,), "float32")):
         cls = Case
@@ -78,7 +86,15 @@ class Program:
         lines = []
         for _ in range(count):
             kind = self.rng.random()
-            if kind < 0.5 or depth == 3:
+            if (kind < 0.5 or depth == 3) and self.rng.random() < 0.2:
+                # A call of several outputs: its fields are the values in scope.
+                pair = self.fresh("t")
+                lines.append(indent + '%s = R.call_tir(cls.pair, (%s,), out_sinfo=[R.Tensor((4,), "float32"), '
+                                      'R.Tensor((4,), "float32")])' % (pair, self.pick(scope)))
+                first, name = self.fresh("f"), self.fresh("f")
+                lines += [indent + "%s = %s[0]" % (first, pair), indent + "%s = %s[1]" % (name, pair)]
+                scope = scope + [first]
+            elif kind < 0.5 or depth == 3:
                 name = self.fresh("v")
                 lines.append(indent + "%s = %s" % (name, self.computation(scope)))
             elif kind < 0.65:

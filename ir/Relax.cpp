@@ -318,11 +318,10 @@ std::optional<RelaxDiagnostic> firstUnsupported(const RelaxFunction &func, llvm:
   };
   for (const VarPtr &param : func.params)
     if (auto diagnostic = refuse(*param)) return diagnostic;
-  // The graph executor keeps a tuple of tensors as its fields' tensors: the value of a call of
-  // several outputs, a tuple of tensors written out, an alias of one; `t[i]` is a field.
+  // The graph executor and vtac compile keep a tuple of tensors as its fields' tensors: the value
+  // of a call of several outputs, a tuple of tensors written out, an alias of one; `t[i]` is a field.
   std::unordered_set<const Var *> tensorTuples;
   auto isTensorTuple = [&](const Binding &binding) {
-    if (!graphExecutor) return false;
     if (binding.call) return !binding.call->tupleOutSinfo.empty();
     if (binding.tuple)
       return std::all_of(binding.tuple->begin(), binding.tuple->end(),

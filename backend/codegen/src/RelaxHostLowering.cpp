@@ -92,6 +92,13 @@ public:
   llvm::Expected<ir::Stmt> run() {
     if (std::optional<relax::RelaxDiagnostic> refusal = relax::firstUnsupported(func_, "vtac compile"))
       return ir::diagnosticError(refusal->loc, refusal->message);
+    relax::forEachBinding(func_.blocks, [this](const relax::Binding &binding) { collectTupleFields(binding); });
+    // A returned tuple variable returns its fields, one output parameter each.
+    for (const relax::Arg &result : func_.results) {
+      auto fields = result.var ? tupleFields_.find(result.var.get()) : tupleFields_.end();
+      if (fields == tupleFields_.end()) results_.push_back(result);
+      else results_.insert(results_.end(), fields->second.begin(), fields->second.end());
+    }
     shareStorage(func_.blocks);
     if (llvm::Error error = planResults()) return error;
     placeTensors();
@@ -105,8 +112,8 @@ public:
       function_.params.push_back(host);
       tensors_[param.get()].host = host.var;
     }
-    for (size_t i = 0; i < func_.results.size(); ++i) {
-      const relax::Arg &result = func_.results[i];
+    for (size_t i = 0; i < results_.size(); ++i) {
+      const relax::Arg &result = results_[i];
       auto buffer = tensorBuffer(result.var->name, result.var->sinfo.tensor, result.loc);
       if (!buffer) return buffer.takeError();
       // Named after the returned variable, unless another parameter has that name (a returned
@@ -128,15 +135,15 @@ public:
     if (takesVtaBuffers) {
       for (size_t i = 0; i < func_.params.size(); ++i)
         setups.push_back(callerTensorSetup(*func_.params[i], function_.params[i], false));
-      for (size_t i = 0; i < func_.results.size(); ++i)
+      for (size_t i = 0; i < results_.size(); ++i)
         setups.push_back(callerTensorSetup(*resultStorage_[i], function_.params[func_.params.size() + i], true));
     }
     auto body = lowerBlocks(func_.blocks, [this]() -> llvm::Expected<ir::Stmt> {
       // The results the graph did not compute into the caller's tensors are copied there.
       std::vector<ir::Stmt> copies{ir::make<ir::Evaluate>(ir::intImm(0))};
-      for (size_t i = 0; i < func_.results.size(); ++i) {
-        if (storageOf(func_.results[i].var.get()) == resultStorage_[i]) continue;
-        auto copy = copyValue(func_.results[i], *resultStorage_[i], func_.results[i].loc);
+      for (size_t i = 0; i < results_.size(); ++i) {
+        if (storageOf(results_[i].var.get()) == resultStorage_[i]) continue;
+        auto copy = copyValue(results_[i], *resultStorage_[i], results_[i].loc);
         if (!copy) return copy.takeError();
         copies.push_back(*copy);
       }
@@ -165,6 +172,43 @@ private:
     return callee && index < callee->params.size() && callee->params[index].onVta;
   }
 
+  // Records the fields of `binding`'s variable when it is a tuple (tupleFields_): a call of
+  // several outputs gets a variable per output (`lv_0`, `lv_1`, ...), a tuple its fields, an
+  // alias of a tuple variable the same.
+  void collectTupleFields(const relax::Binding &binding) {
+    std::vector<relax::Arg> fields;
+    if (binding.call && !binding.call->tupleOutSinfo.empty()) {
+      for (const relax::TensorStructInfo &output : binding.call->tupleOutSinfo) {
+        relax::Arg field;
+        field.var = std::make_shared<relax::Var>(relax::Var{binding.var->name + "_" + std::to_string(fields.size()),
+                                                            relax::StructInfo(output), false, binding.loc});
+        field.loc = binding.loc;
+        fields.push_back(std::move(field));
+      }
+    } else if (binding.tuple) {
+      fields = *binding.tuple;
+    } else if (binding.isAlias() && binding.alias.var && tupleFields_.count(binding.alias.var.get())) {
+      fields = tupleFields_.at(binding.alias.var.get());
+    } else {
+      return;
+    }
+    tupleFields_[binding.var.get()] = std::move(fields);
+  }
+
+  // The value a binding without a call names: its alias, or the tuple field `t[i]`.
+  const relax::Arg &aliasedValue(const relax::Binding &binding) const {
+    return binding.index ? tupleFields_.at(binding.alias.var.get()).at(size_t(*binding.index)) : binding.alias;
+  }
+
+  // The variables a call binding's outputs are: its own, or one per output of several.
+  std::vector<const relax::Var *> outputVars(const relax::Binding &binding) const {
+    auto fields = tupleFields_.find(binding.var.get());
+    if (fields == tupleFields_.end() || !binding.call) return {binding.var.get()};
+    std::vector<const relax::Var *> vars;
+    for (const relax::Arg &field : fields->second) vars.push_back(field.var.get());
+    return vars;
+  }
+
   // The variable whose storage `var` uses: itself, the tensor an alias names, or for the value
   // a branch computes (its last call, possibly through aliases), the If's variable's storage,
   // which the call then writes directly.
@@ -181,7 +225,10 @@ private:
   void shareStorage(const std::vector<relax::BindingBlock> &blocks) {
     for (const relax::BindingBlock &block : blocks)
       for (const relax::Binding &binding : block.bindings) {
-        if (binding.isAlias() && binding.alias.var) storageParent_[binding.var.get()] = binding.alias.var.get();
+        // A tuple variable has no storage of its own: its fields have.
+        if (tupleFields_.count(binding.var.get())) continue;
+        if (const relax::Arg &value = aliasedValue(binding); (binding.isAlias() || binding.index) && value.var)
+          storageParent_[binding.var.get()] = value.var.get();
         const relax::IfElse *ifElse = binding.ifElse.get();
         if (!ifElse) continue;
         for (const relax::IfBranch *branch : {&ifElse->thenBranch, &ifElse->elseBranch}) {
@@ -190,7 +237,8 @@ private:
           const relax::Var *value = storageOf(branch->result.var.get());
           for (const relax::BindingBlock &inner : branch->blocks)
             for (const relax::Binding &computed : inner.bindings)
-              if (computed.var.get() == value && !computed.isAlias()) storageParent_[value] = binding.var.get();
+              for (const relax::Var *output : outputVars(computed))
+                if (output == value && !computed.isAlias() && !computed.index) storageParent_[value] = binding.var.get();
         }
       }
   }
@@ -200,7 +248,7 @@ private:
   // parameter or already another result's; then the value is copied into it at the end.
   llvm::Error planResults() {
     std::unordered_set<const relax::Var *> computedInto;
-    for (const relax::Arg &result : func_.results) {
+    for (const relax::Arg &result : results_) {
       if (!result.var) return ir::diagnosticError(result.loc, "returning a constant cannot be compiled");
       const relax::Var *storage = storageOf(result.var.get());
       bool parameter = std::any_of(func_.params.begin(), func_.params.end(),
@@ -226,9 +274,9 @@ private:
   // copies values between host addresses (CPU views of VTA buffers).
   void placeTensors() {
     auto touch = [&](const relax::Var *var, bool vta) { (vta ? onVta_ : onCpu_).insert(storageOf(var)); };
-    for (size_t i = 0; i < func_.results.size(); ++i)
-      if (storageOf(func_.results[i].var.get()) != resultStorage_[i]) {
-        touch(func_.results[i].var.get(), false);
+    for (size_t i = 0; i < results_.size(); ++i)
+      if (storageOf(results_[i].var.get()) != resultStorage_[i]) {
+        touch(results_[i].var.get(), false);
         touch(resultStorage_[i], false);
       }
     relax::forEachBinding(func_.blocks, [&](const relax::Binding &binding) {
@@ -244,7 +292,8 @@ private:
       const relax::Call &call = *binding.call;
       for (size_t i = 0; i < call.args.size(); ++i)
         if (call.args[i].var) touch(call.args[i].var.get(), takesVtaBuffer(call, i));
-      touch(binding.var.get(), takesVtaBuffer(call, call.args.size()));
+      std::vector<const relax::Var *> outputs = outputVars(binding);
+      for (size_t o = 0; o < outputs.size(); ++o) touch(outputs[o], takesVtaBuffer(call, call.args.size() + o));
     });
   }
 
@@ -320,7 +369,9 @@ private:
     const relax::Binding &binding = *bindings[i];
     if (binding.ifElse) return lowerIfElse(binding, [&] { return lowerFrom(bindings, i + 1, tail); });
     if (!binding.call) {
-      auto source = tensorsOf(binding.alias);
+      // A tuple names its fields' tensors (tupleFields_).
+      if (tupleFields_.count(binding.var.get())) return lowerFrom(bindings, i + 1, tail);
+      auto source = tensorsOf(aliasedValue(binding));
       if (!source) return source.takeError();
       tensors_[binding.var.get()] = *source;
       return lowerFrom(bindings, i + 1, tail);
@@ -332,15 +383,21 @@ private:
       if (!tensors) return tensors.takeError();
       args.push_back(tensors->forCallee(takesVtaBuffer(call, a)));
     }
-    auto output = outputOf(binding);
-    if (!output) return output.takeError();
-    args.push_back(tensors_.at(binding.var.get()).forCallee(takesVtaBuffer(call, call.args.size())));
+    std::vector<Wrap> outputs;
+    std::vector<const relax::Var *> vars = outputVars(binding);
+    for (size_t o = 0; o < vars.size(); ++o) {
+      auto output = outputOf(*vars[o], binding.loc);
+      if (!output) return output.takeError();
+      outputs.push_back(*output);
+      args.push_back(tensors_.at(vars[o]).forCallee(takesVtaBuffer(call, call.args.size() + o)));
+    }
     auto rest = lowerFrom(bindings, i + 1, tail);
     if (!rest) return rest.takeError();
     ir::Stmt body = ir::seq({ir::make<ir::Evaluate>(ir::make<ir::Call>(DataType::int32(), hostop::kCallChecked,
                                                                        std::move(args), binding.loc)),
                              *rest});
-    return (*output)(body);
+    for (auto it = outputs.rbegin(); it != outputs.rend(); ++it) body = (*it)(body);
+    return body;
   }
 
   // `y = if c: ... else: ...` as TVM's VM runs it: the host reads the bool scalar c and runs
@@ -350,7 +407,7 @@ private:
     const relax::IfElse &ifElse = *binding.ifElse;
     auto taken = conditionValue(ifElse.condition, *binding.var);
     if (!taken) return taken.takeError();
-    auto output = outputOf(binding);
+    auto output = outputOf(*binding.var, binding.loc);
     if (!output) return output.takeError();
     std::vector<ir::Stmt> branches;
     for (const relax::IfBranch *branch : {&ifElse.thenBranch, &ifElse.elseBranch}) {
@@ -413,10 +470,10 @@ private:
     return copyTensor(tensorData(source->host), tensorData(tensors_.at(&var).host), **buffer, kCopyHostToHost);
   }
 
-  // Where the binding's output lives: records its DLTensors and returns what wraps the
-  // statement computing it and the rest (the allocation, none for a returned host tensor).
-  llvm::Expected<Wrap> outputOf(const relax::Binding &binding) {
-    const relax::Var &var = *binding.var;
+  // Where the output `var` of a binding (at `loc`) lives: records its DLTensors and returns
+  // what wraps the statement computing it and the rest (the allocation, none for a returned
+  // host tensor).
+  llvm::Expected<Wrap> outputOf(const relax::Var &var, ir::SourceLoc loc) {
     Tensors &tensors = tensors_[&var];
     // A branch's value is written into its If variable's storage.
     if (const relax::Var *storage = storageOf(&var); storage != &var) {
@@ -431,17 +488,17 @@ private:
         tensors.host = destination->second;
         return Wrap([](ir::Stmt body) { return body; });
       }
-      auto buffer = tensorBuffer(var.name + "_data", var.sinfo.tensor, binding.loc);
+      auto buffer = tensorBuffer(var.name + "_data", var.sinfo.tensor, loc);
       if (!buffer) return buffer.takeError();
-      tensors.host = ir::makeVar(var.name, DataType::handle(), binding.loc);
+      tensors.host = ir::makeVar(var.name, DataType::handle(), loc);
       return Wrap([buffer = *buffer, tensor = tensors.host](ir::Stmt body) {
         return inAllocation(buffer, tensor, hostop::kMakeTensor, body);
       });
     }
     if (!var.sinfo.tensor.hasShape() || var.sinfo.tensor.dtype.isVoid())
-      return ir::diagnosticError(binding.loc, "'" + var.name + "' needs a known shape and dtype to be compiled");
+      return ir::diagnosticError(loc, "'" + var.name + "' needs a known shape and dtype to be compiled");
     ir::BufferRef buffer = vtaBuffer(var, tensors);
-    if (onCpu_.count(&var)) tensors.host = ir::makeVar(var.name, DataType::handle(), binding.loc);
+    if (onCpu_.count(&var)) tensors.host = ir::makeVar(var.name, DataType::handle(), loc);
     return Wrap([this, buffer, view = tensors.host, tensor = tensors.vta](ir::Stmt body) {
       // CPU code reaches the VTA buffer through its CPU address (VTA memory is coherent, as in
       // TVM's default configuration and the simulator).
@@ -474,6 +531,8 @@ private:
   std::unordered_set<const relax::Var *> onVta_, onCpu_;
   std::unordered_map<const relax::Var *, Tensors> tensors_;          // graph variable -> its DLTensors
   std::unordered_map<const relax::Var *, ir::VarRef> destinations_;  // storage of a result -> output
+  std::unordered_map<const relax::Var *, std::vector<relax::Arg>> tupleFields_;  // tuple variable -> its fields
+  std::vector<relax::Arg> results_;  // the returned tensors, a returned tuple's fields in its place
   std::vector<const relax::Var *> resultStorage_;                    // per result: see planResults
   std::vector<relax::VarPtr> copiedResults_;  // the storage of the results copied (no graph variable's)
   std::unordered_map<const relax::Var *, const relax::Var *> storageParent_;  // see storageOf

@@ -367,8 +367,8 @@ TensorStructInfo substitute(const TensorStructInfo &sinfo, const ShapeBindings &
 StructInfo substitute(const StructInfo &sinfo, const ShapeBindings &bindings);
 
 // What `vtac run` and `vtac compile` cannot execute yet, as a located error: the first
-// parameter, binding or result that is not a tensor or, for the graph executor, a tuple of
-// tensors it keeps as its fields' tensors (a call of several outputs, a tuple written out, an
+// parameter, binding or result that is not a tensor or a tuple of tensors kept as its
+// fields' tensors (a call of several outputs, a tuple written out, an
 // alias of one, their fields `t[i]`, a returned one) ("the graph executor supports tensors
 // only: 'x' is R.Tuple(...)", at its definition), or the first binding that is neither a call
 // nor an alias of a tensor nor an if/else (a field of another tuple, R.match_cast: "... does

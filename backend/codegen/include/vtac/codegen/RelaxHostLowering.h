@@ -18,7 +18,10 @@
 // c's byte (evaluates c) and runs one branch, as TVM's VM does; y's storage is
 // allocated before the if (or is the caller's result), the call computing a branch's value
 // writes it directly, and a value from outside the branch (a parameter, an earlier tensor) is
-// copied into it (VTABufferCopy between host addresses).
+// copied into it (VTABufferCopy between host addresses). A call of several outputs
+// (`out_sinfo=[...]`) passes one tensor per output (`lv_0`, `lv_1`, each placed as a call's
+// output is); a tuple (`t = (a, b)`, an alias of one) is its fields' tensors, `t[i]` an alias of
+// field i, and a returned tuple one destination per field.
 //
 // Memory: the caller passes host tensors (data in host memory, any byte_offset), parameters and
 // results alike. A tensor that a VTA prim_func (one whose lowered parameters are VTA buffers,
@@ -32,7 +35,7 @@
 // which VTA code uses in place (no copy in or out) and CPU code through VTABufferCPUPtr.
 // Unsupported (located errors): constants (bound parameters, a constant condition), tensors
 // without a shape or dtype (an If variable whose branches' shapes differ), a condition on a
-// size no parameter's shape gives, a returned constant, tuple outputs of a call.
+// size no parameter's shape gives, a returned constant, an If variable that is a tuple.
 #pragma once
 
 #include <map>
