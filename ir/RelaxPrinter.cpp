@@ -113,7 +113,7 @@ void writeSignatureDim(const Expr &dim, const std::vector<VarRef> &quoted, llvm:
 class FunctionPrinter {
 public:
   FunctionPrinter(const RelaxFunction &func, RelaxPrintState &state, llvm::raw_ostream &os)
-      : func_(func), state_(state), os_(os) {}
+      : func_(func), state_(state), os_(os), read_(varsRead(func)) {}
 
   // Keeps the text of `binding` when print() meets it (see capturedText).
   void capture(const Binding &binding) { captured_ = &binding; }
@@ -147,6 +147,31 @@ public:
   }
 
 private:
+  // The variables the function reads (in calls, aliases, tuples, conditions, results), its
+  // branches' and local functions' included.
+  static std::unordered_set<const Var *> varsRead(const RelaxFunction &func) {
+    std::unordered_set<const Var *> read;
+    auto note = [&](const Arg &arg) { forEachVarRead(arg, [&](const VarPtr &var) { read.insert(var.get()); }); };
+    for (const Arg &result : func.results) note(result);
+    forEachBinding(func.blocks, [&](const Binding &binding) {
+      if (binding.call) {
+        for (const Arg &arg : binding.call->args) note(arg);
+        if (binding.call->calleeVar) read.insert(binding.call->calleeVar.get());
+      }
+      note(binding.alias);
+      if (binding.tuple)
+        for (const Arg &field : *binding.tuple) note(field);
+      if (const IfElse *ifElse = binding.ifElse.get()) {
+        note(ifElse->condition);
+        note(ifElse->thenBranch.result);
+        note(ifElse->elseBranch.result);
+      }
+      if (const RelaxFunction *inner = asRelaxFunction(binding.function))
+        for (const Arg &result : inner->results) note(result);
+    });
+    return read;
+  }
+
   std::string returnValue() {
     return func_.resultIsTuple ? tuple(func_.results) : use(func_.results.front());
   }
@@ -321,11 +346,13 @@ private:
       }
       if (binding.function) {
         printLocalFunction(binding, inner);
+        if (block.dataflow && !binding.var->dataflow) outputs.push_back(names_.at(binding.var.get()));
         continue;
       }
-      // A call without a result (R.Tuple) bound to a variable of none prints alone, as TVM's
-      // syntax sugar has it.
-      if (binding.call && returnsVoid(*binding.call) && isVoid(binding.var->sinfo)) {
+      // A call without a result (R.Tuple) bound to a variable of none that nothing reads prints
+      // alone, as TVM's syntax sugar has it.
+      if (binding.call && returnsVoid(*binding.call) && isVoid(binding.var->sinfo) && !read_.count(binding.var.get()) &&
+          (!block.dataflow || binding.var->dataflow)) {
         define(binding.var);
         body_ += inner + printCall(*binding.call, pad) + "\n";
         continue;
@@ -356,6 +383,7 @@ private:
   const RelaxFunction &func_;
   RelaxPrintState &state_;
   llvm::raw_ostream &os_;
+  std::unordered_set<const Var *> read_;
   std::string preamble_, body_;
   std::string bodyPad_;  // the indentation of the function's body, where the preamble goes
   std::unordered_set<VarRef> declared_;
