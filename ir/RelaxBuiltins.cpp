@@ -29,6 +29,9 @@ const std::vector<BuiltinInfo> &builtins() {
        {{"shape", K::Shape}, {"dtype", K::DType}, {"runtime_device_index", K::Prim},
         {"storage_scope", K::String, false}}},
       {"builtin.stop_lift_params", {{"x", K::Value}}},
+      // The gradient pass's checkpoint markers (relax/op/grad): the value itself.
+      {"grad.start_checkpoint", {{"input", K::Value}}},
+      {"grad.end_checkpoint", {{"input", K::Value}}},
       {"vm.alloc_storage",
        {{"shape", K::Shape}, {"runtime_device_index", K::Prim}, {"dtype", K::DType},
         {"storage_scope", K::String, false, "global"}}},
@@ -112,7 +115,7 @@ std::optional<StructInfo> inferBuiltinStructInfo(const Call &call, SourceLoc cal
   if (name.starts_with("memory.kill") || name == "vm.kill_object" || name == "print" || name == "assert_op")
     return StructInfo::of(StructInfo::Kind::Tuple, callLoc);
   if (name == "memory.view") return inferView(call, callLoc, diagnostic);
-  // ensure_zero_offset, stop_lift_params: the argument's.
+  // ensure_zero_offset, stop_lift_params, the checkpoints: the argument's.
   StructInfo same = call.args[0].sinfo();
   same.loc = callLoc;
   return same;

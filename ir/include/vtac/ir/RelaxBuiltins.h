@@ -1,5 +1,6 @@
 // The builtins of TVM's memory planning and VM lowering that vtac reads and prints
-// (relax/op/memory, relax/op/builtin, relax/op/vm): the calls TVM's StaticPlanBlockMemory,
+// (relax/op/memory, relax/op/builtin, relax/op/vm; also R.print, R.assert_op and the
+// gradient checkpoint markers R.grad.start/end_checkpoint): the calls TVM's StaticPlanBlockMemory,
 // LowerAllocTensor and VMBuiltinLower leave in a graph, such as
 //   storage: R.Object = R.memory.alloc_storage(R.shape([32]), R.prim_value(0), R.str("global"), R.dtype("float32"))
 //   alloc: R.Tensor((2, 4), dtype="float32") = R.memory.alloc_tensor(storage, R.prim_value(0), R.shape([2, 4]), R.dtype("float32"))
