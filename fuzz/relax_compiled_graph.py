@@ -21,6 +21,9 @@ of one; an if on c1 or c2 (nested up to three deep) whose branches end by bindin
 to a call or to any value in scope (a parameter, an outer tensor, one of the branch's). Returned:
 1 or 2 values in scope (parameters, aliases, a value twice).
 
+The C harness is built with $VTAC_FUZZ_CC (default cc) and the flags in $VTAC_FUZZ_LINK appended
+(the sanitizer build's test passes its compiler and sanitizer flags so).
+
 Outcomes: match, bugs (a mismatch, an error or a crash of any command: every drawn program is
 valid). Last line: `compiled-graph-fuzz: N cases, M match, I ifs, R results, B bugs`; exit
 status 1 when B > 0. Failing cases are kept under --out. Needs /usr/bin/python3 with numpy and
@@ -29,6 +32,7 @@ a C compiler (cc).
 
 import os
 import re
+import shlex
 import sys
 
 import fuzzing
@@ -141,10 +145,11 @@ def run_case(vtac, text, seed, directory, timeout):
         lib = os.path.join(ROOT, "build", "lib")
     inputs = os.path.join(ROOT, "tests", "e2e", "compile", "Inputs")
     steps = [[vtac, "compile", "case.tvm", "--symbol", "main=graph", "-o", "graph.o"],
-             ["cc", "-std=c99", "-Wall", "-Werror", "-DLAYER=graph", "-DNUM_INPUTS=4", "-DNUM_RESULTS=%d" % len(returned),
+             shlex.split(os.environ.get("VTAC_FUZZ_CC", "cc")) + ["-std=c99", "-Wall", "-Werror", "-DLAYER=graph", "-DNUM_INPUTS=4", "-DNUM_RESULTS=%d" % len(returned),
               os.path.join(inputs, "graph_npy_main.c"), "graph.o", "-o", "graph", "-I" + inputs,
               "-I" + os.path.join(ROOT, "runtime", "include"), "-I" + os.path.join(ROOT, "simulator", "include"),
-              "-L" + lib, "-lvta_runtime", "-lvta_sim", "-lvtac_parallel", "-Wl,-rpath," + lib, "-lm", "-lpthread"]]
+              "-L" + lib, "-lvta_runtime", "-lvta_sim", "-lvtac_parallel", "-Wl,-rpath," + lib, "-lm", "-lpthread"]
+             + shlex.split(os.environ.get("VTAC_FUZZ_LINK", ""))]
     for c1 in ("true", "false"):
         for c2 in ("true", "false"):
             conditions = ["%s.npy" % c1, "%s.npy" % c2, "x.npy", "w.npy"]

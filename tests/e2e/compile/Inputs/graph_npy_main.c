@@ -88,6 +88,15 @@ static int load(const char *path, struct Array *array) {
   return ok ? 0 : -1;
 }
 
+/* Frees what main allocated: the first `loaded` files' data and the results'. */
+static int release(struct Array *arrays, int loaded, struct Array *results, int status) {
+  for (int i = 0; i < loaded; ++i) {
+    free(arrays[i].data);
+    if (i >= NUM_INPUTS) free(results[i - NUM_INPUTS].data);
+  }
+  return status;
+}
+
 int main(int argc, char **argv) {
   if (argc != 1 + TENSORS) return 2;
   struct Array arrays[TENSORS], results[NUM_RESULTS];
@@ -95,7 +104,7 @@ int main(int argc, char **argv) {
   for (int i = 0; i < TENSORS; ++i) {
     if (load(argv[1 + i], &arrays[i]) != 0) {
       printf("cannot read %s\n", argv[1 + i]);
-      return 1;
+      return release(arrays, i, results, 1);
     }
     void *data = arrays[i].data;
     if (i >= NUM_INPUTS) {  /* a result: fresh memory of the expected file's shape, poisoned */
@@ -110,7 +119,7 @@ int main(int argc, char **argv) {
   printf("LAYER returned %d\n", (int)status);
   if (status != 0) {
     printf("message: %s\n", VTARuntimeLastError());
-    return 1;
+    return release(arrays, TENSORS, results, 1);
   }
   int mismatches = 0;
   for (int r = 0; r < NUM_RESULTS; ++r) {
@@ -127,5 +136,5 @@ int main(int argc, char **argv) {
     printf("result %d: %d of %lld elements differ from vtac run's\n", r, differ, (long long)expected->count);
     mismatches += differ;
   }
-  return mismatches != 0;
+  return release(arrays, TENSORS, results, mismatches != 0);
 }
