@@ -57,6 +57,12 @@ StructInfo tensorOf(const Arg &shape, DataType dtype, SourceLoc at) {
   return StructInfo(tensor);
 }
 
+// The builtin's argument for parameter i: None when an optional one was left out at the end.
+const Arg &argumentAt(const Call &call, size_t i) {
+  static const Arg none;
+  return i < call.args.size() ? call.args[i] : none;
+}
+
 // memory.view: the data's tensor with a new shape and/or element type (TVM's view.cc). A
 // static view must fit in the static data it views.
 std::optional<StructInfo> inferView(const Call &call, SourceLoc at, RelaxDiagnostic &diagnostic) {
@@ -65,7 +71,7 @@ std::optional<StructInfo> inferView(const Call &call, SourceLoc at, RelaxDiagnos
     diagnostic = {call.args[0].loc, "R.memory.view views a tensor, got " + printStructInfo(data)};
     return std::nullopt;
   }
-  const Arg &shape = call.args[1], &dtype = call.args[2], &offset = call.args[3];
+  const Arg &shape = argumentAt(call, 1), &dtype = argumentAt(call, 2), &offset = argumentAt(call, 3);
   TensorStructInfo result = data.tensor;
   result.loc = at;
   if (!shape.isNone()) {

@@ -1227,23 +1227,18 @@ std::optional<relax::Call> RelaxFunctionBuilder::operatorCall(Grammar::CallExprC
                                        info->family == F::LayerNorm
                                    ? args.get(attribute, axesName)
                                    : nullptr;
-  if (info->family == F::Softmax && axes && isNone(axes)) {
-    error(loc(axes), "expected the axis as an integer");
-    return std::nullopt;
-  }
-  if (info->family == F::LayerNorm && (!axes || isNone(axes))) {
-    error(axes ? loc(axes) : loc(expr), "R.nn.layer_norm needs its argument 'axes' (a list of integers)");
+  // Axes that must be given (layer_norm, expand_dims), or that may be left out but not None.
+  const char *required = info->family == F::LayerNorm    ? "R.nn.layer_norm needs its argument 'axes' (a list of integers)"
+                         : info->family == F::ExpandDims ? "R.expand_dims needs its argument 'axis' (an integer or a list of them)"
+                                                         : nullptr;
+  const char *notNone = info->family == F::Softmax ? "expected the axis as an integer"
+                        : info->family == F::Split ? "R.split needs an integer axis, not None"
+                                                   : nullptr;
+  if ((required && (!axes || isNone(axes))) || (notNone && axes && isNone(axes))) {
+    error(axes ? loc(axes) : loc(expr), required ? required : notNone);
     return std::nullopt;
   }
   if (info->family == F::LayerNorm && !layerNormAttributes(expr, params, call)) return std::nullopt;
-  if (info->family == F::Split && axes && isNone(axes)) {
-    error(loc(axes), "R.split needs an integer axis, not None");
-    return std::nullopt;
-  }
-  if (info->family == F::ExpandDims && (!axes || isNone(axes))) {
-    error(axes ? loc(axes) : loc(expr), "R.expand_dims needs its argument 'axis' (an integer or a list of them)");
-    return std::nullopt;
-  }
   if (axes) {
     axesLoc = loc(axes);
     call.axes.reset();
@@ -1389,11 +1384,7 @@ std::optional<relax::Call> RelaxFunctionBuilder::builtinCall(Grammar::CallExprCo
     call.args.push_back(*arg);
   }
   relax::RelaxDiagnostic diagnostic;
-  std::vector<relax::Arg> padded = call.args;
-  padded.resize(info.params.size());
-  relax::Call complete = call;
-  complete.args = padded;
-  std::optional<relax::StructInfo> result = relax::inferBuiltinStructInfo(complete, loc(expr), diagnostic);
+  std::optional<relax::StructInfo> result = relax::inferBuiltinStructInfo(call, loc(expr), diagnostic);
   if (!result) {
     error(diagnostic.loc, diagnostic.message);
     return std::nullopt;

@@ -47,8 +47,8 @@ struct BuiltinInfo {
 // The builtin TVM registers as "relax.<name>", when vtac reads it; null otherwise.
 const BuiltinInfo *lookupBuiltin(llvm::StringRef name);
 
-// The struct info of a builtin call's result (its `args` one per parameter, None where left
-// out), or nullopt with `diagnostic` set at the argument at fault.
+// The struct info of a builtin call's result (its `args` in parameter order, None where left
+// out, optional ones at the end maybe absent), or nullopt with `diagnostic` set at the argument at fault.
 std::optional<StructInfo> inferBuiltinStructInfo(const Call &call, SourceLoc callLoc, RelaxDiagnostic &diagnostic);
 
 // "x, R.shape([2, 4]), dtype=R.dtype(\"int32\")": the arguments as TVM prints them, positional up
