@@ -16,6 +16,7 @@
 #include <llvm/Support/raw_os_ostream.h>
 
 #include "vtac/codegen/CEmitter.h"
+#include "vtac/codegen/CNames.h"
 #include "vtac/codegen/HeaderEmitter.h"
 #include "vtac/codegen/LLVMEmitter.h"
 #include "vtac/codegen/RelaxHostLowering.h"
@@ -159,7 +160,13 @@ private:
       return bound->asString();
     }
     if (given) return *given;
-    return name == "main" ? identifier(stem(input)) : name;
+    std::string symbol = name == "main" ? identifier(stem(input)) : name;
+    // A keyword would make C output that does not compile, and a header no caller can use.
+    if (!codegen::isCFunctionName(symbol))
+      return ir::diagnosticError(func.loc(), "function '" + name + "' would be named '" + symbol +
+                                                 "', which C reserves; give it a symbol with --symbol " +
+                                                 (name == "main" ? "" : name + "=") + "NAME");
+    return symbol;
   }
 
   bool compile(Job &job, std::ostream &errors) {
