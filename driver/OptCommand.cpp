@@ -7,8 +7,8 @@
 #include <CLI/CLI.hpp>
 #include <llvm/Support/raw_os_ostream.h>
 
-#include "Equivalence.h"
 #include "Preparing.h"
+#include "vtac/driver/Equivalence.h"
 #include "vtac/driver/ScheduleOptions.h"
 #include "vtac/driver/VerifyDiagnostics.h"
 #include "vtac/frontend/ModuleFile.h"
@@ -184,7 +184,9 @@ void registerOptCommand(CLI::App &app, support::CommandAction &action) {
   command->add_flag("--time-passes", options->timePasses, "Print a table of time per pass");
   command->add_flag("--check-equivalence", options->checkEquivalence,
                     "Run each function before and after the pipeline with the interpreter on the "
-                    "same seeded random inputs; fail unless every parameter agrees bit for bit");
+                    "same seeded random inputs; fail unless every parameter agrees bit for bit (a Relax "
+                    "function runs on the graph executor, high-level operators legalized first, and "
+                    "every result must agree)");
   command->add_flag("--verify-diagnostics", options->verifyDiagnostics,
                     "Check the diagnostics against `# expected-error {{text}}` comments (also -warning, "
                     "-note, -remark; @+N/@-N for another line) in the files they point into; succeed when "
