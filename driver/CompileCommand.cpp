@@ -225,6 +225,14 @@ private:
       errors << job.input << ": error: no function to compile\n";
       return false;
     }
+    // A private function a graph calls is the object's own, so that objects of two models may
+    // each have their `add`; one nothing calls stays visible: being called from outside is the
+    // only use it has.
+    std::set<std::string> called;
+    for (const codegen::HostFunction &function : functions)
+      if (function.graph) called.merge(codegen::calledSymbols(function));
+    for (codegen::HostFunction &function : functions)
+      function.internal = parsed->module.lookup(function.name)->isPrivate && called.count(function.symbol);
     auto contents = emit(job, functions);
     if (!contents) {
       errors << ir::renderError(contents.takeError());
