@@ -288,6 +288,7 @@ bool returnsVoid(const Call &call) {
 
 StructInfo Arg::sinfo() const {
   if (var) return var->sinfo;
+  if (moduleFunction) return moduleFunction->sinfo;
   if (constant) return StructInfo(constant->sinfo);
   if (prim) {
     StructInfo scalar = StructInfo::of(StructInfo::Kind::Prim, loc);
@@ -361,7 +362,7 @@ std::optional<RelaxDiagnostic> firstUnsupported(const RelaxFunction &func, llvm:
                                                               what.str() + " yet"};
         if (binding.call)
           for (const Arg &arg : binding.call->args)
-            if (arg.prim || arg.shape)
+            if (arg.prim || arg.shape || arg.moduleFunction)
               return RelaxDiagnostic{arg.loc, what.str() + " supports tensors only: the argument is " +
                                                   printStructInfo(arg.sinfo())};
         if (binding.call && binding.call->kind == CallKind::Operator)

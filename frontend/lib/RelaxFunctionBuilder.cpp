@@ -612,6 +612,14 @@ std::optional<relax::Arg> RelaxFunctionBuilder::argument(Grammar::ExprContext *e
     if (!arg.prim) return std::nullopt;
     return arg;
   }
+  if (auto *attribute = dynamic_cast<Grammar::AttributeExprContext *>(expr); attribute && namesModule(attribute)) {
+    arg.moduleFunction = moduleFunction(attribute);
+    if (!arg.moduleFunction) {
+      error(loc(attribute->NAME()), "'" + attribute->NAME()->getText() + "' is not a function of the module");
+      return std::nullopt;
+    }
+    return arg;
+  }
   if (isNestedValue(expr)) return nestedValue(expr);
   if (antlr4::Token *op = operatorToken(expr)) {
     error(locationOf(file_, op), "operator '" + op->getText() +
@@ -620,6 +628,27 @@ std::optional<relax::Arg> RelaxFunctionBuilder::argument(Grammar::ExprContext *e
   }
   error(arg.loc, "expected a variable, R.const(...) or a metadata constant");
   return std::nullopt;
+}
+
+// Does `cls.f` name the module (after `cls = Module`, or by its class name), unhidden by a
+// variable?
+bool RelaxFunctionBuilder::namesModule(Grammar::AttributeExprContext *attribute) const {
+  std::optional<std::string> base = nameOf(attribute->expr());
+  return base && (moduleAliases_.count(*base) || (!moduleName_.empty() && *base == moduleName_)) && !findVar(*base);
+}
+
+// The module's function `cls.f` names: an unbound variable of its name and R.Callable
+// signature; null when the module has none of that name.
+relax::VarPtr RelaxFunctionBuilder::moduleFunction(Grammar::AttributeExprContext *attribute) {
+  std::optional<relax::StructInfo> signature =
+      moduleSignatures_ ? moduleSignatures_(attribute->NAME()->getText()) : std::nullopt;
+  if (!signature) return nullptr;
+  auto function = std::make_shared<relax::Var>();
+  function->name = attribute->NAME()->getText();
+  function->sinfo = std::move(*signature);
+  // A value's struct info is located where it is used, as that of other values.
+  function->loc = function->sinfo.loc = loc(attribute);
+  return function;
 }
 
 // The value of `R.prim_value(...)`: an integer (int64, as TVM's), an expression of symbolic
@@ -720,10 +749,15 @@ std::optional<relax::Arg> RelaxFunctionBuilder::tupleField(Grammar::ExprContext 
     items = args.positional;
   }
   if (!items) return argument(expr);
+  return tupleOf(*items, loc(expr));
+}
+
+// The tuple of `items`, each a field (a nested tuple, a value).
+std::optional<relax::Arg> RelaxFunctionBuilder::tupleOf(const std::vector<Grammar::ExprContext *> &items, ir::SourceLoc at) {
   relax::Arg arg;
-  arg.loc = loc(expr);
+  arg.loc = at;
   auto fields = std::make_shared<std::vector<relax::Arg>>();
-  for (Grammar::ExprContext *item : *items) {
+  for (Grammar::ExprContext *item : items) {
     std::optional<relax::Arg> field = tupleField(item);
     if (!field) return std::nullopt;
     fields->push_back(*field);
@@ -813,20 +847,8 @@ std::optional<relax::Call> RelaxFunctionBuilder::call(Grammar::CallExprContext *
   if (std::optional<std::string> name = nameOf(expr->expr()))
     if (relax::VarPtr callee = findVar(*name); callee && callee->sinfo.kind == relax::StructInfo::Kind::Callable)
       return localFunctionCall(expr, callee);
-  if (auto *attribute = dynamic_cast<Grammar::AttributeExprContext *>(expr->expr())) {
-    std::optional<std::string> base = nameOf(attribute->expr());
-    bool namesModule = base && (moduleAliases_.count(*base) || (!moduleName_.empty() && *base == moduleName_)) &&
-                       !findVar(*base);
-    std::optional<relax::StructInfo> signature =
-        namesModule && moduleSignatures_ ? moduleSignatures_(attribute->NAME()->getText()) : std::nullopt;
-    if (signature) {
-      auto callee = std::make_shared<relax::Var>();
-      callee->name = attribute->NAME()->getText();
-      callee->sinfo = std::move(*signature);
-      callee->loc = loc(attribute);
-      return localFunctionCall(expr, callee, /*moduleCallee=*/true);
-    }
-  }
+  if (auto *attribute = dynamic_cast<Grammar::AttributeExprContext *>(expr->expr()); attribute && namesModule(attribute))
+    if (relax::VarPtr callee = moduleFunction(attribute)) return localFunctionCall(expr, callee, /*moduleCallee=*/true);
   if (op == std::optional<std::string>("R.call_packed")) return packedCall(expr, relax::CallKind::CallPacked);
   if (op == std::optional<std::string>("R.call_pure_packed")) return packedCall(expr, relax::CallKind::CallPurePacked);
   relax::Call call;
@@ -1800,18 +1822,37 @@ relax::VarPtr RelaxFunctionBuilder::bind(const std::string &name, ir::SourceLoc 
                                          Grammar::ExprContext *value) {
   relax::Binding binding;
   binding.loc = at;
-  value = stripParens(value);
-  std::optional<relax::StructInfo> inferred = bindingValue(value, binding);
+  std::optional<relax::StructInfo> inferred = bindingValue(stripParens(value), binding);
   if (!inferred) return nullptr;
+  return emitBinding(name, at, std::move(annotation), std::move(binding), *inferred);
+}
+
+// `t = a, (b,)`: the right-hand side of an assignment, a tuple when written with commas and
+// no parentheses, as Python reads it.
+relax::VarPtr RelaxFunctionBuilder::bind(const std::string &name, ir::SourceLoc at,
+                                         std::optional<relax::StructInfo> annotation,
+                                         Grammar::TestlistContext *values) {
+  if (values->expr().size() == 1 && values->COMMA().empty()) return bind(name, at, std::move(annotation), values->expr(0));
+  relax::Binding binding;
+  binding.loc = at;
+  std::optional<relax::Arg> tuple = tupleOf(values->expr(), loc(values));
+  if (!tuple) return nullptr;
+  binding.tuple = *tuple->fields;
+  return emitBinding(name, at, std::move(annotation), std::move(binding), tuple->sinfo());
+}
+
+relax::VarPtr RelaxFunctionBuilder::emitBinding(const std::string &name, ir::SourceLoc at,
+                                                std::optional<relax::StructInfo> annotation,
+                                                relax::Binding binding, const relax::StructInfo &inferred) {
   if (annotation) {
     // Reported, then bound as annotated so later uses do not echo the error.
-    if (std::optional<std::string> conflict = relax::structInfoConflict(*annotation, *inferred))
+    if (std::optional<std::string> conflict = relax::structInfoConflict(*annotation, inferred))
       error(annotation->loc, "the annotation of '" + name + "' does not match its value: " + *conflict);
   }
   // TVM's parser emits every binding under a fresh name and renames it after; the names used
   // up decide those of the bindings nested values get.
   freshName();
-  return emit(std::move(binding), name, at, annotation ? *annotation : *inferred, /*inScope=*/true);
+  return emit(std::move(binding), name, at, annotation ? *annotation : inferred, /*inScope=*/true);
 }
 
 // The value of a binding, into `binding`; returns its struct info, or nullopt after an error.
@@ -1920,24 +1961,24 @@ void RelaxFunctionBuilder::assignment(Grammar::Expr_stmtContext *stmt) {
   std::vector<Grammar::ExprContext *> targets = stmt->testlist(0)->expr();
   if (Grammar::AnnassignContext *annotated = stmt->annassign()) {
     std::optional<std::string> name = targets.size() == 1 ? nameOf(targets[0]) : std::nullopt;
-    if (!name || !annotated->testlist() || annotated->testlist()->expr().size() != 1) {
+    if (!name || !annotated->testlist()) {
       error(at, "expected `name: R.Tensor(...) = value`");
       return;
     }
     std::optional<relax::StructInfo> annotation = structInfo(annotated->expr(), false);
     if (!annotation) return;
-    bind(*name, loc(targets[0]), annotation, annotated->testlist()->expr(0));
+    bind(*name, loc(targets[0]), annotation, annotated->testlist());
     return;
   }
   if (declareSymbolicVars(stmt)) return;
   std::vector<Grammar::ExprContext *> values = stmt->testlist(1)->expr();
   std::optional<std::string> name = targets.size() == 1 ? nameOf(targets[0]) : std::nullopt;
-  if (!name || values.size() != 1 || stmt->testlist().size() != 2) {
+  if (!name || stmt->testlist().size() != 2) {
     error(at, "expected `name = value` (one variable per binding)");
     return;
   }
   // `cls = Module`: a name for the enclosing module, used as `cls.func`.
-  if (std::optional<std::string> rhs = nameOf(values[0]);
+  if (std::optional<std::string> rhs = values.size() == 1 ? nameOf(values[0]) : std::nullopt;
       rhs && !moduleName_.empty() && *rhs == moduleName_ && !visible_.count(*rhs) &&
       !dataflowScope_.count(*rhs)) {
     if (inDataflow_) {
@@ -1947,7 +1988,7 @@ void RelaxFunctionBuilder::assignment(Grammar::Expr_stmtContext *stmt) {
     moduleAliases_.insert(*name);
     return;
   }
-  bind(*name, loc(targets[0]), std::nullopt, values[0]);
+  bind(*name, loc(targets[0]), std::nullopt, stmt->testlist(1));
 }
 
 void RelaxFunctionBuilder::output(Grammar::CallExprContext *call, bool lastInBlock) {
