@@ -362,7 +362,7 @@ std::optional<RelaxDiagnostic> firstUnsupported(const RelaxFunction &func, llvm:
                                                               what.str() + " yet"};
         if (binding.call)
           for (const Arg &arg : binding.call->args)
-            if (arg.prim || arg.shape || arg.moduleFunction)
+            if (arg.prim || arg.shape || arg.text || arg.dtypeValue || arg.moduleFunction)
               return RelaxDiagnostic{arg.loc, what.str() + " supports tensors only: the argument is " +
                                                   printStructInfo(arg.sinfo())};
         if (binding.call && binding.call->kind == CallKind::Operator)

@@ -50,7 +50,9 @@ const char *binaryOperator(NodeKind kind) {
 // name, arithmetic with Python precedence.
 void writeDim(const Expr &dim, llvm::raw_ostream &os, int parentPrecedence = 0) {
   if (const auto *imm = dim.as<IntImm>()) {
-    os << imm->value;
+    // A bool scalar, `R.prim_value(True)`, prints as TVM prints a bool IntImm in Relax.
+    if (imm->dtype.isBool()) os << (imm->value ? "True" : "False");
+    else os << imm->value;
   } else if (const auto *var = dim.as<ir::Var>()) {
     os << var->name;
   } else if (const auto *bin = dim.as<BinaryExpr>()) {

@@ -71,6 +71,14 @@ bool isNone(Grammar::ExprContext *expr) {
   return expr && dynamic_cast<Grammar::NoneAtomContext *>(atomOf(expr));
 }
 
+// `True`, `False`.
+std::optional<bool> boolOf(Grammar::ExprContext *expr) {
+  Grammar::AtomContext *atom = atomOf(expr);
+  if (dynamic_cast<Grammar::TrueAtomContext *>(atom)) return true;
+  if (dynamic_cast<Grammar::FalseAtomContext *>(atom)) return false;
+  return std::nullopt;
+}
+
 // `3`, `-1`.
 std::optional<int64_t> signedIntOf(Grammar::ExprContext *expr) {
   if (auto *unary = dynamic_cast<Grammar::UnaryExprContext *>(expr)) {
@@ -193,7 +201,7 @@ void bindSizes(const relax::StructInfo &param, const relax::StructInfo &arg, Bou
 // Calls that write a value, not compute one: R.const, R.prim_value, R.shape; R.tuple and
 // R.match_cast (a binding's value only) are read where they stand.
 bool isLeafCall(const std::optional<std::string> &op) {
-  static const std::vector<std::string> leaves = {"R.const", "R.prim_value", "R.shape", "R.tuple", "R.match_cast"};
+  static const std::vector<std::string> leaves = {"R.const", "R.prim_value", "R.shape", "R.str", "R.tuple", "R.match_cast"};
   return op && std::find(leaves.begin(), leaves.end(), *op) != leaves.end();
 }
 
@@ -602,6 +610,16 @@ std::optional<relax::Arg> RelaxFunctionBuilder::argument(Grammar::ExprContext *e
     return arg;
   }
   if (auto *callExpr = dynamic_cast<Grammar::CallExprContext *>(expr);
+      callExpr && dottedName(callExpr->expr()) == std::optional<std::string>("R.str")) {
+    Arguments args = argumentsOf(callExpr);
+    arg.text = args.positional.size() == 1 && args.keywords.empty() ? stringOf(args.positional[0]) : std::nullopt;
+    if (!arg.text) {
+      error(arg.loc, "expected R.str(\"text\")");
+      return std::nullopt;
+    }
+    return arg;
+  }
+  if (auto *callExpr = dynamic_cast<Grammar::CallExprContext *>(expr);
       callExpr && dottedName(callExpr->expr()) == std::optional<std::string>("R.prim_value")) {
     Arguments args = argumentsOf(callExpr);
     if (args.positional.size() != 1 || !args.keywords.empty()) {
@@ -630,6 +648,23 @@ std::optional<relax::Arg> RelaxFunctionBuilder::argument(Grammar::ExprContext *e
   return std::nullopt;
 }
 
+// An argument of a call as TVM's convert_to_expr reads a Python value: an integer is an int64
+// scalar (`R.prim_value(2)`), True/False a bool one, a string `R.str("...")`, a list or tuple a
+// tuple of such arguments.
+std::optional<relax::Arg> RelaxFunctionBuilder::callArgument(Grammar::ExprContext *expr) {
+  expr = stripParens(expr);
+  relax::Arg arg;
+  arg.loc = loc(expr);
+  if (signedIntOf(expr) || boolOf(expr)) {
+    arg.prim = primValue(expr);
+    return arg;
+  }
+  if ((arg.text = stringOf(expr))) return arg;
+  if (std::optional<std::vector<Grammar::ExprContext *>> items = tupleItems(expr))
+    return tupleOf(*items, arg.loc, &RelaxFunctionBuilder::callArgument);
+  return tupleField(expr);
+}
+
 // Does `cls.f` name the module (after `cls = Module`, or by its class name), unhidden by a
 // variable?
 bool RelaxFunctionBuilder::namesModule(Grammar::AttributeExprContext *attribute) const {
@@ -651,11 +686,12 @@ relax::VarPtr RelaxFunctionBuilder::moduleFunction(Grammar::AttributeExprContext
   return function;
 }
 
-// The value of `R.prim_value(...)`: an integer (int64, as TVM's), an expression of symbolic
-// sizes, or a comparison of two (bool).
+// The value of `R.prim_value(...)`: an integer (int64, as TVM's), True or False, an expression
+// of symbolic sizes, or a comparison of two (bool).
 ir::Expr RelaxFunctionBuilder::primValue(Grammar::ExprContext *expr) {
   expr = stripParens(expr);
   if (std::optional<int64_t> value = signedIntOf(expr)) return ir::intImm(*value, ir::DataType::int64(), loc(expr));
+  if (std::optional<bool> value = boolOf(expr)) return ir::intImm(*value, ir::DataType::boolTy(), loc(expr));
   auto *compare = dynamic_cast<Grammar::CompareExprContext *>(expr);
   if (!compare) return dim(expr, false);
   static const std::vector<std::pair<std::string, ir::NodeKind>> comparisons = {
@@ -749,16 +785,17 @@ std::optional<relax::Arg> RelaxFunctionBuilder::tupleField(Grammar::ExprContext 
     items = args.positional;
   }
   if (!items) return argument(expr);
-  return tupleOf(*items, loc(expr));
+  return tupleOf(*items, loc(expr), &RelaxFunctionBuilder::tupleField);
 }
 
-// The tuple of `items`, each a field (a nested tuple, a value).
-std::optional<relax::Arg> RelaxFunctionBuilder::tupleOf(const std::vector<Grammar::ExprContext *> &items, ir::SourceLoc at) {
+// The tuple of `items`, each read by `field` (a nested tuple, a value).
+std::optional<relax::Arg> RelaxFunctionBuilder::tupleOf(const std::vector<Grammar::ExprContext *> &items, ir::SourceLoc at,
+                                                        FieldReader read) {
   relax::Arg arg;
   arg.loc = at;
   auto fields = std::make_shared<std::vector<relax::Arg>>();
   for (Grammar::ExprContext *item : items) {
-    std::optional<relax::Arg> field = tupleField(item);
+    std::optional<relax::Arg> field = (this->*read)(item);
     if (!field) return std::nullopt;
     fields->push_back(*field);
   }
@@ -925,7 +962,7 @@ std::optional<relax::Call> RelaxFunctionBuilder::call(Grammar::CallExprContext *
     items = argumentsOf(tupleCall).positional;
   else items.push_back(callArgs);
   for (Grammar::ExprContext *item : items) {
-    std::optional<relax::Arg> arg = argument(item);
+    std::optional<relax::Arg> arg = callArgument(item);
     if (!arg) return std::nullopt;
     call.args.push_back(*arg);
   }
@@ -987,7 +1024,7 @@ std::optional<relax::Call> RelaxFunctionBuilder::packedCall(Grammar::CallExprCon
   call.callee = *name;
   call.calleeLoc = loc(args.positional[0]);
   for (size_t i = 1; i < args.positional.size(); ++i) {
-    std::optional<relax::Arg> arg = argument(args.positional[i]);
+    std::optional<relax::Arg> arg = callArgument(args.positional[i]);
     if (!arg) return std::nullopt;
     call.args.push_back(*arg);
   }
@@ -1835,7 +1872,7 @@ relax::VarPtr RelaxFunctionBuilder::bind(const std::string &name, ir::SourceLoc 
   if (values->expr().size() == 1 && values->COMMA().empty()) return bind(name, at, std::move(annotation), values->expr(0));
   relax::Binding binding;
   binding.loc = at;
-  std::optional<relax::Arg> tuple = tupleOf(values->expr(), loc(values));
+  std::optional<relax::Arg> tuple = tupleOf(values->expr(), loc(values), &RelaxFunctionBuilder::tupleField);
   if (!tuple) return nullptr;
   binding.tuple = *tuple->fields;
   return emitBinding(name, at, std::move(annotation), std::move(binding), tuple->sinfo());

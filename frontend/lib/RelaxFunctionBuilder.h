@@ -124,7 +124,10 @@ private:
   ir::relax::VarPtr moduleFunction(Grammar::AttributeExprContext *attribute);
   ir::Expr primValue(Grammar::ExprContext *expr);
   std::optional<ir::relax::Arg> tupleField(Grammar::ExprContext *expr);
-  std::optional<ir::relax::Arg> tupleOf(const std::vector<Grammar::ExprContext *> &items, ir::SourceLoc at);
+  using FieldReader = std::optional<ir::relax::Arg> (RelaxFunctionBuilder::*)(Grammar::ExprContext *);
+  std::optional<ir::relax::Arg> tupleOf(const std::vector<Grammar::ExprContext *> &items, ir::SourceLoc at,
+                                        FieldReader read);
+  std::optional<ir::relax::Arg> callArgument(Grammar::ExprContext *expr);
   bool isNestedValue(Grammar::ExprContext *expr);
   std::optional<ir::relax::Arg> nestedValue(Grammar::ExprContext *expr);
   std::string freshName();
