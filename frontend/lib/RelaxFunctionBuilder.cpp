@@ -509,7 +509,8 @@ RelaxFunctionBuilder::tensorStructInfo(Grammar::ExprContext *expr, bool inSignat
       error(loc(value), "unexpected argument '" + keyword + "' to R.Tensor");
       return std::nullopt;
     }
-  if (shape) {
+  // `R.Tensor(None, "float32", ndim=2)`: the shape unknown, as without one.
+  if (shape && !isNone(shape)) {
     std::optional<std::vector<Grammar::ExprContext *>> items = tupleItems(shape);
     if (!items) {
       error(loc(shape), "expected the shape as a tuple, e.g. (1, \"n\")");
