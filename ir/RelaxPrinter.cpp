@@ -263,6 +263,7 @@ private:
       std::string text = callKindName(call.kind) + "(\"" + call.callee + "\"";
       for (const Arg &arg : call.args) text += ", " + use(arg);
       for (const StructInfo &sinfo : call.sinfoArgs) declareUsedSymbolic(sinfo, pad);
+      if (call.sinfoArgs.empty()) return text + ")";  // R.call_packed of an R.Object
       text += ", sinfo_args=(";
       for (const StructInfo &sinfo : call.sinfoArgs) text += printStructInfo(sinfo) + ",";
       return text + "))";

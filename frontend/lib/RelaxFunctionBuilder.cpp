@@ -201,13 +201,14 @@ void bindSizes(const relax::StructInfo &param, const relax::StructInfo &arg, Bou
 // Calls that write a value, not compute one: R.const, R.prim_value, R.shape; R.tuple and
 // R.match_cast (a binding's value only) are read where they stand.
 bool isLeafCall(const std::optional<std::string> &op) {
-  static const std::vector<std::string> leaves = {"R.const", "R.prim_value", "R.shape", "R.str", "R.tuple", "R.match_cast"};
+  static const std::vector<std::string> leaves = {"R.const", "R.prim_value", "R.shape", "R.str", "R.dtype", "R.tuple", "R.match_cast"};
   return op && std::find(leaves.begin(), leaves.end(), *op) != leaves.end();
 }
 
 // The struct info of a call's value.
 relax::StructInfo callResult(const relax::Call &call) {
   if (!call.sinfoArgs.empty()) return call.sinfoArgs.front();
+  if (call.kind == relax::CallKind::CallPacked) return relax::StructInfo::of(relax::StructInfo::Kind::Object, call.calleeLoc);
   if (call.kind == relax::CallKind::Function) {
     const relax::StructInfo &signature = call.calleeVar->sinfo;
     if (!signature.result) return relax::StructInfo::of(relax::StructInfo::Kind::Object, call.calleeLoc);
@@ -610,14 +611,21 @@ std::optional<relax::Arg> RelaxFunctionBuilder::argument(Grammar::ExprContext *e
     if (!arg.shape) return std::nullopt;
     return arg;
   }
+  // `R.str("global")`, `R.dtype("float32")`: a string, a data type (TVM's StringImm, DataTypeImm).
   if (auto *callExpr = dynamic_cast<Grammar::CallExprContext *>(expr);
-      callExpr && dottedName(callExpr->expr()) == std::optional<std::string>("R.str")) {
+      callExpr && (dottedName(callExpr->expr()) == std::optional<std::string>("R.str") ||
+                   dottedName(callExpr->expr()) == std::optional<std::string>("R.dtype"))) {
+    bool isString = dottedName(callExpr->expr()) == std::optional<std::string>("R.str");
     Arguments args = argumentsOf(callExpr);
-    arg.text = args.positional.size() == 1 && args.keywords.empty() ? stringOf(args.positional[0]) : std::nullopt;
-    if (!arg.text) {
-      error(arg.loc, "expected R.str(\"text\")");
+    std::optional<std::string> text =
+        args.positional.size() == 1 && args.keywords.empty() ? stringOf(args.positional[0]) : std::nullopt;
+    std::optional<ir::DataType> dtype = text && !isString ? ir::DataType::parse(*text) : std::nullopt;
+    if (isString ? !text : !dtype || dtype->isVoid()) {
+      error(arg.loc, isString ? "expected R.str(\"text\")" : "expected R.dtype(\"float32\"), a data type");
       return std::nullopt;
     }
+    if (isString) arg.text = text;
+    else arg.dtypeValue = dtype;
     return arg;
   }
   if (auto *callExpr = dynamic_cast<Grammar::CallExprContext *>(expr);
@@ -1037,6 +1045,9 @@ std::optional<relax::Call> RelaxFunctionBuilder::packedCall(Grammar::CallExprCon
     }
     sinfoArgs = value;
   }
+  // R.call_packed without sinfo_args gives an R.Object (TVM's call of an ExternFunc without
+  // them); R.call_pure_packed needs them.
+  if (!sinfoArgs && kind == relax::CallKind::CallPacked) return call;
   if (!sinfoArgs) {
     error(loc(expr), opName + " needs sinfo_args, the struct info of its result");
     return std::nullopt;
