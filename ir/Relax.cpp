@@ -356,6 +356,11 @@ std::optional<RelaxDiagnostic> firstUnsupported(const RelaxFunction &func, llvm:
           for (const IfBranch *branch : {&ifElse->thenBranch, &ifElse->elseBranch})
             if (auto diagnostic = firstIn(branch->blocks)) return diagnostic;
         }
+        if (binding.call && binding.call->kind == CallKind::CallDPSPacked)
+          for (const TensorStructInfo &output : binding.call->outputs())
+            if (output.dtype.isVoid())
+              return RelaxDiagnostic{output.loc, what.str() + " needs the element type of every output: " +
+                                                     printStructInfo(output) + " has none"};
         if (binding.call && binding.call->kind == CallKind::Builtin)
           return RelaxDiagnostic{binding.call->calleeLoc, "R." + binding.call->callee + " (" +
                                                               callKindName(CallKind::Builtin) + ") is not supported by " +

@@ -1006,8 +1006,10 @@ std::optional<relax::Call> RelaxFunctionBuilder::call(Grammar::CallExprContext *
   for (Grammar::ExprContext *output : outputs) {
     std::optional<relax::TensorStructInfo> sinfo = tensorStructInfo(output, false);
     if (!sinfo) return std::nullopt;
-    if (!sinfo->hasShape() || sinfo->dtype.isVoid()) {
-      error(loc(output), "the output of a call needs a shape and an element type");
+    // R.call_dps_packed's output may leave its element type unknown (`R.Tensor((n,))`), as
+    // TVM's may; a prim_func's output buffers have one.
+    if (!sinfo->hasShape() || (tir && sinfo->dtype.isVoid())) {
+      error(loc(output), tir ? "the output of a call needs a shape and an element type" : "the output of a call needs a shape");
       return std::nullopt;
     }
     if (outputs.size() > 1) call.tupleOutSinfo.push_back(*sinfo);
