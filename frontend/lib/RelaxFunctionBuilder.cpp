@@ -2028,14 +2028,11 @@ void RelaxFunctionBuilder::assignment(Grammar::Expr_stmtContext *stmt) {
     error(at, "expected `name = value` (one variable per binding)");
     return;
   }
-  // `cls = Module`: a name for the enclosing module, used as `cls.func`.
+  // `cls = Module`: a name for the enclosing module, used as `cls.func` (a Python name, so
+  // one defined inside a dataflow block is the function's too).
   if (std::optional<std::string> rhs = values.size() == 1 ? nameOf(values[0]) : std::nullopt;
       rhs && !moduleName_.empty() && *rhs == moduleName_ && !visible_.count(*rhs) &&
       !dataflowScope_.count(*rhs)) {
-    if (inDataflow_) {
-      error(at, "the module alias must be defined outside dataflow blocks");
-      return;
-    }
     moduleAliases_.insert(*name);
     return;
   }
