@@ -717,13 +717,19 @@ ir::Expr RelaxFunctionBuilder::primValue(Grammar::ExprContext *expr) {
   return ir::binary(kind->second, lhs, rhs, loc(expr));
 }
 
+// `t[0]`, `t[0][1]`: a field of a named tuple, or of a field.
+bool isTupleField(Grammar::ExprContext *expr) {
+  auto *subscript = dynamic_cast<Grammar::SubscriptExprContext *>(expr);
+  return subscript && (nameOf(subscript->expr()) || isTupleField(stripParens(subscript->expr())));
+}
+
 // A value that is no variable or constant where TVM's normalizer wants one: a call
 // (`R.add(x, y)`, `R.call_tir(...)`), Python arithmetic (`x + y`) or a tuple field (`t[0]`).
 bool RelaxFunctionBuilder::isNestedValue(Grammar::ExprContext *expr) {
   std::vector<Grammar::ExprContext *> operands;
   std::string name;
   if (arithmeticOperator(expr, operands, name)) return true;
-  if (auto *subscript = dynamic_cast<Grammar::SubscriptExprContext *>(expr)) return nameOf(subscript->expr()).has_value();
+  if (isTupleField(expr)) return true;
   auto *callExpr = dynamic_cast<Grammar::CallExprContext *>(expr);
   std::optional<std::string> op = callExpr ? dottedName(callExpr->expr()) : std::nullopt;
   // Leaves and tuples stay arguments; R.match_cast is a binding only.
@@ -1098,8 +1104,9 @@ std::optional<relax::Call> RelaxFunctionBuilder::localFunctionCall(Grammar::Call
     error(loc(args.keywords[0].second), "a Relax function takes positional arguments only");
     return std::nullopt;
   }
+  // A tuple is an argument as it is (TVM's normalizer keeps tuples inline).
   for (Grammar::ExprContext *item : args.positional) {
-    std::optional<relax::Arg> arg = argument(item);
+    std::optional<relax::Arg> arg = tupleField(item);
     if (!arg) return std::nullopt;
     call.args.push_back(*arg);
   }
@@ -1918,7 +1925,7 @@ std::optional<relax::StructInfo> RelaxFunctionBuilder::bindingValue(Grammar::Exp
     return tuple->sinfo();
   }
   if (auto *subscript = dynamic_cast<Grammar::SubscriptExprContext *>(value);
-      subscript && nameOf(subscript->expr())) {
+      subscript && isTupleField(value)) {
     std::vector<Grammar::SubscriptContext *> indices = subscript->subscriptlist()->subscript();
     std::optional<int64_t> index = indices.size() == 1 && indices[0]->expr() && !indices[0]->slice_tail()
                                        ? intOf(indices[0]->expr())
@@ -1931,7 +1938,7 @@ std::optional<relax::StructInfo> RelaxFunctionBuilder::bindingValue(Grammar::Exp
     if (!tuple) return std::nullopt;
     relax::StructInfo sinfo = tuple->sinfo();
     if (sinfo.kind != relax::StructInfo::Kind::Tuple) {
-      error(tuple->loc, "'" + tuple->var->name + "' is " + relax::printStructInfo(sinfo) + ", not a tuple");
+      error(tuple->loc, "'" + subscript->expr()->getText() + "' is " + relax::printStructInfo(sinfo) + ", not a tuple");
       return std::nullopt;
     }
     if (*index < 0 || size_t(*index) >= sinfo.fields.size()) {
