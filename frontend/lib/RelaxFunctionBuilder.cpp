@@ -717,10 +717,16 @@ ir::Expr RelaxFunctionBuilder::primValue(Grammar::ExprContext *expr) {
   return ir::binary(kind->second, lhs, rhs, loc(expr));
 }
 
-// `t[0]`, `t[0][1]`: a field of a named tuple, or of a field.
+// `t[0]`, `t[0][1]`: a field of a named tuple, or of a field (not
+// `metadata["relax.expr.Constant"][0]`, a constant).
 bool isTupleField(Grammar::ExprContext *expr) {
   auto *subscript = dynamic_cast<Grammar::SubscriptExprContext *>(expr);
-  return subscript && (nameOf(subscript->expr()) || isTupleField(stripParens(subscript->expr())));
+  if (!subscript) return false;
+  Grammar::ExprContext *base = stripParens(subscript->expr());
+  if (auto *inner = dynamic_cast<Grammar::SubscriptExprContext *>(base);
+      inner && nameOf(inner->expr()) == std::optional<std::string>("metadata"))
+    return false;
+  return nameOf(base) || isTupleField(base);
 }
 
 // A value that is no variable or constant where TVM's normalizer wants one: a call
