@@ -2,6 +2,8 @@
 
 #include <cstring>
 
+#include <llvm/ADT/APFloat.h>
+
 
 namespace vtac::ir {
 
@@ -46,10 +48,26 @@ int64_t readInteger(const std::vector<uint8_t> &bytes, DataType dtype, size_t i)
   }
 }
 
+// float16 as IEEE half bits, rounded once from the literal's double to nearest even (what
+// numpy's astype and the backends' doubleToHalf do).
+uint16_t toHalf(double value) {
+  llvm::APFloat half(value);
+  bool losesInfo = false;
+  half.convert(llvm::APFloat::IEEEhalf(), llvm::APFloat::rmNearestTiesToEven, &losesInfo);
+  return uint16_t(half.bitcastToAPInt().getZExtValue());
+}
+
+double fromHalf(uint16_t bits) {
+  llvm::APFloat value(llvm::APFloat::IEEEhalf(), llvm::APInt(16, bits));
+  bool losesInfo = false;
+  value.convert(llvm::APFloat::IEEEdouble(), llvm::APFloat::rmNearestTiesToEven, &losesInfo);
+  return value.convertToDouble();
+}
+
 llvm::Error unsupported(DataType dtype) {
   return llvm::createStringError(llvm::inconvertibleErrorCode(),
                                  "T.allocate_const does not support dtype '" + dtype.str() +
-                                     "' (int, uint and bool of 8 to 64 bits, float32 and float64 are)");
+                                     "' (int, uint and bool of 8 to 64 bits, float16, float32 and float64 are)");
 }
 
 }  // namespace
@@ -57,7 +75,7 @@ llvm::Error unsupported(DataType dtype) {
 llvm::Expected<ConstantDataRef> ConstantData::fromLiterals(DataType dtype, const std::vector<Expr> &literals) {
   bool integral = dtype.isIntOrUInt() || dtype.isBool();
   bool supported = dtype.isScalar() && ((integral && dtype.bits() >= 8 && dtype.bits() <= 64) || dtype.isBool() ||
-                                        (dtype.isFloat() && (dtype.bits() == 32 || dtype.bits() == 64)));
+                                        (dtype.isFloat() && (dtype.bits() == 16 || dtype.bits() == 32 || dtype.bits() == 64)));
   if (!supported) return unsupported(dtype);
   std::vector<uint8_t> bytes;
   bytes.reserve(literals.size() * dtype.bytes());
@@ -77,13 +95,15 @@ llvm::Expected<ConstantDataRef> ConstantData::fromLiterals(DataType dtype, const
     }
     if (!intLiteral && !floatLiteral) return bad("must be a number literal");
     double value = floatLiteral ? floatLiteral->value : double(intLiteral->value);
-    if (dtype.bits() == 32) append(bytes, float(value));
+    if (dtype.bits() == 16) append(bytes, toHalf(value));
+    else if (dtype.bits() == 32) append(bytes, float(value));
     else append(bytes, value);
   }
   return ConstantDataRef(new ConstantData(dtype, std::move(bytes)));
 }
 
 Expr ConstantData::element(size_t i) const {
+  if (dtype_.isFloat() && dtype_.bits() == 16) return make<FloatImm>(dtype_, fromHalf(read<uint16_t>(bytes_, i)));
   if (dtype_.isFloat())
     return make<FloatImm>(dtype_, dtype_.bits() == 32 ? double(read<float>(bytes_, i)) : read<double>(bytes_, i));
   return make<IntImm>(dtype_, readInteger(bytes_, dtype_, i));

@@ -288,6 +288,7 @@ bool returnsVoid(const Call &call) {
 
 StructInfo Arg::sinfo() const {
   if (var) return var->sinfo;
+  if (moduleFunction) return moduleFunction->sinfo;
   if (constant) return StructInfo(constant->sinfo);
   if (prim) {
     StructInfo scalar = StructInfo::of(StructInfo::Kind::Prim, loc);
@@ -355,13 +356,18 @@ std::optional<RelaxDiagnostic> firstUnsupported(const RelaxFunction &func, llvm:
           for (const IfBranch *branch : {&ifElse->thenBranch, &ifElse->elseBranch})
             if (auto diagnostic = firstIn(branch->blocks)) return diagnostic;
         }
+        if (binding.call && binding.call->kind == CallKind::CallDPSPacked)
+          for (const TensorStructInfo &output : binding.call->outputs())
+            if (output.dtype.isVoid())
+              return RelaxDiagnostic{output.loc, what.str() + " needs the element type of every output: " +
+                                                     printStructInfo(output) + " has none"};
         if (binding.call && binding.call->kind == CallKind::Builtin)
           return RelaxDiagnostic{binding.call->calleeLoc, "R." + binding.call->callee + " (" +
                                                               callKindName(CallKind::Builtin) + ") is not supported by " +
                                                               what.str() + " yet"};
         if (binding.call)
           for (const Arg &arg : binding.call->args)
-            if (arg.prim || arg.shape)
+            if (arg.prim || arg.shape || arg.text || arg.dtypeValue || arg.moduleFunction)
               return RelaxDiagnostic{arg.loc, what.str() + " supports tensors only: the argument is " +
                                                   printStructInfo(arg.sinfo())};
         if (binding.call && binding.call->kind == CallKind::Operator)

@@ -1,7 +1,7 @@
 // Prints Relax functions as TVM's printer does: struct info `R.Tensor((1, n), dtype="float32")`
 // with the function's symbolic sizes quoted in the signature and declared (`n = T.int64()`) at
 // the top of the body in order of first appearance (return type first), `cls = Module` before
-// the first `R.call_tir(cls.f, ...)`, call bindings without annotations, alias bindings with
+// the first use of a module function (`R.call_tir(cls.f, ...)`, `cls.f(x)`, `cls.f`), call bindings without annotations, alias bindings with
 // one, `R.output(...)` closing each dataflow block, constants as metadata references, `if`/`else`
 // with the If's annotated variable on each branch's last line, local functions where they are
 // bound (names unique across the enclosing function's).
@@ -50,7 +50,9 @@ const char *binaryOperator(NodeKind kind) {
 // name, arithmetic with Python precedence.
 void writeDim(const Expr &dim, llvm::raw_ostream &os, int parentPrecedence = 0) {
   if (const auto *imm = dim.as<IntImm>()) {
-    os << imm->value;
+    // A bool scalar, `R.prim_value(True)`, prints as TVM prints a bool IntImm in Relax.
+    if (imm->dtype.isBool()) os << (imm->value ? "True" : "False");
+    else os << imm->value;
   } else if (const auto *var = dim.as<ir::Var>()) {
     os << var->name;
   } else if (const auto *bin = dim.as<BinaryExpr>()) {
@@ -214,6 +216,7 @@ private:
       return text + "])";
     }
     if (arg.text) return "R.str(\"" + *arg.text + "\")";
+    if (arg.moduleFunction) return moduleAlias() + "." + arg.moduleFunction->name;
     if (arg.dtypeValue) return "R.dtype(\"" + arg.dtypeValue->str() + "\")";
     if (arg.constant && arg.constant->scalar) return printScalarConstant(*arg.constant);
     if (arg.constant)
@@ -253,13 +256,14 @@ private:
     if (call.kind == CallKind::Function) {
       Arg callee;
       callee.var = call.calleeVar;
-      return (call.moduleCallee ? moduleAlias(pad) + "." + call.callee : use(callee)) + "(" + uses(call.args) + ")";
+      return (call.moduleCallee ? moduleAlias() + "." + call.callee : use(callee)) + "(" + uses(call.args) + ")";
     }
     if (call.kind == CallKind::CallPacked || call.kind == CallKind::CallPurePacked) {
       // TVM prints sinfo_args as a tuple.
       std::string text = callKindName(call.kind) + "(\"" + call.callee + "\"";
       for (const Arg &arg : call.args) text += ", " + use(arg);
       for (const StructInfo &sinfo : call.sinfoArgs) declareUsedSymbolic(sinfo, pad);
+      if (call.sinfoArgs.empty()) return text + ")";  // R.call_packed of an R.Object
       text += ", sinfo_args=(";
       for (const StructInfo &sinfo : call.sinfoArgs) text += printStructInfo(sinfo) + ",";
       return text + "))";
@@ -272,7 +276,7 @@ private:
     }
     std::string text;
     if (call.kind == CallKind::CallTIR || call.kind == CallKind::CallTIRInplace) {
-      text = callKindName(call.kind) + "(" + moduleAlias(pad) + "." + call.callee;
+      text = callKindName(call.kind) + "(" + moduleAlias() + "." + call.callee;
     } else {
       text = "R.call_dps_packed(\"" + call.callee + "\"";
     }
@@ -293,7 +297,7 @@ private:
   }
 
   // `cls`, declared (`cls = Module`) before the body the first time.
-  std::string moduleAlias(const std::string &pad) {
+  std::string moduleAlias() {
     if (!moduleAliasPrinted_) {
       preamble_ += bodyPad_ + "cls = Module\n";
       moduleAliasPrinted_ = true;

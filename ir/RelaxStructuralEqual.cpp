@@ -111,6 +111,8 @@ private:
       for (size_t i = 0; same && i < a.shape->size(); ++i) same = dim((*a.shape)[i], (*b.shape)[i]);
     } else if (a.text || b.text || a.dtypeValue || b.dtypeValue || a.isNone() || b.isNone()) {
       same = a.text == b.text && a.dtypeValue == b.dtypeValue && a.isNone() == b.isNone();
+    } else if (a.moduleFunction || b.moduleFunction) {
+      same = a.moduleFunction && b.moduleFunction && a.moduleFunction->name == b.moduleFunction->name;
     } else if (a.var && b.var) {
       auto it = vars_.find(a.var.get());
       same = it != vars_.end() && it->second == b.var.get();

@@ -71,6 +71,14 @@ bool isNone(Grammar::ExprContext *expr) {
   return expr && dynamic_cast<Grammar::NoneAtomContext *>(atomOf(expr));
 }
 
+// `True`, `False`.
+std::optional<bool> boolOf(Grammar::ExprContext *expr) {
+  Grammar::AtomContext *atom = atomOf(expr);
+  if (dynamic_cast<Grammar::TrueAtomContext *>(atom)) return true;
+  if (dynamic_cast<Grammar::FalseAtomContext *>(atom)) return false;
+  return std::nullopt;
+}
+
 // `3`, `-1`.
 std::optional<int64_t> signedIntOf(Grammar::ExprContext *expr) {
   if (auto *unary = dynamic_cast<Grammar::UnaryExprContext *>(expr)) {
@@ -193,13 +201,14 @@ void bindSizes(const relax::StructInfo &param, const relax::StructInfo &arg, Bou
 // Calls that write a value, not compute one: R.const, R.prim_value, R.shape; R.tuple and
 // R.match_cast (a binding's value only) are read where they stand.
 bool isLeafCall(const std::optional<std::string> &op) {
-  static const std::vector<std::string> leaves = {"R.const", "R.prim_value", "R.shape", "R.tuple", "R.match_cast"};
+  static const std::vector<std::string> leaves = {"R.const", "R.prim_value", "R.shape", "R.str", "R.dtype", "R.tuple", "R.match_cast"};
   return op && std::find(leaves.begin(), leaves.end(), *op) != leaves.end();
 }
 
 // The struct info of a call's value.
 relax::StructInfo callResult(const relax::Call &call) {
   if (!call.sinfoArgs.empty()) return call.sinfoArgs.front();
+  if (call.kind == relax::CallKind::CallPacked) return relax::StructInfo::of(relax::StructInfo::Kind::Object, call.calleeLoc);
   if (call.kind == relax::CallKind::Function) {
     const relax::StructInfo &signature = call.calleeVar->sinfo;
     if (!signature.result) return relax::StructInfo::of(relax::StructInfo::Kind::Object, call.calleeLoc);
@@ -501,7 +510,8 @@ RelaxFunctionBuilder::tensorStructInfo(Grammar::ExprContext *expr, bool inSignat
       error(loc(value), "unexpected argument '" + keyword + "' to R.Tensor");
       return std::nullopt;
     }
-  if (shape) {
+  // `R.Tensor(None, "float32", ndim=2)`: the shape unknown, as without one.
+  if (shape && !isNone(shape)) {
     std::optional<std::vector<Grammar::ExprContext *>> items = tupleItems(shape);
     if (!items) {
       error(loc(shape), "expected the shape as a tuple, e.g. (1, \"n\")");
@@ -601,6 +611,23 @@ std::optional<relax::Arg> RelaxFunctionBuilder::argument(Grammar::ExprContext *e
     if (!arg.shape) return std::nullopt;
     return arg;
   }
+  // `R.str("global")`, `R.dtype("float32")`: a string, a data type (TVM's StringImm, DataTypeImm).
+  if (auto *callExpr = dynamic_cast<Grammar::CallExprContext *>(expr);
+      callExpr && (dottedName(callExpr->expr()) == std::optional<std::string>("R.str") ||
+                   dottedName(callExpr->expr()) == std::optional<std::string>("R.dtype"))) {
+    bool isString = dottedName(callExpr->expr()) == std::optional<std::string>("R.str");
+    Arguments args = argumentsOf(callExpr);
+    std::optional<std::string> text =
+        args.positional.size() == 1 && args.keywords.empty() ? stringOf(args.positional[0]) : std::nullopt;
+    std::optional<ir::DataType> dtype = text && !isString ? ir::DataType::parse(*text) : std::nullopt;
+    if (isString ? !text : !dtype || dtype->isVoid()) {
+      error(arg.loc, isString ? "expected R.str(\"text\")" : "expected R.dtype(\"float32\"), a data type");
+      return std::nullopt;
+    }
+    if (isString) arg.text = text;
+    else arg.dtypeValue = dtype;
+    return arg;
+  }
   if (auto *callExpr = dynamic_cast<Grammar::CallExprContext *>(expr);
       callExpr && dottedName(callExpr->expr()) == std::optional<std::string>("R.prim_value")) {
     Arguments args = argumentsOf(callExpr);
@@ -610,6 +637,14 @@ std::optional<relax::Arg> RelaxFunctionBuilder::argument(Grammar::ExprContext *e
     }
     arg.prim = primValue(args.positional[0]);
     if (!arg.prim) return std::nullopt;
+    return arg;
+  }
+  if (auto *attribute = dynamic_cast<Grammar::AttributeExprContext *>(expr); attribute && namesModule(attribute)) {
+    arg.moduleFunction = moduleFunction(attribute);
+    if (!arg.moduleFunction) {
+      error(loc(attribute->NAME()), "'" + attribute->NAME()->getText() + "' is not a function of the module");
+      return std::nullopt;
+    }
     return arg;
   }
   if (isNestedValue(expr)) return nestedValue(expr);
@@ -622,11 +657,50 @@ std::optional<relax::Arg> RelaxFunctionBuilder::argument(Grammar::ExprContext *e
   return std::nullopt;
 }
 
-// The value of `R.prim_value(...)`: an integer (int64, as TVM's), an expression of symbolic
-// sizes, or a comparison of two (bool).
+// An argument of a call as TVM's convert_to_expr reads a Python value: an integer is an int64
+// scalar (`R.prim_value(2)`), True/False a bool one, a string `R.str("...")`, a list or tuple a
+// tuple of such arguments.
+std::optional<relax::Arg> RelaxFunctionBuilder::callArgument(Grammar::ExprContext *expr) {
+  expr = stripParens(expr);
+  relax::Arg arg;
+  arg.loc = loc(expr);
+  if (signedIntOf(expr) || boolOf(expr)) {
+    arg.prim = primValue(expr);
+    return arg;
+  }
+  if ((arg.text = stringOf(expr))) return arg;
+  if (std::optional<std::vector<Grammar::ExprContext *>> items = tupleItems(expr))
+    return tupleOf(*items, arg.loc, &RelaxFunctionBuilder::callArgument);
+  return tupleField(expr);
+}
+
+// Does `cls.f` name the module (after `cls = Module`, or by its class name), unhidden by a
+// variable?
+bool RelaxFunctionBuilder::namesModule(Grammar::AttributeExprContext *attribute) const {
+  std::optional<std::string> base = nameOf(attribute->expr());
+  return base && (moduleAliases_.count(*base) || (!moduleName_.empty() && *base == moduleName_)) && !findVar(*base);
+}
+
+// The module's function `cls.f` names: an unbound variable of its name and R.Callable
+// signature; null when the module has none of that name.
+relax::VarPtr RelaxFunctionBuilder::moduleFunction(Grammar::AttributeExprContext *attribute) {
+  std::optional<relax::StructInfo> signature =
+      moduleSignatures_ ? moduleSignatures_(attribute->NAME()->getText()) : std::nullopt;
+  if (!signature) return nullptr;
+  auto function = std::make_shared<relax::Var>();
+  function->name = attribute->NAME()->getText();
+  function->sinfo = std::move(*signature);
+  // A value's struct info is located where it is used, as that of other values.
+  function->loc = function->sinfo.loc = loc(attribute);
+  return function;
+}
+
+// The value of `R.prim_value(...)`: an integer (int64, as TVM's), True or False, an expression
+// of symbolic sizes, or a comparison of two (bool).
 ir::Expr RelaxFunctionBuilder::primValue(Grammar::ExprContext *expr) {
   expr = stripParens(expr);
   if (std::optional<int64_t> value = signedIntOf(expr)) return ir::intImm(*value, ir::DataType::int64(), loc(expr));
+  if (std::optional<bool> value = boolOf(expr)) return ir::intImm(*value, ir::DataType::boolTy(), loc(expr));
   auto *compare = dynamic_cast<Grammar::CompareExprContext *>(expr);
   if (!compare) return dim(expr, false);
   static const std::vector<std::pair<std::string, ir::NodeKind>> comparisons = {
@@ -643,13 +717,25 @@ ir::Expr RelaxFunctionBuilder::primValue(Grammar::ExprContext *expr) {
   return ir::binary(kind->second, lhs, rhs, loc(expr));
 }
 
+// `t[0]`, `t[0][1]`: a field of a named tuple, or of a field (not
+// `metadata["relax.expr.Constant"][0]`, a constant).
+bool isTupleField(Grammar::ExprContext *expr) {
+  auto *subscript = dynamic_cast<Grammar::SubscriptExprContext *>(expr);
+  if (!subscript) return false;
+  Grammar::ExprContext *base = stripParens(subscript->expr());
+  if (auto *inner = dynamic_cast<Grammar::SubscriptExprContext *>(base);
+      inner && nameOf(inner->expr()) == std::optional<std::string>("metadata"))
+    return false;
+  return nameOf(base) || isTupleField(base);
+}
+
 // A value that is no variable or constant where TVM's normalizer wants one: a call
 // (`R.add(x, y)`, `R.call_tir(...)`), Python arithmetic (`x + y`) or a tuple field (`t[0]`).
 bool RelaxFunctionBuilder::isNestedValue(Grammar::ExprContext *expr) {
   std::vector<Grammar::ExprContext *> operands;
   std::string name;
   if (arithmeticOperator(expr, operands, name)) return true;
-  if (auto *subscript = dynamic_cast<Grammar::SubscriptExprContext *>(expr)) return nameOf(subscript->expr()).has_value();
+  if (isTupleField(expr)) return true;
   auto *callExpr = dynamic_cast<Grammar::CallExprContext *>(expr);
   std::optional<std::string> op = callExpr ? dottedName(callExpr->expr()) : std::nullopt;
   // Leaves and tuples stay arguments; R.match_cast is a binding only.
@@ -720,11 +806,17 @@ std::optional<relax::Arg> RelaxFunctionBuilder::tupleField(Grammar::ExprContext 
     items = args.positional;
   }
   if (!items) return argument(expr);
+  return tupleOf(*items, loc(expr), &RelaxFunctionBuilder::tupleField);
+}
+
+// The tuple of `items`, each read by `field` (a nested tuple, a value).
+std::optional<relax::Arg> RelaxFunctionBuilder::tupleOf(const std::vector<Grammar::ExprContext *> &items, ir::SourceLoc at,
+                                                        FieldReader read) {
   relax::Arg arg;
-  arg.loc = loc(expr);
+  arg.loc = at;
   auto fields = std::make_shared<std::vector<relax::Arg>>();
-  for (Grammar::ExprContext *item : *items) {
-    std::optional<relax::Arg> field = tupleField(item);
+  for (Grammar::ExprContext *item : items) {
+    std::optional<relax::Arg> field = (this->*read)(item);
     if (!field) return std::nullopt;
     fields->push_back(*field);
   }
@@ -813,20 +905,8 @@ std::optional<relax::Call> RelaxFunctionBuilder::call(Grammar::CallExprContext *
   if (std::optional<std::string> name = nameOf(expr->expr()))
     if (relax::VarPtr callee = findVar(*name); callee && callee->sinfo.kind == relax::StructInfo::Kind::Callable)
       return localFunctionCall(expr, callee);
-  if (auto *attribute = dynamic_cast<Grammar::AttributeExprContext *>(expr->expr())) {
-    std::optional<std::string> base = nameOf(attribute->expr());
-    bool namesModule = base && (moduleAliases_.count(*base) || (!moduleName_.empty() && *base == moduleName_)) &&
-                       !findVar(*base);
-    std::optional<relax::StructInfo> signature =
-        namesModule && moduleSignatures_ ? moduleSignatures_(attribute->NAME()->getText()) : std::nullopt;
-    if (signature) {
-      auto callee = std::make_shared<relax::Var>();
-      callee->name = attribute->NAME()->getText();
-      callee->sinfo = std::move(*signature);
-      callee->loc = loc(attribute);
-      return localFunctionCall(expr, callee, /*moduleCallee=*/true);
-    }
-  }
+  if (auto *attribute = dynamic_cast<Grammar::AttributeExprContext *>(expr->expr()); attribute && namesModule(attribute))
+    if (relax::VarPtr callee = moduleFunction(attribute)) return localFunctionCall(expr, callee, /*moduleCallee=*/true);
   if (op == std::optional<std::string>("R.call_packed")) return packedCall(expr, relax::CallKind::CallPacked);
   if (op == std::optional<std::string>("R.call_pure_packed")) return packedCall(expr, relax::CallKind::CallPurePacked);
   relax::Call call;
@@ -903,7 +983,7 @@ std::optional<relax::Call> RelaxFunctionBuilder::call(Grammar::CallExprContext *
     items = argumentsOf(tupleCall).positional;
   else items.push_back(callArgs);
   for (Grammar::ExprContext *item : items) {
-    std::optional<relax::Arg> arg = argument(item);
+    std::optional<relax::Arg> arg = callArgument(item);
     if (!arg) return std::nullopt;
     call.args.push_back(*arg);
   }
@@ -938,8 +1018,10 @@ std::optional<relax::Call> RelaxFunctionBuilder::call(Grammar::CallExprContext *
   for (Grammar::ExprContext *output : outputs) {
     std::optional<relax::TensorStructInfo> sinfo = tensorStructInfo(output, false);
     if (!sinfo) return std::nullopt;
-    if (!sinfo->hasShape() || sinfo->dtype.isVoid()) {
-      error(loc(output), "the output of a call needs a shape and an element type");
+    // R.call_dps_packed's output may leave its element type unknown (`R.Tensor((n,))`), as
+    // TVM's may; a prim_func's output buffers have one.
+    if (!sinfo->hasShape() || (tir && sinfo->dtype.isVoid())) {
+      error(loc(output), tir ? "the output of a call needs a shape and an element type" : "the output of a call needs a shape");
       return std::nullopt;
     }
     if (outputs.size() > 1) call.tupleOutSinfo.push_back(*sinfo);
@@ -965,7 +1047,7 @@ std::optional<relax::Call> RelaxFunctionBuilder::packedCall(Grammar::CallExprCon
   call.callee = *name;
   call.calleeLoc = loc(args.positional[0]);
   for (size_t i = 1; i < args.positional.size(); ++i) {
-    std::optional<relax::Arg> arg = argument(args.positional[i]);
+    std::optional<relax::Arg> arg = callArgument(args.positional[i]);
     if (!arg) return std::nullopt;
     call.args.push_back(*arg);
   }
@@ -977,6 +1059,9 @@ std::optional<relax::Call> RelaxFunctionBuilder::packedCall(Grammar::CallExprCon
     }
     sinfoArgs = value;
   }
+  // R.call_packed without sinfo_args gives an R.Object (TVM's call of an ExternFunc without
+  // them); R.call_pure_packed needs them.
+  if (!sinfoArgs && kind == relax::CallKind::CallPacked) return call;
   if (!sinfoArgs) {
     error(loc(expr), opName + " needs sinfo_args, the struct info of its result");
     return std::nullopt;
@@ -1025,8 +1110,9 @@ std::optional<relax::Call> RelaxFunctionBuilder::localFunctionCall(Grammar::Call
     error(loc(args.keywords[0].second), "a Relax function takes positional arguments only");
     return std::nullopt;
   }
+  // A tuple is an argument as it is (TVM's normalizer keeps tuples inline).
   for (Grammar::ExprContext *item : args.positional) {
-    std::optional<relax::Arg> arg = argument(item);
+    std::optional<relax::Arg> arg = tupleField(item);
     if (!arg) return std::nullopt;
     call.args.push_back(*arg);
   }
@@ -1799,18 +1885,37 @@ relax::VarPtr RelaxFunctionBuilder::bind(const std::string &name, ir::SourceLoc 
                                          Grammar::ExprContext *value) {
   relax::Binding binding;
   binding.loc = at;
-  value = stripParens(value);
-  std::optional<relax::StructInfo> inferred = bindingValue(value, binding);
+  std::optional<relax::StructInfo> inferred = bindingValue(stripParens(value), binding);
   if (!inferred) return nullptr;
+  return emitBinding(name, at, std::move(annotation), std::move(binding), *inferred);
+}
+
+// `t = a, (b,)`: the right-hand side of an assignment, a tuple when written with commas and
+// no parentheses, as Python reads it.
+relax::VarPtr RelaxFunctionBuilder::bind(const std::string &name, ir::SourceLoc at,
+                                         std::optional<relax::StructInfo> annotation,
+                                         Grammar::TestlistContext *values) {
+  if (values->expr().size() == 1 && values->COMMA().empty()) return bind(name, at, std::move(annotation), values->expr(0));
+  relax::Binding binding;
+  binding.loc = at;
+  std::optional<relax::Arg> tuple = tupleOf(values->expr(), loc(values), &RelaxFunctionBuilder::tupleField);
+  if (!tuple) return nullptr;
+  binding.tuple = *tuple->fields;
+  return emitBinding(name, at, std::move(annotation), std::move(binding), tuple->sinfo());
+}
+
+relax::VarPtr RelaxFunctionBuilder::emitBinding(const std::string &name, ir::SourceLoc at,
+                                                std::optional<relax::StructInfo> annotation,
+                                                relax::Binding binding, const relax::StructInfo &inferred) {
   if (annotation) {
     // Reported, then bound as annotated so later uses do not echo the error.
-    if (std::optional<std::string> conflict = relax::structInfoConflict(*annotation, *inferred))
+    if (std::optional<std::string> conflict = relax::structInfoConflict(*annotation, inferred))
       error(annotation->loc, "the annotation of '" + name + "' does not match its value: " + *conflict);
   }
   // TVM's parser emits every binding under a fresh name and renames it after; the names used
   // up decide those of the bindings nested values get.
   freshName();
-  return emit(std::move(binding), name, at, annotation ? *annotation : *inferred, /*inScope=*/true);
+  return emit(std::move(binding), name, at, annotation ? *annotation : inferred, /*inScope=*/true);
 }
 
 // The value of a binding, into `binding`; returns its struct info, or nullopt after an error.
@@ -1825,7 +1930,7 @@ std::optional<relax::StructInfo> RelaxFunctionBuilder::bindingValue(Grammar::Exp
     return tuple->sinfo();
   }
   if (auto *subscript = dynamic_cast<Grammar::SubscriptExprContext *>(value);
-      subscript && nameOf(subscript->expr())) {
+      subscript && isTupleField(value)) {
     std::vector<Grammar::SubscriptContext *> indices = subscript->subscriptlist()->subscript();
     std::optional<int64_t> index = indices.size() == 1 && indices[0]->expr() && !indices[0]->slice_tail()
                                        ? intOf(indices[0]->expr())
@@ -1838,7 +1943,7 @@ std::optional<relax::StructInfo> RelaxFunctionBuilder::bindingValue(Grammar::Exp
     if (!tuple) return std::nullopt;
     relax::StructInfo sinfo = tuple->sinfo();
     if (sinfo.kind != relax::StructInfo::Kind::Tuple) {
-      error(tuple->loc, "'" + tuple->var->name + "' is " + relax::printStructInfo(sinfo) + ", not a tuple");
+      error(tuple->loc, "'" + subscript->expr()->getText() + "' is " + relax::printStructInfo(sinfo) + ", not a tuple");
       return std::nullopt;
     }
     if (*index < 0 || size_t(*index) >= sinfo.fields.size()) {
@@ -1919,34 +2024,31 @@ void RelaxFunctionBuilder::assignment(Grammar::Expr_stmtContext *stmt) {
   std::vector<Grammar::ExprContext *> targets = stmt->testlist(0)->expr();
   if (Grammar::AnnassignContext *annotated = stmt->annassign()) {
     std::optional<std::string> name = targets.size() == 1 ? nameOf(targets[0]) : std::nullopt;
-    if (!name || !annotated->testlist() || annotated->testlist()->expr().size() != 1) {
+    if (!name || !annotated->testlist()) {
       error(at, "expected `name: R.Tensor(...) = value`");
       return;
     }
     std::optional<relax::StructInfo> annotation = structInfo(annotated->expr(), false);
     if (!annotation) return;
-    bind(*name, loc(targets[0]), annotation, annotated->testlist()->expr(0));
+    bind(*name, loc(targets[0]), annotation, annotated->testlist());
     return;
   }
   if (declareSymbolicVars(stmt)) return;
   std::vector<Grammar::ExprContext *> values = stmt->testlist(1)->expr();
   std::optional<std::string> name = targets.size() == 1 ? nameOf(targets[0]) : std::nullopt;
-  if (!name || values.size() != 1 || stmt->testlist().size() != 2) {
+  if (!name || stmt->testlist().size() != 2) {
     error(at, "expected `name = value` (one variable per binding)");
     return;
   }
-  // `cls = Module`: a name for the enclosing module, used as `cls.func`.
-  if (std::optional<std::string> rhs = nameOf(values[0]);
+  // `cls = Module`: a name for the enclosing module, used as `cls.func` (a Python name, so
+  // one defined inside a dataflow block is the function's too).
+  if (std::optional<std::string> rhs = values.size() == 1 ? nameOf(values[0]) : std::nullopt;
       rhs && !moduleName_.empty() && *rhs == moduleName_ && !visible_.count(*rhs) &&
       !dataflowScope_.count(*rhs)) {
-    if (inDataflow_) {
-      error(at, "the module alias must be defined outside dataflow blocks");
-      return;
-    }
     moduleAliases_.insert(*name);
     return;
   }
-  bind(*name, loc(targets[0]), std::nullopt, values[0]);
+  bind(*name, loc(targets[0]), std::nullopt, stmt->testlist(1));
 }
 
 void RelaxFunctionBuilder::output(Grammar::CallExprContext *call, bool lastInBlock) {

@@ -91,6 +91,12 @@ private:
   ir::relax::VarPtr bind(const std::string &name, ir::SourceLoc at,
             std::optional<ir::relax::StructInfo> annotation,
             Grammar::ExprContext *value);
+  ir::relax::VarPtr bind(const std::string &name, ir::SourceLoc at,
+            std::optional<ir::relax::StructInfo> annotation,
+            Grammar::TestlistContext *values);
+  ir::relax::VarPtr emitBinding(const std::string &name, ir::SourceLoc at,
+                                std::optional<ir::relax::StructInfo> annotation, ir::relax::Binding binding,
+                                const ir::relax::StructInfo &inferred);
 
   // Values.
   std::optional<ir::relax::Call> call(Grammar::CallExprContext *call);
@@ -114,8 +120,14 @@ private:
   std::optional<ir::relax::Call> arithmeticCall(Grammar::ExprContext *expr);
   std::optional<std::vector<ir::Expr>> shapeValue(Grammar::ExprContext *expr);
   std::optional<ir::relax::Arg> argument(Grammar::ExprContext *expr);
+  bool namesModule(Grammar::AttributeExprContext *attribute) const;
+  ir::relax::VarPtr moduleFunction(Grammar::AttributeExprContext *attribute);
   ir::Expr primValue(Grammar::ExprContext *expr);
   std::optional<ir::relax::Arg> tupleField(Grammar::ExprContext *expr);
+  using FieldReader = std::optional<ir::relax::Arg> (RelaxFunctionBuilder::*)(Grammar::ExprContext *);
+  std::optional<ir::relax::Arg> tupleOf(const std::vector<Grammar::ExprContext *> &items, ir::SourceLoc at,
+                                        FieldReader read);
+  std::optional<ir::relax::Arg> callArgument(Grammar::ExprContext *expr);
   bool isNestedValue(Grammar::ExprContext *expr);
   std::optional<ir::relax::Arg> nestedValue(Grammar::ExprContext *expr);
   std::string freshName();

@@ -118,10 +118,15 @@ struct Arg {
   std::optional<std::vector<Expr>> shape;   // `R.shape([n, 4])`: a shape value
   std::optional<std::string> text;          // `R.str("global")`: a string (an argument of a builtin)
   std::optional<DataType> dtypeValue;       // `R.dtype("float32")`: a data type (of a builtin)
+  // A function of the module used as a value, `cls.f` (TVM's GlobalVar): unbound, it holds the
+  // function's name and R.Callable signature, as Call::calleeVar does for `cls.f(x)`.
+  VarPtr moduleFunction;
   SourceLoc loc;  // of the use
 
   // None: an optional argument of a builtin left out (`R.memory.view(x, dtype=...)`'s shape).
-  bool isNone() const { return !var && !constant && !fields && !prim && !shape && !text && !dtypeValue; }
+  bool isNone() const {
+    return !var && !constant && !fields && !prim && !shape && !text && !dtypeValue && !moduleFunction;
+  }
   StructInfo sinfo() const;
 };
 
