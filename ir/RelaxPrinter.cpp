@@ -1,8 +1,9 @@
 // Prints Relax functions as TVM's printer does: struct info `R.Tensor((1, n), dtype="float32")`
 // with the function's symbolic sizes quoted in the signature and declared (`n = T.int64()`) at
 // the top of the body in order of first appearance (return type first), `cls = Module` before
-// the first use of a module function (`R.call_tir(cls.f, ...)`, `cls.f(x)`, `cls.f`), call bindings without annotations, alias bindings with
-// one, `R.output(...)` closing each dataflow block, constants as metadata references, `if`/`else`
+// the first use of a module function (`R.call_tir(cls.f, ...)`, `cls.f(x)`, `cls.f`), call
+// bindings without annotations, alias bindings with one, `R.output(...)` closing each dataflow
+// block, constants as metadata references, `if`/`else`
 // with the If's annotated variable on each branch's last line, local functions where they are
 // bound (names unique across the enclosing function's).
 #include <unordered_map>
