@@ -364,6 +364,8 @@ std::optional<RelaxDiagnostic> firstUnsupported(const RelaxFunction &func, llvm:
             if (arg.prim || arg.shape)
               return RelaxDiagnostic{arg.loc, what.str() + " supports tensors only: the argument is " +
                                                   printStructInfo(arg.sinfo())};
+        if (binding.call && !binding.call->tirVars.isNone() && !graphExecutor)
+          return RelaxDiagnostic{binding.call->tirVars.loc, "tir_vars is not supported by " + what.str() + " yet"};
         if (binding.call && binding.call->kind == CallKind::Operator)
           return RelaxDiagnostic{binding.call->calleeLoc, what.str() + " runs R.call_tir and R.call_dps_packed only: legalize R." +
                                                               binding.call->callee + " first (--passes=legalize-ops)"};

@@ -264,7 +264,14 @@ private:
       for (const StructInfo &sinfo : call.sinfoArgs) text += printStructInfo(sinfo) + ",";
       return text + "))";
     }
-    if (call.kind == CallKind::Builtin) return "R." + call.callee + "(" + printBuiltinArguments(call, [&](const Arg &arg) { return use(arg); }) + ")";
+    if (call.kind == CallKind::Builtin) {
+      if (lookupBuiltin(call.callee)->sinfoArgs) declareUsedSymbolic(call.sinfoArgs.front(), pad);
+      return "R." + call.callee + "(" +
+             printBuiltinArguments(
+                 call, [&](const Arg &arg) { return use(arg); },
+                 [&](const std::string &function) { return moduleAlias(pad) + "." + function; }) +
+             ")";
+    }
     if (call.kind == CallKind::Operator) {
       // R.concat takes its tensors as one tuple.
       bool tupled = lookupOperator(call.callee)->family == OperatorFamily::Concat;
@@ -288,6 +295,10 @@ private:
       text += ", inplace_indices=[";
       for (size_t i = 0; i < call.inplaceIndices.size(); ++i) text += (i ? ", " : "") + std::to_string(call.inplaceIndices[i]);
       text += "]";
+    }
+    if (!call.tirVars.isNone()) {
+      declareUsedSymbolic(call.tirVars.sinfo(), pad);
+      text += ", tir_vars=" + use(call.tirVars);
     }
     return text + ")";
   }

@@ -140,6 +140,7 @@ private:
       return fail(atA, atB, "operator attributes differ");
     for (size_t i = 0; i < a.args.size(); ++i)
       if (!arg(a.args[i], b.args[i], "argument " + std::to_string(i + 1))) return false;
+    if (!arg(a.tirVars, b.tirVars, "tir_vars")) return false;
     return structInfo(a.outputSinfo(), b.outputSinfo()) || fail(a.outSinfo.loc, b.outSinfo.loc, "output struct info differs");
   }
 

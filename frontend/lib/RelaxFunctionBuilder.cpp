@@ -190,10 +190,15 @@ void bindSizes(const relax::StructInfo &param, const relax::StructInfo &arg, Bou
     for (size_t i = 0; i < param.fields.size(); ++i) bindSizes(param.fields[i], arg.fields[i], bound);
 }
 
+// A shape value written out: `R.shape([8, n])`, or `R.ShapeExpr([8, n])` (TVM's relax.ShapeExpr,
+// which R exports too; printed as R.shape).
+bool isShapeCall(const std::optional<std::string> &op) { return op == "R.shape" || op == "R.ShapeExpr"; }
+
 // Calls that write a value, not compute one: R.const, R.prim_value, R.shape; R.tuple and
 // R.match_cast (a binding's value only) are read where they stand.
 bool isLeafCall(const std::optional<std::string> &op) {
-  static const std::vector<std::string> leaves = {"R.const", "R.prim_value", "R.shape", "R.tuple", "R.match_cast"};
+  if (isShapeCall(op)) return true;
+  static const std::vector<std::string> leaves = {"R.const", "R.prim_value", "R.tuple", "R.match_cast"};
   return op && std::find(leaves.begin(), leaves.end(), *op) != leaves.end();
 }
 
@@ -596,7 +601,7 @@ std::optional<relax::Arg> RelaxFunctionBuilder::argument(Grammar::ExprContext *e
     return arg;
   }
   if (auto *callExpr = dynamic_cast<Grammar::CallExprContext *>(expr);
-      callExpr && dottedName(callExpr->expr()) == std::optional<std::string>("R.shape")) {
+      callExpr && isShapeCall(dottedName(callExpr->expr()))) {
     arg.shape = shapeValue(expr);
     if (!arg.shape) return std::nullopt;
     return arg;
@@ -850,15 +855,18 @@ std::optional<relax::Call> RelaxFunctionBuilder::call(Grammar::CallExprContext *
   std::string opName = relax::callKindName(call.kind);
   for (const auto &[keyword, value] : args.keywords)
     if (keyword != "args" && keyword != "out_sinfo" && !(tir ? keyword == "gvar" : keyword == "func") &&
-        !(inplace && keyword == "inplace_indices")) {
+        !(inplace && keyword == "inplace_indices") && !(tir && keyword == "tir_vars")) {
       error(loc(value), std::string("unexpected argument '") + keyword + "' to " + opName);
       return std::nullopt;
     }
-  // TVM's order: R.call_tir_inplace(gvar, args, inplace_indices, out_sinfo).
+  // TVM's order: R.call_tir_inplace(gvar, args, inplace_indices, out_sinfo, tir_vars).
   size_t outSinfoIndex = inplace ? 3 : 2;
-  if (args.positional.size() > outSinfoIndex + 1) {
-    error(loc(args.positional[outSinfoIndex + 1]),
-          opName + (inplace ? " takes (callee, args, inplace_indices, out_sinfo)" : " takes (callee, args, out_sinfo)"));
+  size_t parameters = outSinfoIndex + (tir ? 2 : 1);
+  if (args.positional.size() > parameters) {
+    error(loc(args.positional[parameters]),
+          opName + (inplace ? " takes (callee, args, inplace_indices, out_sinfo, tir_vars)"
+                    : tir   ? " takes (callee, args, out_sinfo, tir_vars)"
+                            : " takes (callee, args, out_sinfo)"));
     return std::nullopt;
   }
   Grammar::ExprContext *callee = args.get(0, tir ? "gvar" : "func");
@@ -946,6 +954,15 @@ std::optional<relax::Call> RelaxFunctionBuilder::call(Grammar::CallExprContext *
     else call.outSinfo = *sinfo;
   }
   if (outputs.size() > 1) call.outSinfo.loc = loc(outSinfo);
+  // `tir_vars=R.shape([m])` (or a list or tuple of sizes, which TVM's wrapper makes a shape):
+  // the values of the callee's trailing scalar parameters, checked against them with the
+  // buffers (RelaxCallChecks.cpp).
+  if (Grammar::ExprContext *tirVars = tir ? args.get(outSinfoIndex + 1, "tir_vars") : nullptr) {
+    std::optional<std::vector<ir::Expr>> values = shapeValue(tirVars);
+    if (!values) return std::nullopt;
+    call.tirVars.shape = std::move(*values);
+    call.tirVars.loc = loc(tirVars);
+  }
   return call;
 }
 
@@ -1284,6 +1301,21 @@ std::optional<relax::Call> RelaxFunctionBuilder::builtinCall(Grammar::CallExprCo
   call.callee = name;
   call.calleeLoc = loc(expr->expr());
   Arguments args = argumentsOf(expr);
+  // R.call_builtin_with_ctx(func, args, sinfo_args=...): the result's struct info, one.
+  if (info.sinfoArgs)
+    for (auto it = args.keywords.begin(); it != args.keywords.end(); ++it) {
+      if (it->first != "sinfo_args") continue;
+      std::vector<Grammar::ExprContext *> items = tupleItems(it->second).value_or(std::vector{it->second});
+      if (items.size() != 1) {
+        error(loc(it->second), "sinfo_args takes one struct info, the result's");
+        return std::nullopt;
+      }
+      std::optional<relax::StructInfo> sinfo = sinfoArgument(items[0]);
+      if (!sinfo) return std::nullopt;
+      call.sinfoArgs.push_back(std::move(*sinfo));
+      args.keywords.erase(it);
+      break;
+    }
   // R.print(*values, format=...) and R.assert_op(condition, format_args, format=...): the
   // values are every positional argument but the condition (format_args also a list of them,
   // or by keyword); the other parameters by keyword.
@@ -1306,8 +1338,16 @@ std::optional<relax::Call> RelaxFunctionBuilder::builtinCall(Grammar::CallExprCo
         error(loc(value), "unexpected argument '" + keyword + "' to R." + name);
         return std::nullopt;
       }
-  } else if (!operatorArgumentsFit(expr, params, name)) {
-    return std::nullopt;
+  } else {
+    // sinfo_args, read above, is keyword-only.
+    std::vector<std::string> accepted = params;
+    if (info.sinfoArgs) accepted.push_back("sinfo_args");
+    if (!operatorArgumentsFit(expr, accepted, name)) return std::nullopt;
+    if (args.positional.size() > params.size()) {
+      error(loc(args.positional[params.size()]), "R." + name + " takes " + std::to_string(params.size()) +
+                                                     " arguments and sinfo_args by keyword");
+      return std::nullopt;
+    }
   }
   using K = relax::BuiltinParam::Kind;
   for (size_t i = 0; i < info.params.size(); ++i) {
@@ -1371,6 +1411,50 @@ std::optional<relax::Call> RelaxFunctionBuilder::builtinCall(Grammar::CallExprCo
         return std::nullopt;
       }
       arg.dtypeValue = *dtype;
+      break;
+    }
+    case K::Extern:
+      if (!text || text->empty()) {
+        error(arg.loc, "expected the name of a runtime function for '" + params[i] + "' of R." + name +
+                           ", such as \"vm.builtin.alloc_shape_heap\"");
+        return std::nullopt;
+      }
+      arg.text = *text;
+      break;
+    case K::Callee: {
+      // `cls.f` or `Module.f`; that f is a prim_func is checked once the module is read.
+      auto *attribute = dynamic_cast<Grammar::AttributeExprContext *>(inner);
+      std::optional<std::string> base = attribute ? nameOf(attribute->expr()) : std::nullopt;
+      if (!base || !(moduleAliases_.count(*base) || (!moduleName_.empty() && *base == moduleName_)) || findVar(*base)) {
+        error(arg.loc, "expected a prim_func of the module for '" + params[i] + "' of R." + name + ", e.g. " +
+                           (moduleName_.empty() ? std::string("cls") : moduleName_) + ".func");
+        return std::nullopt;
+      }
+      arg.text = attribute->NAME()->getText();
+      break;
+    }
+    case K::Tuple: {
+      // `(x, y)`, `[x, y]`: a tuple of values, a number among them an R.prim_value (as TVM's
+      // wrapper converts it).
+      std::optional<std::vector<Grammar::ExprContext *>> items = tupleItems(inner);
+      if (!items) {
+        error(arg.loc, "expected a tuple of values for '" + params[i] + "' of R." + name + ", such as (x, R.prim_value(0))");
+        return std::nullopt;
+      }
+      std::vector<relax::Arg> fields;
+      for (Grammar::ExprContext *item : *items) {
+        std::optional<relax::Arg> field;
+        if (std::optional<int64_t> number = signedIntOf(item)) {
+          field.emplace();
+          field->prim = ir::intImm(*number, ir::DataType::int64(), loc(item));
+          field->loc = loc(item);
+        } else {
+          field = argument(item);
+        }
+        if (!field) return std::nullopt;
+        fields.push_back(std::move(*field));
+      }
+      arg.fields = std::make_shared<const std::vector<relax::Arg>>(std::move(fields));
       break;
     }
     }
@@ -1732,7 +1816,7 @@ bool RelaxFunctionBuilder::layerNormAttributes(Grammar::CallExprContext *expr, c
 std::optional<std::vector<ir::Expr>> RelaxFunctionBuilder::shapeValue(Grammar::ExprContext *expr) {
   Grammar::ExprContext *list = stripParens(expr);
   if (auto *callExpr = dynamic_cast<Grammar::CallExprContext *>(list);
-      callExpr && dottedName(callExpr->expr()) == std::optional<std::string>("R.shape")) {
+      callExpr && isShapeCall(dottedName(callExpr->expr()))) {
     Arguments args = argumentsOf(callExpr);
     list = args.positional.size() == 1 && args.keywords.empty() ? args.positional[0] : nullptr;
   }

@@ -221,6 +221,10 @@ struct Call {
   bool keepdims = false;  // sum/mean/max/min, argmax/argmin
   DataType outDtype;      // matmul (void: the operands', "void"); astype's dtype
   std::vector<int64_t> inplaceIndices;  // call_tir_inplace, one per output
+  // call_tir / call_tir_inplace: `tir_vars=R.shape([m])`, the values passed to the callee's
+  // trailing scalar parameters after the outputs (a shape value or a variable of R.Shape
+  // struct info; None when the call has none).
+  Arg tirVars;
   std::vector<StructInfo> sinfoArgs;    // call_packed / call_pure_packed
   VarPtr calleeVar;                     // Function: the local function called (its R.Callable)
   bool moduleCallee = false;            // Function: `cls.callee(...)`, a Relax function of the
@@ -379,7 +383,7 @@ struct RelaxDiagnostic {
   SourceLoc loc;
   std::string message;
 };
-// `graphExecutor`: the caller is the graph executor, which also runs R.call_tir_inplace and
+// `graphExecutor`: the caller is the graph executor, which also runs tir_vars, R.call_tir_inplace and
 // local functions called directly (inlined: tensor parameters, no symbolic sizes of their own;
 // their bodies are checked as the function's).
 std::optional<RelaxDiagnostic> firstUnsupported(const RelaxFunction &func, llvm::StringRef what, bool graphExecutor = false);
