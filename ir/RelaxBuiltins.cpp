@@ -44,6 +44,8 @@ const std::vector<BuiltinInfo> &builtins() {
       // takes the VM's context, its result's struct info given.
       {"vm.call_tir_dyn", {{"func", K::Callee}, {"args", K::Tuple}}},
       {"call_builtin_with_ctx", {{"func", K::Extern}, {"args", K::Tuple}}, false, true},
+      // A copy of the tensor on another virtual device of the module (relax/op/op.cc).
+      {"to_vdevice", {{"data", K::Value}, {"dst_vdevice", K::VDevice}}},
       {"null_value", {}},
       // TVM's call arguments: the format first (after assert_op's condition), then the values.
       {"print", {{"format", K::String, false, ""}}, true},
@@ -130,6 +132,16 @@ std::optional<StructInfo> inferBuiltinStructInfo(const Call &call, SourceLoc cal
   if (name == "call_builtin_with_ctx")
     return call.sinfoArgs.empty() ? StructInfo::of(StructInfo::Kind::Object, callLoc) : call.sinfoArgs.front();
   if (name == "memory.view") return inferView(call, callLoc, diagnostic);
+  if (name == "to_vdevice") {
+    StructInfo data = call.args[0].sinfo();
+    if (!data.isTensor()) {
+      diagnostic = {call.args[0].loc, "R.to_vdevice moves a tensor, got " + printStructInfo(data)};
+      return std::nullopt;
+    }
+    data.tensor.vdevice = *call.args[1].text;
+    data.tensor.loc = data.loc = callLoc;
+    return data;
+  }
   // ensure_zero_offset, stop_lift_params, the checkpoints: the argument's.
   StructInfo same = call.args[0].sinfo();
   same.loc = callLoc;
@@ -149,10 +161,11 @@ std::string printBuiltinArguments(const Call &call, const std::function<std::str
       byKeyword = true;
     } else {
       K kind = i < info.params.size() ? info.params[i].kind : K::Value;
-      std::string value = kind == K::Callee   ? moduleFunction(*call.args[i].text)
-                          : kind == K::Extern ? "\"" + *call.args[i].text + "\""
-                                              : use(call.args[i]);
-      append((byKeyword ? info.params[i].name.str() + "=" : std::string()) + value);
+      std::string value = kind == K::Callee                       ? moduleFunction(*call.args[i].text)
+                          : kind == K::Extern || kind == K::VDevice ? "\"" + *call.args[i].text + "\""
+                                                                    : use(call.args[i]);
+      // TVM prints a device by keyword (an attribute of the call).
+      append((byKeyword || kind == K::VDevice ? info.params[i].name.str() + "=" : std::string()) + value);
     }
   }
   if (!format.empty()) append(format);

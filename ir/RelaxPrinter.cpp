@@ -425,6 +425,7 @@ std::string printStructInfo(const TensorStructInfo &sinfo, const std::vector<Var
   }
   if (!sinfo.dtype.isVoid()) args.push_back("dtype=\"" + sinfo.dtype.str() + "\"");
   if (!sinfo.shape && sinfo.ndim >= 0) args.push_back("ndim=" + std::to_string(sinfo.ndim));
+  if (!sinfo.vdevice.empty()) args.push_back("vdevice=\"" + sinfo.vdevice + "\"");
   os << "R.Tensor";
   if (args.empty()) return os.str();
   os << '(';

@@ -58,7 +58,8 @@ private:
   }
 
   bool structInfo(const TensorStructInfo &a, const TensorStructInfo &b) {
-    if (a.dtype != b.dtype || a.rank() != b.rank() || a.hasShape() != b.hasShape()) return false;
+    if (a.dtype != b.dtype || a.rank() != b.rank() || a.hasShape() != b.hasShape() || a.vdevice != b.vdevice)
+      return false;
     if (!a.shape) return true;
     for (size_t i = 0; i < a.shape->size(); ++i)
       if (!dim((*a.shape)[i], (*b.shape)[i])) return false;

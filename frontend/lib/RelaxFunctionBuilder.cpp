@@ -502,10 +502,16 @@ RelaxFunctionBuilder::tensorStructInfo(Grammar::ExprContext *expr, bool inSignat
   // R.Tensor("float32"): a dtype only.
   if (shape && stringOf(shape) && !dtype) std::swap(shape, dtype);
   for (const auto &[keyword, value] : args.keywords)
-    if (keyword != "shape" && keyword != "dtype" && keyword != "ndim") {
+    if (keyword != "shape" && keyword != "dtype" && keyword != "vdevice" && keyword != "ndim") {
       error(loc(value), "unexpected argument '" + keyword + "' to R.Tensor");
       return std::nullopt;
     }
+  // R.Tensor(shape, dtype, vdevice, ndim), TVM's order.
+  if (Grammar::ExprContext *vdevice = args.get(2, "vdevice"); vdevice && !isNone(vdevice)) {
+    std::optional<std::string> name = virtualDevice(vdevice);
+    if (!name) return std::nullopt;
+    sinfo.vdevice = *name;
+  }
   if (shape) {
     std::optional<std::vector<Grammar::ExprContext *>> items = tupleItems(shape);
     if (!items) {
@@ -530,7 +536,7 @@ RelaxFunctionBuilder::tensorStructInfo(Grammar::ExprContext *expr, bool inSignat
     }
     sinfo.dtype = *parsed;
   }
-  if (Grammar::ExprContext *ndim = args.get(size_t(-1), "ndim")) {
+  if (Grammar::ExprContext *ndim = args.get(3, "ndim")) {
     std::optional<int64_t> value = ndimOf(ndim);
     if (!value || *value < -1 || (sinfo.shape && *value != sinfo.ndim)) {
       error(loc(ndim), "ndim must be an integer matching the shape");
@@ -1413,6 +1419,12 @@ std::optional<relax::Call> RelaxFunctionBuilder::builtinCall(Grammar::CallExprCo
       arg.dtypeValue = *dtype;
       break;
     }
+    case K::VDevice: {
+      std::optional<std::string> vdevice = virtualDevice(value);
+      if (!vdevice) return std::nullopt;
+      arg.text = *vdevice;
+      break;
+    }
     case K::Extern:
       if (!text || text->empty()) {
         error(arg.loc, "expected the name of a runtime function for '" + params[i] + "' of R." + name +
@@ -1838,6 +1850,98 @@ std::optional<std::vector<ir::Expr>> RelaxFunctionBuilder::shapeValue(Grammar::E
   return shape;
 }
 
+// `"llvm"`, `"cuda:1"` (the second virtual device of target kind cuda), `"vdevice:3"` (the fourth
+// of the module's list, TVM's other form): the module's virtual device, as "kind:index".
+std::optional<std::string> RelaxFunctionBuilder::virtualDevice(Grammar::ExprContext *expr) {
+  std::optional<std::string> text = stringOf(expr);
+  std::string kind = text ? *text : "";
+  std::optional<int64_t> index = 0;
+  if (size_t colon = kind.find(':'); colon != std::string::npos) {
+    std::string digits = kind.substr(colon + 1);
+    bool number = !digits.empty() && digits.size() < 10 && std::all_of(digits.begin(), digits.end(), [](char c) {
+      return c >= '0' && c <= '9';
+    });
+    index = number ? std::optional<int64_t>(std::stoll(digits)) : std::nullopt;
+    kind.resize(colon);
+  }
+  if (!text || kind.empty() || !index || *index < 0) {
+    error(loc(expr), "expected a virtual device such as \"llvm\" or \"cuda:1\"");
+    return std::nullopt;
+  }
+  static const std::vector<ir::VDevice> none;
+  const std::vector<ir::VDevice> &devices = vdevices_ ? *vdevices_ : none;
+  // The position among the devices of its kind of device `at` of the list.
+  auto named = [&](size_t at) {
+    int64_t before = std::count_if(devices.begin(), devices.begin() + at,
+                                   [&](const ir::VDevice &d) { return d.kind() == devices[at].kind(); });
+    return devices[at].kind() + ":" + std::to_string(before);
+  };
+  if (kind == "vdevice") {
+    if (size_t(*index) < devices.size()) return named(size_t(*index));
+  } else {
+    int64_t seen = 0;
+    for (size_t at = 0; at < devices.size(); ++at)
+      if (devices[at].kind() == kind && seen++ == *index) return named(at);
+  }
+  error(loc(expr), "no virtual device \"" + *text + "\" in the module's I.module_global_infos (" +
+                       (devices.empty() ? std::string("it declares none") : "it declares " + std::to_string(devices.size())) +
+                       ")");
+  return std::nullopt;
+}
+
+bool readModuleGlobalInfos(const SourceFile &file, DiagnosticEngine &diagnostics, Grammar::CallExprContext *call,
+                           std::vector<ir::VDevice> &vdevices) {
+  auto loc = [&](const antlr4::ParserRuleContext *context) { return locationOf(file, context); };
+  auto error = [&](const antlr4::ParserRuleContext *at, const std::string &message) {
+    diagnostics.error(loc(at), message);
+    return false;
+  };
+  Arguments args = argumentsOf(call);
+  auto *dict = args.positional.size() == 1 && args.keywords.empty()
+                   ? dynamic_cast<Grammar::DictAtomContext *>(atomOf(args.positional[0]))
+                   : nullptr;
+  if (!dict) return error(call, "I.module_global_infos takes one dictionary, {\"vdevice\": [I.vdevice(...), ...]}");
+  for (Grammar::Dict_entryContext *entry : dict->dict_entry()) {
+    std::optional<std::string> key = stringOf(entry->expr(0));
+    if (key == std::optional<std::string>("mesh"))
+      return error(entry->expr(0), "device meshes (R.dist) are not supported yet");
+    if (key != std::optional<std::string>("vdevice"))
+      return error(entry->expr(0), "unknown global info; vtac reads \"vdevice\", a list of I.vdevice(...)");
+    std::optional<std::vector<Grammar::ExprContext *>> items = tupleItems(entry->expr(1));
+    if (!items) return error(entry->expr(1), "expected a list of I.vdevice(target, vdevice_id, memory_scope)");
+    for (Grammar::ExprContext *item : *items) {
+      auto *device = dynamic_cast<Grammar::CallExprContext *>(stripParens(item));
+      if (!device || dottedName(device->expr()) != std::optional<std::string>("I.vdevice"))
+        return error(item, "expected I.vdevice(target, vdevice_id, memory_scope)");
+      Arguments deviceArgs = argumentsOf(device);
+      if (deviceArgs.positional.size() > 3) return error(deviceArgs.positional[3], "I.vdevice takes 3 arguments at most");
+      for (const auto &[keyword, value] : deviceArgs.keywords)
+        if (keyword != "target" && keyword != "vdevice_id" && keyword != "memory_scope")
+          return error(value, "unexpected argument '" + keyword + "' to I.vdevice");
+      ir::VDevice vdevice;
+      vdevice.loc = loc(device);
+      Grammar::ExprContext *target = deviceArgs.get(0, "target");
+      std::optional<std::string> targetText = target ? stringOf(target) : std::nullopt;
+      if (!targetText || targetText->empty() || targetText->front() == ' ')
+        return error(target ? target : static_cast<antlr4::ParserRuleContext *>(device),
+                     "expected the target as a string, such as \"llvm\" or \"cuda -arch=sm_80\"");
+      vdevice.target = *targetText;
+      if (Grammar::ExprContext *id = deviceArgs.get(1, "vdevice_id")) {
+        std::optional<int64_t> value = intOf(id);
+        if (!value) return error(id, "expected the device index, a non-negative integer");
+        vdevice.id = *value;
+      }
+      if (Grammar::ExprContext *scope = deviceArgs.get(2, "memory_scope")) {
+        std::optional<std::string> text = stringOf(scope);
+        if (!text) return error(scope, "expected the memory scope as a string, such as \"global\"");
+        vdevice.memoryScope = *text;
+      }
+      vdevices.push_back(std::move(vdevice));
+    }
+  }
+  return true;
+}
+
 std::optional<relax::Call> RelaxFunctionBuilder::withInferredStructInfo(relax::Call call, ir::SourceLoc callLoc,
                                                                         ir::SourceLoc axesLoc) {
   relax::RelaxDiagnostic diagnostic;
@@ -1846,6 +1950,21 @@ std::optional<relax::Call> RelaxFunctionBuilder::withInferredStructInfo(relax::C
     error(diagnostic.loc, diagnostic.message);
     return std::nullopt;
   }
+  // The result lives where its tensors do (TVM's operators take the device of the arguments
+  // that have one, and refuse two different ones).
+  std::string vdevice;
+  for (const relax::Arg &arg : call.args) {
+    relax::StructInfo argSinfo = arg.sinfo();
+    if (!argSinfo.isTensor() || argSinfo.tensor.vdevice.empty()) continue;
+    if (!vdevice.empty() && vdevice != argSinfo.tensor.vdevice) {
+      error(arg.loc, "R." + call.callee + " takes tensors on different virtual devices, " + vdevice + " and " +
+                         argSinfo.tensor.vdevice);
+      return std::nullopt;
+    }
+    vdevice = argSinfo.tensor.vdevice;
+  }
+  if (sinfo->isTensor()) sinfo->tensor.vdevice = vdevice;
+  for (relax::StructInfo &field : sinfo->fields) field.tensor.vdevice = vdevice;
   if (sinfo->isTensor()) {
     call.outSinfo = sinfo->tensor;
     return call;

@@ -661,6 +661,7 @@ llvm::Error fuseOps(ir::IRModule &module, PassContext &) {
   ir::IRModule pruned;
   pruned.loc = module.loc;
   pruned.attrs = module.attrs;
+  pruned.vdevices = module.vdevices;
   for (const ir::IRModule::Entry &entry : module.functions()) {
     const auto *prim = entry.function->as<ir::PrimFunc>();
     if (prim && prim->isPrivate && fusedCallees.count(entry.name->name) && !called.count(entry.name->name)) continue;

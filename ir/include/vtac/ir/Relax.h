@@ -41,6 +41,9 @@ struct TensorStructInfo {
   int ndim = -1;
   DataType dtype;
   SourceLoc loc;
+  // `vdevice="llvm:0"`: the module's virtual device it lives on, named by target kind and
+  // index among that kind's (the form TVM prints); empty when not given.
+  std::string vdevice;
 
   static TensorStructInfo known(std::vector<Expr> dims, DataType dtype, SourceLoc loc = {});
   bool hasShape() const { return shape.has_value(); }

@@ -31,7 +31,8 @@ namespace vtac::ir::relax {
 struct BuiltinParam {
   // Callee: a prim_func of the module (`cls.f`); Extern: a runtime function's name ("vm.builtin.x"),
   // printed as a bare string; both keep the name in the argument's `text`. Tuple: a tuple of values.
-  enum class Kind { Value, Shape, Prim, String, DType, Callee, Extern, Tuple };
+  // VDevice: a virtual device of the module, "llvm:0" in `text`, printed by keyword.
+  enum class Kind { Value, Shape, Prim, String, DType, Callee, Extern, Tuple, VDevice };
   llvm::StringLiteral name;
   Kind kind;
   // Absent arguments: a required one is an error; `defaultValue` fills the others when set
