@@ -103,6 +103,11 @@ int runDiff(const std::string &left, const std::string &right, std::ostream &out
     out << "module attributes differ: " << leftAttrs << " vs " << rightAttrs << "\n";
     equal = false;
   }
+  std::string leftDevices = ir::printVDevices(a->module.vdevices), rightDevices = ir::printVDevices(b->module.vdevices);
+  if (leftDevices != rightDevices) {
+    out << "module virtual devices differ: " << leftDevices << " vs " << rightDevices << "\n";
+    equal = false;
+  }
   for (const auto &entry : a->module.functions()) {
     const std::string &name = entry.name->name;
     ir::FunctionRef other = b->module.lookup(name);

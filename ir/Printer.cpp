@@ -1363,7 +1363,8 @@ void printModule(const IRModule &module, llvm::raw_ostream &os, const PrintOptio
   }
   os << "@I.ir_module\nclass Module:\n";
   if (!module.attrs.empty()) os << "    I.module_attrs(" << printAttrMap(module.attrs) << ")\n";
-  else if (order.empty()) os << "    pass\n";
+  if (!module.vdevices.empty()) os << "    I.module_global_infos(" << printVDevices(module.vdevices) << ")\n";
+  if (module.attrs.empty() && module.vdevices.empty() && order.empty()) os << "    pass\n";
   relax::RelaxPrintState relaxState;  // numbers bound constants across the module
   for (size_t i = 0; i < order.size(); ++i) {
     if (i) os << "\n";
@@ -1407,6 +1408,14 @@ std::ostream &operator<<(std::ostream &os, const IRModule &module) { return os <
 std::string printExpr(const Expr &expr) {
   ScriptPrinter printer;
   return printer.exprText(expr);
+}
+
+std::string printVDevices(const std::vector<VDevice> &vdevices) {
+  std::string text = "{\"vdevice\": [";
+  for (size_t i = 0; i < vdevices.size(); ++i)
+    text += (i ? ", " : "") + std::string("I.vdevice(\"") + vdevices[i].target + "\", " +
+            std::to_string(vdevices[i].id) + ", \"" + vdevices[i].memoryScope + "\")";
+  return text + "]}";
 }
 
 std::string printAttrMap(const AttrMap &attrs) {

@@ -103,6 +103,9 @@ std::optional<std::string> structInfoConflict(const TensorStructInfo &declared,
   if (declared.rank() >= 0 && actual.rank() >= 0 && declared.rank() != actual.rank())
     return "rank " + std::to_string(actual.rank()) + " does not match " +
            std::to_string(declared.rank());
+  // A device on one side only is no conflict (an annotation may place a value, as TVM's).
+  if (!declared.vdevice.empty() && !actual.vdevice.empty() && declared.vdevice != actual.vdevice)
+    return "virtual device " + actual.vdevice + " does not match " + declared.vdevice;
   if (!declared.shape || !actual.shape) return std::nullopt;
   for (size_t i = 0; i < declared.shape->size(); ++i)
     if (dimsConflict((*declared.shape)[i], (*actual.shape)[i]))
@@ -223,6 +226,7 @@ StructInfo structInfoUnion(const StructInfo &a, const StructInfo &b) {
     if (a.tensor.dtype != b.tensor.dtype) tensor.dtype = DataType();
     if (a.tensor.rank() != b.tensor.rank()) tensor.ndim = -1;
     if (!sameDims(a.tensor.shape, b.tensor.shape)) tensor.shape.reset();
+    if (a.tensor.vdevice != b.tensor.vdevice) tensor.vdevice.clear();
     break;
   }
   case Kind::Tuple:
@@ -370,6 +374,8 @@ std::optional<RelaxDiagnostic> firstUnsupported(const RelaxFunction &func, llvm:
             if (arg.prim || arg.shape || arg.text || arg.dtypeValue || arg.moduleFunction)
               return RelaxDiagnostic{arg.loc, what.str() + " supports tensors only: the argument is " +
                                                   printStructInfo(arg.sinfo())};
+        if (binding.call && !binding.call->tirVars.isNone() && !graphExecutor)
+          return RelaxDiagnostic{binding.call->tirVars.loc, "tir_vars is not supported by " + what.str() + " yet"};
         if (binding.call && binding.call->kind == CallKind::Operator)
           return RelaxDiagnostic{binding.call->calleeLoc, what.str() + " runs R.call_tir and R.call_dps_packed only: legalize R." +
                                                               binding.call->callee + " first (--passes=legalize-ops)"};

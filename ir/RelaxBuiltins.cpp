@@ -39,6 +39,13 @@ const std::vector<BuiltinInfo> &builtins() {
        {{"storage", K::Value}, {"offset", K::Prim}, {"shape", K::Shape}, {"dtype", K::DType},
         {"runtime_device_ind", K::Prim, false}}},
       {"vm.kill_object", {{"obj", K::Value}}},
+      // VMShapeLower and CallTIRRewrite's leftovers: a prim_func called with every argument (a
+      // shape value's sizes unpacked into its scalar parameters), and a runtime builtin that
+      // takes the VM's context, its result's struct info given.
+      {"vm.call_tir_dyn", {{"func", K::Callee}, {"args", K::Tuple}}},
+      {"call_builtin_with_ctx", {{"func", K::Extern}, {"args", K::Tuple}}, false, true},
+      // A copy of the tensor on another virtual device of the module (relax/op/op.cc).
+      {"to_vdevice", {{"data", K::Value}, {"dst_vdevice", K::VDevice}}},
       {"null_value", {}},
       // TVM's call arguments: the format first (after assert_op's condition), then the values.
       {"print", {{"format", K::String, false, ""}}, true},
@@ -118,16 +125,31 @@ std::optional<StructInfo> inferBuiltinStructInfo(const Call &call, SourceLoc cal
     return StructInfo::of(StructInfo::Kind::Object, callLoc);
   if (name == "memory.alloc_tensor" || name == "vm.alloc_tensor") return tensorOf(call.args[2], dtypeAt(3), callLoc);
   if (name == "builtin.alloc_tensor") return tensorOf(call.args[0], dtypeAt(1), callLoc);
-  if (name.starts_with("memory.kill") || name == "vm.kill_object" || name == "print" || name == "assert_op")
+  if (name.starts_with("memory.kill") || name == "vm.kill_object" || name == "print" || name == "assert_op" ||
+      name == "vm.call_tir_dyn")
     return StructInfo::of(StructInfo::Kind::Tuple, callLoc);
+  // The given struct info, else any object (TVM's InferStructInfoCallBuiltinWithCtx).
+  if (name == "call_builtin_with_ctx")
+    return call.sinfoArgs.empty() ? StructInfo::of(StructInfo::Kind::Object, callLoc) : call.sinfoArgs.front();
   if (name == "memory.view") return inferView(call, callLoc, diagnostic);
+  if (name == "to_vdevice") {
+    StructInfo data = call.args[0].sinfo();
+    if (!data.isTensor()) {
+      diagnostic = {call.args[0].loc, "R.to_vdevice moves a tensor, got " + printStructInfo(data)};
+      return std::nullopt;
+    }
+    data.tensor.vdevice = *call.args[1].text;
+    data.tensor.loc = data.loc = callLoc;
+    return data;
+  }
   // ensure_zero_offset, stop_lift_params, the checkpoints: the argument's.
   StructInfo same = call.args[0].sinfo();
   same.loc = callLoc;
   return same;
 }
 
-std::string printBuiltinArguments(const Call &call, const std::function<std::string(const Arg &)> &use) {
+std::string printBuiltinArguments(const Call &call, const std::function<std::string(const Arg &)> &use,
+                                  const std::function<std::string(const std::string &)> &moduleFunction) {
   const BuiltinInfo &info = *lookupBuiltin(call.callee);
   std::string text, format;
   auto append = [&](const std::string &piece) { text += (text.empty() ? "" : ", ") + piece; };
@@ -138,10 +160,17 @@ std::string printBuiltinArguments(const Call &call, const std::function<std::str
     } else if (call.args[i].isNone()) {
       byKeyword = true;
     } else {
-      append((byKeyword ? info.params[i].name.str() + "=" : std::string()) + use(call.args[i]));
+      K kind = i < info.params.size() ? info.params[i].kind : K::Value;
+      std::string value = kind == K::Callee                       ? moduleFunction(*call.args[i].text)
+                          : kind == K::Extern || kind == K::VDevice ? "\"" + *call.args[i].text + "\""
+                                                                    : use(call.args[i]);
+      // TVM prints a device by keyword (an attribute of the call).
+      append((byKeyword || kind == K::VDevice ? info.params[i].name.str() + "=" : std::string()) + value);
     }
   }
   if (!format.empty()) append(format);
+  // TVM prints sinfo_args as a tuple.
+  if (info.sinfoArgs) append("sinfo_args=(" + printStructInfo(call.sinfoArgs.front()) + ",)");
   return text;
 }
 

@@ -269,7 +269,14 @@ private:
       for (const StructInfo &sinfo : call.sinfoArgs) text += printStructInfo(sinfo) + ",";
       return text + "))";
     }
-    if (call.kind == CallKind::Builtin) return "R." + call.callee + "(" + printBuiltinArguments(call, [&](const Arg &arg) { return use(arg); }) + ")";
+    if (call.kind == CallKind::Builtin) {
+      if (lookupBuiltin(call.callee)->sinfoArgs) declareUsedSymbolic(call.sinfoArgs.front(), pad);
+      return "R." + call.callee + "(" +
+             printBuiltinArguments(
+                 call, [&](const Arg &arg) { return use(arg); },
+                 [&](const std::string &function) { return moduleAlias(pad) + "." + function; }) +
+             ")";
+    }
     if (call.kind == CallKind::Operator) {
       // R.concat takes its tensors as one tuple.
       bool tupled = lookupOperator(call.callee)->family == OperatorFamily::Concat;
@@ -293,6 +300,10 @@ private:
       text += ", inplace_indices=[";
       for (size_t i = 0; i < call.inplaceIndices.size(); ++i) text += (i ? ", " : "") + std::to_string(call.inplaceIndices[i]);
       text += "]";
+    }
+    if (!call.tirVars.isNone()) {
+      declareUsedSymbolic(call.tirVars.sinfo(), pad);
+      text += ", tir_vars=" + use(call.tirVars);
     }
     return text + ")";
   }
@@ -419,6 +430,7 @@ std::string printStructInfo(const TensorStructInfo &sinfo, const std::vector<Var
   }
   if (!sinfo.dtype.isVoid()) args.push_back("dtype=\"" + sinfo.dtype.str() + "\"");
   if (!sinfo.shape && sinfo.ndim >= 0) args.push_back("ndim=" + std::to_string(sinfo.ndim));
+  if (!sinfo.vdevice.empty()) args.push_back("vdevice=\"" + sinfo.vdevice + "\"");
   os << "R.Tensor";
   if (args.empty()) return os.str();
   os << '(';

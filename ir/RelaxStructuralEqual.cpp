@@ -58,7 +58,8 @@ private:
   }
 
   bool structInfo(const TensorStructInfo &a, const TensorStructInfo &b) {
-    if (a.dtype != b.dtype || a.rank() != b.rank() || a.hasShape() != b.hasShape()) return false;
+    if (a.dtype != b.dtype || a.rank() != b.rank() || a.hasShape() != b.hasShape() || a.vdevice != b.vdevice)
+      return false;
     if (!a.shape) return true;
     for (size_t i = 0; i < a.shape->size(); ++i)
       if (!dim((*a.shape)[i], (*b.shape)[i])) return false;
@@ -142,6 +143,7 @@ private:
       return fail(atA, atB, "operator attributes differ");
     for (size_t i = 0; i < a.args.size(); ++i)
       if (!arg(a.args[i], b.args[i], "argument " + std::to_string(i + 1))) return false;
+    if (!arg(a.tirVars, b.tirVars, "tir_vars")) return false;
     return structInfo(a.outputSinfo(), b.outputSinfo()) || fail(a.outSinfo.loc, b.outSinfo.loc, "output struct info differs");
   }
 

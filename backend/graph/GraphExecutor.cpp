@@ -128,7 +128,8 @@ struct GraphExecutor::Impl {
   llvm::Error bindInputs(const NamedTensors &inputs, std::vector<std::shared_ptr<Tensor>> &slots,
                          relax::ShapeBindings &sizes);
   std::shared_ptr<Tensor> allocate(ir::DataType dtype, std::vector<int64_t> shape);
-  llvm::Error callPrimFunc(const Step &step, std::vector<std::shared_ptr<Tensor>> &slots);
+  llvm::Error callPrimFunc(const Step &step, std::vector<std::shared_ptr<Tensor>> &slots,
+                           const relax::ShapeBindings &sizes);
   llvm::Error callRegistered(const Step &step, std::vector<std::shared_ptr<Tensor>> &slots);
 };
 
@@ -351,11 +352,13 @@ llvm::Error GraphExecutor::Impl::bindCompiled() {
     step.prim = compiled.at(call.callee).get();
     size_t numParams = step.prim->signature().params().size();
     size_t outputs = step.inplaceArgument < 0 ? step.outSlots.size() : 0;
-    if (numParams != call.args.size() + outputs)
+    size_t scalars = call.tirVars.shape ? call.tirVars.shape->size() : 0;
+    if (numParams != call.args.size() + outputs + scalars)
       return backend::diagnosticError(call.calleeLoc, "'" + call.callee + "' takes " + llvm::Twine(numParams) +
                                                           " parameters but the call passes " +
-                                                          llvm::Twine(call.args.size()) + " arguments and " +
-                                                          llvm::Twine(outputs) + " output" + (outputs == 1 ? "" : "s"));
+                                                          llvm::Twine(call.args.size()) + " arguments, " +
+                                                          llvm::Twine(outputs) + " output" + (outputs == 1 ? "" : "s") +
+                                                          " and " + llvm::Twine(scalars) + " tir_vars");
   }
   return llvm::Error::success();
 }
@@ -399,9 +402,32 @@ llvm::Error GraphExecutor::Impl::bindInputs(const NamedTensors &inputs,
   return llvm::Error::success();
 }
 
-llvm::Error GraphExecutor::Impl::callPrimFunc(const Step &step,
-                                              std::vector<std::shared_ptr<Tensor>> &slots) {
+llvm::Error GraphExecutor::Impl::callPrimFunc(const Step &step, std::vector<std::shared_ptr<Tensor>> &slots,
+                                              const relax::ShapeBindings &sizes) {
   const relax::Call &call = *step.binding->call;
+  // tir_vars: the values of the callee's trailing scalar parameters, from the sizes the inputs
+  // bound, each passed as a 0-d tensor of its parameter's type (which it must fit).
+  std::vector<Tensor> scalars;
+  if (call.tirVars.shape) {
+    const std::vector<backend::ParamInfo> &params = step.prim->signature().params();
+    size_t first = params.size() - call.tirVars.shape->size();
+    for (size_t i = 0; i < call.tirVars.shape->size(); ++i) {
+      const ir::Expr &dim = (*call.tirVars.shape)[i];
+      const backend::ParamInfo &param = params[first + i];
+      std::optional<int64_t> value = relax::evaluateDim(dim, sizes);
+      if (!value)
+        return backend::diagnosticError(call.tirVars.loc, "cannot evaluate value " + llvm::Twine(i) + " of tir_vars, " +
+                                                              relax::printDim(dim) + ": " + relax::whyNoSize(dim, sizes));
+      Tensor scalar(param.dtype, {});
+      scalar.setInt(0, *value);
+      if (scalar.intAt(0) != *value)
+        return backend::diagnosticError(call.tirVars.loc, "value " + llvm::Twine(i) + " of tir_vars, " +
+                                                              llvm::Twine(*value) + ", does not fit parameter '" +
+                                                              param.name + "' (" + param.dtype.str() + ") of '" +
+                                                              call.callee + "'");
+      scalars.push_back(std::move(scalar));
+    }
+  }
   // The interpreter takes its arguments by value: move the tensors in and back out (a tensor
   // passed twice is copied the second time).
   std::vector<Tensor> arguments;
@@ -427,6 +453,10 @@ llvm::Error GraphExecutor::Impl::callPrimFunc(const Step &step,
       arguments.push_back(std::move(*slots[slot]));
       sources.push_back(slot);
     }
+  for (Tensor &scalar : scalars) {
+    arguments.push_back(std::move(scalar));
+    sources.push_back(-1);
+  }
 
   std::vector<const Tensor *> given;
   for (const Tensor &argument : arguments) given.push_back(&argument);
@@ -556,7 +586,7 @@ llvm::Expected<NamedTensors> GraphExecutor::run(const NamedTensors &inputs) {
         slots[step.outSlots[o]] = impl.allocate(output.dtype, std::move(shape));
       }
       if (step.inplaceArgument >= 0) *slots[step.outSlots[0]] = *slots[step.argSlots[size_t(step.inplaceArgument)]];
-      llvm::Error error = step.kind == Step::Kind::PrimFunc ? impl.callPrimFunc(step, slots)
+      llvm::Error error = step.kind == Step::Kind::PrimFunc ? impl.callPrimFunc(step, slots, sizes)
                                                             : impl.callRegistered(step, slots);
       if (!error && impl.afterCall) error = impl.afterCall({callIndex, call.callee, call.calleeLoc});
       if (error) return error;

@@ -66,6 +66,7 @@ private:
   ParsedModule result_;
   std::vector<std::string> names_;
   bool sawModuleAttrs_ = false;
+  bool sawGlobalInfos_ = false;
   bool signaturesRead_ = false;
   std::unordered_map<std::string, ir::relax::StructInfo> signatures_;
 };
@@ -111,7 +112,8 @@ void ModuleBuilder::addFunction(Grammar::FuncdefContext *def, DecoratorKind kind
   ir::FunctionRef func;
   if (kind == DecoratorKind::RelaxFunction) {
     ir::RelaxFunctionRef relaxFunc = RelaxFunctionBuilder(file_, diagnostics_, result_.className,
-                                                          [this](const std::string &callee) { return relaxSignature(callee); })
+                                                          [this](const std::string &callee) { return relaxSignature(callee); },
+                                                          &result_.module.vdevices)
                                          .build(def);
     if (relaxFunc && !*isPure) {
       ir::RelaxFunction *impure = ir::copyNode(*relaxFunc);
@@ -126,7 +128,8 @@ void ModuleBuilder::addFunction(Grammar::FuncdefContext *def, DecoratorKind kind
 }
 
 // A statement of the module class besides its functions: `I.module_attrs({...})`, the
-// module's attributes (literals). True when `small` is one.
+// module's attributes (literals), or `I.module_global_infos({"vdevice": [...]})`, its virtual
+// devices. True when `small` is one.
 bool ModuleBuilder::moduleStatement(Grammar::Small_stmtContext *small) {
   auto *exprStmt = small->expr_stmt();
   if (!exprStmt || exprStmt->annassign() || exprStmt->augassign() || exprStmt->ASSIGN() ||
@@ -136,7 +139,12 @@ bool ModuleBuilder::moduleStatement(Grammar::Small_stmtContext *small) {
   if (!call) return false;
   std::string callee = call->expr()->getText();
   if (callee == "I.module_global_infos") {
-    diagnostics_.error(loc(call), "I.module_global_infos (virtual devices, device meshes) is not supported yet");
+    if (sawGlobalInfos_) {
+      diagnostics_.error(loc(call), "the module's global infos are given twice");
+      return true;
+    }
+    sawGlobalInfos_ = true;
+    readModuleGlobalInfos(file_, diagnostics_, call, result_.module.vdevices);
     return true;
   }
   if (callee != "I.module_attrs") return false;
@@ -247,7 +255,7 @@ std::optional<ir::relax::StructInfo> ModuleBuilder::relaxSignature(const std::st
                                                                   : DecoratorKind::Unknown;
       if (kind == DecoratorKind::PrimFunc) signatures_.emplace(def->NAME()->getText(), primFuncSignature());
       if (kind != DecoratorKind::RelaxFunction) continue;
-      if (std::optional<ir::relax::StructInfo> sinfo = RelaxFunctionBuilder(file_, ignored, result_.className).signature(def))
+      if (std::optional<ir::relax::StructInfo> sinfo = RelaxFunctionBuilder(file_, ignored, result_.className, {}, &result_.module.vdevices).signature(def))
         signatures_.emplace(def->NAME()->getText(), std::move(*sinfo));
     }
   }

@@ -1,9 +1,12 @@
 // checkRelaxCalls: each R.call_tir / R.call_tir_inplace / R.call_dps_packed whose callee is a prim_func of the
 // module is checked against the callee's buffers: one buffer per argument plus one per
-// output, element types equal, ranks equal, and dimensions consistent. The callee's symbolic
+// output, element types equal, ranks equal, and dimensions consistent; then one integer
+// scalar parameter per value of the call's tir_vars. R.vm.call_tir_dyn's callee is a prim_func. The callee's symbolic
 // sizes are unified afresh for every call (linear0 is called with n = 128 and with n = 10),
 // so a size the callee uses twice must receive the same caller dimension both times.
 #include "RelaxFunctionBuilder.h"
+
+#include <unordered_set>
 
 namespace vtac::frontend {
 
@@ -17,15 +20,37 @@ public:
       : callee_(callee), call_(call), diagnostics_(diagnostics) {}
 
   void check() {
+    // The trailing scalar parameters take the values of tir_vars; the others are buffers.
+    size_t scalars = call_.tirVars.shape ? call_.tirVars.shape->size() : 0;
+    if (scalars > callee_.params.size()) {
+      diagnostics_.error(call_.tirVars.loc, "tir_vars passes " + std::to_string(scalars) + " values but '" +
+                                                call_.callee + "' takes " + std::to_string(callee_.params.size()) +
+                                                " parameters");
+      return;
+    }
+    size_t bufferCount = callee_.params.size() - scalars;
     std::vector<ir::BufferRef> buffers;
-    for (const ir::VarRef &param : callee_.params) {
+    for (size_t i = 0; i < bufferCount; ++i) {
+      const ir::VarRef &param = callee_.params[i];
       ir::BufferRef buffer = callee_.bufferOf(param);
       if (!buffer) {
-        diagnostics_.error(call_.calleeLoc, "'" + call_.callee + "' takes the scalar parameter '" +
-                                                 param->name + "', which a graph call cannot pass");
+        diagnostics_.error(call_.calleeLoc, "'" + call_.callee + "' takes the scalar parameter '" + param->name +
+                                                "' where the call passes a buffer (scalars come last, in tir_vars)");
         return;
       }
       buffers.push_back(buffer);
+    }
+    for (size_t i = 0; i < scalars; ++i) {
+      const ir::VarRef &param = callee_.params[bufferCount + i];
+      if (callee_.bufferOf(param) || !param->dtype.isInt() || param->dtype.lanes() != 1) {
+        diagnostics_.error(call_.tirVars.loc, "value " + std::to_string(i) + " of tir_vars goes to parameter '" +
+                                                  param->name + "' of '" + call_.callee +
+                                                  "', which is not an integer scalar");
+        return;
+      }
+      // The callee's buffers may be shaped by it (`T.Buffer((m,), ...)`): it is the value.
+      unified_.emplace(param.get(), (*call_.tirVars.shape)[i]);
+      fromTirVars_.insert(param.get());
     }
     // R.call_tir_inplace writes its output into the argument at its index (-1: a fresh tensor,
     // passed after the arguments as R.call_tir's is).
@@ -86,7 +111,8 @@ private:
       if (relax::dimsConflict(expected, callerDim)) {
         std::string origin = calleeDim.isa<ir::Var>()
                                  ? " (its size " + relax::printDim(calleeDim) + " is " +
-                                       relax::printDim(expected) + " from an earlier argument)"
+                                       relax::printDim(expected) +
+                                       (fromTirVars_.count(calleeDim.get()) ? " from tir_vars)" : " from an earlier argument)")
                                  : "";
         diagnostics_.error(at, prefix + "needs dimension " + std::to_string(d) + " = " +
                                    relax::printDim(expected) + ", got " +
@@ -101,6 +127,7 @@ private:
   const relax::Call &call_;
   DiagnosticEngine &diagnostics_;
   std::unordered_map<const ir::Node *, ir::Expr> unified_;
+  std::unordered_set<const ir::Node *> fromTirVars_;  // the scalar parameters tir_vars gives
 };
 
 } // namespace
@@ -114,6 +141,12 @@ void checkRelaxCalls(const ir::IRModule &module, DiagnosticEngine &diagnostics) 
       // functions, local calls local functions.
       if (!binding.call) return;
       const relax::Call &call = *binding.call;
+      if (call.kind == relax::CallKind::Builtin && call.callee == "vm.call_tir_dyn") {
+        ir::FunctionRef target = module.lookup(*call.args[0].text);
+        if (!target || !target->isa<ir::PrimFunc>())
+          diagnostics.error(call.args[0].loc, "'" + *call.args[0].text + "' is not a prim_func of the module");
+        return;
+      }
       bool tir = call.kind == relax::CallKind::CallTIR || call.kind == relax::CallKind::CallTIRInplace;
       if (!tir && call.kind != relax::CallKind::CallDPSPacked) return;
       ir::FunctionRef target = module.lookup(call.callee);

@@ -198,10 +198,15 @@ void bindSizes(const relax::StructInfo &param, const relax::StructInfo &arg, Bou
     for (size_t i = 0; i < param.fields.size(); ++i) bindSizes(param.fields[i], arg.fields[i], bound);
 }
 
+// A shape value written out: `R.shape([8, n])`, or `R.ShapeExpr([8, n])` (TVM's relax.ShapeExpr,
+// which R exports too; printed as R.shape).
+bool isShapeCall(const std::optional<std::string> &op) { return op == "R.shape" || op == "R.ShapeExpr"; }
+
 // Calls that write a value, not compute one: R.const, R.prim_value, R.shape; R.tuple and
 // R.match_cast (a binding's value only) are read where they stand.
 bool isLeafCall(const std::optional<std::string> &op) {
-  static const std::vector<std::string> leaves = {"R.const", "R.prim_value", "R.shape", "R.str", "R.dtype", "R.tuple", "R.match_cast"};
+  if (isShapeCall(op)) return true;
+  static const std::vector<std::string> leaves = {"R.const", "R.prim_value", "R.str", "R.dtype", "R.tuple", "R.match_cast"};
   return op && std::find(leaves.begin(), leaves.end(), *op) != leaves.end();
 }
 
@@ -506,10 +511,16 @@ RelaxFunctionBuilder::tensorStructInfo(Grammar::ExprContext *expr, bool inSignat
   // R.Tensor("float32"): a dtype only.
   if (shape && stringOf(shape) && !dtype) std::swap(shape, dtype);
   for (const auto &[keyword, value] : args.keywords)
-    if (keyword != "shape" && keyword != "dtype" && keyword != "ndim") {
+    if (keyword != "shape" && keyword != "dtype" && keyword != "vdevice" && keyword != "ndim") {
       error(loc(value), "unexpected argument '" + keyword + "' to R.Tensor");
       return std::nullopt;
     }
+  // R.Tensor(shape, dtype, vdevice, ndim), TVM's order.
+  if (Grammar::ExprContext *vdevice = args.get(2, "vdevice"); vdevice && !isNone(vdevice)) {
+    std::optional<std::string> name = virtualDevice(vdevice);
+    if (!name) return std::nullopt;
+    sinfo.vdevice = *name;
+  }
   // `R.Tensor(None, "float32", ndim=2)`: the shape unknown, as without one.
   if (shape && !isNone(shape)) {
     std::optional<std::vector<Grammar::ExprContext *>> items = tupleItems(shape);
@@ -535,7 +546,7 @@ RelaxFunctionBuilder::tensorStructInfo(Grammar::ExprContext *expr, bool inSignat
     }
     sinfo.dtype = *parsed;
   }
-  if (Grammar::ExprContext *ndim = args.get(size_t(-1), "ndim")) {
+  if (Grammar::ExprContext *ndim = args.get(3, "ndim")) {
     std::optional<int64_t> value = ndimOf(ndim);
     if (!value || *value < -1 || (sinfo.shape && *value != sinfo.ndim)) {
       error(loc(ndim), "ndim must be an integer matching the shape");
@@ -606,7 +617,7 @@ std::optional<relax::Arg> RelaxFunctionBuilder::argument(Grammar::ExprContext *e
     return arg;
   }
   if (auto *callExpr = dynamic_cast<Grammar::CallExprContext *>(expr);
-      callExpr && dottedName(callExpr->expr()) == std::optional<std::string>("R.shape")) {
+      callExpr && isShapeCall(dottedName(callExpr->expr()))) {
     arg.shape = shapeValue(expr);
     if (!arg.shape) return std::nullopt;
     return arg;
@@ -930,15 +941,18 @@ std::optional<relax::Call> RelaxFunctionBuilder::call(Grammar::CallExprContext *
   std::string opName = relax::callKindName(call.kind);
   for (const auto &[keyword, value] : args.keywords)
     if (keyword != "args" && keyword != "out_sinfo" && !(tir ? keyword == "gvar" : keyword == "func") &&
-        !(inplace && keyword == "inplace_indices")) {
+        !(inplace && keyword == "inplace_indices") && !(tir && keyword == "tir_vars")) {
       error(loc(value), std::string("unexpected argument '") + keyword + "' to " + opName);
       return std::nullopt;
     }
-  // TVM's order: R.call_tir_inplace(gvar, args, inplace_indices, out_sinfo).
+  // TVM's order: R.call_tir_inplace(gvar, args, inplace_indices, out_sinfo, tir_vars).
   size_t outSinfoIndex = inplace ? 3 : 2;
-  if (args.positional.size() > outSinfoIndex + 1) {
-    error(loc(args.positional[outSinfoIndex + 1]),
-          opName + (inplace ? " takes (callee, args, inplace_indices, out_sinfo)" : " takes (callee, args, out_sinfo)"));
+  size_t parameters = outSinfoIndex + (tir ? 2 : 1);
+  if (args.positional.size() > parameters) {
+    error(loc(args.positional[parameters]),
+          opName + (inplace ? " takes (callee, args, inplace_indices, out_sinfo, tir_vars)"
+                    : tir   ? " takes (callee, args, out_sinfo, tir_vars)"
+                            : " takes (callee, args, out_sinfo)"));
     return std::nullopt;
   }
   Grammar::ExprContext *callee = args.get(0, tir ? "gvar" : "func");
@@ -1028,6 +1042,15 @@ std::optional<relax::Call> RelaxFunctionBuilder::call(Grammar::CallExprContext *
     else call.outSinfo = *sinfo;
   }
   if (outputs.size() > 1) call.outSinfo.loc = loc(outSinfo);
+  // `tir_vars=R.shape([m])` (or a list or tuple of sizes, which TVM's wrapper makes a shape):
+  // the values of the callee's trailing scalar parameters, checked against them with the
+  // buffers (RelaxCallChecks.cpp).
+  if (Grammar::ExprContext *tirVars = tir ? args.get(outSinfoIndex + 1, "tir_vars") : nullptr) {
+    std::optional<std::vector<ir::Expr>> values = shapeValue(tirVars);
+    if (!values) return std::nullopt;
+    call.tirVars.shape = std::move(*values);
+    call.tirVars.loc = loc(tirVars);
+  }
   return call;
 }
 
@@ -1369,6 +1392,21 @@ std::optional<relax::Call> RelaxFunctionBuilder::builtinCall(Grammar::CallExprCo
   call.callee = name;
   call.calleeLoc = loc(expr->expr());
   Arguments args = argumentsOf(expr);
+  // R.call_builtin_with_ctx(func, args, sinfo_args=...): the result's struct info, one.
+  if (info.sinfoArgs)
+    for (auto it = args.keywords.begin(); it != args.keywords.end(); ++it) {
+      if (it->first != "sinfo_args") continue;
+      std::vector<Grammar::ExprContext *> items = tupleItems(it->second).value_or(std::vector{it->second});
+      if (items.size() != 1) {
+        error(loc(it->second), "sinfo_args takes one struct info, the result's");
+        return std::nullopt;
+      }
+      std::optional<relax::StructInfo> sinfo = sinfoArgument(items[0]);
+      if (!sinfo) return std::nullopt;
+      call.sinfoArgs.push_back(std::move(*sinfo));
+      args.keywords.erase(it);
+      break;
+    }
   // R.print(*values, format=...) and R.assert_op(condition, format_args, format=...): the
   // values are every positional argument but the condition (format_args also a list of them,
   // or by keyword); the other parameters by keyword.
@@ -1391,8 +1429,16 @@ std::optional<relax::Call> RelaxFunctionBuilder::builtinCall(Grammar::CallExprCo
         error(loc(value), "unexpected argument '" + keyword + "' to R." + name);
         return std::nullopt;
       }
-  } else if (!operatorArgumentsFit(expr, params, name)) {
-    return std::nullopt;
+  } else {
+    // sinfo_args, read above, is keyword-only.
+    std::vector<std::string> accepted = params;
+    if (info.sinfoArgs) accepted.push_back("sinfo_args");
+    if (!operatorArgumentsFit(expr, accepted, name)) return std::nullopt;
+    if (args.positional.size() > params.size()) {
+      error(loc(args.positional[params.size()]), "R." + name + " takes " + std::to_string(params.size()) +
+                                                     " arguments and sinfo_args by keyword");
+      return std::nullopt;
+    }
   }
   using K = relax::BuiltinParam::Kind;
   for (size_t i = 0; i < info.params.size(); ++i) {
@@ -1456,6 +1502,56 @@ std::optional<relax::Call> RelaxFunctionBuilder::builtinCall(Grammar::CallExprCo
         return std::nullopt;
       }
       arg.dtypeValue = *dtype;
+      break;
+    }
+    case K::VDevice: {
+      std::optional<std::string> vdevice = virtualDevice(value);
+      if (!vdevice) return std::nullopt;
+      arg.text = *vdevice;
+      break;
+    }
+    case K::Extern:
+      if (!text || text->empty()) {
+        error(arg.loc, "expected the name of a runtime function for '" + params[i] + "' of R." + name +
+                           ", such as \"vm.builtin.alloc_shape_heap\"");
+        return std::nullopt;
+      }
+      arg.text = *text;
+      break;
+    case K::Callee: {
+      // `cls.f` or `Module.f`; that f is a prim_func is checked once the module is read.
+      auto *attribute = dynamic_cast<Grammar::AttributeExprContext *>(inner);
+      std::optional<std::string> base = attribute ? nameOf(attribute->expr()) : std::nullopt;
+      if (!base || !(moduleAliases_.count(*base) || (!moduleName_.empty() && *base == moduleName_)) || findVar(*base)) {
+        error(arg.loc, "expected a prim_func of the module for '" + params[i] + "' of R." + name + ", e.g. " +
+                           (moduleName_.empty() ? std::string("cls") : moduleName_) + ".func");
+        return std::nullopt;
+      }
+      arg.text = attribute->NAME()->getText();
+      break;
+    }
+    case K::Tuple: {
+      // `(x, y)`, `[x, y]`: a tuple of values, a number among them an R.prim_value (as TVM's
+      // wrapper converts it).
+      std::optional<std::vector<Grammar::ExprContext *>> items = tupleItems(inner);
+      if (!items) {
+        error(arg.loc, "expected a tuple of values for '" + params[i] + "' of R." + name + ", such as (x, R.prim_value(0))");
+        return std::nullopt;
+      }
+      std::vector<relax::Arg> fields;
+      for (Grammar::ExprContext *item : *items) {
+        std::optional<relax::Arg> field;
+        if (std::optional<int64_t> number = signedIntOf(item)) {
+          field.emplace();
+          field->prim = ir::intImm(*number, ir::DataType::int64(), loc(item));
+          field->loc = loc(item);
+        } else {
+          field = argument(item);
+        }
+        if (!field) return std::nullopt;
+        fields.push_back(std::move(*field));
+      }
+      arg.fields = std::make_shared<const std::vector<relax::Arg>>(std::move(fields));
       break;
     }
     }
@@ -1817,7 +1913,7 @@ bool RelaxFunctionBuilder::layerNormAttributes(Grammar::CallExprContext *expr, c
 std::optional<std::vector<ir::Expr>> RelaxFunctionBuilder::shapeValue(Grammar::ExprContext *expr) {
   Grammar::ExprContext *list = stripParens(expr);
   if (auto *callExpr = dynamic_cast<Grammar::CallExprContext *>(list);
-      callExpr && dottedName(callExpr->expr()) == std::optional<std::string>("R.shape")) {
+      callExpr && isShapeCall(dottedName(callExpr->expr()))) {
     Arguments args = argumentsOf(callExpr);
     list = args.positional.size() == 1 && args.keywords.empty() ? args.positional[0] : nullptr;
   }
@@ -1839,6 +1935,98 @@ std::optional<std::vector<ir::Expr>> RelaxFunctionBuilder::shapeValue(Grammar::E
   return shape;
 }
 
+// `"llvm"`, `"cuda:1"` (the second virtual device of target kind cuda), `"vdevice:3"` (the fourth
+// of the module's list, TVM's other form): the module's virtual device, as "kind:index".
+std::optional<std::string> RelaxFunctionBuilder::virtualDevice(Grammar::ExprContext *expr) {
+  std::optional<std::string> text = stringOf(expr);
+  std::string kind = text ? *text : "";
+  std::optional<int64_t> index = 0;
+  if (size_t colon = kind.find(':'); colon != std::string::npos) {
+    std::string digits = kind.substr(colon + 1);
+    bool number = !digits.empty() && digits.size() < 10 && std::all_of(digits.begin(), digits.end(), [](char c) {
+      return c >= '0' && c <= '9';
+    });
+    index = number ? std::optional<int64_t>(std::stoll(digits)) : std::nullopt;
+    kind.resize(colon);
+  }
+  if (!text || kind.empty() || !index || *index < 0) {
+    error(loc(expr), "expected a virtual device such as \"llvm\" or \"cuda:1\"");
+    return std::nullopt;
+  }
+  static const std::vector<ir::VDevice> none;
+  const std::vector<ir::VDevice> &devices = vdevices_ ? *vdevices_ : none;
+  // The position among the devices of its kind of device `at` of the list.
+  auto named = [&](size_t at) {
+    int64_t before = std::count_if(devices.begin(), devices.begin() + at,
+                                   [&](const ir::VDevice &d) { return d.kind() == devices[at].kind(); });
+    return devices[at].kind() + ":" + std::to_string(before);
+  };
+  if (kind == "vdevice") {
+    if (size_t(*index) < devices.size()) return named(size_t(*index));
+  } else {
+    int64_t seen = 0;
+    for (size_t at = 0; at < devices.size(); ++at)
+      if (devices[at].kind() == kind && seen++ == *index) return named(at);
+  }
+  error(loc(expr), "no virtual device \"" + *text + "\" in the module's I.module_global_infos (" +
+                       (devices.empty() ? std::string("it declares none") : "it declares " + std::to_string(devices.size())) +
+                       ")");
+  return std::nullopt;
+}
+
+bool readModuleGlobalInfos(const SourceFile &file, DiagnosticEngine &diagnostics, Grammar::CallExprContext *call,
+                           std::vector<ir::VDevice> &vdevices) {
+  auto loc = [&](const antlr4::ParserRuleContext *context) { return locationOf(file, context); };
+  auto error = [&](const antlr4::ParserRuleContext *at, const std::string &message) {
+    diagnostics.error(loc(at), message);
+    return false;
+  };
+  Arguments args = argumentsOf(call);
+  auto *dict = args.positional.size() == 1 && args.keywords.empty()
+                   ? dynamic_cast<Grammar::DictAtomContext *>(atomOf(args.positional[0]))
+                   : nullptr;
+  if (!dict) return error(call, "I.module_global_infos takes one dictionary, {\"vdevice\": [I.vdevice(...), ...]}");
+  for (Grammar::Dict_entryContext *entry : dict->dict_entry()) {
+    std::optional<std::string> key = stringOf(entry->expr(0));
+    if (key == std::optional<std::string>("mesh"))
+      return error(entry->expr(0), "device meshes (R.dist) are not supported yet");
+    if (key != std::optional<std::string>("vdevice"))
+      return error(entry->expr(0), "unknown global info; vtac reads \"vdevice\", a list of I.vdevice(...)");
+    std::optional<std::vector<Grammar::ExprContext *>> items = tupleItems(entry->expr(1));
+    if (!items) return error(entry->expr(1), "expected a list of I.vdevice(target, vdevice_id, memory_scope)");
+    for (Grammar::ExprContext *item : *items) {
+      auto *device = dynamic_cast<Grammar::CallExprContext *>(stripParens(item));
+      if (!device || dottedName(device->expr()) != std::optional<std::string>("I.vdevice"))
+        return error(item, "expected I.vdevice(target, vdevice_id, memory_scope)");
+      Arguments deviceArgs = argumentsOf(device);
+      if (deviceArgs.positional.size() > 3) return error(deviceArgs.positional[3], "I.vdevice takes 3 arguments at most");
+      for (const auto &[keyword, value] : deviceArgs.keywords)
+        if (keyword != "target" && keyword != "vdevice_id" && keyword != "memory_scope")
+          return error(value, "unexpected argument '" + keyword + "' to I.vdevice");
+      ir::VDevice vdevice;
+      vdevice.loc = loc(device);
+      Grammar::ExprContext *target = deviceArgs.get(0, "target");
+      std::optional<std::string> targetText = target ? stringOf(target) : std::nullopt;
+      if (!targetText || targetText->empty() || targetText->front() == ' ')
+        return error(target ? target : static_cast<antlr4::ParserRuleContext *>(device),
+                     "expected the target as a string, such as \"llvm\" or \"cuda -arch=sm_80\"");
+      vdevice.target = *targetText;
+      if (Grammar::ExprContext *id = deviceArgs.get(1, "vdevice_id")) {
+        std::optional<int64_t> value = intOf(id);
+        if (!value) return error(id, "expected the device index, a non-negative integer");
+        vdevice.id = *value;
+      }
+      if (Grammar::ExprContext *scope = deviceArgs.get(2, "memory_scope")) {
+        std::optional<std::string> text = stringOf(scope);
+        if (!text) return error(scope, "expected the memory scope as a string, such as \"global\"");
+        vdevice.memoryScope = *text;
+      }
+      vdevices.push_back(std::move(vdevice));
+    }
+  }
+  return true;
+}
+
 std::optional<relax::Call> RelaxFunctionBuilder::withInferredStructInfo(relax::Call call, ir::SourceLoc callLoc,
                                                                         ir::SourceLoc axesLoc) {
   relax::RelaxDiagnostic diagnostic;
@@ -1847,6 +2035,21 @@ std::optional<relax::Call> RelaxFunctionBuilder::withInferredStructInfo(relax::C
     error(diagnostic.loc, diagnostic.message);
     return std::nullopt;
   }
+  // The result lives where its tensors do (TVM's operators take the device of the arguments
+  // that have one, and refuse two different ones).
+  std::string vdevice;
+  for (const relax::Arg &arg : call.args) {
+    relax::StructInfo argSinfo = arg.sinfo();
+    if (!argSinfo.isTensor() || argSinfo.tensor.vdevice.empty()) continue;
+    if (!vdevice.empty() && vdevice != argSinfo.tensor.vdevice) {
+      error(arg.loc, "R." + call.callee + " takes tensors on different virtual devices, " + vdevice + " and " +
+                         argSinfo.tensor.vdevice);
+      return std::nullopt;
+    }
+    vdevice = argSinfo.tensor.vdevice;
+  }
+  if (sinfo->isTensor()) sinfo->tensor.vdevice = vdevice;
+  for (relax::StructInfo &field : sinfo->fields) field.tensor.vdevice = vdevice;
   if (sinfo->isTensor()) {
     call.outSinfo = sinfo->tensor;
     return call;

@@ -46,10 +46,13 @@ public:
   /// The R.Callable signature of the module's Relax function of that name, for `cls.f(x)`.
   using SignatureLookup = std::function<std::optional<ir::relax::StructInfo>(const std::string &name)>;
 
+  /// `vdevices`: the module's virtual devices (I.module_global_infos), which struct info and
+  /// R.to_vdevice name.
   RelaxFunctionBuilder(const SourceFile &file, DiagnosticEngine &diagnostics,
-                       std::string moduleName = "", SignatureLookup moduleSignatures = {})
+                       std::string moduleName = "", SignatureLookup moduleSignatures = {},
+                       const std::vector<ir::VDevice> *vdevices = nullptr)
       : file_(file), diagnostics_(diagnostics), moduleName_(std::move(moduleName)),
-        moduleSignatures_(std::move(moduleSignatures)) {}
+        moduleSignatures_(std::move(moduleSignatures)), vdevices_(vdevices) {}
 
   /// The function, or null when it had errors (they are in the engine).
   ir::RelaxFunctionRef build(Grammar::FuncdefContext *def);
@@ -119,6 +122,7 @@ private:
                                                         ir::SourceLoc axesLoc);
   std::optional<ir::relax::Call> arithmeticCall(Grammar::ExprContext *expr);
   std::optional<std::vector<ir::Expr>> shapeValue(Grammar::ExprContext *expr);
+  std::optional<std::string> virtualDevice(Grammar::ExprContext *expr);
   std::optional<ir::relax::Arg> argument(Grammar::ExprContext *expr);
   bool namesModule(Grammar::AttributeExprContext *attribute) const;
   ir::relax::VarPtr moduleFunction(Grammar::AttributeExprContext *attribute);
@@ -144,6 +148,7 @@ private:
   DiagnosticEngine &diagnostics_;
   std::string moduleName_;
   SignatureLookup moduleSignatures_;
+  const std::vector<ir::VDevice> *vdevices_;
   size_t errorsAtStart_ = 0;
 
   std::vector<ir::relax::VarPtr> params_;
@@ -171,6 +176,12 @@ private:
 /// string keys), as `R.func_attr` and `I.module_attrs` take; nullopt after a located error.
 std::optional<ir::AttrValue> readAttrLiteral(const SourceFile &file, DiagnosticEngine &diagnostics,
                                              grammar::TVMScriptParser::ExprContext *expr);
+
+/// `I.module_global_infos({"vdevice": [I.vdevice("llvm", 0, "global"), ...]})`: the module's
+/// virtual devices, appended to `vdevices`; false after a located error (device meshes, "mesh",
+/// are not read yet).
+bool readModuleGlobalInfos(const SourceFile &file, DiagnosticEngine &diagnostics,
+                           grammar::TVMScriptParser::CallExprContext *call, std::vector<ir::VDevice> &vdevices);
 
 /// Checks every call of every Relax function in `module` against its callee (see above).
 void checkRelaxCalls(const ir::IRModule &module, DiagnosticEngine &diagnostics);

@@ -282,10 +282,11 @@ bool fitsBuffer(const relax::TensorStructInfo &sinfo, const ir::Buffer &buffer) 
 }
 
 // The callee when the binding is an R.call_tir fuse-ops may fuse: tensor arguments (variables
-// or constants) and one result (a call of several outputs, R.split's, is left alone) of
+// or constants), no tir_vars, and one result (a call of several outputs, R.split's, is left alone) of
 // constant shapes matching the callee's buffers, a callee of pattern other than Opaque.
 const ir::PrimFunc *fusibleCallee(const ir::IRModule &module, const relax::Binding &binding) {
-  if (!binding.call || binding.call->kind != relax::CallKind::CallTIR || !binding.call->tupleOutSinfo.empty())
+  if (!binding.call || binding.call->kind != relax::CallKind::CallTIR || !binding.call->tupleOutSinfo.empty() ||
+      !binding.call->tirVars.isNone())
     return nullptr;
   const relax::Call &call = *binding.call;
   ir::FunctionRef function = module.lookup(call.callee);
@@ -660,6 +661,7 @@ llvm::Error fuseOps(ir::IRModule &module, PassContext &) {
   ir::IRModule pruned;
   pruned.loc = module.loc;
   pruned.attrs = module.attrs;
+  pruned.vdevices = module.vdevices;
   for (const ir::IRModule::Entry &entry : module.functions()) {
     const auto *prim = entry.function->as<ir::PrimFunc>();
     if (prim && prim->isPrivate && fusedCallees.count(entry.name->name) && !called.count(entry.name->name)) continue;

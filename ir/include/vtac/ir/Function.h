@@ -65,6 +65,18 @@ public:
 };
 using GlobalVarRef = Ref<GlobalVar>;
 
+// A virtual device of the module, `I.vdevice("cuda -arch=sm_80", 0, "global")` in
+// `I.module_global_infos({"vdevice": [...]})`: a target, a device index and a memory scope.
+// Tensor struct info names one as `vdevice="cuda:1"` (the second of its target kind).
+struct VDevice {
+  std::string target;
+  int64_t id = 0;
+  std::string memoryScope = "global";
+  SourceLoc loc;
+  // "cuda": the target's kind, its first word.
+  std::string kind() const { return target.substr(0, target.find(' ')); }
+};
+
 // Functions by name, in insertion order. (The printer writes them in TVM's order: prim_funcs
 // by name, then `main` last.)
 class IRModule {
@@ -86,6 +98,7 @@ public:
 
   SourceLoc loc;  // of the class / decorator, when parsed
   AttrMap attrs;  // I.module_attrs({...})
+  std::vector<VDevice> vdevices;  // I.module_global_infos({"vdevice": [...]})
 
 private:
   std::vector<Entry> entries_;

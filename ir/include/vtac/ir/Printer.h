@@ -38,6 +38,9 @@ std::string printStmt(const Stmt &stmt);
 void appendFloat(std::string &out, double value);
 // `{"key": value, ...}` as T.func_attr and R.func_attr write a dictionary of attributes.
 std::string printAttrMap(const AttrMap &attrs);
+// `{"vdevice": [I.vdevice("llvm", 0, "global"), ...]}`: the module's virtual devices as
+// I.module_global_infos takes them (the target as its string, where TVM prints its attributes).
+std::string printVDevices(const std::vector<VDevice> &vdevices);
 // A statement's first line (a loop's header, a store) as a diagnostic quotes it: variables and
 // buffers defined outside it under their own names, not declared first as printStmt does.
 std::string printStmtFirstLine(const Stmt &stmt);

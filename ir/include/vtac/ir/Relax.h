@@ -41,6 +41,9 @@ struct TensorStructInfo {
   int ndim = -1;
   DataType dtype;
   SourceLoc loc;
+  // `vdevice="llvm:0"`: the module's virtual device it lives on, named by target kind and
+  // index among that kind's (the form TVM prints); empty when not given.
+  std::string vdevice;
 
   static TensorStructInfo known(std::vector<Expr> dims, DataType dtype, SourceLoc loc = {});
   bool hasShape() const { return shape.has_value(); }
@@ -226,6 +229,10 @@ struct Call {
   bool keepdims = false;  // sum/mean/max/min, argmax/argmin
   DataType outDtype;      // matmul (void: the operands', "void"); astype's dtype
   std::vector<int64_t> inplaceIndices;  // call_tir_inplace, one per output
+  // call_tir / call_tir_inplace: `tir_vars=R.shape([m])`, the values passed to the callee's
+  // trailing scalar parameters after the outputs (a shape value or a variable of R.Shape
+  // struct info; None when the call has none).
+  Arg tirVars;
   std::vector<StructInfo> sinfoArgs;    // call_packed / call_pure_packed
   VarPtr calleeVar;                     // Function: the local function called (its R.Callable)
   bool moduleCallee = false;            // Function: `cls.callee(...)`, a Relax function of the
@@ -384,7 +391,7 @@ struct RelaxDiagnostic {
   SourceLoc loc;
   std::string message;
 };
-// `graphExecutor`: the caller is the graph executor, which also runs R.call_tir_inplace and
+// `graphExecutor`: the caller is the graph executor, which also runs tir_vars, R.call_tir_inplace and
 // local functions called directly (inlined: tensor parameters, no symbolic sizes of their own;
 // their bodies are checked as the function's).
 std::optional<RelaxDiagnostic> firstUnsupported(const RelaxFunction &func, llvm::StringRef what, bool graphExecutor = false);

@@ -6,11 +6,14 @@
 //   alloc: R.Tensor((2, 4), dtype="float32") = R.memory.alloc_tensor(storage, R.prim_value(0), R.shape([2, 4]), R.dtype("float32"))
 //   R.memory.kill_tensor(alloc)
 //   R.print(x, format=R.str("x: {}"))
+//   R.vm.call_tir_dyn(cls.full, (alloc, R.shape([n])))
+//   heap: R.Tensor(dtype="int64", ndim=1) = R.call_builtin_with_ctx("vm.builtin.alloc_shape_heap", (R.prim_value(2),), sinfo_args=(R.Tensor(dtype="int64", ndim=1),))
 // Each has TVM's parameters, in order: a Relax value, a shape (`R.shape([..])`, or a list), a
 // scalar (`R.prim_value(0)`, or a number), a string (`R.str("global")`, or "global") or a
 // data type (`R.dtype("float32")`, or "float32"), some optional. Their results' struct info is
 // inferred as TVM's FInferStructInfo does: an object (storage), a tensor of the given shape and
-// type, an empty tuple (the kills, R.print, R.assert_op), or the viewed tensor. vtac neither runs nor compiles them
+// type, an empty tuple (the kills, R.print, R.assert_op, R.vm.call_tir_dyn), the viewed tensor,
+// or the given sinfo_args (R.call_builtin_with_ctx, printed always; R.Object when not given). vtac neither runs nor compiles them
 // yet (a located refusal); they are here so that lowered modules parse, print and compare.
 #pragma once
 
@@ -26,7 +29,10 @@
 namespace vtac::ir::relax {
 
 struct BuiltinParam {
-  enum class Kind { Value, Shape, Prim, String, DType };
+  // Callee: a prim_func of the module (`cls.f`); Extern: a runtime function's name ("vm.builtin.x"),
+  // printed as a bare string; both keep the name in the argument's `text`. Tuple: a tuple of values.
+  // VDevice: a virtual device of the module, "llvm:0" in `text`, printed by keyword.
+  enum class Kind { Value, Shape, Prim, String, DType, Callee, Extern, Tuple, VDevice };
   llvm::StringLiteral name;
   Kind kind;
   // Absent arguments: a required one is an error; `defaultValue` fills the others when set
@@ -42,6 +48,9 @@ struct BuiltinInfo {
   // values follow the parameters in `Call::args`, and the `format` parameter prints after them,
   // by keyword, as TVM's printer writes it.
   bool variadic = false;
+  // R.call_builtin_with_ctx(func, args, sinfo_args=...): the result's struct info is given, and
+  // printed after the arguments.
+  bool sinfoArgs = false;
 };
 
 // The builtin TVM registers as "relax.<name>", when vtac reads it; null otherwise.
@@ -53,6 +62,8 @@ std::optional<StructInfo> inferBuiltinStructInfo(const Call &call, SourceLoc cal
 
 // "x, R.shape([2, 4]), dtype=R.dtype(\"int32\")": the arguments as TVM prints them, positional up
 // to the first one left out, by keyword after it.
-std::string printBuiltinArguments(const Call &call, const std::function<std::string(const Arg &)> &use);
+// `moduleFunction` prints a Callee's name (`cls.f`).
+std::string printBuiltinArguments(const Call &call, const std::function<std::string(const Arg &)> &use,
+                                  const std::function<std::string(const std::string &)> &moduleFunction);
 
 }  // namespace vtac::ir::relax
