@@ -1277,7 +1277,7 @@ std::optional<relax::Call> RelaxFunctionBuilder::operatorCall(Grammar::CallExprC
         values.push_back(*value);
       }
       if (!items || values.size() != items->size()) {
-        error(axesLoc, single ? std::string("expected the axis as an integer") + (info->family == F::Softmax ? "" : " or None")
+        error(axesLoc, single ? std::string("expected the axis as an integer") + (info->family == F::Softmax || info->family == F::BatchNorm ? "" : " or None")
                               : std::string("expected the ") + axesName + " as a list of integers, e.g. [1, 0], or None");
         return std::nullopt;
       }

@@ -344,6 +344,10 @@ llvm::Expected<LegalizedOperator> legalizeBatchNorm(const relax::Call &call, con
       return ir::diagnosticError(call.calleeLoc, "legalize-ops needs the shapes of R.nn.batch_norm's results; they are " +
                                                      relax::printStructInfo(call.outputSinfo()) +
                                                      " (the sizes along the axis are not known to agree)");
+  if (x->rank() < 2)
+    return ir::diagnosticError(call.args[0].loc, "legalize-ops: R.nn.batch_norm of " + std::to_string(x->rank()) +
+                                                     "-D data is not supported (topi's batch_norm would average over "
+                                                     "no dimension)");
   ir::BufferRef params[4];
   for (size_t i = 0; i < 4; ++i) {
     llvm::Expected<ir::BufferRef> param = builder.input(call.args[i + 1]);

@@ -9,7 +9,7 @@
 //   unsigned one; R.square: topi.multiply(x, x), block `T_multiply` (iterators ax0, ax1, ...).
 // - R.round, floor, ceil, trunc: T.round(x[i]), ...; of an integer tensor the value itself (TIR's
 //   rounding of an integer is the integer). R.sign: topi.sign, block `T_sign` (iterators ax0,
-//   ...), `T.Select(0 < x, 1, T.Select(x < 0, -1, 0))`.
+//   ...), `T.Select(x > 0, 1, T.Select(x < 0, -1, 0))`.
 // All in block `compute` with iterators i0, i1, ... and TVM's name hint "tir_<operator>".
 #include "Legalize.h"
 
