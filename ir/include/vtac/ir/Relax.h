@@ -229,7 +229,8 @@ struct Call {
   // R.reshape's shape is the result's (`outSinfo`), R.concat's tensors are `args`.
   // `axes`: permute_dims' permutation (nullopt: reversed, `axes=None`); the reduced axes of
   // sum/mean/max/min (nullopt: all); concat's one axis (nullopt: `axis=None`, flattened);
-  // softmax's one axis; layer_norm's normalized axes; argmax/argmin's one axis (nullopt: all).
+  // softmax's one axis; layer_norm's normalized axes; argmax/argmin's one axis (nullopt: all);
+  // batch_norm's one axis.
   std::optional<std::vector<int64_t>> axes;
   bool keepdims = false;  // sum/mean/max/min, argmax/argmin
   DataType outDtype;      // matmul (void: the operands', "void"); astype's dtype
