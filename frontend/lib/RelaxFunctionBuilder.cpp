@@ -1277,7 +1277,8 @@ std::optional<relax::Call> RelaxFunctionBuilder::operatorCall(Grammar::CallExprC
         values.push_back(*value);
       }
       if (!items || values.size() != items->size()) {
-        error(axesLoc, single ? std::string("expected the axis as an integer") + (info->family == F::Softmax || info->family == F::BatchNorm ? "" : " or None")
+        bool noneAllowed = info->family != F::Softmax && info->family != F::BatchNorm;
+        error(axesLoc, single ? std::string("expected the axis as an integer") + (noneAllowed ? " or None" : "")
                               : std::string("expected the ") + axesName + " as a list of integers, e.g. [1, 0], or None");
         return std::nullopt;
       }
@@ -1730,19 +1731,20 @@ bool RelaxFunctionBuilder::normAttributes(Grammar::CallExprContext *expr, const 
   };
   bool batch = call.callee == "nn.batch_norm";
   relax::BatchNormAttrs attrs;  // layer_norm's are its first ones
-  std::vector<std::pair<const char *, double *>> numbers{{"epsilon", &attrs.epsilon}};
+  // Each number with an example of it for the message.
+  std::vector<std::tuple<const char *, double *, const char *>> numbers{{"epsilon", &attrs.epsilon, "1e-05"}};
   std::vector<std::pair<const char *, bool *>> flags{{"center", &attrs.center}, {"scale", &attrs.scale}};
   if (batch) {
-    numbers.emplace_back("momentum", &attrs.momentum);
+    numbers.emplace_back("momentum", &attrs.momentum, "0.1");
     flags.emplace_back("training", &attrs.training);
   }
-  for (auto [name, number] : numbers) {
+  for (auto [name, number, example] : numbers) {
     Grammar::ExprContext *given = value(name);
     if (!given) continue;
     std::optional<ir::AttrValue> literal = attrLiteral(given);
     if (!literal) return false;
     if (!literal->isFloat() && !literal->isInt()) {
-      error(loc(given), std::string("expected a number for ") + name + ", such as " + (batch && name[0] == 'm' ? "0.1" : "1e-05"));
+      error(loc(given), std::string("expected a number for ") + name + ", such as " + example);
       return false;
     }
     *number = literal->isFloat() ? literal->asFloat() : double(literal->asInt());

@@ -134,17 +134,17 @@ public:
   ir::BufferRef computeStage(const std::string &block, const AxisNames &axisNames, ir::DataType dtype,
                              std::vector<ir::Expr> shape, const std::function<ir::Expr(const Indices &)> &value);
 
-  // topi's pad: `data` with `before`/`after` elements added along each dimension, filled with
-  // `padValue`, in block `block` (iterators `axisNames`: ax0, ax1, ... for topi's C++ pad): T.if_then_else(before <= ax and
-  // ax < size + before and ..., data[ax - before], padValue) over the padded dimensions, a copy
-  // when none is. Python's topi.nn.pad (`bothBounds`) checks both bounds of a dimension padded
-  // on either side, C++'s topi::pad only the padded sides.
   // The prim_func of the stages so far whose results `outputs` (stages' buffers, in order) it
   // writes instead of allocating them: the outputs of a te computation of several results that
   // later stages read (topi's batch_norm). An error at `resultLoc` as for one output.
   llvm::Expected<LegalizedOperator> finishWithOutputs(std::string nameHint, const std::vector<ir::BufferRef> &outputs,
                                                       ir::SourceLoc resultLoc);
 
+  // topi's pad: `data` with `before`/`after` elements added along each dimension, filled with
+  // `padValue`, in block `block` (iterators `axisNames`: ax0, ax1, ... for topi's C++ pad): T.if_then_else(before <= ax and
+  // ax < size + before and ..., data[ax - before], padValue) over the padded dimensions, a copy
+  // when none is. Python's topi.nn.pad (`bothBounds`) checks both bounds of a dimension padded
+  // on either side, C++'s topi::pad only the padded sides.
   ir::BufferRef pad(const ir::BufferRef &data, const std::vector<int64_t> &before, const std::vector<int64_t> &after,
                     ir::Expr padValue, bool bothBounds, const std::string &block = "pad_temp",
                     const AxisNames &axisNames = "ax");

@@ -36,9 +36,6 @@ using ir::Expr;
 
 namespace {
 
-// topi's UnravelIndex of `flat` in `shape`, simplified as TVM's index simplification leaves it
-// (see above): a run of constant sizes divides by their product, `flat // s % n` becomes
-// `flat % (s * n) // s`; a symbolic size divides as written.
 // `sum % modulus` without the terms of `sum` (a chain of additions) that are multiples of the
 // constant modulus (`t * c` with c a multiple of it), as TVM's canonical simplifier drops them.
 Expr modulo(const Expr &sum, int64_t modulus) {
@@ -52,7 +49,7 @@ Expr modulo(const Expr &sum, int64_t modulus) {
     const Expr &term = terms[i];
     const auto *factor = term->kind() == ir::NodeKind::Mul ? static_cast<const ir::BinaryExpr &>(*term).b.as<ir::IntImm>()
                                                            : nullptr;
-    if (factor && factor->value % modulus == 0) continue;
+    if (factor && modulus != 0 && factor->value % modulus == 0) continue;
     kept = kept ? ir::binary(ir::NodeKind::Add, kept, term) : term;
   }
   ir::DataType dtype = sum->dtype;
@@ -60,6 +57,9 @@ Expr modulo(const Expr &sum, int64_t modulus) {
   return ir::binary(ir::NodeKind::FloorMod, kept, ir::make<ir::IntImm>(dtype, modulus));
 }
 
+// topi's UnravelIndex of `flat` in `shape`, simplified as TVM's index simplification leaves it
+// (see above): a run of constant sizes divides by their product, `flat // s % n` becomes
+// `flat % (s * n) // s`; a symbolic size divides as written.
 std::vector<Expr> unravel(Expr flat, const std::vector<Expr> &shape) {
   ir::DataType dtype = flat->dtype;
   auto constant = [&](int64_t value) { return ir::make<ir::IntImm>(dtype, value); };

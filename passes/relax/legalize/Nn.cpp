@@ -209,25 +209,31 @@ llvm::Expected<LegalizedOperator> legalizeLayerNorm(const relax::Call &call, con
 llvm::Expected<LegalizedOperator> legalizeGeluTanh(const relax::Call &call, const ir::BufferRef &x,
                                                    ComputeBuilder &builder) {
   DataType dtype = x->dtype;
-  auto constant = [&](double value) { return ir::floatImm(value, dtype); };
-  auto stage = [&](const char *block, const char *axes, std::function<Expr(const Indices &)> value) {
+  using Value = std::function<Expr(const Indices &)>;
+  auto at = [](const ir::BufferRef &buffer) -> Value {
+    return [buffer](const Indices &ax) { return ir::bufferLoad(buffer, ax); };
+  };
+  auto constant = [dtype](double value) -> Value {
+    return [value, dtype](const Indices &) { return ir::floatImm(value, dtype); };
+  };
+  auto combine = [](ir::NodeKind kind, Value a, Value b) -> Value {
+    return [kind, a, b](const Indices &ax) { return ir::binary(kind, a(ax), b(ax)); };
+  };
+  auto stage = [&](const char *block, const char *axes, const Value &value) {
     return builder.computeStage(block, axes, dtype, x->shape, value);
   };
-  auto times = [&](Expr a, const ir::BufferRef &b, const Indices &ax) { return ir::binary(ir::NodeKind::Mul, a, ir::bufferLoad(b, ax)); };
-  ir::BufferRef half = stage("T_multiply", "ax", [&](const Indices &ax) { return times(constant(0.5), x, ax); });
-  ir::BufferRef scaled = stage("T_multiply_1", "ax", [&](const Indices &ax) { return times(constant(0.79788456080286541), x, ax); });
-  ir::BufferRef cubic = stage("T_multiply_2", "ax", [&](const Indices &ax) { return times(constant(0.044714999999999998), x, ax); });
-  ir::BufferRef square = stage("T_multiply_3", "ax", [&](const Indices &ax) { return times(ir::bufferLoad(cubic, ax), x, ax); });
-  ir::BufferRef inner = stage("T_add", "ax", [&](const Indices &ax) {
-    return ir::binary(ir::NodeKind::Add, constant(1), ir::bufferLoad(square, ax));
-  });
-  ir::BufferRef argument = stage("T_multiply_4", "ax", [&](const Indices &ax) { return times(ir::bufferLoad(scaled, ax), inner, ax); });
-  ir::BufferRef tanh = stage("compute", "i", [&](const Indices &i) { return unaryIntrinsic("tir.tanh", ir::bufferLoad(argument, i)); });
-  ir::BufferRef shifted = stage("T_add_1", "ax", [&](const Indices &ax) {
-    return ir::binary(ir::NodeKind::Add, constant(1), ir::bufferLoad(tanh, ax));
-  });
-  return builder.compute("gelu_tanh", "T_multiply_5", "ax", call.outSinfo,
-                         [&](const Indices &ax) { return times(ir::bufferLoad(half, ax), shifted, ax); });
+  using K = ir::NodeKind;
+  ir::BufferRef half = stage("T_multiply", "ax", combine(K::Mul, constant(0.5), at(x)));
+  const double sqrtTwoOverPi = 0.7978845608028654;
+  ir::BufferRef scaled = stage("T_multiply_1", "ax", combine(K::Mul, constant(sqrtTwoOverPi), at(x)));
+  ir::BufferRef cubicFactor = stage("T_multiply_2", "ax", combine(K::Mul, constant(0.044715), at(x)));
+  ir::BufferRef cubicTerm = stage("T_multiply_3", "ax", combine(K::Mul, at(cubicFactor), at(x)));
+  ir::BufferRef inner = stage("T_add", "ax", combine(K::Add, constant(1), at(cubicTerm)));
+  ir::BufferRef argument = stage("T_multiply_4", "ax", combine(K::Mul, at(scaled), at(inner)));
+  ir::BufferRef tanh =
+      stage("compute", "i", [&](const Indices &i) { return unaryIntrinsic("tir.tanh", ir::bufferLoad(argument, i)); });
+  ir::BufferRef shifted = stage("T_add_1", "ax", combine(K::Add, constant(1), at(tanh)));
+  return builder.compute("gelu_tanh", "T_multiply_5", "ax", call.outSinfo, combine(K::Mul, at(half), at(shifted)));
 }
 
 // topi.nn.batch_norm's te operations as stages, each named as te.create_prim_func names the
@@ -235,7 +241,8 @@ llvm::Expected<LegalizedOperator> legalizeGeluTanh(const relax::Call &call, cons
 // the order the stages are made in here.
 class BatchNormStages {
 public:
-  BatchNormStages(ComputeBuilder &builder, const ir::BufferRef &x, size_t axis) : builder_(builder), x_(x), axis_(axis) {
+  BatchNormStages(ComputeBuilder &builder, const ir::BufferRef &x, size_t axis)
+      : builder_(builder), x_(x), axis_(axis) {
     dtype_ = x->dtype;
     reshaped_.assign(x->rank(), ir::intImm(1, DataType::int64()));
     reshaped_[axis] = x->shape[axis];
@@ -268,7 +275,8 @@ public:
     }
     auto load = [&](const Operand &operand, const Operand &other, const Indices &ax) -> Expr {
       if (!operand.buffer) return ir::floatImm(operand.value, dtype_);
-      return ir::bufferLoad(operand.buffer, broadcastIndices(ax, operand.buffer->shape, other.buffer ? other.buffer->shape : shape));
+      const std::vector<Expr> &against = other.buffer ? other.buffer->shape : shape;
+      return ir::bufferLoad(operand.buffer, broadcastIndices(ax, operand.buffer->shape, against));
     };
     return builder_.computeStage(unique(name), "ax", dtype_, shape, [&](const Indices &ax) {
       return ir::makeBinary(kind, load(a, b, ax), load(b, a, ax));
