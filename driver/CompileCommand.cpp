@@ -16,6 +16,7 @@
 #include <llvm/Support/raw_os_ostream.h>
 
 #include "vtac/codegen/CEmitter.h"
+#include "vtac/codegen/CNames.h"
 #include "vtac/codegen/HeaderEmitter.h"
 #include "vtac/codegen/LLVMEmitter.h"
 #include "vtac/codegen/RelaxHostLowering.h"
@@ -143,11 +144,12 @@ private:
     return std::nullopt;
   }
 
-  // The symbol of function `func`, called `name`, of `input`: --symbol's, else the input's stem
-  // for `main`, else its name. A function whose entry is bound already (host-lower's output)
+  // The symbol of function `func`, called `name`, of `input` (whose functions are called
+  // `functionNames`): --symbol's, else the input's stem for `main`, else its name. A function whose entry is bound already (host-lower's output)
   // keeps the name its entry checks report.
   llvm::Expected<std::string> symbolOf(const std::string &input, const std::string &name, const ir::Node &func,
-                                       bool onlyFunction) const {
+                                       const std::set<std::string> &functionNames) const {
+    bool onlyFunction = functionNames.size() == 1;
     std::optional<std::string> given = givenSymbol(name, onlyFunction);
     auto *prim = func.as<ir::PrimFunc>();
     const ir::AttrValue *bound = prim && ir::isEntryBound(*prim) ? prim->attrs.find("global_symbol") : nullptr;
@@ -159,7 +161,19 @@ private:
       return bound->asString();
     }
     if (given) return *given;
-    return name == "main" ? identifier(stem(input)) : name;
+    std::string symbol = name == "main" ? identifier(stem(input)) : name;
+    // A reserved name would make C output that does not compile, or an object that replaces a C
+    // library function. Nothing outside the module calls a private function (legalize-ops makes
+    // them), so it is renamed; a public one is the user's to name.
+    auto *function = func.as<ir::Function>();
+    if (function && function->isPrivate)
+      for (int suffix = 1; !codegen::isCFunctionName(symbol) || functionNames.count(symbol); ++suffix)
+        symbol = name + "_" + std::to_string(suffix);
+    if (!codegen::isCFunctionName(symbol))
+      return ir::diagnosticError(func.loc(), "function '" + name + "' would be named '" + symbol +
+                                                 "', which C reserves; give it a symbol with --symbol " +
+                                                 (name == "main" ? "" : name + "=") + "NAME");
+    return symbol;
   }
 
   bool compile(Job &job, std::ostream &errors) {
@@ -169,6 +183,7 @@ private:
       return false;
     }
     for (const auto &entry : parsed->module.functions()) job.functions.push_back(entry.name->name);
+    std::set<std::string> functionNames(job.functions.begin(), job.functions.end());
     llvm::raw_os_ostream dumps(errors);  // the job's own stream: inputs compile in parallel
     dumps.SetUnbuffered();
     if (!prepareInput(*parsed, errors, dumps)) return false;
@@ -177,7 +192,7 @@ private:
     std::map<std::string, std::string> symbols, symbolOwners;
     for (const auto &entry : parsed->module.functions()) {
       const std::string &name = entry.name->name;
-      llvm::Expected<std::string> named = symbolOf(job.input, name, *entry.function, parsed->module.size() == 1);
+      llvm::Expected<std::string> named = symbolOf(job.input, name, *entry.function, functionNames);
       if (!named) {
         errors << ir::renderError(named.takeError());
         return false;
@@ -210,6 +225,14 @@ private:
       errors << job.input << ": error: no function to compile\n";
       return false;
     }
+    // A private function a graph calls is the object's own, so that objects of two models may
+    // each have their `add`; one nothing calls stays visible: being called from outside is the
+    // only use it has.
+    std::set<std::string> called;
+    for (const codegen::HostFunction &function : functions)
+      if (function.graph) called.merge(codegen::calledSymbols(function));
+    for (codegen::HostFunction &function : functions)
+      function.internal = parsed->module.lookup(function.name)->isPrivate && called.count(function.symbol);
     auto contents = emit(job, functions);
     if (!contents) {
       errors << ir::renderError(contents.takeError());

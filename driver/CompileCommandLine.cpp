@@ -31,7 +31,7 @@ void checkSymbols(const std::vector<std::string> &symbols, size_t inputs) {
     if (equals == 0) throw CLI::ValidationError("--symbol", "'" + entry + "' names no function before '='");
     if (!codegen::isCFunctionName(name))
       throw CLI::ValidationError("--symbol", "'" + name + "' cannot name a C function (letters, digits and '_', "
-                                             "not starting with a digit; no C keyword, not main)");
+                                             "not starting with a digit; not a C keyword, main or a C library function)");
     if (!functions.insert(function).second)
       throw CLI::ValidationError("--symbol", function.empty() ? "the main function's symbol is given twice"
                                                               : "the symbol of '" + function + "' is given twice");

@@ -247,6 +247,19 @@ bool isGraphEntry(const ir::IRModule &module, const std::string &entry) {
   return ir::asRelaxFunction(module.lookup(entryName(entry))) != nullptr;
 }
 
+llvm::Expected<NamedTensors> runGraph(const ir::IRModule &module, const std::string &entry,
+                                      const backend::ArgumentSources &arguments) {
+  backend::ExternRegistry externs;
+  backend::registerVtaExterns(externs);
+  llvm::Expected<GraphExecutor> executor = GraphExecutor::create(module, entryName(entry), externs);
+  if (!executor) return executor.takeError();
+  GraphRunOptions options;
+  options.arguments = arguments;
+  llvm::Expected<NamedTensors> inputs = prepareInputs(*executor, options);
+  if (!inputs) return inputs.takeError();
+  return executor->run(*inputs);
+}
+
 int runGraphCommand(const ir::IRModule &parsed, const GraphRunOptions &options, std::ostream &out,
                     std::ostream &errors) {
   auto fail = [&](llvm::Error error) {

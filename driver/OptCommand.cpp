@@ -7,12 +7,13 @@
 #include <CLI/CLI.hpp>
 #include <llvm/Support/raw_os_ostream.h>
 
-#include "Equivalence.h"
 #include "Preparing.h"
+#include "vtac/driver/Equivalence.h"
 #include "vtac/driver/ScheduleOptions.h"
 #include "vtac/driver/VerifyDiagnostics.h"
 #include "vtac/frontend/ModuleFile.h"
 #include "vtac/ir/Diagnostic.h"
+#include "vtac/ir/RelaxOperators.h"
 #include "vtac/passes/PassManager.h"
 #include "vtac/support/AtomicFile.h"
 #include "vta/config.h"
@@ -25,6 +26,10 @@ void listPasses(std::ostream &out) {
   for (const passes::PassInfo *pass : passes::PassRegistry::builtin().all())
     out << "  " << pass->name << (pass->isPipeline() ? " (pipeline)" : "") << "\n      "
         << pass->summary << "\n";
+}
+
+void listOperators(std::ostream &out) {
+  for (llvm::StringRef name : ir::relax::knownOperators()) out << "  R." << name.str() << "\n";
 }
 
 // A --print-after/--print-before name must be a pass too: a typo would otherwise print nothing.
@@ -74,6 +79,10 @@ bool readsBack(const std::string &input, const frontend::ParsedModule &parsed, c
 int runOpt(const OptOptions &options, std::ostream &out, std::ostream &errors) {
   if (options.listPasses) {
     listPasses(out);
+    return support::kExitSuccess;
+  }
+  if (options.listOperators) {
+    listOperators(out);
     return support::kExitSuccess;
   }
   if (llvm::Error usage = checkPassNames(options.printAfter, "--print-after")) {
@@ -172,6 +181,8 @@ void registerOptCommand(CLI::App &app, support::CommandAction &action) {
   command->add_option("--vta-config", options->recipe.vtaConfig,
                       "vta_config.json (path or JSON text) the VTA passes lower for; default: TVM's");
   command->add_flag("--list-passes", options->listPasses, "List every pass and pipeline, and exit");
+  command->add_flag("--list-operators", options->listOperators,
+                    "List the high-level Relax operators vtac reads (legalize-ops lowers each), and exit");
   command->add_flag("--print-after-all", options->printAfterAll, "Print the function after every pass");
   command->add_option("--print-after", options->printAfter,
                       "Print the function after this pass or pipeline (repeatable)");
@@ -184,7 +195,9 @@ void registerOptCommand(CLI::App &app, support::CommandAction &action) {
   command->add_flag("--time-passes", options->timePasses, "Print a table of time per pass");
   command->add_flag("--check-equivalence", options->checkEquivalence,
                     "Run each function before and after the pipeline with the interpreter on the "
-                    "same seeded random inputs; fail unless every parameter agrees bit for bit");
+                    "same seeded random inputs; fail unless every parameter agrees bit for bit (a Relax "
+                    "function runs on the graph executor, high-level operators legalized first, and "
+                    "every result must agree)");
   command->add_flag("--verify-diagnostics", options->verifyDiagnostics,
                     "Check the diagnostics against `# expected-error {{text}}` comments (also -warning, "
                     "-note, -remark; @+N/@-N for another line) in the files they point into; succeed when "
@@ -202,7 +215,7 @@ void registerOptCommand(CLI::App &app, support::CommandAction &action) {
         throw CLI::ValidationError("--size", "expected VAR=VALUE with VALUE >= 0, got '" + assignment + "'");
       options->sizes.emplace_back(assignment.substr(0, equals), value);
     }
-    if (!options->listPasses && options->inputs.empty())
+    if (!options->listPasses && !options->listOperators && options->inputs.empty())
       throw CLI::RequiredError("FILE");
     action = [options] {
       if (!options->verifyDiagnostics) return runOpt(*options, std::cout, std::cerr);

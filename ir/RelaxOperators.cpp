@@ -886,10 +886,26 @@ const OperatorInfo *lookupOperator(llvm::StringRef name) {
   return nullptr;
 }
 
-std::string knownOperatorList() {
-  std::string list;
-  for (const OperatorInfo &info : operators()) list += (list.empty() ? "R." : ", R.") + info.name.str();
-  return list;
+std::vector<llvm::StringRef> knownOperators() {
+  std::vector<llvm::StringRef> names;
+  for (const OperatorInfo &info : operators()) names.push_back(info.name);
+  return names;
+}
+
+std::string unknownOperatorHint(llvm::StringRef name) {
+  // A typo is at most a third of the name away (nn.conv2D, maxpool2d), as LLVM's option
+  // suggestions judge.
+  llvm::StringRef closest;
+  unsigned best = unsigned(name.size() / 3) + 1;
+  for (const OperatorInfo &info : operators()) {
+    unsigned distance = name.edit_distance(info.name, /*AllowReplacements=*/true, best);
+    if (distance < best) {
+      best = distance;
+      closest = info.name;
+    }
+  }
+  std::string hint = closest.empty() ? "" : "; did you mean R." + closest.str() + "?";
+  return hint + " (`vtac opt --list-operators` lists the " + std::to_string(operators().size()) + " that vtac reads)";
 }
 
 std::optional<std::vector<Expr>> broadcastShapes(llvm::ArrayRef<Expr> a, llvm::ArrayRef<Expr> b,

@@ -1066,8 +1066,7 @@ static std::vector<std::string> windowParameters(const relax::OperatorInfo &info
 std::optional<relax::Call> RelaxFunctionBuilder::operatorCall(Grammar::CallExprContext *expr, const std::string &name) {
   const relax::OperatorInfo *info = relax::lookupOperator(name);
   if (!info) {
-    error(loc(expr->expr()), "high-level operator R." + name + " is not supported yet (vtac reads " +
-                                 relax::knownOperatorList() + ")");
+    error(loc(expr->expr()), "high-level operator R." + name + " is not supported yet" + relax::unknownOperatorHint(name));
     return std::nullopt;
   }
   relax::Call call;

@@ -378,7 +378,7 @@ llvm::Error vtaGraphPack(ir::IRModule &module, PassContext &context) {
   std::string stop = optionOr(context, "graph-pack-stop", "nn.adaptive_avg_pool2d");
   for (const std::string &op : {start, stop})
     if (!relax::lookupOperator(op))
-      return ir::diagnosticError("vta-graph-pack: '" + op + "' is no operator vtac knows (" + relax::knownOperatorList() + ")");
+      return ir::diagnosticError("vta-graph-pack: '" + op + "' is no operator vtac knows" + relax::unknownOperatorHint(op));
   std::vector<ir::IRModule::Entry> entries = module.functions();
   for (const ir::IRModule::Entry &entry : entries) {
     const ir::RelaxFunction *func = ir::asRelaxFunction(entry.function);

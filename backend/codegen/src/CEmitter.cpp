@@ -623,7 +623,7 @@ llvm::Expected<std::string> emitC(const std::vector<HostFunction> &functions, co
                              : writer.type(param.var->dtype, *param.var) + " " + names(*param.var);
     }
     if (params.empty()) params = "void";
-    definitions << "int32_t " << function.symbol << "(" << params << ") {\n";
+    definitions << (function.internal ? "static int32_t " : "int32_t ") << function.symbol << "(" << params << ") {\n";
     if (function.commandHandle) {
       writer.checkErrorCount();
       writer.discardCommandsOnFailure();

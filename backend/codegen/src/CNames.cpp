@@ -15,6 +15,29 @@ const char *const kCKeywords[] = {
     "short", "signed", "sizeof", "static", "struct", "switch", "typedef", "union", "unsigned", "void",
     "volatile", "while", "_Bool", "_Complex", "_Imaginary", "main"};
 
+// The functions the emitted C's headers declare (math.h, stdlib.h, string.h; math.h's float
+// variants are these names with an 'f'). C reserves them: a function of ours named `exp` would
+// not compile as C, and as an object it would replace libm's exp in the whole program.
+const char *const kMathFunctions[] = {
+    "acos", "acosh", "asin", "asinh", "atan", "atan2", "atanh", "cbrt", "ceil", "copysign", "cos", "cosh",
+    "erf", "erfc", "exp", "exp2", "expm1", "fabs", "fdim", "floor", "fma", "fmax", "fmin", "fmod", "frexp",
+    "hypot", "ilogb", "ldexp", "lgamma", "llrint", "llround", "log", "log10", "log1p", "log2", "logb", "lrint",
+    "lround", "modf", "nan", "nearbyint", "nextafter", "pow", "remainder", "remquo", "rint", "round", "scalbln",
+    "scalbn", "sin", "sinh", "sqrt", "tan", "tanh", "tgamma", "trunc"};
+const char *const kLibraryFunctions[] = {
+    "abort", "abs", "atexit", "atof", "atoi", "atol", "bsearch", "calloc", "div", "exit", "free", "getenv",
+    "labs", "ldiv", "malloc", "memchr", "memcmp", "memcpy", "memmove", "memset", "qsort", "rand", "realloc",
+    "srand", "strcat", "strchr", "strcmp", "strcpy", "strlen", "strncmp", "strncpy", "strstr", "strtod",
+    "strtol", "system"};
+
+bool isReserved(const std::string &name) {
+  auto among = [&](const auto &names, const std::string &candidate) {
+    return std::find(std::begin(names), std::end(names), candidate) != std::end(names);
+  };
+  if (among(kCKeywords, name) || among(kLibraryFunctions, name) || among(kMathFunctions, name)) return true;
+  return name.size() > 1 && name.back() == 'f' && among(kMathFunctions, name.substr(0, name.size() - 1));
+}
+
 std::string sanitize(const std::string &hint) {
   std::string name;
   for (char c : hint) name += std::isalnum(static_cast<unsigned char>(c)) || c == '_' ? c : '_';
@@ -25,18 +48,15 @@ std::string sanitize(const std::string &hint) {
 }  // namespace
 
 bool isCFunctionName(const std::string &name) {
-  return !name.empty() && sanitize(name) == name &&
-         std::find(std::begin(kCKeywords), std::end(kCKeywords), name) == std::end(kCKeywords);
+  return !name.empty() && sanitize(name) == name && !isReserved(name);
 }
 
-CNames::CNames(std::set<std::string> reserved) : used_(std::move(reserved)) {
-  used_.insert(std::begin(kCKeywords), std::end(kCKeywords));
-}
+CNames::CNames(std::set<std::string> reserved) : used_(std::move(reserved)) {}
 
 std::string CNames::fresh(const std::string &hint) {
   std::string base = sanitize(hint);
   std::string name = base;
-  for (int suffix = 1; used_.count(name); ++suffix) name = base + "_" + std::to_string(suffix);
+  for (int suffix = 1; used_.count(name) || isReserved(name); ++suffix) name = base + "_" + std::to_string(suffix);
   used_.insert(name);
   return name;
 }

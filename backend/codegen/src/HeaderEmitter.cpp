@@ -1,10 +1,8 @@
 #include "vtac/codegen/HeaderEmitter.h"
 
-#include <set>
 #include <sstream>
 
 #include "vtac/codegen/CNames.h"
-#include "vtac/ir/Visitor.h"
 
 namespace vtac::codegen {
 
@@ -31,6 +29,7 @@ std::string emitHeader(const std::vector<HostFunction> &functions, const std::st
       << "#include <stdint.h>\n\n#include <dlpack/dlpack.h>\n\n"
       << "#ifdef __cplusplus\nextern \"C\" {\n#endif\n\n";
   for (const HostFunction &function : functions) {
+    if (function.internal) continue;  // the object's own
     CNames names = functionNames(function);
     out << "/*\n * " << function.symbol << ": " << (function.graph ? "graph function '" : "prim_func '") << function.name
         << "' of " << sourceName << ".\n";
@@ -62,14 +61,8 @@ std::string emitHeader(const std::vector<HostFunction> &functions, const std::st
             << " * (VTABufferCopy), and keeps the intermediates VTA code touches in VTA buffers (CPU\n"
             << " * code reaches them through VTABufferCPUPtr: VTA memory must be coherent, as it is by\n"
             << " * default).\n";
-      std::set<std::string> callees;
-      ir::preOrderVisit(function.body, [&](const ir::Node &node) {
-        auto *call = node.as<ir::Call>();
-        if (call && call->op == hostop::kCallChecked && !call->args.empty())
-          if (auto *symbol = call->args[0].as<ir::StringImm>()) callees.insert(symbol->value);
-      });
       out << " * Calls:";
-      for (const std::string &callee : callees) out << " " << callee;
+      for (const std::string &callee : calledSymbols(function)) out << " " << callee;
       out << " (int32_t NAME(DLTensor *, ...), inputs then output).\n";
     }
     out << " */\n";

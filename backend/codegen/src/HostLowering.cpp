@@ -104,6 +104,16 @@ llvm::Expected<HostFunction> lowerForHost(const ir::PrimFunc &func, const std::s
   return function;
 }
 
+std::set<std::string> calledSymbols(const HostFunction &graph) {
+  std::set<std::string> callees;
+  ir::preOrderVisit(graph.body, [&](const ir::Node &node) {
+    auto *call = node.as<ir::Call>();
+    if (call && call->op == hostop::kCallChecked && !call->args.empty())
+      if (auto *symbol = call->args[0].as<ir::StringImm>()) callees.insert(symbol->value);
+  });
+  return callees;
+}
+
 std::string writtenName(const std::string &callee) {
   const char *intrinsic = passes::vtaIntrinsicLoweredTo(callee);
   return intrinsic ? intrinsic : callee;

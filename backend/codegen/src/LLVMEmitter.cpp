@@ -113,7 +113,8 @@ public:
     for (const HostParam &param : function.params)
       params.push_back(param.buffer ? b_.getPtrTy() : type(param.var->dtype, *param.var));
     auto *fnType = llvm::FunctionType::get(b_.getInt32Ty(), params, false);
-    llvm::Function *fn = llvm::Function::Create(fnType, llvm::Function::ExternalLinkage, function.symbol, module_);
+    auto linkage = function.internal ? llvm::Function::InternalLinkage : llvm::Function::ExternalLinkage;
+    llvm::Function *fn = llvm::Function::Create(fnType, linkage, function.symbol, module_);
     begin(fn);
     for (size_t i = 0; i < function.params.size(); ++i) {
       fn->getArg(unsigned(i))->setName(function.params[i].var->name);

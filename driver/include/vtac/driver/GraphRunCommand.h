@@ -32,6 +32,7 @@
 #include "vtac/backend/PrimFuncEngine.h"
 #include "vtac/backend/RunArguments.h"
 #include "vtac/backend/TensorCompare.h"
+#include "vtac/graph/Npz.h"
 #include "vtac/ir/Function.h"
 
 namespace vtac::driver {
@@ -57,6 +58,12 @@ struct GraphRunOptions {
 // True when `entry` ("" = main) names a Relax function of `module`: `vtac run` then runs the
 // graph instead of a prim_func.
 bool isGraphEntry(const ir::IRModule &module, const std::string &entry);
+
+// Runs Relax function `entry` of `module` on the interpreter as the command would, on what
+// `arguments` gives (--input files, --size, seeded random data for the rest); the results,
+// named as the function returns them. `vtac opt --check-equivalence` compares graphs with it.
+llvm::Expected<graph::NamedTensors> runGraph(const ir::IRModule &module, const std::string &entry,
+                                             const backend::ArgumentSources &arguments);
 
 // Runs the command on a parsed module; returns the exit status.
 int runGraphCommand(const ir::IRModule &module, const GraphRunOptions &options, std::ostream &out,

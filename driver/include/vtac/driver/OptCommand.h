@@ -42,6 +42,7 @@ struct OptOptions {
   prepare::Recipe recipe;
   bool printTrace = false; // the applied trace, in TVM's text, to standard error
   bool listPasses = false;
+  bool listOperators = false;
   bool printAfterAll = false, printChanged = false, verifyEach = false, timePasses = false;
   std::set<std::string> printAfter, printBefore;
   bool checkEquivalence = false;

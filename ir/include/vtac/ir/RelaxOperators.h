@@ -78,8 +78,11 @@ struct OperatorInfo {
 
 // The operator TVM registers as "relax.<name>", when vtac knows it; null otherwise.
 const OperatorInfo *lookupOperator(llvm::StringRef name);
-// "R.add, R.subtract, ...": every known operator, for messages.
-std::string knownOperatorList();
+// Every operator vtac knows, in the order of its table (`vtac opt --list-operators`).
+std::vector<llvm::StringRef> knownOperators();
+// What a message about unknown operator `name` ("tiel", "nn.conv2D") adds: the closest known
+// name if one is a typo away ("; did you mean R.tile?"), and where the list is.
+std::string unknownOperatorHint(llvm::StringRef name);
 
 // The struct info of an operator call's result (`call.callee`, `call.args`, `call.axes`,
 // `call.outDtype`), or nullopt with `diagnostic` set: an argument that is not a tensor (at the

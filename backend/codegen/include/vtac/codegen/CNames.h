@@ -1,6 +1,6 @@
 // C identifiers for IR variables: each variable of a function gets a valid, unique C name
-// derived from its name hint (`data_1`, `cse_var_6`, `i2_outer`; a clash or a C keyword gets a
-// numeric suffix). Shared by the C emitter and the header emitter so that both name a
+// derived from its name hint (`data_1`, `cse_var_6`, `i2_outer`; a clash, a C keyword or a C library function's
+// name gets a numeric suffix). Shared by the C emitter and the header emitter so that both name a
 // function's parameters alike.
 #pragma once
 
@@ -34,7 +34,8 @@ struct HostFunction;
 CNames functionNames(const HostFunction &function);
 
 // Whether `name` can name an emitted C function: an identifier (letters, digits and '_', not
-// starting with a digit) that is not a C keyword or `main`.
+// starting with a digit) that C does not reserve: no keyword, no `main`, no function of the
+// C library headers the emitted code includes (`exp`, `sqrtf`, `malloc`, ...).
 bool isCFunctionName(const std::string &name);
 
 // The C type of a scalar dtype ("int32_t", "float", "void *"); empty for types C code cannot

@@ -26,6 +26,7 @@
 #pragma once
 
 #include <algorithm>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -82,6 +83,9 @@ struct HostFunction {
   std::string name;    // the function's name in the module
   bool graph = false;  // a Relax graph function (RelaxHostLowering.h), not a prim_func
   std::string symbol;  // the name of the emitted function
+  // Internal linkage (C `static`, not in the header): a private function a graph of the same
+  // object calls, so that two objects may each have their own `add`.
+  bool internal = false;
   std::vector<HostParam> params;
   ir::Stmt body;
   std::vector<MicroKernel> kernels;
@@ -98,6 +102,9 @@ struct HostFunction {
     return std::any_of(distinctData.begin(), distinctData.end(), [&](const ir::VarRef &data) { return data.get() == &var; });
   }
 };
+
+// The symbols a graph function calls (vtac.call_checked), sorted.
+std::set<std::string> calledSymbols(const HostFunction &graph);
 
 // The name an error gives a failed call of runtime function `callee`: the VTA intrinsic the
 // program wrote, which lower-vta-intrinsics turned into that call (`tir.vta.coproc_sync` for

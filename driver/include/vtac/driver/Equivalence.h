@@ -1,6 +1,8 @@
 // The interpreter as the oracle of a transformation: runs each prim_func of `before` and its
 // namesake in `after` on the same seeded random inputs (RandomFill.h) and compares every
-// parameter afterwards, bit for bit (the passes vtac checks this way do not reassociate floats).
+// parameter afterwards, bit for bit (the passes vtac checks this way do not reassociate floats);
+// runs each Relax function of both on the graph executor (high-level operators legalized
+// first, as `vtac run` runs them; --size for the symbolic sizes) and compares the results.
 // With `onlyFunction` (vtac opt --func), only that function is run: the others were not
 // transformed, and their symbolic sizes need not be given.
 #pragma once
