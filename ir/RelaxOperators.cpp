@@ -60,6 +60,13 @@ const std::vector<OperatorInfo> &operators() {
       {"nn.layer_norm", F::LayerNorm, {"data", "gamma", "beta"}},
       {"argmax", F::ArgReduce, {"x"}},                  {"argmin", F::ArgReduce, {"x"}},
       {"split", F::Split, {"x"}},
+      // Rounding and sign (unary.cc; any element type), nn.gelu_tanh, nn.batch_norm (nn.cc), tile
+      // (manipulate.cc).
+      {"round", F::ElementwiseUnary, {"x"}},            {"floor", F::ElementwiseUnary, {"x"}},
+      {"ceil", F::ElementwiseUnary, {"x"}},             {"trunc", F::ElementwiseUnary, {"x"}},
+      {"sign", F::ElementwiseUnary, {"x"}},             {"nn.gelu_tanh", F::FloatUnary, {"data"}},
+      {"nn.batch_norm", F::BatchNorm, {"data", "gamma", "beta", "moving_mean", "moving_var"}},
+      {"tile", F::Tile, {"x"}},
   };
   return table;
 }
@@ -756,6 +763,84 @@ std::optional<StructInfo> inferSplit(const Call &call, const TensorStructInfo &i
   return tuple;
 }
 
+// TVM's batch_norm inference (nn.cc, NormCheckDtypeAndShape with one axis): float data; gamma,
+// beta, moving_mean and moving_var of its element type, each of rank 1 and of the data's size
+// along the axis. The result is (data, moving_mean, moving_var); when a size cannot be proven
+// equal to the others, of known ranks only. Only two different constants conflict.
+std::optional<StructInfo> inferBatchNorm(const Call &call, const std::vector<TensorStructInfo> &in, SourceLoc callLoc,
+                                         SourceLoc axisLoc, RelaxDiagnostic &diagnostic) {
+  static const char *names[] = {"data", "gamma", "beta", "moving_mean", "moving_var"};
+  const TensorStructInfo &data = in[0];
+  if (!requireFloat(call, data, callLoc, diagnostic)) return std::nullopt;
+  int64_t axis = call.axes->front();
+  if (data.rank() >= 0 && (axis < -data.rank() || axis >= data.rank())) {
+    diagnostic = {axisLoc, "R.nn.batch_norm needs an axis within the " + std::to_string(data.rank()) +
+                               " dimensions of its data, got " + std::to_string(axis)};
+    return std::nullopt;
+  }
+  // The sizes along the axis: the data's first (when known), then each parameter's.
+  std::vector<std::pair<Expr, size_t>> lengths;
+  if (data.shape) lengths.emplace_back((*data.shape)[size_t(axis < 0 ? axis + data.rank() : axis)], 0);
+  for (size_t i = 1; i < 5; ++i) {
+    const TensorStructInfo &param = in[i];
+    if (!param.dtype.isVoid() && !data.dtype.isVoid() && param.dtype != data.dtype) {
+      diagnostic = {call.args[i].loc, std::string("R.nn.batch_norm needs ") + names[i] + " of the data's element type " +
+                                          data.dtype.str() + ", got " + param.dtype.str()};
+      return std::nullopt;
+    }
+    if (param.rank() >= 0 && param.rank() != 1) {
+      diagnostic = {call.args[i].loc, std::string("R.nn.batch_norm needs ") + names[i] +
+                                          " of rank 1 (the data's size along the axis), got rank " +
+                                          std::to_string(param.rank())};
+      return std::nullopt;
+    }
+    if (param.shape) lengths.emplace_back(param.shape->front(), i);
+  }
+  bool known = true;
+  for (size_t i = 1; i < lengths.size(); ++i) {
+    const Expr &first = lengths[0].first, &mine = lengths[i].first;
+    if (sizesProvablyEqual(first, mine)) continue;
+    if (first.isa<IntImm>() && mine.isa<IntImm>()) {
+      diagnostic = {call.args[lengths[i].second].loc,
+                    std::string("R.nn.batch_norm needs ") + names[lengths[i].second] + " of size " + printDim(first) +
+                        " (the " + names[lengths[0].second] + "'s" + (lengths[0].second ? "" : " along the axis") +
+                        "), got " + printDim(mine)};
+      return std::nullopt;
+    }
+    known = false;
+  }
+  StructInfo tuple = StructInfo::of(StructInfo::Kind::Tuple);
+  if (known) {
+    for (size_t i : {0, 3, 4}) tuple.fields.push_back(StructInfo(in[i]));
+    return tuple;
+  }
+  for (int rank : {data.rank(), 1, 1}) tuple.fields.push_back(StructInfo(TensorStructInfo{std::nullopt, rank, data.dtype, {}}));
+  return tuple;
+}
+
+// TVM's tile inference (manipulate.cc): repeats aligned with the operand's dimensions at the
+// last one; a dimension of either that the other lacks is taken as is, the others multiply.
+std::optional<TensorStructInfo> inferTile(const Call &call, const TensorStructInfo &in) {
+  const std::vector<int64_t> &repeats = std::get<TileAttrs>(call.attrs).repeats;
+  int given = int(repeats.size()), rank = in.rank();
+  if (rank < 0) return TensorStructInfo{std::nullopt, -1, in.dtype, {}};
+  if (!in.shape) {
+    if (given > rank) return TensorStructInfo{std::nullopt, given, in.dtype, {}};
+    if (std::all_of(repeats.begin(), repeats.end(), [](int64_t r) { return r == 1; })) return in;
+    return TensorStructInfo{std::nullopt, rank, in.dtype, {}};
+  }
+  int outRank = std::max(given, rank);
+  std::vector<Expr> shape;
+  for (int i = 0; i < outRank; ++i) {
+    int d = i - (outRank - rank), r = i - (outRank - given);
+    Expr repeat = intImm(r >= 0 ? repeats[size_t(r)] : 1, DataType::int64());
+    if (d < 0) shape.push_back(repeat);
+    else if (r < 0) shape.push_back((*in.shape)[size_t(d)]);
+    else shape.push_back(arith::Analyzer().simplify(binary(NodeKind::Mul, (*in.shape)[size_t(d)], repeat)));
+  }
+  return TensorStructInfo::known(std::move(shape), in.dtype);
+}
+
 }  // namespace
 
 std::optional<StridedSliceBounds> stridedSliceBounds(const StridedSliceAttrs &attrs, size_t i, const Expr &extent) {
@@ -893,8 +978,10 @@ std::optional<StructInfo> inferOperatorStructInfo(const Call &call, SourceLoc ca
     }
     in.push_back(sinfo.tensor);
   }
-  if (info->family == OperatorFamily::Split) {
-    std::optional<StructInfo> result = inferSplit(call, in[0], axesLoc, diagnostic);
+  if (info->family == OperatorFamily::Split || info->family == OperatorFamily::BatchNorm) {
+    std::optional<StructInfo> result = info->family == OperatorFamily::Split
+                                           ? inferSplit(call, in[0], axesLoc, diagnostic)
+                                           : inferBatchNorm(call, in, callLoc, axesLoc, diagnostic);
     if (result) result->loc = callLoc;
     for (StructInfo &field : result ? result->fields : std::vector<StructInfo>{}) field.loc = field.tensor.loc = callLoc;
     return result;
@@ -931,6 +1018,7 @@ std::optional<StructInfo> inferOperatorStructInfo(const Call &call, SourceLoc ca
   case OperatorFamily::Softmax: result = inferSoftmax(call, in[0], callLoc, axesLoc, diagnostic); break;
   case OperatorFamily::BroadcastTo: result = inferBroadcastTo(call, in[0], axesLoc, diagnostic); break;
   case OperatorFamily::LayerNorm: result = inferLayerNorm(call, in, callLoc, axesLoc, diagnostic); break;
+  case OperatorFamily::Tile: result = inferTile(call, in[0]); break;
   case OperatorFamily::ArgReduce:
     // The dimensions of R.max's, indices of int64 (statistical.cc).
     result = inferStatistical(call, in[0], axesLoc, diagnostic);
@@ -979,6 +1067,17 @@ std::string printOperatorAttributes(const Call &call) {
     return ", axes=" + printAxes(*call.axes) + ", epsilon=" + epsilon + ", center=" + (attrs.center ? "True" : "False") +
            ", scale=" + (attrs.scale ? "True" : "False");
   }
+  case OperatorFamily::BatchNorm: {
+    const auto &attrs = std::get<BatchNormAttrs>(call.attrs);
+    std::string epsilon, momentum;
+    appendFloat(epsilon, attrs.epsilon);
+    appendFloat(momentum, attrs.momentum);
+    // training: newer TVM's attribute, written only when it is not the older TVM's behaviour.
+    return ", axis=" + std::to_string(call.axes->front()) + ", epsilon=" + epsilon +
+           ", center=" + (attrs.center ? "True" : "False") + ", scale=" + (attrs.scale ? "True" : "False") +
+           ", momentum=" + momentum + (attrs.training ? "" : ", training=False");
+  }
+  case OperatorFamily::Tile: return ", repeats=" + printAxes(std::get<TileAttrs>(call.attrs).repeats);
   case OperatorFamily::Concat:
   case OperatorFamily::Take:
   case OperatorFamily::Softmax: return ", axis=" + (call.axes ? std::to_string(call.axes->front()) : "None");

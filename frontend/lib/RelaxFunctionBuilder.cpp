@@ -1195,6 +1195,9 @@ std::optional<relax::Call> RelaxFunctionBuilder::operatorCall(Grammar::CallExprC
     params.insert(params.end(), {"axis", "keepdims"});
   if (info->family == relax::OperatorFamily::LayerNorm)
     params.insert(params.end(), {"axes", "epsilon", "center", "scale"});
+  if (info->family == relax::OperatorFamily::BatchNorm)
+    params.insert(params.end(), {"axis", "epsilon", "center", "scale", "momentum", "training"});
+  if (info->family == relax::OperatorFamily::Tile) params.push_back("repeats");
   if (info->family == relax::OperatorFamily::Clip) params.insert(params.end(), {"min", "max"});
   if (info->family == relax::OperatorFamily::Concat || info->family == relax::OperatorFamily::ExpandDims ||
       info->family == relax::OperatorFamily::Squeeze || info->family == relax::OperatorFamily::Take ||
@@ -1279,6 +1282,26 @@ std::optional<relax::Call> RelaxFunctionBuilder::operatorCall(Grammar::CallExprC
     call.attrs = split;
     ++attribute;  // the axis follows
   }
+  if (info->family == relax::OperatorFamily::Tile) {
+    // An integer or a list of them, each 0 or more.
+    Grammar::ExprContext *given = args.get(attribute, params[attribute]);
+    if (!given) {
+      error(loc(expr), "R.tile needs its argument 'repeats'");
+      return std::nullopt;
+    }
+    std::optional<std::vector<Grammar::ExprContext *>> items = tupleItems(stripParens(given));
+    relax::TileAttrs tile;
+    for (Grammar::ExprContext *item : items ? *items : std::vector<Grammar::ExprContext *>{given}) {
+      std::optional<int64_t> repeat = signedIntOf(item);
+      if (!repeat || *repeat < 0) {
+        error(loc(item), repeat ? "R.tile needs repeats of 0 or more, got " + std::to_string(*repeat)
+                                : std::string("expected repeats as an integer or a list of integers"));
+        return std::nullopt;
+      }
+      tile.repeats.push_back(*repeat);
+    }
+    call.attrs = tile;
+  }
   // quantize's out_dtype follows its axis; TVM's defaults: int8, and float32 for dequantize.
   bool quantize = info->family == relax::OperatorFamily::Quantize;
   if (quantize) call.outDtype = name == "quantize" ? ir::DataType::intTy(8) : ir::DataType::float32();
@@ -1327,17 +1350,18 @@ std::optional<relax::Call> RelaxFunctionBuilder::operatorCall(Grammar::CallExprC
   if (info->family == F::Softmax) call.axes = std::vector<int64_t>{-1};
   if (quantize) call.axes = std::vector<int64_t>{-1};
   bool single = info->family == F::Concat || info->family == F::Take || info->family == F::Softmax ||
-                info->family == F::ArgReduce || info->family == F::Split || quantize,
+                info->family == F::ArgReduce || info->family == F::Split || info->family == F::BatchNorm || quantize,
        list = !single;
   const char *axesName = info->family == F::PermuteDims || info->family == F::LayerNorm ? "axes" : "axis";
   Grammar::ExprContext *axes = info->family == F::PermuteDims || info->family == F::Statistical || single ||
                                        info->family == F::ExpandDims || info->family == F::Squeeze ||
-                                       info->family == F::LayerNorm
+                                       info->family == F::LayerNorm || info->family == F::BatchNorm
                                    ? args.get(attribute, axesName)
                                    : nullptr;
   // Axes that must be given (layer_norm, expand_dims), or that may be left out but not None.
   const char *required = info->family == F::LayerNorm    ? "R.nn.layer_norm needs its argument 'axes' (a list of integers)"
                          : info->family == F::ExpandDims ? "R.expand_dims needs its argument 'axis' (an integer or a list of them)"
+                         : info->family == F::BatchNorm  ? "R.nn.batch_norm needs its argument 'axis' (an integer)"
                                                          : nullptr;
   const char *notNone = info->family == F::Softmax ? "expected the axis as an integer"
                         : info->family == F::Split ? "R.split needs an integer axis, not None"
@@ -1346,7 +1370,8 @@ std::optional<relax::Call> RelaxFunctionBuilder::operatorCall(Grammar::CallExprC
     error(axes ? loc(axes) : loc(expr), required ? required : notNone);
     return std::nullopt;
   }
-  if (info->family == F::LayerNorm && !layerNormAttributes(expr, params, call)) return std::nullopt;
+  if ((info->family == F::LayerNorm || info->family == F::BatchNorm) && !normAttributes(expr, params, call))
+    return std::nullopt;
   if (axes) {
     axesLoc = loc(axes);
     call.axes.reset();
@@ -1360,7 +1385,8 @@ std::optional<relax::Call> RelaxFunctionBuilder::operatorCall(Grammar::CallExprC
         values.push_back(*value);
       }
       if (!items || values.size() != items->size()) {
-        error(axesLoc, single ? std::string("expected the axis as an integer") + (info->family == F::Softmax ? "" : " or None")
+        bool noneAllowed = info->family != F::Softmax && info->family != F::BatchNorm;
+        error(axesLoc, single ? std::string("expected the axis as an integer") + (noneAllowed ? " or None" : "")
                               : std::string("expected the ") + axesName + " as a list of integers, e.g. [1, 0], or None");
         return std::nullopt;
       }
@@ -1875,25 +1901,36 @@ bool RelaxFunctionBuilder::stridedSliceAttributes(Grammar::CallExprContext *expr
   return true;
 }
 
-// R.nn.layer_norm's epsilon (a number, 1e-5 when absent), center and scale (True or False,
-// True when absent).
-bool RelaxFunctionBuilder::layerNormAttributes(Grammar::CallExprContext *expr, const std::vector<std::string> &params,
-                                               relax::Call &call) {
+// The attributes of R.nn.layer_norm and R.nn.batch_norm besides the axes: epsilon (a number,
+// 1e-5 when absent), center and scale (True or False, True when absent); batch_norm's momentum
+// (0.1) and training (True) too.
+bool RelaxFunctionBuilder::normAttributes(Grammar::CallExprContext *expr, const std::vector<std::string> &params,
+                                          relax::Call &call) {
   Arguments args = argumentsOf(expr);
   auto value = [&](const std::string &name) {
     return args.get(size_t(std::find(params.begin(), params.end(), name) - params.begin()), name);
   };
-  relax::LayerNormAttrs attrs;
-  if (Grammar::ExprContext *epsilon = value("epsilon")) {
-    std::optional<ir::AttrValue> number = attrLiteral(epsilon);
-    if (!number) return false;
-    if (!number->isFloat() && !number->isInt()) {
-      error(loc(epsilon), "expected a number for epsilon, such as 1e-05");
+  bool batch = call.callee == "nn.batch_norm";
+  relax::BatchNormAttrs attrs;  // layer_norm's are its first ones
+  // Each number with an example of it for the message.
+  std::vector<std::tuple<const char *, double *, const char *>> numbers{{"epsilon", &attrs.epsilon, "1e-05"}};
+  std::vector<std::pair<const char *, bool *>> flags{{"center", &attrs.center}, {"scale", &attrs.scale}};
+  if (batch) {
+    numbers.emplace_back("momentum", &attrs.momentum, "0.1");
+    flags.emplace_back("training", &attrs.training);
+  }
+  for (auto [name, number, example] : numbers) {
+    Grammar::ExprContext *given = value(name);
+    if (!given) continue;
+    std::optional<ir::AttrValue> literal = attrLiteral(given);
+    if (!literal) return false;
+    if (!literal->isFloat() && !literal->isInt()) {
+      error(loc(given), std::string("expected a number for ") + name + ", such as " + example);
       return false;
     }
-    attrs.epsilon = number->isFloat() ? number->asFloat() : double(number->asInt());
+    *number = literal->isFloat() ? literal->asFloat() : double(literal->asInt());
   }
-  for (auto [name, flag] : {std::pair{"center", &attrs.center}, std::pair{"scale", &attrs.scale}}) {
+  for (auto [name, flag] : flags) {
     Grammar::ExprContext *given = value(name);
     if (!given) continue;
     std::optional<ir::AttrValue> literal = attrLiteral(given);
@@ -1904,7 +1941,8 @@ bool RelaxFunctionBuilder::layerNormAttributes(Grammar::CallExprContext *expr, c
     }
     *flag = literal->asBool();
   }
-  call.attrs = attrs;
+  if (batch) call.attrs = attrs;
+  else call.attrs = relax::LayerNormAttrs{attrs.epsilon, attrs.center, attrs.scale};
   return true;
 }
 

@@ -114,8 +114,7 @@ private:
   std::optional<ir::relax::Call> creationCall(Grammar::CallExprContext *call, ir::relax::Call operatorCall);
   bool windowAttributes(Grammar::CallExprContext *expr, const std::vector<std::string> &params, ir::relax::Call &call);
   std::optional<std::variant<int64_t, double>> clipBound(Grammar::ExprContext *expr);
-  bool layerNormAttributes(Grammar::CallExprContext *expr, const std::vector<std::string> &params,
-                           ir::relax::Call &call);
+  bool normAttributes(Grammar::CallExprContext *expr, const std::vector<std::string> &params, ir::relax::Call &call);
   bool stridedSliceAttributes(Grammar::CallExprContext *expr, const std::vector<std::string> &params,
                               ir::relax::Call &call);
   std::optional<ir::relax::Call> withInferredStructInfo(ir::relax::Call call, ir::SourceLoc callLoc,

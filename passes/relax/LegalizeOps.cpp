@@ -20,7 +20,8 @@ llvm::Expected<legalize::LegalizedOperator> legalizeCall(const relax::Call &call
   case relax::OperatorFamily::FloatUnary:
     return llvm::StringRef(call.callee).starts_with("nn.") ? legalize::legalizeNn(call) : legalize::legalizeUnary(call);
   case relax::OperatorFamily::Softmax:
-  case relax::OperatorFamily::LayerNorm: return legalize::legalizeNn(call);
+  case relax::OperatorFamily::LayerNorm:
+  case relax::OperatorFamily::BatchNorm: return legalize::legalizeNn(call);
   case relax::OperatorFamily::Matmul: return legalize::legalizeLinearAlgebra(call);
   case relax::OperatorFamily::PermuteDims:
   case relax::OperatorFamily::Reshape:
@@ -29,7 +30,8 @@ llvm::Expected<legalize::LegalizedOperator> legalizeCall(const relax::Call &call
   case relax::OperatorFamily::Squeeze:
   case relax::OperatorFamily::Flatten:
   case relax::OperatorFamily::BroadcastTo: return legalize::legalizeManipulate(call);
-  case relax::OperatorFamily::Split: return legalize::legalizeManipulate(call);
+  case relax::OperatorFamily::Split:
+  case relax::OperatorFamily::Tile: return legalize::legalizeManipulate(call);
   case relax::OperatorFamily::Astype: return legalize::legalizeDatatype(call);
   case relax::OperatorFamily::Statistical: return legalize::legalizeStatistical(call);
   case relax::OperatorFamily::Conv2D: return legalize::legalizeConvolution(call);

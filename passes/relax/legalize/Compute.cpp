@@ -258,6 +258,14 @@ llvm::Expected<LegalizedOperator> ComputeBuilder::computeEach(std::string nameHi
   return finish(std::move(nameHint), outputs, outs.front().loc);
 }
 
+llvm::Expected<LegalizedOperator> ComputeBuilder::finishWithOutputs(std::string nameHint,
+                                                                    const std::vector<ir::BufferRef> &outputs,
+                                                                    ir::SourceLoc resultLoc) {
+  for (const ir::BufferRef &output : outputs)
+    intermediates_.erase(std::remove(intermediates_.begin(), intermediates_.end(), output), intermediates_.end());
+  return finish(std::move(nameHint), outputs, resultLoc);
+}
+
 llvm::Expected<LegalizedOperator> ComputeBuilder::finish(std::string nameHint, const std::vector<ir::BufferRef> &outputs,
                                                          ir::SourceLoc resultLoc) {
   auto root = ir::make<ir::Block>("root", std::vector<ir::IterVarRef>{}, std::vector<ir::BufferRegion>{},

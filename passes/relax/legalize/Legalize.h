@@ -13,10 +13,11 @@
 //
 // One file per operator family, as TVM's legalize_ops/ has: Binary.cpp (add, subtract,
 // multiply, divide, maximum, minimum, power, floor_divide, shifts, bitwise, comparisons),
-// Unary.cpp (clip, exp, log, sqrt, rsqrt, tanh, sigmoid, sin, cos, erf, negative, abs, square),
-// Nn.cpp (nn.relu, nn.gelu, nn.silu, nn.softmax, nn.log_softmax, nn.layer_norm),
+// Unary.cpp (clip, exp, log, sqrt, rsqrt, tanh, sigmoid, sin, cos, erf, negative, abs, square,
+// round, floor, ceil, trunc, sign), Nn.cpp (nn.relu, nn.gelu, nn.gelu_tanh, nn.silu, nn.softmax,
+// nn.log_softmax, nn.layer_norm, nn.batch_norm),
 // LinearAlgebra.cpp (matmul), Manipulate.cpp (permute_dims, reshape, concat, expand_dims,
-// squeeze, flatten, broadcast_to, split), Datatype.cpp (astype), Statistical.cpp (sum, mean,
+// squeeze, flatten, broadcast_to, split, tile), Datatype.cpp (astype), Statistical.cpp (sum, mean,
 // max, min), Convolution.cpp (nn.conv2d), Pooling.cpp (nn.max_pool2d, nn.avg_pool2d,
 // nn.adaptive_avg_pool2d), Create.cpp (zeros, ones, full, their *_like twins, arange),
 // Search.cpp (where, argmax, argmin), Index.cpp (take, strided_slice), Qdq.cpp (quantize,
@@ -133,6 +134,12 @@ public:
   ir::BufferRef computeStage(const std::string &block, const AxisNames &axisNames, ir::DataType dtype,
                              std::vector<ir::Expr> shape, const std::function<ir::Expr(const Indices &)> &value);
 
+  // The prim_func of the stages so far whose results `outputs` (stages' buffers, in order) it
+  // writes instead of allocating them: the outputs of a te computation of several results that
+  // later stages read (topi's batch_norm). An error at `resultLoc` as for one output.
+  llvm::Expected<LegalizedOperator> finishWithOutputs(std::string nameHint, const std::vector<ir::BufferRef> &outputs,
+                                                      ir::SourceLoc resultLoc);
+
   // topi's pad: `data` with `before`/`after` elements added along each dimension, filled with
   // `padValue`, in block `block` (iterators `axisNames`: ax0, ax1, ... for topi's C++ pad): T.if_then_else(before <= ax and
   // ax < size + before and ..., data[ax - before], padValue) over the padded dimensions, a copy
@@ -194,6 +201,12 @@ ir::Expr scalarConstant(const ir::relax::Arg &arg);
 // `other`'s, the other operand's or the result's, is not).
 std::vector<ir::Expr> broadcastIndices(const std::vector<ir::Expr> &axes, const std::vector<ir::Expr> &mine,
                                        const std::vector<ir::Expr> &other);
+
+// topi's reshape: the operand's indices (of shape `from`) for the result's iterators `ax` (of
+// shape `to`): the iterators raveled in `to`, unraveled in `from`, in the form TVM's simplifier
+// leaves (see Manipulate.cpp).
+std::vector<ir::Expr> reshapeIndices(const std::vector<ir::Expr> &ax, const std::vector<ir::Expr> &to,
+                                     const std::vector<ir::Expr> &from);
 
 // The families, each given an operator call of its family whose struct info was inferred when
 // it was read; errors are located at an argument or the call (its result's struct info).

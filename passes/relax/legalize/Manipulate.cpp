@@ -4,9 +4,11 @@
 //   `T_transpose` with iterators ax0, ax1, ...: dimension i of the result is dimension axes[i]
 //   of the operand, so the operand's index at axes[i] is the result's iterator i.
 // - R.reshape: topi.reshape, block `T_reshape`: the result's iterators flattened in its shape
-//   (`ax0 * 3 + ax1`), then unravelled in the operand's, in the form TVM's simplifier leaves
-//   it: `flat % 24 // 12` for a dimension of size 2 and stride 12 (`flat // 12 % 2`), `flat % 4`
-//   for the last, 0 for a size 1.
+//   (`ax0 * 3 + ax1`; a size 1 adds the next iterator alone), then unravelled in the operand's,
+//   in the form TVM's simplifier leaves it: `flat % 24 // 12` for a dimension of size 2 and
+//   stride 12 (`flat // 12 % 2`), `flat % 4` for the last, 0 for a size 1; a term of the
+//   flat index that is a constant multiple of the modulus is dropped (`(ax1 + ax2) % 3` for
+//   `(ax0 * 3 + ax1 + ax2) % 3`).
 // - R.flatten: topi.reshape to the result's one dimension (as R.reshape).
 // - R.expand_dims: block `expand_dims` (iterators i0, i1, ...), the operand at the iterators of
 //   the dimensions that are not new; R.squeeze: topi.squeeze, block `T_squeeze`, the operand
@@ -18,6 +20,9 @@
 //   dimensions it broadcasts.
 // - R.split: topi.split, one block per piece (see legalizeSplit), a prim_func of several
 //   outputs called by R.call_tir with `out_sinfo=[...]`.
+// - R.tile: topi.tile, block `T_tile`: the operand at each of its dimensions' iterator modulo
+//   its size (`x[ax1 % 3, ax2 % 2]`, the result's leading dimensions beyond the operand's
+//   rank unread), 0 when the result is empty.
 #include "Legalize.h"
 
 #include <algorithm>
@@ -30,6 +35,27 @@ namespace relax = ir::relax;
 using ir::Expr;
 
 namespace {
+
+// `sum % modulus` without the terms of `sum` (a chain of additions) that are multiples of the
+// constant modulus (`t * c` with c a multiple of it), as TVM's canonical simplifier drops them.
+Expr modulo(const Expr &sum, int64_t modulus) {
+  std::vector<Expr> terms;
+  Expr rest = sum;
+  for (; rest->kind() == ir::NodeKind::Add; rest = static_cast<const ir::BinaryExpr &>(*rest).a)
+    terms.push_back(static_cast<const ir::BinaryExpr &>(*rest).b);
+  terms.push_back(rest);
+  Expr kept;
+  for (size_t i = terms.size(); i-- > 0;) {
+    const Expr &term = terms[i];
+    const auto *factor = term->kind() == ir::NodeKind::Mul ? static_cast<const ir::BinaryExpr &>(*term).b.as<ir::IntImm>()
+                                                           : nullptr;
+    if (factor && modulus != 0 && factor->value % modulus == 0) continue;
+    kept = kept ? ir::binary(ir::NodeKind::Add, kept, term) : term;
+  }
+  ir::DataType dtype = sum->dtype;
+  if (!kept) return ir::make<ir::IntImm>(dtype, 0);
+  return ir::binary(ir::NodeKind::FloorMod, kept, ir::make<ir::IntImm>(dtype, modulus));
+}
 
 // topi's UnravelIndex of `flat` in `shape`, simplified as TVM's index simplification leaves it
 // (see above): a run of constant sizes divides by their product, `flat // s % n` becomes
@@ -47,7 +73,7 @@ std::vector<Expr> unravel(Expr flat, const std::vector<Expr> &shape) {
       continue;
     }
     if (size) {
-      Expr wrapped = ir::binary(ir::NodeKind::FloorMod, base, constant(stride * size->value));
+      Expr wrapped = modulo(base, stride * size->value);
       indices[i] = stride == 1 ? wrapped : ir::binary(ir::NodeKind::FloorDiv, wrapped, constant(stride));
       stride *= size->value;
       continue;
@@ -68,6 +94,20 @@ Expr multiplyFactors(Expr value, const Expr &size) {
   return ir::binary(ir::NodeKind::Mul, std::move(value), size);
 }
 
+}  // namespace
+
+std::vector<Expr> reshapeIndices(const std::vector<Expr> &ax, const std::vector<Expr> &to, const std::vector<Expr> &from) {
+  // topi's RavelIndex: ((ax0 * n1 + ax1) * n2 + ax2) ...; a product size multiplies factor by
+  // factor (`ax0 * b * 2` for a size `b * 2`), as TVM's simplifier reassociates it, and a size
+  // 1 not at all (TVM's operators fold x * 1).
+  Expr flat = ax.empty() ? ir::make<ir::IntImm>(ir::DataType::int64(), 0) : ax[0];
+  for (size_t i = 1; i < ax.size(); ++i)
+    flat = ir::binary(ir::NodeKind::Add, relax::isConstantSize(to[i], 1) ? flat : multiplyFactors(flat, to[i]), ax[i]);
+  return unravel(flat, from);
+}
+
+namespace {
+
 llvm::Expected<LegalizedOperator> legalizeReshape(const relax::Call &call) {
   ComputeBuilder builder;
   llvm::Expected<ir::BufferRef> data = builder.input(call.args[0]);
@@ -81,12 +121,7 @@ llvm::Expected<LegalizedOperator> legalizeReshape(const relax::Call &call) {
   bool noElements = empty(target) || empty((*data)->shape);
   return builder.compute("reshape", "T_reshape", "ax", call.outSinfo, [&](const ComputeBuilder::Indices &ax) -> Expr {
     if (noElements) return zeroOf((*data)->dtype);
-    // topi's RavelIndex: ((ax0 * n1 + ax1) * n2 + ax2) ...; a product size multiplies factor
-    // by factor (`ax0 * b * 2` for a size `b * 2`), as TVM's simplifier reassociates it.
-    Expr flat = ax.empty() ? ir::make<ir::IntImm>(ir::DataType::int64(), 0) : ax[0];
-    for (size_t i = 1; i < ax.size(); ++i)
-      flat = ir::binary(ir::NodeKind::Add, multiplyFactors(flat, target[i]), ax[i]);
-    return ir::bufferLoad(*data, unravel(flat, (*data)->shape));
+    return ir::bufferLoad(*data, reshapeIndices(ax, target, (*data)->shape));
   });
 }
 
@@ -225,6 +260,22 @@ llvm::Expected<LegalizedOperator> legalizeSplit(const relax::Call &call) {
   });
 }
 
+llvm::Expected<LegalizedOperator> legalizeTile(const relax::Call &call) {
+  ComputeBuilder builder;
+  llvm::Expected<ir::BufferRef> data = builder.input(call.args[0]);
+  if (!data) return data.takeError();
+  const std::vector<Expr> &shape = (*data)->shape;
+  bool empty = call.outSinfo.shape && std::any_of(call.outSinfo.shape->begin(), call.outSinfo.shape->end(),
+                                                  [](const Expr &dim) { return relax::isConstantSize(dim, 0); });
+  return builder.compute("tile", "T_tile", "ax", call.outSinfo, [&](const ComputeBuilder::Indices &ax) -> Expr {
+    if (empty) return zeroOf((*data)->dtype);
+    std::vector<Expr> indices;
+    for (size_t d = 0; d < shape.size(); ++d)
+      indices.push_back(ir::binary(ir::NodeKind::FloorMod, ax[ax.size() - shape.size() + d], shape[d]));
+    return ir::bufferLoad(*data, indices);
+  });
+}
+
 }  // namespace
 
 llvm::Expected<LegalizedOperator> legalizeManipulate(const relax::Call &call) {
@@ -237,6 +288,7 @@ llvm::Expected<LegalizedOperator> legalizeManipulate(const relax::Call &call) {
   case relax::OperatorFamily::Squeeze: return legalizeSqueeze(call);
   case relax::OperatorFamily::BroadcastTo: return legalizeBroadcastTo(call);
   case relax::OperatorFamily::Split: return legalizeSplit(call);
+  case relax::OperatorFamily::Tile: return legalizeTile(call);
   default: break;
   }
   ComputeBuilder builder;

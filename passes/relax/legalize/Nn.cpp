@@ -17,10 +17,21 @@
 //   mean = sum / count and var = sum of squares / count - mean * mean, a division by a constant
 //   count a multiplication by its reciprocal. Like TVM it ignores center and scale (gamma and
 //   beta are always applied).
+// - R.nn.gelu_tanh: TVM's te_gelu_tanh, 0.5 * x * (1 + tanh(sqrt(2 / pi) * x * (1 + 0.044715 *
+//   x * x))), one stage per operation (blocks T_multiply .. T_multiply_4, T_add, compute
+//   (T.tanh), T_add_1, T_multiply_5).
+// - R.nn.batch_norm: topi.nn.batch_norm, one stage per te operation (see BatchNormStages), three
+//   outputs. Training (TVM's LegalizeOps always legalizes so; newer TVM's default): the mean and
+//   variance of the batch over every dimension but the axis, out = (x - mean) / sqrt(var +
+//   epsilon) * gamma + beta, and the moving statistics updated, (1 - momentum) * moving +
+//   momentum * batch's (the variance computed again for it, as topi did). training=False
+//   (newer TVM): the moving statistics normalize, and are returned as they are.
 #include "Legalize.h"
 
 #include <algorithm>
+#include <map>
 
+#include "vtac/ir/Arith.h"
 #include "vtac/ir/Diagnostic.h"
 #include "vtac/ir/ExtremeValue.h"
 
@@ -193,6 +204,200 @@ llvm::Expected<LegalizedOperator> legalizeLayerNorm(const relax::Call &call, con
   });
 }
 
+// TVM's te_gelu_tanh, each te operation a stage (C++ topi's multiply and add by a scalar,
+// iterators ax; Python topi's tanh, i).
+llvm::Expected<LegalizedOperator> legalizeGeluTanh(const relax::Call &call, const ir::BufferRef &x,
+                                                   ComputeBuilder &builder) {
+  DataType dtype = x->dtype;
+  using Value = std::function<Expr(const Indices &)>;
+  auto at = [](const ir::BufferRef &buffer) -> Value {
+    return [buffer](const Indices &ax) { return ir::bufferLoad(buffer, ax); };
+  };
+  auto constant = [dtype](double value) -> Value {
+    return [value, dtype](const Indices &) { return ir::floatImm(value, dtype); };
+  };
+  auto combine = [](ir::NodeKind kind, Value a, Value b) -> Value {
+    return [kind, a, b](const Indices &ax) { return ir::binary(kind, a(ax), b(ax)); };
+  };
+  auto stage = [&](const char *block, const char *axes, const Value &value) {
+    return builder.computeStage(block, axes, dtype, x->shape, value);
+  };
+  using K = ir::NodeKind;
+  ir::BufferRef half = stage("T_multiply", "ax", combine(K::Mul, constant(0.5), at(x)));
+  const double sqrtTwoOverPi = 0.7978845608028654;
+  ir::BufferRef scaled = stage("T_multiply_1", "ax", combine(K::Mul, constant(sqrtTwoOverPi), at(x)));
+  ir::BufferRef cubicFactor = stage("T_multiply_2", "ax", combine(K::Mul, constant(0.044715), at(x)));
+  ir::BufferRef cubicTerm = stage("T_multiply_3", "ax", combine(K::Mul, at(cubicFactor), at(x)));
+  ir::BufferRef inner = stage("T_add", "ax", combine(K::Add, constant(1), at(cubicTerm)));
+  ir::BufferRef argument = stage("T_multiply_4", "ax", combine(K::Mul, at(scaled), at(inner)));
+  ir::BufferRef tanh =
+      stage("compute", "i", [&](const Indices &i) { return unaryIntrinsic("tir.tanh", ir::bufferLoad(argument, i)); });
+  ir::BufferRef shifted = stage("T_add_1", "ax", combine(K::Add, constant(1), at(tanh)));
+  return builder.compute("gelu_tanh", "T_multiply_5", "ax", call.outSinfo, combine(K::Mul, at(half), at(shifted)));
+}
+
+// topi.nn.batch_norm's te operations as stages, each named as te.create_prim_func names the
+// tensors of topi's names (T_subtract, T_subtract_1, ...) in the order it visits them, which is
+// the order the stages are made in here.
+class BatchNormStages {
+public:
+  BatchNormStages(ComputeBuilder &builder, const ir::BufferRef &x, size_t axis)
+      : builder_(builder), x_(x), axis_(axis) {
+    dtype_ = x->dtype;
+    reshaped_.assign(x->rank(), ir::intImm(1, DataType::int64()));
+    reshaped_[axis] = x->shape[axis];
+    // Python's reduce(mul, sizes, 1): TVM's operators fold constants and x * 1.
+    for (size_t d = 0; d < x->rank(); ++d) {
+      if (d == axis) continue;
+      const auto *done = count_ ? count_.as<ir::IntImm>() : nullptr, *size = x->shape[d].as<ir::IntImm>();
+      count_ = !count_ || (done && done->value == 1) ? x->shape[d]
+               : done && size                        ? ir::intImm(done->value * size->value, DataType::int64())
+                                                     : ir::binary(ir::NodeKind::Mul, count_, x->shape[d]);
+    }
+  }
+
+  // An operand of an elementwise operation: a tensor, or a scalar constant.
+  struct Operand {
+    Operand(ir::BufferRef buffer) : buffer(std::move(buffer)) {}
+    Operand(double value) : value(value) {}
+    ir::BufferRef buffer;
+    double value = 0;
+  };
+  // topi's broadcast `a <op> b` (block T_add, T_subtract, ...): the result's sizes as topi's
+  // BroadcastShape gives them (T.max of two sizes that may differ), each tensor indexed at 0
+  // along the dimensions it broadcasts; a scalar folded as TVM's operators fold it (x * 1 is x).
+  ir::BufferRef elementwise(const std::string &name, ir::NodeKind kind, const Operand &a, const Operand &b) {
+    std::vector<Expr> shape = a.buffer ? a.buffer->shape : b.buffer->shape;
+    if (a.buffer && b.buffer) {
+      std::string conflict;
+      std::optional<std::vector<Expr>> common = relax::broadcastShapes(a.buffer->shape, b.buffer->shape, conflict);
+      shape = common ? *common : maxShape(a.buffer->shape, b.buffer->shape);
+    }
+    auto load = [&](const Operand &operand, const Operand &other, const Indices &ax) -> Expr {
+      if (!operand.buffer) return ir::floatImm(operand.value, dtype_);
+      const std::vector<Expr> &against = other.buffer ? other.buffer->shape : shape;
+      return ir::bufferLoad(operand.buffer, broadcastIndices(ax, operand.buffer->shape, against));
+    };
+    return builder_.computeStage(unique(name), "ax", dtype_, shape, [&](const Indices &ax) {
+      return ir::makeBinary(kind, load(a, b, ax), load(b, a, ax));
+    });
+  }
+  // topi.sum over every dimension but the axis, block `<name>_red` (iterators ax0, then k<d>).
+  ir::BufferRef sum(const ir::BufferRef &from, const std::string &teName) {
+    ComputeBuilder::Reduction reduction{{}, zeroOf(dtype_), ir::NodeKind::Add};
+    for (size_t d = 0; d < from->rank(); ++d)
+      if (d != axis_) reduction.axes.emplace_back(from->shape[d], "k" + std::to_string(d));
+    return builder_.reduceStage(unique(teName + "_red"), "ax", dtype_, {from->shape[axis_]}, reduction,
+                                [&](const Indices &ax, const Indices &ks) {
+                                  Indices indices = ks;
+                                  indices.insert(indices.begin() + long(axis_), ax[0]);
+                                  return ir::bufferLoad(from, indices);
+                                });
+  }
+  // A sum divided by the element count (block T_divide): a constant count's reciprocal
+  // multiplies (as TVM's simplifier leaves a division by a constant), a symbolic one divides,
+  // cast to the element type.
+  ir::BufferRef mean(const ir::BufferRef &sum) {
+    return builder_.computeStage(unique("T_divide"), "ax", dtype_, sum->shape, [&](const Indices &ax) {
+      Expr total = ir::bufferLoad(sum, ax);
+      if (const auto *constant = count_.as<ir::IntImm>())
+        return ir::binary(ir::NodeKind::Mul, total, ir::floatImm(1.0 / double(constant->value), dtype_));
+      return ir::binary(ir::NodeKind::Div, total, ir::make<ir::Cast>(dtype_, count_));
+    });
+  }
+  // topi.reshape of a vector along the axis to [1, .., size, .., 1] (block T_reshape).
+  ir::BufferRef reshape(const ir::BufferRef &vector) {
+    return builder_.computeStage(unique("T_reshape"), "ax", dtype_, reshaped_, [&](const Indices &ax) {
+      return ir::bufferLoad(vector, reshapeIndices(ax, reshaped_, vector->shape));
+    });
+  }
+  // The batch's variance: the mean of (x - mean) * (x - mean), `meanAlong` the mean reshaped.
+  ir::BufferRef variance(const ir::BufferRef &meanAlong) {
+    ir::BufferRef left = elementwise("T_subtract", ir::NodeKind::Sub, x_, meanAlong);
+    ir::BufferRef right = elementwise("T_subtract", ir::NodeKind::Sub, x_, meanAlong);
+    ir::BufferRef square = elementwise("T_multiply", ir::NodeKind::Mul, left, right);
+    return mean(sum(square, "T_multiply"));
+  }
+  // topi.math.sqrt (block compute, iterators i).
+  ir::BufferRef sqrt(const ir::BufferRef &from) {
+    return builder_.computeStage(unique("compute"), "i", dtype_, from->shape,
+                                 [&](const Indices &i) { return unaryIntrinsic("tir.sqrt", ir::bufferLoad(from, i)); });
+  }
+
+private:
+  std::string unique(const std::string &name) {
+    unsigned seen = used_[name]++;
+    return seen ? name + "_" + std::to_string(seen) : name;
+  }
+  static std::vector<Expr> maxShape(const std::vector<Expr> &a, const std::vector<Expr> &b) {
+    std::vector<Expr> shape;
+    for (size_t i = 0; i < a.size(); ++i)
+      shape.push_back(relax::sizesProvablyEqual(a[i], b[i]) ? a[i] : ir::binary(ir::NodeKind::Max, a[i], b[i]));
+    return shape;
+  }
+
+  ComputeBuilder &builder_;
+  ir::BufferRef x_;
+  size_t axis_;
+  DataType dtype_;
+  std::vector<Expr> reshaped_;
+  Expr count_;
+  std::map<std::string, unsigned> used_;
+};
+
+llvm::Expected<LegalizedOperator> legalizeBatchNorm(const relax::Call &call, const ir::BufferRef &x,
+                                                    ComputeBuilder &builder) {
+  for (const relax::TensorStructInfo &output : call.tupleOutSinfo)
+    if (!output.shape)
+      return ir::diagnosticError(call.calleeLoc, "legalize-ops needs the shapes of R.nn.batch_norm's results; they are " +
+                                                     relax::printStructInfo(call.outputSinfo()) +
+                                                     " (the sizes along the axis are not known to agree)");
+  if (x->rank() < 2)
+    return ir::diagnosticError(call.args[0].loc, "legalize-ops: R.nn.batch_norm of " + std::to_string(x->rank()) +
+                                                     "-D data is not supported (topi's batch_norm would average over "
+                                                     "no dimension)");
+  ir::BufferRef params[4];
+  for (size_t i = 0; i < 4; ++i) {
+    llvm::Expected<ir::BufferRef> param = builder.input(call.args[i + 1]);
+    if (!param) return param.takeError();
+    params[i] = *param;
+  }
+  const ir::BufferRef &gamma = params[0], &beta = params[1], &movingMean = params[2], &movingVar = params[3];
+  const auto &attrs = std::get<relax::BatchNormAttrs>(call.attrs);
+  int64_t rank = int64_t(x->rank()), axis = call.axes->front();  // the reader checked the axis
+  BatchNormStages stages(builder, x, size_t(axis < 0 ? axis + rank : axis));
+  using K = ir::NodeKind;
+  ir::BufferRef batchMean, meanAlong, centered, varianceAlong;
+  if (attrs.training) {
+    batchMean = stages.mean(stages.sum(x, x->name));
+    meanAlong = stages.reshape(batchMean);
+    centered = stages.elementwise("T_subtract", K::Sub, x, meanAlong);
+    varianceAlong = stages.reshape(stages.variance(meanAlong));
+  } else {
+    centered = stages.elementwise("T_subtract", K::Sub, x, stages.reshape(movingMean));
+    varianceAlong = stages.reshape(movingVar);
+  }
+  ir::BufferRef out = stages.elementwise(
+      "T_divide", K::Div, centered, stages.sqrt(stages.elementwise("T_add", K::Add, varianceAlong, attrs.epsilon)));
+  if (attrs.scale) out = stages.elementwise("T_multiply", K::Mul, out, stages.reshape(gamma));
+  if (attrs.center) out = stages.elementwise("T_add", K::Add, out, stages.reshape(beta));
+  std::vector<ir::BufferRef> outputs{out};
+  if (attrs.training) {
+    // (1 - momentum) * moving + momentum * batch's, the mean first.
+    ir::BufferRef keptMean = stages.elementwise("T_multiply", K::Mul, 1 - attrs.momentum, movingMean);
+    ir::BufferRef newMean = stages.elementwise("T_multiply", K::Mul, attrs.momentum, batchMean);
+    outputs.push_back(stages.elementwise("T_add", K::Add, keptMean, newMean));
+    ir::BufferRef keptVar = stages.elementwise("T_multiply", K::Mul, 1 - attrs.momentum, movingVar);
+    ir::BufferRef newVar = stages.elementwise("T_multiply", K::Mul, attrs.momentum, stages.variance(meanAlong));
+    outputs.push_back(stages.elementwise("T_add", K::Add, keptVar, newVar));
+  } else {
+    // topi returns moving_mean * 1 and moving_var * 1 (copies).
+    outputs.push_back(stages.elementwise("T_multiply", K::Mul, movingMean, 1.0));
+    outputs.push_back(stages.elementwise("T_multiply", K::Mul, movingVar, 1.0));
+  }
+  return builder.finishWithOutputs("batch_norm", outputs, call.calleeLoc);
+}
+
 }  // namespace
 
 llvm::Expected<LegalizedOperator> legalizeNn(const relax::Call &call) {
@@ -203,6 +408,8 @@ llvm::Expected<LegalizedOperator> legalizeNn(const relax::Call &call) {
   if (call.callee == "nn.softmax" || call.callee == "nn.log_softmax") return legalizeSoftmax(call, x, builder);
   if (call.callee == "nn.gelu") return legalizeGelu(call, x, builder);
   if (call.callee == "nn.layer_norm") return legalizeLayerNorm(call, x, builder);
+  if (call.callee == "nn.gelu_tanh") return legalizeGeluTanh(call, x, builder);
+  if (call.callee == "nn.batch_norm") return legalizeBatchNorm(call, x, builder);
   if (call.callee == "nn.silu") {
     ir::BufferRef sigmoid = builder.computeStage("compute", "i", x->dtype, x->shape,
                                                  [&](const Indices &i) { return unaryIntrinsic("tir.sigmoid", ir::bufferLoad(x, i)); });

@@ -7,6 +7,9 @@
 // - R.negative: `compute[i] = x[i] * -1` (Python's unary minus of a TIR value); R.abs:
 //   T.fabs of a float, `T.Select(0 <= x, x, 0 - x)` of a signed integer, the value of an
 //   unsigned one; R.square: topi.multiply(x, x), block `T_multiply` (iterators ax0, ax1, ...).
+// - R.round, floor, ceil, trunc: T.round(x[i]), ...; of an integer tensor the value itself (TIR's
+//   rounding of an integer is the integer). R.sign: topi.sign, block `T_sign` (iterators ax0,
+//   ...), `T.Select(x > 0, 1, T.Select(x < 0, -1, 0))`.
 // All in block `compute` with iterators i0, i1, ... and TVM's name hint "tir_<operator>".
 #include "Legalize.h"
 
@@ -61,6 +64,13 @@ llvm::Expected<LegalizedOperator> legalizeUnary(const relax::Call &call) {
     return builder.compute(hint, "T_multiply", "ax", call.outSinfo, [&](const Indices &ax) {
       return ir::binary(ir::NodeKind::Mul, ir::bufferLoad(x, ax), ir::bufferLoad(x, ax));
     });
+  if (op == "sign")
+    return builder.compute(hint, "T_sign", "ax", call.outSinfo, [&](const Indices &ax) -> Expr {
+      Expr value = ir::bufferLoad(x, ax), zero = zeroOf(dtype);
+      auto constant = [&](int64_t c) { return dtype.isFloat() ? ir::floatImm(double(c), dtype) : ir::intImm(c, dtype); };
+      Expr negative = ir::make<ir::Select>(ir::binary(ir::NodeKind::LT, value, zero), constant(-1), zero);
+      return ir::make<ir::Select>(ir::binary(ir::NodeKind::GT, value, zero), constant(1), negative);
+    });
   if (op == "erf" && dtype == DataType::floatTy(16)) {
     ir::BufferRef erf = float32Erf(builder, x);
     return builder.compute("erf", "compute_2", "i", call.outSinfo, [&](const Indices &i) {
@@ -71,6 +81,8 @@ llvm::Expected<LegalizedOperator> legalizeUnary(const relax::Call &call) {
     Expr value = ir::bufferLoad(x, i);
     if (op == "negative") return ir::binary(ir::NodeKind::Mul, value, dtype.isFloat() ? ir::floatImm(-1, dtype) : ir::intImm(-1, dtype));
     if (op == "abs") return absolute(value);
+    bool rounding = op == "round" || op == "floor" || op == "ceil" || op == "trunc";
+    if (rounding && !dtype.isFloat()) return value;
     return unaryIntrinsic("tir." + op, value);
   });
 }

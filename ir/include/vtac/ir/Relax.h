@@ -192,8 +192,21 @@ struct SplitAttrs {
 };
 // An operator's attributes beyond `Call::axes`/`keepdims`/`outDtype`: one struct per operator
 // family that has several (monostate: the call has none of these).
+// R.nn.batch_norm (TVM's BatchNormAttrs; the axis is `Call::axes`). `training` is newer TVM's
+// attribute (true: the statistics of the batch, as the TVM this follows always legalizes it).
+struct BatchNormAttrs {
+  double epsilon = 1e-5, momentum = 0.1;
+  bool center = true, scale = true, training = true;
+  auto tied() const { return std::tie(epsilon, momentum, center, scale, training); }
+};
+inline bool operator==(const BatchNormAttrs &a, const BatchNormAttrs &b) { return a.tied() == b.tied(); }
+// R.tile (TVM's TileAttrs): how often each dimension repeats, aligned at the last one.
+struct TileAttrs {
+  std::vector<int64_t> repeats;
+  bool operator==(const TileAttrs &other) const { return repeats == other.repeats; }
+};
 using OperatorAttrs = std::variant<std::monostate, Conv2DAttrs, Pool2DAttrs, AdaptivePool2DAttrs, ClipAttrs,
-                                   StridedSliceAttrs, LayerNormAttrs, SplitAttrs>;
+                                   StridedSliceAttrs, LayerNormAttrs, SplitAttrs, BatchNormAttrs, TileAttrs>;
 
 // `R.call_tir(cls.callee, (args,), out_sinfo=...)` — callee a prim_func of the module — or
 // `R.call_dps_packed("callee", (args,), out_sinfo)` — a prim_func of the module or a
@@ -224,7 +237,8 @@ struct Call {
   // R.reshape's shape is the result's (`outSinfo`), R.concat's tensors are `args`.
   // `axes`: permute_dims' permutation (nullopt: reversed, `axes=None`); the reduced axes of
   // sum/mean/max/min (nullopt: all); concat's one axis (nullopt: `axis=None`, flattened);
-  // softmax's one axis; layer_norm's normalized axes; argmax/argmin's one axis (nullopt: all).
+  // softmax's one axis; layer_norm's normalized axes; argmax/argmin's one axis (nullopt: all);
+  // batch_norm's one axis.
   std::optional<std::vector<int64_t>> axes;
   bool keepdims = false;  // sum/mean/max/min, argmax/argmin
   DataType outDtype;      // matmul (void: the operands', "void"); astype's dtype
@@ -237,7 +251,7 @@ struct Call {
   VarPtr calleeVar;                     // Function: the local function called (its R.Callable)
   bool moduleCallee = false;            // Function: `cls.callee(...)`, a Relax function of the
                                         // module (calleeVar, unbound, holds its signature)
-  OperatorAttrs attrs;    // conv2d, the pools, clip, strided_slice, layer_norm, split
+  OperatorAttrs attrs;    // conv2d, the pools, clip, strided_slice, layer_norm, split, batch_norm, tile
 
   // The struct info of the outputs: `tupleOutSinfo`, else `outSinfo` alone.
   std::vector<TensorStructInfo> outputs() const;

@@ -16,7 +16,9 @@
 // own (elementwise math, softmax, layer_norm; some need a float tensor), a shape broadcast
 // to, int64 indices over the other dimensions (argmax), the data's shape in the
 // (de)quantized type, the pieces of a split (`R.split(x, indices_or_sections=2, axis=1)`, an
-// R.Tuple). legalize-ops
+// R.Tuple), the normalized data with the moving mean and variance (`R.nn.batch_norm(x, gamma,
+// beta, mean, var, axis=1)`, an R.Tuple of three), a tensor repeated along its dimensions
+// (`R.tile(x, repeats=[2, 1])`). legalize-ops
 // (passes/relax/) turns each into R.call_tir of a generated prim_func.
 #pragma once
 
@@ -35,7 +37,7 @@ enum class OperatorFamily {
   ElementwiseBinary,  // add, subtract, multiply, divide, maximum, minimum, power, floor_divide
   Comparison,         // equal, not_equal, less, less_equal, greater, greater_equal (bool results)
   BitwiseBinary,      // left_shift, right_shift, bitwise_and, bitwise_or, bitwise_xor (integers)
-  ElementwiseUnary,   // nn.relu, negative, abs, square
+  ElementwiseUnary,   // nn.relu, negative, abs, square, round, floor, ceil, trunc, sign
   Clip,               // clip(x, min, max)
   Matmul,             // matmul(x1, x2, out_dtype="void")
   PermuteDims,        // permute_dims(x, axes=None)
@@ -56,12 +58,15 @@ enum class OperatorFamily {
   Take,               // take(x, indices, axis=None)
   StridedSlice,       // strided_slice(x, axes, begin, end, strides=None, assume_inbound=False)
   Quantize,           // quantize, dequantize (data, scale, zero_point, axis=-1, out_dtype)
-  FloatUnary,         // exp, log, sqrt, tanh, sigmoid, sin, cos, erf, nn.gelu, nn.silu (float tensors)
+  FloatUnary,         // exp, log, sqrt, tanh, sigmoid, sin, cos, erf, nn.gelu, nn.gelu_tanh, nn.silu (float tensors)
   Softmax,            // nn.softmax, nn.log_softmax(data, axis=-1) (float tensors)
   BroadcastTo,        // broadcast_to(x, shape)
   LayerNorm,          // nn.layer_norm(data, gamma, beta, axes, epsilon=1e-5, center=True, scale=True)
   ArgReduce,          // argmax, argmin(x, axis=None, keepdims=False)
   Split,              // split(x, indices_or_sections, axis=0): an R.Tuple of tensors
+  BatchNorm,          // nn.batch_norm(data, gamma, beta, moving_mean, moving_var, axis, epsilon=1e-5,
+                      //   center=True, scale=True, momentum=0.1, training=True): an R.Tuple of three
+  Tile,               // tile(x, repeats)
 };
 
 struct OperatorInfo {
@@ -87,8 +92,8 @@ std::string unknownOperatorHint(llvm::StringRef name);
 // tensors to concatenate whose other dimensions differ (at the tensor). Shapes that cannot be
 // proven to agree (two different symbolic sizes) give a result of known rank and unknown
 // shape, as TVM's inference does.
-// R.split's result is an R.Tuple of tensors (one section: the tensor); every other operator's
-// is a tensor.
+// R.split's result is an R.Tuple of tensors (one section: the tensor), R.nn.batch_norm's an
+// R.Tuple of three; every other operator's is a tensor.
 std::optional<StructInfo> inferOperatorStructInfo(const Call &call, SourceLoc callLoc,
                                                   SourceLoc axesLoc, RelaxDiagnostic &diagnostic);
 
