@@ -274,7 +274,7 @@ private:
       return "R." + call.callee + "(" +
              printBuiltinArguments(
                  call, [&](const Arg &arg) { return use(arg); },
-                 [&](const std::string &function) { return moduleAlias(pad) + "." + function; }) +
+                 [&](const std::string &function) { return moduleAlias() + "." + function; }) +
              ")";
     }
     if (call.kind == CallKind::Operator) {
