@@ -218,8 +218,11 @@ llvm::Expected<ir::Stmt> bindEntryParameters(const std::string &symbol, bool gra
   // checked against the later ones.
   std::unordered_set<const ir::Var *> boundSizes;
   std::vector<const EntryParam *> tensors;
-  for (const EntryParam &param : params)
+  for (const EntryParam &param : params) {
     if (param.buffer) tensors.push_back(&param);
+    // A scalar parameter is given at entry: a tensor's dimension of that size is checked against it.
+    else boundSizes.insert(param.var.get());
+  }
   // The statement is built inside out (last tensor first), but a size is bound by the first
   // tensor that has it: record what the earlier tensors bind before wrapping.
   std::vector<std::unordered_set<const ir::Var *>> boundBefore;
